@@ -1,0 +1,17 @@
+# Warning flags for our own targets. The runtime is C99 and must stay clean
+# under -pedantic on every compiler we ship to; -ffp-contract=off keeps the
+# numerics identical on x86-64, AArch64 and Cortex-M.
+set(MLIPC_C_FLAGS -Wall -Wextra -pedantic -ffp-contract=off)
+set(MLIPC_CXX_FLAGS -Wall -Wextra)
+if(MLIPC_WERROR)
+  list(APPEND MLIPC_C_FLAGS -Werror)
+  list(APPEND MLIPC_CXX_FLAGS -Werror)
+endif()
+
+function(mlipc_c_target target)
+  target_compile_options(${target} PRIVATE ${MLIPC_C_FLAGS})
+endfunction()
+
+function(mlipc_cxx_target target)
+  target_compile_options(${target} PRIVATE ${MLIPC_CXX_FLAGS})
+endfunction()

@@ -1,0 +1,62 @@
+#include "ir/infer.h"
+
+#include <fmt/format.h>
+
+#include "ir/evaluator.h"
+#include "ir/op.h"
+#include "support/error.h"
+
+namespace mlipc {
+
+namespace {
+
+const OpDef& op_of(const Node& n) {
+  const OpDef* def = find_op(n.op);
+  if (!def) fail("{}: operator '{}' is not supported", n.describe(), n.op);
+  return *def;
+}
+
+void infer_node(Graph& g, Node& n) {
+  const OpDef& def = op_of(n);
+  for (ValueId in : n.inputs)
+    if (in != kNoValue && !g.value(in).shape_known)
+      fail("{}: input '{}' has no known shape", n.describe(), g.value(in).name);
+  InferContext ctx(g, n);
+  try {
+    def.infer(ctx);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", n.describe(), e.what()));
+  }
+  for (ValueId out : n.outputs)
+    if (out != kNoValue && !g.value(out).shape_known)
+      fail("internal: {}: shape rule left output '{}' unset", n.describe(), g.value(out).name);
+}
+
+bool all_inputs_constant(const Graph& g, const Node& n) {
+  for (ValueId in : n.inputs)
+    if (in != kNoValue && !g.value(in).is_constant()) return false;
+  return true;
+}
+
+}  // namespace
+
+void infer_and_fold(Graph& g) {
+  std::vector<bool> folded(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    infer_node(g, n);
+    if (!all_inputs_constant(g, n)) continue;
+    std::vector<TensorData> outs = eval_node(g, n);
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k] != kNoValue) g.set_constant(n.outputs[k], std::move(outs[k]));
+    folded[i] = true;
+  }
+  g.erase_nodes(folded);
+  g.remove_dead_nodes();
+}
+
+void infer_shapes(Graph& g) {
+  for (Node& n : g.nodes) infer_node(g, n);
+}
+
+}  // namespace mlipc

@@ -1,0 +1,27 @@
+// The operator table: one entry per operator the IR understands, each with
+// its shape rule and reference kernel (ir/ops/<op>.cpp). Operators that only
+// appear in constant sub-graphs (Shape, Gather, Cast ...) are here too; the
+// C backend's table (c/kernel_table.cpp) says which run on the CPU.
+#include <algorithm>
+
+#include "ir/op.h"
+#include "ir/ops/ops.h"
+
+namespace mlipc {
+
+const std::vector<OpDef>& all_ops() {
+  static const std::vector<OpDef> table = {
+#define MLIPC_OP(name) {#name, ops::infer_##name, ops::eval_##name},
+#include "ir/ops/op_list.inc"
+#undef MLIPC_OP
+  };
+  return table;
+}
+
+const OpDef* find_op(std::string_view op) {
+  const auto& t = all_ops();
+  auto it = std::find_if(t.begin(), t.end(), [&](const OpDef& d) { return d.name == op; });
+  return it == t.end() ? nullptr : &*it;
+}
+
+}  // namespace mlipc

@@ -1,0 +1,14 @@
+// Declarations of every operator's shape rule and reference kernel.
+#pragma once
+
+#include "ir/op.h"
+
+namespace mlipc::ops {
+
+#define MLIPC_OP(name)               \
+  void infer_##name(InferContext&);  \
+  void eval_##name(EvalContext&);
+#include "ir/ops/op_list.inc"
+#undef MLIPC_OP
+
+}  // namespace mlipc::ops
