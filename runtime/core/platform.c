@@ -1,0 +1,28 @@
+/*
+ * Weak default platform hooks. A port overrides any of them by defining a
+ * function with the same name; the linker then prefers the strong symbol.
+ */
+#include "mlip/platform.h"
+
+#include "mlip/compiler.h"
+
+MLIP_WEAK void mlip_platform_abort(mlip_status s) {
+  /* Bare metal has nowhere to return to. Spin on a volatile read so the loop
+     cannot be optimized away and s stays visible to a debugger. */
+  volatile mlip_status why = s;
+  for (;;) {
+    (void)why;
+  }
+}
+
+MLIP_WEAK uint64_t mlip_platform_time_ns(void) {
+  return 0; /* no clock known */
+}
+
+MLIP_WEAK void mlip_platform_layer_begin(int32_t layer) {
+  (void)layer;
+}
+
+MLIP_WEAK void mlip_platform_layer_end(int32_t layer) {
+  (void)layer;
+}
