@@ -55,6 +55,7 @@ class Graph {
   std::vector<GraphIO> outputs;
   int opset = 0;            // default-domain opset the model was written for
   std::string model_name;   // graph name from the file
+  int source_nodes = 0;     // nodes in the source model, before folding and fusion
 
   ValueId add_value(const std::string& name, DType dtype = DType::Undefined);
   // Adds a constant value named after `base` (made unique).

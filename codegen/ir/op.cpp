@@ -55,6 +55,10 @@ const TensorData& EvalContext::in(int i) const {
   return *inputs[static_cast<size_t>(i)];
 }
 
+bool is_view(const Node& n) {
+  return n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze";
+}
+
 int normalize_axis(int64_t axis, int rank, std::string_view what) {
   if (axis < -rank || axis >= std::max(rank, 1)) fail("{} {} is out of range for rank {}", what, axis, rank);
   return static_cast<int>(axis < 0 ? axis + rank : axis);

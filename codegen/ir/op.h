@@ -66,6 +66,11 @@ struct OpDef {
 const OpDef* find_op(std::string_view op);
 const std::vector<OpDef>& all_ops();
 
+// True for operators whose output is the input's bytes under another shape
+// (Reshape, Flatten, Squeeze, Unsqueeze): backends give them no code, and the
+// memory planner gives the output the input's storage.
+bool is_view(const Node& n);
+
 // Normalizes a possibly negative axis against `rank`; throws when out of range.
 int normalize_axis(int64_t axis, int rank, std::string_view what = "axis");
 

@@ -1,0 +1,135 @@
+#include "c/aot.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "c/constants.h"
+#include "c/kernel.h"
+#include "resources/resources.h"
+#include "support/error.h"
+
+namespace mlipc::c {
+
+namespace {
+
+using kainjow::mustache::data;
+using kainjow::mustache::mustache;
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string render(const std::string& name, const data& d) {
+  mustache tmpl{std::string(resources::get("templates/aot/" + name))};
+  if (!tmpl.is_valid()) fail("internal: template aot/{}: {}", name, tmpl.error_message());
+  tmpl.set_custom_escape([](const std::string& s) { return s; });
+  return tmpl.render(d);
+}
+
+// A C string literal's content: model names may hold quotes or backslashes.
+std::string c_string(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\{:03o}", static_cast<unsigned char>(ch));
+    else out += ch;
+  }
+  return out;
+}
+
+data io_list(const std::vector<IoInfo>& ios, const std::string& prefix, const std::string& kind) {
+  data list{data::type::list};
+  for (size_t i = 0; i < ios.size(); ++i) {
+    const IoInfo& io = ios[i];
+    data d;
+    d.set("member", io.member);
+    d.set("MEMBER", upper(io.member));
+    d.set("name", c_string(io.name));
+    d.set("size", std::to_string(io.size_bytes));
+    d.set("param", prefix + io.member);
+    d.set("index", std::to_string(i));
+    d.set("code", std::to_string(dtype_dlpack_code(io.dtype)));
+    d.set("bits", std::to_string(dtype_bits(io.dtype)));
+    d.set("ndim", std::to_string(io.shape.size()));
+    d.set("align", std::to_string(std::max<size_t>(1, dtype_size(io.dtype))));
+    std::string dims;
+    for (int64_t s : io.shape) dims += (dims.empty() ? "" : ", ") + c_int(s);
+    d.set("shape_sym", io.shape.empty() ? "NULL" : fmt::format("{}_shape{}", kind, i));
+    d.set("dims", dims);
+    if (!io.shape.empty()) d.set("has_dims", data::type::bool_true);
+    list.push_back(d);
+  }
+  return list;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
+  data d;
+  d.set("module", in.module);
+  d.set("MODULE", upper(in.module));
+  d.set("generator", in.generator);
+  d.set("workspace_size", std::to_string(in.workspace_size));
+  d.set("alignment", std::to_string(in.workspace_alignment));
+  d.set("num_inputs", std::to_string(in.inputs.size()));
+  d.set("num_outputs", std::to_string(in.outputs.size()));
+  d.set("inputs", io_list(in.inputs, "i_", "input"));
+  d.set("outputs", io_list(in.outputs, "o_", "output"));
+  if (in.inputs.empty()) d.set("no_inputs", data::type::bool_true);
+  if (in.outputs.empty()) d.set("no_outputs", data::type::bool_true);
+  if (in.workspace_size > 0) d.set("has_workspace", data::type::bool_true);
+
+  // The main function's parameters: inputs, outputs, then the workspace.
+  std::vector<std::string> params, run_args, ptr_args;
+  for (size_t i = 0; i < in.inputs.size(); ++i) {
+    params.push_back("void* i_" + in.inputs[i].member);
+    run_args.push_back("inputs->" + in.inputs[i].member);
+    ptr_args.push_back(fmt::format("inputs[{}]", i));
+  }
+  for (size_t i = 0; i < in.outputs.size(); ++i) {
+    params.push_back("void* o_" + in.outputs[i].member);
+    run_args.push_back("outputs->" + in.outputs[i].member);
+    ptr_args.push_back(fmt::format("outputs[{}]", i));
+  }
+  params.push_back("uint8_t* workspace");
+  const std::string ws = in.workspace_size > 0 ? "global_workspace" : "(uint8_t*)0";
+  run_args.push_back(ws);
+  ptr_args.push_back(ws);
+  d.set("main_params", fmt::format("{}", fmt::join(params, ", ")));
+  d.set("run_args", fmt::format("{}", fmt::join(run_args, ", ")));
+  d.set("ptr_args", fmt::format("{}", fmt::join(ptr_args, ", ")));
+  std::string unused;
+  for (const std::string& p : params) unused += fmt::format("  (void){};\n", p.substr(p.rfind(' ') + 1));
+  d.set("unused_params", unused);
+
+  std::string defs, decls;
+  for (const auto& [sym, t] : in.constants) {
+    std::string ctype(dtype_ctype(t->dtype()));
+    defs += fmt::format("/* {} {} */\nconst {} {}[{}] MLIP_SECTION(\".rodata.tvm\") MLIP_ALIGNED(16) = {};\n\n",
+                        dtype_name(t->dtype()), shape_str(t->shape()), ctype, sym, t->numel(), c_array_literal(*t));
+    decls += fmt::format("extern const {} {}[{}];\n", ctype, sym, t->numel());
+  }
+  d.set("constant_defs", defs);
+  d.set("constant_decls", decls);
+
+  data kernels{data::type::list};
+  for (const AotKernel& k : in.kernels) {
+    data kd;
+    kd.set("comment", k.comment);
+    kd.set("code", k.code);
+    kernels.push_back(kd);
+  }
+  d.set("kernels", kernels);
+  d.set("main_body", in.main_body);
+
+  const std::string m = in.module;
+  return {
+      {"codegen/host/include/tvmgen_" + m + ".h", render("header.h", d)},
+      {"codegen/host/src/" + m + "_lib0.c", render("lib0.c", d)},
+      {"codegen/host/src/" + m + "_lib1.c", render("lib1.c", d)},
+  };
+}
+
+}  // namespace mlipc::c

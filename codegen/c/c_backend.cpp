@@ -1,0 +1,198 @@
+#include "c/c_backend.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "c/aot.h"
+#include "c/constants.h"
+#include "c/kernel.h"
+#include "ir/activation.h"
+#include "ir/op.h"
+#include "resources/resources.h"
+#include "support/error.h"
+
+namespace mlipc::c {
+
+bool valid_module_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// C comments must not end early on a "*/" inside an ONNX name.
+std::string comment_safe(std::string s) {
+  for (size_t p; (p = s.find("*/")) != std::string::npos;) s.replace(p, 2, "* /");
+  return s;
+}
+
+[[noreturn]] void fail_no_kernel(const Graph& g, const Node& n) {
+  for (ValueId in : n.inputs)
+    if (in != kNoValue && !g.value(in).is_constant())
+      fail("{}: {} is supported only on constant inputs, where it is folded at compile time; here input '{}' is "
+           "computed at run time and mlipc has no CPU kernel for it",
+           n.describe(), n.op, g.value(in).name);
+  fail("{}: operator {} has no CPU kernel", n.describe(), n.op);
+}
+
+// Unique C member names for graph inputs/outputs.
+std::vector<IoInfo> io_infos(const Graph& g, const std::vector<GraphIO>& ios, bool tvm_names, const std::string& tvm_base,
+                             std::set<std::string>& used) {
+  std::vector<IoInfo> out;
+  for (size_t i = 0; i < ios.size(); ++i) {
+    const Value& v = g.value(ios[i].value);
+    IoInfo info{ios[i].name, "", v.dtype, v.shape, v.nbytes()};
+    std::string base = tvm_names ? (ios.size() == 1 ? tvm_base : tvm_base + std::to_string(i)) : c_ident(ios[i].name);
+    std::string member = base;
+    for (int k = 1; used.count(lower(member)); ++k) member = fmt::format("{}_{}", base, k);
+    used.insert(lower(member));
+    info.member = member;
+    out.push_back(info);
+  }
+  return out;
+}
+
+class Generator {
+ public:
+  Generator(const Graph& g, const CodegenOptions& opt) : g_(g), opt_(opt), prefix_("tvmgen_" + opt.module_name) {}
+
+  CModule run() {
+    if (!valid_module_name(opt_.module_name))
+      fail("module name '{}' is not a C identifier (letters, digits, '_'; not starting with a digit)",
+           opt_.module_name);
+    for (ValueId v = 0; v < static_cast<ValueId>(g_.num_values()); ++v)
+      if (numel(g_.value(v).shape) > std::numeric_limits<int32_t>::max())
+        fail("tensor '{}' {} has more than 2^31 elements; the CPU kernels index with int32_t", g_.value(v).name,
+             shape_str(g_.value(v).shape));
+    std::set<std::string> used;
+    m_.inputs = io_infos(g_, g_.inputs, false, "input", used);
+    m_.outputs = io_infos(g_, g_.outputs, opt_.tvm_output_names, "output", used);
+
+    m_.liveness = memory::analyze_liveness(g_);
+    m_.plan = memory::plan_memory(m_.liveness.buffers, opt_.workspace_alignment, opt_.memory_planner);
+    m_.workspace_size = m_.plan.total;
+    m_.workspace_lower_bound = memory::lower_bound(m_.liveness.buffers, opt_.workspace_alignment);
+
+    std::vector<AotKernel> kernels;
+    std::string body;
+    for (int i = 0; i < static_cast<int>(g_.nodes.size()); ++i) {
+      const Node& n = g_.nodes[i];
+      if (is_view(n)) continue;
+      int layer = static_cast<int>(m_.layers.size());
+      std::string fn = fmt::format("{}_{}_{}", prefix_, layer, lower(n.op));
+      AotKernel k = instantiate(n, fn);
+      body += fmt::format("  MLIP_LAYER_BEGIN({0});\n  {1}\n  MLIP_LAYER_END({0});\n", layer, k.call);
+      kernels.push_back(std::move(k));
+      m_.layers.push_back({i, fn, n.op, n.origins});
+    }
+
+    AotInput in;
+    in.module = opt_.module_name;
+    in.generator = opt_.generator;
+    in.workspace_size = m_.workspace_size;
+    in.workspace_alignment = opt_.workspace_alignment;
+    in.inputs = m_.inputs;
+    in.outputs = m_.outputs;
+    in.kernels = std::move(kernels);
+    in.main_body = body;
+    for (const auto& [sym, t] : m_.constants) in.constants.push_back({sym, t});
+    m_.files = write_aot_sources(in);
+    return std::move(m_);
+  }
+
+ private:
+  // The C expression of a value's storage as a pointer to its element type.
+  std::string pointer(ValueId v, bool write) {
+    const Value& val = g_.value(v);
+    const std::string t = std::string(write ? "" : "const ") + std::string(dtype_ctype(val.dtype));
+    if (numel(val.shape) == 0) return fmt::format("(({}*)0)", t);
+    const memory::Storage& s = m_.liveness.storage[v];
+    switch (s.kind) {
+      case memory::Storage::Input: return fmt::format("({}*)i_{}", t, m_.inputs[s.index].member);
+      case memory::Storage::Output: return fmt::format("({}*)o_{}", t, m_.outputs[s.index].member);
+      case memory::Storage::Arena:
+        return fmt::format("({}*)(workspace + {})", t, m_.plan.offsets[static_cast<size_t>(s.index)]);
+      case memory::Storage::Constant: return constant_symbol(s.root);
+      default: fail("internal: value '{}' has no storage", val.name);
+    }
+  }
+
+  std::string constant_symbol(ValueId v) {
+    auto it = const_sym_.find(v);
+    if (it != const_sym_.end()) return it->second;
+    std::string sym = fmt::format("{}_const_{}", prefix_, const_sym_.size());
+    const_sym_[v] = sym;
+    const TensorData* t = g_.value(v).constant.get();
+    m_.constants.emplace_back(sym, t);
+    m_.constants_size += t->nbytes();
+    return sym;
+  }
+
+  AotKernel instantiate(const Node& n, const std::string& fn) {
+    const KernelDef* def = find_kernel(n.op);
+    if (!def) fail_no_kernel(g_, n);
+    KernelSpec spec;
+    try {
+      def->prepare(g_, n, spec);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", n.describe(), e.what()));
+    }
+    spec.data.set("fn", fn);
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] == kNoValue) continue;
+      const Value& v = g_.value(n.inputs[i]);
+      spec.set(fmt::format("in{}_t", i), std::string(dtype_ctype(v.dtype)));
+      spec.set(fmt::format("in{}_n", i), numel(v.shape));
+    }
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      if (n.outputs[i] == kNoValue) fail("internal: {}: omitted outputs are not supported by the C backend", n.describe());
+      const Value& v = g_.value(n.outputs[i]);
+      spec.set(fmt::format("out{}_t", i), std::string(dtype_ctype(v.dtype)));
+      spec.set(fmt::format("out{}_n", i), numel(v.shape));
+    }
+    Activation act = activation_of(n.attrs);
+    spec.set("act", c_activation(act));
+
+    std::string text(resources::get("templates/kernels/" + spec.template_name));
+    if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos)
+      fail("internal: {}: template {} ignores the fused activation", n.describe(), spec.template_name);
+    kainjow::mustache::mustache tmpl(text);
+    if (!tmpl.is_valid())
+      fail("internal: template {}: {}", spec.template_name, tmpl.error_message());
+    tmpl.set_custom_escape([](const std::string& s) { return s; });
+    AotKernel k;
+    k.comment = comment_safe(fmt::format("{} {}: {}", n.op, n.name, fmt::join(n.origins, ", ")));
+    k.code = tmpl.render(spec.data);
+
+    std::vector<std::string> args;
+    for (int a : spec.args) {
+      if (!n.has_input(static_cast<size_t>(a))) fail("internal: {}: kernel argument #{} is omitted", n.describe(), a);
+      args.push_back(pointer(n.inputs[static_cast<size_t>(a)], false));
+    }
+    for (ValueId out : n.outputs) args.push_back(pointer(out, true));
+    k.call = fmt::format("{}({});", fn, fmt::join(args, ", "));
+    return k;
+  }
+
+  const Graph& g_;
+  const CodegenOptions& opt_;
+  std::string prefix_;
+  CModule m_;
+  std::map<ValueId, std::string> const_sym_;
+};
+
+}  // namespace
+
+CModule generate(const Graph& g, const CodegenOptions& options) { return Generator(g, options).run(); }
+
+}  // namespace mlipc::c

@@ -1,0 +1,79 @@
+#include "c/kernel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "support/error.h"
+
+namespace mlipc::c {
+
+void KernelSpec::set_list(const std::string& key, const std::vector<TemplateData>& items) {
+  TemplateData list{TemplateData::type::list};
+  for (const TemplateData& item : items) list.push_back(item);
+  data.set(key, list);
+}
+
+const KernelDef* find_kernel(std::string_view op);  // defined in kernel_table.cpp
+
+namespace {
+std::string finish_float(std::string s) {
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+}  // namespace
+
+std::string c_float(float v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  // fmt prints the shortest decimal that reads back as the same float.
+  return finish_float(fmt::format("{}", v)) + "f";
+}
+
+std::string c_double(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  return finish_float(fmt::format("{}", v));
+}
+
+std::string c_int(int64_t v) {
+  if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807LL - 1)";
+  if (v == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
+  if (v > std::numeric_limits<int32_t>::max() || v < std::numeric_limits<int32_t>::min())
+    return fmt::format("{}LL", v);
+  return std::to_string(v);
+}
+
+std::string c_ident(std::string_view name) {
+  std::string s;
+  for (char ch : name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+  return s;
+}
+
+std::string c_activation(const Activation& a) {
+  switch (a.kind) {
+    case Activation::Relu: return "v = v > 0.0f ? v : 0.0f;";
+    case Activation::LeakyRelu: return fmt::format("v = v < 0.0f ? v * {} : v;", c_float(a.alpha));
+    case Activation::Clip:
+      return fmt::format("v = v < {0} ? {0} : (v > {1} ? {1} : v);", c_float(a.lo), c_float(a.hi));
+    case Activation::Sigmoid: return "v = 1.0f / (1.0f + expf(-v));";
+    case Activation::Tanh: return "v = tanhf(v);";
+    default: return "";
+  }
+}
+
+void expect_dtype(const Graph& g, const Node& n, int input, std::initializer_list<DType> allowed) {
+  DType t = g.value(n.inputs.at(static_cast<size_t>(input))).dtype;
+  if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return;
+  std::string names;
+  for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
+  fail("element type {} is not supported by the CPU kernel (supported: {})", dtype_name(t), names);
+}
+
+void expect_float(const Graph& g, const Node& n, int input) { expect_dtype(g, n, input, {DType::Float32}); }
+
+}  // namespace mlipc::c

@@ -1,0 +1,12 @@
+// Declarations of every CPU kernel's prepare function.
+#pragma once
+
+#include "c/kernel.h"
+
+namespace mlipc::c::kernels {
+
+#define MLIPC_KERNEL(name) void prepare_##name(const Graph& g, const Node& n, KernelSpec& spec);
+#include "c/kernels/kernel_list.inc"
+#undef MLIPC_KERNEL
+
+}  // namespace mlipc::c::kernels

@@ -1,0 +1,85 @@
+// mlipc compile MODEL.onnx --target c --output model.tar [options]
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "driver/compile.h"
+#include "memory/planner.h"
+#include "support/error.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::cli {
+
+namespace {
+
+struct CompileArgs {
+  std::string model;
+  std::string output;
+  std::string target = "c";
+  std::vector<std::string> input_shapes;
+  std::string module_name = "default";
+  size_t alignment = 16;
+  std::string planner = "hill_climb";
+  std::string output_names = "onnx";
+};
+
+void run_compile(const CompileArgs& a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  driver::CompileOptions opt;
+  opt.target = a.target;
+  for (const std::string& s : a.input_shapes)
+    for (auto& [name, shape] : frontend::parse_input_shapes(s)) opt.import.input_shapes[name] = shape;
+  opt.codegen.module_name = a.module_name;
+  if (a.alignment == 0 || (a.alignment & (a.alignment - 1)) != 0)
+    fail("--workspace-byte-alignment {} is not a power of two", a.alignment);
+  opt.codegen.workspace_alignment = a.alignment;
+  memory::make_allocator(a.planner);  // rejects an unknown planner before any work
+  opt.codegen.memory_planner = a.planner;
+  if (a.output_names != "onnx" && a.output_names != "tvm")
+    fail("--output-names '{}' (allowed: onnx, tvm)", a.output_names);
+  opt.codegen.tvm_output_names = a.output_names == "tvm";
+
+  fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
+  driver::CompileResult r = driver::compile_model(a.model, opt);
+  driver::write_tarball(r, out);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::map<std::string, int> ops;
+  for (const auto& l : r.module.layers) ops[l.op]++;
+  std::string op_list;
+  for (const auto& [op, n] : ops) op_list += fmt::format("{}{} {}", op_list.empty() ? "" : ", ", op, n);
+  const auto& m = r.module;
+  fmt::print("mlipc: compiled {} ({} ONNX nodes) for target {} into {} in {:.2f} s\n", a.model, r.onnx_nodes,
+             r.target.text, out.string(), secs);
+  fmt::print("  operators  {} layers: {}\n", m.layers.size(), op_list);
+  fmt::print("  arena      {} bytes (lower bound {}, {}; {})\n", with_commas(m.workspace_size),
+             with_commas(m.workspace_lower_bound),
+             m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
+             m.plan.algorithm);
+  fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+}
+
+}  // namespace
+
+void add_compile(CLI::App& app) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App* c = app.add_subcommand("compile", "compile an ONNX model into a Model Library Format tarball");
+  c->add_option("model", args->model, "the ONNX model")->required();
+  c->add_option("-o,--output", args->output, "the tarball to write (default: <model>.tar)");
+  c->add_option("--target", args->target, "\"c\" (CPU only) or \"mrvl, c\" (MLIP accelerator + CPU)");
+  c->add_option("--input-shapes", args->input_shapes, "static input shapes: name:[1,3,224,224] ...");
+  c->add_option("--module-name", args->module_name, "module name in generated symbols (tvmgen_<name>_run)");
+  c->add_option("--workspace-byte-alignment", args->alignment, "alignment of every arena buffer (bytes)");
+  c->add_option("--memory-planner", args->planner,
+                "greedy_by_size, greedy_by_conflicts, hill_climb (default) or linear");
+  c->add_option("--output-names", args->output_names,
+                "onnx: struct members named after the model's outputs (default); tvm: output, output0, ...");
+  c->callback([args] { run_compile(*args); });
+}
+
+}  // namespace mlipc::cli

@@ -1,0 +1,92 @@
+#include "driver/compile.h"
+
+#include <fmt/format.h>
+
+#include "ir/infer.h"
+#include "mlf/archive.h"
+#include "mlf/metadata.h"
+#include "mlf/params.h"
+#include "passes/passes.h"
+#include "resources/resources.h"
+#include "support/error.h"
+
+namespace mlipc::driver {
+
+std::string version_string() { return "mlipc 0.1.0"; }
+
+namespace {
+
+void add_runtime_files(std::map<std::string, std::string>& files) {
+  for (const auto& r : resources::under("runtime/")) files[std::string(r.path)] = std::string(r.content);
+  // Firmware-facing templates live under templates/mlf in the sources and
+  // under templates/ in the tarball, as in TVM's MLF.
+  for (const auto& r : resources::under("templates/mlf/"))
+    files["templates/" + std::string(r.path.substr(14))] = std::string(r.content);
+}
+
+mlf::TensorInfo tensor_info(const c::IoInfo& io) { return {io.name, io.dtype, io.shape, io.size_bytes}; }
+
+}  // namespace
+
+CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options) {
+  CompileResult r;
+  r.target = parse_target(options.target);
+  if (r.target.mlip) fail("--target '{}': the MLIP backend is not available in this build", options.target);
+  if (!c::valid_module_name(options.codegen.module_name))
+    fail("--module-name '{}' is not a C identifier (letters, digits, '_'; not starting with a digit)",
+         options.codegen.module_name);
+
+  r.graph = frontend::import_onnx(onnx, options.import);
+  r.onnx_nodes = r.graph.source_nodes;
+  passes::simplify(r.graph);
+  passes::fold_batchnorm(r.graph);
+  passes::fuse_activation(r.graph);
+  passes::materialize_outputs(r.graph);
+  infer_shapes(r.graph);
+
+  c::CodegenOptions cg = options.codegen;
+  cg.generator = version_string();
+  r.module = c::generate(r.graph, cg);
+
+  const std::string& m = cg.module_name;
+  r.files = r.module.files;
+  r.files["src/" + m + ".graph"] = graph_to_text(r.graph);
+  r.files["parameters/" + m + ".params"] = mlf::write_params(r.module.constants);
+  add_runtime_files(r.files);
+
+  mlf::Metadata md;
+  md.module_name = m;
+  md.model_name = r.graph.model_name;
+  md.targets = r.target.metadata_strings();
+  md.workspace_size_bytes = r.module.workspace_size;
+  md.constants_size_bytes = r.module.constants_size;
+  md.workspace_alignment = cg.workspace_alignment;
+  for (const auto& io : r.module.inputs) md.inputs.push_back(tensor_info(io));
+  for (const auto& io : r.module.outputs) md.outputs.push_back(tensor_info(io));
+  md.extra["mlipc"] = {
+      {"version", version_string()},
+      {"target", r.target.text},
+      {"memory_planner", r.module.plan.algorithm},
+      {"workspace_lower_bound_bytes", r.module.workspace_lower_bound},
+      {"layers", r.module.layers.size()},
+      {"onnx_nodes", r.onnx_nodes},
+      {"input_members", [&] {
+         std::vector<std::string> v;
+         for (const auto& io : r.module.inputs) v.push_back(io.member);
+         return v;
+       }()},
+      {"output_members", [&] {
+         std::vector<std::string> v;
+         for (const auto& io : r.module.outputs) v.push_back(io.member);
+         return v;
+       }()},
+  };
+  r.files["metadata.json"] = mlf::metadata_to_json(md);
+  return r;
+}
+
+void write_tarball(const CompileResult& result, const std::filesystem::path& path) {
+  mlf::write_tar(path, result.files);
+}
+
+}  // namespace mlipc::driver

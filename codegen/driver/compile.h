@@ -1,0 +1,38 @@
+// The compiler as one library call: ONNX file in, MLF file map out. The CLI,
+// the tests and the benchmarks all go through here.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "c/c_backend.h"
+#include "driver/target.h"
+#include "frontend/onnx_import.h"
+#include "ir/graph.h"
+
+namespace mlipc::driver {
+
+struct CompileOptions {
+  std::string target = "c";
+  frontend::ImportOptions import;
+  c::CodegenOptions codegen;
+};
+
+struct CompileResult {
+  Graph graph;         // after all passes: what the backends compiled
+  int onnx_nodes = 0;  // nodes in the ONNX file
+  Target target;
+  c::CModule module;
+  std::map<std::string, std::string> files;  // the MLF tarball's content
+};
+
+CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options);
+
+// Writes result.files as the MLF tarball at `path` (atomically).
+void write_tarball(const CompileResult& result, const std::filesystem::path& path);
+
+// "mlipc <version>"
+std::string version_string();
+
+}  // namespace mlipc::driver

@@ -1,0 +1,28 @@
+// ONNX -> IR. Parses the model with libonnx's protobuf classes, brings every
+// node to the opset-17 form the IR implements (opset.cpp), then infers static
+// shapes and folds constant sub-graphs (ir/infer.h).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace mlipc::frontend {
+
+constexpr int kMinOpset = 6;
+constexpr int kMaxOpset = 17;
+
+struct ImportOptions {
+  // Static shapes for inputs whose dimensions are dynamic (or to confirm them).
+  std::map<std::string, Shape> input_shapes;
+};
+
+Graph import_onnx(const std::filesystem::path& path, const ImportOptions& options = {});
+
+// Parses "name:[1,3,224,224] other:[1,10]" (tvmc's --input-shapes form;
+// entries separated by spaces). Throws Error on malformed text.
+std::map<std::string, Shape> parse_input_shapes(const std::string& spec);
+
+}  // namespace mlipc::frontend

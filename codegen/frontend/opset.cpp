@@ -1,0 +1,78 @@
+#include "frontend/opset.h"
+
+#include <limits>
+
+#include "support/error.h"
+
+namespace mlipc::frontend {
+
+namespace {
+
+// Moves an integer-list attribute into a constant int64 input at `slot`.
+void ints_attr_to_input(Graph& g, Node& n, const std::string& attr, size_t slot) {
+  if (!n.attrs.has(attr)) return;
+  std::vector<int64_t> v = n.attrs.get_ints(attr);
+  n.attrs.erase(attr);
+  if (n.inputs.size() <= slot) n.inputs.resize(slot + 1, kNoValue);
+  n.inputs[slot] = g.add_constant(n.name + "_" + attr, TensorData::from<int64_t>({static_cast<int64_t>(v.size())}, v));
+}
+
+void float_attr_to_input(Graph& g, Node& n, const std::string& attr, size_t slot, float def, bool always) {
+  if (!n.attrs.has(attr) && !always) return;
+  float v = n.attrs.get_float(attr, def);
+  n.attrs.erase(attr);
+  if (n.inputs.size() <= slot) n.inputs.resize(slot + 1, kNoValue);
+  n.inputs[slot] = g.add_constant(n.name + "_" + attr, TensorData::scalar<float>(v));
+}
+
+void canonicalize(Graph& g, Node& n, int opset) {
+  n.attrs.erase("consumed_inputs");  // opset < 6 bookkeeping, meaningless for inference
+  const std::string& op = n.op;
+  if (op == "Pad" && opset < 11) {
+    if (n.attrs.has("paddings")) {
+      n.attrs.set("pads", n.attrs.get_ints("paddings"));
+      n.attrs.erase("paddings");
+    }
+    ints_attr_to_input(g, n, "pads", 1);
+    float_attr_to_input(g, n, "value", 2, 0.0f, true);
+  } else if (op == "Clip" && opset < 11) {
+    float_attr_to_input(g, n, "min", 1, std::numeric_limits<float>::lowest(), false);
+    float_attr_to_input(g, n, "max", 2, std::numeric_limits<float>::max(), false);
+  } else if ((op == "Squeeze" || op == "Unsqueeze") && opset < 13) {
+    ints_attr_to_input(g, n, "axes", 1);
+  } else if (op == "Slice" && opset < 10) {
+    ints_attr_to_input(g, n, "starts", 1);
+    ints_attr_to_input(g, n, "ends", 2);
+    ints_attr_to_input(g, n, "axes", 3);
+  } else if ((op == "Softmax" || op == "LogSoftmax") && opset < 13) {
+    // Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
+    // normalized over everything from `axis` on.
+    n.attrs.set("axis", n.attrs.get_int("axis", 1));
+    n.attrs.set("coerce_2d", int64_t{1});
+  } else if (op == "Dropout" && opset < 12) {
+    n.attrs.erase("ratio");
+    n.attrs.erase("is_test");
+  } else if (op == "BatchNormalization" && opset < 9) {
+    if (n.attrs.get_int("spatial", 1) != 1)
+      fail("{}: BatchNormalization with spatial=0 is not supported", n.describe());
+    n.attrs.erase("spatial");
+    n.attrs.erase("is_test");
+  } else if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && opset < 7) {
+    // Legacy broadcasting aligns B at `axis`; numpy's rule is the special case
+    // where B aligns at the end. The shape rule checks which it is.
+    if (n.attrs.get_int("broadcast", 0) == 1 && n.attrs.has("axis"))
+      n.attrs.set("legacy_axis", n.attrs.get_int("axis"));
+    n.attrs.erase("broadcast");
+    n.attrs.erase("axis");
+  } else if (op == "Gemm" && opset < 7) {
+    n.attrs.erase("broadcast");
+  }
+}
+
+}  // namespace
+
+void canonicalize_opset(Graph& g) {
+  for (Node& n : g.nodes) canonicalize(g, n, g.opset);
+}
+
+}  // namespace mlipc::frontend

@@ -1,0 +1,111 @@
+#include "frontend/tensor_proto.h"
+
+#include <cstring>
+
+#include "support/error.h"
+#include "support/file_util.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::frontend {
+
+DType dtype_from_onnx(int32_t t, const std::string& what) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return DType::Float32;
+    case onnx::TensorProto::UINT8: return DType::UInt8;
+    case onnx::TensorProto::INT8: return DType::Int8;
+    case onnx::TensorProto::UINT16: return DType::UInt16;
+    case onnx::TensorProto::INT16: return DType::Int16;
+    case onnx::TensorProto::INT32: return DType::Int32;
+    case onnx::TensorProto::INT64: return DType::Int64;
+    case onnx::TensorProto::BOOL: return DType::Bool;
+    case onnx::TensorProto::FLOAT16: return DType::Float16;
+    case onnx::TensorProto::DOUBLE: return DType::Float64;
+    case onnx::TensorProto::UINT32: return DType::UInt32;
+    case onnx::TensorProto::UINT64: return DType::UInt64;
+    case onnx::TensorProto::BFLOAT16: return DType::BFloat16;
+    default: break;
+  }
+  const char* name = onnx::TensorProto::DataType_IsValid(t)
+                         ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t)).c_str()
+                         : "unknown";
+  fail("{}: element type {} ({}) is not supported", what, name, t);
+}
+
+namespace {
+
+template <class T, class Field>
+void copy_field(TensorData& out, const Field& field, const std::string& what) {
+  if (static_cast<int64_t>(field.size()) != out.numel())
+    fail("{}: has {} values but its shape {} needs {}", what, field.size(), shape_str(out.shape()), out.numel());
+  T* dst = out.raw_as<T>();
+  for (int i = 0; i < field.size(); ++i) dst[i] = static_cast<T>(field.Get(i));
+}
+
+std::string read_external(const onnx::TensorProto& t, const fs::path& base_dir, const std::string& what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location") location = kv.value();
+    else if (kv.key() == "offset") offset = std::stoll(kv.value());
+    else if (kv.key() == "length") length = std::stoll(kv.value());
+  }
+  if (location.empty()) fail("{}: external data without a location", what);
+  fs::path p = fs::path(location);
+  if (p.is_absolute() || location.find("..") != std::string::npos)
+    fail("{}: external data location '{}' must be relative to the model", what, location);
+  std::string bytes = read_file(base_dir / p);
+  if (offset < 0 || static_cast<size_t>(offset) > bytes.size()) fail("{}: external data offset out of range", what);
+  size_t n = length < 0 ? bytes.size() - offset : static_cast<size_t>(length);
+  if (offset + n > bytes.size()) fail("{}: external data file '{}' is too short", what, location);
+  return bytes.substr(static_cast<size_t>(offset), n);
+}
+
+}  // namespace
+
+TensorData tensor_from_proto(const onnx::TensorProto& t, const fs::path& base_dir, const std::string& what) {
+  DType dtype = dtype_from_onnx(t.data_type(), what);
+  Shape shape(t.dims().begin(), t.dims().end());
+  for (int64_t d : shape)
+    if (d < 0) fail("{}: negative dimension in {}", what, shape_str(shape));
+  if (t.has_segment()) fail("{}: segmented tensors are not supported", what);
+
+  const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  if (external || t.has_raw_data()) {
+    std::string raw = external ? read_external(t, base_dir, what) : t.raw_data();
+    size_t want = static_cast<size_t>(numel(shape)) * dtype_size(dtype);
+    if (raw.size() != want)
+      fail("{}: holds {} bytes but {} {} needs {} (truncated file?)", what, raw.size(), dtype_name(dtype),
+           shape_str(shape), want);
+    return TensorData(dtype, shape, std::vector<uint8_t>(raw.begin(), raw.end()));
+  }
+
+  TensorData out(dtype, shape);
+  switch (dtype) {
+    case DType::Float32: copy_field<float>(out, t.float_data(), what); break;
+    case DType::Float64: copy_field<double>(out, t.double_data(), what); break;
+    case DType::Int64: copy_field<int64_t>(out, t.int64_data(), what); break;
+    case DType::UInt32: copy_field<uint32_t>(out, t.uint64_data(), what); break;
+    case DType::UInt64: copy_field<uint64_t>(out, t.uint64_data(), what); break;
+    case DType::Int32: copy_field<int32_t>(out, t.int32_data(), what); break;
+    case DType::Int16: copy_field<int16_t>(out, t.int32_data(), what); break;
+    case DType::Int8: copy_field<int8_t>(out, t.int32_data(), what); break;
+    // Narrow unsigned types, bool, and the 16-bit floats (as bit patterns) live in int32_data.
+    case DType::UInt16: case DType::Float16: case DType::BFloat16:
+      copy_field<uint16_t>(out, t.int32_data(), what);
+      break;
+    case DType::UInt8: case DType::Bool: copy_field<uint8_t>(out, t.int32_data(), what); break;
+    default: fail("{}: unsupported element type", what);
+  }
+  return out;
+}
+
+TensorData load_tensor_pb(const fs::path& path, std::string* name) {
+  std::string bytes = read_file(path);
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes)) fail("{}: not a serialized ONNX TensorProto", path.string());
+  if (name) *name = t.name();
+  return tensor_from_proto(t, path.parent_path(), path.string());
+}
+
+}  // namespace mlipc::frontend

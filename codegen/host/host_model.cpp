@@ -1,0 +1,185 @@
+#include "host/host_model.h"
+
+#include <openssl/evp.h>
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <kainjow/mustache.hpp>
+
+#include "mlf/archive.h"
+#include "resources/resources.h"
+#include "support/error.h"
+#include "support/file_util.h"
+#include "support/process.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::host {
+
+namespace {
+
+constexpr int kBuildTimeout = 600;
+constexpr int kRunTimeout = 600;
+// Flags for host emulation: the runtime's numerics flags, optimized, with the
+// profiling hooks compiled in (the driver times each layer).
+const std::vector<std::string> kCFlags = {"-std=c99", "-O2", "-ffp-contract=off", "-DMLIP_PROFILE", "-w"};
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1) fail("internal: SHA-256 failed");
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+std::string compiler() {
+  const char* cc = std::getenv("CC");
+  return cc && *cc ? cc : "cc";
+}
+
+std::string render_main(const std::string& module) {
+  kainjow::mustache::mustache tmpl{std::string(resources::get("templates/host/main.c"))};
+  kainjow::mustache::data d;
+  d.set("module", module);
+  return tmpl.render(d);
+}
+
+void build_into(const fs::path& dir, const std::string& tar_bytes, const std::string& cc, const std::string& module) {
+  TempDir scratch("mlipc-tar");
+  fs::path tar = scratch.path() / "model.tar";
+  write_file(tar, tar_bytes);
+  mlf::extract_tar(tar, dir);
+  write_file(dir / "host_main.c", render_main(module));
+  std::vector<std::string> argv = {cc};
+  argv.insert(argv.end(), kCFlags.begin(), kCFlags.end());
+  argv.push_back("-Icodegen/host/include");
+  argv.push_back("-Iruntime/include");
+  std::vector<fs::path> srcs;
+  for (const fs::path& sub : {fs::path("codegen/host/src"), fs::path("runtime/src")})
+    if (fs::exists(dir / sub))
+      for (const auto& e : fs::recursive_directory_iterator(dir / sub))
+        if (e.path().extension() == ".c") srcs.push_back(fs::relative(e.path(), dir));
+  std::sort(srcs.begin(), srcs.end());
+  for (const fs::path& s : srcs) argv.push_back(s.string());
+  argv.push_back("host_main.c");
+  argv.push_back("-o");
+  argv.push_back("model_host");
+  argv.push_back("-lm");
+  ProcessResult r = run_process(argv, dir, kBuildTimeout);
+  if (r.exit_code != 0) {
+    std::string first = r.err.substr(0, r.err.find('\n'));
+    fail("building the model with '{}' failed{}: {}", cc, r.timed_out ? " (timeout)" : "", first);
+  }
+}
+
+}  // namespace
+
+fs::path default_cache_dir() {
+  if (const char* d = std::getenv("MLIPC_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return fs::path(d) / "mlipc";
+  if (const char* d = std::getenv("HOME"); d && *d) return fs::path(d) / ".cache" / "mlipc";
+  return fs::temp_directory_path() / "mlipc-cache";
+}
+
+HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options) {
+  const std::string bytes = read_file(tarball);
+  HostModel m;
+  {
+    mlf::FileMap files = mlf::read_tar(tarball);
+    auto it = files.find("metadata.json");
+    if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json)", tarball.string());
+    m.metadata_ = mlf::metadata_from_json(it->second);
+  }
+  const std::string cc = options.cc.empty() ? compiler() : options.cc;
+  std::string key_text = bytes + "\n" + cc;
+  for (const std::string& f : kCFlags) key_text += " " + f;
+  key_text += std::string(resources::get("templates/host/main.c"));
+  const std::string key = sha256_hex(key_text).substr(0, 32);
+  const fs::path cache = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  m.dir_ = cache / key;
+  m.exe_ = m.dir_ / "model_host";
+  if (fs::exists(m.exe_)) return m;
+
+  // Build beside the final folder, then rename: concurrent runs of the same
+  // tarball never see a half-built cache entry.
+  fs::create_directories(cache);
+  TempDir staging_holder("mlipc-build");
+  fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
+  try {
+    fs::create_directories(staging);
+    build_into(staging, bytes, cc, m.metadata_.module_name);
+    std::error_code ec;
+    fs::rename(staging, m.dir_, ec);
+    if (ec && !fs::exists(m.exe_)) fail("cannot store the build in {}: {}", m.dir_.string(), ec.message());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // left over when another process won the rename
+  return m;
+}
+
+RunResult HostModel::run(const io::NamedTensors& inputs) const {
+  const mlf::Metadata& md = metadata_;
+  std::map<std::string, const TensorData*> given;
+  for (const auto& [name, t] : inputs) {
+    if (given.count(name)) fail("input '{}' is given twice", name);
+    given[name] = &t;
+  }
+  std::string names;
+  for (const auto& in : md.inputs) names += (names.empty() ? "" : ", ") + in.name;
+  for (const auto& [name, t] : given) {
+    bool known = false;
+    for (const auto& in : md.inputs) known = known || in.name == name;
+    if (!known) fail("'{}' is not an input of the model (inputs: {})", name, names);
+  }
+  TempDir work("mlipc-run");
+  std::vector<std::string> argv = {exe_.string()};
+  for (size_t i = 0; i < md.inputs.size(); ++i) {
+    const auto& in = md.inputs[i];
+    auto it = given.find(in.name);
+    if (it == given.end()) fail("input '{}' is missing (inputs: {})", in.name, names);
+    const TensorData& t = *it->second;
+    if (t.dtype() != in.dtype)
+      fail("input '{}' must be {}, got {}", in.name, dtype_name(in.dtype), dtype_name(t.dtype()));
+    if (t.shape() != in.shape)
+      fail("input '{}' must have shape {}, got {}", in.name, shape_str(in.shape), shape_str(t.shape()));
+    fs::path p = work.path() / fmt::format("in{}.bin", i);
+    write_file(p, std::string_view(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
+    argv.push_back(p.string());
+  }
+  for (size_t i = 0; i < md.outputs.size(); ++i) argv.push_back((work.path() / fmt::format("out{}.bin", i)).string());
+
+  ProcessResult r = run_process(argv, work.path(), kRunTimeout);
+  if (r.timed_out) fail("the model did not finish within {} s", kRunTimeout);
+  if (r.signal) fail("the model crashed (signal {})", r.signal);
+  if (r.exit_code != 0) {
+    std::string msg = r.err.substr(0, r.err.find('\n'));
+    fail("the model failed: {}", msg.empty() ? fmt::format("exit code {}", r.exit_code) : msg);
+  }
+  RunResult result;
+  for (size_t i = 0; i < md.outputs.size(); ++i) {
+    const auto& out = md.outputs[i];
+    std::string bytes = read_file(work.path() / fmt::format("out{}.bin", i));
+    result.outputs.emplace_back(out.name, TensorData(out.dtype, out.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())));
+  }
+  std::istringstream lines(r.out);
+  std::string tag;
+  while (lines >> tag) {
+    if (tag == "mlipc-total-ns") lines >> result.total_ns;
+    else if (tag == "mlipc-layer") {
+      LayerTime lt{};
+      lines >> lt.layer >> lt.ns;
+      result.layers.push_back(lt);
+    }
+  }
+  return result;
+}
+
+}  // namespace mlipc::host

@@ -1,0 +1,78 @@
+#include "memory/liveness.h"
+
+#include <algorithm>
+
+#include "ir/op.h"
+#include "support/error.h"
+
+namespace mlipc::memory {
+
+Liveness analyze_liveness(const Graph& g) {
+  Liveness L;
+  L.storage.resize(g.num_values());
+  const auto producers = g.producers();
+
+  // Roots first: every value not produced by a view owns its bytes.
+  for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v) {
+    const Value& val = g.value(v);
+    int p = producers[v];
+    if (p >= 0 && is_view(g.nodes[p])) continue;
+    Storage& s = L.storage[v];
+    s.root = v;
+    if (val.is_constant()) s.kind = Storage::Constant;
+    else if (p >= 0) s.kind = Storage::Arena;  // may become Output below
+  }
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    Storage& s = L.storage[g.inputs[i].value];
+    s.kind = Storage::Input;
+    s.index = static_cast<int>(i);
+  }
+  // Views take their source's root, in schedule order so chains resolve.
+  for (const Node& n : g.nodes) {
+    if (!is_view(n)) continue;
+    ValueId root = L.storage[n.inputs[0]].root;
+    if (root == kNoValue) fail("internal: view {} reads a value with no storage", n.describe());
+    L.storage[n.outputs[0]].root = root;
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    ValueId root = L.storage[g.outputs[i].value].root;
+    Storage& s = L.storage[root];
+    if (s.kind != Storage::Arena)
+      fail("internal: graph output '{}' is not computed by its own node", g.outputs[i].name);
+    s.kind = Storage::Output;
+    s.index = static_cast<int>(i);
+  }
+
+  // One buffer per arena root, live from its producer to its last reader.
+  std::vector<int> buffer_of(g.num_values(), -1);
+  for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v) {
+    Storage& s = L.storage[v];
+    if (s.root != v || s.kind != Storage::Arena) continue;
+    Buffer b;
+    b.name = g.value(v).name;
+    b.size = g.value(v).nbytes();
+    b.first = b.last = producers[v];
+    s.index = static_cast<int>(L.buffers.size());
+    buffer_of[v] = s.index;
+    L.buffers.push_back(b);
+    L.buffer_root.push_back(v);
+  }
+  for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step)
+    for (ValueId in : g.nodes[step].inputs) {
+      if (in == kNoValue) continue;
+      int b = buffer_of[L.storage[in].root];
+      if (b >= 0) L.buffers[b].last = std::max(L.buffers[b].last, step);
+    }
+  // Views share their root's storage record (kind and index).
+  for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v) {
+    Storage& s = L.storage[v];
+    if (s.root != kNoValue && s.root != v) {
+      ValueId r = s.root;
+      s.kind = L.storage[r].kind;
+      s.index = L.storage[r].index;
+    }
+  }
+  return L;
+}
+
+}  // namespace mlipc::memory

@@ -1,0 +1,125 @@
+/* Host driver used by `mlipc run` (host emulation). Reads raw input files,
+ * runs module "{{module}}" through the checked DLPack entry point, writes
+ * raw output files and prints timing lines for mlipc to parse:
+ *   mlipc-total-ns <ns>          one run, whole model
+ *   mlipc-layer <k> <ns>         one run, layer k
+ * Usage: host <input files...> <output files...> (model order).
+ * Unlike the runtime, this program may use stdio and malloc: it is the
+ * host's test harness, not part of the firmware. */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mlip/model.h"
+#include "mlip/platform.h"
+#include "tvmgen_{{module}}.h"
+
+#define MAX_LAYERS 65536
+static uint64_t layer_ns[MAX_LAYERS];
+static uint64_t layer_start;
+static int32_t max_layer = -1;
+
+uint64_t mlip_platform_time_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void mlip_platform_layer_begin(int32_t layer) {
+  (void)layer;
+  layer_start = mlip_platform_time_ns();
+}
+
+void mlip_platform_layer_end(int32_t layer) {
+  if (layer < 0 || layer >= MAX_LAYERS) return;
+  layer_ns[layer] += mlip_platform_time_ns() - layer_start;
+  if (layer > max_layer) max_layer = layer;
+}
+
+static void* read_all(const char* path, size_t want) {
+  FILE* f = fopen(path, "rb");
+  void* buf = malloc(want ? want : 1);
+  size_t got;
+  if (!f || !buf) {
+    fprintf(stderr, "cannot read %s\n", path);
+    exit(3);
+  }
+  got = fread(buf, 1, want, f);
+  if (got != want || fgetc(f) != EOF) {
+    fprintf(stderr, "%s: expected exactly %lu bytes\n", path, (unsigned long)want);
+    exit(3);
+  }
+  fclose(f);
+  return buf;
+}
+
+static void fill(DLTensor* t, const mlip_tensor_desc* d, void* data, int64_t* shape) {
+  int32_t k;
+  for (k = 0; k < d->ndim; ++k) shape[k] = d->shape[k];
+  t->data = data;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  t->ndim = d->ndim;
+  t->dtype.code = d->dtype_code;
+  t->dtype.bits = d->dtype_bits;
+  t->dtype.lanes = d->dtype_lanes;
+  t->shape = shape;
+  t->strides = NULL;
+  t->byte_offset = 0;
+}
+
+int main(int argc, char** argv) {
+  const mlip_model* m = &tvmgen_{{module}}_model;
+  const int32_t n = m->num_inputs + m->num_outputs;
+  DLTensor* tensors;
+  int64_t* shapes;
+  void** data;
+  mlip_check_error err;
+  mlip_status s;
+  uint64_t t0, t1;
+  int32_t k;
+  if (argc != 1 + n) {
+    fprintf(stderr, "usage: %s <%d input files> <%d output files>\n", argv[0], (int)m->num_inputs,
+            (int)m->num_outputs);
+    return 2;
+  }
+  tensors = (DLTensor*)calloc((size_t)n + 1, sizeof(DLTensor));
+  shapes = (int64_t*)calloc((size_t)n * 8 + 8, sizeof(int64_t) * 4);
+  data = (void**)calloc((size_t)n + 1, sizeof(void*));
+  if (!tensors || !shapes || !data) return 3;
+  for (k = 0; k < n; ++k) {
+    const mlip_tensor_desc* d = k < m->num_inputs ? &m->inputs[k] : &m->outputs[k - m->num_inputs];
+    data[k] = k < m->num_inputs ? read_all(argv[1 + k], d->size_bytes) : calloc(d->size_bytes ? d->size_bytes : 1, 1);
+    if (!data[k]) return 3;
+    if (d->ndim > 32) {
+      fprintf(stderr, "tensor %s has more than 32 dimensions\n", d->name);
+      return 3;
+    }
+    fill(&tensors[k], d, data[k], shapes + (size_t)k * 32);
+  }
+  t0 = mlip_platform_time_ns();
+  s = mlip_model_run_checked_ex(m, tensors, m->num_inputs, tensors + m->num_inputs, m->num_outputs, &err);
+  t1 = mlip_platform_time_ns();
+  if (s != MLIP_OK) {
+    fprintf(stderr, "mlipc-error %d %s (%s %d, axis %d)\n", (int)s, mlip_status_str(s),
+            err.is_output ? "output" : "input", (int)err.index, (int)err.axis);
+    return 4;
+  }
+  for (k = 0; k < m->num_outputs; ++k) {
+    const mlip_tensor_desc* d = &m->outputs[k];
+    FILE* f = fopen(argv[1 + m->num_inputs + k], "wb");
+    if (!f || fwrite(data[m->num_inputs + k], 1, d->size_bytes, f) != d->size_bytes || fclose(f) != 0) {
+      fprintf(stderr, "cannot write %s\n", argv[1 + m->num_inputs + k]);
+      return 3;
+    }
+  }
+  printf("mlipc-total-ns %llu\n", (unsigned long long)(t1 - t0));
+  for (k = 0; k <= max_layer; ++k) printf("mlipc-layer %d %llu\n", (int)k, (unsigned long long)layer_ns[k]);
+  for (k = 0; k < n; ++k) free(data[k]);
+  free(tensors);
+  free(shapes);
+  free(data);
+  return 0;
+}

@@ -1,0 +1,49 @@
+// Builds small ONNX models in tests, so that operator tests go through the
+// same frontend users do. Example:
+//   OnnxBuilder b;                       // opset 17
+//   b.input("x", DType::Float32, {1, 3, 8, 8});
+//   b.initializer("w", random_tensor(DType::Float32, {4, 3, 3, 3}, 1));
+//   b.node("Conv", {"x", "w"}, {"y"}, {{"pads", ints{1, 1, 1, 1}}});
+//   b.output("y");
+//   fs::path model = b.save(dir.path());
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/tensor_data.h"
+
+namespace mlipc::test {
+
+using ints = std::vector<int64_t>;
+using floats = std::vector<float>;
+
+class OnnxBuilder {
+ public:
+  explicit OnnxBuilder(int opset = 17, std::string name = "test_model");
+  ~OnnxBuilder();
+  OnnxBuilder(const OnnxBuilder&) = delete;
+  OnnxBuilder& operator=(const OnnxBuilder&) = delete;
+
+  // An input; a negative dimension becomes a dynamic one named "N".
+  OnnxBuilder& input(const std::string& name, DType dtype, const Shape& shape);
+  OnnxBuilder& initializer(const std::string& name, const TensorData& value);
+  OnnxBuilder& node(const std::string& op, const std::vector<std::string>& inputs,
+                    const std::vector<std::string>& outputs,
+                    const std::vector<std::pair<std::string, AttrValue>>& attrs = {}, const std::string& name = "");
+  OnnxBuilder& output(const std::string& name);
+
+  // Serialized ModelProto.
+  std::string bytes() const;
+  // Writes <dir>/<file> and returns its path.
+  std::filesystem::path save(const std::filesystem::path& dir, const std::string& file = "model.onnx") const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace mlipc::test
