@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mlipc needs (only the missing ones, so it is
+# cheap to run again) and builds everything into build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  nlohmann-json3-dev libarchive-dev libdlpack-dev libfp16-dev
+  libcli11-dev libfmt-dev libkainjow-mustache-dev zlib1g-dev libzip-dev libssl-dev
+  libgtest-dev libcmocka-dev binutils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+BUILD_DIR="${MLIPC_BUILD_DIR:-build}"
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)" >/dev/null

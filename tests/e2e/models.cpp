@@ -1,0 +1,18 @@
+#include "models.h"
+
+namespace mlipc::test {
+
+const std::vector<ModelCase>& model_cases() {
+  static const std::vector<ModelCase> cases = {
+      {"seed_digits_cnn", std::filesystem::path(MLIPC_EXAMPLES) / "digits"},
+      {"kws_dscnn", std::filesystem::path(MLIPC_TEST_DATA) / "models/mlperf_tiny_kws_dscnn"},
+      {"vww_mobilenet_v1_025", std::filesystem::path(MLIPC_TEST_DATA) / "models/mlperf_tiny_vww_mobilenet_v1_025"},
+      {"ic_resnet8", std::filesystem::path(MLIPC_TEST_DATA) / "models/mlperf_tiny_ic_resnet8"},
+      {"ad_fc_autoencoder", std::filesystem::path(MLIPC_TEST_DATA) / "models/mlperf_tiny_ad_fc_autoencoder"},
+  };
+  return cases;
+}
+
+std::string model_case_name(const ModelCase& m) { return m.name; }
+
+}  // namespace mlipc::test

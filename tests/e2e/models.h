@@ -1,0 +1,22 @@
+// The models the end-to-end tests run: the four MLPerf Tiny architectures and
+// the digits CNN of the default example, each with an input and onnxruntime's
+// output in the ONNX backend-test layout.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mlipc::test {
+
+struct ModelCase {
+  std::string name;
+  std::filesystem::path dir;  // model.onnx, test_data_set_0/
+};
+
+const std::vector<ModelCase>& model_cases();
+
+// gtest parameter names.
+std::string model_case_name(const ModelCase& m);
+
+}  // namespace mlipc::test

@@ -1,0 +1,63 @@
+// The tarball builds alone: extracted, every C file compiles with a plain
+// `cc -std=c99 -Wall -Wextra -Werror` (and -pedantic), and no object
+// references the heap.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "driver/compile.h"
+#include "mlf/archive.h"
+#include "models.h"
+#include "support/file_util.h"
+#include "support/process.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::test {
+namespace {
+
+class Tarball : public ::testing::TestWithParam<ModelCase> {};
+
+std::vector<std::string> c_files(const fs::path& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".c" && e.path().string().find("/templates/") == std::string::npos)
+      files.push_back(fs::relative(e.path(), dir).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST_P(Tarball, BuildsWithPlainCcAndNoHeap) {
+  const ModelCase& m = GetParam();
+  TempDir dir("mlipc-tarball");
+  driver::CompileResult r = driver::compile_model(m.dir / "model.onnx", {});
+  driver::write_tarball(r, dir.path() / "model.tar");
+  mlf::extract_tar(dir.path() / "model.tar", dir.path() / "x");
+  const fs::path x = dir.path() / "x";
+  std::vector<std::string> files = c_files(x);
+  ASSERT_GE(files.size(), 3u);
+  for (const char* extra : {"", "-pedantic"}) {
+    std::vector<std::string> argv = {"cc", "-std=c99", "-Wall", "-Wextra", "-Werror"};
+    if (*extra) argv.push_back(extra);
+    argv.insert(argv.end(), {"-Icodegen/host/include", "-Iruntime/include", "-c"});
+    argv.insert(argv.end(), files.begin(), files.end());
+    ProcessResult p = run_process(argv, x, 600);
+    ASSERT_EQ(p.exit_code, 0) << extra << "\n" << p.err;
+  }
+  std::vector<std::string> nm = {"nm", "-u"};
+  for (const auto& e : fs::directory_iterator(x))
+    if (e.path().extension() == ".o") nm.push_back(e.path().filename().string());
+  ASSERT_GT(nm.size(), 2u);
+  ProcessResult p = run_process(nm, x, 60);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (const char* sym : {"malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign"}) {
+    std::string line = std::string(" U ") + sym + "\n";
+    EXPECT_EQ(p.out.find(line), std::string::npos) << m.name << " references " << sym;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, Tarball, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
+
+}  // namespace
+}  // namespace mlipc::test
