@@ -1,0 +1,81 @@
+/* Running an MLIP region: the part of a model the compiler offloaded to the
+ * accelerator, as one command buffer (include/mlip/cmdbuf.h). Generated
+ * code calls mlip_region_run() for each region, in schedule order. The
+ * simulator backend runs the commands bit-exactly on the host; the
+ * hardware backend hands them to a driver that a port registers. */
+#ifndef MLIP_REGION_H_
+#define MLIP_REGION_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlip/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-layer counters, accumulated over runs. */
+typedef struct mlip_layer_stats {
+  uint64_t cycles;   /* estimated MLIP cycles (the cycle model of docs/mlip-spec.md) */
+  uint64_t host_ns;  /* host time spent simulating the layer (mlip_platform_time_ns) */
+  uint32_t runs;
+  uint32_t reserved;
+} mlip_layer_stats;
+
+/* Mutable state of one region (zero-initialized by the generated code). */
+typedef struct mlip_region_state {
+  uint32_t validated; /* the buffer passed validation */
+  uint32_t loaded;    /* INIT ran (pinned weights are in OCM) */
+} mlip_region_state;
+
+/* One region as the generated code describes it. All storage is static:
+ * the OCM of the simulator is an array the compiler sized. */
+typedef struct mlip_region {
+  const char* name;
+  const uint8_t* cmdbuf;
+  uint32_t cmdbuf_size;
+  uint8_t* ocm;                /* simulator OCM: num_tiles * header.ocm_size bytes; NULL for hw */
+  uint32_t ocm_capacity;       /* bytes available at ocm */
+  mlip_layer_stats* stats;     /* one entry per layer, or NULL */
+  uint32_t stats_capacity;     /* entries available at stats */
+  mlip_region_state* state;
+} mlip_region;
+
+/* Validates (once), then runs the region: INPUT k reads inputs[k], OUTPUT k
+ * writes outputs[k], SCRATCH is `scratch` (scratch_size bytes available).
+ * Returns MLIP_OK or the first error; on a validation error nothing runs. */
+mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, uint32_t num_inputs,
+                            void* const* outputs, uint32_t num_outputs, uint8_t* scratch, uint32_t scratch_size);
+
+/* Checks a whole command buffer (docs/command-buffer.md) of `size` bytes. */
+mlip_status mlip_cmdbuf_validate(const uint8_t* buf, size_t size);
+
+/* CRC32C (Castagnoli), continuing from `crc` (start with 0). */
+uint32_t mlip_crc32c(uint32_t crc, const void* data, size_t size);
+
+/* IEEE binary16 conversions as the machine defines them (docs/mlip-spec.md). */
+uint16_t mlip_f32_to_f16(float f);
+float mlip_f16_to_f32(uint16_t h);
+
+/* The hardware backend: a port that has the device registers a driver.
+ * Without one, a region compiled for hardware returns MLIP_ERR_NO_DEVICE. */
+typedef struct mlip_hw_driver {
+  void* ctx;
+  /* Loads the buffer (INIT section, pinned weights) once per region. */
+  mlip_status (*load)(void* ctx, const uint8_t* cmdbuf, uint32_t size);
+  /* Starts the MAIN section with every binding resolved (in BINDINGS order). */
+  mlip_status (*submit)(void* ctx, const uint8_t* cmdbuf, uint32_t size, void* const* bindings,
+                        const uint32_t* binding_sizes, uint32_t num_bindings);
+  /* Waits for completion; reports the device's cycle counter for the job. */
+  mlip_status (*wait)(void* ctx, uint64_t* hw_cycles);
+} mlip_hw_driver;
+
+/* Registers (or with NULL, removes) the hardware driver. */
+void mlip_hw_register(const mlip_hw_driver* driver);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLIP_REGION_H_ */
