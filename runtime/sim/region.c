@@ -1,0 +1,157 @@
+/* mlip_region_run(): validate once, check what the caller provides, then
+ * either hand the buffer to the registered hardware driver (header flag
+ * MLIP_FLAG_HW) or simulate it: INIT once, MAIN every run. */
+#include "sim_internal.h"
+
+/* The registered hardware driver: a copy, so the caller's struct may be
+ * temporary. Zero-initialized static storage, no start-up code. */
+static mlip_hw_driver mlip_hw_driver_slot;
+static int mlip_hw_driver_present;
+
+void mlip_hw_register(const mlip_hw_driver* driver) {
+  if (driver == NULL || driver->load == NULL || driver->submit == NULL || driver->wait == NULL) {
+    memset(&mlip_hw_driver_slot, 0, sizeof mlip_hw_driver_slot);
+    mlip_hw_driver_present = 0;
+    return;
+  }
+  mlip_hw_driver_slot = *driver;
+  mlip_hw_driver_present = 1;
+}
+
+/* The DDR pointer and size of binding b as the caller resolved it. */
+static void resolve_binding(const mlip_sim_view* v, const mlip_binding* b, void* const* inputs, void* const* outputs,
+                            uint8_t* scratch, void** ptr) {
+  switch (b->kind) {
+    case MLIP_BIND_INPUT: *ptr = b->index < v->hdr.num_inputs ? inputs[b->index] : NULL; break;
+    case MLIP_BIND_OUTPUT: *ptr = b->index < v->hdr.num_outputs ? outputs[b->index] : NULL; break;
+    case MLIP_BIND_SCRATCH: *ptr = scratch; break;
+    /* The driver API takes non-const pointers; DMA_OUT never writes WEIGHTS. */
+    case MLIP_BIND_WEIGHTS:
+      *ptr = (void*)(uintptr_t)(v->buf + v->hdr.sections[MLIP_SEC_WEIGHTS].offset);
+      break;
+    default: *ptr = NULL; break;
+  }
+}
+
+static mlip_status run_hw(const mlip_region* region, const mlip_sim_view* v, void* const* inputs,
+                          void* const* outputs, uint8_t* scratch) {
+  void* ptrs[MLIP_REGION_MAX_BINDINGS];
+  uint32_t sizes[MLIP_REGION_MAX_BINDINGS];
+  uint32_t n = v->hdr.sections[MLIP_SEC_BINDINGS].count;
+  uint32_t i;
+  uint64_t hw_cycles = 0;
+  mlip_status st;
+  if (!mlip_hw_driver_present) {
+    return MLIP_ERR_NO_DEVICE;
+  }
+  if (n > MLIP_REGION_MAX_BINDINGS) {
+    return MLIP_ERR_UNSUPPORTED;
+  }
+  if (!region->state->loaded) {
+    st = mlip_hw_driver_slot.load(mlip_hw_driver_slot.ctx, region->cmdbuf, region->cmdbuf_size);
+    if (st != MLIP_OK) {
+      return st;
+    }
+    region->state->loaded = 1u;
+  }
+  for (i = 0; i < n; ++i) {
+    mlip_binding b;
+    mlip_sim_read_binding(v, i, &b);
+    resolve_binding(v, &b, inputs, outputs, scratch, &ptrs[i]);
+    sizes[i] = b.size;
+  }
+  st = mlip_hw_driver_slot.submit(mlip_hw_driver_slot.ctx, region->cmdbuf, region->cmdbuf_size, ptrs, sizes, n);
+  if (st != MLIP_OK) {
+    return st;
+  }
+  return mlip_hw_driver_slot.wait(mlip_hw_driver_slot.ctx, &hw_cycles);
+}
+
+mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, uint32_t num_inputs,
+                            void* const* outputs, uint32_t num_outputs, uint8_t* scratch, uint32_t scratch_size) {
+  mlip_sim_view v;
+  mlip_sim_env env;
+  mlip_status st;
+  uint32_t i;
+  int hw;
+  if (region == NULL || region->state == NULL || region->cmdbuf == NULL) {
+    return MLIP_ERR_NULL;
+  }
+  if (!mlip_sim_host_little_endian()) {
+    return MLIP_ERR_UNSUPPORTED;
+  }
+  if (!region->state->validated) {
+    st = mlip_cmdbuf_validate(region->cmdbuf, region->cmdbuf_size);
+    if (st != MLIP_OK) {
+      return st;
+    }
+    region->state->validated = 1u;
+  }
+  /* Cheap structural re-check on every run (no CRC): the header and section
+     table the executor reads from are still consistent with the size. */
+  st = mlip_sim_open(region->cmdbuf, region->cmdbuf_size, 0, &v);
+  if (st != MLIP_OK) {
+    return st;
+  }
+  hw = (v.hdr.flags & MLIP_FLAG_HW) != 0u;
+
+  if (!hw) {
+    if (region->ocm == NULL) {
+      return MLIP_ERR_NULL;
+    }
+    if ((uint64_t)region->ocm_capacity < (uint64_t)v.hdr.num_tiles * (uint64_t)v.hdr.ocm_size) {
+      return MLIP_ERR_BOUNDS;
+    }
+  }
+  if (region->stats != NULL && region->stats_capacity < v.hdr.sections[MLIP_SEC_LAYERS].count) {
+    return MLIP_ERR_BOUNDS;
+  }
+  if (num_inputs != v.hdr.num_inputs || num_outputs != v.hdr.num_outputs) {
+    return MLIP_ERR_COUNT;
+  }
+  if ((num_inputs > 0u && inputs == NULL) || (num_outputs > 0u && outputs == NULL)) {
+    return MLIP_ERR_NULL;
+  }
+  for (i = 0; i < num_inputs; ++i) {
+    if (inputs[i] == NULL) {
+      return MLIP_ERR_NULL;
+    }
+  }
+  for (i = 0; i < num_outputs; ++i) {
+    if (outputs[i] == NULL) {
+      return MLIP_ERR_NULL;
+    }
+  }
+  for (i = 0; i < v.hdr.sections[MLIP_SEC_BINDINGS].count; ++i) {
+    mlip_binding b;
+    mlip_sim_read_binding(&v, i, &b);
+    if (b.kind == MLIP_BIND_SCRATCH) {
+      if (scratch == NULL) {
+        return MLIP_ERR_NULL;
+      }
+      if (scratch_size < b.size) {
+        return MLIP_ERR_BOUNDS;
+      }
+    }
+  }
+
+  if (hw) {
+    return run_hw(region, &v, inputs, outputs, scratch);
+  }
+
+  env.view = &v;
+  env.ocm = region->ocm;
+  env.inputs = inputs;
+  env.outputs = outputs;
+  env.scratch = scratch;
+  env.scratch_size = scratch == NULL ? 0u : scratch_size;
+  env.stats = region->stats;
+  if (!region->state->loaded) {
+    st = mlip_sim_run_section(&env, MLIP_SEC_INIT);
+    if (st != MLIP_OK) {
+      return st;
+    }
+    region->state->loaded = 1u;
+  }
+  return mlip_sim_run_section(&env, MLIP_SEC_MAIN);
+}
