@@ -1,0 +1,977 @@
+/* runtime.sim_ops: every opcode of docs/mlip-spec.md on tiny hand-computed
+   data, the hardware-driver path, INIT running once, per-layer stats and
+   the cycle model (stored estimates == simulator == a hand computation). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmdbuf_builder.h"
+#include "mlip/platform.h"
+#include "mlip/region.h"
+#include "sim_internal.h"
+
+/* A fake clock: every call advances it by 100 ns. */
+static uint64_t fake_ns = 0;
+uint64_t mlip_platform_time_ns(void) {
+  fake_ns += 100u;
+  return fake_ns;
+}
+
+#define TILE_OCM 4096u
+static cb_builder b;
+static uint8_t ocm[2u * TILE_OCM];
+static uint8_t cmdbuf[64u * 1024u];
+static uint32_t layer0;
+
+static void fresh(uint32_t tiles, uint32_t kind) {
+  cb_init(&b, MLIP_MCPU_CN10KA, tiles, TILE_OCM);
+  layer0 = cb_layer(&b, kind, "layer");
+  memset(ocm, 0, sizeof ocm);
+}
+
+static mlip_status run_ocm_only(void) {
+  return cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+}
+
+static void seth(uint32_t off, float v) {
+  uint16_t h = cb_h(v);
+  memcpy(ocm + off, &h, 2);
+}
+static void sethb(uint32_t off, uint16_t h) {
+  memcpy(ocm + off, &h, 2);
+}
+static void setf(uint32_t off, float v) {
+  memcpy(ocm + off, &v, 4);
+}
+static void setfb(uint32_t off, uint32_t u) {
+  memcpy(ocm + off, &u, 4);
+}
+static uint16_t geth(uint32_t off) {
+  uint16_t h;
+  memcpy(&h, ocm + off, 2);
+  return h;
+}
+static float gethf(uint32_t off) {
+  return cb_f(geth(off));
+}
+static uint32_t getfb(uint32_t off) {
+  uint32_t u;
+  memcpy(&u, ocm + off, 4);
+  return u;
+}
+static uint32_t fbits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* ---- DMA --------------------------------------------------------------------- */
+
+static void test_dma_strides(void** state) {
+  uint8_t in[64], out[32], scratch[16];
+  void* ins[1];
+  void* outs[1];
+  uint32_t bi, bo, bs, i;
+  (void)state;
+  fresh(2, MLIP_LAYER_CONVERT_IN);
+  for (i = 0; i < sizeof in; ++i) in[i] = (uint8_t)i;
+  memset(out, 0xAA, sizeof out);
+  memset(scratch, 0xBB, sizeof scratch);
+  bi = cb_input(&b, sizeof in);
+  bo = cb_output(&b, sizeof out);
+  bs = cb_scratch(&b, sizeof scratch);
+  /* 3 rows of 4 bytes from in[2 + 8r] into tile 1 at 128 + 6r. */
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 1, layer0, bi, 2, 128, 3, 4, 8, 6);
+  /* 2 rows of 3 bytes from tile 1 at 128 + 6r to out[1 + 5r]. */
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 1, layer0, bo, 1, 128, 2, 3, 5, 6);
+  /* tile 1 OCM 128..131 to scratch[4..7], then back into tile 0 at 256. */
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 1, layer0, bs, 4, 128, 1, 4, 0, 0);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, bs, 3, 256, 1, 6, 0, 0);
+  ins[0] = in;
+  outs[0] = out;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, ins, 1, outs, 1, scratch, sizeof scratch, NULL, 0), MLIP_OK);
+  {
+    const uint8_t exp_ocm[] = {2, 3, 4, 5, 0, 0, 10, 11, 12, 13, 0, 0, 18, 19, 20, 21};
+    assert_memory_equal(ocm + TILE_OCM + 128, exp_ocm, sizeof exp_ocm);
+  }
+  {
+    const uint8_t exp_out[] = {0xAA, 2, 3, 4, 0xAA, 0xAA, 10, 11, 12, 0xAA};
+    assert_memory_equal(out, exp_out, sizeof exp_out);
+    for (i = sizeof exp_out; i < sizeof out; ++i) assert_int_equal(out[i], 0xAA);
+  }
+  {
+    const uint8_t exp_s[] = {0xBB, 0xBB, 0xBB, 0xBB, 2, 3, 4, 5, 0xBB};
+    assert_memory_equal(scratch, exp_s, sizeof exp_s);
+    const uint8_t exp_t0[] = {0xBB, 2, 3, 4, 5, 0xBB};
+    assert_memory_equal(ocm + 256, exp_t0, sizeof exp_t0);
+  }
+  /* tile 0 OCM 128.. untouched: tiles do not share OCM */
+  assert_int_equal(ocm[128], 0);
+}
+
+/* ---- CONVERT, LAYOUT ---------------------------------------------------------- */
+
+static void test_convert(void** state) {
+  mlip_cmd* c;
+  const uint32_t in_bits[6] = {0x3F800000u /* 1 */, 0x45001000u /* 2049 */, 0x477FF000u /* 65520 */,
+                               0x80000000u /* -0 */, 0xFFC00001u /* -NaN */, 0x33C00000u /* 3 * 2^-25 */};
+  const uint16_t exp_h[6] = {0x3C00, 0x6800, 0x7C00, 0x8000, 0xFE00, 0x0002};
+  uint32_t i;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  for (i = 0; i < 6; ++i) setfb(4u * i, in_bits[i]);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, layer0);
+  c->w[MLIP_CVT_SRC] = 0;
+  c->w[MLIP_CVT_DST] = 128;
+  c->w[MLIP_CVT_COUNT] = 6;
+  c->w[MLIP_CVT_MODE] = MLIP_CVT_F32_TO_F16;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, layer0);
+  c->w[MLIP_CVT_SRC] = 128;
+  c->w[MLIP_CVT_DST] = 256;
+  c->w[MLIP_CVT_COUNT] = 6;
+  c->w[MLIP_CVT_MODE] = MLIP_CVT_F16_TO_F32;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  for (i = 0; i < 6; ++i) assert_int_equal(geth(128 + 2u * i), exp_h[i]);
+  {
+    const uint32_t exp_f[6] = {0x3F800000u, 0x45000000u, 0x7F800000u, 0x80000000u, 0xFFC00000u, 0x34000000u};
+    for (i = 0; i < 6; ++i) assert_int_equal(getfb(256 + 4u * i), exp_f[i]);
+  }
+}
+
+static void test_layout(void** state) {
+  mlip_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  /* CHW with C = 2, HW = 3: [c][p] = 10 c + p */
+  for (i = 0; i < 6; ++i) seth(2u * i, (float)(10u * (i / 3u) + i % 3u));
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, layer0); /* CHW -> HWC */
+  c->w[MLIP_LAY_SRC] = 0;
+  c->w[MLIP_LAY_DST] = 128;
+  c->w[MLIP_LAY_OUTER] = 1;
+  c->w[MLIP_LAY_A] = 2;
+  c->w[MLIP_LAY_B] = 3;
+  c->w[MLIP_LAY_ELEM] = 2;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, layer0); /* HWC -> CHW */
+  c->w[MLIP_LAY_SRC] = 128;
+  c->w[MLIP_LAY_DST] = 256;
+  c->w[MLIP_LAY_OUTER] = 1;
+  c->w[MLIP_LAY_A] = 3;
+  c->w[MLIP_LAY_B] = 2;
+  c->w[MLIP_LAY_ELEM] = 2;
+  /* 4-byte elements, two batches: [2][2][3] -> [2][3][2] */
+  for (i = 0; i < 12; ++i) setf(512 + 4u * i, (float)i);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, layer0);
+  c->w[MLIP_LAY_SRC] = 512;
+  c->w[MLIP_LAY_DST] = 640;
+  c->w[MLIP_LAY_OUTER] = 2;
+  c->w[MLIP_LAY_A] = 2;
+  c->w[MLIP_LAY_B] = 3;
+  c->w[MLIP_LAY_ELEM] = 4;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  {
+    const float hwc[6] = {0, 10, 1, 11, 2, 12};
+    for (i = 0; i < 6; ++i) assert_true(gethf(128 + 2u * i) == hwc[i]);
+  }
+  assert_memory_equal(ocm + 256, ocm + 0, 12);
+  {
+    const float t[12] = {0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11};
+    for (i = 0; i < 12; ++i) assert_int_equal(getfb(640 + 4u * i), fbits(t[i]));
+  }
+}
+
+/* ---- CONV2D --------------------------------------------------------------------- */
+
+static mlip_cmd* conv(uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w, uint32_t out_c,
+                      uint32_t kh, uint32_t kw) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
+  c->w[MLIP_CONV_IN] = 0;
+  c->w[MLIP_CONV_IN_H] = in_h;
+  c->w[MLIP_CONV_IN_W] = in_w;
+  c->w[MLIP_CONV_IN_C] = in_c;
+  c->w[MLIP_CONV_WEIGHTS] = 512;
+  c->w[MLIP_CONV_BIAS] = MLIP_NO_OFFSET;
+  c->w[MLIP_CONV_OUT] = 1024;
+  c->w[MLIP_CONV_OUT_H] = out_h;
+  c->w[MLIP_CONV_OUT_W] = out_w;
+  c->w[MLIP_CONV_OUT_C] = out_c;
+  c->w[MLIP_CONV_KH] = kh;
+  c->w[MLIP_CONV_KW] = kw;
+  c->w[MLIP_CONV_STRIDE_H] = 1;
+  c->w[MLIP_CONV_STRIDE_W] = 1;
+  c->w[MLIP_CONV_DIL_H] = 1;
+  c->w[MLIP_CONV_DIL_W] = 1;
+  c->w[MLIP_CONV_GROUPS] = 1;
+  c->w[MLIP_CONV_IC_PER_GROUP] = in_c;
+  c->w[MLIP_CONV_OC_PER_GROUP] = out_c;
+  return c;
+}
+
+static void test_conv_pad_stride_bias_relu(void** state) {
+  mlip_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONV2D);
+  for (i = 0; i < 9; ++i) seth(2u * i, (float)(i + 1u)); /* 3x3x1: 1..9 */
+  for (i = 0; i < 9; ++i) seth(512 + 2u * i, 1.0f);      /* 3x3 ones */
+  setf(768, -13.0f);
+  c = conv(3, 3, 1, 2, 2, 1, 3, 3);
+  c->w[MLIP_CONV_STRIDE_H] = 2;
+  c->w[MLIP_CONV_STRIDE_W] = 2;
+  c->w[MLIP_CONV_PAD_TOP] = 1;
+  c->w[MLIP_CONV_PAD_LEFT] = 1;
+  c->w[MLIP_CONV_BIAS] = 768;
+  c->w[MLIP_CONV_ACT] = MLIP_ACT_RELU;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  /* windows: 1+2+4+5 = 12, 2+3+5+6 = 16, 4+5+7+8 = 24, 5+6+8+9 = 28; minus 13; relu */
+  assert_true(gethf(1024) == 0.0f);
+  assert_int_equal(geth(1024), 0x0000); /* +0, not -0 */
+  assert_true(gethf(1026) == 3.0f);
+  assert_true(gethf(1028) == 11.0f);
+  assert_true(gethf(1030) == 15.0f);
+}
+
+static void test_conv_dilation_clip(void** state) {
+  mlip_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONV2D);
+  for (i = 0; i < 5; ++i) seth(2u * i, (float)(i + 1u)); /* 1x5x1: 1..5 */
+  seth(512, 1.0f);
+  seth(514, 10.0f);
+  seth(516, 100.0f);
+  c = conv(1, 5, 1, 1, 1, 1, 1, 3);
+  c->w[MLIP_CONV_DIL_W] = 2; /* taps 0, 2, 4: 1 + 30 + 500 */
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_true(gethf(1024) == 531.0f);
+
+  /* CLIP [0, 6] (RELU6) on three output channels: -3, 4, 10 */
+  fresh(1, MLIP_LAYER_CONV2D);
+  seth(0, 1.0f);
+  seth(512, -3.0f);
+  seth(514, 4.0f);
+  seth(516, 10.0f);
+  c = conv(1, 1, 1, 1, 1, 3, 1, 1);
+  c->w[MLIP_CONV_ACT] = MLIP_ACT_CLIP;
+  c->w[MLIP_CONV_ACT_LO] = fbits(0.0f);
+  c->w[MLIP_CONV_ACT_HI] = fbits(6.0f);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_true(gethf(1024) == 0.0f);
+  assert_true(gethf(1026) == 4.0f);
+  assert_true(gethf(1028) == 6.0f);
+}
+
+static void test_conv_padding_skipped(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  /* 1x2 kernel [inf, 1], pad_left 1, input [2]: the padded tap has weight
+     inf; skipped, it adds nothing (as a zero it would give 0 * inf = NaN). */
+  fresh(1, MLIP_LAYER_CONV2D);
+  seth(0, 2.0f);
+  sethb(512, 0x7C00);
+  seth(514, 1.0f);
+  c = conv(1, 1, 1, 1, 1, 1, 1, 2);
+  c->w[MLIP_CONV_PAD_LEFT] = 1;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_true(gethf(1024) == 2.0f);
+  /* All taps padding: acc stays +0 (never -0), then the bias. */
+  fresh(1, MLIP_LAYER_CONV2D);
+  seth(0, -1.0f);
+  seth(512, 0.0f);
+  c = conv(1, 1, 1, 1, 2, 1, 1, 1);
+  c->w[MLIP_CONV_PAD_LEFT] = 1; /* output column 0 reads column -1 */
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(1024), 0x0000);
+  assert_int_equal(geth(1026), 0x0000); /* -1 * 0 = -0, but acc = +0 + -0 = +0 */
+}
+
+static void test_conv_groups_depthwise(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  /* Depthwise (groups 4, 1 in and 1 out per group): this block is layer
+     channels 2..3, its input block holds channels 2..3 (ic_base 2). */
+  fresh(1, MLIP_LAYER_CONV2D);
+  seth(0, 3.0f);
+  seth(2, 5.0f);
+  seth(512, 2.0f);
+  seth(514, 7.0f);
+  c = conv(1, 1, 2, 1, 1, 2, 1, 1);
+  c->w[MLIP_CONV_GROUPS] = 4;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
+  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
+  c->w[MLIP_CONV_OC_BASE] = 2;
+  c->w[MLIP_CONV_IC_BASE] = 2;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_true(gethf(1024) == 6.0f);
+  assert_true(gethf(1026) == 35.0f);
+
+  /* Grouped: groups 2, 2 in / 2 out per group; block = layer output
+     channels 2..3 (group 1) over the whole 4-channel input (ic_base 0):
+     group 1 reads input channels 2..3. */
+  fresh(1, MLIP_LAYER_CONV2D);
+  seth(0, 1.0f);
+  seth(2, 2.0f);
+  seth(4, 3.0f);
+  seth(6, 4.0f);
+  seth(512, 1.0f); /* j = 0: [1, 1] */
+  seth(514, 1.0f);
+  seth(516, 1.0f); /* j = 1: [1, -1] */
+  seth(518, -1.0f);
+  c = conv(1, 1, 4, 1, 1, 2, 1, 1);
+  c->w[MLIP_CONV_GROUPS] = 2;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 2;
+  c->w[MLIP_CONV_OC_PER_GROUP] = 2;
+  c->w[MLIP_CONV_OC_BASE] = 2;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_true(gethf(1024) == 7.0f);
+  assert_true(gethf(1026) == -1.0f);
+
+  /* Block with both groups (channels 0..3 of a groups-2 layer): j = 0,1
+     read input 0..1, j = 2,3 read 2..3. 2x1 spatial, 1x1 kernel. */
+  fresh(1, MLIP_LAYER_CONV2D);
+  {
+    const float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const float w[8] = {1, 0, 0, 1, 1, 0, 0, 1};
+    uint32_t i;
+    for (i = 0; i < 8; ++i) seth(2u * i, x[i]);
+    for (i = 0; i < 8; ++i) seth(512 + 2u * i, w[i]);
+  }
+  c = conv(2, 1, 4, 2, 1, 4, 1, 1);
+  c->w[MLIP_CONV_GROUPS] = 2;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 2;
+  c->w[MLIP_CONV_OC_PER_GROUP] = 2;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  {
+    const float y[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    uint32_t i;
+    for (i = 0; i < 8; ++i) assert_true(gethf(1024 + 2u * i) == y[i]);
+  }
+}
+
+/* ---- FC ------------------------------------------------------------------------- */
+
+static uint32_t rng = 12345u;
+static uint32_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 17;
+  rng ^= rng << 5;
+  return rng;
+}
+/* A random half in about [-4, 4] with all mantissa bits used. */
+static uint16_t rand_half(void) {
+  uint32_t r = next_rand();
+  return (uint16_t)((r & 0x83FFu) | ((10u + (r >> 16) % 7u) << 10));
+}
+
+static mlip_cmd* fc(uint32_t in, uint32_t w, uint32_t acc, uint32_t out, uint32_t n, uint32_t k, uint32_t oc,
+                    uint32_t first, uint32_t last) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
+  c->w[MLIP_FC_IN] = in;
+  c->w[MLIP_FC_WEIGHTS] = w;
+  c->w[MLIP_FC_BIAS] = MLIP_NO_OFFSET;
+  c->w[MLIP_FC_ACC] = acc;
+  c->w[MLIP_FC_OUT] = out;
+  c->w[MLIP_FC_N] = n;
+  c->w[MLIP_FC_K] = k;
+  c->w[MLIP_FC_OUT_C] = oc;
+  c->w[MLIP_FC_FIRST] = first;
+  c->w[MLIP_FC_LAST] = last;
+  return c;
+}
+
+static void test_fc_hand(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(1, MLIP_LAYER_FC);
+  /* x = [[1, 2], [3, -4]], w = [[1, 1], [0.5, -1], [2, 0]], bias [0.25, 0, -100] */
+  seth(0, 1.0f);
+  seth(2, 2.0f);
+  seth(4, 3.0f);
+  seth(6, -4.0f);
+  seth(128, 1.0f);
+  seth(130, 1.0f);
+  seth(132, 0.5f);
+  seth(134, -1.0f);
+  seth(136, 2.0f);
+  seth(138, 0.0f);
+  setf(256, 0.25f);
+  setf(260, 0.0f);
+  setf(264, -100.0f);
+  c = fc(0, 128, 384, 512, 2, 2, 3, 1, 1);
+  c->w[MLIP_FC_BIAS] = 256;
+  c->w[MLIP_FC_ACT] = MLIP_ACT_RELU;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  {
+    const float y[6] = {3.25f, 0.0f, 0.0f, 0.0f, 5.5f, 0.0f}; /* [3.25, -1.5, -98], [-0.75, 5.5, -94] */
+    const float acc[6] = {3.0f, -1.5f, 2.0f, -1.0f, 5.5f, 6.0f};
+    uint32_t i;
+    for (i = 0; i < 6; ++i) assert_true(gethf(512 + 2u * i) == y[i]);
+    for (i = 0; i < 6; ++i) assert_int_equal(getfb(384 + 4u * i), fbits(acc[i]));
+  }
+}
+
+static void test_fc_two_chunks_equal_one(void** state) {
+  enum { N = 2, K = 24, OC = 5, K1 = 11 };
+  uint16_t x[N][K], w[OC][K];
+  uint16_t one[N * OC];
+  uint32_t n, k, o;
+  mlip_cmd* c;
+  (void)state;
+  for (n = 0; n < N; ++n)
+    for (k = 0; k < K; ++k) x[n][k] = rand_half();
+  for (o = 0; o < OC; ++o)
+    for (k = 0; k < K; ++k) w[o][k] = rand_half();
+
+  /* One chunk: x at 0, w at 128, bias at 512, acc at 640, out at 768. */
+  fresh(1, MLIP_LAYER_FC);
+  for (n = 0; n < N; ++n)
+    for (k = 0; k < K; ++k) sethb(2u * (n * K + k), x[n][k]);
+  for (o = 0; o < OC; ++o)
+    for (k = 0; k < K; ++k) sethb(128 + 2u * (o * K + k), w[o][k]);
+  for (o = 0; o < OC; ++o) setf(512 + 4u * o, 0.1f * (float)o - 0.2f);
+  c = fc(0, 128, 640, 768, N, K, OC, 1, 1);
+  c->w[MLIP_FC_BIAS] = 512;
+  c->w[MLIP_FC_ACT] = MLIP_ACT_CLIP;
+  c->w[MLIP_FC_ACT_LO] = fbits(-3.0f);
+  c->w[MLIP_FC_ACT_HI] = fbits(3.0f);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  memcpy(one, ocm + 768, sizeof one);
+
+  /* Two chunks: k < K1 then k >= K1, on the same accumulator. */
+  fresh(1, MLIP_LAYER_FC);
+  for (n = 0; n < N; ++n)
+    for (k = 0; k < K1; ++k) sethb(2u * (n * K1 + k), x[n][k]);
+  for (o = 0; o < OC; ++o)
+    for (k = 0; k < K1; ++k) sethb(128 + 2u * (o * K1 + k), w[o][k]);
+  for (n = 0; n < N; ++n)
+    for (k = K1; k < K; ++k) sethb(1024 + 2u * (n * (K - K1) + k - K1), x[n][k]);
+  for (o = 0; o < OC; ++o)
+    for (k = K1; k < K; ++k) sethb(1152 + 2u * (o * (K - K1) + k - K1), w[o][k]);
+  for (o = 0; o < OC; ++o) setf(512 + 4u * o, 0.1f * (float)o - 0.2f);
+  memset(ocm + 640, 0x7F, 64); /* FIRST must not read the old accumulator */
+  c = fc(0, 128, 640, 768, N, K1, OC, 1, 0);
+  c->w[MLIP_FC_OUT] = 0; /* unused without LAST */
+  c = fc(1024, 1152, 640, 768, N, K - K1, OC, 0, 1);
+  c->w[MLIP_FC_BIAS] = 512;
+  c->w[MLIP_FC_ACT] = MLIP_ACT_CLIP;
+  c->w[MLIP_FC_ACT_LO] = fbits(-3.0f);
+  c->w[MLIP_FC_ACT_HI] = fbits(3.0f);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_memory_equal(ocm + 768, one, sizeof one);
+}
+
+/* ---- pools -------------------------------------------------------------------- */
+
+static mlip_cmd* pool(uint32_t op, uint32_t include_pad, int32_t ptop, int32_t pbottom) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, op, 0, layer0);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 3;
+  c->w[MLIP_POOL_IN_W] = 3;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 512;
+  c->w[MLIP_POOL_OUT_H] = 2;
+  c->w[MLIP_POOL_OUT_W] = 2;
+  c->w[MLIP_POOL_KH] = 2;
+  c->w[MLIP_POOL_KW] = 2;
+  c->w[MLIP_POOL_STRIDE_H] = 2;
+  c->w[MLIP_POOL_STRIDE_W] = 2;
+  c->w[MLIP_POOL_PAD_TOP] = 1;
+  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = include_pad;
+  c->w[MLIP_POOL_PADDED_TOP] = (uint32_t)ptop;
+  c->w[MLIP_POOL_PADDED_BOTTOM] = (uint32_t)pbottom;
+  c->w[MLIP_POOL_PADDED_LEFT] = (uint32_t)ptop;
+  c->w[MLIP_POOL_PADDED_RIGHT] = (uint32_t)pbottom;
+  return c;
+}
+
+static void pool_case(uint32_t op, uint32_t include_pad, int32_t ptop, int32_t pbottom, const float* expect) {
+  uint32_t i;
+  fresh(1, op == MLIP_OP_MAXPOOL ? MLIP_LAYER_MAXPOOL : MLIP_LAYER_AVGPOOL);
+  for (i = 0; i < 9; ++i) seth(2u * i, (float)(i + 1u)); /* 3x3: 1..9 */
+  (void)pool(op, include_pad, ptop, pbottom);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_true(gethf(512 + 2u * i) == expect[i]);
+}
+
+static void test_pools(void** state) {
+  /* 2x2 windows, stride 2, pad 1 (top/left) over 1..9: inside positions
+     {1}, {2, 3}, {4, 7}, {5, 6, 8, 9}. */
+  const float max[4] = {1, 3, 7, 9};
+  const float avg_excl[4] = {1, 2.5f, 5.5f, 7};
+  const float avg_incl[4] = {0.25f, 1.25f, 2.75f, 7}; /* padded bounds [-1, 4): every window counts 4 */
+  const float avg_incl_ceil[4] = {1, 2.5f, 5.5f, 7};  /* padded bounds [0, 3) == the block */
+  (void)state;
+  pool_case(MLIP_OP_MAXPOOL, 0, 0, 0, max);
+  pool_case(MLIP_OP_AVGPOOL, 0, -1, 4, avg_excl);
+  pool_case(MLIP_OP_AVGPOOL, 1, -1, 4, avg_incl);
+  pool_case(MLIP_OP_AVGPOOL, 1, 0, 3, avg_incl_ceil);
+}
+
+static void test_pool_edges(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  /* A window with no position inside the block: MAXPOOL gives -inf. A NaN
+     is never chosen over a number, whatever its place in the window. */
+  fresh(1, MLIP_LAYER_MAXPOOL);
+  sethb(0, 0x7E00); /* 1x3: NaN, 1, NaN */
+  seth(2, 1.0f);
+  sethb(4, 0xFE00);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 1;
+  c->w[MLIP_POOL_IN_W] = 3;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 512;
+  c->w[MLIP_POOL_OUT_H] = 1;
+  c->w[MLIP_POOL_OUT_W] = 4;
+  c->w[MLIP_POOL_KH] = 1;
+  c->w[MLIP_POOL_KW] = 2;
+  c->w[MLIP_POOL_STRIDE_H] = 1;
+  c->w[MLIP_POOL_STRIDE_W] = 1;
+  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  /* windows: {-1, 0} -> NaN only, {0, 1}, {1, 2}, {2, 3} -> NaN only */
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(512), 0xFC00); /* only a NaN inside: -inf */
+  assert_true(gethf(514) == 1.0f);
+  assert_true(gethf(516) == 1.0f);
+  assert_int_equal(geth(518), 0xFC00);
+
+  /* AVGPOOL over a window with no position at all: count 0 -> quiet NaN. */
+  fresh(1, MLIP_LAYER_AVGPOOL);
+  seth(0, 4.0f);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 1;
+  c->w[MLIP_POOL_IN_W] = 1;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 512;
+  c->w[MLIP_POOL_OUT_H] = 1;
+  c->w[MLIP_POOL_OUT_W] = 2;
+  c->w[MLIP_POOL_KH] = 1;
+  c->w[MLIP_POOL_KW] = 1;
+  c->w[MLIP_POOL_STRIDE_H] = 1;
+  c->w[MLIP_POOL_STRIDE_W] = 1;
+  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(512), 0x7E00);
+  assert_true(gethf(514) == 4.0f);
+}
+
+static void test_global_pools(void** state) {
+  mlip_cmd* c;
+  const float x[6] = {1, -1, 2, -5, 4, -3}; /* [hw = 3][c = 2] */
+  uint32_t i;
+  (void)state;
+  fresh(1, MLIP_LAYER_GLOBAL_AVGPOOL);
+  for (i = 0; i < 6; ++i) seth(2u * i, x[i]);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
+  c->w[MLIP_GPOOL_IN] = 0;
+  c->w[MLIP_GPOOL_OUT] = 128;
+  c->w[MLIP_GPOOL_HW] = 3;
+  c->w[MLIP_GPOOL_C] = 2;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_MAXPOOL, 0, layer0);
+  c->w[MLIP_GPOOL_IN] = 0;
+  c->w[MLIP_GPOOL_OUT] = 256;
+  c->w[MLIP_GPOOL_HW] = 3;
+  c->w[MLIP_GPOOL_C] = 2;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  /* 7 / 3 = 2.33333325 in fp32 -> 0x40AB (2.333984375) in fp16 */
+  assert_int_equal(geth(128), 0x40AB);
+  assert_true(gethf(130) == -3.0f);
+  assert_true(gethf(256) == 4.0f);
+  assert_true(gethf(258) == -1.0f);
+}
+
+/* ---- ADD ------------------------------------------------------------------------- */
+
+static void add_case(uint32_t act, float lo, float hi, const uint16_t* expect) {
+  const float a[4] = {1.0f, -2.0f, 65504.0f, -0.0f};
+  const float bb[4] = {2.0f, 1.0f, 65504.0f, -0.0f};
+  mlip_cmd* c;
+  uint32_t i;
+  fresh(1, MLIP_LAYER_ADD);
+  for (i = 0; i < 4; ++i) {
+    seth(2u * i, a[i]);
+    seth(128 + 2u * i, bb[i]);
+  }
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 128;
+  c->w[MLIP_ADD_OUT] = 256;
+  c->w[MLIP_ADD_COUNT] = 4;
+  c->w[MLIP_ADD_ACT] = act;
+  c->w[MLIP_ADD_ACT_LO] = fbits(lo);
+  c->w[MLIP_ADD_ACT_HI] = fbits(hi);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(geth(256 + 2u * i), expect[i]);
+}
+
+static void test_add(void** state) {
+  const uint16_t none[4] = {0x4200 /* 3 */, 0xBC00 /* -1 */, 0x7C00 /* 131008 -> inf */, 0x8000 /* -0 */};
+  const uint16_t relu[4] = {0x4200, 0x0000, 0x7C00, 0x0000 /* -0 -> +0 */};
+  const uint16_t clip[4] = {0x4000 /* 2 */, 0xB800 /* -0.5 */, 0x4000, 0x8000};
+  (void)state;
+  add_case(MLIP_ACT_NONE, 0, 0, none);
+  add_case(MLIP_ACT_RELU, 0, 0, relu);
+  add_case(MLIP_ACT_CLIP, -0.5f, 2.0f, clip);
+}
+
+/* ---- the hardware path ---------------------------------------------------------- */
+
+static int drv_loads, drv_submits, drv_waits;
+static void* drv_ptrs[8];
+static uint32_t drv_sizes[8];
+static uint32_t drv_n;
+static const uint8_t* drv_buf;
+static int drv_ctx_tag;
+
+static mlip_status drv_load(void* ctx, const uint8_t* buf, uint32_t size) {
+  assert_ptr_equal(ctx, &drv_ctx_tag);
+  assert_int_equal(mlip_cmdbuf_validate(buf, size), MLIP_OK);
+  ++drv_loads;
+  return MLIP_OK;
+}
+
+static mlip_status drv_submit(void* ctx, const uint8_t* buf, uint32_t size, void* const* bindings,
+                              const uint32_t* sizes, uint32_t n) {
+  uint32_t i;
+  (void)size;
+  assert_ptr_equal(ctx, &drv_ctx_tag);
+  assert_true(n <= 8u);
+  drv_buf = buf;
+  drv_n = n;
+  for (i = 0; i < n; ++i) {
+    drv_ptrs[i] = bindings[i];
+    drv_sizes[i] = sizes[i];
+  }
+  ++drv_submits;
+  return MLIP_OK;
+}
+
+static mlip_status drv_wait(void* ctx, uint64_t* cycles) {
+  assert_ptr_equal(ctx, &drv_ctx_tag);
+  *cycles = 1234;
+  ++drv_waits;
+  return MLIP_OK;
+}
+
+static void test_hw_driver(void** state) {
+  float in0[4], in1[2], out0[3];
+  uint8_t scratch[32];
+  void* ins[2];
+  void* outs[1];
+  mlip_region_state st = {0, 0};
+  mlip_region r;
+  mlip_hw_driver drv;
+  size_t n;
+  const uint16_t wdata[2] = {1, 2};
+  mlip_header h;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONV2D);
+  (void)cb_weights(&b, wdata, sizeof wdata);
+  (void)cb_output(&b, sizeof out0);     /* binding 1: OUTPUT 0 */
+  (void)cb_input(&b, sizeof in1);       /* binding 2: INPUT 0 (2 floats) */
+  (void)cb_scratch(&b, sizeof scratch); /* binding 3 */
+  (void)cb_input(&b, sizeof in0);       /* binding 4: INPUT 1 */
+  b.hdr.flags = MLIP_FLAG_HW;
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, 2, 0, 0, 1, 8, 0, 0);
+  n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  assert_true(n > 0);
+  ins[0] = in1;
+  ins[1] = in0;
+  outs[0] = out0;
+  r.name = "hw";
+  r.cmdbuf = cmdbuf;
+  r.cmdbuf_size = (uint32_t)n;
+  r.ocm = NULL; /* no OCM for hardware */
+  r.ocm_capacity = 0;
+  r.stats = NULL;
+  r.stats_capacity = 0;
+  r.state = &st;
+
+  mlip_hw_register(NULL);
+  assert_int_equal(mlip_region_run(&r, ins, 2, outs, 1, scratch, sizeof scratch), MLIP_ERR_NO_DEVICE);
+
+  drv.ctx = &drv_ctx_tag;
+  drv.load = drv_load;
+  drv.submit = drv_submit;
+  drv.wait = drv_wait;
+  mlip_hw_register(&drv);
+  memset(&drv, 0, sizeof drv); /* the runtime keeps a copy */
+  assert_int_equal(mlip_region_run(&r, ins, 2, outs, 1, scratch, sizeof scratch), MLIP_OK);
+  assert_int_equal(mlip_region_run(&r, ins, 2, outs, 1, scratch, sizeof scratch), MLIP_OK);
+  assert_int_equal(drv_loads, 1);
+  assert_int_equal(drv_submits, 2);
+  assert_int_equal(drv_waits, 2);
+  assert_ptr_equal(drv_buf, cmdbuf);
+  assert_int_equal(drv_n, 5);
+  cb_get_header(cmdbuf, &h);
+  assert_ptr_equal(drv_ptrs[0], cmdbuf + h.sections[MLIP_SEC_WEIGHTS].offset);
+  assert_int_equal(drv_sizes[0], h.sections[MLIP_SEC_WEIGHTS].size);
+  assert_ptr_equal(drv_ptrs[1], out0);
+  assert_int_equal(drv_sizes[1], sizeof out0);
+  assert_ptr_equal(drv_ptrs[2], in1);
+  assert_int_equal(drv_sizes[2], sizeof in1);
+  assert_ptr_equal(drv_ptrs[3], scratch);
+  assert_int_equal(drv_sizes[3], sizeof scratch);
+  assert_ptr_equal(drv_ptrs[4], in0);
+  assert_int_equal(drv_sizes[4], sizeof in0);
+  /* The caller's checks apply on the hardware path too. */
+  assert_int_equal(mlip_region_run(&r, ins, 1, outs, 1, scratch, sizeof scratch), MLIP_ERR_COUNT);
+  assert_int_equal(mlip_region_run(&r, ins, 2, outs, 1, scratch, 31), MLIP_ERR_BOUNDS);
+  assert_int_equal(drv_submits, 2);
+  mlip_hw_register(NULL);
+  assert_int_equal(mlip_region_run(&r, ins, 2, outs, 1, scratch, sizeof scratch), MLIP_ERR_NO_DEVICE);
+}
+
+/* ---- INIT once, stats, cycles ---------------------------------------------------- */
+
+static void test_init_runs_once(void** state) {
+  uint8_t wdata[256], out[256];
+  void* outs[1];
+  mlip_region_state st = {0, 0};
+  mlip_region r;
+  mlip_layer_stats stats[2];
+  uint32_t lw, lo, bo, woff, i;
+  size_t n;
+  (void)state;
+  cb_init(&b, MLIP_MCPU_CN10KA, 2, TILE_OCM);
+  lw = cb_layer(&b, MLIP_LAYER_LOAD_WEIGHTS, "pin");
+  lo = cb_layer(&b, MLIP_LAYER_CONVERT_OUT, "out");
+  b.hdr.flags = MLIP_FLAG_WB_PIN_OCM;
+  b.hdr.ocm_pinned_offset = TILE_OCM - 256u;
+  for (i = 0; i < sizeof wdata; ++i) wdata[i] = (uint8_t)(i * 7u + 1u);
+  woff = cb_weights(&b, wdata, sizeof wdata);
+  bo = cb_output(&b, sizeof out);
+  /* INIT pins 128 bytes into each tile; MAIN copies them out. */
+  cb_dma(&b, CB_INIT, MLIP_OP_DMA_IN, 0, lw, b.weights_binding, woff, TILE_OCM - 256u, 1, 128, 0, 0);
+  cb_dma(&b, CB_INIT, MLIP_OP_DMA_IN, 1, lw, b.weights_binding, woff + 128u, TILE_OCM - 128u, 1, 128, 0, 0);
+  cb_barrier(&b, CB_INIT, 0, lw);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, lo, bo, 0, TILE_OCM - 256u, 1, 128, 0, 0);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 1, lo, bo, 128, TILE_OCM - 128u, 1, 128, 0, 0);
+  cb_barrier(&b, CB_MAIN, 0, lo);
+  n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  assert_true(n > 0);
+  memset(ocm, 0, sizeof ocm);
+  memset(stats, 0, sizeof stats);
+  outs[0] = out;
+  r.name = "pin";
+  r.cmdbuf = cmdbuf;
+  r.cmdbuf_size = (uint32_t)n;
+  r.ocm = ocm;
+  r.ocm_capacity = sizeof ocm;
+  r.stats = stats;
+  r.stats_capacity = 2;
+  r.state = &st;
+  assert_int_equal(mlip_region_run(&r, NULL, 0, outs, 1, NULL, 0), MLIP_OK);
+  assert_int_equal(st.validated, 1);
+  assert_int_equal(st.loaded, 1);
+  assert_memory_equal(out, wdata, sizeof out);
+  /* Clobber the pinned range: a second INIT would restore it, MAIN alone does not. */
+  memset(ocm + TILE_OCM - 256u, 0x55, 256);
+  memset(ocm + 2u * TILE_OCM - 256u, 0x66, 256);
+  assert_int_equal(mlip_region_run(&r, NULL, 0, outs, 1, NULL, 0), MLIP_OK);
+  for (i = 0; i < 128; ++i) assert_int_equal(out[i], 0x55);
+  for (i = 128; i < 256; ++i) assert_int_equal(out[i], 0x66);
+  assert_int_equal(stats[lw].runs, 1);
+  assert_int_equal(stats[lo].runs, 2);
+  /* INIT: each tile one 128-byte DMA (4 cycles) + 40, tile 0 also a barrier: 84 */
+  {
+    mlip_layer l;
+    uint64_t cyc;
+    assert_int_equal(stats[lw].cycles, 84u);
+    assert_int_equal(cb_est_layer(&b, lw), 84u);
+    assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, lw, &cyc), MLIP_OK);
+    assert_int_equal(cyc, 84u);
+    mlip_header h;
+    cb_get_header(cmdbuf, &h);
+    memcpy(&l, cmdbuf + h.sections[MLIP_SEC_LAYERS].offset + lw * sizeof l, sizeof l);
+    assert_int_equal(l.est_cycles, 84u);
+    assert_int_equal(stats[lo].cycles, 2u * 84u);
+  }
+}
+
+static void test_stats_and_cycles(void** state) {
+  /* One layer over two tiles, hand-computed with the cn10ka constants
+     (256 MACs, 32 DMA bytes, 64 elements per cycle, 40 per command):
+     tile 0: DMA_IN 2 rows x 100 B = 2 x 128 B bursts = 8 cycles; CONV2D
+             3x3 -> 9 MACs = 1 cycle; BARRIER. max(1, 8) + 3 x 40 = 128.
+     tile 1: FC 1 x 300 x 2 = 600 MACs = 3 cycles; ADD of 130 = 3 cycles;
+             max(6, 0) + 2 x 40 = 86.
+     The layer: 128. A second layer of 3 tiles' work follows. */
+  uint8_t in[256];
+  void* ins[1];
+  mlip_layer_stats stats[3];
+  mlip_region_state st = {0, 0};
+  mlip_region r;
+  mlip_cmd* c;
+  uint32_t l1, l2, l3, bi, i;
+  size_t n;
+  uint64_t cyc;
+  (void)state;
+  memset(in, 0, sizeof in);
+  cb_init(&b, MLIP_MCPU_CN10KA, 2, TILE_OCM);
+  l1 = cb_layer(&b, MLIP_LAYER_CONV2D, "conv");
+  l2 = cb_layer(&b, MLIP_LAYER_ADD, "add");
+  l3 = cb_layer(&b, MLIP_LAYER_FC, "never");
+  bi = cb_input(&b, sizeof in);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, l1, bi, 0, 0, 2, 100, 100, 128);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, l1);
+  c->w[MLIP_CONV_IN] = 0;
+  c->w[MLIP_CONV_IN_H] = 3;
+  c->w[MLIP_CONV_IN_W] = 3;
+  c->w[MLIP_CONV_IN_C] = 1;
+  c->w[MLIP_CONV_WEIGHTS] = 256;
+  c->w[MLIP_CONV_BIAS] = MLIP_NO_OFFSET;
+  c->w[MLIP_CONV_OUT] = 384;
+  c->w[MLIP_CONV_OUT_H] = 1;
+  c->w[MLIP_CONV_OUT_W] = 1;
+  c->w[MLIP_CONV_OUT_C] = 1;
+  c->w[MLIP_CONV_KH] = 3;
+  c->w[MLIP_CONV_KW] = 3;
+  c->w[MLIP_CONV_STRIDE_H] = 1;
+  c->w[MLIP_CONV_STRIDE_W] = 1;
+  c->w[MLIP_CONV_DIL_H] = 1;
+  c->w[MLIP_CONV_DIL_W] = 1;
+  c->w[MLIP_CONV_GROUPS] = 1;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
+  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
+  c = fc(0, 640, 2048, 2176, 1, 300, 2, 1, 1);
+  c->tile = 1;
+  c->layer = (uint16_t)l1;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 1, l1);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 384;
+  c->w[MLIP_ADD_OUT] = 2304;
+  c->w[MLIP_ADD_COUNT] = 130;
+  cb_barrier(&b, CB_MAIN, 0, l1);
+  /* layer 2: tile 0 ADD 1000 elements = 16 cycles + 40 = 56 */
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, l2);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 0;
+  c->w[MLIP_ADD_OUT] = 2048;
+  c->w[MLIP_ADD_COUNT] = 1000;
+  n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  assert_true(n > 0);
+
+  assert_int_equal(cb_est_layer(&b, l1), 128u);
+  assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, l1, &cyc), MLIP_OK);
+  assert_int_equal(cyc, 128u);
+  assert_int_equal(cb_est_layer(&b, l2), 56u);
+  assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, l2, &cyc), MLIP_OK);
+  assert_int_equal(cyc, 56u);
+  assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, 3, &cyc), MLIP_ERR_INVALID_ARG);
+
+  memset(stats, 0, sizeof stats);
+  ins[0] = in;
+  r.name = "stats";
+  r.cmdbuf = cmdbuf;
+  r.cmdbuf_size = (uint32_t)n;
+  r.ocm = ocm;
+  r.ocm_capacity = sizeof ocm;
+  r.stats = stats;
+  r.stats_capacity = 3;
+  r.state = &st;
+  memset(ocm, 0, sizeof ocm);
+  for (i = 0; i < 3; ++i) {
+    assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_OK);
+  }
+  assert_int_equal(stats[l1].runs, 3);
+  assert_int_equal(stats[l2].runs, 3);
+  assert_int_equal(stats[l3].runs, 0);
+  assert_int_equal(stats[l1].cycles, 3u * 128u);
+  assert_int_equal(stats[l2].cycles, 3u * 56u);
+  assert_int_equal(stats[l3].cycles, 0u);
+  /* The fake clock advances 100 per call, two calls per layer and run. */
+  assert_int_equal(stats[l1].host_ns, 300u);
+  assert_int_equal(stats[l2].host_ns, 300u);
+  /* Every layer's stored estimate agrees with the recomputation. */
+  for (i = 0; i < 3; ++i) {
+    mlip_layer l;
+    mlip_header h;
+    cb_get_header(cmdbuf, &h);
+    memcpy(&l, cmdbuf + h.sections[MLIP_SEC_LAYERS].offset + i * sizeof l, sizeof l);
+    assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, i, &cyc), MLIP_OK);
+    assert_int_equal(l.est_cycles, cyc);
+    assert_int_equal(stats[i].cycles, 3u * cyc);
+  }
+
+  /* The caller's memory is checked on every run. */
+  r.stats_capacity = 2;
+  assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_ERR_BOUNDS);
+  r.stats_capacity = 3;
+  r.ocm_capacity = 2u * TILE_OCM - 1u;
+  assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_ERR_BOUNDS);
+  r.ocm_capacity = sizeof ocm;
+  assert_int_equal(mlip_region_run(&r, NULL, 1, NULL, 0, NULL, 0), MLIP_ERR_NULL);
+  ins[0] = NULL;
+  assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_ERR_NULL);
+  ins[0] = in;
+  assert_int_equal(mlip_region_run(&r, ins, 0, NULL, 0, NULL, 0), MLIP_ERR_COUNT);
+  assert_int_equal(mlip_region_run(&r, ins, 1, ins, 1, NULL, 0), MLIP_ERR_COUNT);
+  r.ocm = NULL;
+  assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_ERR_NULL);
+  r.ocm = ocm;
+  r.state = NULL;
+  assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_ERR_NULL);
+  r.state = &st;
+  /* Stats are optional. */
+  r.stats = NULL;
+  assert_int_equal(mlip_region_run(&r, ins, 1, NULL, 0, NULL, 0), MLIP_OK);
+  assert_int_equal(stats[l1].runs, 3);
+}
+
+static void test_validation_failure_runs_nothing(void** state) {
+  uint8_t out[4] = {9, 9, 9, 9};
+  void* outs[1];
+  mlip_region_state st = {0, 0};
+  mlip_region r;
+  size_t n;
+  uint32_t bo;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONVERT_OUT);
+  bo = cb_output(&b, sizeof out);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, layer0, bo, 0, 0, 1, 4, 0, 0);
+  n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  cmdbuf[n - 1] ^= 1u; /* payload CRC */
+  outs[0] = out;
+  r.name = "bad";
+  r.cmdbuf = cmdbuf;
+  r.cmdbuf_size = (uint32_t)n;
+  r.ocm = ocm;
+  r.ocm_capacity = sizeof ocm;
+  r.stats = NULL;
+  r.stats_capacity = 0;
+  r.state = &st;
+  assert_int_equal(mlip_region_run(&r, NULL, 0, outs, 1, NULL, 0), MLIP_ERR_CRC);
+  assert_int_equal(st.validated, 0);
+  assert_int_equal(st.loaded, 0);
+  assert_int_equal(out[0], 9);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_dma_strides),
+    cmocka_unit_test(test_convert),
+    cmocka_unit_test(test_layout),
+    cmocka_unit_test(test_conv_pad_stride_bias_relu),
+    cmocka_unit_test(test_conv_dilation_clip),
+    cmocka_unit_test(test_conv_padding_skipped),
+    cmocka_unit_test(test_conv_groups_depthwise),
+    cmocka_unit_test(test_fc_hand),
+    cmocka_unit_test(test_fc_two_chunks_equal_one),
+    cmocka_unit_test(test_pools),
+    cmocka_unit_test(test_pool_edges),
+    cmocka_unit_test(test_global_pools),
+    cmocka_unit_test(test_add),
+    cmocka_unit_test(test_hw_driver),
+    cmocka_unit_test(test_init_runs_once),
+    cmocka_unit_test(test_stats_and_cycles),
+    cmocka_unit_test(test_validation_failure_runs_nothing),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
