@@ -132,7 +132,8 @@ static float bits_to_float(uint32_t bits) {
   return f;
 }
 
-/* The fused activation, in fp32 before the one rounding. */
+/* The fused activation, in fp32 before the one rounding (RELU: v > 0 ? v : 0,
+ * so -0 and NaN give +0; CLIP: v < lo ? lo : (v > hi ? hi : v)). */
 static float apply_act(float v, uint32_t act, uint32_t lo_bits, uint32_t hi_bits) {
   if (act == MLIP_ACT_RELU) {
     return v > 0.0f ? v : 0.0f; /* also turns -0 and NaN into +0 */
@@ -143,6 +144,19 @@ static float apply_act(float v, uint32_t act, uint32_t lo_bits, uint32_t hi_bits
     return v < lo ? lo : (v > hi ? hi : v);
   }
   return v;
+}
+
+/* The one rounding of a computed result to fp16. A NaN computed by
+ * arithmetic (inf - inf, 0 * inf, or one propagated from an operand) has a
+ * host-dependent sign (x86 makes negative default NaNs, AArch64 positive
+ * ones, RISC-V always the positive canonical NaN), so every NaN result is the
+ * positive quiet NaN 0x7E00: the same bits on every host. CONVERT, which does
+ * no arithmetic, keeps the sign (mlip_f32_to_f16). */
+static uint16_t round_result(float v) {
+  if (v != v) {
+    return 0x7E00u;
+  }
+  return mlip_f32_to_f16(v);
 }
 
 static float neg_inf(void) {
@@ -297,7 +311,7 @@ static void exec_conv(uint8_t* ocm, const uint32_t* w) {
           acc = acc + mlip_sim_ldf(bias + j * 4u);
         }
         acc = apply_act(acc, w[MLIP_CONV_ACT], w[MLIP_CONV_ACT_LO], w[MLIP_CONV_ACT_HI]);
-        mlip_sim_st16(out + ((oh * out_w + ow) * out_c + j) * 2u, mlip_f32_to_f16(acc));
+        mlip_sim_st16(out + ((oh * out_w + ow) * out_c + j) * 2u, round_result(acc));
       }
     }
   }
@@ -330,7 +344,7 @@ static void exec_fc(uint8_t* ocm, const uint32_t* w) {
           r = r + mlip_sim_ldf(bias + o * 4u);
         }
         r = apply_act(r, w[MLIP_FC_ACT], w[MLIP_FC_ACT_LO], w[MLIP_FC_ACT_HI]);
-        mlip_sim_st16(out + (n * oc_n + o) * 2u, mlip_f32_to_f16(r));
+        mlip_sim_st16(out + (n * oc_n + o) * 2u, round_result(r));
       }
     }
   }
@@ -387,12 +401,12 @@ static void exec_pool(uint8_t* ocm, const mlip_cmd* c) {
           }
         }
         if (is_max) {
-          h = mlip_f32_to_f16(r);
+          h = mlip_f32_to_f16(r); /* a half or -inf: exact */
         } else if (count == 0u) {
-          h = 0x7E00u; /* 0 / 0: the quiet NaN, the same on every host */
+          h = 0x7E00u; /* 0 / 0, without dividing: the quiet NaN */
         } else {
           r = r / (float)count;
-          h = mlip_f32_to_f16(r);
+          h = round_result(r);
         }
         mlip_sim_st16(out + ((oh * out_w + ow) * ch + cc) * 2u, h);
       }
@@ -422,7 +436,7 @@ static void exec_gpool(uint8_t* ocm, const mlip_cmd* c) {
     if (!is_max) {
       r = r / (float)hw;
     }
-    mlip_sim_st16(out + cc * 2u, mlip_f32_to_f16(r));
+    mlip_sim_st16(out + cc * 2u, round_result(r));
   }
 }
 
@@ -435,7 +449,7 @@ static void exec_add(uint8_t* ocm, const uint32_t* w) {
   for (i = 0; i < n; ++i) {
     float s = mlip_sim_h2f(mlip_sim_ld16(a + i * 2u)) + mlip_sim_h2f(mlip_sim_ld16(b + i * 2u));
     s = apply_act(s, w[MLIP_ADD_ACT], w[MLIP_ADD_ACT_LO], w[MLIP_ADD_ACT_HI]);
-    mlip_sim_st16(out + i * 2u, mlip_f32_to_f16(s));
+    mlip_sim_st16(out + i * 2u, round_result(s));
   }
 }
 

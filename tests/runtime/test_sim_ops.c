@@ -620,6 +620,51 @@ static void test_add(void** state) {
   add_case(MLIP_ACT_CLIP, -0.5f, 2.0f, clip);
 }
 
+/* NaNs computed by arithmetic have a host-dependent sign; every NaN result
+   of a compute command is the positive quiet NaN 0x7E00 on every host. */
+static void test_nan_results(void** state) {
+  const uint16_t a[4] = {0x7C00 /* inf */, 0xFE00 /* -NaN */, 0x3C00, 0xFC01 /* -sNaN */};
+  const uint16_t bb[4] = {0xFC00 /* -inf */, 0x3C00, 0xFE00, 0x3C00};
+  mlip_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(1, MLIP_LAYER_ADD);
+  for (i = 0; i < 4; ++i) {
+    sethb(2u * i, a[i]);
+    sethb(128 + 2u * i, bb[i]);
+  }
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 128;
+  c->w[MLIP_ADD_OUT] = 256;
+  c->w[MLIP_ADD_COUNT] = 4;
+  /* CONV2D: 0 * -inf = NaN; FC: -NaN input */
+  sethb(384, 0x0000);
+  sethb(512, 0xFC00);
+  c = conv(1, 1, 1, 1, 1, 1, 1, 1);
+  c->w[MLIP_CONV_IN] = 384;
+  c->w[MLIP_CONV_WEIGHTS] = 512;
+  c->w[MLIP_CONV_OUT] = 640;
+  sethb(768, 0xFE00);
+  sethb(896, 0x3C00);
+  c = fc(768, 896, 1024, 1152, 1, 1, 1, 1, 1);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(geth(256 + 2u * i), 0x7E00);
+  assert_int_equal(geth(640), 0x7E00);
+  assert_int_equal(geth(1152), 0x7E00);
+  /* RELU of a NaN is +0 */
+  fresh(1, MLIP_LAYER_ADD);
+  sethb(0, 0xFE00);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 0;
+  c->w[MLIP_ADD_OUT] = 128;
+  c->w[MLIP_ADD_COUNT] = 1;
+  c->w[MLIP_ADD_ACT] = MLIP_ACT_RELU;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(128), 0x0000);
+}
+
 /* ---- the hardware path ---------------------------------------------------------- */
 
 static int drv_loads, drv_submits, drv_waits;
@@ -968,6 +1013,7 @@ int main(void) {
     cmocka_unit_test(test_pool_edges),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
+    cmocka_unit_test(test_nan_results),
     cmocka_unit_test(test_hw_driver),
     cmocka_unit_test(test_init_runs_once),
     cmocka_unit_test(test_stats_and_cycles),
