@@ -69,7 +69,7 @@ static void acc_add(mlip_run_acc* acc, const mlip_header* hdr, const mlip_cmd* c
   mlip_sim_cmd_cycles(hdr, c, &compute, &dma);
   acc->compute[t] += compute;
   acc->dma[t] += dma;
-  acc->cmds[t] += 1u; /* every command, BARRIER included, costs the overhead */
+  if (c->opcode != MLIP_OP_BARRIER) acc->cmds[t] += 1u; /* a BARRIER is free and not counted */
 }
 
 /* A tile: max(compute, DMA) + overhead * commands; the run: its slowest tile. */

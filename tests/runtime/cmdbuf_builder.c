@@ -192,7 +192,7 @@ uint64_t cb_est_layer(const cb_builder* b, uint32_t layer) {
         cost(&b->hdr, &b->cmds[list][i], &c, &d);
         comp[t] += c;
         dma[t] += d;
-        n[t] += 1u;
+        if (b->cmds[list][i].opcode != MLIP_OP_BARRIER) n[t] += 1u; /* barriers are free */
         in_run = 1;
       } else if (in_run) {
         total += run_cost(&b->hdr, comp, dma, n);

@@ -824,19 +824,19 @@ static void test_init_runs_once(void** state) {
   for (i = 128; i < 256; ++i) assert_int_equal(out[i], 0x66);
   assert_int_equal(stats[lw].runs, 1);
   assert_int_equal(stats[lo].runs, 2);
-  /* INIT: each tile one 128-byte DMA (4 cycles) + 40, tile 0 also a barrier: 84 */
+  /* INIT: each tile one 128-byte DMA (4 cycles) + 40; the barrier is free: 44 */
   {
     mlip_layer l;
     uint64_t cyc;
-    assert_int_equal(stats[lw].cycles, 84u);
-    assert_int_equal(cb_est_layer(&b, lw), 84u);
+    assert_int_equal(stats[lw].cycles, 44u);
+    assert_int_equal(cb_est_layer(&b, lw), 44u);
     assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, lw, &cyc), MLIP_OK);
-    assert_int_equal(cyc, 84u);
+    assert_int_equal(cyc, 44u);
     mlip_header h;
     cb_get_header(cmdbuf, &h);
     memcpy(&l, cmdbuf + h.sections[MLIP_SEC_LAYERS].offset + lw * sizeof l, sizeof l);
-    assert_int_equal(l.est_cycles, 84u);
-    assert_int_equal(stats[lo].cycles, 2u * 84u);
+    assert_int_equal(l.est_cycles, 44u);
+    assert_int_equal(stats[lo].cycles, 2u * 44u);
   }
 }
 
@@ -844,7 +844,7 @@ static void test_stats_and_cycles(void** state) {
   /* One layer over two tiles, hand-computed with the cn10ka constants
      (256 MACs, 32 DMA bytes, 64 elements per cycle, 40 per command):
      tile 0: DMA_IN 2 rows x 100 B = 2 x 128 B bursts = 8 cycles; CONV2D
-             3x3 -> 9 MACs = 1 cycle; BARRIER. max(1, 8) + 3 x 40 = 128.
+             3x3 -> 9 MACs = 1 cycle; BARRIER (free). max(1, 8) + 2 x 40 = 88.
      tile 1: FC 1 x 300 x 2 = 600 MACs = 3 cycles; ADD of 130 = 3 cycles;
              max(6, 0) + 2 x 40 = 86.
      The layer: 128. A second layer of 3 tiles' work follows. */
@@ -903,9 +903,9 @@ static void test_stats_and_cycles(void** state) {
   n = cb_build(&b, cmdbuf, sizeof cmdbuf);
   assert_true(n > 0);
 
-  assert_int_equal(cb_est_layer(&b, l1), 128u);
+  assert_int_equal(cb_est_layer(&b, l1), 88u);
   assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, l1, &cyc), MLIP_OK);
-  assert_int_equal(cyc, 128u);
+  assert_int_equal(cyc, 88u);
   assert_int_equal(cb_est_layer(&b, l2), 56u);
   assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, l2, &cyc), MLIP_OK);
   assert_int_equal(cyc, 56u);
@@ -928,7 +928,7 @@ static void test_stats_and_cycles(void** state) {
   assert_int_equal(stats[l1].runs, 3);
   assert_int_equal(stats[l2].runs, 3);
   assert_int_equal(stats[l3].runs, 0);
-  assert_int_equal(stats[l1].cycles, 3u * 128u);
+  assert_int_equal(stats[l1].cycles, 3u * 88u);
   assert_int_equal(stats[l2].cycles, 3u * 56u);
   assert_int_equal(stats[l3].cycles, 0u);
   /* The fake clock advances 100 per call, two calls per layer and run. */
