@@ -1,6 +1,7 @@
 #include "c/aot.h"
 
 #include <cctype>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -113,6 +114,12 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
   }
   d.set("constant_defs", defs);
   d.set("constant_decls", decls);
+
+  std::set<std::string> includes;
+  for (const AotKernel& k : in.kernels) includes.insert(k.includes.begin(), k.includes.end());
+  std::string include_lines;
+  for (const std::string& h : includes) include_lines += fmt::format("#include \"{}\"\n", h);
+  d.set("kernel_includes", include_lines);
 
   data kernels{data::type::list};
   for (const AotKernel& k : in.kernels) {

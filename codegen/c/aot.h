@@ -15,6 +15,7 @@ struct AotKernel {
   std::string comment;
   std::string code;  // the whole static function
   std::string call;  // "fn(args);"
+  std::vector<std::string> includes;
 };
 
 struct AotInput {

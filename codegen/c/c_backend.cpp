@@ -89,7 +89,7 @@ class Generator {
       const Node& n = g_.nodes[i];
       if (is_view(n)) continue;
       int layer = static_cast<int>(m_.layers.size());
-      std::string fn = fmt::format("{}_{}_{}", prefix_, layer, lower(n.op));
+      std::string fn = fmt::format("{}_{}_{}", prefix_, layer, c_ident(lower(n.op)));
       AotKernel k = instantiate(n, fn);
       body += fmt::format("  MLIP_LAYER_BEGIN({0});\n  {1}\n  MLIP_LAYER_END({0});\n", layer, k.call);
       kernels.push_back(std::move(k));
@@ -180,7 +180,11 @@ class Generator {
       args.push_back(pointer(n.inputs[static_cast<size_t>(a)], false));
     }
     for (ValueId out : n.outputs) args.push_back(pointer(out, true));
-    k.call = fmt::format("{}({});", fn, fmt::join(args, ", "));
+    k.call = spec.returns_status
+                 ? fmt::format("{{\n    int32_t status = {}({});\n    if (status != 0) return status;\n  }}", fn,
+                               fmt::join(args, ", "))
+                 : fmt::format("{}({});", fn, fmt::join(args, ", "));
+    k.includes = spec.includes;
     return k;
   }
 

@@ -28,6 +28,8 @@ struct KernelSpec {
   std::string template_name;  // file name under templates/kernels/
   TemplateData data;          // op-specific template values
   std::vector<int> args;      // node input indices passed as pointers, in signature order
+  bool returns_status = false;        // the function returns int32_t; non-zero aborts the run
+  std::vector<std::string> includes;  // headers lib1.c must include ("mlip/region.h")
 
   void set(const std::string& key, const std::string& v) { data.set(key, v); }
   void set(const std::string& key, int64_t v) { data.set(key, std::to_string(v)); }

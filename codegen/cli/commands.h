@@ -8,5 +8,6 @@ namespace mlipc::cli {
 
 void add_compile(CLI::App& app);
 void add_run(CLI::App& app);
+void add_inspect(CLI::App& app);
 
 }  // namespace mlipc::cli

@@ -9,6 +9,7 @@
 #include "cli/format.h"
 #include "driver/compile.h"
 #include "memory/planner.h"
+#include "mlip/target.h"
 #include "support/error.h"
 
 namespace fs = std::filesystem;
@@ -26,6 +27,9 @@ struct CompileArgs {
   size_t alignment = 16;
   std::string planner = "hill_climb";
   std::string output_names = "onnx";
+  std::string mcpu = "cn10ka";
+  std::string num_tiles = "8";
+  std::string mattr = "sim -quantize=fp16 -wb_pin_ocm=0";
 };
 
 void run_compile(const CompileArgs& a) {
@@ -43,6 +47,17 @@ void run_compile(const CompileArgs& a) {
   if (a.output_names != "onnx" && a.output_names != "tvm")
     fail("--output-names '{}' (allowed: onnx, tvm)", a.output_names);
   opt.codegen.tvm_output_names = a.output_names == "tvm";
+  opt.mlip.mcpu = a.mcpu;
+  mlip::target_info(a.mcpu);
+  try {
+    size_t used = 0;
+    opt.mlip.num_tiles = std::stoi(a.num_tiles, &used);
+    if (used != a.num_tiles.size()) throw std::invalid_argument("trailing text");
+  } catch (const std::exception&) {
+    fail("--target-mrvl-num_tiles '{}' is not supported (allowed: 1, 2, 4, 8)", a.num_tiles);
+  }
+  mlip::parse_mattr(a.mattr, opt.mlip);
+  mlip::validate_options(opt.mlip);
 
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   driver::CompileResult r = driver::compile_model(a.model, opt);
@@ -62,6 +77,15 @@ void run_compile(const CompileArgs& a) {
              m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
              m.plan.algorithm);
   fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+  if (!r.target.mlip) return;
+  int cpu = 0;
+  for (const Node& n : r.graph.nodes) cpu += n.attrs.has("mlip_reason") ? 1 : 0;
+  fmt::print("  mlip       {} region(s) on {} x {} tile(s), {} node(s) left on the CPU ({} mode)\n", r.mlip.regions.size(),
+             opt.mlip.mcpu, opt.mlip.num_tiles, cpu, opt.mlip.hardware ? "hw" : "sim");
+  for (const auto& reg : r.mlip.regions)
+    fmt::print("    {}: {} layers, {} est. cycles, OCM {} bytes/tile, scratch {} bytes, weights pinned: {}\n", reg.name,
+               reg.layers.size(), with_commas(reg.est_cycles), with_commas(reg.ocm_size), with_commas(reg.scratch_size),
+               reg.pinned.empty() ? "none" : fmt::format("{} layer(s), {} bytes", reg.pinned.size(), with_commas(reg.pinned_bytes)));
 }
 
 }  // namespace
@@ -79,6 +103,10 @@ void add_compile(CLI::App& app) {
                 "greedy_by_size, greedy_by_conflicts, hill_climb (default) or linear");
   c->add_option("--output-names", args->output_names,
                 "onnx: struct members named after the model's outputs (default); tvm: output, output0, ...");
+  c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
+  c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
+  c->add_option("--target-mrvl-mattr", args->mattr,
+                "\"sim|hw -quantize=fp16 -wb_pin_ocm=0|1\" (default \"sim -quantize=fp16 -wb_pin_ocm=0\")");
   c->callback([args] { run_compile(*args); });
 }
 

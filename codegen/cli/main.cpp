@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   });
   mlipc::cli::add_compile(app);
   mlipc::cli::add_run(app);
+  mlipc::cli::add_inspect(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,6 +1,7 @@
 // mlipc run model.tar --inputs in.npz [--outputs out.npz] [--print-top N] [--profile]
 #include <algorithm>
 #include <memory>
+#include <map>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -37,6 +38,63 @@ void print_top(const io::NamedTensors& outs, int k) {
   for (size_t i = 0; i < n; ++i) fmt::print("  #{}  index {:>5}  value {:.6g}\n", i + 1, idx[i], v[idx[i]]);
 }
 
+std::string join_names(const nlohmann::json& list, size_t max_len = 48) {
+  std::string s;
+  for (const auto& o : list) s += (s.empty() ? "" : ", ") + o.get<std::string>();
+  if (s.size() > max_len) s = s.substr(0, max_len - 3) + "...";
+  return s;
+}
+
+// One row per layer: region (or cpu), MLIP layer or CPU op, ONNX source
+// nodes, MACs, estimated MLIP cycles, measured host time.
+void print_profile(const mlf::Metadata& md, const host::RunResult& r) {
+  using nlohmann::json;
+  const json& layers = md.extra.value("mlipc", json::object()).value("layers", json::array());
+  const json& mlip = md.extra.value("mlip", json::object());
+  std::map<std::string, std::pair<int, json>> regions;
+  int ri = 0;
+  if (mlip.contains("regions"))
+    for (const auto& reg : mlip["regions"]) regions[reg["name"].get<std::string>()] = {ri++, reg};
+  std::map<std::pair<int, int>, host::MlipLayerTime> stats;
+  for (const auto& m : r.mlip_layers) stats[{m.region, m.layer}] = m;
+  fmt::print("profile (one run; MLIP cycles from the cycle model, host time measured):\n");
+  fmt::print("  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10}\n", "region", "layer / op", "ONNX nodes", "MACs",
+             "est. cycles", "host us");
+  uint64_t total_cycles = 0;
+  for (size_t k = 0; k < layers.size(); ++k) {
+    const json& l = layers[k];
+    double host_ns = k < r.layers.size() ? r.layers[k].ns : 0.0;
+    auto it = regions.find(l.value("node", ""));
+    if (it == regions.end()) {
+      fmt::print("  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", "cpu", l["op"].get<std::string>(),
+                 join_names(l["onnx_nodes"]), "-", "-", host_ns / 1000.0);
+      continue;
+    }
+    const auto& [index, reg] = it->second;
+    int j = 0;
+    for (const auto& ml : reg["layers"]) {
+      const host::MlipLayerTime* st = stats.count({index, j}) ? &stats[{index, j}] : nullptr;
+      uint64_t cycles = st ? static_cast<uint64_t>(st->cycles) : ml["est_cycles"].get<uint64_t>();
+      total_cycles += cycles;
+      fmt::print("  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", reg["name"].get<std::string>(),
+                 ml["kind"].get<std::string>(), join_names(ml["onnx_nodes"]), with_commas(ml["macs"].get<uint64_t>()),
+                 with_commas(cycles), st ? st->ns / 1000.0 : 0.0);
+      ++j;
+    }
+    if (!reg["pinned_layers"].empty() && stats.count({index, j}))
+      fmt::print("  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", reg["name"].get<std::string>(), "load_weights",
+                 "(once, at load)", "-", with_commas(static_cast<uint64_t>(stats[{index, j}].cycles)),
+                 stats[{index, j}].ns / 1000.0);
+  }
+  fmt::print("  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", "total", "", "", "", with_commas(total_cycles),
+             r.total_ns / 1000.0);
+  if (!mlip.empty()) {
+    double mhz = mlip["target"].value("clock_mhz", 1000.0);
+    fmt::print("  estimated MLIP time {:.1f} us at {:.0f} MHz ({} on {} tile(s))\n", total_cycles / mhz, mhz,
+               mlip["mcpu"].get<std::string>(), mlip["num_tiles"].get<int>());
+  }
+}
+
 void run_run(const RunArgs& a) {
   host::HostModel model = host::HostModel::build(a.tarball);
   io::NamedTensors inputs;
@@ -48,11 +106,7 @@ void run_run(const RunArgs& a) {
   if (a.print_top > 0) print_top(r.outputs, a.print_top);
   if (a.outputs.empty() && a.print_top <= 0)
     for (const auto& [name, t] : r.outputs) fmt::print("output '{}' {} {}\n", name, dtype_name(t.dtype()), shape_str(t.shape()));
-  if (a.profile) {
-    fmt::print("profile (host time of one run):\n  {:>5}  {:>12}\n", "layer", "host us");
-    for (const auto& l : r.layers) fmt::print("  {:>5}  {:>12.1f}\n", l.layer, l.ns / 1000.0);
-    fmt::print("  total  {:>12.1f}\n", r.total_ns / 1000.0);
-  }
+  if (a.profile) print_profile(model.metadata(), r);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "mlf/archive.h"
 #include "mlf/metadata.h"
 #include "mlf/params.h"
+#include "passes/partition.h"
 #include "passes/passes.h"
 #include "resources/resources.h"
 #include "support/error.h"
@@ -24,6 +25,47 @@ void add_runtime_files(std::map<std::string, std::string>& files) {
     files["templates/" + std::string(r.path.substr(14))] = std::string(r.content);
 }
 
+passes::PartitionCaps partition_caps(const mlip::Options& o) {
+  const mlip::TargetInfo& t = mlip::target_info(o.mcpu);
+  passes::PartitionCaps caps;
+  caps.mcpu = t.mcpu;
+  caps.max_kernel = t.max_kernel;
+  caps.max_stride = t.max_stride;
+  caps.dilation = t.dilation;
+  caps.ocm_work_bytes = o.wb_pin_ocm ? t.ocm_bytes / 2 : t.ocm_bytes;
+  return caps;
+}
+
+nlohmann::json layer_table(const CompileResult& r) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; i < r.module.layers.size(); ++i) {
+    const c::Layer& l = r.module.layers[i];
+    layers.push_back({{"index", i}, {"function", l.function}, {"op", l.op}, {"onnx_nodes", l.origins},
+                      {"node", r.graph.nodes[static_cast<size_t>(l.node)].name}});
+  }
+  return layers;
+}
+
+nlohmann::json mlip_metadata(const CompileResult& r, const mlip::Options& o) {
+  const mlip::TargetInfo& t = mlip::target_info(o.mcpu);
+  nlohmann::json cpu = nlohmann::json::array();
+  for (const Node& n : r.graph.nodes)
+    if (n.attrs.has("mlip_reason"))
+      cpu.push_back({{"node", n.name}, {"op", n.op}, {"onnx_nodes", n.origins}, {"reason", n.attrs.get_string("mlip_reason")}});
+  return {{"mcpu", o.mcpu},
+          {"num_tiles", o.num_tiles},
+          {"mode", o.hardware ? "hw" : "sim"},
+          {"quantize", o.quantize},
+          {"wb_pin_ocm", o.wb_pin_ocm},
+          {"target", {{"tiles", t.max_tiles}, {"ocm_bytes_per_tile", t.ocm_bytes}, {"ocm_page_bytes", t.ocm_page},
+                      {"dma_align_bytes", t.dma_align}, {"macs_per_cycle", t.macs_per_cycle},
+                      {"dma_bytes_per_cycle", t.dma_bytes_per_cycle}, {"eltwise_per_cycle", t.eltwise_per_cycle},
+                      {"cmd_overhead_cycles", t.cmd_overhead_cycles}, {"clock_mhz", t.clock_mhz},
+                      {"sources", t.sources}}},
+          {"regions", r.mlip.metadata()},
+          {"cpu_nodes", cpu}};
+}
+
 mlf::TensorInfo tensor_info(const c::IoInfo& io) { return {io.name, io.dtype, io.shape, io.size_bytes}; }
 
 }  // namespace
@@ -31,7 +73,7 @@ mlf::TensorInfo tensor_info(const c::IoInfo& io) { return {io.name, io.dtype, io
 CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options) {
   CompileResult r;
   r.target = parse_target(options.target);
-  if (r.target.mlip) fail("--target '{}': the MLIP backend is not available in this build", options.target);
+  if (r.target.mlip) mlip::validate_options(options.mlip);
   if (!c::valid_module_name(options.codegen.module_name))
     fail("--module-name '{}' is not a C identifier (letters, digits, '_'; not starting with a digit)",
          options.codegen.module_name);
@@ -40,9 +82,12 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   r.onnx_nodes = r.graph.source_nodes;
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
+  passes::fuse_pad(r.graph);
+  if (r.target.mlip) passes::partition(r.graph, partition_caps(options.mlip));
   passes::fuse_activation(r.graph);
   passes::materialize_outputs(r.graph);
   infer_shapes(r.graph);
+  if (r.target.mlip) r.mlip = mlip::lower_regions(r.graph, options.mlip);
 
   c::CodegenOptions cg = options.codegen;
   cg.generator = version_string();
@@ -50,6 +95,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
 
   const std::string& m = cg.module_name;
   r.files = r.module.files;
+  for (const auto& [path, content] : r.mlip.files) r.files[path] = content;
   r.files["src/" + m + ".graph"] = graph_to_text(r.graph);
   r.files["parameters/" + m + ".params"] = mlf::write_params(r.module.constants);
   add_runtime_files(r.files);
@@ -68,7 +114,15 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
       {"target", r.target.text},
       {"memory_planner", r.module.plan.algorithm},
       {"workspace_lower_bound_bytes", r.module.workspace_lower_bound},
-      {"layers", r.module.layers.size()},
+      {"layers", layer_table(r)},
+      {"memory_plan", [&] {
+         nlohmann::json plan = nlohmann::json::array();
+         const auto& bufs = r.module.liveness.buffers;
+         for (size_t i = 0; i < bufs.size(); ++i)
+           plan.push_back({{"name", bufs[i].name}, {"offset", r.module.plan.offsets[i]}, {"size", bufs[i].size},
+                           {"first", bufs[i].first}, {"last", bufs[i].last}});
+         return plan;
+       }()},
       {"onnx_nodes", r.onnx_nodes},
       {"input_members", [&] {
          std::vector<std::string> v;
@@ -81,6 +135,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
          return v;
        }()},
   };
+  if (r.target.mlip) md.extra["mlip"] = mlip_metadata(r, options.mlip);
   r.files["metadata.json"] = mlf::metadata_to_json(md);
   return r;
 }

@@ -10,6 +10,8 @@
 #include "driver/target.h"
 #include "frontend/onnx_import.h"
 #include "ir/graph.h"
+#include "mlip/backend.h"
+#include "mlip/target.h"
 
 namespace mlipc::driver {
 
@@ -17,6 +19,7 @@ struct CompileOptions {
   std::string target = "c";
   frontend::ImportOptions import;
   c::CodegenOptions codegen;
+  mlip::Options mlip;  // --target-mrvl-* (used with "mrvl, c")
 };
 
 struct CompileResult {
@@ -24,6 +27,7 @@ struct CompileResult {
   int onnx_nodes = 0;  // nodes in the ONNX file
   Target target;
   c::CModule module;
+  mlip::MlipResult mlip;  // empty for --target c
   std::map<std::string, std::string> files;  // the MLF tarball's content
 };
 

@@ -41,19 +41,41 @@ std::string compiler() {
   return cc && *cc ? cc : "cc";
 }
 
-std::string render_main(const std::string& module) {
+// The driver declares the stats arrays of every MLIP region, found through
+// metadata.json: the layer table names each region's C function.
+std::string render_main(const mlf::Metadata& md) {
   kainjow::mustache::mustache tmpl{std::string(resources::get("templates/host/main.c"))};
+  tmpl.set_custom_escape([](const std::string& s) { return s; });
   kainjow::mustache::data d;
-  d.set("module", module);
+  d.set("module", md.module_name);
+  kainjow::mustache::data regions{kainjow::mustache::data::type::list};
+  const nlohmann::json& mlip = md.extra.value("mlip", nlohmann::json::object());
+  const nlohmann::json& layers = md.extra.value("mlipc", nlohmann::json::object()).value("layers", nlohmann::json::array());
+  if (mlip.contains("regions")) {
+    int index = 0;
+    for (const auto& reg : mlip["regions"]) {
+      std::string function;
+      for (const auto& l : layers)
+        if (l.value("node", "") == reg.value("name", "")) function = l.value("function", "");
+      if (function.empty()) fail("metadata.json: MLIP region '{}' has no C function", reg.value("name", ""));
+      size_t n = reg["layers"].size() + (reg["pinned_layers"].empty() ? 0 : 1);
+      kainjow::mustache::data r;
+      r.set("symbol", function + "_stats");
+      r.set("num_layers", std::to_string(n));
+      r.set("index", std::to_string(index++));
+      regions.push_back(r);
+    }
+  }
+  d.set("regions", regions);
   return tmpl.render(d);
 }
 
-void build_into(const fs::path& dir, const std::string& tar_bytes, const std::string& cc, const std::string& module) {
+void build_into(const fs::path& dir, const std::string& tar_bytes, const std::string& cc, const mlf::Metadata& md) {
   TempDir scratch("mlipc-tar");
   fs::path tar = scratch.path() / "model.tar";
   write_file(tar, tar_bytes);
   mlf::extract_tar(tar, dir);
-  write_file(dir / "host_main.c", render_main(module));
+  write_file(dir / "host_main.c", render_main(md));
   std::vector<std::string> argv = {cc};
   argv.insert(argv.end(), kCFlags.begin(), kCFlags.end());
   argv.push_back("-Icodegen/host/include");
@@ -94,6 +116,13 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
     if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json)", tarball.string());
     m.metadata_ = mlf::metadata_from_json(it->second);
   }
+  // A tarball bound to the hardware backend has no simulator to fall back
+  // on: say so instead of pretending to run it.
+  const nlohmann::json& mlip = m.metadata_.extra.value("mlip", nlohmann::json::object());
+  if (mlip.value("mode", "sim") == "hw")
+    fail("{}: compiled for the MLIP hardware (-mattr=hw); it runs only where a device driver is registered. "
+         "Host emulation needs a tarball compiled with --target-mrvl-mattr=\"sim ...\"",
+         tarball.string());
   const std::string cc = options.cc.empty() ? compiler() : options.cc;
   std::string key_text = bytes + "\n" + cc;
   for (const std::string& f : kCFlags) key_text += " " + f;
@@ -111,7 +140,7 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
   try {
     fs::create_directories(staging);
-    build_into(staging, bytes, cc, m.metadata_.module_name);
+    build_into(staging, bytes, cc, m.metadata_);
     std::error_code ec;
     fs::rename(staging, m.dir_, ec);
     if (ec && !fs::exists(m.exe_)) fail("cannot store the build in {}: {}", m.dir_.string(), ec.message());
@@ -177,6 +206,10 @@ RunResult HostModel::run(const io::NamedTensors& inputs) const {
       LayerTime lt{};
       lines >> lt.layer >> lt.ns;
       result.layers.push_back(lt);
+    } else if (tag == "mlipc-mlip-layer") {
+      MlipLayerTime mt{};
+      lines >> mt.region >> mt.layer >> mt.cycles >> mt.ns;
+      result.mlip_layers.push_back(mt);
     }
   }
   return result;

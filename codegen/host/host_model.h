@@ -23,10 +23,18 @@ struct LayerTime {
   double ns;
 };
 
+struct MlipLayerTime {
+  int region;  // index in metadata's mlip.regions
+  int layer;   // index in that region's layers (the last may be load_weights)
+  double cycles;
+  double ns;
+};
+
 struct RunResult {
   io::NamedTensors outputs;  // in model order, keyed by the model's output names
   double total_ns = 0;
   std::vector<LayerTime> layers;
+  std::vector<MlipLayerTime> mlip_layers;
 };
 
 class HostModel {

@@ -28,6 +28,8 @@ struct Value {
   size_t nbytes() const { return static_cast<size_t>(numel(shape)) * dtype_size(dtype); }
 };
 
+class Graph;
+
 struct Node {
   std::string op;    // ONNX op type, or an internal op ("mlipc.Copy", ...)
   std::string name;  // unique node name: the ONNX name, or "<op>_<k>" when the model has none
@@ -35,6 +37,9 @@ struct Node {
   std::vector<ValueId> inputs;       // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   Attrs attrs;
+  // A sub-graph the node stands for (an accelerator region): its inputs and
+  // outputs correspond, in order, to this node's first inputs and outputs.
+  std::shared_ptr<const Graph> body;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != kNoValue; }
   // "node 'name' (Op)": how diagnostics name a node.

@@ -13,6 +13,10 @@ void simplify(Graph& g);
 // when all parameters are constants and the BatchNorm is its only reader.
 void fold_batchnorm(Graph& g);
 
+// Merges a Pad that only adds zeros around the spatial axes into the
+// padding of the Conv that reads it.
+void fuse_pad(Graph& g);
+
 // Fuses Relu, LeakyRelu, Clip, Sigmoid and Tanh into the producing Conv,
 // Gemm, MatMul, Add/Sub/Mul/Div or BatchNormalization.
 void fuse_activation(Graph& g);

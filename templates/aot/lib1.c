@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
+{{kernel_includes}}
 #ifdef MLIP_PROFILE
 #include "mlip/platform.h"
 #define MLIP_LAYER_BEGIN(k) mlip_platform_layer_begin(k)

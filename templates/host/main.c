@@ -3,6 +3,7 @@
  * raw output files and prints timing lines for mlipc to parse:
  *   mlipc-total-ns <ns>          one run, whole model
  *   mlipc-layer <k> <ns>         one run, layer k
+ *   mlipc-mlip-layer <r> <k> <cycles> <ns>   MLIP region r, its layer k
  * Usage: host <input files...> <output files...> (model order).
  * Unlike the runtime, this program may use stdio and malloc: it is the
  * host's test harness, not part of the firmware. */
@@ -14,7 +15,13 @@
 
 #include "mlip/model.h"
 #include "mlip/platform.h"
+#include "mlip/region.h"
 #include "tvmgen_{{module}}.h"
+
+/* Per-layer counters of the model's MLIP regions (estimated cycles, host time). */
+{{#regions}}
+extern mlip_layer_stats {{symbol}}[{{num_layers}}];
+{{/regions}}
 
 #define MAX_LAYERS 65536
 static uint64_t layer_ns[MAX_LAYERS];
@@ -117,6 +124,11 @@ int main(int argc, char** argv) {
   }
   printf("mlipc-total-ns %llu\n", (unsigned long long)(t1 - t0));
   for (k = 0; k <= max_layer; ++k) printf("mlipc-layer %d %llu\n", (int)k, (unsigned long long)layer_ns[k]);
+{{#regions}}
+  for (k = 0; k < {{num_layers}}; ++k)
+    printf("mlipc-mlip-layer {{index}} %d %llu %llu\n", (int)k, (unsigned long long){{symbol}}[k].cycles,
+           (unsigned long long){{symbol}}[k].host_ns);
+{{/regions}}
   for (k = 0; k < n; ++k) free(data[k]);
   free(tensors);
   free(shapes);

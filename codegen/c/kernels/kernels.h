@@ -9,4 +9,7 @@ namespace mlipc::c::kernels {
 #include "c/kernels/kernel_list.inc"
 #undef MLIPC_KERNEL
 
+// An accelerator region (codegen/mlip): calls the runtime's mlip_region_run.
+void prepare_MlipRegion(const Graph& g, const Node& n, KernelSpec& spec);
+
 }  // namespace mlipc::c::kernels

@@ -11,4 +11,8 @@ namespace mlipc::ops {
 #include "ir/ops/op_list.inc"
 #undef MLIPC_OP
 
+// Internal operators (names that are not C identifiers).
+void infer_MlipRegion(InferContext&);
+void eval_MlipRegion(EvalContext&);
+
 }  // namespace mlipc::ops

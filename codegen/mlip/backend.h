@@ -1,0 +1,49 @@
+// The MLIP backend: every "mlip.Region" node of the graph becomes a command
+// buffer. The node then reads the buffer as its last (constant) input and
+// writes its DDR scratch as its last output, so the C backend emits the call
+// and the memory planner places the scratch in the same arena as the CPU's
+// tensors.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/graph.h"
+#include "mlip/target.h"
+
+namespace mlipc::mlip {
+
+struct LayerReport {
+  std::string name, kind, composite;
+  std::vector<std::string> origins;
+  uint64_t macs = 0, est_cycles = 0;
+  std::string split;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  int64_t passes = 0;
+  bool pinned = false;
+};
+
+struct RegionReport {
+  std::string name;
+  std::vector<std::string> inputs, outputs;
+  std::vector<LayerReport> layers;
+  std::vector<uint32_t> ocm_used;  // per tile, working + pinned bytes
+  uint32_t ocm_size = 0, pinned_offset = 0, scratch_size = 0;
+  std::vector<std::string> pinned, streamed;  // layer names by weight placement
+  uint64_t pinned_bytes = 0, weight_bytes = 0;
+  uint64_t est_cycles = 0;
+  size_t bin_size = 0;
+};
+
+struct MlipResult {
+  std::vector<RegionReport> regions;
+  std::map<std::string, std::string> files;  // mlip/<region>.bin, -nodes.json, -consts.json
+  nlohmann::json metadata() const;           // the "mlip" key of metadata.json
+};
+
+MlipResult lower_regions(Graph& g, const Options& options);
+
+}  // namespace mlipc::mlip

@@ -1,0 +1,72 @@
+// A region on its way to a command buffer: DDR tensors, layers (composites
+// in NHWC/OHWI form with fp16 weights), and finally commands per tile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlip/cmdbuf.h"
+
+namespace mlipc::mlip {
+
+// A tensor the region reads or writes in DDR.
+struct RTensor {
+  std::string name;
+  enum Home { Input, Output, Scratch } home = Scratch;
+  int index = 0;               // binding number for Input/Output
+  int64_t h = 1, w = 1, c = 1; // NHWC dims (batch 1); a 2-D [1, K] tensor is h = w = 1, c = K
+  bool planar = false;         // fp32 NCHW (region inputs/outputs) rather than fp16 NHWC
+  bool flat = false;           // a [1, C*H*W] view of an NHWC tensor (bytes in h, w, c order)
+  int alias_of = -1;           // shares the bytes of another tensor (flatten)
+  uint32_t offset = 0;         // in SCRATCH, once planned
+  int64_t elems() const { return h * w * c; }
+  int64_t bytes() const { return elems() * (planar ? 4 : 2); }
+};
+
+struct Activation {
+  uint32_t kind = MLIP_ACT_NONE;
+  float lo = 0.0f, hi = 0.0f;
+};
+
+// One MLIP layer: a composite of ONNX nodes.
+struct RLayer {
+  uint32_t kind = 0;                 // MLIP_LAYER_*
+  std::string name;                  // the main ONNX node's name
+  std::string composite;             // "mrvl.conv2d_nhwc2nhwc", ...
+  std::vector<std::string> origins;  // every ONNX node it stands for
+  std::vector<int> inputs;           // RTensor indices
+  int output = -1;
+  // Window geometry (conv, pools).
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
+  int64_t groups = 1;
+  bool count_include_pad = false;
+  Activation act;
+  // Weights in the WEIGHTS section: fp16 OHWI (conv) or [out][in] (fc); fp32 bias.
+  int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
+  std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)
+  uint64_t macs = 0;
+};
+
+// A command as the planner builds it: the encoded record plus where the
+// pinned-weights base must be added once the pinned range is placed.
+struct RCommand {
+  mlip_cmd cmd{};
+  std::vector<int> pinned_words;  // w[] indices holding an offset relative to the pinned base
+};
+
+struct TileSplit {
+  std::string how;  // "rows", "channels", "elements", "positions"
+  std::vector<std::pair<int64_t, int64_t>> ranges;  // per tile
+};
+
+struct LayerPlan {
+  std::vector<RCommand> commands;  // all tiles, in order, ending with a barrier
+  TileSplit split;
+  uint64_t est_cycles = 0;
+  std::vector<uint32_t> ocm_used;  // per tile, working area bytes
+  bool pinned = false;             // weights come from the pinned range
+  int64_t passes = 0;
+};
+
+}  // namespace mlipc::mlip

@@ -1,0 +1,48 @@
+// The MLIP target table: what is known about each processor (from DPDK's
+// cnxk ML driver) and what this project models (docs/mlip-spec.md section 5),
+// plus the tvmc-style target options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlipc::mlip {
+
+struct TargetInfo {
+  std::string mcpu;        // "cn10ka", "cnf10kb"
+  uint32_t mcpu_code;      // MLIP_MCPU_*
+  int max_tiles;           // tiles on the chip
+  uint32_t ocm_bytes;      // OCM per tile
+  uint32_t ocm_page;       // allocation granule of the pinned range
+  uint32_t dma_align;      // OCM buffer alignment
+  uint32_t macs_per_cycle; // fp16, per tile (modeled)
+  uint32_t dma_bytes_per_cycle;
+  uint32_t eltwise_per_cycle;
+  uint32_t cmd_overhead_cycles;
+  uint32_t clock_mhz;
+  int max_kernel;          // largest kernel side a layer may use (modeled)
+  int max_stride;
+  bool dilation;
+  std::vector<std::string> sources;  // which of the above are public facts
+};
+
+// Throws Error listing the choices for an unknown mcpu.
+const TargetInfo& target_info(const std::string& mcpu);
+const std::vector<TargetInfo>& all_targets();
+
+struct Options {
+  std::string mcpu = "cn10ka";
+  int num_tiles = 8;
+  bool hardware = false;   // -mattr=hw
+  std::string quantize = "fp16";
+  bool wb_pin_ocm = false;
+};
+
+// Parses --target-mrvl-mattr, e.g. "sim -quantize=fp16 -wb_pin_ocm=1".
+// Unknown or malformed words are one-line errors listing the allowed values.
+void parse_mattr(const std::string& mattr, Options& options);
+// Checks num_tiles (1, 2, 4, 8, at most the chip's tiles) and mcpu.
+void validate_options(const Options& options);
+
+}  // namespace mlipc::mlip

@@ -1,0 +1,35 @@
+/* Per-layer counters of region {{region}}: estimated MLIP cycles and host
+ * time, read by profilers (mlipc run --profile). */
+mlip_layer_stats {{fn}}_stats[{{num_layers}}];
+static mlip_region_state {{fn}}_state;
+{{^hw}}
+/* The simulator's on-chip memory: every tile's OCM, sized by the compiler. */
+static uint8_t {{fn}}_ocm[{{ocm_bytes}}] MLIP_ALIGNED(16);
+{{/hw}}
+
+static int32_t {{fn}}(const uint8_t* cmdbuf, {{#ins}}const {{t}}* {{var}}, {{/ins}}{{#outs}}{{t}}* {{var}}, {{/outs}}uint8_t* scratch) {
+  void* inputs[{{num_inputs}}];
+  void* outputs[{{num_outputs}}];
+  mlip_region region;
+{{#ins}}
+  inputs[{{index}}] = (void*){{var}};
+{{/ins}}
+{{#outs}}
+  outputs[{{index}}] = (void*){{var}};
+{{/outs}}
+  region.name = "{{region}}";
+  region.cmdbuf = cmdbuf;
+  region.cmdbuf_size = {{cmdbuf_bytes}}u;
+{{#hw}}
+  region.ocm = 0;
+  region.ocm_capacity = 0;
+{{/hw}}
+{{^hw}}
+  region.ocm = {{fn}}_ocm;
+  region.ocm_capacity = {{ocm_bytes}}u;
+{{/hw}}
+  region.stats = {{fn}}_stats;
+  region.stats_capacity = {{num_layers}}u;
+  region.state = &{{fn}}_state;
+  return mlip_region_run(&region, inputs, {{num_inputs}}u, outputs, {{num_outputs}}u, scratch, {{scratch_bytes}}u);
+}
