@@ -1,0 +1,123 @@
+#include <limits>
+#include <optional>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "frontend/onnx_import.h"
+#include "support/error.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+
+namespace mlipc {
+namespace {
+
+using test::ints;
+using test::OnnxBuilder;
+using ::testing::HasSubstr;
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+TensorData i64(const ints& v) { return TensorData::from<int64_t>({static_cast<int64_t>(v.size())}, v); }
+
+// Slice of a constant 0..n-1 tensor (folded); returns the folded output.
+TensorData sliced(const Shape& shape, const ints& starts, const ints& ends, std::optional<ints> axes,
+                  std::optional<ints> steps) {
+  OnnxBuilder b;
+  std::vector<int32_t> iota(static_cast<size_t>(numel(shape)));
+  for (size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<int32_t>(i);
+  b.initializer("d", TensorData::from<int32_t>(shape, iota));
+  b.initializer("s", i64(starts)).initializer("e", i64(ends));
+  std::vector<std::string> ins = {"d", "s", "e"};
+  if (axes) b.initializer("a", i64(*axes));
+  if (steps) b.initializer("t", i64(*steps));
+  ins.push_back(axes ? "a" : "");
+  ins.push_back(steps ? "t" : "");
+  b.node("Slice", ins, {"y"});
+  b.output("y");
+  Graph g = frontend::import_onnx(b.save(test::scratch_dir(), "slice.onnx"));
+  EXPECT_TRUE(g.nodes.empty());
+  return *g.value(g.outputs[0].value).constant;
+}
+
+TensorData i32(const Shape& shape, const std::vector<int32_t>& v) { return TensorData::from<int32_t>(shape, v); }
+
+std::string slice_error(const Shape& shape, const ints& starts, const ints& ends, std::optional<ints> axes,
+                        std::optional<ints> steps) {
+  try {
+    sliced(shape, starts, ends, axes, steps);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Slice, Basic) {
+  EXPECT_EQ(sliced({5}, {1}, {3}, std::nullopt, std::nullopt), i32({2}, {1, 2}));
+  EXPECT_EQ(sliced({3, 4}, {0, 1}, {2, 3}, std::nullopt, std::nullopt), i32({2, 2}, {1, 2, 5, 6}));
+  EXPECT_EQ(sliced({3, 4}, {1}, {kMax}, ints{-1}, std::nullopt), i32({3, 3}, {1, 2, 3, 5, 6, 7, 9, 10, 11}));
+  EXPECT_EQ(sliced({6}, {0}, {6}, ints{0}, ints{2}), i32({3}, {0, 2, 4}));
+  EXPECT_EQ(sliced({7}, {1}, {6}, ints{0}, ints{2}), i32({3}, {1, 3, 5}));
+}
+
+TEST(Slice, NegativeAndOutOfRangeBoundsAreClamped) {
+  EXPECT_EQ(sliced({5}, {-3}, {-1}, std::nullopt, std::nullopt), i32({2}, {2, 3}));
+  EXPECT_EQ(sliced({5}, {-100}, {100}, std::nullopt, std::nullopt), i32({5}, {0, 1, 2, 3, 4}));
+  EXPECT_EQ(sliced({5}, {10}, {20}, std::nullopt, std::nullopt), i32({0}, {}));
+  EXPECT_EQ(sliced({5}, {3}, {1}, std::nullopt, std::nullopt), i32({0}, {}));
+  EXPECT_EQ(sliced({5}, {kMin}, {kMax}, std::nullopt, std::nullopt), i32({5}, {0, 1, 2, 3, 4}));
+}
+
+TEST(Slice, NegativeSteps) {
+  // The exporters' reversal idiom: start -1, end INT64_MIN(+1), step -1.
+  EXPECT_EQ(sliced({4}, {-1}, {kMin + 1}, ints{0}, ints{-1}), i32({4}, {3, 2, 1, 0}));
+  EXPECT_EQ(sliced({4}, {-1}, {kMin}, ints{0}, ints{-1}), i32({4}, {3, 2, 1, 0}));
+  EXPECT_EQ(sliced({5}, {100}, {0}, ints{0}, ints{-2}), i32({2}, {4, 2}));  // start clamps to dim - 1
+  EXPECT_EQ(sliced({5}, {3}, {-100}, ints{0}, ints{-3}), i32({2}, {3, 0}));
+  EXPECT_EQ(sliced({2, 3}, {-1, 2}, {kMin, 0}, ints{0, 1}, ints{-1, -1}), i32({2, 2}, {5, 4, 2, 1}));
+  EXPECT_EQ(sliced({5}, {1}, {3}, ints{0}, ints{-1}), i32({0}, {}));
+  EXPECT_EQ(sliced({5}, {4}, {0}, ints{0}, ints{kMin}), i32({1}, {4}));  // huge steps do not overflow
+  EXPECT_EQ(sliced({5}, {0}, {5}, ints{0}, ints{kMax}), i32({1}, {0}));
+}
+
+TEST(Slice, Errors) {
+  EXPECT_THAT(slice_error({5}, {0}, {1}, ints{0}, ints{0}), HasSubstr("steps entry 0 is 0; steps must be non-zero"));
+  EXPECT_THAT(slice_error({5}, {0, 0}, {1}, std::nullopt, std::nullopt), HasSubstr("starts has 2 entries but ends has 1"));
+  EXPECT_THAT(slice_error({5}, {0}, {1}, ints{1}, std::nullopt), HasSubstr("axes entry 1 is out of range for rank 1"));
+  EXPECT_THAT(slice_error({3, 3}, {0, 0}, {1, 1}, ints{0, -2}, std::nullopt), HasSubstr("axes name axis 0 twice"));
+
+  OnnxBuilder b;  // bounds computed at run time
+  b.input("x", DType::Float32, {4}).input("s", DType::Int64, {1});
+  b.initializer("e", i64({3}));
+  b.node("Slice", {"x", "s", "e"}, {"y"}).output("y");
+  try {
+    frontend::import_onnx(b.save(test::scratch_dir(), "slice_rt.onnx"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("input #1 ('s', starts) must be a constant known at compile time"));
+  }
+}
+
+TEST(Slice, Opset9AttributeForm) {
+  OnnxBuilder b(9);
+  b.initializer("d", i32({2, 3}, {0, 1, 2, 3, 4, 5}));
+  b.node("Slice", {"d"}, {"y"}, {{"starts", ints{1}}, {"ends", ints{3}}, {"axes", ints{1}}});
+  b.output("y");
+  Graph g = frontend::import_onnx(b.save(test::scratch_dir(), "slice9.onnx"));
+  EXPECT_EQ(*g.value(g.outputs[0].value).constant, i32({2, 2}, {1, 2, 4, 5}));
+}
+
+TEST(Slice, ReferenceOnRuntimeData) {
+  OnnxBuilder b;
+  b.input("x", DType::Int32, {3, 4});
+  b.initializer("s", i64({-1, 0})).initializer("e", i64({kMin, 4})).initializer("a", i64({0, 1}));
+  b.initializer("t", i64({-2, 3}));
+  b.node("Slice", {"x", "s", "e", "a", "t"}, {"y"}).output("y");
+  io::NamedTensors out = test::reference_run(b.save(test::scratch_dir(), "slice_ref.onnx"),
+                                             {{"x", i32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}});
+  EXPECT_EQ(out[0].second, i32({2, 2}, {8, 11, 0, 3}));
+}
+
+}  // namespace
+}  // namespace mlipc
