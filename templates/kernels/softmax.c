@@ -1,0 +1,27 @@
+static void {{fn}}(const float* x, float* y) {
+  for (int32_t o = 0; o < {{OUTER}}; ++o) {
+    for (int32_t i = 0; i < {{INNER}}; ++i) {
+      const int32_t base = o * ({{N}} * {{INNER}}) + i;
+      float mx = -INFINITY;
+      float sum = 0.0f;
+      int32_t k;
+      for (k = 0; k < {{N}}; ++k) mx = fmaxf(mx, x[base + k * {{INNER}}]);
+      for (k = 0; k < {{N}}; ++k) {
+        const float e = expf(x[base + k * {{INNER}}] - mx);
+{{^log}}
+        y[base + k * {{INNER}}] = e;
+{{/log}}
+        sum += e;
+      }
+{{#log}}
+      {
+        const float ls = logf(sum);
+        for (k = 0; k < {{N}}; ++k) y[base + k * {{INNER}}] = x[base + k * {{INNER}}] - mx - ls;
+      }
+{{/log}}
+{{^log}}
+      for (k = 0; k < {{N}}; ++k) y[base + k * {{INNER}}] /= sum;
+{{/log}}
+    }
+  }
+}
