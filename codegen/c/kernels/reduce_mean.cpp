@@ -1,0 +1,36 @@
+// ReduceMean: nested loops over the kept axes (the output in order), inside
+// them nested loops over the reduced axes, input offsets from baked strides.
+// Same order as the reference in ir/ops/reduce_mean.cpp.
+#include <fmt/format.h>
+
+#include "c/kernels/kernels.h"
+#include "ir/ops/reduce_mean.h"
+
+namespace mlipc::c::kernels {
+
+void prepare_ReduceMean(const Graph& g, const Node& n, KernelSpec& spec) {
+  expect_float(g, n, 0);
+  const ops::ReduceLoops l = ops::reduce_loops(n.attrs, g.value(n.inputs[0]).shape);
+  // One numbering for both nests: s<d> is the input offset after loop d.
+  std::vector<TemplateData> kept, reduced;
+  size_t d = 0;
+  auto add = [&](std::vector<TemplateData>& list, int64_t dim, int64_t stride) {
+    ++d;
+    TemplateData item;
+    item.set("d", std::to_string(d));
+    item.set("p", std::to_string(d - 1));
+    item.set("dim", c_int(dim));
+    item.set("stride", c_int(stride));
+    list.push_back(item);
+  };
+  for (size_t i = 0; i < l.kept_dims.size(); ++i) add(kept, l.kept_dims[i], l.kept_strides[i]);
+  for (size_t i = 0; i < l.reduced_dims.size(); ++i) add(reduced, l.reduced_dims[i], l.reduced_strides[i]);
+  spec.set("r", std::to_string(d));
+  spec.set_list("kept", kept);
+  spec.set_list("reduced", reduced);
+  spec.set("count", c_float(static_cast<float>(l.count)));
+  spec.template_name = "reduce_mean.c";
+  spec.args = {0};
+}
+
+}  // namespace mlipc::c::kernels
