@@ -1,0 +1,22 @@
+/* BatchNormalization (inference), constant parameters: x [N, C, S] ->
+ * y = x * scale + shift per channel, the factors computed at compile time
+ * (scale = gamma / sqrt(var + epsilon), shift = beta - mean * scale). */
+static void {{fn}}(const float* x, float* y) {
+  static const float scale_c[{{C}}] = {
+    {{scale_values}}
+  };
+  static const float shift_c[{{C}}] = {
+    {{shift_values}}
+  };
+  for (int32_t n = 0; n < {{N}}; ++n) {
+    for (int32_t c = 0; c < {{C}}; ++c) {
+      const float* xc = x + (n * {{C}} + c) * {{S}};
+      float* yc = y + (n * {{C}} + c) * {{S}};
+      for (int32_t i = 0; i < {{S}}; ++i) {
+        float v = xc[i] * scale_c[c] + shift_c[c];
+        {{act}}
+        yc[i] = v;
+      }
+    }
+  }
+}
