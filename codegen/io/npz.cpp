@@ -365,6 +365,12 @@ void write_npz(const fs::path& path, const NamedTensors& tensors, bool compresse
       fail("{}: array '{}': {}", where, key, e.what());
     }
   }
+  if (members.empty()) {
+    // libzip writes nothing for an archive without members; numpy writes the
+    // 22-byte end-of-central-directory record alone.
+    write_file_atomic(path, std::string("PK\x05\x06", 4) + std::string(18, '\0'));
+    return;
+  }
   const auto [dos_t, dos_d] = dos_time();
 
   zip_error_t zerr;

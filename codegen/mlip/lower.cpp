@@ -161,6 +161,7 @@ class Lowering {
     else if (n.op == "Concat") concat(n);
     else if (n.op == "Relu" || n.op == "Clip") activation(n);
     else if (n.op == "Flatten" || n.op == "Reshape") flatten(n);
+    else if (n.op == "Transpose") transpose_to_nhwc(n);
     else fail("operator {} cannot run on the MLIP", n.op);
   }
 
@@ -316,15 +317,31 @@ class Lowering {
     vt_[n.outputs[0]] = t;
   }
 
+  // Transpose(0, 2, 3, 1): the NHWC bytes already are the result.
+  void transpose_to_nhwc(const Node& n) {
+    if (n.attrs.get_ints("perm", {}) != std::vector<int64_t>{0, 2, 3, 1}) fail("only NCHW -> NHWC transposes");
+    int in = tensor_of(n.inputs[0]);
+    RTensor t = r_.tensors[in];
+    t.name = g_.value(n.outputs[0]).name;
+    t.hwc_order = true;
+    t.alias_of = t.alias_of >= 0 ? t.alias_of : in;
+    int ti = add_tensor(t);
+    vt_[n.outputs[0]] = ti;
+    view_origins_[ti] = n.origins;
+  }
+
   void flatten(const Node& n) {
     int in = tensor_of(n.inputs[0]);
     RTensor t = r_.tensors[in];
     t.name = g_.value(n.outputs[0]).name;
-    t.flat = true;
+    t.flat = !t.hwc_order;
     t.alias_of = t.alias_of >= 0 ? t.alias_of : in;
     int ti = add_tensor(t);
     vt_[n.outputs[0]] = ti;
-    view_origins_[ti] = n.origins;  // the consuming FC's composite includes the flatten
+    // The consuming FC's composite includes the flatten (and a transpose before it).
+    std::vector<std::string> origins = view_origins_.count(in) ? view_origins_[in] : std::vector<std::string>{};
+    origins.insert(origins.end(), n.origins.begin(), n.origins.end());
+    view_origins_[ti] = origins;
   }
 
   const Graph& g_;

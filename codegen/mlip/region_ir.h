@@ -17,7 +17,9 @@ struct RTensor {
   int index = 0;               // binding number for Input/Output
   int64_t h = 1, w = 1, c = 1; // NHWC dims (batch 1); a 2-D [1, K] tensor is h = w = 1, c = K
   bool planar = false;         // fp32 NCHW (region inputs/outputs) rather than fp16 NHWC
-  bool flat = false;           // a [1, C*H*W] view of an NHWC tensor (bytes in h, w, c order)
+  bool flat = false;           // a [1, C*H*W] view of an NHWC tensor whose ONNX order is c, h, w:
+                               // a dense layer reading it reorders its weights
+  bool hwc_order = false;      // a 4-D tensor whose ONNX order is already h, w, c (after Transpose 0,2,3,1)
   int alias_of = -1;           // shares the bytes of another tensor (flatten)
   uint32_t offset = 0;         // in SCRATCH, once planned
   int64_t elems() const { return h * w * c; }

@@ -118,6 +118,7 @@ std::string mlip_unsupported_reason(const Graph& g, const Node& n, const Partiti
   }
   if (op == "Relu" || op == "Clip") return "";          // decided with the producer
   if (op == "Flatten" || op == "Reshape") return "";    // decided with the consumer
+  if (op == "Transpose") return "";                     // decided with the consumer
   return fmt::format("{} has no MLIP equivalent", op);
 }
 
@@ -168,6 +169,24 @@ void partition(Graph& g, const PartitionCaps& caps) {
     mlip[i] = ok;
     if (!ok) reason[i] = "the MLIP only absorbs a flatten that feeds dense layers";
   }
+  // Transpose NCHW -> NHWC before such a flatten (TensorFlow-style exports)
+  // is the MLIP's own layout: it costs nothing, and the flatten then needs
+  // no weight reordering.
+  for (size_t i = 0; i < n; ++i) {
+    const Node& t = g.nodes[i];
+    if (t.op != "Transpose") continue;
+    const Value& in = g.value(t.inputs[0]);
+    bool ok = in.dtype == DType::Float32 && in.shape.size() == 4 && in.shape[0] == 1 &&
+              t.attrs.get_ints("perm", {}) == std::vector<int64_t>{0, 2, 3, 1};
+    ok = ok && consumers_all(g, consumers, t.outputs[0], [&](const Node& c) {
+           size_t ci = static_cast<size_t>(&c - g.nodes.data());
+           return (c.op == "Flatten" || c.op == "Reshape") && mlip[ci];
+         });
+    mlip[i] = ok;
+    if (!ok) reason[i] = "the MLIP only absorbs a transpose to NHWC that feeds a flatten of a dense layer";
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!mlip[i] && reason[i].empty()) reason[i] = mlip_unsupported_reason(g, g.nodes[i], caps);
 
   // Regions: maximal runs of consecutive supported nodes in the schedule
   // (always convex, so never a cycle through the CPU), split into their
@@ -210,7 +229,7 @@ void partition(Graph& g, const PartitionCaps& caps) {
     i = j;
   }
   for (size_t i = 0; i < n; ++i)
-    if (!mlip[i]) g.nodes[i].attrs.set("mlip_reason", reason[i].empty() ? std::string("not an MLIP operator") : reason[i]);
+    if (!mlip[i]) g.nodes[i].attrs.set("mlip_reason", reason[i]);
   if (regions.empty()) return;
 
   // Replace every region by one node; it takes the place of its first member.

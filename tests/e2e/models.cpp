@@ -15,4 +15,6 @@ const std::vector<ModelCase>& model_cases() {
 
 std::string model_case_name(const ModelCase& m) { return m.name; }
 
+void PrintTo(const ModelCase& m, std::ostream* os) { *os << m.name; }
+
 }  // namespace mlipc::test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,7 @@ const std::vector<ModelCase>& model_cases();
 
 // gtest parameter names.
 std::string model_case_name(const ModelCase& m);
+// How gtest prints a case (and so how ctest names it).
+void PrintTo(const ModelCase& m, std::ostream* os);
 
 }  // namespace mlipc::test

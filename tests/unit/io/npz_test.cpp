@@ -172,6 +172,15 @@ TEST(Npz, EmptyFileIsNotAZip) {
   expect_error([&] { read_npz(dir.path() / "empty.npz"); }, {"empty.npz", "not a zip"});
 }
 
+// numpy.savez() with no arrays writes a 22-byte archive; so do we, and it reads back empty.
+TEST(Npz, EmptyArchiveRoundTrip) {
+  TempDir dir("mlipc-npz-empty");
+  fs::path p = dir.path() / "empty.npz";
+  write_npz(p, {});
+  EXPECT_EQ(read_file(p).size(), 22u);
+  EXPECT_TRUE(read_npz(p).empty());
+}
+
 TEST(Npz, NpyHeaderErrors) {
   auto npy = [](std::string header, std::string data = "", char major = 1) {
     std::string b = "\x93NUMPY";

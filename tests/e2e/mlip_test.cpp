@@ -1,0 +1,210 @@
+// The MLIP target end to end: partitioning of the shared models, fp16
+// accuracy against onnxruntime, bit-identical results for every tile count
+// and weight placement, cycle estimates, mixed MLIP/CPU/MLIP schedules, and
+// the command line around it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "driver/compile.h"
+#include "frontend/tensor_proto.h"
+#include "host/host_model.h"
+#include "mlf/metadata.h"
+#include "models.h"
+#include "support/file_util.h"
+#include "support/process.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+namespace mlipc::test {
+namespace {
+
+// fp16 tolerance against onnxruntime's fp32 outputs (docs/user-guide.md):
+// weights and activations are rounded to binary16 (relative error 2^-11 per
+// rounding), accumulation stays fp32.
+constexpr double kFp16Rtol = 2e-2;
+constexpr double kFp16Atol = 2e-2;
+
+driver::CompileOptions mlip_options(int tiles = 8, bool pin = false, const std::string& mcpu = "cn10ka") {
+  driver::CompileOptions o;
+  o.target = "mrvl, c";
+  o.mlip.num_tiles = tiles;
+  o.mlip.wb_pin_ocm = pin;
+  o.mlip.mcpu = mcpu;
+  return o;
+}
+
+struct Built {
+  driver::CompileResult result;
+  io::NamedTensors outputs;
+  host::RunResult run;
+};
+
+Built build_and_run(const ModelCase& m, const driver::CompileOptions& opt, const std::string& tag) {
+  Built b;
+  b.result = driver::compile_model(m.dir / "model.onnx", opt);
+  fs::path tar = scratch_dir() / fmt::format("{}_{}.tar", m.name, tag);
+  driver::write_tarball(b.result, tar);
+  host::BuildOptions bo;
+  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::HostModel hm = host::HostModel::build(tar, bo);
+  io::NamedTensors in;
+  for (size_t i = 0; i < b.result.graph.inputs.size(); ++i)
+    in.emplace_back(b.result.graph.inputs[i].name,
+                    frontend::load_tensor_pb(m.dir / fmt::format("test_data_set_0/input_{}.pb", i)));
+  b.run = hm.run(in);
+  b.outputs = b.run.outputs;
+  return b;
+}
+
+class MlipModels : public ::testing::TestWithParam<ModelCase> {};
+
+TEST_P(MlipModels, OffloadsEveryAcceleratedLayer) {
+  driver::CompileResult r = driver::compile_model(GetParam().dir / "model.onnx", mlip_options());
+  ASSERT_FALSE(r.mlip.regions.empty());
+  static const std::set<std::string> accelerated = {"Conv", "Gemm", "MatMul", "MaxPool", "AveragePool",
+                                                    "GlobalAveragePool", "GlobalMaxPool", "Add", "Concat"};
+  for (const Node& n : r.graph.nodes) {
+    EXPECT_FALSE(accelerated.count(n.op)) << n.describe() << " stayed on the CPU: " << n.attrs.get_string("mlip_reason", "");
+  }
+  nlohmann::json md = nlohmann::json::parse(r.files.at("metadata.json"));
+  const auto& module = md["modules"]["default"];
+  for (const auto& c : module["mlip"]["cpu_nodes"]) EXPECT_FALSE(accelerated.count(c["op"].get<std::string>())) << c.dump();
+  for (const auto& reg : r.mlip.regions) {
+    EXPECT_TRUE(r.files.count("mlip/" + reg.name + ".bin"));
+    EXPECT_TRUE(r.files.count("mlip/" + reg.name + "-nodes.json"));
+    EXPECT_TRUE(r.files.count("mlip/" + reg.name + "-consts.json"));
+  }
+}
+
+TEST_P(MlipModels, MatchesOnnxruntimeWithinFp16Tolerance) {
+  const ModelCase& m = GetParam();
+  Built b = build_and_run(m, mlip_options(), "t8");
+  for (size_t i = 0; i < b.outputs.size(); ++i) {
+    TensorData want = frontend::load_tensor_pb(m.dir / fmt::format("test_data_set_0/output_{}.pb", i));
+    EXPECT_EQ(compare(b.outputs[i].second, want, kFp16Rtol, kFp16Atol), "") << m.name;
+  }
+}
+
+TEST_P(MlipModels, BitIdenticalForEveryTileCountAndWeightPlacement) {
+  const ModelCase& m = GetParam();
+  Built ref = build_and_run(m, mlip_options(1, false), "t1p0");
+  for (int tiles : {1, 2, 4, 8})
+    for (bool pin : {false, true}) {
+      if (tiles == 1 && !pin) continue;
+      Built b = build_and_run(m, mlip_options(tiles, pin), fmt::format("t{}p{}", tiles, pin));
+      ASSERT_EQ(b.outputs.size(), ref.outputs.size());
+      for (size_t i = 0; i < b.outputs.size(); ++i)
+        EXPECT_TRUE(b.outputs[i].second == ref.outputs[i].second)
+            << m.name << ": num_tiles=" << tiles << " wb_pin_ocm=" << pin << " differs from num_tiles=1";
+    }
+}
+
+// The simulator recomputes every layer's cycles from the commands it runs;
+// they must equal the compiler's estimate stored in the layer table.
+TEST_P(MlipModels, SimulatorCyclesEqualCompilerEstimates) {
+  const ModelCase& m = GetParam();
+  Built b = build_and_run(m, mlip_options(4, true), "t4p1");
+  ASSERT_FALSE(b.run.mlip_layers.empty());
+  for (const auto& st : b.run.mlip_layers) {
+    const auto& reg = b.result.mlip.regions.at(static_cast<size_t>(st.region));
+    if (static_cast<size_t>(st.layer) >= reg.layers.size()) continue;  // load_weights
+    EXPECT_EQ(static_cast<uint64_t>(st.cycles), reg.layers[static_cast<size_t>(st.layer)].est_cycles)
+        << reg.name << " layer " << st.layer;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, MlipModels, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
+
+// conv -> Sigmoid (CPU only) -> conv: two MLIP regions around a CPU layer.
+TEST(MlipPartition, CpuOnlyOperatorBetweenConvolutions) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 3, 12, 12});
+  b.initializer("w1", random_tensor(DType::Float32, {8, 3, 3, 3}, 1, -0.5, 0.5));
+  b.initializer("b1", random_tensor(DType::Float32, {8}, 2, -0.1, 0.1));
+  b.initializer("w2", random_tensor(DType::Float32, {4, 8, 3, 3}, 3, -0.5, 0.5));
+  b.node("Conv", {"x", "w1", "b1"}, {"c1"}, {{"pads", ints{1, 1, 1, 1}}}, "conv1");
+  b.node("Relu", {"c1"}, {"r1"}, {}, "relu1");
+  b.node("Sigmoid", {"r1"}, {"s"}, {}, "sig");
+  b.node("Conv", {"s", "w2"}, {"y"}, {{"strides", ints{2, 2}}}, "conv2");
+  b.output("y");
+  fs::path model = b.save(scratch_dir(), "mixed.onnx");
+  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  std::vector<std::string> kinds;
+  for (const Node& n : r.graph.nodes) kinds.push_back(n.op == "mlip.Region" ? "MLIP" : "CPU:" + n.op);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"MLIP", "CPU:Sigmoid", "MLIP"}));
+  EXPECT_EQ(r.graph.nodes[0].name, "tvmgen_mrvl_main_0");
+  EXPECT_EQ(r.graph.nodes[2].name, "tvmgen_mrvl_main_1");
+  EXPECT_THAT(r.graph.nodes[1].attrs.get_string("mlip_reason"), HasSubstr("Sigmoid has no MLIP equivalent"));
+  io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 3, 12, 12}, 4)}};
+  io::NamedTensors want = reference_run(model, in);
+  io::NamedTensors got = compile_and_run(model, in, mlip_options(4));
+  EXPECT_EQ(compare(got[0].second, want[0].second, kFp16Rtol, kFp16Atol), "");
+}
+
+struct MlipCli : public ::testing::Test {
+  TempDir dir{"mlipc-mlip-cli"};
+  ProcessResult mlipc(std::vector<std::string> args) const {
+    args.insert(args.begin(), MLIPC_BINARY);
+    return run_process(args, dir.path(), 600);
+  }
+  std::string digits() const { return (model_cases()[0].dir / "model.onnx").string(); }
+  void expect_one_line_error(const ProcessResult& r, const std::string& needle) const {
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(needle));
+  }
+};
+
+TEST_F(MlipCli, BadTargetOptionsListTheAllowedValues) {
+  const std::string t = "--target=mrvl, c";
+  expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-num_tiles=3", "-o", "x.tar"}), "allowed: 1, 2, 4, 8");
+  expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-num_tiles=four", "-o", "x.tar"}), "allowed: 1, 2, 4, 8");
+  expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mcpu=cn9k", "-o", "x.tar"}), "allowed: cn10ka, cnf10kb");
+  expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mattr=sim -fast", "-o", "x.tar"}),
+                        "allowed: sim or hw, -quantize=fp16, -wb_pin_ocm=0 or 1");
+  expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mattr=-wb_pin_ocm=2", "-o", "x.tar"}), "allowed:");
+  expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mattr=-quantize=int4", "-o", "x.tar"}), "allowed:");
+  expect_one_line_error(
+      mlipc({"compile", digits(), t, "--target-mrvl-mcpu=cnf10kb", "--target-mrvl-num_tiles=8", "-o", "x.tar"}),
+      "cnf10kb has 4 tiles");
+  EXPECT_FALSE(fs::exists(dir.path() / "x.tar"));
+}
+
+TEST_F(MlipCli, LlvmIsASynonymAndInspectShowsThePlan) {
+  ProcessResult c = mlipc({"compile", digits(), "--target", "mrvl, llvm", "--target-mrvl-num_tiles=4",
+                           "--target-mrvl-mattr=sim -quantize=fp16 -wb_pin_ocm=1", "-o", "d.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("tvmgen_mrvl_main_0"));
+  ProcessResult i = mlipc({"inspect", "d.tar"});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  for (const char* s : {"MLIP region tvmgen_mrvl_main_0", "conv2d", "fc", "OCM per tile", "pinned weights:",
+                        "tile ranges", "memory plan", "cycle model", "/c1/Conv (Conv)", "/Transpose_2 (Transpose)"})
+    EXPECT_THAT(i.out, HasSubstr(s));
+  ProcessResult run = mlipc({"run", "d.tar", "--inputs", (model_cases()[0].dir / "digit.npz").string(), "--print-top",
+                             "1", "--profile"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("index     7"));
+  for (const char* s : {"est. cycles", "host us", "tvmgen_mrvl_main_0", "conv2d", "estimated MLIP time"})
+    EXPECT_THAT(run.out, HasSubstr(s));
+}
+
+TEST_F(MlipCli, HardwareTarballSaysItNeedsTheDevice) {
+  ProcessResult c = mlipc({"compile", digits(), "--target", "mrvl, c", "--target-mrvl-mattr=hw", "-o", "hw.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  ProcessResult r = mlipc({"run", "hw.tar", "--inputs", (model_cases()[0].dir / "digit.npz").string(), "--outputs",
+                           "out.npz"});
+  expect_one_line_error(r, "compiled for the MLIP hardware (-mattr=hw)");
+  EXPECT_FALSE(fs::exists(dir.path() / "out.npz"));
+}
+
+}  // namespace
+}  // namespace mlipc::test
