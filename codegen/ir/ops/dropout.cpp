@@ -28,7 +28,8 @@ void infer_Dropout(InferContext& ctx) {
 
 void eval_Dropout(EvalContext& ctx) {
   const TensorData& x = ctx.in(0);
-  if (x.nbytes()) std::memcpy(ctx.outputs[0].raw(), x.raw(), x.nbytes());
+  // An omitted output has no buffer.
+  if (ctx.outputs[0].nbytes() == x.nbytes() && x.nbytes()) std::memcpy(ctx.outputs[0].raw(), x.raw(), x.nbytes());
   if (ctx.outputs.size() > 1 && ctx.outputs[1].dtype() == DType::Bool)
     std::memset(ctx.outputs[1].raw(), 1, ctx.outputs[1].nbytes());
 }
