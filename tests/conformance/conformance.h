@@ -27,17 +27,20 @@ enum class Outcome { Pass, Skip, Fail };
 struct Result {
   Outcome outcome = Outcome::Fail;
   std::string detail;  // skip reason or failure message
+  bool mlip = false;   // at least one MLIP region ran
 };
 
 struct Config {
   std::string target = "c";
-  double rtol = 1e-4;
+  double rtol = 1e-4;  // for outputs computed on the CPU alone
   double atol = 1e-5;
+  double mlip_rtol = 2e-2;  // when an MLIP region (fp16) took part
+  double mlip_atol = 2e-2;
 };
 
 Result run_case(const Case& c, const Config& config);
 
-// Result files: one per case in `dir`, "pass", "skip: <reason>" or "fail: <message>".
+// Result files: one per case in `dir`, "pass", "pass mlip", "skip: <reason>" or "fail: <message>".
 void record(const std::filesystem::path& dir, const Case& c, const Result& r);
 // Prints counts (and skip reasons grouped) for the results in `dir`; returns
 // the number of failures.

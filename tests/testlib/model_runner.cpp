@@ -23,7 +23,7 @@ fs::path scratch_dir() {
 }
 
 io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& inputs,
-                                 const driver::CompileOptions& options) {
+                                 const driver::CompileOptions& options, driver::CompileResult* compiled) {
   static int counter = 0;
   driver::CompileResult r = driver::compile_model(onnx, options);
   fs::path tar = scratch_dir() / fmt::format("model{}.tar", counter++);
@@ -31,7 +31,9 @@ io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& i
   host::BuildOptions bo;
   bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
   host::HostModel m = host::HostModel::build(tar, bo);
-  return m.run(inputs).outputs;
+  io::NamedTensors out = m.run(inputs).outputs;
+  if (compiled) *compiled = std::move(r);
+  return out;
 }
 
 io::NamedTensors reference_run(const fs::path& onnx, const io::NamedTensors& inputs) {

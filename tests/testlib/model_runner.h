@@ -14,8 +14,10 @@ namespace mlipc::test {
 
 // Compiles `onnx` (into a temporary tarball), builds it with the host C
 // compiler (cached) and runs it on `inputs`. Returns outputs in model order.
+// When `compiled` is given, it receives the compiler's result.
 io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::NamedTensors& inputs,
-                                 const driver::CompileOptions& options = {});
+                                 const driver::CompileOptions& options = {},
+                                 driver::CompileResult* compiled = nullptr);
 
 // Runs the IR reference evaluator on the imported (unoptimized) model.
 io::NamedTensors reference_run(const std::filesystem::path& onnx, const io::NamedTensors& inputs);
