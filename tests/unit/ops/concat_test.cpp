@@ -96,6 +96,7 @@ TEST(Concat, GeneratedCMatchesReference) {
       {{{3, 2}, {1, 2}}, 0, DType::UInt8},                     // first axis
       {{{2, 0, 3}, {2, 2, 3}, {2, 1, 3}}, 1, DType::Float16},  // an empty input
       {{{5}, {5}}, 0, DType::Bool},
+      {{{2, 0}, {2, 0}}, 1, DType::Float32},  // an empty output
   };
   int k = 0;
   for (const Case& c : cases) {
