@@ -4,8 +4,8 @@
  * count of taps inside the padded extent (`padded`). */
 static void {{fn}}(const float* x, float* y) {
   for (int32_t p = 0; p < {{P}}; ++p) {
-    const float* xp = x + p * ({{ID}} * {{IH}} * {{IW}});
-    float* yp = y + p * ({{OD}} * {{OH}} * {{OW}});
+    const float* xp = x + p * {{ISIZE}};
+    float* yp = y + p * {{OSIZE}};
     for (int32_t od = 0; od < {{OD}}; ++od) {
       for (int32_t oh = 0; oh < {{OH}}; ++oh) {
         for (int32_t ow = 0; ow < {{OW}}; ++ow) {

@@ -5,9 +5,9 @@
 static void {{fn}}(const float* x, const float* w, {{#has_bias}}const float* b, {{/has_bias}}float* y) {
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t m = 0; m < {{M}}; ++m) {
-      const float* xg = x + (n * {{C}} + (m / {{OCG}}) * {{ICG}}) * ({{ID}} * {{IH}} * {{IW}});
-      const float* wm = w + m * ({{ICG}} * {{KD}} * {{KH}} * {{KW}});
-      float* ym = y + (n * {{M}} + m) * ({{OD}} * {{OH}} * {{OW}});
+      const float* xg = x + (n * {{C}} + (m / {{OCG}}) * {{ICG}}) * {{ISIZE}};
+      const float* wm = w + m * {{WSIZE}};
+      float* ym = y + (n * {{M}} + m) * {{OSIZE}};
       for (int32_t od = 0; od < {{OD}}; ++od) {
         for (int32_t oh = 0; oh < {{OH}}; ++oh) {
           for (int32_t ow = 0; ow < {{OW}}; ++ow) {

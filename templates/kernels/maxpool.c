@@ -4,13 +4,13 @@
  * ({{#col_major}}spatial axes column-major{{/col_major}}{{^col_major}}row-major{{/col_major}}){{/indices}}. */
 static void {{fn}}(const {{in0_t}}* x, {{out0_t}}* y{{#indices}}, int64_t* yi{{/indices}}) {
   for (int32_t p = 0; p < {{P}}; ++p) {
-    const {{in0_t}}* xp = x + p * ({{ID}} * {{IH}} * {{IW}});
+    const {{in0_t}}* xp = x + p * {{ISIZE}};
     for (int32_t od = 0; od < {{OD}}; ++od) {
       for (int32_t oh = 0; oh < {{OH}}; ++oh) {
         for (int32_t ow = 0; ow < {{OW}}; ++ow) {
           {{in0_t}} best = {{lowest}};
           int32_t at = -1;
-          const int32_t o = p * ({{OD}} * {{OH}} * {{OW}}) + (od * {{OH}} + oh) * {{OW}} + ow;
+          const int32_t o = p * {{OSIZE}} + (od * {{OH}} + oh) * {{OW}} + ow;
           for (int32_t kd = 0; kd < {{KD}}; ++kd) {
             const int32_t id = od * {{SD}} - {{PD}} + kd * {{DD}};
             if (id < 0 || id >= {{ID}}) continue;
@@ -30,7 +30,7 @@ static void {{fn}}(const {{in0_t}}* x, {{out0_t}}* y{{#indices}}, int64_t* yi{{/
             }
           }
           y[o] = best;{{#indices}}
-          yi[o] = at < 0 ? -1 : (int64_t)p * ({{ID}} * {{IH}} * {{IW}}) + at;{{/indices}}
+          yi[o] = at < 0 ? -1 : (int64_t)p * {{ISIZE}} + at;{{/indices}}
         }
       }
     }

@@ -12,6 +12,9 @@ void prepare_AveragePool(const Graph& g, const Node& n, KernelSpec& spec) {
       ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, {/*dilations=*/true, /*ceil_mode=*/true}));
   spec.template_name = "averagepool.c";
   spec.set("P", x[0] * x[1]);
+  // Products as single literals: C evaluates `a * b` of literals in int.
+  spec.set("ISIZE", geo.in[0] * geo.in[1] * geo.in[2]);
+  spec.set("OSIZE", geo.out[0] * geo.out[1] * geo.out[2]);
   const char* axes[] = {"D", "H", "W"};
   for (int i = 0; i < ops::kMaxSpatial; ++i) {
     const std::string a = axes[i];

@@ -32,6 +32,10 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("D" + a, geo.dilation[i]);
     spec.set("P" + a, geo.pad_begin[i]);
   }
+  // Products as single literals: C evaluates `a * b` of literals in int.
+  spec.set("ISIZE", geo.in[0] * geo.in[1] * geo.in[2]);
+  spec.set("OSIZE", geo.out[0] * geo.out[1] * geo.out[2]);
+  spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
   spec.set_flag("has_bias", has_bias);
   spec.args = {0, 1};
   if (has_bias) spec.args.push_back(2);
