@@ -1,3 +1,5 @@
+/* {{#log}}Log{{/log}}Softmax over the middle axis of x viewed as [{{OUTER}}, {{N}}, {{INNER}}]:
+ * o = outer index, i = inner index, k = index along the normalized axis. */
 static void {{fn}}(const float* x, float* y) {
   for (int32_t o = 0; o < {{OUTER}}; ++o) {
     for (int32_t i = 0; i < {{INNER}}; ++i) {
@@ -8,20 +10,14 @@ static void {{fn}}(const float* x, float* y) {
       for (k = 0; k < {{N}}; ++k) mx = fmaxf(mx, x[base + k * {{INNER}}]);
       for (k = 0; k < {{N}}; ++k) {
         const float e = expf(x[base + k * {{INNER}}] - mx);
-{{^log}}
-        y[base + k * {{INNER}}] = e;
-{{/log}}
-        sum += e;
+{{^log}}        y[base + k * {{INNER}}] = e;
+{{/log}}        sum += e;
       }
-{{#log}}
-      {
+{{#log}}      {
         const float ls = logf(sum);
         for (k = 0; k < {{N}}; ++k) y[base + k * {{INNER}}] = x[base + k * {{INNER}}] - mx - ls;
       }
-{{/log}}
-{{^log}}
-      for (k = 0; k < {{N}}; ++k) y[base + k * {{INNER}}] /= sum;
-{{/log}}
-    }
+{{/log}}{{^log}}      for (k = 0; k < {{N}}; ++k) y[base + k * {{INNER}}] /= sum;
+{{/log}}    }
   }
 }
