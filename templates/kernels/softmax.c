@@ -3,7 +3,7 @@
 static void {{fn}}(const float* x, float* y) {
   for (int32_t o = 0; o < {{OUTER}}; ++o) {
     for (int32_t i = 0; i < {{INNER}}; ++i) {
-      const int32_t base = o * ({{N}} * {{INNER}}) + i;
+      const int32_t base = o * {{BLOCK}} + i;
       float mx = -INFINITY;
       float sum = 0.0f;
       int32_t k;

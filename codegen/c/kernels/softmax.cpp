@@ -14,6 +14,8 @@ void softmax(const Graph& g, const Node& n, KernelSpec& spec, bool log) {
   spec.set("OUTER", c_int(d.outer));
   spec.set("N", c_int(d.n));
   spec.set("INNER", c_int(d.inner));
+  // One literal: a product of int literals can overflow where int is 16 bits.
+  spec.set("BLOCK", c_int(d.n * d.inner));
   spec.set_flag("log", log);
   spec.args = {0};
 }
