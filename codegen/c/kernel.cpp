@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -48,9 +49,17 @@ std::string c_int(int64_t v) {
 }
 
 std::string c_ident(std::string_view name) {
+  // C99/C11 keywords, and the names <stdbool.h>/<stddef.h> define.
+  static const std::set<std::string> reserved = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool",
+      "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn", "_Static_assert",
+      "_Thread_local", "bool", "true", "false", "NULL"};
   std::string s;
   for (char ch : name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+  if (reserved.count(s)) s += "_";
   return s;
 }
 
@@ -59,7 +68,8 @@ std::string c_activation(const Activation& a) {
     case Activation::Relu: return "v = v > 0.0f ? v : 0.0f;";
     case Activation::LeakyRelu: return fmt::format("v = v < 0.0f ? v * {} : v;", c_float(a.alpha));
     case Activation::Clip:
-      return fmt::format("v = v < {0} ? {0} : (v > {1} ? {1} : v);", c_float(a.lo), c_float(a.hi));
+      // Bounds in sequence: with lo > hi every value becomes hi, as in ONNX.
+      return fmt::format("v = v < {0} ? {0} : v; v = v > {1} ? {1} : v;", c_float(a.lo), c_float(a.hi));
     case Activation::Sigmoid: return "v = 1.0f / (1.0f + expf(-v));";
     case Activation::Tanh: return "v = tanhf(v);";
     default: return "";

@@ -21,7 +21,9 @@ struct Activation {
     switch (kind) {
       case Relu: return v > 0.0f ? v : 0.0f;
       case LeakyRelu: return v < 0.0f ? v * alpha : v;
-      case Clip: return v < lo ? lo : (v > hi ? hi : v);
+      case Clip:  // bounds in sequence: with lo > hi every value becomes hi, as in ONNX
+        v = v < lo ? lo : v;
+        return v > hi ? hi : v;
       case Sigmoid: return 1.0f / (1.0f + std::exp(-v));
       case Tanh: return std::tanh(v);
       default: return v;

@@ -144,8 +144,12 @@ void partition(Graph& g, const PartitionCaps& caps) {
     const Node& a = g.nodes[i];
     if (a.op != "Relu" && a.op != "Clip") continue;
     bool ok = g.value(a.inputs[0]).dtype == DType::Float32;
-    if (a.op == "Clip")
+    if (a.op == "Clip") {
       for (size_t k = 1; k < a.inputs.size(); ++k) ok = ok && (!a.has_input(k) || g.value(a.inputs[k]).is_constant());
+      // The MLIP's CLIP is defined for lo <= hi only (docs/mlip-spec.md).
+      if (ok && a.has_input(1) && a.has_input(2))
+        ok = g.value(a.inputs[1]).constant->at(0) <= g.value(a.inputs[2]).constant->at(0);
+    }
     int p = producers[a.inputs[0]];
     static const std::set<std::string> fusable = {"Conv", "Gemm", "MatMul", "Add"};
     ok = ok && p >= 0 && mlip[p] && fusable.count(g.nodes[p].op) && consumers[a.inputs[0]].size() == 1 &&
