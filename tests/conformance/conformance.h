@@ -28,6 +28,7 @@ struct Result {
   Outcome outcome = Outcome::Fail;
   std::string detail;  // skip reason or failure message
   bool mlip = false;   // at least one MLIP region ran
+  bool bound = false;  // a shape-determining graph input was bound as a constant
 };
 
 struct Config {
@@ -40,7 +41,8 @@ struct Config {
 
 Result run_case(const Case& c, const Config& config);
 
-// Result files: one per case in `dir`, "pass", "pass mlip", "skip: <reason>" or "fail: <message>".
+// Result files: one per case in `dir`: "pass" (with " mlip" and/or " bound"),
+// "skip: <reason>" or "fail: <message>".
 void record(const std::filesystem::path& dir, const Case& c, const Result& r);
 // Prints counts (and skip reasons grouped) for the results in `dir`; returns
 // the number of failures.
