@@ -106,7 +106,16 @@ class Importer {
       ValueId id = g_.add_value(init.name());
       g_.set_constant(id, tensor_from_proto(init, dir_, fmt::format("{}: initializer '{}'", what, init.name())));
     }
-    std::set<std::string> seen_inputs;
+    // Names in --input-shapes must be graph inputs (checked first: a typo
+    // there is the likelier mistake than the dynamic dimension it meant to fix).
+    std::set<std::string> input_names;
+    std::string names;
+    for (const auto& vi : gp.input())
+      if (g_.find(vi.name()) == kNoValue && input_names.insert(vi.name()).second)
+        names += (names.empty() ? "" : ", ") + vi.name();
+    for (const auto& [name, shape] : opt_.input_shapes)
+      if (!input_names.count(name))
+        fail("--input-shapes names '{}', which is not an input of {} (inputs: {})", name, what, names);
     for (const auto& vi : gp.input()) {
       if (g_.find(vi.name()) != kNoValue) continue;  // an initializer listed as input: a constant
       DType dt = dtype_from_onnx(vi.type().tensor_type().elem_type(), fmt::format("{}: input '{}'", what, vi.name()));
@@ -115,15 +124,7 @@ class Importer {
       v.shape = declared_shape(vi, opt_, what);
       v.shape_known = true;
       g_.inputs.push_back({vi.name(), id});
-      seen_inputs.insert(vi.name());
     }
-    for (const auto& [name, shape] : opt_.input_shapes)
-      if (!seen_inputs.count(name)) {
-        std::string names;
-        for (const auto& io : g_.inputs) names += (names.empty() ? "" : ", ") + io.name;
-        fail("--input-shapes names '{}', which is not an input of {} (inputs: {})", name, what, names);
-      }
-
     std::set<std::string> node_names;
     for (int i = 0; i < gp.node_size(); ++i) import_node(gp.node(i), i, node_names);
     g_.source_nodes = gp.node_size();
@@ -166,9 +167,14 @@ class Importer {
         fail("{}: input '{}' is not produced by an earlier node, an initializer or a graph input", what, in);
       n.inputs.push_back(id);
     }
-    for (const std::string& out : np.output()) {
+    // An omitted trailing output is dropped; an omitted output before a
+    // named one still needs storage, so it gets an internal name.
+    int last = np.output_size() - 1;
+    while (last >= 0 && np.output(last).empty()) --last;
+    for (int k = 0; k <= last; ++k) {
+      const std::string& out = np.output(k);
       if (out.empty()) {
-        n.outputs.push_back(kNoValue);
+        n.outputs.push_back(g_.add_value(g_.unique_name(fmt::format("{}_unused_output_{}", n.name, k))));
         continue;
       }
       if (g_.find(out) != kNoValue) fail("{}: output '{}' is defined twice", what, out);

@@ -11,7 +11,7 @@
 
 namespace mlipc::frontend {
 
-constexpr int kMinOpset = 6;
+constexpr int kMinOpset = 1;
 constexpr int kMaxOpset = 17;
 
 struct ImportOptions {

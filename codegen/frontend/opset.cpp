@@ -1,5 +1,7 @@
 #include "frontend/opset.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <limits>
 
 #include "support/error.h"
@@ -23,6 +25,12 @@ void float_attr_to_input(Graph& g, Node& n, const std::string& attr, size_t slot
   n.attrs.erase(attr);
   if (n.inputs.size() <= slot) n.inputs.resize(slot + 1, kNoValue);
   n.inputs[slot] = g.add_constant(n.name + "_" + attr, TensorData::scalar<float>(v));
+}
+
+int64_t cast_type_from_name(const std::string& name, const Node& n) {
+  onnx::TensorProto::DataType t;
+  if (!onnx::TensorProto::DataType_Parse(name, &t)) fail("{}: unknown Cast type '{}'", n.describe(), name);
+  return t;
 }
 
 void canonicalize(Graph& g, Node& n, int opset) {
@@ -66,6 +74,13 @@ void canonicalize(Graph& g, Node& n, int opset) {
     n.attrs.erase("axis");
   } else if (op == "Gemm" && opset < 7) {
     n.attrs.erase("broadcast");
+  } else if (op == "Reshape" && opset < 5) {
+    ints_attr_to_input(g, n, "shape", 1);
+  } else if (op == "Concat" && opset < 4 && !n.attrs.has("axis")) {
+    n.attrs.set("axis", int64_t{1});  // Concat-1's default
+  } else if (op == "Cast" && opset < 6 && n.attrs.has("to")) {
+    if (const auto* name = std::get_if<std::string>(&n.attrs.all().at("to")))
+      n.attrs.set("to", cast_type_from_name(*name, n));  // Cast-1 names the type
   }
 }
 
