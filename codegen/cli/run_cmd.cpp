@@ -24,6 +24,7 @@ struct RunArgs {
   std::string outputs;
   int print_top = 0;
   bool profile = false;
+  int repeat = 1;
 };
 
 void print_top(const io::NamedTensors& outs, int k) {
@@ -87,7 +88,7 @@ void print_profile(const mlf::Metadata& md, const host::RunResult& r) {
                  stats[{index, j}].ns / 1000.0);
   }
   fmt::print("  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", "total", "", "", "", with_commas(total_cycles),
-             r.total_ns / 1000.0);
+             (r.run_ns.empty() ? 0.0 : r.run_ns.front()) / 1000.0);
   if (!mlip.empty()) {
     double mhz = mlip["target"].value("clock_mhz", 1000.0);
     fmt::print("  estimated MLIP time {:.1f} us at {:.0f} MHz ({} on {} tile(s))\n", total_cycles / mhz, mhz,
@@ -101,12 +102,19 @@ void run_run(const RunArgs& a) {
   if (!a.inputs.empty()) inputs = io::read_npz(a.inputs);
   else if (!model.metadata().inputs.empty())
     fail("the model has {} input(s); give them with --inputs FILE.npz", model.metadata().inputs.size());
-  host::RunResult r = model.run(inputs);
+  if (a.repeat < 1) fail("--repeat {} must be at least 1", a.repeat);
+  host::RunResult r = model.run(inputs, a.repeat);
   if (!a.outputs.empty()) io::write_npz(a.outputs, r.outputs);
   if (a.print_top > 0) print_top(r.outputs, a.print_top);
   if (a.outputs.empty() && a.print_top <= 0)
     for (const auto& [name, t] : r.outputs) fmt::print("output '{}' {} {}\n", name, dtype_name(t.dtype()), shape_str(t.shape()));
   if (a.profile) print_profile(model.metadata(), r);
+  if (a.repeat > 1) {
+    std::vector<double> v = r.run_ns;
+    std::sort(v.begin(), v.end());
+    fmt::print("{} runs: median {:.1f} us, min {:.1f} us, max {:.1f} us\n", v.size(), r.total_ns / 1000.0,
+               v.front() / 1000.0, v.back() / 1000.0);
+  }
 }
 
 }  // namespace
@@ -119,6 +127,7 @@ void add_run(CLI::App& app) {
   c->add_option("--outputs", args->outputs, "where to write the outputs (.npz), keyed by output names");
   c->add_option("--print-top", args->print_top, "print the N largest values of the first output");
   c->add_flag("--profile", args->profile, "print the time of each layer");
+  c->add_option("--repeat", args->repeat, "run N times and print the median latency");
   c->callback([args] { run_run(*args); });
 }
 

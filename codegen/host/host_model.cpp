@@ -1,7 +1,9 @@
 #include "host/host_model.h"
 
 #include <openssl/evp.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -70,32 +72,69 @@ std::string render_main(const mlf::Metadata& md) {
   return tmpl.render(d);
 }
 
-void build_into(const fs::path& dir, const std::string& tar_bytes, const std::string& cc, const mlf::Metadata& md) {
-  TempDir scratch("mlipc-tar");
-  fs::path tar = scratch.path() / "model.tar";
-  write_file(tar, tar_bytes);
-  mlf::extract_tar(tar, dir);
-  write_file(dir / "host_main.c", render_main(md));
-  std::vector<std::string> argv = {cc};
-  argv.insert(argv.end(), kCFlags.begin(), kCFlags.end());
-  argv.push_back("-Icodegen/host/include");
-  argv.push_back("-Iruntime/include");
-  std::vector<fs::path> srcs;
-  for (const fs::path& sub : {fs::path("codegen/host/src"), fs::path("runtime/src")})
-    if (fs::exists(dir / sub))
-      for (const auto& e : fs::recursive_directory_iterator(dir / sub))
-        if (e.path().extension() == ".c") srcs.push_back(fs::relative(e.path(), dir));
-  std::sort(srcs.begin(), srcs.end());
-  for (const fs::path& s : srcs) argv.push_back(s.string());
-  argv.push_back("host_main.c");
-  argv.push_back("-o");
-  argv.push_back("model_host");
-  argv.push_back("-lm");
+void compile_or_fail(std::vector<std::string> argv, const fs::path& dir, const std::string& cc) {
   ProcessResult r = run_process(argv, dir, kBuildTimeout);
   if (r.exit_code != 0) {
     std::string first = r.err.substr(0, r.err.find('\n'));
     fail("building the model with '{}' failed{}: {}", cc, r.timed_out ? " (timeout)" : "", first);
   }
+}
+
+std::vector<std::string> cc_command(const std::string& cc) {
+  std::vector<std::string> argv = {cc};
+  argv.insert(argv.end(), kCFlags.begin(), kCFlags.end());
+  argv.push_back("-Icodegen/host/include");
+  argv.push_back("-Iruntime/include");
+  return argv;
+}
+
+std::vector<fs::path> c_sources(const fs::path& dir, const fs::path& sub) {
+  std::vector<fs::path> srcs;
+  if (fs::exists(dir / sub))
+    for (const auto& e : fs::recursive_directory_iterator(dir / sub))
+      if (e.path().extension() == ".c") srcs.push_back(fs::relative(e.path(), dir));
+  std::sort(srcs.begin(), srcs.end());
+  return srcs;
+}
+
+// The runtime's objects are the same for every tarball of one mlipc build:
+// they are compiled once per content (sources, headers, compiler, flags)
+// and shared through the cache.
+fs::path runtime_object(const fs::path& dir, const fs::path& src, const std::string& runtime_key,
+                        const fs::path& objects, const std::string& cc) {
+  const fs::path obj = objects / (sha256_hex(runtime_key + src.string() + read_file(dir / src)).substr(0, 32) + ".o");
+  if (fs::exists(obj)) return obj;
+  fs::create_directories(objects);
+  const fs::path tmp = objects / fmt::format(".{}.{}", obj.filename().string(), static_cast<long>(getpid()));
+  std::vector<std::string> argv = cc_command(cc);
+  argv.insert(argv.end(), {"-c", src.string(), "-o", tmp.string()});
+  compile_or_fail(argv, dir, cc);
+  std::error_code ec;
+  fs::rename(tmp, obj, ec);  // losing a race to another process is fine
+  fs::remove(tmp, ec);
+  return obj;
+}
+
+void build_into(const fs::path& dir, const std::string& tar_bytes, const std::string& cc, const mlf::Metadata& md,
+                const fs::path& cache) {
+  TempDir scratch("mlipc-tar");
+  fs::path tar = scratch.path() / "model.tar";
+  write_file(tar, tar_bytes);
+  mlf::extract_tar(tar, dir);
+  write_file(dir / "host_main.c", render_main(md));
+
+  std::string runtime_key = cc;
+  for (const std::string& f : kCFlags) runtime_key += " " + f;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "runtime"))
+    if (e.is_regular_file() && e.path().extension() == ".h")
+      runtime_key += fs::relative(e.path(), dir).string() + read_file(e.path());
+  std::vector<std::string> link = cc_command(cc);
+  for (const fs::path& s : c_sources(dir, "codegen/host/src")) link.push_back(s.string());
+  link.push_back("host_main.c");
+  for (const fs::path& s : c_sources(dir, "runtime/src"))
+    link.push_back(runtime_object(dir, s, runtime_key, cache / "objects", cc).string());
+  link.insert(link.end(), {"-o", "model_host", "-lm"});
+  compile_or_fail(link, dir, cc);
 }
 
 }  // namespace
@@ -140,7 +179,7 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
   try {
     fs::create_directories(staging);
-    build_into(staging, bytes, cc, m.metadata_);
+    build_into(staging, bytes, cc, m.metadata_, cache);
     std::error_code ec;
     fs::rename(staging, m.dir_, ec);
     if (ec && !fs::exists(m.exe_)) fail("cannot store the build in {}: {}", m.dir_.string(), ec.message());
@@ -154,7 +193,7 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   return m;
 }
 
-RunResult HostModel::run(const io::NamedTensors& inputs) const {
+RunResult HostModel::run(const io::NamedTensors& inputs, int runs) const {
   const mlf::Metadata& md = metadata_;
   std::map<std::string, const TensorData*> given;
   for (const auto& [name, t] : inputs) {
@@ -169,7 +208,7 @@ RunResult HostModel::run(const io::NamedTensors& inputs) const {
     if (!known) fail("'{}' is not an input of the model (inputs: {})", name, names);
   }
   TempDir work("mlipc-run");
-  std::vector<std::string> argv = {exe_.string()};
+  std::vector<std::string> argv = {exe_.string(), "-r", std::to_string(std::max(runs, 1))};
   for (size_t i = 0; i < md.inputs.size(); ++i) {
     const auto& in = md.inputs[i];
     auto it = given.find(in.name);
@@ -201,16 +240,30 @@ RunResult HostModel::run(const io::NamedTensors& inputs) const {
   std::istringstream lines(r.out);
   std::string tag;
   while (lines >> tag) {
-    if (tag == "mlipc-total-ns") lines >> result.total_ns;
+    if (tag == "mlipc-total-ns") {
+      double ns = 0;
+      lines >> ns;
+      result.run_ns.push_back(ns);
+    }
     else if (tag == "mlipc-layer") {
       LayerTime lt{};
       lines >> lt.layer >> lt.ns;
       result.layers.push_back(lt);
     } else if (tag == "mlipc-mlip-layer") {
       MlipLayerTime mt{};
-      lines >> mt.region >> mt.layer >> mt.cycles >> mt.ns;
+      double count = 0;
+      lines >> mt.region >> mt.layer >> mt.cycles >> mt.ns >> count;
+      if (count > 0) {
+        mt.cycles /= count;
+        mt.ns /= count;
+      }
       result.mlip_layers.push_back(mt);
     }
+  }
+  if (!result.run_ns.empty()) {
+    std::vector<double> sorted = result.run_ns;
+    std::sort(sorted.begin(), sorted.end());
+    result.total_ns = sorted[sorted.size() / 2];
   }
   return result;
 }

@@ -26,13 +26,14 @@ struct LayerTime {
 struct MlipLayerTime {
   int region;  // index in metadata's mlip.regions
   int layer;   // index in that region's layers (the last may be load_weights)
-  double cycles;
-  double ns;
+  double cycles;  // per run
+  double ns;      // per run (mean)
 };
 
 struct RunResult {
   io::NamedTensors outputs;  // in model order, keyed by the model's output names
-  double total_ns = 0;
+  double total_ns = 0;       // the median over the runs
+  std::vector<double> run_ns;  // every run
   std::vector<LayerTime> layers;
   std::vector<MlipLayerTime> mlip_layers;
 };
@@ -48,7 +49,9 @@ class HostModel {
 
   // Checks `inputs` against the model (every input present once by name, no
   // extra arrays, dtype and shape exact), runs, returns the outputs.
-  RunResult run(const io::NamedTensors& inputs) const;
+  // `runs` > 1 repeats the inference (for timing); layer times are those of
+  // the first run, total_ns the median.
+  RunResult run(const io::NamedTensors& inputs, int runs = 1) const;
 
  private:
   mlf::Metadata metadata_;

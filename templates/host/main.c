@@ -1,10 +1,11 @@
 /* Host driver used by `mlipc run` (host emulation). Reads raw input files,
  * runs module "{{module}}" through the checked DLPack entry point, writes
  * raw output files and prints timing lines for mlipc to parse:
- *   mlipc-total-ns <ns>          one run, whole model
+ *   mlipc-total-ns <ns>          whole model, one line per run
  *   mlipc-layer <k> <ns>         one run, layer k
- *   mlipc-mlip-layer <r> <k> <cycles> <ns>   MLIP region r, its layer k
- * Usage: host <input files...> <output files...> (model order).
+ *   mlipc-mlip-layer <r> <k> <cycles> <ns> <runs>   MLIP region r, its layer k, summed over runs
+ * Usage: host [-r RUNS] <input files...> <output files...> (model order).
+ * Layer times are those of the first run.
  * Unlike the runtime, this program may use stdio and malloc: it is the
  * host's test harness, not part of the firmware. */
 #define _POSIX_C_SOURCE 199309L
@@ -27,6 +28,7 @@ extern mlip_layer_stats {{symbol}}[{{num_layers}}];
 static uint64_t layer_ns[MAX_LAYERS];
 static uint64_t layer_start;
 static int32_t max_layer = -1;
+static int recording = 1; /* layer times of the first run only */
 
 uint64_t mlip_platform_time_ns(void) {
   struct timespec ts;
@@ -40,7 +42,7 @@ void mlip_platform_layer_begin(int32_t layer) {
 }
 
 void mlip_platform_layer_end(int32_t layer) {
-  if (layer < 0 || layer >= MAX_LAYERS) return;
+  if (layer < 0 || layer >= MAX_LAYERS || !recording) return;
   layer_ns[layer] += mlip_platform_time_ns() - layer_start;
   if (layer > max_layer) max_layer = layer;
 }
@@ -87,6 +89,13 @@ int main(int argc, char** argv) {
   mlip_status s;
   uint64_t t0, t1;
   int32_t k;
+  long runs = 1, r;
+  if (argc > 2 && strcmp(argv[1], "-r") == 0) {
+    runs = strtol(argv[2], NULL, 10);
+    if (runs < 1) runs = 1;
+    argv += 2;
+    argc -= 2;
+  }
   if (argc != 1 + n) {
     fprintf(stderr, "usage: %s <%d input files> <%d output files>\n", argv[0], (int)m->num_inputs,
             (int)m->num_outputs);
@@ -106,13 +115,17 @@ int main(int argc, char** argv) {
     }
     fill(&tensors[k], d, data[k], shapes + (size_t)k * 32);
   }
-  t0 = mlip_platform_time_ns();
-  s = mlip_model_run_checked_ex(m, tensors, m->num_inputs, tensors + m->num_inputs, m->num_outputs, &err);
-  t1 = mlip_platform_time_ns();
-  if (s != MLIP_OK) {
-    fprintf(stderr, "mlipc-error %d %s (%s %d, axis %d)\n", (int)s, mlip_status_str(s),
-            err.is_output ? "output" : "input", (int)err.index, (int)err.axis);
-    return 4;
+  for (r = 0; r < runs; ++r) {
+    t0 = mlip_platform_time_ns();
+    s = mlip_model_run_checked_ex(m, tensors, m->num_inputs, tensors + m->num_inputs, m->num_outputs, &err);
+    t1 = mlip_platform_time_ns();
+    if (s != MLIP_OK) {
+      fprintf(stderr, "mlipc-error %d %s (%s %d, axis %d)\n", (int)s, mlip_status_str(s),
+              err.is_output ? "output" : "input", (int)err.index, (int)err.axis);
+      return 4;
+    }
+    printf("mlipc-total-ns %llu\n", (unsigned long long)(t1 - t0));
+    recording = 0;
   }
   for (k = 0; k < m->num_outputs; ++k) {
     const mlip_tensor_desc* d = &m->outputs[k];
@@ -122,12 +135,11 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
-  printf("mlipc-total-ns %llu\n", (unsigned long long)(t1 - t0));
   for (k = 0; k <= max_layer; ++k) printf("mlipc-layer %d %llu\n", (int)k, (unsigned long long)layer_ns[k]);
 {{#regions}}
   for (k = 0; k < {{num_layers}}; ++k)
-    printf("mlipc-mlip-layer {{index}} %d %llu %llu\n", (int)k, (unsigned long long){{symbol}}[k].cycles,
-           (unsigned long long){{symbol}}[k].host_ns);
+    printf("mlipc-mlip-layer {{index}} %d %llu %llu %lu\n", (int)k, (unsigned long long){{symbol}}[k].cycles,
+           (unsigned long long){{symbol}}[k].host_ns, (unsigned long){{symbol}}[k].runs);
 {{/regions}}
   for (k = 0; k < n; ++k) free(data[k]);
   free(tensors);
