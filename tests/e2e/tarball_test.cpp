@@ -44,6 +44,11 @@ TEST_P(Tarball, BuildsWithPlainCcAndNoHeap) {
     ProcessResult p = run_process(argv, x, 600);
     ASSERT_EQ(p.exit_code, 0) << extra << "\n" << p.err;
   }
+  // The firmware template for the platform hooks compiles on the host as is.
+  ProcessResult t = run_process({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Iruntime/include",
+                                 "-x", "c", "-c", "templates/platform.c.template", "-o", "platform.o.tmp"},
+                                x, 600);
+  EXPECT_EQ(t.exit_code, 0) << t.err;
   std::vector<std::string> nm = {"nm", "-u"};
   for (const auto& e : fs::directory_iterator(x))
     if (e.path().extension() == ".o") nm.push_back(e.path().filename().string());
