@@ -206,9 +206,34 @@ int summarize(const fs::path& dir, const std::string& title) {
              pass + skip + failed);
   if (mlip) fmt::print("  passed through an MLIP region: {} (the others ran on the CPU alone)\n", mlip);
   if (bound) fmt::print("  passed with a shape-determining graph input (shape, pads, axes, ranges) bound as a constant: {}\n", bound);
-  std::vector<std::pair<int, std::string>> by_count;
-  for (const auto& [why, n] : reasons) by_count.emplace_back(n, why);
+  // Operators mlipc does not implement are one entry, listed by count.
+  const std::string unsupported = "operator not supported: ";
+  int unsupported_total = 0;
+  std::vector<std::pair<int, std::string>> by_count, ops;
+  for (const auto& [why, n] : reasons) {
+    if (why.rfind(unsupported, 0) == 0) {
+      unsupported_total += n;
+      ops.emplace_back(n, why.substr(unsupported.size()));
+    } else {
+      by_count.emplace_back(n, why);
+    }
+  }
   std::sort(by_count.rbegin(), by_count.rend());
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (unsupported_total) {
+    std::string line = fmt::format("  skipped {:>4}  an operator outside mlipc's list ({} operators):", unsupported_total, ops.size());
+    std::string out;
+    for (const auto& [n, op] : ops) {
+      std::string item = fmt::format(" {} {},", op, n);
+      if (line.size() + item.size() > 110) {
+        out += line + "\n";
+        line = "               ";
+      }
+      line += item;
+    }
+    out += line.substr(0, line.size() - 1) + "\n";
+    fmt::print("{}", out);
+  }
   for (const auto& [n, why] : by_count) fmt::print("  skipped {:>4}  {}\n", n, why);
   for (const std::string& f : failures) fmt::print("  FAILED {}\n", f);
   return failed;
