@@ -94,11 +94,11 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
       d.layout = MLIP_LAYOUT_NCHW;
       if (x.h * x.w == 1 && !x.flat) {
         d.ndim = 2;
-        d.shape[0] = 1;
+        d.shape[0] = u32(x.n);
         d.shape[1] = u32(x.c);
       } else {
         d.ndim = 4;
-        d.shape[0] = 1;
+        d.shape[0] = u32(x.n);
         d.shape[1] = u32(x.c);
         d.shape[2] = u32(x.h);
         d.shape[3] = u32(x.w);

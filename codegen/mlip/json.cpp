@@ -42,8 +42,8 @@ const char* layer_name(uint32_t kind) {
 }
 
 nlohmann::json shape_of(const RTensor& t) {
-  if (t.h * t.w == 1 && !t.flat) return {1, t.c};
-  return t.planar ? nlohmann::json{1, t.c, t.h, t.w} : nlohmann::json{1, t.h, t.w, t.c};
+  if (t.h * t.w == 1 && !t.flat) return {t.n, t.c};
+  return t.planar ? nlohmann::json{t.n, t.c, t.h, t.w} : nlohmann::json{t.n, t.h, t.w, t.c};
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ std::string nodes_json(const LoweredRegion& r) {
   }
   nlohmann::json j;
   j["nodes"] = nodes;
-  j["batch_size"] = 1;
+  j["batch_size"] = r.inputs.empty() ? 1 : r.tensors[r.inputs.front()].n;
   j["num_subgraph_inputs"] = r.inputs.size();
   j["num_subgraph_outputs"] = r.outputs.size();
   return j.dump(2) + "\n";

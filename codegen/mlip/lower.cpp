@@ -40,10 +40,12 @@ class Lowering {
 
   static void set_dims(RTensor& t, const Shape& s) {
     if (s.size() == 4) {
+      t.n = s[0];
       t.c = s[1];
       t.h = s[2];
       t.w = s[3];
     } else if (s.size() == 2) {
+      t.n = s[0];
       t.c = s[1];
     } else {
       fail("only 2-D and 4-D tensors cross an MLIP region border, got {}", shape_str(s));
@@ -205,7 +207,7 @@ class Lowering {
     }
     l.output = output_tensor(n);
     const RTensor& out = r_.tensors[l.output];
-    l.macs = static_cast<uint64_t>(out.h * out.w * out.c * kh * kw * cg);
+    l.macs = static_cast<uint64_t>(out.elems() * kh * kw * cg);
   }
 
   void fc(const Node& n) {
@@ -219,7 +221,7 @@ class Lowering {
     const bool trans_b = n.op == "Gemm" && n.attrs.get_int("transB", 0) != 0;
     const int64_t k = trans_b ? b.shape()[1] : b.shape()[0];
     const int64_t o = trans_b ? b.shape()[0] : b.shape()[1];
-    if (k != x.elems()) fail("dense input has {} elements, weights expect {}", x.elems(), k);
+    if (k != x.image_elems()) fail("dense input has {} elements per row, weights expect {}", x.image_elems(), k);
     const float alpha = n.op == "Gemm" ? n.attrs.get_float("alpha", 1.0f) : 1.0f;
     std::vector<float> w(static_cast<size_t>(o * k));
     const float* src = b.data<float>();
@@ -249,7 +251,7 @@ class Lowering {
       r_.consts.push_back({l.bias_name, {o}, bias});
     }
     l.output = output_tensor(n);
-    l.macs = static_cast<uint64_t>(k * o);
+    l.macs = static_cast<uint64_t>(x.n * k * o);
   }
 
   void window(RLayer& l, const Node& n) {

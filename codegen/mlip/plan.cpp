@@ -157,6 +157,9 @@ class Builder {
     std::vector<std::pair<int64_t, int64_t>> parts = split_range(by_channels ? OC : OH, ctx_.num_tiles);
     plan_.split.ranges = parts;
     const uint64_t limit = ctx_.work_limit;
+    // Images one after another; each image's rows (or channels) split across tiles.
+    for (int64_t img = 0; img < x.n; ++img) {
+    const int64_t xb = ddr_base(x) + img * H * W * C * 2, yb = ddr_base(y) + img * OH * OW * OC * 2;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t r0 = by_channels ? 0 : parts[t].first, r1 = by_channels ? OH : parts[t].second;
@@ -203,10 +206,9 @@ class Builder {
           ir1 = std::max(ir1, ir0 + 1);
           ++plan_.passes;
           if (in_c == C)
-            dma(true, tile, binding(x), ddr_base(x) + ir0 * W * C * 2, in_off, 1, (ir1 - ir0) * W * C * 2, 0, 0);
+            dma(true, tile, binding(x), xb + ir0 * W * C * 2, in_off, 1, (ir1 - ir0) * W * C * 2, 0, 0);
           else
-            dma(true, tile, binding(x), ddr_base(x) + (ir0 * W * C + cs) * 2, in_off, (ir1 - ir0) * W, cn * 2, C * 2,
-                cn * 2);
+            dma(true, tile, binding(x), xb + (ir0 * W * C + cs) * 2, in_off, (ir1 - ir0) * W, cn * 2, C * 2, cn * 2);
           if (conv) {
             RCommand& c = cmd(MLIP_OP_CONV2D, tile);
             uint32_t* w = c.cmd.w;
@@ -261,19 +263,19 @@ class Builder {
             w[MLIP_POOL_PADDED_RIGHT] = static_cast<uint32_t>(static_cast<int32_t>(W + l_.pr));
           }
           if (cn == OC)
-            dma(false, tile, binding(y), ddr_base(y) + p0 * OW * OC * 2, out_off, 1, (p1 - p0) * OW * OC * 2, 0, 0);
+            dma(false, tile, binding(y), yb + p0 * OW * OC * 2, out_off, 1, (p1 - p0) * OW * OC * 2, 0, 0);
           else
-            dma(false, tile, binding(y), ddr_base(y) + (p0 * OW * OC + cs) * 2, out_off, (p1 - p0) * OW, cn * 2, OC * 2,
-                cn * 2);
+            dma(false, tile, binding(y), yb + (p0 * OW * OC + cs) * 2, out_off, (p1 - p0) * OW, cn * 2, OC * 2, cn * 2);
         }
       }
+    }
     }
   }
 
   void fc() {
     const RTensor& x = in();
     const RTensor& y = out();
-    const int64_t K = x.elems(), O = y.c;
+    const int64_t K = x.image_elems(), O = y.c, N = x.n;
     const bool bias = l_.bias_offset >= 0;
     std::vector<std::pair<int64_t, int64_t>> parts = split_range(O, ctx_.num_tiles);
     plan_.split.how = "channels";
@@ -283,8 +285,8 @@ class Builder {
       const int64_t c0 = parts[t].first, c1 = parts[t].second;
       const bool pin = pinned(tile);
       auto bytes = [&](int64_t occ, int64_t kc) {
-        return a128(kc * 2) + (pin ? 0 : a128(occ * kc * 2) + (bias ? a128(occ * 4) : 0)) + a128(occ * 4) +
-               a128(occ * 2);
+        return a128(N * kc * 2) + (pin ? 0 : a128(occ * kc * 2) + (bias ? a128(occ * 4) : 0)) + a128(N * occ * 4) +
+               a128(N * occ * 2);
       };
       int64_t occ = largest(c1 - c0, [&](int64_t v) { return bytes(v, K) <= ctx_.work_limit; });
       int64_t kc = K;
@@ -297,17 +299,17 @@ class Builder {
       for (int64_t cs = c0; cs < c1; cs += occ) {
         const int64_t cn = std::min(occ, c1 - cs);
         Ocm ocm(ctx_.work_limit);
-        const uint32_t in_off = ocm.take(kc * 2);
+        const uint32_t in_off = ocm.take(N * kc * 2);
         const uint32_t w_off = pin ? 0 : ocm.take(cn * kc * 2);
         const uint32_t b_off = bias && !pin ? ocm.take(cn * 4) : MLIP_NO_OFFSET;
-        const uint32_t acc_off = ocm.take(cn * 4);
-        const uint32_t out_off = ocm.take(cn * 2);
+        const uint32_t acc_off = ocm.take(N * cn * 4);
+        const uint32_t out_off = ocm.take(N * cn * 2);
         note_ocm(tile, ocm);
         if (bias && !pin) dma(true, tile, weights_binding(r_), l_.bias_offset + cs * 4, b_off, 1, cn * 4, 0, 0);
         for (int64_t k0 = 0; k0 < K; k0 += kc) {
           const int64_t kn = std::min(kc, K - k0);
           ++plan_.passes;
-          dma(true, tile, binding(x), ddr_base(x) + k0 * 2, in_off, 1, kn * 2, 0, 0);
+          dma(true, tile, binding(x), ddr_base(x) + k0 * 2, in_off, N, kn * 2, K * 2, kn * 2);
           if (!pin) dma(true, tile, weights_binding(r_), l_.weight_offset + (cs * K + k0) * 2, w_off, cn, kn * 2, K * 2, kn * 2);
           RCommand& c = cmd(MLIP_OP_FC, tile);
           uint32_t* w = c.cmd.w;
@@ -316,7 +318,7 @@ class Builder {
           w[MLIP_FC_BIAS] = bias ? (pin ? u32(pinned_->bias_rel[t] + (cs - c0) * 4) : b_off) : MLIP_NO_OFFSET;
           w[MLIP_FC_ACC] = acc_off;
           w[MLIP_FC_OUT] = out_off;
-          w[MLIP_FC_N] = 1;
+          w[MLIP_FC_N] = u32(N);
           w[MLIP_FC_K] = u32(kn);
           w[MLIP_FC_OUT_C] = u32(cn);
           w[MLIP_FC_FIRST] = k0 == 0;
@@ -327,7 +329,7 @@ class Builder {
             if (bias) c.pinned_words.push_back(MLIP_FC_BIAS);
           }
         }
-        dma(false, tile, binding(y), ddr_base(y) + cs * 2, out_off, 1, cn * 2, 0, 0);
+        dma(false, tile, binding(y), ddr_base(y) + cs * 2, out_off, N, cn * 2, O * 2, cn * 2);
       }
     }
   }
@@ -339,6 +341,8 @@ class Builder {
     std::vector<std::pair<int64_t, int64_t>> parts = split_range(C, ctx_.num_tiles);
     plan_.split.how = "channels";
     plan_.split.ranges = parts;
+    for (int64_t img = 0; img < x.n; ++img) {
+    const int64_t xb = ddr_base(x) + img * HW * C * 2, yb = ddr_base(y) + img * C * 2;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t c0 = parts[t].first, c1 = parts[t].second;
@@ -350,15 +354,16 @@ class Builder {
         const uint32_t in_off = ocm.take(HW * cn * 2), out_off = ocm.take(cn * 2);
         note_ocm(tile, ocm);
         ++plan_.passes;
-        if (cn == C) dma(true, tile, binding(x), ddr_base(x), in_off, 1, HW * C * 2, 0, 0);
-        else dma(true, tile, binding(x), ddr_base(x) + cs * 2, in_off, HW, cn * 2, C * 2, cn * 2);
+        if (cn == C) dma(true, tile, binding(x), xb, in_off, 1, HW * C * 2, 0, 0);
+        else dma(true, tile, binding(x), xb + cs * 2, in_off, HW, cn * 2, C * 2, cn * 2);
         RCommand& c = cmd(l_.kind == MLIP_LAYER_GLOBAL_AVGPOOL ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, tile);
         c.cmd.w[MLIP_GPOOL_IN] = in_off;
         c.cmd.w[MLIP_GPOOL_OUT] = out_off;
         c.cmd.w[MLIP_GPOOL_HW] = u32(HW);
         c.cmd.w[MLIP_GPOOL_C] = u32(cn);
-        dma(false, tile, binding(y), ddr_base(y) + cs * 2, out_off, 1, cn * 2, 0, 0);
+        dma(false, tile, binding(y), yb + cs * 2, out_off, 1, cn * 2, 0, 0);
       }
+    }
     }
   }
 
@@ -397,7 +402,7 @@ class Builder {
   // channel range of the NHWC output (DMA only).
   void concat() {
     const RTensor& y = out();
-    const int64_t P = y.h * y.w, C = y.c;
+    const int64_t P = y.n * y.h * y.w, C = y.c;  // NHWC: the images' positions follow each other
     std::vector<std::pair<int64_t, int64_t>> parts = split_range(P, ctx_.num_tiles);
     plan_.split.how = "positions";
     plan_.split.ranges = parts;
@@ -429,13 +434,13 @@ class Builder {
     const RTensor& src = in();
     const RTensor& dst = out();
     const RTensor& planar = inward ? src : dst;
-    const RTensor& nhwc = inward ? dst : src;
     const int64_t H = planar.h, W = planar.w, C = planar.c;
-    if (H * W == 1) {
-      std::vector<std::pair<int64_t, int64_t>> parts = split_range(C, ctx_.num_tiles, 64);
+    if (H * W == 1) {  // [N, C]: the same element order in NCHW and NHWC
+      const int64_t E = planar.elems();
+      std::vector<std::pair<int64_t, int64_t>> parts = split_range(E, ctx_.num_tiles, 64);
       plan_.split.how = "elements";
       plan_.split.ranges = parts;
-      int64_t chunk = largest(C, [&](int64_t v) { return a128(v * 4) + a128(v * 2) <= ctx_.work_limit; });
+      int64_t chunk = largest(E, [&](int64_t v) { return a128(v * 4) + a128(v * 2) <= ctx_.work_limit; });
       for (size_t t = 0; t < parts.size(); ++t) {
         const int tile = static_cast<int>(t);
         Ocm ocm(ctx_.work_limit);
@@ -462,6 +467,9 @@ class Builder {
     plan_.split.how = "rows";
     plan_.split.ranges = parts;
     auto bytes = [&](int64_t R, int64_t cc) { return a128(cc * R * W * 4) + 2 * a128(cc * R * W * 2); };
+    for (int64_t img = 0; img < planar.n; ++img) {
+    const int64_t pb = img * C * H * W * 4, hb = img * H * W * C * 2;  // image offsets, planar and NHWC
+    const int64_t src_b = ddr_base(src) + (inward ? pb : hb), dst_b = ddr_base(dst) + (inward ? hb : pb);
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t r0 = parts[t].first, r1 = parts[t].second;
@@ -479,7 +487,7 @@ class Builder {
           ++plan_.passes;
           RCommand* c = nullptr;
           if (inward) {
-            dma(true, tile, binding(src), ddr_base(src) + (cs * H * W + p0 * W) * 4, f32, cn, n * 4, H * W * 4, n * 4);
+            dma(true, tile, binding(src), src_b + (cs * H * W + p0 * W) * 4, f32, cn, n * 4, H * W * 4, n * 4);
             c = &cmd(MLIP_OP_CONVERT, tile);
             c->cmd.w[MLIP_CVT_SRC] = f32;
             c->cmd.w[MLIP_CVT_DST] = f16;
@@ -492,11 +500,11 @@ class Builder {
             c->cmd.w[MLIP_LAY_A] = u32(cn);
             c->cmd.w[MLIP_LAY_B] = u32(n);
             c->cmd.w[MLIP_LAY_ELEM] = 2;
-            if (cn == C) dma(false, tile, binding(dst), ddr_base(dst) + p0 * W * C * 2, hwc, 1, n * C * 2, 0, 0);
-            else dma(false, tile, binding(dst), ddr_base(dst) + (p0 * W * C + cs) * 2, hwc, n, cn * 2, C * 2, cn * 2);
+            if (cn == C) dma(false, tile, binding(dst), dst_b + p0 * W * C * 2, hwc, 1, n * C * 2, 0, 0);
+            else dma(false, tile, binding(dst), dst_b + (p0 * W * C + cs) * 2, hwc, n, cn * 2, C * 2, cn * 2);
           } else {
-            if (cn == C) dma(true, tile, binding(src), ddr_base(src) + p0 * W * C * 2, hwc, 1, n * C * 2, 0, 0);
-            else dma(true, tile, binding(src), ddr_base(src) + (p0 * W * C + cs) * 2, hwc, n, cn * 2, C * 2, cn * 2);
+            if (cn == C) dma(true, tile, binding(src), src_b + p0 * W * C * 2, hwc, 1, n * C * 2, 0, 0);
+            else dma(true, tile, binding(src), src_b + (p0 * W * C + cs) * 2, hwc, n, cn * 2, C * 2, cn * 2);
             c = &cmd(MLIP_OP_LAYOUT, tile);
             c->cmd.w[MLIP_LAY_SRC] = hwc;
             c->cmd.w[MLIP_LAY_DST] = f16;
@@ -509,12 +517,12 @@ class Builder {
             c->cmd.w[MLIP_CVT_DST] = f32;
             c->cmd.w[MLIP_CVT_COUNT] = u32(cn * n);
             c->cmd.w[MLIP_CVT_MODE] = MLIP_CVT_F16_TO_F32;
-            dma(false, tile, binding(dst), ddr_base(dst) + (cs * H * W + p0 * W) * 4, f32, cn, n * 4, H * W * 4, n * 4);
+            dma(false, tile, binding(dst), dst_b + (cs * H * W + p0 * W) * 4, f32, cn, n * 4, H * W * 4, n * 4);
           }
         }
       }
     }
-    (void)nhwc;
+    }
   }
 
   const PlanContext& ctx_;

@@ -15,14 +15,16 @@ struct RTensor {
   std::string name;
   enum Home { Input, Output, Scratch } home = Scratch;
   int index = 0;               // binding number for Input/Output
-  int64_t h = 1, w = 1, c = 1; // NHWC dims (batch 1); a 2-D [1, K] tensor is h = w = 1, c = K
+  int64_t n = 1;               // batch (images)
+  int64_t h = 1, w = 1, c = 1; // NHWC dims of one image; a 2-D [N, K] tensor is h = w = 1, c = K
   bool planar = false;         // fp32 NCHW (region inputs/outputs) rather than fp16 NHWC
   bool flat = false;           // a [1, C*H*W] view of an NHWC tensor whose ONNX order is c, h, w:
                                // a dense layer reading it reorders its weights
   bool hwc_order = false;      // a 4-D tensor whose ONNX order is already h, w, c (after Transpose 0,2,3,1)
   int alias_of = -1;           // shares the bytes of another tensor (flatten)
   uint32_t offset = 0;         // in SCRATCH, once planned
-  int64_t elems() const { return h * w * c; }
+  int64_t image_elems() const { return h * w * c; }
+  int64_t elems() const { return n * h * w * c; }
   int64_t bytes() const { return elems() * (planar ? 4 : 2); }
 };
 

@@ -20,6 +20,10 @@ bool is_float4d(const Graph& g, ValueId v) {
 
 bool is_const(const Graph& g, const Node& n, size_t i) { return n.has_input(i) && g.value(n.inputs[i]).is_constant(); }
 
+std::string batch_reason(int64_t batch, const PartitionCaps& caps) {
+  return fmt::format("batch size {} above the MLIP's {}", batch, caps.max_batch);
+}
+
 std::string check_window(const Node& n, const PartitionCaps& caps, bool allow_dilation) {
   std::vector<int64_t> k = n.attrs.get_ints("kernel_shape", {});
   for (int64_t v : k)
@@ -34,7 +38,7 @@ std::string check_window(const Node& n, const PartitionCaps& caps, bool allow_di
 
 std::string conv_reason(const Graph& g, const Node& n, const PartitionCaps& caps) {
   if (!is_float4d(g, n.inputs[0])) return "only 2-D float32 convolution (4-D NCHW tensors) runs on the MLIP";
-  if (g.value(n.inputs[0]).shape[0] != 1) return "batch size above 1";
+  if (g.value(n.inputs[0]).shape[0] > caps.max_batch) return batch_reason(g.value(n.inputs[0]).shape[0], caps);
   if (!is_const(g, n, 1)) return "weights are not constant";
   if (n.has_input(2) && !is_const(g, n, 2)) return "bias is not constant";
   if (std::string r = check_window(n, caps, true); !r.empty()) return r;
@@ -49,10 +53,10 @@ std::string conv_reason(const Graph& g, const Node& n, const PartitionCaps& caps
   return "";
 }
 
-std::string fc_reason(const Graph& g, const Node& n) {
+std::string fc_reason(const Graph& g, const Node& n, const PartitionCaps& caps) {
   const Value& a = g.value(n.inputs[0]);
   if (a.dtype != DType::Float32 || a.shape.size() != 2) return "only float32 2-D dense layers run on the MLIP";
-  if (a.shape[0] != 1) return "batch size above 1";
+  if (a.shape[0] > caps.max_batch) return batch_reason(a.shape[0], caps);
   if (!is_const(g, n, 1) || g.value(n.inputs[1]).shape.size() != 2) return "weights are not a constant matrix";
   if (n.op == "Gemm") {
     if (n.attrs.get_int("transA", 0) != 0) return "transA=1";
@@ -67,7 +71,7 @@ std::string fc_reason(const Graph& g, const Node& n) {
 
 std::string pool_reason(const Graph& g, const Node& n, const PartitionCaps& caps) {
   if (!is_float4d(g, n.inputs[0])) return "only 2-D float32 pooling (4-D NCHW tensors) runs on the MLIP";
-  if (g.value(n.inputs[0]).shape[0] != 1) return "batch size above 1";
+  if (g.value(n.inputs[0]).shape[0] > caps.max_batch) return batch_reason(g.value(n.inputs[0]).shape[0], caps);
   if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
   if (n.attrs.get_int("ceil_mode", 0) != 0) return "ceil_mode=1";
   if (std::string r = check_window(n, caps, false); !r.empty()) return r;
@@ -77,7 +81,7 @@ std::string pool_reason(const Graph& g, const Node& n, const PartitionCaps& caps
 std::string global_pool_reason(const Graph& g, const Node& n, const PartitionCaps& caps) {
   if (!is_float4d(g, n.inputs[0])) return "only 4-D float32 global pooling runs on the MLIP";
   const Shape& x = g.value(n.inputs[0]).shape;
-  if (x[0] != 1) return "batch size above 1";
+  if (x[0] > caps.max_batch) return batch_reason(x[0], caps);
   if (x[2] * x[3] * 2 + 256 > caps.ocm_work_bytes) return "the spatial extent does not fit OCM";
   return "";
 }
@@ -93,7 +97,7 @@ bool consumers_all(const Graph& g, const std::vector<std::vector<int>>& consumer
 std::string mlip_unsupported_reason(const Graph& g, const Node& n, const PartitionCaps& caps) {
   const std::string& op = n.op;
   if (op == "Conv") return conv_reason(g, n, caps);
-  if (op == "Gemm" || op == "MatMul") return fc_reason(g, n);
+  if (op == "Gemm" || op == "MatMul") return fc_reason(g, n, caps);
   if (op == "MaxPool" || op == "AveragePool") return pool_reason(g, n, caps);
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return global_pool_reason(g, n, caps);
   if (op == "Add") {
@@ -102,14 +106,14 @@ std::string mlip_unsupported_reason(const Graph& g, const Node& n, const Partiti
     const Value& b = g.value(n.inputs[1]);
     if (a.dtype != DType::Float32 || a.shape != b.shape) return "only float32 additions of equal shapes (no broadcasting)";
     if (a.is_constant() || b.is_constant()) return "adding a constant";
-    if (!a.shape.empty() && a.shape[0] != 1) return "batch size above 1";
+    if (!a.shape.empty() && a.shape[0] > caps.max_batch) return batch_reason(a.shape[0], caps);
     if (a.shape.size() != 4 && a.shape.size() != 2) return "only 2-D and 4-D tensors";
     return "";
   }
   if (op == "Concat") {
     const Value& out = g.value(n.outputs[0]);
     if (out.dtype != DType::Float32 || out.shape.size() != 4) return "only float32 4-D concatenation";
-    if (out.shape[0] != 1) return "batch size above 1";
+    if (out.shape[0] > caps.max_batch) return batch_reason(out.shape[0], caps);
     int64_t axis = n.attrs.get_int("axis", 1);
     if (axis != 1 && axis != -3) return "only concatenation on the channel axis";
     for (ValueId in : n.inputs)
@@ -164,8 +168,8 @@ void partition(Graph& g, const PartitionCaps& caps) {
     if (v.op != "Flatten" && v.op != "Reshape") continue;
     const Value& in = g.value(v.inputs[0]);
     const Value& out = g.value(v.outputs[0]);
-    bool ok = in.dtype == DType::Float32 && in.shape.size() == 4 && in.shape[0] == 1 && out.shape.size() == 2 &&
-              out.shape[0] == 1;
+    bool ok = in.dtype == DType::Float32 && in.shape.size() == 4 && in.shape[0] <= caps.max_batch &&
+              out.shape.size() == 2 && out.shape[0] == in.shape[0];
     ok = ok && consumers_all(g, consumers, v.outputs[0], [&](const Node& c) {
            size_t ci = static_cast<size_t>(&c - g.nodes.data());
            return (c.op == "Gemm" || c.op == "MatMul") && mlip[ci] && c.inputs[0] == v.outputs[0];
@@ -180,7 +184,7 @@ void partition(Graph& g, const PartitionCaps& caps) {
     const Node& t = g.nodes[i];
     if (t.op != "Transpose") continue;
     const Value& in = g.value(t.inputs[0]);
-    bool ok = in.dtype == DType::Float32 && in.shape.size() == 4 && in.shape[0] == 1 &&
+    bool ok = in.dtype == DType::Float32 && in.shape.size() == 4 && in.shape[0] <= caps.max_batch &&
               t.attrs.get_ints("perm", {}) == std::vector<int64_t>{0, 2, 3, 1};
     ok = ok && consumers_all(g, consumers, t.outputs[0], [&](const Node& c) {
            size_t ci = static_cast<size_t>(&c - g.nodes.data());

@@ -18,6 +18,7 @@ struct PartitionCaps {
   int max_kernel = 16;        // largest kernel side
   int max_stride = 8;
   bool dilation = true;
+  int64_t max_batch = 8;      // images per layer (as TVM's Marvell integration)
   int64_t ocm_work_bytes = 1 << 20;  // OCM a layer may use per tile
 };
 

@@ -150,6 +150,70 @@ TEST(MlipPartition, CpuOnlyOperatorBetweenConvolutions) {
   EXPECT_EQ(compare(got[0].second, want[0].second, kFp16Rtol, kFp16Atol), "");
 }
 
+// A batch of images (up to 8, as TVM's Marvell integration) runs image by
+// image on the MLIP: conv, pool, residual add, channel concat, global pool,
+// flatten and dense all offloaded, each image matching the reference.
+OnnxBuilder& batched_cnn(OnnxBuilder& b, int64_t batch) {
+  b.input("x", DType::Float32, {batch, 3, 10, 10});
+  b.initializer("w1", random_tensor(DType::Float32, {6, 3, 3, 3}, 11, -0.5, 0.5));
+  b.initializer("b1", random_tensor(DType::Float32, {6}, 12, -0.1, 0.1));
+  b.initializer("w2", random_tensor(DType::Float32, {6, 6, 3, 3}, 13, -0.3, 0.3));
+  b.initializer("wf", random_tensor(DType::Float32, {12, 5}, 14, -0.5, 0.5));
+  b.initializer("bf", random_tensor(DType::Float32, {5}, 15, -0.1, 0.1));
+  b.node("Conv", {"x", "w1", "b1"}, {"c1"}, {{"pads", ints{1, 1, 1, 1}}}, "conv1");
+  b.node("Relu", {"c1"}, {"r1"}, {}, "relu1");
+  b.node("Conv", {"r1", "w2"}, {"c2"}, {{"pads", ints{1, 1, 1, 1}}}, "conv2");
+  b.node("Add", {"r1", "c2"}, {"s"}, {}, "residual");
+  b.node("Concat", {"r1", "s"}, {"cat"}, {{"axis", int64_t{1}}}, "concat");
+  b.node("MaxPool", {"cat"}, {"p"}, {{"kernel_shape", ints{2, 2}}, {"strides", ints{2, 2}}}, "pool");
+  b.node("GlobalAveragePool", {"p"}, {"g"}, {}, "gap");
+  b.node("Flatten", {"g"}, {"f"}, {}, "flatten");
+  b.node("Gemm", {"f", "wf", "bf"}, {"y"}, {}, "fc");
+  b.output("y");
+  return b;
+}
+
+TEST(MlipBatch, ImagesOfABatchRunOnTheMlip) {
+  OnnxBuilder b;
+  fs::path model = batched_cnn(b, 3).save(scratch_dir(), "batch3.onnx");
+  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  ASSERT_EQ(r.graph.nodes.size(), 1u);
+  EXPECT_EQ(r.graph.nodes[0].op, "mlip.Region");
+  io::NamedTensors in = {{"x", random_tensor(DType::Float32, {3, 3, 10, 10}, 16)}};
+  io::NamedTensors want = reference_run(model, in);
+  io::NamedTensors got = compile_and_run(model, in, mlip_options(4));
+  EXPECT_EQ(compare(got[0].second, want[0].second, kFp16Rtol, kFp16Atol), "");
+  // Tiling and weight placement never change a bit, batched or not.
+  for (auto [tiles, pin] : {std::pair{1, false}, std::pair{8, true}}) {
+    io::NamedTensors other = compile_and_run(model, in, mlip_options(tiles, pin));
+    EXPECT_EQ(compare(other[0].second, got[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
+  }
+  // Each image alone gives the same bits as inside the batch.
+  OnnxBuilder b1;
+  fs::path single = batched_cnn(b1, 1).save(scratch_dir(), "batch1.onnx");
+  const float* x = in[0].second.data<float>();
+  const float* y = got[0].second.data<float>();
+  for (int64_t i = 0; i < 3; ++i) {
+    TensorData xi(DType::Float32, {1, 3, 10, 10});
+    std::copy(x + i * 300, x + (i + 1) * 300, xi.data<float>());
+    io::NamedTensors yi = compile_and_run(single, {{"x", xi}}, mlip_options(4));
+    ASSERT_EQ(yi[0].second.numel(), 5);
+    EXPECT_TRUE(std::equal(y + i * 5, y + (i + 1) * 5, yi[0].second.data<float>())) << "image " << i;
+  }
+}
+
+TEST(MlipBatch, ABatchAboveEightStaysOnTheCpuWithTheReason) {
+  OnnxBuilder b;
+  fs::path model = batched_cnn(b, 9).save(scratch_dir(), "batch9.onnx");
+  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  for (const Node& n : r.graph.nodes) {
+    EXPECT_NE(n.op, "mlip.Region");
+    if (n.op == "Conv") {
+      EXPECT_THAT(n.attrs.get_string("mlip_reason"), HasSubstr("batch size 9 above the MLIP's 8"));
+    }
+  }
+}
+
 struct MlipCli : public ::testing::Test {
   TempDir dir{"mlipc-mlip-cli"};
   ProcessResult mlipc(std::vector<std::string> args) const {
