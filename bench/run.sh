@@ -2,7 +2,7 @@
 # Benchmarks that print comparable figures, each measured in this run:
 #   1. compile time and arena size against the liveness lower bound, per model
 #      and memory planner (TVM v0.18's published hill-climb arena beside it);
-#   2. latency of the generated C (host, -O2, one thread) against onnxruntime
+#   2. latency of the generated C (host, -O3, one thread) against onnxruntime
 #      (onnxruntime-node from npm, one thread) on the same model and input;
 #   3. the MLIP target: estimated accelerator time (cycle model) and the
 #      simulator's host throughput.

@@ -1,8 +1,10 @@
 /* y[batch] = a[batch] [M, K] x b[batch] [K, N]: loop d walks the (simplified)
  * broadcast batch axis d; a<d>, b<d> are the offsets of the operand matrices
- * after d loops (stride 0 on axes an operand is broadcast along). */
-static void {{fn}}(const float* a, const float* b, float* y) {
-  int32_t o = 0;
+ * after d loops (stride 0 on axes an operand is broadcast along). Row i of
+ * the product accumulates pa[i, p] * pb[p, :] for p in order: the same sums
+ * in the same order as dot products (bit-identical), along contiguous rows. */
+static void {{fn}}(const float* restrict a, const float* restrict b, float* restrict y) {
+  float* yr = y;
   const int32_t a0 = 0;
   const int32_t b0 = 0;
 {{#loops}}  for (int32_t i{{d}} = 0; i{{d}} < {{dim}}; ++i{{d}}) {
@@ -11,12 +13,16 @@ static void {{fn}}(const float* a, const float* b, float* y) {
 {{/loops}}  {
     const float* pa = a + a{{r}};
     const float* pb = b + b{{r}};
-    for (int32_t i = 0; i < {{M}}; ++i) {
+    for (int32_t i = 0; i < {{M}}; ++i, yr += {{N}}) {
+      for (int32_t j = 0; j < {{N}}; ++j) yr[j] = 0.0f;
+      for (int32_t p = 0; p < {{K}}; ++p) {
+        const float av = pa[i * {{K}} + p];
+        for (int32_t j = 0; j < {{N}}; ++j) yr[j] += av * pb[p * {{N}} + j];
+      }
       for (int32_t j = 0; j < {{N}}; ++j) {
-        float v = 0.0f;
-        for (int32_t p = 0; p < {{K}}; ++p) v += pa[i * {{K}} + p] * pb[p * {{N}} + j];
+        float v = yr[j];
         {{act}}
-        y[o++] = v;
+        yr[j] = v;
       }
     }
   }

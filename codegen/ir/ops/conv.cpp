@@ -49,7 +49,7 @@ void infer_Conv(InferContext& ctx) {
   ctx.set_output(0, DType::Float32, out);
 }
 
-// Same loop nest and summation order as templates/kernels/conv.c: for each
+// The summation order of templates/kernels/conv.c (which sums tap by tap): for each
 // output, sum over input channels of the group, then kd, kh, kw; padding
 // taps are skipped; bias and activation last.
 void eval_Conv(EvalContext& ctx) {
