@@ -64,7 +64,7 @@ for entry in "${MODELS[@]}"; do
   done
   printf "%-22s %9.2f %12s %12s %12s %12s %12s %10s\n" "$name" "$best" "$lb" "${row[@]}" "${TVM_HILL[$name]}"
 done
-echo "(* TVM v0.18 USMP hill_climb workspace bytes for these models as measured by the mlipc team (docs/benchmarks.md); TVM is not re-run here)"
+echo "(* TVM v0.18 USMP hill_climb workspace bytes for these models, measured on a machine of this kind and recorded in docs/benchmarks.md; TVM is not re-run here)"
 
 echo
 echo "2. Latency of one inference, median of $RUNS runs, one thread (us)"
