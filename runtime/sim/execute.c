@@ -266,6 +266,12 @@ static void exec_layout(uint8_t* ocm, const uint32_t* w) {
   }
 }
 
+/* Output channels are computed four at a time: four independent sums, each
+ * in the spec's order (kh, kw, then ic), so the host overlaps their
+ * latencies (and converts a shared input once); every sum is the one a
+ * channel-at-a-time loop would give, bit for bit. */
+#define CONV_BLOCK 4u
+
 static void exec_conv(uint8_t* ocm, const uint32_t* w) {
   const uint8_t* in = ocm + w[MLIP_CONV_IN];
   const uint8_t* wt = ocm + w[MLIP_CONV_WEIGHTS];
@@ -280,13 +286,18 @@ static void exec_conv(uint8_t* ocm, const uint32_t* w) {
   const int64_t pt = w[MLIP_CONV_PAD_TOP], pl = w[MLIP_CONV_PAD_LEFT];
   const size_t icpg = w[MLIP_CONV_IC_PER_GROUP], ocpg = w[MLIP_CONV_OC_PER_GROUP];
   const size_t oc_base = w[MLIP_CONV_OC_BASE], ic_base = w[MLIP_CONV_IC_BASE];
-  size_t oh, ow, j, kh, kw, ic;
+  const size_t w_step = kh_n * kw_n * icpg * 2u; /* bytes from one output channel's weights to the next */
+  size_t oh, ow, j, nj, q, kh, kw, ic;
   for (oh = 0; oh < out_h; ++oh) {
     for (ow = 0; ow < out_w; ++ow) {
-      for (j = 0; j < out_c; ++j) {
-        /* In 64 bits as the validator computed it (size_t may be 32-bit). */
-        const size_t cbase = (size_t)((((uint64_t)oc_base + j) / ocpg) * icpg - ic_base);
-        float acc = 0.0f;
+      for (j = 0; j < out_c; j += nj) {
+        float acc[CONV_BLOCK] = {0.0f, 0.0f, 0.0f, 0.0f};
+        size_t cbase[CONV_BLOCK] = {0, 0, 0, 0};
+        nj = out_c - j < CONV_BLOCK ? out_c - j : CONV_BLOCK;
+        for (q = 0; q < nj; ++q) {
+          /* In 64 bits as the validator computed it (size_t may be 32-bit). */
+          cbase[q] = (size_t)((((uint64_t)oc_base + j + q) / ocpg) * icpg - ic_base);
+        }
         for (kh = 0; kh < kh_n; ++kh) {
           const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
           if (ih < 0 || ih >= in_h) {
@@ -299,19 +310,50 @@ static void exec_conv(uint8_t* ocm, const uint32_t* w) {
             if (iw < 0 || iw >= in_w) {
               continue;
             }
-            xp = in + (((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase) * 2u;
+            xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c * 2u;
             wp = wt + (((j * kh_n + kh) * kw_n + kw) * icpg) * 2u;
-            for (ic = 0; ic < icpg; ++ic) {
-              const float p = mlip_sim_h2f(mlip_sim_ld16(xp + ic * 2u)) * mlip_sim_h2f(mlip_sim_ld16(wp + ic * 2u));
-              acc = acc + p;
+            if (nj == CONV_BLOCK && cbase[0] == cbase[CONV_BLOCK - 1u]) {
+              /* one group: the four channels read the same inputs */
+              const uint8_t* x0 = xp + cbase[0] * 2u;
+              float a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+              for (ic = 0; ic < icpg; ++ic) {
+                const float x = mlip_sim_h2f(mlip_sim_ld16(x0 + ic * 2u));
+                const uint8_t* wi = wp + ic * 2u;
+                const float p0 = x * mlip_sim_h2f(mlip_sim_ld16(wi));
+                const float p1 = x * mlip_sim_h2f(mlip_sim_ld16(wi + w_step));
+                const float p2 = x * mlip_sim_h2f(mlip_sim_ld16(wi + 2u * w_step));
+                const float p3 = x * mlip_sim_h2f(mlip_sim_ld16(wi + 3u * w_step));
+                a0 = a0 + p0;
+                a1 = a1 + p1;
+                a2 = a2 + p2;
+                a3 = a3 + p3;
+              }
+              acc[0] = a0;
+              acc[1] = a1;
+              acc[2] = a2;
+              acc[3] = a3;
+            } else {
+              for (q = 0; q < nj; ++q) {
+                const uint8_t* xq = xp + cbase[q] * 2u;
+                const uint8_t* wq = wp + q * w_step;
+                float a = acc[q];
+                for (ic = 0; ic < icpg; ++ic) {
+                  const float p = mlip_sim_h2f(mlip_sim_ld16(xq + ic * 2u)) * mlip_sim_h2f(mlip_sim_ld16(wq + ic * 2u));
+                  a = a + p;
+                }
+                acc[q] = a;
+              }
             }
           }
         }
-        if (bias != NULL) {
-          acc = acc + mlip_sim_ldf(bias + j * 4u);
+        for (q = 0; q < nj; ++q) {
+          float v = acc[q];
+          if (bias != NULL) {
+            v = v + mlip_sim_ldf(bias + (j + q) * 4u);
+          }
+          v = apply_act(v, w[MLIP_CONV_ACT], w[MLIP_CONV_ACT_LO], w[MLIP_CONV_ACT_HI]);
+          mlip_sim_st16(out + ((oh * out_w + ow) * out_c + j + q) * 2u, round_result(v));
         }
-        acc = apply_act(acc, w[MLIP_CONV_ACT], w[MLIP_CONV_ACT_LO], w[MLIP_CONV_ACT_HI]);
-        mlip_sim_st16(out + ((oh * out_w + ow) * out_c + j) * 2u, round_result(acc));
       }
     }
   }
