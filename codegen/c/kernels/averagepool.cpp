@@ -12,20 +12,10 @@ void prepare_AveragePool(const Graph& g, const Node& n, KernelSpec& spec) {
       ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, {/*dilations=*/true, /*ceil_mode=*/true}));
   spec.template_name = "averagepool.c";
   spec.set("P", x[0] * x[1]);
-  // Products as single literals: C evaluates `a * b` of literals in int.
-  spec.set("ISIZE", geo.in[0] * geo.in[1] * geo.in[2]);
-  spec.set("OSIZE", geo.out[0] * geo.out[1] * geo.out[2]);
+  set_window(spec, geo);
   const char* axes[] = {"D", "H", "W"};
-  for (int i = 0; i < ops::kMaxSpatial; ++i) {
-    const std::string a = axes[i];
-    spec.set("I" + a, geo.in[i]);
-    spec.set("O" + a, geo.out[i]);
-    spec.set("K" + a, geo.kernel[i]);
-    spec.set("S" + a, geo.stride[i]);
-    spec.set("D" + a, geo.dilation[i]);
-    spec.set("P" + a, geo.pad_begin[i]);
-    spec.set("E" + a, geo.in[i] + geo.pad_end[i]);  // end of the padded extent
-  }
+  for (int i = 0; i < ops::kMaxSpatial; ++i)
+    spec.set(std::string("E") + axes[i], geo.in[i] + geo.pad_end[i]);  // end of the padded extent
   spec.set("divisor", n.attrs.get_int("count_include_pad", 0) == 1 ? "padded" : "valid");
   spec.args = {0};
 }

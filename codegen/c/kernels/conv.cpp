@@ -22,19 +22,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("M", w[0]);
   spec.set("ICG", x[1] / group);
   spec.set("OCG", w[0] / group);
-  const char* axes[] = {"D", "H", "W"};
-  for (int i = 0; i < ops::kMaxSpatial; ++i) {
-    const std::string a = axes[i];
-    spec.set("I" + a, geo.in[i]);
-    spec.set("O" + a, geo.out[i]);
-    spec.set("K" + a, geo.kernel[i]);
-    spec.set("S" + a, geo.stride[i]);
-    spec.set("D" + a, geo.dilation[i]);
-    spec.set("P" + a, geo.pad_begin[i]);
-  }
-  // Products as single literals: C evaluates `a * b` of literals in int.
-  spec.set("ISIZE", geo.in[0] * geo.in[1] * geo.in[2]);
-  spec.set("OSIZE", geo.out[0] * geo.out[1] * geo.out[2]);
+  set_window(spec, geo);
   spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
   // Output channels per pass: up to 4 of one group share each input read.
   const int64_t ocg = w[0] / group;

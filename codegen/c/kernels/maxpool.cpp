@@ -13,19 +13,7 @@ void prepare_MaxPool(const Graph& g, const Node& n, KernelSpec& spec) {
       ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, {/*dilations=*/true, /*ceil_mode=*/true}));
   spec.template_name = "maxpool.c";
   spec.set("P", x[0] * x[1]);
-  // Products as single literals: C evaluates `a * b` of literals in int.
-  spec.set("ISIZE", geo.in[0] * geo.in[1] * geo.in[2]);
-  spec.set("OSIZE", geo.out[0] * geo.out[1] * geo.out[2]);
-  const char* axes[] = {"D", "H", "W"};
-  for (int i = 0; i < ops::kMaxSpatial; ++i) {
-    const std::string a = axes[i];
-    spec.set("I" + a, geo.in[i]);
-    spec.set("O" + a, geo.out[i]);
-    spec.set("K" + a, geo.kernel[i]);
-    spec.set("S" + a, geo.stride[i]);
-    spec.set("D" + a, geo.dilation[i]);
-    spec.set("P" + a, geo.pad_begin[i]);
-  }
+  set_window(spec, geo);
   switch (xv.dtype) {
     case DType::Int8: spec.set("lowest", "(-128)"); break;
     case DType::UInt8: spec.set("lowest", "0"); break;
