@@ -75,15 +75,20 @@ class Lowering {
     return r_.layers.back();
   }
 
+  // A region input or output: fp32 NCHW in its own binding.
+  int border_tensor(const Value& val, RTensor::Home home, int index) {
+    RTensor t;
+    t.name = val.name;
+    t.home = home;
+    t.index = index;
+    t.planar = true;
+    set_dims(t, val.shape);
+    return add_tensor(t);
+  }
+
   void convert_in(int index, ValueId v) {
     const Value& val = g_.value(v);
-    RTensor in;
-    in.name = val.name;
-    in.home = RTensor::Input;
-    in.index = index;
-    in.planar = true;
-    set_dims(in, val.shape);
-    int ti = add_tensor(in);
+    int ti = border_tensor(val, RTensor::Input, index);
     r_.inputs.push_back(ti);
     int si = scratch_like(val.name + ":fp16", val.shape);
     RLayer l;
@@ -98,13 +103,7 @@ class Lowering {
 
   void convert_out(int index, ValueId v) {
     const Value& val = g_.value(v);
-    RTensor out;
-    out.name = val.name;
-    out.home = RTensor::Output;
-    out.index = index;
-    out.planar = true;
-    set_dims(out, val.shape);
-    int to = add_tensor(out);
+    int to = border_tensor(val, RTensor::Output, index);
     r_.outputs.push_back(to);
     RLayer l;
     l.kind = MLIP_LAYER_CONVERT_OUT;
