@@ -124,6 +124,28 @@ mlip_cmd* cb_dma(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32
   return c;
 }
 
+mlip_cmd* cb_convert(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                     uint32_t count, uint32_t mode) {
+  mlip_cmd* c = cb_cmd(b, list, MLIP_OP_CONVERT, tile, layer);
+  c->w[MLIP_CVT_SRC] = src;
+  c->w[MLIP_CVT_DST] = dst;
+  c->w[MLIP_CVT_COUNT] = count;
+  c->w[MLIP_CVT_MODE] = mode;
+  return c;
+}
+
+mlip_cmd* cb_layout(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                    uint32_t outer, uint32_t a, uint32_t bdim, uint32_t elem) {
+  mlip_cmd* c = cb_cmd(b, list, MLIP_OP_LAYOUT, tile, layer);
+  c->w[MLIP_LAY_SRC] = src;
+  c->w[MLIP_LAY_DST] = dst;
+  c->w[MLIP_LAY_OUTER] = outer;
+  c->w[MLIP_LAY_A] = a;
+  c->w[MLIP_LAY_B] = bdim;
+  c->w[MLIP_LAY_ELEM] = elem;
+  return c;
+}
+
 void cb_barrier(cb_builder* b, int list, uint32_t tile, uint32_t layer) {
   (void)cb_cmd(b, list, MLIP_OP_BARRIER, tile, layer);
 }

@@ -74,6 +74,12 @@ mlip_cmd* cb_dma(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32
                  uint32_t ddr_offset, uint32_t ocm_offset, uint32_t rows, uint32_t row_bytes, uint32_t ddr_stride,
                  uint32_t ocm_stride);
 void cb_barrier(cb_builder* b, int list, uint32_t tile, uint32_t layer);
+/* CONVERT of count elements, mode MLIP_CVT_*. */
+mlip_cmd* cb_convert(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                     uint32_t count, uint32_t mode);
+/* LAYOUT: outer blocks of [a][b] elements of elem bytes, transposed. */
+mlip_cmd* cb_layout(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                    uint32_t outer, uint32_t a, uint32_t bdim, uint32_t elem);
 
 /* Lays the buffer out in out[0, cap); returns its size, or 0 if cap is too
    small. */

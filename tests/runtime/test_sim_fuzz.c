@@ -115,18 +115,8 @@ static void build_reference(void) {
 
   /* Layer in (tile 0): fp32 CHW [2][64] -> fp16 HWC [64][2] in scratch 0. */
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, l_in, bi, 0, 0, 1, 512, 0, 0);
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, l_in);
-  c->w[MLIP_CVT_SRC] = 0;
-  c->w[MLIP_CVT_DST] = 512;
-  c->w[MLIP_CVT_COUNT] = 128;
-  c->w[MLIP_CVT_MODE] = MLIP_CVT_F32_TO_F16;
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, l_in);
-  c->w[MLIP_LAY_SRC] = 512;
-  c->w[MLIP_LAY_DST] = 768;
-  c->w[MLIP_LAY_OUTER] = 1;
-  c->w[MLIP_LAY_A] = 2;
-  c->w[MLIP_LAY_B] = 64;
-  c->w[MLIP_LAY_ELEM] = 2;
+  (void)cb_convert(&b, CB_MAIN, 0, l_in, 0, 512, 128, MLIP_CVT_F32_TO_F16);
+  (void)cb_layout(&b, CB_MAIN, 0, l_in, 512, 768, 1, 2, 64, 2);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, l_in, bs, 0, 768, 1, 256, 0, 0);
   cb_barrier(&b, CB_MAIN, 0, l_in);
 
@@ -244,11 +234,7 @@ static void build_reference(void) {
 
   /* Layer out (tile 0): fp16 [10] -> fp32 output. */
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, l_out, bs, 896, 0, 1, 20, 0, 0);
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, l_out);
-  c->w[MLIP_CVT_SRC] = 0;
-  c->w[MLIP_CVT_DST] = 128;
-  c->w[MLIP_CVT_COUNT] = 10;
-  c->w[MLIP_CVT_MODE] = MLIP_CVT_F16_TO_F32;
+  (void)cb_convert(&b, CB_MAIN, 0, l_out, 0, 128, 10, MLIP_CVT_F16_TO_F32);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, l_out, bo, 0, 128, 1, 40, 0, 0);
   cb_barrier(&b, CB_MAIN, 0, l_out);
 

@@ -115,7 +115,6 @@ static void test_dma_strides(void** state) {
 /* ---- CONVERT, LAYOUT ---------------------------------------------------------- */
 
 static void test_convert(void** state) {
-  mlip_cmd* c;
   const uint32_t in_bits[6] = {0x3F800000u /* 1 */, 0x45001000u /* 2049 */, 0x477FF000u /* 65520 */,
                                0x80000000u /* -0 */, 0xFFC00001u /* -NaN */, 0x33C00000u /* 3 * 2^-25 */};
   const uint16_t exp_h[6] = {0x3C00, 0x6800, 0x7C00, 0x8000, 0xFE00, 0x0002};
@@ -123,16 +122,8 @@ static void test_convert(void** state) {
   (void)state;
   fresh(1, MLIP_LAYER_CONVERT_IN);
   for (i = 0; i < 6; ++i) setfb(4u * i, in_bits[i]);
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, layer0);
-  c->w[MLIP_CVT_SRC] = 0;
-  c->w[MLIP_CVT_DST] = 128;
-  c->w[MLIP_CVT_COUNT] = 6;
-  c->w[MLIP_CVT_MODE] = MLIP_CVT_F32_TO_F16;
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, layer0);
-  c->w[MLIP_CVT_SRC] = 128;
-  c->w[MLIP_CVT_DST] = 256;
-  c->w[MLIP_CVT_COUNT] = 6;
-  c->w[MLIP_CVT_MODE] = MLIP_CVT_F16_TO_F32;
+  (void)cb_convert(&b, CB_MAIN, 0, layer0, 0, 128, 6, MLIP_CVT_F32_TO_F16);
+  (void)cb_convert(&b, CB_MAIN, 0, layer0, 128, 256, 6, MLIP_CVT_F16_TO_F32);
   assert_int_equal(run_ocm_only(), MLIP_OK);
   for (i = 0; i < 6; ++i) assert_int_equal(geth(128 + 2u * i), exp_h[i]);
   {
@@ -142,35 +133,16 @@ static void test_convert(void** state) {
 }
 
 static void test_layout(void** state) {
-  mlip_cmd* c;
   uint32_t i;
   (void)state;
   fresh(1, MLIP_LAYER_CONVERT_IN);
   /* CHW with C = 2, HW = 3: [c][p] = 10 c + p */
   for (i = 0; i < 6; ++i) seth(2u * i, (float)(10u * (i / 3u) + i % 3u));
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, layer0); /* CHW -> HWC */
-  c->w[MLIP_LAY_SRC] = 0;
-  c->w[MLIP_LAY_DST] = 128;
-  c->w[MLIP_LAY_OUTER] = 1;
-  c->w[MLIP_LAY_A] = 2;
-  c->w[MLIP_LAY_B] = 3;
-  c->w[MLIP_LAY_ELEM] = 2;
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, layer0); /* HWC -> CHW */
-  c->w[MLIP_LAY_SRC] = 128;
-  c->w[MLIP_LAY_DST] = 256;
-  c->w[MLIP_LAY_OUTER] = 1;
-  c->w[MLIP_LAY_A] = 3;
-  c->w[MLIP_LAY_B] = 2;
-  c->w[MLIP_LAY_ELEM] = 2;
+  (void)cb_layout(&b, CB_MAIN, 0, layer0, 0, 128, 1, 2, 3, 2);   /* CHW -> HWC */
+  (void)cb_layout(&b, CB_MAIN, 0, layer0, 128, 256, 1, 3, 2, 2); /* HWC -> CHW */
   /* 4-byte elements, two batches: [2][2][3] -> [2][3][2] */
   for (i = 0; i < 12; ++i) setf(512 + 4u * i, (float)i);
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, layer0);
-  c->w[MLIP_LAY_SRC] = 512;
-  c->w[MLIP_LAY_DST] = 640;
-  c->w[MLIP_LAY_OUTER] = 2;
-  c->w[MLIP_LAY_A] = 2;
-  c->w[MLIP_LAY_B] = 3;
-  c->w[MLIP_LAY_ELEM] = 4;
+  (void)cb_layout(&b, CB_MAIN, 0, layer0, 512, 640, 2, 2, 3, 4);
   assert_int_equal(run_ocm_only(), MLIP_OK);
   {
     const float hwc[6] = {0, 10, 1, 11, 2, 12};

@@ -53,18 +53,8 @@ static void base(void) {
   cb_barrier(&b, CB_INIT, 0, l_pin);
 
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, l_in, bind_in, 0, 0, 1, 64, 0, 0);
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, l_in);
-  c->w[MLIP_CVT_SRC] = 0;
-  c->w[MLIP_CVT_DST] = 128;
-  c->w[MLIP_CVT_COUNT] = 16;
-  c->w[MLIP_CVT_MODE] = MLIP_CVT_F32_TO_F16;
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_LAYOUT, 0, l_in);
-  c->w[MLIP_LAY_SRC] = 128;
-  c->w[MLIP_LAY_DST] = 256;
-  c->w[MLIP_LAY_OUTER] = 1;
-  c->w[MLIP_LAY_A] = 4;
-  c->w[MLIP_LAY_B] = 4;
-  c->w[MLIP_LAY_ELEM] = 2;
+  (void)cb_convert(&b, CB_MAIN, 0, l_in, 0, 128, 16, MLIP_CVT_F32_TO_F16);
+  (void)cb_layout(&b, CB_MAIN, 0, l_in, 128, 256, 1, 4, 4, 2);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, l_conv); /* 4x4x1 -> 4x4x2, 3x3, pad 1 */
   c->w[MLIP_CONV_IN] = 256;
   c->w[MLIP_CONV_IN_H] = 4;
@@ -129,11 +119,7 @@ static void base(void) {
   c->w[MLIP_FC_FIRST] = 1;
   c->w[MLIP_FC_LAST] = 1;
   c->w[MLIP_FC_ACT] = MLIP_ACT_RELU;
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONVERT, 0, l_out);
-  c->w[MLIP_CVT_SRC] = 1280;
-  c->w[MLIP_CVT_DST] = 1408;
-  c->w[MLIP_CVT_COUNT] = 2;
-  c->w[MLIP_CVT_MODE] = MLIP_CVT_F16_TO_F32;
+  (void)cb_convert(&b, CB_MAIN, 0, l_out, 1280, 1408, 2, MLIP_CVT_F16_TO_F32);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, l_out, bind_out, 0, 1408, 1, 8, 0, 0);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, l_out, bind_scratch, 0, 1408, 1, 8, 0, 0);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 1, l_out, bind_scratch, 0, 0, 1, 8, 0, 0);
