@@ -215,7 +215,9 @@ class Lowering {
     l.inputs = {in};
     if (auto it = view_origins_.find(in); it != view_origins_.end())
       l.origins.insert(l.origins.begin(), it->second.begin(), it->second.end());
-    const RTensor& x = r_.tensors[in];
+    // A copy: output_tensor() below grows r_.tensors, which would leave a
+    // reference dangling.
+    const RTensor x = r_.tensors[in];
     const TensorData& b = constant(n, 1);
     const bool trans_b = n.op == "Gemm" && n.attrs.get_int("transB", 0) != 0;
     const int64_t k = trans_b ? b.shape()[1] : b.shape()[0];
