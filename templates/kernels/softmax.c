@@ -9,7 +9,7 @@ static void {{fn}}(const float* x, float* y) {
       int32_t k;
       for (k = 0; k < {{N}}; ++k) mx = fmaxf(mx, x[base + k * {{INNER}}]);
       for (k = 0; k < {{N}}; ++k) {
-        const float e = expf(x[base + k * {{INNER}}] - mx);
+        const float e = mlip_expf(x[base + k * {{INNER}}] - mx);
 {{^log}}        y[base + k * {{INNER}}] = e;
 {{/log}}        sum += e;
       }
