@@ -20,7 +20,7 @@
  *   them out of line in code built with another contraction setting);
  * - configurations that change the arithmetic and cannot be switched off here
  *   stop the build: -ffast-math, -fassociative-math, -freciprocal-math and
- *   excess precision (FLT_EVAL_METHOD != 0, x87). Clang's explicit
+ *   excess precision of double (FLT_EVAL_METHOD 2, x87). Clang's explicit
  *   -ffp-contract=fast overrides the pragma and defines nothing a header can
  *   test: it is the one documented configuration that is not supported.
  * The default rounding mode (to nearest) is assumed.
@@ -39,8 +39,10 @@
 #if defined(__FAST_MATH__) || defined(__ASSOCIATIVE_MATH__) || defined(__RECIPROCAL_MATH__)
 #error "mlip/kmath.h: -ffast-math, -fassociative-math and -freciprocal-math change the bits of the kernels' results; build without them"
 #endif
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
-#error "mlip/kmath.h needs FLT_EVAL_METHOD == 0 (no excess precision: SSE2, NEON, VFP or soft-float, not x87)"
+/* Double arithmetic must be evaluated in double: FLT_EVAL_METHOD 0, 1 or 16
+ * (16: GNU modes on Arm with half precision, where only _Float16 differs). */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1 && FLT_EVAL_METHOD != 16
+#error "mlip/kmath.h needs double arithmetic without excess precision (FLT_EVAL_METHOD 0, 1 or 16: SSE2, NEON, VFP or soft-float, not x87)"
 #endif
 
 #if defined(__clang__)
@@ -363,7 +365,7 @@ static inline float mlip_expm1f(float x) {
   uint32_t u = mlip__fbits(x), a = u & 0x7fffffffu;
   if (a > 0x7f800000u) return mlip__qnan(u);
   if (a == 0) return x;
-  if (u < 0x80000000u ? a > 0x42b20000u : a > 0x41f00000u)  /* x > 89, x < -30 */
+  if (u < 0x80000000u ? a > 0x42b20000u : a > 0x418c0000u)  /* x > 89, x < -17.5 */
     return u < 0x80000000u ? mlip__ffrom(0x7f800000u) : -1.0f;
   return mlip__d2f(mlip__expm1_d(mlip__f2d(u)));
 }
