@@ -22,7 +22,8 @@
  *   stop the build: -ffast-math, -fassociative-math, -freciprocal-math and
  *   excess precision of double (FLT_EVAL_METHOD 2, x87). Clang's explicit
  *   -ffp-contract=fast overrides the pragma and defines nothing a header can
- *   test: it is the one documented configuration that is not supported.
+ *   test, nor do clang's -fassociative-math and -freciprocal-math alone:
+ *   those are the documented configurations that are not supported.
  * The default rounding mode (to nearest) is assumed.
  *
  * Accuracy: results are within 1 ulp everywhere and correctly rounded in all
