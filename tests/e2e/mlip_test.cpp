@@ -281,6 +281,56 @@ TEST(MlipBatch, ABatchAboveEightStaysOnTheCpuWithTheReason) {
   }
 }
 
+// `model` compiles into one MLIP region and nothing else, matches the
+// reference kernels within the fp16 tolerance, and gives the same bits for
+// 1, 2, 4 and 8 tiles with and without pinned weights.
+void expect_one_region_matches(const fs::path& model, const io::NamedTensors& in, const std::string& what) {
+  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  ASSERT_EQ(r.graph.nodes.size(), 1u) << what;
+  ASSERT_TRUE(is_mlip_region(r.graph.nodes[0])) << what;
+  const io::NamedTensors want = reference_run(model, in);
+  const io::NamedTensors got = compile_and_run(model, in, mlip_options(1, false));
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(compare(got[i].second, want[i].second, kFp16Rtol, kFp16Atol), "") << what;
+  for (auto [tiles, pin] : {std::pair{2, false}, std::pair{4, true}, std::pair{8, false}, std::pair{8, true}}) {
+    io::NamedTensors other = compile_and_run(model, in, mlip_options(tiles, pin));
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_EQ(compare(other[i].second, got[i].second, 0, 0), "") << what << ": " << tiles << " tiles, pin " << pin;
+  }
+}
+
+// MaxPool and AveragePool in ceil mode, with pads below the kernel
+// (asymmetric too) and count_include_pad: the windows that reach past the
+// padded input read and count only what lies inside it.
+TEST(MlipPools, CeilModeAsymmetricPadsAndCountIncludePad) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> kernel, strides, pads;
+    int64_t ceil, include_pad;
+  };
+  const std::vector<Case> cases = {
+      {"MaxPool", {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0},     {"AveragePool", {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0},
+      {"AveragePool", {3, 3}, {2, 2}, {1, 0, 0, 1}, 1, 1}, {"MaxPool", {3, 2}, {2, 3}, {2, 1, 1, 0}, 1, 0},
+      {"AveragePool", {4, 4}, {3, 3}, {3, 2, 1, 3}, 1, 1}, {"AveragePool", {4, 4}, {3, 3}, {3, 2, 1, 3}, 1, 0},
+      {"AveragePool", {5, 3}, {1, 2}, {2, 1, 2, 1}, 0, 1}, {"MaxPool", {2, 2}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {2, 5, 11, 10});
+    std::vector<std::pair<std::string, AttrValue>> attrs = {
+        {"kernel_shape", c.kernel}, {"strides", c.strides}, {"pads", c.pads}, {"ceil_mode", c.ceil}};
+    if (std::string(c.op) == "AveragePool") attrs.push_back({"count_include_pad", c.include_pad});
+    b.node(c.op, {"x"}, {"y"}, attrs, "pool").output("y");
+    const std::string what = fmt::format("{} kernel {} strides {} pads {} ceil {} include_pad {}", c.op,
+                                         fmt::join(c.kernel, "x"), fmt::join(c.strides, "x"), fmt::join(c.pads, ","),
+                                         c.ceil, c.include_pad);
+    fs::path model = b.save(scratch_dir(), fmt::format("pool{}.onnx", k++));
+    expect_one_region_matches(model, {{"x", random_tensor(DType::Float32, {2, 5, 11, 10}, 40 + k)}}, what);
+  }
+}
+
 struct MlipCli : public ::testing::Test {
   TempDir dir{"mlipc-mlip-cli"};
   ProcessResult mlipc(std::vector<std::string> args) const {

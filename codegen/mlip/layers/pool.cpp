@@ -1,5 +1,7 @@
-// MAXPOOL and AVGPOOL: MaxPool and AveragePool (floor mode, pads,
-// count_include_pad) on NHWC tensors. Split across tiles by output rows,
+// MAXPOOL and AVGPOOL: MaxPool and AveragePool (floor or ceil mode, pads
+// below the window, asymmetric too, count_include_pad) on NHWC tensors. A
+// ceil_mode window that reaches past the padded input reads and counts only
+// the positions inside it, as the reference does. Split across tiles by output rows,
 // each tile's share in groups of channels and passes of output rows that
 // fit OCM.
 #include <algorithm>
@@ -40,7 +42,8 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
   const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, kPoolRules);
-  if (geo.ceil_mode) return "ceil_mode=1";
+  for (int64_t d : geo.dilations)
+    if (d != 1) return fmt::format("dilation {}: MAXPOOL and AVGPOOL windows have none", d);
   if (std::string r = window_reason(geo, lim.target, false); !r.empty()) return r;
   const PoolPass pass{x[2], x[3], geo.out[1], geo.kernel[0], geo.strides[0]};
   const uint64_t need = pass.bytes(1, 1);
