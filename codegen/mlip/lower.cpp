@@ -98,13 +98,16 @@ int64_t LowerContext::add_f16(const std::vector<float>& v) {
 }
 
 int64_t LowerContext::add_f32(const std::vector<float>& v) {
+  std::vector<uint32_t> bits(v.size());
+  for (size_t i = 0; i < v.size(); ++i) std::memcpy(&bits[i], &v[i], sizeof bits[i]);
+  return add_u32(bits);
+}
+
+int64_t LowerContext::add_u32(const std::vector<uint32_t>& v) {
   align_weights();
   int64_t off = static_cast<int64_t>(r_.weights.size());
-  for (float f : v) {
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
+  for (uint32_t u : v)
     for (int64_t k = 0; k < kF32Bytes; ++k) r_.weights.push_back(static_cast<uint8_t>(u >> (8 * k)));
-  }
   return off;
 }
 

@@ -54,6 +54,8 @@ class LowerContext {
   // returns their offset.
   int64_t add_f16(const std::vector<float>& v);
   int64_t add_f32(const std::vector<float>& v);
+  // Appends little-endian 32-bit words (tables); returns their offset.
+  int64_t add_u32(const std::vector<uint32_t>& v);
   // Records a constant for consts-JSON.
   void add_const(ConstInfo c) { r_.consts.push_back(std::move(c)); }
 

@@ -58,6 +58,12 @@ struct RLayer {
   // of operand_len values, when the second operand is not a tensor.
   uint32_t func = 0;
   int64_t operand_offset = -1, operand_len = 0;
+  // RESIZE: its tap tables in WEIGHTS (rows, columns; always streamed), the
+  // taps per output row and column in kh and kw, the input row of every row
+  // tap (the planner's passes), and the method for nodes-JSON.
+  int64_t row_table = -1, col_table = -1;
+  std::vector<int64_t> resize_rows;
+  std::string resize_method;
   // Weights in the WEIGHTS section: fp16 OHWI (conv) or [out][in] (fc); fp32 bias.
   int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
   std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)

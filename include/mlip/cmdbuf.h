@@ -117,6 +117,7 @@ enum {
   MLIP_LAYER_LOAD_WEIGHTS = 11, /* the INIT section's pinning */
   MLIP_LAYER_ACTIVATION = 12,   /* a standalone activation */
   MLIP_LAYER_ELTWISE = 13,      /* Sub, Mul, Max, Min, PRelu, broadcast Add */
+  MLIP_LAYER_RESIZE = 14,       /* Resize, Upsample: nearest and bilinear */
   MLIP_LAYER_COUNT_
 };
 
@@ -162,6 +163,7 @@ enum {
   MLIP_OP_BARRIER = 12,  /* all tiles: every earlier command completes first */
   MLIP_OP_ACTIVATION = 13, /* out[i] = act(in[i]) */
   MLIP_OP_ELTWISE = 14,  /* out[i] = act(f(a[i], b[(b_base + i) % b_len])) */
+  MLIP_OP_RESIZE = 15,   /* NHWC block resampled through row and column tap tables */
   MLIP_OP_COUNT_
 };
 
@@ -270,6 +272,18 @@ enum { /* ELTWISE: a [count] fp16, b [b_len] fp16 read cyclically from index
   MLIP_ELT_A = 0, MLIP_ELT_B = 1, MLIP_ELT_OUT = 2, MLIP_ELT_COUNT = 3,
   MLIP_ELT_B_LEN = 4, MLIP_ELT_B_BASE = 5, MLIP_ELT_FUNC = 6,
   MLIP_ELT_ACT = 7, MLIP_ELT_ACT_LO = 8, MLIP_ELT_ACT_HI = 9
+};
+enum { /* RESIZE: input [in_h][in_w][c] fp16 -> output [out_h][out_w][c] fp16.
+          The row table holds out_h * row_taps entries, the column table
+          out_w * col_taps, each 8 bytes: a uint32 index and a float32
+          weight. A row entry names block row index - row_base (in
+          [0, in_h)), a column entry column index (in [0, in_w)). One tap
+          copies the element; two taps weight it (docs/mlip-spec.md 4). */
+  MLIP_RESIZE_IN = 0, MLIP_RESIZE_IN_H = 1, MLIP_RESIZE_IN_W = 2, MLIP_RESIZE_C = 3,
+  MLIP_RESIZE_OUT = 4, MLIP_RESIZE_OUT_H = 5, MLIP_RESIZE_OUT_W = 6,
+  MLIP_RESIZE_ROW_TABLE = 7, MLIP_RESIZE_COL_TABLE = 8,
+  MLIP_RESIZE_ROW_TAPS = 9, MLIP_RESIZE_COL_TAPS = 10, /* 1 or 2 */
+  MLIP_RESIZE_ROW_BASE = 11
 };
 
 #ifdef __cplusplus

@@ -53,6 +53,10 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
     case MLIP_OP_ADD: work = w[MLIP_ADD_COUNT]; break;
     case MLIP_OP_ACTIVATION: work = w[MLIP_ACTV_COUNT]; break;
     case MLIP_OP_ELTWISE: work = w[MLIP_ELT_COUNT]; break;
+    case MLIP_OP_RESIZE: /* one element read per tap of each output element */
+      work = (uint64_t)w[MLIP_RESIZE_OUT_H] * w[MLIP_RESIZE_OUT_W] * w[MLIP_RESIZE_C] * w[MLIP_RESIZE_ROW_TAPS] *
+             w[MLIP_RESIZE_COL_TAPS];
+      break;
     case MLIP_OP_CONVERT: work = w[MLIP_CVT_COUNT]; break;
     case MLIP_OP_LAYOUT: work = (uint64_t)w[MLIP_LAY_OUTER] * w[MLIP_LAY_A] * w[MLIP_LAY_B]; break;
     case MLIP_OP_BARRIER: return 0; /* no work, and not counted as a command */

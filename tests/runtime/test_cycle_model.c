@@ -96,6 +96,18 @@ static void test_elementwise_commands_count_elements(void** state) {
   c.w[MLIP_ELT_COUNT] = 640;
   c.w[MLIP_ELT_B_LEN] = 32; /* the cycled operand costs nothing more */
   expect_cost(&cn10ka, &c, 1, 10, 0);
+  c = cmd(MLIP_OP_RESIZE, 0);
+  c.w[MLIP_RESIZE_OUT_H] = 4;
+  c.w[MLIP_RESIZE_OUT_W] = 8;
+  c.w[MLIP_RESIZE_C] = 3;
+  c.w[MLIP_RESIZE_ROW_TAPS] = 1;
+  c.w[MLIP_RESIZE_COL_TAPS] = 1; /* nearest: one element per output, 96 */
+  expect_cost(&cn10ka, &c, 1, 2, 0);
+  c.w[MLIP_RESIZE_ROW_TAPS] = 2;
+  c.w[MLIP_RESIZE_COL_TAPS] = 2; /* bilinear: four taps, 384 */
+  expect_cost(&cn10ka, &c, 1, 6, 0);
+  c.w[MLIP_RESIZE_IN_H] = 100; /* the input block's size does not matter */
+  expect_cost(&cn10ka, &c, 1, 6, 0);
   c = cmd(MLIP_OP_CONVERT, 0);
   c.w[MLIP_CVT_COUNT] = 1000;
   expect_cost(&cn10ka, &c, 1, 16, 0);

@@ -744,6 +744,101 @@ static void test_eltwise(void** state) {
   elt_case(MLIP_ELT_MUL, 6, 1, 0, a, eq, sq);
 }
 
+/* ---- RESIZE ------------------------------------------------------------------------ */
+
+static void set_tap(uint32_t off, uint32_t index, float weight) {
+  setfb(off, index);
+  setf(off + 4u, weight);
+}
+
+static mlip_cmd* resize_cmd(uint32_t in_h, uint32_t in_w, uint32_t ch, uint32_t out_h, uint32_t out_w, uint32_t rt,
+                            uint32_t ct, uint32_t row_base) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, layer0);
+  c->w[MLIP_RESIZE_IN] = 0;
+  c->w[MLIP_RESIZE_IN_H] = in_h;
+  c->w[MLIP_RESIZE_IN_W] = in_w;
+  c->w[MLIP_RESIZE_C] = ch;
+  c->w[MLIP_RESIZE_OUT] = 256;
+  c->w[MLIP_RESIZE_OUT_H] = out_h;
+  c->w[MLIP_RESIZE_OUT_W] = out_w;
+  c->w[MLIP_RESIZE_ROW_TABLE] = 512;
+  c->w[MLIP_RESIZE_COL_TABLE] = 640;
+  c->w[MLIP_RESIZE_ROW_TAPS] = rt;
+  c->w[MLIP_RESIZE_COL_TAPS] = ct;
+  c->w[MLIP_RESIZE_ROW_BASE] = row_base;
+  return c;
+}
+
+static void test_resize(void** state) {
+  (void)state;
+  /* bilinear, one channel: x = [[1, 2], [3, 4]]; one output row from rows
+     0 and 1 (0.25, 0.75); column 0 from columns 0 and 1 (0.5, 0.5), column 1
+     from 1 and 0 (1, 0). Row lines: 0 + 0.5 * 1 + 0.5 * 2 = 1.5 and 3.5;
+     0 + 0.25 * 1.5 + 0.75 * 3.5 = 3. Column 1: 0.25 * 2 + 0.75 * 4 = 3.5. */
+  fresh(1, MLIP_LAYER_RESIZE);
+  seth(0, 1.0f);
+  seth(2, 2.0f);
+  seth(4, 3.0f);
+  seth(6, 4.0f);
+  set_tap(512, 10, 0.25f); /* row base 10: block rows 0 and 1 */
+  set_tap(520, 11, 0.75f);
+  set_tap(640, 0, 0.5f);
+  set_tap(648, 1, 0.5f);
+  set_tap(656, 1, 1.0f);
+  set_tap(664, 0, 0.0f);
+  (void)resize_cmd(2, 2, 1, 1, 2, 2, 2, 10);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(256), 0x4200);
+  assert_int_equal(geth(258), 0x4300);
+  /* one tap along the rows, two along the columns: s is the line itself;
+     -0 stays -0 only where no sum touches it: 0 + 1 * -0 = +0 */
+  fresh(1, MLIP_LAYER_RESIZE);
+  sethb(0, 0x8000);
+  sethb(2, 0x8000);
+  set_tap(512, 0, 0.0f); /* the weight of a single tap is not read */
+  set_tap(640, 0, 1.0f);
+  set_tap(648, 1, 0.0f);
+  (void)resize_cmd(1, 2, 1, 1, 1, 1, 2, 0);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(256), 0x0000);
+  /* nearest, two channels: a copy of every bit (a signalling NaN, -0);
+     output [2][2] from x[1][1], x[1][0] / x[0][1], x[0][0] */
+  fresh(1, MLIP_LAYER_RESIZE);
+  sethb(0, 0x3C00);
+  sethb(2, 0x8000);
+  sethb(4, 0x7D01);
+  sethb(6, 0x4000);
+  sethb(8, 0xC000);
+  sethb(10, 0x4200);
+  sethb(12, 0x4400);
+  sethb(14, 0x4500);
+  set_tap(512, 1, 0.0f);
+  set_tap(520, 0, 0.0f);
+  set_tap(640, 1, 0.0f);
+  set_tap(648, 0, 0.0f);
+  (void)resize_cmd(2, 2, 2, 2, 2, 1, 1, 0);
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  {
+    const uint16_t want[8] = {0x4400, 0x4500, 0xC000, 0x4200, 0x7D01, 0x4000, 0x3C00, 0x8000};
+    uint32_t i;
+    for (i = 0; i < 8; ++i) assert_int_equal(geth(256 + 2u * i), want[i]);
+  }
+  /* a table index outside the block (row 2 of 2, a column below the row
+     base): MLIP_ERR_INVALID_ARG, nothing written */
+  fresh(1, MLIP_LAYER_RESIZE);
+  sethb(256, 0x1234);
+  set_tap(512, 2, 0.0f);
+  set_tap(640, 0, 0.0f);
+  (void)resize_cmd(2, 1, 1, 1, 1, 1, 1, 0);
+  assert_int_equal(run_ocm_only(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(geth(256), 0x1234);
+  fresh(1, MLIP_LAYER_RESIZE);
+  set_tap(512, 4, 0.0f);
+  set_tap(640, 0, 0.0f);
+  (void)resize_cmd(2, 1, 1, 1, 1, 1, 1, 5);
+  assert_int_equal(run_ocm_only(), MLIP_ERR_INVALID_ARG);
+}
+
 /* NaNs computed by arithmetic have a host-dependent sign; every NaN result
    of a compute command is the positive quiet NaN 0x7E00 on every host. */
 static void test_nan_results(void** state) {
@@ -1148,6 +1243,7 @@ int main(void) {
     cmocka_unit_test(test_activation_relu_family),
     cmocka_unit_test(test_activation_fused_pools),
     cmocka_unit_test(test_eltwise),
+    cmocka_unit_test(test_resize),
     cmocka_unit_test(test_hw_driver),
     cmocka_unit_test(test_init_runs_once),
     cmocka_unit_test(test_stats_and_cycles),

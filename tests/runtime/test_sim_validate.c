@@ -673,6 +673,55 @@ static void test_pinned_and_sections(void** state) {
   assert_int_equal(build_validate(), MLIP_OK);
 }
 
+/* RESIZE: a buffer of its own (in at 0, out at 256, row table at 512, column
+   table at 640; 2x2x2 -> 3x4x2, two taps each way), each rule broken once. */
+static void resize_base(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  uint32_t l;
+  cb_init(&b, MLIP_MCPU_CN10KA, 1, OCM);
+  l = cb_layer(&b, MLIP_LAYER_RESIZE, "resize");
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, l);
+  c->w[MLIP_RESIZE_IN] = 0;
+  c->w[MLIP_RESIZE_IN_H] = 2;
+  c->w[MLIP_RESIZE_IN_W] = 2;
+  c->w[MLIP_RESIZE_C] = 2;
+  c->w[MLIP_RESIZE_OUT] = 256;
+  c->w[MLIP_RESIZE_OUT_H] = 3;
+  c->w[MLIP_RESIZE_OUT_W] = 4;
+  c->w[MLIP_RESIZE_ROW_TABLE] = 512;
+  c->w[MLIP_RESIZE_COL_TABLE] = 640;
+  c->w[MLIP_RESIZE_ROW_TAPS] = 2;
+  c->w[MLIP_RESIZE_COL_TAPS] = 2;
+  c->w[word] = value;
+  cb_barrier(&b, CB_MAIN, 0, l);
+}
+#define EXPECT_RESIZE(word, value, status) \
+  do {                                     \
+    resize_base((word), (value));          \
+    assert_int_equal(build_validate(), (status)); \
+  } while (0)
+
+static void test_resize_rules(void** state) {
+  (void)state;
+  EXPECT_RESIZE(MLIP_RESIZE_ROW_BASE, 0, MLIP_OK);
+  EXPECT_RESIZE(MLIP_RESIZE_ROW_BASE, 7, MLIP_OK); /* the tables' contents are checked when it runs */
+  EXPECT_RESIZE(MLIP_RESIZE_IN_H, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_IN_W, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_C, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_OUT_H, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_OUT_W, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_ROW_TAPS, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_COL_TAPS, 3, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(MLIP_RESIZE_IN, 1, MLIP_ERR_INVALID_ARG);          /* not a multiple of 128 */
+  EXPECT_RESIZE(MLIP_RESIZE_OUT, 0, MLIP_ERR_INVALID_ARG);         /* over the input */
+  EXPECT_RESIZE(MLIP_RESIZE_OUT, 512, MLIP_ERR_INVALID_ARG);       /* over the row table */
+  EXPECT_RESIZE(MLIP_RESIZE_COL_TABLE, 256, MLIP_ERR_INVALID_ARG); /* under the output */
+  EXPECT_RESIZE(MLIP_RESIZE_ROW_TABLE, OCM - 128u, MLIP_OK);       /* 48 bytes: fits */
+  EXPECT_RESIZE(MLIP_RESIZE_OUT_H, 0x20000000u, MLIP_ERR_BOUNDS);
+  EXPECT_RESIZE(MLIP_RESIZE_COL_TABLE, OCM, MLIP_ERR_BOUNDS);
+  EXPECT_RESIZE(MLIP_RESIZE_IN_W, 0x40000000u, MLIP_ERR_BOUNDS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_valid_passes_and_runs),
@@ -689,6 +738,7 @@ int main(void) {
     cmocka_unit_test(test_activation_eltwise_rules),
     cmocka_unit_test(test_conv_channels),
     cmocka_unit_test(test_pinned_and_sections),
+    cmocka_unit_test(test_resize_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

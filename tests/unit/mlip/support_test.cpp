@@ -127,6 +127,53 @@ TEST(MlipSupport, EveryOperatorSaysWhyItStaysOnTheCpu) {
   }
 }
 
+// Resize: nearest and linear of the spatial axes with constant scales or
+// sizes; what stays on the CPU says why.
+TEST(MlipSupport, ResizeReasons) {
+  auto resize = [](OnnxBuilder& b, const std::vector<float>& scales, const std::string& mode,
+                   const std::string& coord = "half_pixel") -> OnnxBuilder& {
+    b.input("x", DType::Float32, {1, 4, 6, 6});
+    b.initializer("s", TensorData::from<float>({4}, scales));
+    b.node("Resize", {"x", "", "s"}, {"y"}, {{"mode", mode}, {"coordinate_transformation_mode", coord}}, "rs")
+        .output("y");
+    return b;
+  };
+  {
+    OnnxBuilder b;
+    EXPECT_EQ(reason(resize(b, {1, 1, 2, 2}, "nearest", "asymmetric"), "rs"), "");
+  }
+  {
+    OnnxBuilder b;
+    EXPECT_EQ(reason(resize(b, {1, 1, 2, 0.5f}, "linear", "align_corners"), "rs"), "");
+  }
+  {
+    OnnxBuilder b;
+    EXPECT_EQ(reason(resize(b, {1, 1, 2, 2}, "cubic"), "rs"), "cubic interpolation (nearest and linear run on the MLIP)");
+  }
+  {
+    OnnxBuilder b;
+    EXPECT_EQ(reason(resize(b, {1, 2, 2, 2}, "nearest"), "rs"), "resizing the batch or channel axis");
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 4, 6, 6});
+    b.initializer("roi", TensorData::from<float>({8}, {0, 0, -0.5f, 0, 1, 1, 1, 1}));
+    b.initializer("s", TensorData::from<float>({4}, {1, 1, 2, 2}));
+    b.node("Resize", {"x", "roi", "s"}, {"y"},
+           {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}},
+           "rs")
+        .output("y");
+    EXPECT_EQ(reason(b, "rs"), "tf_crop_and_resize with positions outside the input (extrapolation_value)");
+  }
+  {
+    OnnxBuilder b;  // 120000 output columns: their taps alone (960000 bytes) and one row do not fit
+    b.input("x", DType::Float32, {1, 4, 2, 60000});
+    b.initializer("s", TensorData::from<float>({4}, {1, 1, 1, 2}));
+    b.node("Resize", {"x", "", "s"}, {"y"}, {{"mode", std::string("nearest")}}, "rs").output("y");
+    EXPECT_THAT(reason(b, "rs"), HasSubstr("one output row needs"));
+  }
+}
+
 TEST(MlipSupport, ActivationsAndViewsAreDecidedWithTheirNeighbours) {
   {
     // An activation that rides on nothing is a layer of its own, for 2-D and 4-D tensors.

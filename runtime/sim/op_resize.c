@@ -1,0 +1,113 @@
+/* RESIZE: an NHWC block resampled through a row and a column tap table
+ * (nearest: one tap, a copy; bilinear: two weighted taps).
+ * Its validation rule (docs/command-buffer.md) and its executor
+ * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+#include "sim_internal.h"
+
+#define RESIZE_ENTRY_BYTES 8u /* uint32 index, float32 weight */
+
+mlip_status mlip_sim_check_resize(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  static const uint8_t nonzero[] = {
+    MLIP_RESIZE_IN_H, MLIP_RESIZE_IN_W, MLIP_RESIZE_C, MLIP_RESIZE_OUT_H, MLIP_RESIZE_OUT_W,
+  };
+  uint64_t in_len, out_len, row_len, col_len;
+  size_t i;
+  for (i = 0; i < sizeof nonzero; ++i) {
+    if (w[nonzero[i]] == 0u) {
+      return MLIP_ERR_INVALID_ARG;
+    }
+  }
+  if (w[MLIP_RESIZE_ROW_TAPS] < 1u || w[MLIP_RESIZE_ROW_TAPS] > 2u || w[MLIP_RESIZE_COL_TAPS] < 1u ||
+      w[MLIP_RESIZE_COL_TAPS] > 2u) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  in_len = mlip_sim_mul4(w[MLIP_RESIZE_IN_H], w[MLIP_RESIZE_IN_W], w[MLIP_RESIZE_C], 2u);
+  out_len = mlip_sim_mul4(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_C], 2u);
+  row_len = mlip_sim_mul3(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_ROW_TAPS], RESIZE_ENTRY_BYTES);
+  col_len = mlip_sim_mul3(w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_COL_TAPS], RESIZE_ENTRY_BYTES);
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_IN], in_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_OUT], out_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_ROW_TABLE], row_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_COL_TABLE], col_len));
+  if (mlip_sim_overlaps(w[MLIP_RESIZE_OUT], out_len, w[MLIP_RESIZE_IN], in_len) ||
+      mlip_sim_overlaps(w[MLIP_RESIZE_OUT], out_len, w[MLIP_RESIZE_ROW_TABLE], row_len) ||
+      mlip_sim_overlaps(w[MLIP_RESIZE_OUT], out_len, w[MLIP_RESIZE_COL_TABLE], col_len)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  return mlip_sim_check_write(v, section, w[MLIP_RESIZE_OUT], out_len);
+}
+
+static uint32_t ld32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* Every index of a table in [0, limit) after subtracting base: the tables
+   are data in OCM, so the executor checks them before writing anything. */
+static int table_ok(const uint8_t* t, uint64_t entries, uint32_t base, uint32_t limit) {
+  uint64_t i;
+  for (i = 0; i < entries; ++i) {
+    uint32_t k = ld32(t + i * RESIZE_ENTRY_BYTES);
+    if (k < base || k - base >= limit) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Tap t of entry o: its index (rebased) and weight. */
+static uint32_t tap_index(const uint8_t* t, size_t o, uint32_t taps, uint32_t k, uint32_t base) {
+  return ld32(t + ((size_t)o * taps + k) * RESIZE_ENTRY_BYTES) - base;
+}
+static float tap_weight(const uint8_t* t, size_t o, uint32_t taps, uint32_t k) {
+  return mlip_sim_bits_to_float(ld32(t + ((size_t)o * taps + k) * RESIZE_ENTRY_BYTES + 4u));
+}
+
+mlip_status mlip_sim_exec_resize(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint8_t* in = ocm + w[MLIP_RESIZE_IN];
+  uint8_t* out = ocm + w[MLIP_RESIZE_OUT];
+  const uint8_t* rows = ocm + w[MLIP_RESIZE_ROW_TABLE];
+  const uint8_t* cols = ocm + w[MLIP_RESIZE_COL_TABLE];
+  const uint32_t in_h = w[MLIP_RESIZE_IN_H], in_w = w[MLIP_RESIZE_IN_W];
+  const size_t ch = w[MLIP_RESIZE_C], out_h = w[MLIP_RESIZE_OUT_H], out_w = w[MLIP_RESIZE_OUT_W];
+  const uint32_t rt = w[MLIP_RESIZE_ROW_TAPS], ct = w[MLIP_RESIZE_COL_TAPS], base = w[MLIP_RESIZE_ROW_BASE];
+  size_t oh, ow, cc;
+  (void)env; /* works in the tile's OCM only */
+  if (!table_ok(rows, (uint64_t)out_h * rt, base, in_h) || !table_ok(cols, (uint64_t)out_w * ct, 0u, in_w)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (oh = 0; oh < out_h; ++oh) {
+    for (ow = 0; ow < out_w; ++ow) {
+      for (cc = 0; cc < ch; ++cc) {
+        uint8_t* dst = out + ((oh * out_w + ow) * ch + cc) * 2u;
+        if (rt == 1u && ct == 1u) {
+          /* nearest: the element itself, every bit (NaN payloads too) */
+          const size_t r = tap_index(rows, oh, 1u, 0u, base), q = tap_index(cols, ow, 1u, 0u, 0u);
+          mlip_sim_st16(dst, mlip_sim_ld16(in + ((r * in_w + q) * ch + cc) * 2u));
+        } else {
+          /* rows outermost: s = 0 + wr0 * line(r0) + wr1 * line(r1), each
+             line(r) = 0 + wc0 * x[r][q0] + wc1 * x[r][q1] (or x[r][q0]
+             alone for one tap), every operation one fp32 rounding */
+          float s = 0.0f;
+          uint32_t kr, kc;
+          for (kr = 0; kr < rt; ++kr) {
+            const size_t r = tap_index(rows, oh, rt, kr, base);
+            float line = 0.0f;
+            if (ct == 1u) {
+              line = mlip_sim_h2f(mlip_sim_ld16(in + ((r * in_w + tap_index(cols, ow, 1u, 0u, 0u)) * ch + cc) * 2u));
+            } else {
+              for (kc = 0; kc < ct; ++kc) {
+                const size_t q = tap_index(cols, ow, ct, kc, 0u);
+                line = line + tap_weight(cols, ow, ct, kc) * mlip_sim_h2f(mlip_sim_ld16(in + ((r * in_w + q) * ch + cc) * 2u));
+              }
+            }
+            s = rt == 1u ? line : s + tap_weight(rows, oh, rt, kr) * line;
+          }
+          mlip_sim_st16(dst, mlip_sim_round_result(s));
+        }
+      }
+    }
+  }
+  return MLIP_OK;
+}
