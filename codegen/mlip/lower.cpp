@@ -8,6 +8,7 @@
 #include "memory/planner.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
+#include "mlip/layers/rules.h"
 #include "mlip/region.h"
 #include "support/error.h"
 
@@ -63,10 +64,10 @@ RLayer& LowerContext::new_layer(uint32_t kind, const Node& n) {
   return r_.layers.back();
 }
 
-int LowerContext::output_tensor(const Node& n) {
-  const Value& v = g_.value(n.outputs[0]);
+int LowerContext::output_tensor(const Node& n, size_t i) {
+  const Value& v = g_.value(n.outputs[i]);
   int t = scratch_like(v.name, v.shape);
-  vt_[n.outputs[0]] = t;
+  vt_[n.outputs[i]] = t;
   return t;
 }
 
@@ -157,6 +158,8 @@ void LowerContext::lower_node(const Node& n) {
     for (int c : consumers_[n.outputs[0]])
       if (gate_of_product(g_, consumers_, producers_, g_.nodes[static_cast<size_t>(c)]) == self) return;
     apply_activation(n, n.inputs[0], activation_of(g_, n), {self});
+  } else if (const auto sh = layers::shuffle_at(g_, consumers_, producers_, index_of(n))) {
+    if (sh->reshape_back == index_of(n)) layers::lower_shuffle(*this, *sh);  // the other two make no layer
   } else if (n.op == "Flatten" || n.op == "Reshape" || n.op == "Transpose") {
     view(n);
   } else {

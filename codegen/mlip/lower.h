@@ -42,8 +42,8 @@ class LowerContext {
   RLayer& new_layer(uint32_t kind, const Node& n);
   // The region tensor holding value `v` (throws when none does yet).
   int tensor_of(ValueId v) const;
-  // The fp16 NHWC scratch tensor for n's first output.
-  int output_tensor(const Node& n);
+  // The fp16 NHWC scratch tensor for n's output i.
+  int output_tensor(const Node& n, size_t i = 0);
   // ONNX nodes a view tensor (flatten, transpose) stands for: its reader's
   // composite includes them.
   std::vector<std::string> view_origins(int t) const;

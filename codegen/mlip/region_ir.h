@@ -64,6 +64,8 @@ struct RLayer {
   int64_t row_table = -1, col_table = -1;
   std::vector<int64_t> resize_rows;
   std::string resize_method;
+  // CHANNEL_SLICE: the input channel its output's channel 0 is.
+  int64_t channel_offset = 0;
   // Weights in the WEIGHTS section: fp16 OHWI (conv) or [out][in] (fc); fp32 bias.
   int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
   std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)

@@ -90,11 +90,26 @@ Selection select_nodes(const Graph& g, const Options& o) {
     s.reason[i] = why;
     s.chosen[i] = why.empty();
   }
+  // A channel shuffle (Reshape, Transpose, Reshape) is one CHANNEL_SHUFFLE
+  // layer: its three nodes are chosen together.
+  std::vector<bool> in_shuffle(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const std::optional<layers::Shuffle> sh = layers::shuffle_at(g, consumers, producers, static_cast<int>(i));
+    if (!sh || sh->reshape != static_cast<int>(i)) continue;
+    std::string why = unsupported_reason(g, g.nodes[i], o);
+    if (why.empty()) why = layers::shuffle_reason(g, *sh, limits);
+    for (int k : {sh->reshape, sh->transpose, sh->reshape_back}) {
+      s.reason[static_cast<size_t>(k)] = why;
+      s.chosen[static_cast<size_t>(k)] = why.empty();
+      in_shuffle[static_cast<size_t>(k)] = true;
+      s.layer[static_cast<size_t>(k)] = true;  // a layer: it anchors a region
+    }
+  }
   // Flatten/Reshape from NCHW to [N, C*H*W] feeding dense layers: absorbed by
   // reordering the dense weights into the NHWC order of the flattened tensor.
   for (size_t i = 0; i < n; ++i) {
     const Node& v = g.nodes[i];
-    if (v.op != "Flatten" && v.op != "Reshape") continue;
+    if ((v.op != "Flatten" && v.op != "Reshape") || in_shuffle[i]) continue;
     std::string why = unsupported_reason(g, v, o);
     if (why.empty()) {
       const Value& in = g.value(v.inputs[0]);
@@ -115,7 +130,7 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // no weight reordering.
   for (size_t i = 0; i < n; ++i) {
     const Node& t = g.nodes[i];
-    if (t.op != "Transpose") continue;
+    if (t.op != "Transpose" || in_shuffle[i]) continue;
     std::string why = unsupported_reason(g, t, o);
     if (why.empty()) {
       const Value& in = g.value(t.inputs[0]);

@@ -3,7 +3,8 @@
 // each ONNX operator that becomes a layer has its kind's rule
 // (layers/<kind>.cpp, sized by the planner's own OCM formula);
 // activations (activation.h) ride on the layer before them; a flatten (and a
-// transpose to NHWC before it) rides on the dense layers after it; a node
+// transpose to NHWC before it) rides on the dense layers after it; the
+// three nodes of a channel shuffle are one layer, chosen together; a node
 // with a tensor of no elements, or a tensor too wide to convert at a region
 // border, stays on the CPU.
 #pragma once

@@ -118,6 +118,8 @@ enum {
   MLIP_LAYER_ACTIVATION = 12,   /* a standalone activation */
   MLIP_LAYER_ELTWISE = 13,      /* Sub, Mul, Max, Min, PRelu, broadcast Add */
   MLIP_LAYER_RESIZE = 14,       /* Resize, Upsample: nearest and bilinear */
+  MLIP_LAYER_CHANNEL_SLICE = 15,/* Split and Slice of channels: DMA only */
+  MLIP_LAYER_CHANNEL_SHUFFLE = 16, /* Reshape-Transpose-Reshape channel shuffle: LAYOUT */
   MLIP_LAYER_COUNT_
 };
 

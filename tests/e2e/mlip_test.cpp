@@ -381,6 +381,47 @@ TEST(MlipResize, NearestAndBilinearEveryCoordinateMode) {
   }
 }
 
+// Split and Slice of channels: DMA only, each output its own layer; an
+// activation after one output stays in the region.
+TEST(MlipChannels, SplitAndSliceOfChannels) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {2, 7, 5, 6});
+  b.initializer("sp", TensorData::from<int64_t>({3}, {2, 4, 1}));
+  b.initializer("st", TensorData::from<int64_t>({1}, {-5}));
+  b.initializer("en", TensorData::from<int64_t>({1}, {6}));
+  b.initializer("ax", TensorData::from<int64_t>({1}, {1}));
+  b.node("Split", {"x", "sp"}, {"a", "b", "c"}, {{"axis", int64_t{1}}}, "split");
+  b.node("Sigmoid", {"b"}, {"sb"}, {}, "sig");
+  b.node("Slice", {"x", "st", "en", "ax"}, {"s"}, {}, "slice");
+  b.node("Concat", {"c", "s", "a"}, {"y"}, {{"axis", int64_t{1}}}, "cat");
+  b.output("sb").output("y");
+  fs::path model = b.save(scratch_dir(), "channels.onnx");
+  expect_one_region_matches(model, {{"x", random_tensor(DType::Float32, {2, 7, 5, 6}, 77)}}, "split and slice");
+}
+
+// A channel shuffle as PyTorch exports it (Reshape to [N, g, C/g, H, W],
+// Transpose 0, 2, 1, 3, 4, Reshape back) is one CHANNEL_SHUFFLE layer, for
+// any number of groups.
+TEST(MlipChannels, ChannelShuffleInGroups) {
+  for (int64_t groups : {2, 3, 4}) {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {2, 12, 5, 4});
+    b.initializer("s5", TensorData::from<int64_t>({5}, {2, groups, 12 / groups, 5, 4}));
+    b.initializer("s4", TensorData::from<int64_t>({4}, {2, 12, 5, 4}));
+    b.node("Reshape", {"x", "s5"}, {"r"}, {}, "reshape");
+    b.node("Transpose", {"r"}, {"t"}, {{"perm", ints{0, 2, 1, 3, 4}}}, "transpose");
+    b.node("Reshape", {"t", "s4"}, {"y"}, {}, "reshape_back").output("y");
+    fs::path model = b.save(scratch_dir(), fmt::format("shuffle{}.onnx", groups));
+    driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+    ASSERT_EQ(r.mlip.regions.size(), 1u);
+    const auto& layers = r.mlip.regions[0]->report.layers;
+    ASSERT_EQ(layers.size(), 3u);
+    EXPECT_EQ(layers[1].kind, "channel_shuffle");
+    expect_one_region_matches(model, {{"x", random_tensor(DType::Float32, {2, 12, 5, 4}, 90 + groups)}},
+                              fmt::format("shuffle in {} groups", groups));
+  }
+}
+
 struct MlipCli : public ::testing::Test {
   TempDir dir{"mlipc-mlip-cli"};
   ProcessResult mlipc(std::vector<std::string> args) const {

@@ -1,7 +1,9 @@
 // Pieces the layer kinds' support rules and nodes-JSON writers share.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -32,6 +34,20 @@ std::string border_reason(const Value& v, uint32_t work_bytes);
 // Add that broadcasts or adds a constant.
 std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 void lower_eltwise(LowerContext& ctx, const Node& n);
+
+// CHANNEL_SHUFFLE (layers/channel_shuffle.cpp): the Reshape, Transpose,
+// Reshape of a channel shuffle in groups, by node index.
+struct Shuffle {
+  int reshape, transpose, reshape_back;
+  int64_t groups;
+};
+// The shuffle node `node` is one of the three nodes of, or nullopt.
+std::optional<Shuffle> shuffle_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                  const std::vector<int>& producers, int node);
+// "" or why the MLIP cannot run the shuffle.
+std::string shuffle_reason(const Graph& g, const Shuffle& s, const SupportLimits& limits);
+// Its layer (at the last Reshape; the other two make none).
+void lower_shuffle(LowerContext& ctx, const Shuffle& s);
 
 // nodes-JSON: the weights (kernel_layout, kernel_const_name, bias) and the
 // window (padding, strides, pool_size) of a layer.

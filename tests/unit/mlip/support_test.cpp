@@ -174,6 +174,35 @@ TEST(MlipSupport, ResizeReasons) {
   }
 }
 
+TEST(MlipSupport, ChannelSliceReasons) {
+  {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 4, 6, 6});
+    b.initializer("sp", TensorData::from<int64_t>({2}, {3, 3}));
+    b.node("Split", {"x", "sp"}, {"a", "c"}, {{"axis", int64_t{2}}}, "split").output("a").output("c");
+    EXPECT_EQ(reason(b, "split"), "only a split of the channel axis");
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 4, 6, 6});
+    b.initializer("st", TensorData::from<int64_t>({1}, {0}));
+    b.initializer("en", TensorData::from<int64_t>({1}, {4}));
+    b.initializer("ax", TensorData::from<int64_t>({1}, {1}));
+    b.initializer("sp", TensorData::from<int64_t>({1}, {2}));
+    b.node("Slice", {"x", "st", "en", "ax", "sp"}, {"y"}, {}, "slice").output("y");
+    EXPECT_EQ(reason(b, "slice"), "a channel step of 2 (only 1)");
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 4, 6, 6});
+    b.initializer("st", TensorData::from<int64_t>({1}, {1}));
+    b.initializer("en", TensorData::from<int64_t>({1}, {3}));
+    b.initializer("ax", TensorData::from<int64_t>({1}, {1}));
+    b.node("Slice", {"x", "st", "en", "ax"}, {"y"}, {}, "slice").output("y");
+    EXPECT_EQ(reason(b, "slice"), "");
+  }
+}
+
 TEST(MlipSupport, ActivationsAndViewsAreDecidedWithTheirNeighbours) {
   {
     // An activation that rides on nothing is a layer of its own, for 2-D and 4-D tensors.
