@@ -54,10 +54,13 @@ std::optional<Shuffle> shuffle_at(const Graph& g, const std::vector<std::vector<
                                   const std::vector<int>& producers, int node) {
   const Node& n = g.nodes[static_cast<size_t>(node)];
   int r = node;
-  if (n.op == "Transpose") r = producers[n.inputs[0]];
-  else if (n.op == "Reshape" && g.value(n.inputs[0]).shape.size() == 5) {
-    const int t = producers[n.inputs[0]];
-    r = t >= 0 ? producers[g.nodes[static_cast<size_t>(t)].inputs[0]] : -1;
+  if (n.inputs.empty() || n.inputs[0] == kNoValue) return std::nullopt;
+  if (n.op == "Transpose") {
+    r = producers[n.inputs[0]];
+  } else if (n.op == "Reshape" && g.value(n.inputs[0]).shape.size() == 5) {
+    const int t = producers[n.inputs[0]];  // the pattern's Transpose, if any
+    const Node* tn = t >= 0 ? &g.nodes[static_cast<size_t>(t)] : nullptr;
+    r = tn && tn->op == "Transpose" && !tn->inputs.empty() ? producers[tn->inputs[0]] : -1;
   } else if (n.op != "Reshape") {
     return std::nullopt;
   }
