@@ -48,7 +48,10 @@ void print_region(std::string& text, const mlip::RegionReport& reg, const mlip::
                l.pinned ? "  [weights pinned]" : "");
   }
   const double mhz = target.clock_mhz;
-  fmt::format_to(out, "    estimated {} cycles = {:.1f} us at {:.0f} MHz\n", with_commas(reg.est_cycles), reg.est_cycles / mhz, mhz);
+  fmt::format_to(out, "    estimated {} cycles = {:.1f} us at {:.0f} MHz; border conversions {} cycles ({:.1f}%)\n",
+                 with_commas(reg.est_cycles), reg.est_cycles / mhz, mhz, with_commas(reg.border_cycles()),
+                 reg.est_cycles ? 100.0 * static_cast<double>(reg.border_cycles()) / static_cast<double>(reg.est_cycles)
+                                : 0.0);
   std::vector<std::string> ocm;
   for (uint32_t b : reg.ocm_used) ocm.push_back(with_commas(b));
   fmt::format_to(out, "    OCM per tile (bytes): {}  (command buffer uses {} per tile; pinned range from {})\n",

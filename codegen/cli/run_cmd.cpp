@@ -11,6 +11,7 @@
 #include "cli/format.h"
 #include "host/host_model.h"
 #include "io/npz.h"
+#include "mlip/layer_kind.h"
 #include "mlip/report.h"
 #include "support/error.h"
 #include "support/file_util.h"
@@ -71,7 +72,7 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
   fmt::format_to(out, "profile (one run; MLIP cycles from the cycle model, host time measured):\n");
   fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10}\n", "region", "layer / op", "ONNX nodes", "MACs",
              "est. cycles", "host us");
-  uint64_t total_cycles = 0;
+  uint64_t total_cycles = 0, border_cycles = 0;
   for (size_t k = 0; k < layers.size(); ++k) {
     const json& l = layers[k];
     double host_ns = k < r.layers.size() ? r.layers[k].ns : 0.0;
@@ -87,6 +88,8 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
       const host::MlipLayerTime* st = stats.count({index, j}) ? &stats[{index, j}] : nullptr;
       uint64_t cycles = st ? static_cast<uint64_t>(st->cycles) : ml.est_cycles;
       total_cycles += cycles;
+      if (ml.kind == mlip::layer_kind(MLIP_LAYER_CONVERT_IN).name || ml.kind == mlip::layer_kind(MLIP_LAYER_CONVERT_OUT).name)
+        border_cycles += cycles;
       fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", printable(reg->name), ml.kind, join_names(ml.origins),
                  with_commas(ml.macs), with_commas(cycles), st ? st->ns / 1000.0 : 0.0);
       ++j;
@@ -100,8 +103,9 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
              (r.run_ns.empty() ? 0.0 : r.run_ns.front()) / 1000.0);
   if (has_mlip) {
     const double mhz = mlip.target.clock_mhz;
-    fmt::format_to(out, "  estimated MLIP time {:.1f} us at {:.0f} MHz ({} on {} tile(s))\n", total_cycles / mhz, mhz,
-               mlip.options.mcpu, mlip.options.num_tiles);
+    fmt::format_to(out, "  estimated MLIP time {:.1f} us at {:.0f} MHz ({} on {} tile(s)); border conversions {:.1f}%\n",
+               total_cycles / mhz, mhz, mlip.options.mcpu, mlip.options.num_tiles,
+               total_cycles ? 100.0 * static_cast<double>(border_cycles) / static_cast<double>(total_cycles) : 0.0);
   }
 }
 

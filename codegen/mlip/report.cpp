@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mlip/layer_kind.h"
 #include "support/error.h"
 
 namespace mlipc::mlip {
@@ -96,6 +97,14 @@ json to_json(const MlipReport& rep) {
                       {"sources", t.sources}}},
           {"regions", regions},
           {"cpu_nodes", cpu}};
+}
+
+uint64_t RegionReport::border_cycles() const {
+  uint64_t c = 0;
+  for (const LayerReport& l : layers)
+    if (l.kind == layer_kind(MLIP_LAYER_CONVERT_IN).name || l.kind == layer_kind(MLIP_LAYER_CONVERT_OUT).name)
+      c += l.est_cycles;
+  return c;
 }
 
 MlipReport report_from_json(const json& j) {

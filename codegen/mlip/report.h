@@ -37,6 +37,9 @@ struct RegionReport {
   uint64_t pinned_bytes = 0, weight_bytes = 0;
   uint64_t est_cycles = 0;
   size_t bin_size = 0;
+  // The estimated cycles of its border layers (convert_in, convert_out):
+  // fp32 NCHW <-> fp16 NHWC at the region's inputs and outputs.
+  uint64_t border_cycles() const;
 };
 
 // A node left on the CPU, and why.

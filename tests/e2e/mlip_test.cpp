@@ -167,9 +167,7 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
     EXPECT_TRUE(r.mlip.cpu_nodes.empty()) << m.name;
     ASSERT_EQ(r.mlip.regions.size(), 1u) << m.name;
     const mlip::RegionReport& reg = r.mlip.regions[0]->report;
-    uint64_t border = 0;
-    for (const mlip::LayerReport& l : reg.layers)
-      if (l.kind == "convert_in" || l.kind == "convert_out") border += l.est_cycles;
+    const uint64_t border = reg.border_cycles();  // what inspect prints
     if (m.name != "torch_mlip_acts") {
       EXPECT_LT(static_cast<double>(border), 0.05 * static_cast<double>(reg.est_cycles)) << m.name;
     }
@@ -463,13 +461,14 @@ TEST_F(MlipCli, LlvmIsASynonymAndInspectShowsThePlan) {
   ProcessResult i = mlipc({"inspect", "d.tar"});
   ASSERT_EQ(i.exit_code, 0) << i.err;
   for (const char* s : {"MLIP region tvmgen_mrvl_main_0", "conv2d", "fc", "OCM per tile", "pinned weights:",
-                        "tile ranges", "memory plan", "cycle model", "/c1/Conv (Conv)", "/Transpose_2 (Transpose)"})
+                        "tile ranges", "memory plan", "cycle model", "/c1/Conv (Conv)", "/Transpose_2 (Transpose)",
+                        "border conversions"})
     EXPECT_THAT(i.out, HasSubstr(s));
   ProcessResult run = mlipc({"run", "d.tar", "--inputs", (model_cases()[0].dir / "digit.npz").string(), "--print-top",
                              "1", "--profile"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("index     7"));
-  for (const char* s : {"est. cycles", "host us", "tvmgen_mrvl_main_0", "conv2d", "estimated MLIP time"})
+  for (const char* s : {"est. cycles", "host us", "tvmgen_mrvl_main_0", "conv2d", "estimated MLIP time", "border conversions"})
     EXPECT_THAT(run.out, HasSubstr(s));
 }
 
