@@ -144,7 +144,7 @@ void infer_QLinearConv(InferContext& ctx) {
   expect_one_value(ctx.in_shape(1), "x_scale");
   expect_one_value(ctx.in_shape(2), "x_zero_point");
   expect_per_channel(ctx.in_shape(4), m, "w_scale");
-  expect_zero_point_shape(ctx.in_shape(5), ctx.in_shape(4), "w_zero_point", "w_scale");
+  expect_per_channel(ctx.in_shape(5), m, "w_zero_point");  // independently of w_scale's form
   expect_one_value(ctx.in_shape(6), "y_scale");
   expect_one_value(ctx.in_shape(7), "y_zero_point");
   if (ctx.has_input(8)) {

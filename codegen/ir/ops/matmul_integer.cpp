@@ -107,8 +107,9 @@ void infer_QLinearMatMul(InferContext& ctx) {
   per_row_count(ctx.in_shape(1), d.m, "a_scale");
   per_column_count(ctx.in_shape(4), d.n, "b_scale");
   expect_one_value(ctx.in_shape(6), "y_scale");
-  expect_zero_point_shape(ctx.in_shape(2), ctx.in_shape(1), "a_zero_point", "a_scale");
-  expect_zero_point_shape(ctx.in_shape(5), ctx.in_shape(4), "b_zero_point", "b_scale");
+  // A zero point is per tensor or per row (column) independently of its scale.
+  per_row_count(ctx.in_shape(2), d.m, "a_zero_point");
+  per_column_count(ctx.in_shape(5), d.n, "b_zero_point");
   expect_one_value(ctx.in_shape(7), "y_zero_point");
   const TensorData& as = ctx.require_const(1, "a_scale");
   const TensorData& bs = ctx.require_const(4, "b_scale");
