@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <onnx/onnx_pb.h>
+
 #include <cmath>
+#include <fstream>
 #include <random>
 
 #include "testlib/model_runner.h"
@@ -198,6 +201,44 @@ TEST(QuantizeLinear, Opset10FormAndNoZeroPoint) {
   m.initializer("s", TensorData::scalar<float>(0.25f));
   m.node("QuantizeLinear", {"x", "s"}, {"y"}).node("DequantizeLinear", {"y", "s"}, {"r"}).output("y").output("r");
   test::expect_matches_reference(save(m), {{"x", random_tensor(DType::Float32, {5}, 9, -40.0, 80.0)}}, 0.0, 0.0);
+}
+
+// float8 and int4 (element types 17 and 22, newer than the onnx library
+// mlipc links) are refused by name, with the node they feed.
+TEST(QuantizeLinear, Float8AndInt4Refused) {
+  for (const auto& [type, name] : std::vector<std::pair<int, std::string>>{{17, "FLOAT8E4M3FN"}, {22, "INT4"}}) {
+    onnx::ModelProto mp;
+    mp.set_ir_version(8);
+    mp.add_opset_import()->set_version(17);
+    onnx::GraphProto* g = mp.mutable_graph();
+    g->set_name("g");
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type("QuantizeLinear");
+    n->set_name("qn");
+    for (const char* i : {"x", "s", "zp"}) n->add_input(i);
+    n->add_output("y");
+    onnx::ValueInfoProto* x = g->add_input();
+    x->set_name("x");
+    x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+    onnx::TensorProto* s = g->add_initializer();
+    s->set_name("s");
+    s->set_data_type(onnx::TensorProto::FLOAT);
+    s->add_float_data(1.0f);
+    onnx::TensorProto* zp = g->add_initializer();
+    zp->set_name("zp");
+    zp->set_data_type(type);
+    zp->set_raw_data(std::string(1, '\0'));
+    g->add_output()->set_name("y");
+    const fs::path path = test::scratch_dir() / fmt::format("q_type_{}.onnx", type);
+    std::string bytes;
+    mp.SerializeToString(&bytes);
+    std::ofstream(path, std::ios::binary) << bytes;
+    EXPECT_THAT(test::import_error(path),
+                HasSubstr(fmt::format("initializer 'zp': element type {} ({}) is not supported (input of node 'qn' "
+                                      "(QuantizeLinear))",
+                                      name, type)));
+  }
 }
 
 // Every int8 template (and mlip/requant.h through them) builds as strict C99.
