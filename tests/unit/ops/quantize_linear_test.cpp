@@ -203,6 +203,17 @@ TEST(QuantizeLinear, Opset10FormAndNoZeroPoint) {
   test::expect_matches_reference(save(m), {{"x", random_tensor(DType::Float32, {5}, 9, -40.0, 80.0)}}, 0.0, 0.0);
 }
 
+// Opset 19's form: `saturate` (read only for float8 outputs) is accepted.
+TEST(QuantizeLinear, Opset19Form) {
+  OnnxBuilder m(19);
+  m.input("x", DType::Float32, {2, 3});
+  m.initializer("s", TensorData::from<float>({3}, {0.5f, 0.25f, 2.0f}));
+  m.initializer("z", TensorData::from<int8_t>({3}, {1, -1, 0}));
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"y"}, {{"axis", int64_t{1}}, {"saturate", int64_t{1}}});
+  m.node("DequantizeLinear", {"y", "s", "z"}, {"r"}, {{"axis", int64_t{-1}}}).output("y").output("r");
+  test::expect_matches_reference(save(m), {{"x", random_tensor(DType::Float32, {2, 3}, 4, -300.0, 300.0)}}, 0.0, 0.0);
+}
+
 // float8 and int4 (element types 17 and 22, newer than the onnx library
 // mlipc links) are refused by name, with the node they feed.
 TEST(QuantizeLinear, Float8AndInt4Refused) {
