@@ -24,10 +24,7 @@ FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-10}"
 SANITIZE_CONFORMANCE='conformance\.mrvl\.node_test_(conv|maxpool|averagepool|globalaveragepool|globalmaxpool|gemm|matmul|add|relu|clip|softmax|pad)(_|$)'
 SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/'
 
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+source scripts/ccache-env.sh
 start=$(date +%s)
 cmake -S . -B "$SAN_DIR" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_C_FLAGS_SANITIZE="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only" \

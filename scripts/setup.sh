@@ -16,6 +16,8 @@ PACKAGES=(
   # the sanitizer and fuzz step (scripts/sanitize.sh): clang, its sanitizer
   # runtimes, libFuzzer, llvm-symbolizer for readable reports
   clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14
+  # rebuilds of a fresh clone come from the compiler cache
+  ccache
 )
 
 missing=()
@@ -31,10 +33,7 @@ if ((${#missing[@]})); then
 fi
 
 BUILD_DIR="${MLIPC_BUILD_DIR:-build}"
-# ccache, when installed, makes rebuilds of a fresh clone cheap (as in sanitize.sh).
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+# Builds go through ccache (scripts/ccache-env.sh: shared by every clone).
+source scripts/ccache-env.sh
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)" >/dev/null

@@ -113,6 +113,7 @@ class Importer {
     const onnx::GraphProto& gp = model.graph();
     if (gp.node_size() > limits::kMaxNodes)
       fail("{}: the graph has {} nodes, more than mlipc compiles ({})", what, gp.node_size(), limits::kMaxNodes);
+    check_names_are_text(gp, what);
     g_.model_name = gp.name().empty() ? path_.stem().string() : gp.name();
 
     for (const auto& init : gp.initializer()) {
@@ -211,6 +212,24 @@ class Importer {
       n.outputs.push_back(g_.add_value(out));
     }
     g_.nodes.push_back(std::move(n));
+  }
+
+  // Names become JSON strings (metadata.json, the MLIP nodes JSON) and .npz
+  // keys, which are text; ONNX stores them as bytes, so a name that is not
+  // UTF-8 is refused here rather than altered on its way out.
+  static void check_names_are_text(const onnx::GraphProto& gp, const std::string& what) {
+    const auto check = [&](const std::string& kind, const std::string& name) {
+      if (!is_utf8(name)) fail("{}: {} '{}' is not valid UTF-8 (ONNX names are text)", what, kind, name);
+    };
+    check("graph name", gp.name());
+    for (const auto& t : gp.initializer()) check("initializer", t.name());
+    for (const auto* list : {&gp.input(), &gp.output(), &gp.value_info()})
+      for (const auto& vi : *list) check("tensor", vi.name());
+    for (const auto& np : gp.node()) {
+      check("node", np.name());
+      for (const std::string& v : np.input()) check(fmt::format("input of node '{}' ({})", np.name(), np.op_type()), v);
+      for (const std::string& v : np.output()) check(fmt::format("output of node '{}' ({})", np.name(), np.op_type()), v);
+    }
   }
 
   // Keeps the static shape the model declares for a node output, if any.

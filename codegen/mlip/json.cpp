@@ -12,6 +12,13 @@ namespace mlipc::mlip {
 
 namespace {
 
+// The importer refuses names that are not UTF-8; should one get here anyway,
+// nlohmann replaces the bad bytes instead of throwing type_error 316 (which
+// aborted the compiler under fuzz_onnx before the import check existed).
+std::string dump(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 std::string base64(const uint8_t* p, size_t n) {
   static const char* tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string s;
@@ -60,7 +67,7 @@ std::string nodes_json(const LoweredRegion& r) {
   j["batch_size"] = r.inputs.empty() ? 1 : r.tensors[r.inputs.front()].n;
   j["num_subgraph_inputs"] = r.inputs.size();
   j["num_subgraph_outputs"] = r.outputs.size();
-  return j.dump(2) + "\n";
+  return dump(j);
 }
 
 std::string consts_json(const LoweredRegion& r) {
@@ -73,7 +80,7 @@ std::string consts_json(const LoweredRegion& r) {
     j[c.name] = {{"shape", c.shape}, {"dtype", "float32"}, {"min", lo}, {"max", hi},
                  {"data_base64", base64(bytes.data(), bytes.size())}};
   }
-  return j.dump(2) + "\n";
+  return dump(j);
 }
 
 }  // namespace mlipc::mlip

@@ -9,8 +9,13 @@
 namespace mlipc {
 
 // `s` with \n, \r, \t as those escapes and every other control byte
-// (0x00-0x1f, 0x7f) as \xNN; a backslash stays as it is; UTF-8 is kept.
+// (0x00-0x1f, 0x7f) and every byte that is not part of valid UTF-8 as
+// \xNN; a backslash stays as it is; valid UTF-8 is kept.
 std::string printable(std::string_view s);
+
+// True when `s` is valid UTF-8 (no overlong forms, surrogates or code
+// points above U+10FFFF).
+bool is_utf8(std::string_view s);
 
 // True for a C identifier: [A-Za-z_][A-Za-z0-9_]*.
 bool is_c_identifier(std::string_view s);

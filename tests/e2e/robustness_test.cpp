@@ -305,6 +305,43 @@ TEST_F(Robust, NamesWithControlCharactersArePrintedEscaped) {
   EXPECT_THAT(e, HasSubstr("'x\\ny' is not an input"));
 }
 
+// Found by fuzz_onnx: node names with bytes that are not UTF-8 made the
+// MLIP nodes-JSON writer throw (nlohmann type_error 316) and abort. Names are
+// text (they go into JSON and .npz keys): such a name is refused at import,
+// printed escaped; names in UTF-8 beyond ASCII compile, build and run.
+TEST_F(Robust, NamesThatAreNotUtf8AreRefused) {
+  for (const char* target : {"c", "mrvl, c"}) {
+    SCOPED_TRACE(target);
+    std::string e = expect_error(
+        mlipc({"compile", (kData / "name_invalid_utf8.onnx").string(), "--target", target, "-o", p("u.tar")}));
+    EXPECT_THAT(e, HasSubstr("node '/blocks/blocks.0/se/ga\\xff\\xff\\xff}igmoid' is not valid UTF-8"));
+    EXPECT_FALSE(fs::exists(p("u.tar")));
+  }
+  const auto model = [&](const std::string& in, const std::string& out, const std::string& node) {
+    OnnxBuilder b;
+    b.input(in, DType::Float32, {1, 4, 4, 4});
+    b.node("Relu", {in}, {out}, {}, node);
+    b.output(out);
+    return b.save(dir.path(), "bytes.onnx");
+  };
+  std::string e = expect_error(mlipc({"compile", model("x", "y", "relu\xff\xc3").string(), "-o", p("u.tar")}));
+  EXPECT_THAT(e, HasSubstr("node 'relu\\xff\\xc3' is not valid UTF-8"));
+  e = expect_error(mlipc({"compile", model("x\xed\xa0\x80", "y", "r").string(), "-o", p("u.tar")}));
+  EXPECT_THAT(e, HasSubstr("tensor 'x\\xed\\xa0\\x80' is not valid UTF-8"));  // a UTF-16 surrogate
+
+  const std::string in = "entr\xc3\xa9" "e", out = "\xe5\x87\xba\xe5\x8a\x9b";
+  fs::path m = model(in, out, "\xf0\x9f\x99\x82");
+  io::write_npz(p("in.npz"), {{in, random_tensor(DType::Float32, {1, 4, 4, 4}, 5)}});
+  for (const char* target : {"c", "mrvl, c"}) {
+    SCOPED_TRACE(target);
+    fs::path tar = compile(m, target, "utf8.tar");
+    expect_ok(mlipc({"inspect", tar.string()}));
+    ProcessResult r = mlipc({"run", tar.string(), "--inputs", p("in.npz").string()});
+    expect_ok(r);
+    EXPECT_THAT(r.out, HasSubstr("output '" + out + "'"));
+  }
+}
+
 TEST_F(Robust, DamagedMetadataJsonGivesOneLineAndNoPartialOutput) {
   fs::path tar = compile(digits(), "mrvl, c", "good.tar");
   // A string where a number belongs, deep in the mlip section: read only

@@ -98,6 +98,18 @@ TEST(Text, PrintableEscapesControlBytesOnly) {
   for (const char* bad : {"", "9lives", "a b", "x;y", "a-b", "x()"}) EXPECT_FALSE(is_c_identifier(bad)) << bad;
 }
 
+TEST(Text, Utf8ValidityAndEscapingOfWhatIsNot) {
+  for (const char* good : {"", "ascii", "caf\xc3\xa9", "\xe5\x87\xba", "\xf0\x9f\x99\x82", "\xf4\x8f\xbf\xbf"})
+    EXPECT_TRUE(is_utf8(good)) << printable(good);
+  // Stray continuation, truncated sequence, overlong forms, a surrogate,
+  // above U+10FFFF, bytes never in UTF-8.
+  for (const char* bad : {"\x80", "a\xc3", "\xe5\x87", "\xc0\xaf", "\xe0\x80\xaf", "\xf0\x80\x80\xaf",
+                          "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff", "\xfe"})
+    EXPECT_FALSE(is_utf8(bad)) << printable(bad);
+  EXPECT_EQ(printable("ga\xff\xff}x\xc3"), "ga\\xff\\xff}x\\xc3");
+  EXPECT_EQ(printable("\xe5\x87\xba\xed\xa0\x80"), "\xe5\x87\xba\\xed\\xa0\\x80");
+}
+
 TEST(Process, FirstErrorLineSkipsWarnings) {
   EXPECT_EQ(first_error_line("/usr/bin/ld: warning: foo\nx.c:1:2: error: bad\nmore\n"), "x.c:1:2: error: bad");
   EXPECT_EQ(first_error_line("\n\nIn file included from a.h:1,\nb.c:3: fatal error: no.h\n"), "b.c:3: fatal error: no.h");
