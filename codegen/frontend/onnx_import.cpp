@@ -89,6 +89,17 @@ class Importer {
  public:
   Importer(const fs::path& path, const ImportOptions& opt) : path_(path), dir_(path.parent_path()), opt_(opt) {}
 
+  // " (input of node 'n' (Op))" for the first node that reads `name`, or "":
+  // an error about a tensor says which node it feeds.
+  static std::string consumer_of(const onnx::GraphProto& gp, const std::string& name) {
+    for (const auto& n : gp.node())
+      for (const auto& in : n.input())
+        if (in == name)
+          return n.name().empty() ? fmt::format(" (input of a {} node)", printable(n.op_type()))
+                                  : fmt::format(" (input of node '{}' ({}))", printable(n.name()), printable(n.op_type()));
+    return "";
+  }
+
   Graph run(const std::string& bytes) {
     const std::string what = path_.string();
     onnx::ModelProto model;
@@ -108,7 +119,11 @@ class Importer {
     for (const auto& init : gp.initializer()) {
       if (g_.find(init.name()) != kNoValue) fail("{}: initializer '{}' is defined twice", what, init.name());
       ValueId id = g_.add_value(init.name());
-      g_.set_constant(id, tensor_from_proto(init, dir_, fmt::format("{}: initializer '{}'", what, init.name())));
+      try {
+        g_.set_constant(id, tensor_from_proto(init, dir_, fmt::format("{}: initializer '{}'", what, init.name())));
+      } catch (const Error& e) {
+        fail("{}{}", e.what(), consumer_of(gp, init.name()));
+      }
     }
     // Names in --input-shapes must be graph inputs (checked first: a typo
     // there is the likelier mistake than the dynamic dimension it meant to fix).
@@ -122,7 +137,12 @@ class Importer {
         fail("--input-shapes names '{}', which is not an input of {} (inputs: {})", name, what, names);
     for (const auto& vi : gp.input()) {
       if (g_.find(vi.name()) != kNoValue) continue;  // an initializer listed as input: a constant
-      DType dt = dtype_from_onnx(vi.type().tensor_type().elem_type(), fmt::format("{}: input '{}'", what, vi.name()));
+      DType dt = DType::Undefined;
+      try {
+        dt = dtype_from_onnx(vi.type().tensor_type().elem_type(), fmt::format("{}: input '{}'", what, vi.name()));
+      } catch (const Error& e) {
+        fail("{}{}", e.what(), consumer_of(gp, vi.name()));
+      }
       ValueId id = g_.add_value(vi.name(), dt);
       Value& v = g_.value(id);
       v.shape = declared_shape(vi, opt_, what);

@@ -13,7 +13,7 @@
 namespace mlipc::frontend {
 
 constexpr int kMinOpset = 1;
-constexpr int kMaxOpset = 18;
+constexpr int kMaxOpset = 19;
 
 struct ImportOptions {
   // Static shapes for inputs whose dimensions are dynamic (or to confirm them).

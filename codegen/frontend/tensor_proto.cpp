@@ -29,9 +29,13 @@ DType dtype_from_onnx(int32_t t, const std::string& what) {
     case onnx::TensorProto::BFLOAT16: return DType::BFloat16;
     default: break;
   }
-  const char* name = onnx::TensorProto::DataType_IsValid(t)
-                         ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t)).c_str()
-                         : "unknown";
+  // Types newer than the onnx library mlipc links (ONNX 1.14 and later) by
+  // their spec names, so that a float8 or int4 model is told what it holds.
+  static const char* const kNewer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+                                       "UINT4",        "INT4",           "FLOAT4E2M1"};
+  std::string name = onnx::TensorProto::DataType_IsValid(t)
+                         ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t))
+                         : (t >= 17 && t <= 23 ? kNewer[t - 17] : "unknown");
   fail("{}: element type {} ({}) is not supported", what, name, t);
 }
 

@@ -86,12 +86,12 @@ TEST(Import, OldestOpsets) {
 }
 
 TEST(Import, RejectsWhatItCannotRead) {
-  OnnxBuilder b(19);
+  OnnxBuilder b(20);
   b.input("x", DType::Float32, {2});
   b.node("Relu", {"x"}, {"y"});
   b.output("y");
-  auto p = b.save(test::scratch_dir(), "opset19.onnx");
-  EXPECT_THAT(error_of([&] { import_onnx(p); }), HasSubstr("opset 19 is not supported (mlipc reads opsets 1 to 18)"));
+  auto p = b.save(test::scratch_dir(), "opset20.onnx");
+  EXPECT_THAT(error_of([&] { import_onnx(p); }), HasSubstr("opset 20 is not supported (mlipc reads opsets 1 to 19)"));
   write_file(test::scratch_dir() / "empty.onnx", "");
   EXPECT_THAT(error_of([&] { import_onnx(test::scratch_dir() / "empty.onnx"); }), HasSubstr("not an ONNX model"));
   OnnxBuilder c;

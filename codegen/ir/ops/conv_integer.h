@@ -1,0 +1,24 @@
+// ConvInteger and QLinearConv: Conv's geometry (groups, strides, pads or
+// auto_pad, dilations; 1-D to 3-D) on int8/uint8 values minus their zero
+// points, summed in int32; QLinearConv adds an int32 bias and requantizes
+// per output channel (include/mlip/requant.h). Padding taps hold the input
+// zero point, i.e. a real 0, so they add nothing and are skipped. What the
+// reference (ir/ops/conv_integer.cpp) and the C kernel
+// (c/kernels/conv_integer.cpp) both read.
+#pragma once
+
+#include <vector>
+
+#include "ir/ops/quant.h"
+#include "ir/ops/spatial.h"
+
+namespace mlipc::ops {
+
+// The window geometry, as Conv's (the shape rule stores the explicit form).
+Geometry int_conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w);
+
+// QLinearConv's constants: one (q, shift) per output channel (or one for
+// all when w_scale is one value).
+std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w_scale, const TensorData& y_scale);
+
+}  // namespace mlipc::ops

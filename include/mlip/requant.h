@@ -1,0 +1,108 @@
+/* Integer requantization: an int32 accumulator of int8/uint8 products
+ * scaled by a real multiplier M = in_scale * w_scale / out_scale, rounded,
+ * offset by the output zero point and saturated to the output type.
+ *
+ * The one encoding of this arithmetic: the generated CPU kernels
+ * (templates/kernels: QLinearConv, QLinearMatMul) and the compiler's
+ * reference evaluator (codegen/ir/ops) both include this header, and the
+ * compiler turns each real multiplier into its (multiplier, shift) pair with
+ * mlip_quantize_multiplier below, once, for both. docs/runtime.md,
+ * "Requantization", writes the arithmetic down.
+ *
+ * The scheme is TFLite's (gemmlowp's): M = q * 2^shift with q in [0.5, 1)
+ * held as a Q31 integer (q * 2^31); the product x * M is the rounding
+ * doubling high multiply of x by q, then a rounding right shift (or first a
+ * left shift, for M >= 1). Every operation is defined C99 integer
+ * arithmetic (no implementation-defined shifts of negative values, no
+ * overflow), so every host and target gives the same bits. */
+#ifndef MLIP_REQUANT_H_
+#define MLIP_REQUANT_H_
+
+#include <math.h>
+#include <stdint.h>
+
+/* Shifts the quantized multiplier may carry: left up to 30, right up to 31. */
+#define MLIP_REQUANT_MIN_SHIFT (-31)
+#define MLIP_REQUANT_MAX_SHIFT 30
+
+/* round(a * b / 2^31), ties toward +infinity (gemmlowp's nudge: +2^30 for
+ * a non-negative product, 1 - 2^30 for a negative one, then division that
+ * truncates toward zero); saturates the one overflowing case
+ * (-2^31 * -2^31) to 2^31 - 1. */
+static inline int32_t mlip_rounding_doubling_high_mul(int32_t a, int32_t b) {
+  const int64_t ab = (int64_t)a * (int64_t)b;
+  const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* round(x / 2^exponent), ties away from zero, for exponent in [0, 31]. The
+ * floor of a negative x is taken as ~(~x >> e), so no negative value is
+ * shifted. */
+static inline int32_t mlip_rounding_shift_right(int32_t x, int32_t exponent) {
+  const int64_t mask = ((int64_t)1 << exponent) - 1;
+  const int64_t v = x;
+  const int64_t floor_div = v >= 0 ? (v >> exponent) : ~(~v >> exponent);
+  const int64_t remainder = v - floor_div * ((int64_t)1 << exponent); /* in [0, mask] */
+  const int64_t threshold = (mask >> 1) + (v < 0 ? 1 : 0);
+  return (int32_t)(floor_div + (remainder > threshold ? 1 : 0));
+}
+
+/* x * q * 2^shift for a Q31 multiplier q (0 or in [2^30, 2^31)) and shift in
+ * [MLIP_REQUANT_MIN_SHIFT, MLIP_REQUANT_MAX_SHIFT]. A left shift saturates
+ * x * 2^shift to int32 before the multiply (TFLite leaves that overflow
+ * undefined). */
+static inline int32_t mlip_multiply_by_quantized_multiplier(int32_t x, int32_t q, int32_t shift) {
+  int32_t v = x;
+  if (shift > 0) {
+    const int64_t w = (int64_t)x * ((int64_t)1 << shift);
+    v = w > INT32_MAX ? INT32_MAX : (w < INT32_MIN ? INT32_MIN : (int32_t)w);
+  }
+  v = mlip_rounding_doubling_high_mul(v, q);
+  return shift < 0 ? mlip_rounding_shift_right(v, -shift) : v;
+}
+
+/* a + b saturated to int32 (an accumulator plus an int32 bias). */
+static inline int32_t mlip_add_sat_i32(int32_t a, int32_t b) {
+  const int64_t s = (int64_t)a + (int64_t)b;
+  return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
+}
+
+/* The requantized output: acc scaled by (q, shift), plus the output zero
+ * point, saturated to [lo, hi] (the output type's range). */
+static inline int32_t mlip_requantize(int32_t acc, int32_t q, int32_t shift, int32_t zero_point, int32_t lo,
+                                      int32_t hi) {
+  const int64_t v = (int64_t)mlip_multiply_by_quantized_multiplier(acc, q, shift) + zero_point;
+  return v < lo ? lo : (v > hi ? hi : (int32_t)v);
+}
+
+/* Splits a real multiplier m >= 0 into (q, shift) with m ~ q * 2^(shift - 31)
+ * (TFLite's QuantizeMultiplier): frexp gives m = f * 2^e, f in [0.5, 1);
+ * q = round(f * 2^31), ties away from zero (exact in double); a q that
+ * rounds up to 2^31 becomes 2^30 with e + 1. m = 0 and m below 2^-32 (e <
+ * -31, nothing would survive the shift) give (0, 0). Returns 0, or -1 (and
+ * (0, 0)) when m is negative, NaN, infinite or 2^30 or more (a left shift
+ * above MLIP_REQUANT_MAX_SHIFT). The compiler calls it; kernels get the
+ * results as constants. */
+static inline int mlip_quantize_multiplier(double m, int32_t* q, int32_t* shift) {
+  int e = 0;
+  double f;
+  int64_t qf;
+  *q = 0;
+  *shift = 0;
+  if (!(m >= 0.0) || m > 1.0e300) return -1; /* negative, NaN or infinite */
+  if (m == 0.0) return 0;
+  f = frexp(m, &e);
+  qf = (int64_t)round(f * 2147483648.0);
+  if (qf == ((int64_t)1 << 31)) {
+    qf /= 2;
+    ++e;
+  }
+  if (e > MLIP_REQUANT_MAX_SHIFT) return -1;
+  if (e < MLIP_REQUANT_MIN_SHIFT) return 0;
+  *q = (int32_t)qf;
+  *shift = (int32_t)e;
+  return 0;
+}
+
+#endif /* MLIP_REQUANT_H_ */

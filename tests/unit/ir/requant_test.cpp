@@ -1,0 +1,189 @@
+// include/mlip/requant.h against hand-computed cases: the rounding of each
+// step (ties), saturation at both ends, shifts at their extremes, Q31
+// multipliers near 2^31, and mlip_quantize_multiplier's edge cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+#include "ir/ops/quant.h"
+#include "mlip/requant.h"
+#include "support/error.h"
+
+namespace mlipc {
+namespace {
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+constexpr int32_t kHalf = 1 << 30;  // 0.5 in Q31
+
+TEST(Requant, DoublingHighMulRoundsTiesTowardPlusInfinity) {
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(1, kHalf), 1);    // 0.5 -> 1
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(-1, kHalf), 0);   // -0.5 -> 0
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(3, kHalf), 2);    // 1.5 -> 2
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(-3, kHalf), -1);  // -1.5 -> -1
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(-kHalf - 1, 1), -1);  // just below -0.5 -> -1
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(kHalf - 1, 1), 0);    // just below 0.5 -> 0
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(1000, 0), 0);
+}
+
+TEST(Requant, DoublingHighMulAtTheInt32Ends) {
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(kMin, kMin), kMax);  // the one overflow saturates
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(kMax, kMax), 2147483646);  // 2^31 - 2 + 2^-31
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(kMin, kMax), kMin + 1);    // -(2^31 - 1) exactly
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(kMin, kHalf), -kHalf);
+  EXPECT_EQ(mlip_rounding_doubling_high_mul(kMax, kHalf), kHalf);      // 2^30 - 0.5 -> 2^30
+}
+
+TEST(Requant, RoundingShiftRightRoundsTiesAwayFromZero) {
+  EXPECT_EQ(mlip_rounding_shift_right(5, 1), 3);    // 2.5
+  EXPECT_EQ(mlip_rounding_shift_right(-5, 1), -3);  // -2.5
+  EXPECT_EQ(mlip_rounding_shift_right(4, 1), 2);
+  EXPECT_EQ(mlip_rounding_shift_right(-4, 1), -2);
+  EXPECT_EQ(mlip_rounding_shift_right(3, 2), 1);    // 0.75
+  EXPECT_EQ(mlip_rounding_shift_right(-3, 2), -1);
+  EXPECT_EQ(mlip_rounding_shift_right(2, 2), 1);    // 0.5
+  EXPECT_EQ(mlip_rounding_shift_right(-2, 2), -1);  // -0.5
+  EXPECT_EQ(mlip_rounding_shift_right(1, 2), 0);    // 0.25
+  EXPECT_EQ(mlip_rounding_shift_right(-1, 2), 0);
+}
+
+TEST(Requant, RoundingShiftRightAtItsExtremes) {
+  EXPECT_EQ(mlip_rounding_shift_right(kMin, 0), kMin);
+  EXPECT_EQ(mlip_rounding_shift_right(kMax, 0), kMax);
+  EXPECT_EQ(mlip_rounding_shift_right(kMax, 31), 1);         // 1 - 2^-31
+  EXPECT_EQ(mlip_rounding_shift_right(kMin, 31), -1);        // -1 exactly
+  EXPECT_EQ(mlip_rounding_shift_right(kHalf, 31), 1);        // 0.5
+  EXPECT_EQ(mlip_rounding_shift_right(-kHalf, 31), -1);      // -0.5
+  EXPECT_EQ(mlip_rounding_shift_right(kHalf - 1, 31), 0);
+  EXPECT_EQ(mlip_rounding_shift_right(-kHalf + 1, 31), 0);
+}
+
+TEST(Requant, MultiplyByQuantizedMultiplier) {
+  // 0.5: one rounding (high multiply), ties toward +infinity.
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(3, kHalf, 0), 2);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-3, kHalf, 0), -1);
+  // 0.25 = 0.5 * 2^-1: two roundings, as TFLite: 5 * 0.25 = 1.25 -> 2.5 -> 3 -> 1.5 -> 2.
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(5, kHalf, -1), 2);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(6, kHalf, -1), 2);    // 1.5 -> 2
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-6, kHalf, -1), -2);  // -1.5 -> -2
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-5, kHalf, -1), -1);  // -1.25 -> -2.5 -> -2 -> -1
+  // 1.0 = 0.5 * 2^1 is the identity while x * 2 fits int32; beyond, the
+  // left shift saturates first.
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-7, kHalf, 1), -7);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kHalf - 1, kHalf, 1), kHalf - 1);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-kHalf, kHalf, 1), -kHalf);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMax, kHalf, 1), kHalf);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMin, kHalf, 1), -kHalf);
+}
+
+TEST(Requant, ShiftsAtTheirExtremes) {
+  // Left 30: x * 2^30 saturates before the multiply.
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMax, kMax, MLIP_REQUANT_MAX_SHIFT), 2147483646);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMin, kHalf, MLIP_REQUANT_MAX_SHIFT), -kHalf);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(1, kHalf, MLIP_REQUANT_MAX_SHIFT), 1 << 29);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-1, kHalf, MLIP_REQUANT_MAX_SHIFT), -(1 << 29));
+  // Right 31: x * q / 2^62.
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMax, kMax, MLIP_REQUANT_MIN_SHIFT), 1);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMin, kMax, MLIP_REQUANT_MIN_SHIFT), -1);
+  // (2^31 - 1) / 2^32 is just below 0.5, but the high multiply rounds it to
+  // 2^30 first and the shift's tie then goes to 1: TFLite's double rounding.
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(kMax, kHalf, MLIP_REQUANT_MIN_SHIFT), 1);
+}
+
+TEST(Requant, RequantizeAddsTheZeroPointAndSaturates) {
+  EXPECT_EQ(mlip_requantize(1000, kHalf, 0, 0, -128, 127), 127);
+  EXPECT_EQ(mlip_requantize(-1000, kHalf, 0, 0, -128, 127), -128);
+  EXPECT_EQ(mlip_requantize(-30, kHalf, 0, 10, 0, 255), 0);     // -15 + 10
+  EXPECT_EQ(mlip_requantize(490, kHalf, 0, 10, 0, 255), 255);   // 245 + 10
+  EXPECT_EQ(mlip_requantize(492, kHalf, 0, 10, 0, 255), 255);   // 256 saturates
+  EXPECT_EQ(mlip_requantize(488, kHalf, 0, 10, 0, 255), 254);
+  EXPECT_EQ(mlip_requantize(-257, kHalf, 0, 0, -128, 127), -128);  // -128.5 -> -128
+  EXPECT_EQ(mlip_requantize(-259, kHalf, 0, 0, -128, 127), -128);  // -129.5 -> -129 -> -128
+  // The zero point is added in int64: no wrap past int32.
+  EXPECT_EQ(mlip_requantize(kMax, kMax, 0, 127, -128, 127), 127);
+  EXPECT_EQ(mlip_requantize(kMin, kMax, 0, -128, -128, 127), -128);
+  EXPECT_EQ(mlip_requantize(12345, 0, 0, 7, -128, 127), 7);  // multiplier 0
+}
+
+TEST(Requant, AddSaturates) {
+  EXPECT_EQ(mlip_add_sat_i32(kMax, 1), kMax);
+  EXPECT_EQ(mlip_add_sat_i32(kMin, -1), kMin);
+  EXPECT_EQ(mlip_add_sat_i32(5, -7), -2);
+}
+
+struct Quantized {
+  int status;
+  int32_t q, shift;
+};
+Quantized quantize(double m) {
+  Quantized r{};
+  r.status = mlip_quantize_multiplier(m, &r.q, &r.shift);
+  return r;
+}
+
+TEST(Requant, QuantizeMultiplier) {
+  auto expect = [](double m, int status, int32_t q, int32_t shift) {
+    const Quantized r = quantize(m);
+    EXPECT_EQ(r.status, status) << m;
+    EXPECT_EQ(r.q, q) << m;
+    EXPECT_EQ(r.shift, shift) << m;
+  };
+  expect(0.0, 0, 0, 0);
+  expect(0.5, 0, kHalf, 0);
+  expect(1.0, 0, kHalf, 1);
+  expect(0.75, 0, 1610612736, 0);
+  expect(std::ldexp(1.0, 29), 0, kHalf, 30);   // the largest shift
+  // Near 2^31: f * 2^31 = 2^31 - 1 stays; 2^31 - 0.5 and 2^31 - 0.25 round
+  // up to 2^31, which becomes 2^30 with the next shift.
+  expect(1.0 - std::ldexp(1.0, -31), 0, kMax, 0);
+  expect(1.0 - std::ldexp(1.0, -32), 0, kHalf, 1);
+  expect(1.0 - std::ldexp(1.0, -33), 0, kHalf, 1);
+  // Tiny: 2^-32 is 0.5 * 2^-31, the smallest shift; below it, (0, 0).
+  expect(std::ldexp(1.0, -32), 0, kHalf, -31);
+  expect(std::ldexp(1.0, -33), 0, 0, 0);
+  expect(1e-310, 0, 0, 0);  // subnormal
+  // Out of range: 2^30 and more, negative, NaN, infinity.
+  expect(std::ldexp(1.0, 30), -1, 0, 0);
+  expect(std::ldexp(1.0, 30) * (1.0 - std::ldexp(1.0, -40)), -1, 0, 0);  // rounds up to 2^30
+  expect(-0.25, -1, 0, 0);
+  expect(std::nan(""), -1, 0, 0);
+  expect(HUGE_VAL, -1, 0, 0);
+}
+
+TEST(Requant, RequantMultiplierOfScales) {
+  const ops::Requant r = ops::requant_multiplier(0.5f, 0.25f, 0.5f);  // 0.25
+  EXPECT_EQ(r.q, kHalf);
+  EXPECT_EQ(r.shift, -1);
+  try {
+    ops::requant_multiplier(1e20f, 1.0f, 1e-20f);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range (it must be below 2^30)"), std::string::npos) << e.what();
+  }
+}
+
+// The fixed-point product is within one unit of the real product (two
+// roundings of at most half a unit each, plus the Q31 error) for random
+// multipliers over the whole shift range.
+TEST(Requant, CloseToTheRealProduct) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> mant(0.5, 1.0);
+  std::uniform_int_distribution<int> expo(-20, 8);
+  std::uniform_int_distribution<int32_t> acc(-(1 << 20), 1 << 20);
+  for (int i = 0; i < 20000; ++i) {
+    const double m = std::ldexp(mant(rng), expo(rng));
+    int32_t q, shift;
+    ASSERT_EQ(mlip_quantize_multiplier(m, &q, &shift), 0);
+    const int32_t x = acc(rng);
+    const double want = static_cast<double>(x) * m;
+    if (std::fabs(want) > 2e9) continue;
+    const int32_t got = mlip_multiply_by_quantized_multiplier(x, q, shift);
+    ASSERT_LE(std::fabs(static_cast<double>(got) - want), 1.0) << "x " << x << " m " << m;
+  }
+}
+
+}  // namespace
+}  // namespace mlipc
