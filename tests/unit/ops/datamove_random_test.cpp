@@ -377,7 +377,11 @@ TEST(DatamoveRandomMrvl, RuntimeShapeInputsMatchReference) {
   add_resize(g);
   driver::CompileOptions opt;
   opt.target = "mrvl, c";
-  test::expect_matches_reference(g.b.save(test::scratch_dir(), "datamove_random_rt_mrvl.onnx"), g.inputs, 0, 0, opt);
+  // Its Resize of constant sizes runs in an MLIP region (fp16) since the
+  // RESIZE layer: the suite's fp16 tolerance; the bit-exact CPU kernels are
+  // the DatamoveRandom seeds above.
+  test::expect_matches_reference(g.b.save(test::scratch_dir(), "datamove_random_rt_mrvl.onnx"), g.inputs, 2e-2, 2e-2,
+                                 opt);
 }
 
 }  // namespace
