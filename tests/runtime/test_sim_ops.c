@@ -663,6 +663,55 @@ static void test_activation_relu_family(void** state) {
   act_case(MLIP_ACT_CLIP, -INFINITY, INFINITY, cin, cid, 4);
 }
 
+/* The cells the cases above leave out, so that every activation sees saturation, tiny
+ * (2^-24, the smallest subnormal half) and huge (+-65504) inputs, both infinities and
+ * NaN. Hand-computed as above; the tiny products land on or below half the smallest
+ * subnormal and round (ties to even) to a signed zero. */
+static void elt_case(uint32_t fn, uint32_t count, uint32_t b_len, uint32_t b_base, const uint16_t* a,
+                     const uint16_t* bv, const uint16_t* expect);
+
+static void test_activation_edges(void** state) {
+  /* Sigmoid: -65504 (0 below -105), -2^-24 (0.5 - 2^-26 rounds to 0.5 in fp32) */
+  const uint16_t sin_[2] = {0xFBFF, 0x8001};
+  const uint16_t sout[2] = {0x0000, 0x3800};
+  /* Tanh: 65504, inf, -10, -65504 (saturate to +-1), -2^-24 (odd: itself), -1, 0.25 */
+  const uint16_t tin[7] = {0x7BFF, 0x7C00, 0xC900, 0xFBFF, 0x8001, 0xBC00, 0x3400};
+  const uint16_t tout[7] = {0x3C00, 0x3C00, 0xBC00, 0xBC00, 0x8001, 0xBA18 /* -0.761594 */, 0x33D6 /* 0.244919 */};
+  /* SiLU: 2^-24 and -2^-24 (2^-25 * sign: a tie, to +-0), 3, -3, -65504 (-65504 * +0 = -0) */
+  const uint16_t siin[5] = {0x0001, 0x8001, 0x4200, 0xC200, 0xFBFF};
+  const uint16_t siout[5] = {0x0000, 0x8000, 0x41B7 /* 2.857722 */, 0xB08E /* -0.142278 */, 0x8000};
+  /* HardSigmoid 0.2, 0.5: 2^-24 (0.5 + 1.2e-8 rounds to 0.5), 65504, -65504, -0 */
+  const uint16_t hsin[4] = {0x0001, 0x7BFF, 0xFBFF, 0x8000};
+  const uint16_t hsout[4] = {0x3800, 0x3C00, 0x0000, 0x3800};
+  /* HardSwish 1/6, 0.5: 2^-24 and -2^-24 (times 0.5: ties to +-0), 65504, -65504 (-65504 * +0), 0.5 */
+  const uint16_t hwin[5] = {0x0001, 0x8001, 0x7BFF, 0xFBFF, 0x3800};
+  const uint16_t hwout[5] = {0x0000, 0x8000, 0x7BFF, 0x8000, 0x34AB /* 0.5 * 0.583333 = 0.291667 */};
+  /* LeakyRelu 0.1: inf, 65504, 2^-24 (unchanged), -2^-24 (-6e-9, below half a subnormal: -0) */
+  const uint16_t lin[4] = {0x7C00, 0x7BFF, 0x0001, 0x8001};
+  const uint16_t lout[4] = {0x7C00, 0x7BFF, 0x0001, 0x8000};
+  /* Elu alpha 2: -1 (2 * -0.632121), -inf (-alpha), inf, 65504, -2^-24 (2 * expm1: -2^-23), -0 (not < 0), NaN */
+  const uint16_t ein[7] = {0xBC00, 0xFC00, 0x7C00, 0x7BFF, 0x8001, 0x8000, 0x7E00};
+  const uint16_t eout[7] = {0xBD0F, 0xC000, 0x7C00, 0x7BFF, 0x8002, 0x8000, 0x7E00};
+  /* Clip [-1, 1]: 2^-24, 65504, -65504, -inf, inf, -0, NaN */
+  const uint16_t cin[7] = {0x0001, 0x7BFF, 0xFBFF, 0xFC00, 0x7C00, 0x8000, 0x7E00};
+  const uint16_t cout_[7] = {0x0001, 0x3C00, 0xBC00, 0xBC00, 0x3C00, 0x8000, 0x7E00};
+  /* PRelu (ELTWISE, slope per element): -inf * 0.25, inf, -2^-24 * 0.25 (-0), -65504 * 2 (overflows to
+     -inf), -inf * 0 (NaN), 2^-24 (unchanged) */
+  const uint16_t pa[6] = {0xFC00, 0x7C00, 0x8001, 0xFBFF, 0xFC00, 0x0001};
+  const uint16_t pb[6] = {0x3400, 0x3400, 0x3400, 0x4000, 0x0000, 0x3400};
+  const uint16_t pout[6] = {0xFC00, 0x7C00, 0x8000, 0xFC00, 0x7E00, 0x0001};
+  (void)state;
+  act_case(MLIP_ACT_SIGMOID, 0, 0, sin_, sout, 2);
+  act_case(MLIP_ACT_TANH, 0, 0, tin, tout, 7);
+  act_case(MLIP_ACT_SILU, 0, 0, siin, siout, 5);
+  act_case(MLIP_ACT_HARDSIGMOID, 0.2f, 0.5f, hsin, hsout, 4);
+  act_case(MLIP_ACT_HARDSWISH, 1.0f / 6.0f, 0.5f, hwin, hwout, 5);
+  act_case(MLIP_ACT_LEAKYRELU, 0.1f, 0, lin, lout, 4);
+  act_case(MLIP_ACT_ELU, 2.0f, 0, ein, eout, 7);
+  act_case(MLIP_ACT_CLIP, -1.0f, 1.0f, cin, cout_, 7);
+  elt_case(MLIP_ELT_PRELU, 6, 6, 0, pa, pb, pout);
+}
+
 /* Fused activations ride on the pools too: a max pool of [-1, 3] with SIGMOID, a global average with SILU. */
 static void test_activation_fused_pools(void** state) {
   mlip_cmd* c;
@@ -1241,6 +1290,7 @@ int main(void) {
     cmocka_unit_test(test_activation_sigmoid_tanh),
     cmocka_unit_test(test_activation_silu_hard),
     cmocka_unit_test(test_activation_relu_family),
+    cmocka_unit_test(test_activation_edges),
     cmocka_unit_test(test_activation_fused_pools),
     cmocka_unit_test(test_eltwise),
     cmocka_unit_test(test_resize),
