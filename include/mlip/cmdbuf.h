@@ -253,8 +253,13 @@ enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
      rows [padded_top, padded_bottom), columns [padded_left, padded_right). */
   MLIP_POOL_PADDED_TOP = 14, MLIP_POOL_PADDED_BOTTOM = 15,
   MLIP_POOL_PADDED_LEFT = 16, MLIP_POOL_PADDED_RIGHT = 17,
-  MLIP_POOL_ACT = 18, MLIP_POOL_ACT_LO = 19, MLIP_POOL_ACT_HI = 20
+  MLIP_POOL_ACT = 18, MLIP_POOL_ACT_LO = 19, MLIP_POOL_ACT_HI = 20,
+  /* The window's dilation minus one: the positions skipped between two taps
+     (0, a dense window, in every buffer written before pools had dilation);
+     at most MLIP_POOL_MAX_GAP. */
+  MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22
 };
+#define MLIP_POOL_MAX_GAP 65535u
 enum { /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] fp16 -> output [c] fp16 */
   MLIP_GPOOL_IN = 0, MLIP_GPOOL_OUT = 1, MLIP_GPOOL_HW = 2, MLIP_GPOOL_C = 3,
   MLIP_GPOOL_ACT = 4, MLIP_GPOOL_ACT_LO = 5, MLIP_GPOOL_ACT_HI = 6

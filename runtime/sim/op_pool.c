@@ -3,11 +3,14 @@
  * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
 #include "sim_internal.h"
 
-/* Positions base + k, k in [0, kernel), that lie in [lo, hi): k in [*k0, *k1). */
-static void window_range(int64_t base, int64_t kernel, int64_t lo, int64_t hi, int64_t* k0, int64_t* k1) {
-  int64_t a = lo - base;
-  int64_t b = hi - base;
-  *k0 = a > 0 ? a : 0;
+/* Taps base + k * step, k in [0, kernel), that lie in [lo, hi): k in [*k0, *k1). */
+static int64_t ceil_div(int64_t a, int64_t b) { return a > 0 ? (a + b - 1) / b : 0; }
+
+static void window_range(int64_t base, int64_t kernel, int64_t step, int64_t lo, int64_t hi, int64_t* k0,
+                         int64_t* k1) {
+  const int64_t a = ceil_div(lo - base, step);
+  const int64_t b = ceil_div(hi - base, step);
+  *k0 = a;
   *k1 = b < kernel ? b : kernel;
   if (*k1 < *k0) {
     *k1 = *k0;
@@ -32,7 +35,8 @@ mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const 
       return MLIP_ERR_INVALID_ARG;
     }
   }
-  if ((c->opcode == MLIP_OP_AVGPOOL && w[MLIP_POOL_COUNT_INCLUDE_PAD] > 1u) || !mlip_sim_act_ok(w[MLIP_POOL_ACT])) {
+  if ((c->opcode == MLIP_OP_AVGPOOL && w[MLIP_POOL_COUNT_INCLUDE_PAD] > 1u) || !mlip_sim_act_ok(w[MLIP_POOL_ACT]) ||
+      w[MLIP_POOL_GAP_H] > MLIP_POOL_MAX_GAP || w[MLIP_POOL_GAP_W] > MLIP_POOL_MAX_GAP) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = mlip_sim_mul4(w[MLIP_POOL_IN_H], w[MLIP_POOL_IN_W], w[MLIP_POOL_C], 2u);
@@ -55,6 +59,7 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
   const int64_t kh_n = w[MLIP_POOL_KH], kw_n = w[MLIP_POOL_KW];
   const int64_t sh = w[MLIP_POOL_STRIDE_H], sw = w[MLIP_POOL_STRIDE_W];
   const int64_t pt = w[MLIP_POOL_PAD_TOP], pl = w[MLIP_POOL_PAD_LEFT];
+  const int64_t dh = (int64_t)w[MLIP_POOL_GAP_H] + 1, dw = (int64_t)w[MLIP_POOL_GAP_W] + 1;
   const int is_max = c->opcode == MLIP_OP_MAXPOOL;
   const int include_pad = w[MLIP_POOL_COUNT_INCLUDE_PAD] != 0u;
   const int64_t p_top = as_i32(w[MLIP_POOL_PADDED_TOP]), p_bottom = as_i32(w[MLIP_POOL_PADDED_BOTTOM]);
@@ -64,16 +69,16 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
   for (oh = 0; oh < out_h; ++oh) {
     const int64_t base_h = (int64_t)oh * sh - pt;
     int64_t kh0, kh1;
-    window_range(base_h, kh_n, 0, in_h, &kh0, &kh1);
+    window_range(base_h, kh_n, dh, 0, in_h, &kh0, &kh1);
     for (ow = 0; ow < out_w; ++ow) {
       const int64_t base_w = (int64_t)ow * sw - pl;
       int64_t kw0, kw1;
       uint64_t count;
-      window_range(base_w, kw_n, 0, in_w, &kw0, &kw1);
+      window_range(base_w, kw_n, dw, 0, in_w, &kw0, &kw1);
       if (include_pad) {
         int64_t a0, a1, b0, b1;
-        window_range(base_h, kh_n, p_top, p_bottom, &a0, &a1);
-        window_range(base_w, kw_n, p_left, p_right, &b0, &b1);
+        window_range(base_h, kh_n, dh, p_top, p_bottom, &a0, &a1);
+        window_range(base_w, kw_n, dw, p_left, p_right, &b0, &b1);
         count = (uint64_t)(a1 - a0) * (uint64_t)(b1 - b0);
       } else {
         count = (uint64_t)(kh1 - kh0) * (uint64_t)(kw1 - kw0);
@@ -83,9 +88,9 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
         int64_t kh, kw;
         uint16_t h;
         for (kh = kh0; kh < kh1; ++kh) {
-          const size_t ih = (size_t)(base_h + kh);
+          const size_t ih = (size_t)(base_h + kh * dh);
           for (kw = kw0; kw < kw1; ++kw) {
-            const size_t iw = (size_t)(base_w + kw);
+            const size_t iw = (size_t)(base_w + kw * dw);
             const float x = mlip_sim_h2f(mlip_sim_ld16(in + ((ih * (size_t)in_w + iw) * ch + cc) * 2u));
             if (is_max) {
               if (x > r) {

@@ -526,6 +526,38 @@ TEST(MlipPools, CeilModeAsymmetricPadsAndCountIncludePad) {
   }
 }
 
+// Dilated MaxPool (opset 10 on) and AveragePool (opset 19) windows run on
+// the MLIP too, in floor and ceil mode, with pads and count_include_pad.
+TEST(MlipPools, Dilations) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> kernel, strides, dilations, pads;
+    int64_t ceil, include_pad;
+  };
+  const std::vector<Case> cases = {
+      {"MaxPool", {3, 3}, {1, 1}, {2, 2}, {0, 0, 0, 0}, 0, 0},
+      {"MaxPool", {2, 3}, {2, 1}, {3, 2}, {1, 2, 1, 0}, 1, 0},
+      {"AveragePool", {3, 3}, {2, 2}, {2, 2}, {2, 2, 2, 2}, 0, 1},
+      {"AveragePool", {3, 2}, {1, 2}, {2, 3}, {1, 0, 0, 1}, 1, 0},
+      {"AveragePool", {2, 2}, {3, 3}, {4, 1}, {1, 1, 1, 1}, 1, 1},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    OnnxBuilder b(19);
+    b.input("x", DType::Float32, {2, 5, 11, 10});
+    std::vector<std::pair<std::string, AttrValue>> attrs = {{"kernel_shape", c.kernel}, {"strides", c.strides},
+                                                            {"dilations", c.dilations}, {"pads", c.pads},
+                                                            {"ceil_mode", c.ceil}};
+    if (std::string(c.op) == "AveragePool") attrs.push_back({"count_include_pad", c.include_pad});
+    b.node(c.op, {"x"}, {"y"}, attrs, "pool").output("y");
+    const std::string what = fmt::format("{} kernel {} strides {} dilations {} pads {} ceil {} include_pad {}", c.op,
+                                         fmt::join(c.kernel, "x"), fmt::join(c.strides, "x"),
+                                         fmt::join(c.dilations, "x"), fmt::join(c.pads, ","), c.ceil, c.include_pad);
+    fs::path model = b.save(scratch_dir(), fmt::format("dilated_pool{}.onnx", k++));
+    expect_one_region_matches(model, {{"x", random_tensor(DType::Float32, {2, 5, 11, 10}, 140 + k)}}, what);
+  }
+}
+
 // Resize and Upsample on the spatial axes: nearest with the modes exporters
 // write for integer upsampling, nearest downsampling, and linear with every
 // coordinate mode, up and down, by scales or sizes, one axis or both.

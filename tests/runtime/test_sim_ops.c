@@ -483,6 +483,69 @@ static void test_pools(void** state) {
   pool_case(MLIP_OP_AVGPOOL, 1, 0, 3, avg_incl_ceil);
 }
 
+/* Dilation 2 (gap 1) over a 5x5 block of 1..25 (x[r][q] = 5r + q + 1), a 2x2 window:
+ * its taps are (b, b + 2) each way. Stride 1, no padding: 3x3 outputs, the maximum
+ * x[r+2][q+2], the average x[r][q] + (0 + 2 + 10 + 12) / 4 = x[r][q] + 6. Stride 2,
+ * pad 1 top and left and 1 bottom and right (padded bounds [-1, 6)): windows at
+ * -1, 1, 3 take the taps {-1, 1}, {1, 3}, {3, 5}, of which -1 and 5 are padding; so
+ * (0, 0) has x[1][1] = 7 alone, (1, 1) 7, 9, 17, 19, (2, 2) x[3][3] = 19 alone, and
+ * count_include_pad counts 4 everywhere (every tap inside the padded bounds). A gap
+ * above MLIP_POOL_MAX_GAP is refused. */
+static void dilated_case(uint32_t op, uint32_t stride, uint32_t pad, uint32_t include_pad, uint32_t gap_h,
+                         const float* expect) {
+  mlip_cmd* c;
+  uint32_t i;
+  fresh(1, op == MLIP_OP_MAXPOOL ? MLIP_LAYER_MAXPOOL : MLIP_LAYER_AVGPOOL);
+  for (i = 0; i < 25; ++i) seth(2u * i, (float)(i + 1u));
+  c = cb_cmd(&b, CB_MAIN, op, 0, layer0);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 5;
+  c->w[MLIP_POOL_IN_W] = 5;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 512;
+  c->w[MLIP_POOL_OUT_H] = 3;
+  c->w[MLIP_POOL_OUT_W] = 3;
+  c->w[MLIP_POOL_KH] = 2;
+  c->w[MLIP_POOL_KW] = 2;
+  c->w[MLIP_POOL_STRIDE_H] = stride;
+  c->w[MLIP_POOL_STRIDE_W] = stride;
+  c->w[MLIP_POOL_PAD_TOP] = pad;
+  c->w[MLIP_POOL_PAD_LEFT] = pad;
+  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = include_pad;
+  c->w[MLIP_POOL_PADDED_TOP] = (uint32_t)-(int32_t)pad;
+  c->w[MLIP_POOL_PADDED_BOTTOM] = 5u + pad;
+  c->w[MLIP_POOL_PADDED_LEFT] = (uint32_t)-(int32_t)pad;
+  c->w[MLIP_POOL_PADDED_RIGHT] = 5u + pad;
+  c->w[MLIP_POOL_GAP_H] = gap_h;
+  c->w[MLIP_POOL_GAP_W] = 1;
+  if (expect == NULL) {
+    assert_int_equal(run_ocm_only(), MLIP_ERR_INVALID_ARG);
+    return;
+  }
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  for (i = 0; i < 9; ++i) {
+    if (gethf(512 + 2u * i) != expect[i]) print_error("output %u: %g\n", i, (double)gethf(512 + 2u * i));
+    assert_true(gethf(512 + 2u * i) == expect[i]);
+  }
+}
+
+static void test_pool_dilation(void** state) {
+  const float max[9] = {13, 14, 15, 18, 19, 20, 23, 24, 25};
+  const float avg[9] = {7, 8, 9, 12, 13, 14, 17, 18, 19};
+  /* stride 2, pad 1: rows/columns {-1, 1}, {1, 3}, {3, 5} */
+  const float max_pad[9] = {7, 9, 9, 17, 19, 19, 17, 19, 19};
+  const float avg_excl[9] = {7, 8, 9, 12, 13, 14, 17, 18, 19};
+  const float avg_incl[9] = {1.75f, 4, 2.25f, 6, 13, 7, 4.25f, 9, 4.75f};
+  (void)state;
+  dilated_case(MLIP_OP_MAXPOOL, 1, 0, 0, 1, max);
+  dilated_case(MLIP_OP_AVGPOOL, 1, 0, 0, 1, avg);
+  dilated_case(MLIP_OP_AVGPOOL, 1, 0, 1, 1, avg);
+  dilated_case(MLIP_OP_MAXPOOL, 2, 1, 0, 1, max_pad);
+  dilated_case(MLIP_OP_AVGPOOL, 2, 1, 0, 1, avg_excl);
+  dilated_case(MLIP_OP_AVGPOOL, 2, 1, 1, 1, avg_incl);
+  dilated_case(MLIP_OP_MAXPOOL, 1, 0, 0, MLIP_POOL_MAX_GAP + 1u, NULL);
+}
+
 static void test_pool_edges(void** state) {
   mlip_cmd* c;
   (void)state;
@@ -1284,6 +1347,7 @@ int main(void) {
     cmocka_unit_test(test_fc_two_chunks_equal_one),
     cmocka_unit_test(test_pools),
     cmocka_unit_test(test_pool_edges),
+    cmocka_unit_test(test_pool_dilation),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_nan_results),

@@ -1,5 +1,5 @@
 // MAXPOOL and AVGPOOL: MaxPool and AveragePool (floor or ceil mode, pads
-// below the window, asymmetric too, count_include_pad) on NHWC tensors. A
+// below the window, asymmetric too, count_include_pad, dilations) on NHWC tensors. A
 // ceil_mode window that reaches past the padded input reads and counts only
 // the positions inside it, as the reference does. Split across tiles by output rows,
 // each tile's share in groups of channels and passes of output rows that
@@ -27,7 +27,7 @@ constexpr ops::GeometryRules kPoolRules{/*dilations=*/true, /*ceil_mode=*/true};
 struct PoolPass {
   int64_t H, W;   // input image
   int64_t OW;     // output width
-  int64_t kh, sh; // vertical window
+  int64_t kh, sh; // vertical window: its extent (dilation included) and stride
 
   int64_t rows_for(int64_t R) const { return std::min(H, (R - 1) * sh + kh); }
   // R output rows of occ channels, read from occ input channels.
@@ -42,10 +42,11 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
   const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, kPoolRules);
+  if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
   for (int64_t d : geo.dilations)
-    if (d != 1) return fmt::format("dilation {}: MAXPOOL and AVGPOOL windows have none", d);
-  if (std::string r = window_reason(geo, lim.target, false); !r.empty()) return r;
-  const PoolPass pass{x[2], x[3], geo.out[1], geo.kernel[0], geo.strides[0]};
+    if (d - 1 > static_cast<int64_t>(MLIP_POOL_MAX_GAP))
+      return fmt::format("dilation {} above the {} of a MAXPOOL or AVGPOOL window", d, MLIP_POOL_MAX_GAP + 1);
+  const PoolPass pass{x[2], x[3], geo.out[1], (geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0]};
   const uint64_t need = pass.bytes(1, 1);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
@@ -63,6 +64,8 @@ void lower(LowerContext& ctx, const Node& n) {
   l.kw = geo.kernel[1];
   l.sh = geo.strides[0];
   l.sw = geo.strides[1];
+  l.dh = geo.dilations[0];
+  l.dw = geo.dilations[1];
   l.pt = geo.pad_begin(0);
   l.pl = geo.pad_begin(1);
   l.pb = geo.pad_end(0);
@@ -81,7 +84,8 @@ void plan(LayerPlanner& p) {
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w;
-  const PoolPass pass{H, W, OW, l.kh, l.sh};
+  const int64_t extent_h = (l.kh - 1) * l.dh + 1;  // input rows one window spans
+  const PoolPass pass{H, W, OW, extent_h, l.sh};
   const auto parts = split_range(OH, p.num_tiles());
   p.set_split(Split::Rows, parts);
   const uint64_t limit = p.work_limit();
@@ -104,7 +108,7 @@ void plan(LayerPlanner& p) {
           const int64_t p1 = std::min(r1, p0 + R);
           const int64_t top = p0 * l.sh - l.pt;  // input row of the pass's first window
           int64_t ir0 = std::max<int64_t>(0, top);
-          int64_t ir1 = std::min(H, (p1 - 1) * l.sh - l.pt + l.kh);
+          int64_t ir1 = std::min(H, (p1 - 1) * l.sh - l.pt + extent_h);
           ir0 = std::min(ir0, H - 1);  // a pass whose windows are all padding still loads one real row
           ir1 = std::max(ir1, ir0 + 1);
           p.count_pass();
@@ -134,6 +138,8 @@ void plan(LayerPlanner& p) {
           w[MLIP_POOL_PADDED_BOTTOM] = static_cast<uint32_t>(static_cast<int32_t>(H + l.pb - ir0));
           w[MLIP_POOL_PADDED_LEFT] = static_cast<uint32_t>(static_cast<int32_t>(-l.pl));
           w[MLIP_POOL_PADDED_RIGHT] = static_cast<uint32_t>(static_cast<int32_t>(W + l.pr));
+          w[MLIP_POOL_GAP_H] = u32(l.dh - 1);
+          w[MLIP_POOL_GAP_W] = u32(l.dw - 1);
           p.set_activation(w, MLIP_POOL_ACT);
           if (cn == C)
             p.dma_out(tile, p.binding(y), yb + p0 * OW * C * kF16Bytes, out_off, (p1 - p0) * OW * C * kF16Bytes);
@@ -146,7 +152,10 @@ void plan(LayerPlanner& p) {
   }
 }
 
-void json(const RLayer& l, nlohmann::json& a) { json_window(l, a); }
+void json(const RLayer& l, nlohmann::json& a) {
+  json_window(l, a);
+  if (l.dh != 1 || l.dw != 1) a["dilation"] = {l.dh, l.dw};
+}
 
 }  // namespace
 

@@ -98,7 +98,14 @@ TEST(MlipSupport, EveryOperatorSaysWhyItStaysOnTheCpu) {
     OnnxBuilder b;
     b.input("x", DType::Float32, {1, 2, 9, 9});
     b.node("MaxPool", {"x"}, {"y"}, {{"kernel_shape", ints{2, 2}}, {"dilations", ints{2, 2}}}, "pool").output("y");
-    EXPECT_EQ(reason(b, "pool"), "dilation 2: MAXPOOL and AVGPOOL windows have none");
+    EXPECT_EQ(reason(b, "pool"), "");  // dilated windows run on the MLIP where convolutions' do
+    EXPECT_EQ(reason(b, "pool", options("cnf10kb")), "dilation 2 is not supported on cnf10kb");
+  }
+  {
+    OnnxBuilder b;  // a gap (dilation - 1) beyond the command's 16 bits
+    b.input("x", DType::Float32, {1, 1, 65540, 1});
+    b.node("MaxPool", {"x"}, {"y"}, {{"kernel_shape", ints{2, 1}}, {"dilations", ints{65537, 1}}}, "pool").output("y");
+    EXPECT_EQ(reason(b, "pool"), "dilation 65537 above the 65536 of a MAXPOOL or AVGPOOL window");
   }
   {
     OnnxBuilder b;
