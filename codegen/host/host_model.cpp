@@ -119,12 +119,15 @@ std::vector<fs::path> c_sources(const fs::path& dir, const fs::path& sub) {
   return srcs;
 }
 
-// The runtime's objects are the same for every tarball of one mlipc build:
-// they are compiled once per content (sources, headers, compiler, flags)
-// and shared through the cache.
-fs::path runtime_object(const fs::path& dir, const fs::path& src, const std::string& runtime_key,
-                        const fs::path& objects, const std::string& cc, int timeout) {
-  const fs::path obj = objects / (sha256_hex(runtime_key + src.string() + read_file(dir / src)).substr(0, 32) + ".o");
+// Every object is cached by what the compiler reads: the compiler and its
+// flags, the headers the source can include and the source itself. The
+// runtime's objects are the same for every tarball of one mlipc build, and a
+// model's generated sources are often the same for several tarballs (the
+// same network compiled with other options, or for "mrvl, c" with nothing on
+// the MLIP), so each is compiled once per content and shared.
+fs::path cached_object(const fs::path& dir, const fs::path& src, const std::string& headers_key,
+                       const fs::path& objects, const std::string& cc, int timeout) {
+  const fs::path obj = objects / (sha256_hex(headers_key + src.string() + read_file(dir / src)).substr(0, 32) + ".o");
   if (fs::exists(obj)) return obj;
   fs::create_directories(objects);
   const fs::path tmp = objects / fmt::format(".{}.{}", obj.filename().string(), static_cast<long>(getpid()));
@@ -135,6 +138,19 @@ fs::path runtime_object(const fs::path& dir, const fs::path& src, const std::str
   fs::rename(tmp, obj, ec);  // losing a race to another process is fine
   fs::remove(tmp, ec);
   return obj;
+}
+
+// The compiler, its flags and the contents of the headers under `sub`.
+std::string headers_key(const fs::path& dir, const fs::path& sub, const std::string& cc) {
+  std::string key = cc;
+  for (const std::string& f : kCFlags) key += " " + f;
+  std::vector<fs::path> headers;
+  if (fs::exists(dir / sub))
+    for (const auto& e : fs::recursive_directory_iterator(dir / sub))
+      if (e.is_regular_file() && e.path().extension() == ".h") headers.push_back(e.path());
+  std::sort(headers.begin(), headers.end());
+  for (const fs::path& h : headers) key += fs::relative(h, dir).string() + read_file(h);
+  return key;
 }
 
 // The files `mlipc compile` writes, and nothing else, are what `mlipc run`
@@ -180,18 +196,34 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
   mlf::extract_tar_bytes(tar_bytes, tarball, dir);
   write_file(dir / "host_main.c", main_c);
 
-  std::string runtime_key = cc;
-  for (const std::string& f : kCFlags) runtime_key += " " + f;
-  for (const auto& e : fs::recursive_directory_iterator(dir / "runtime"))
-    if (e.is_regular_file() && e.path().extension() == ".h")
-      runtime_key += fs::relative(e.path(), dir).string() + read_file(e.path());
-  std::vector<std::string> link = cc_command(cc);
-  for (const fs::path& s : c_sources(dir, "codegen/host/src")) link.push_back(s.string());
-  link.push_back("host_main.c");
+  // The generated sources include the runtime's headers and the model's own.
+  const std::string runtime_key = headers_key(dir, "runtime", cc);
+  const std::string model_key = runtime_key + headers_key(dir, "codegen/host/include", cc);
+  std::vector<std::string> objects;
+  for (const fs::path& s : c_sources(dir, "codegen/host/src"))
+    objects.push_back(cached_object(dir, s, model_key, cache / "objects", cc, timeout).string());
+  objects.push_back(cached_object(dir, "host_main.c", model_key, cache / "objects", cc, timeout).string());
   for (const fs::path& s : c_sources(dir, "runtime/src"))
-    link.push_back(runtime_object(dir, s, runtime_key, cache / "objects", cc, timeout).string());
-  link.insert(link.end(), {"-o", "model_host", "-lm"});
-  compile_or_fail(link, dir, cc, timeout);
+    objects.push_back(cached_object(dir, s, runtime_key, cache / "objects", cc, timeout).string());
+
+  // The same objects link into the same program: linked once, then copied.
+  std::string link_key = cc;
+  for (const std::string& f : kCFlags) link_key += " " + f;
+  for (const std::string& o : objects) link_key += " " + o;
+  const fs::path programs = cache / "programs";
+  const fs::path program = programs / sha256_hex(link_key).substr(0, 32);
+  if (!fs::exists(program)) {
+    fs::create_directories(programs);
+    const fs::path tmp = programs / fmt::format(".{}.{}", program.filename().string(), static_cast<long>(getpid()));
+    std::vector<std::string> link = cc_command(cc);
+    link.insert(link.end(), objects.begin(), objects.end());
+    link.insert(link.end(), {"-o", tmp.string(), "-lm"});
+    compile_or_fail(link, dir, cc, timeout);
+    std::error_code ec;
+    fs::rename(tmp, program, ec);
+    fs::remove(tmp, ec);
+  }
+  fs::copy_file(program, dir / "model_host", fs::copy_options::overwrite_existing);
 }
 
 // The cache holds binaries that `run` executes, so nobody else may write

@@ -1,7 +1,8 @@
 // Host emulation: a compiled tarball built with the system C compiler
 // together with the runtime and a small driver, then run on host tensors.
 // Builds are cached per tarball content (and compiler), so running the same
-// tarball twice compiles it once.
+// tarball twice compiles it once; objects and programs are cached per what
+// the compiler reads, so equal sources in other tarballs compile once too.
 #pragma once
 
 #include <filesystem>

@@ -733,6 +733,48 @@ TEST_F(Robust, NpzMemberInflatingBeyondItsHeaderIsRefusedInBoundedMemory) {
 
 // ---------------------------------------------------------------- the build cache
 
+// The cache keeps each object per what the compiler reads: a model with
+// nothing on the MLIP writes the same C for "c" and for "mrvl, c", so the
+// second build compiles and links nothing new and gives the same outputs;
+// a changed source (another weight) compiles again.
+TEST_F(Robust, BuildCacheCompilesEqualSourcesOnce) {
+  auto count = [&](const char* sub) {
+    size_t n = 0;
+    if (fs::exists(cache() / sub))
+      for (const auto& e : fs::directory_iterator(cache() / sub)) n += e.path().filename().string()[0] != '.';
+    return n;
+  };
+  auto model = [&](float w, const std::string& file) {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 4});
+    b.initializer("w", TensorData::from<float>({1, 4}, {w, 2, 3, 4}));
+    b.node("Sin", {"x"}, {"s"}).node("Pow", {"s", "w"}, {"y"}).output("y");  // neither runs on the MLIP
+    return b.save(dir.path(), file);
+  };
+  io::write_npz(p("in.npz"), {{"x", random_tensor(DType::Float32, {1, 4}, 5)}});
+  auto run = [&](const fs::path& tar, const std::string& out) {
+    expect_ok(mlipc({"run", tar.string(), "--inputs", p("in.npz").string(), "--outputs", p(out).string()}));
+    return io::read_npz(p(out));
+  };
+  const fs::path onnx = model(1, "a.onnx");
+  io::NamedTensors c_out = run(compile(onnx, "c", "c.tar"), "c.npz");
+  const size_t objects = count("objects"), programs = count("programs");
+  EXPECT_GT(objects, 2u);
+  EXPECT_EQ(programs, 1u);
+  fs::path mrvl = compile(onnx, "mrvl, c", "m.tar");
+  EXPECT_NE(read_file(mrvl), read_file(p("c.tar")));  // another tarball (its metadata names the target)
+  io::NamedTensors m_out = run(mrvl, "m.npz");
+  EXPECT_EQ(count("objects"), objects);
+  EXPECT_EQ(count("programs"), programs);
+  ASSERT_EQ(m_out.size(), 1u);
+  EXPECT_EQ(compare(m_out[0].second, c_out[0].second, 0, 0), "");
+  // Another weight: the model's source changes, the runtime's objects do not.
+  run(compile(model(5, "b.onnx"), "c", "b.tar"), "b.npz");
+  EXPECT_GT(count("objects"), objects);
+  EXPECT_LE(count("objects"), objects + 2);
+  EXPECT_EQ(count("programs"), programs + 1);
+}
+
 TEST_F(Robust, BuildCacheMustBePrivateToTheUser) {
   fs::path tar = compile(digits(), "c", "d.tar");
   // Writable by others: refused before anything is built or run from it.
