@@ -27,7 +27,7 @@ bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx
 // quantizer writes); no other operator of that domain, and these only there.
 bool is_microsoft_op(const std::string& op) {
   static const std::set<std::string> ops = {"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearConcat",
-                                            "QLinearSigmoid", "QLinearLeakyRelu"};
+                                            "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool"};
   return ops.count(op) != 0;
 }
 
@@ -192,7 +192,8 @@ class Importer {
     if (np.domain() == "com.microsoft") {
       if (!is_microsoft_op(n.op))
         fail("{}: operator {} of domain 'com.microsoft' is not supported (of that domain only QLinearAdd, "
-             "QLinearMul, QLinearGlobalAveragePool, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu are)",
+             "QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu "
+             "are)",
              what, n.op);
     } else if (!is_default_domain(np.domain())) {
       fail("{}: operator domain '{}' is not supported (only the default ONNX domain and com.microsoft's "

@@ -228,8 +228,9 @@ class Folder {
     if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
     if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
     if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
+    if (op == "AveragePool") return fold_avgpool(i, producers, *o);
     if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
-        op == "Unsqueeze")
+        op == "Unsqueeze" || op == "Pad")
       return fold_same_scale(i, producers, *o);
     if (op == "Concat") return fold_concat(i, producers, *o);
     if (ops::activation_function(op, n.attrs, 0, 0) || op == "Clip") return fold_table(i, producers, *o);
@@ -370,6 +371,17 @@ class Folder {
     return true;
   }
 
+  bool fold_avgpool(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x || g_.value(x->q).dtype != o.param.dtype)
+      return note(n, "input X is not a per-tensor DequantizeLinear of the output's type");
+    Node q = make("QLinearAveragePool", n.name, {x->q, x->scale, dq_zp(*x), o.ys, o.yz}, {o.y});
+    q.attrs = n.attrs;
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
   // Data movement and MaxPool: exact on the integers when the scale and zero point are the output's.
   bool fold_same_scale(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
@@ -381,6 +393,24 @@ class Folder {
     Node q = n;
     q.inputs[0] = x->q;
     q.outputs = {o.y};
+    if (n.op == "Pad") {  // constant padding: the pad value quantized to the tensor's scale
+      if (n.attrs.get_string("mode", "constant") != "constant") return note(n, "only constant padding folds");
+      double v = 0.0;
+      if (n.has_input(2)) {
+        const TensorData* c = g_.value(n.inputs[2]).constant.get();
+        if (!c) return note(n, "its constant_value is computed at run time");
+        v = c->at(0);
+      }
+      TensorData pv(o.param.dtype, {});
+      const int32_t qv =
+          ops::quantize_value(static_cast<float>(v), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
+      if (o.param.dtype == DType::Int8)
+        pv.data<int8_t>()[0] = static_cast<int8_t>(qv);
+      else
+        pv.data<uint8_t>()[0] = static_cast<uint8_t>(qv);
+      if (q.inputs.size() < 3) q.inputs.resize(3, kNoValue);
+      q.inputs[2] = g_.add_constant("pad_value", std::move(pv));
+    }
     replace(i, o, {std::move(q)});
     return true;
   }
