@@ -5,6 +5,7 @@
 
 #include "c/kernel.h"
 #include "c/kernels/kernels.h"
+#include "ir/ops/qlinear.h"
 
 namespace mlipc::c {
 
@@ -14,6 +15,7 @@ const KernelDef* find_kernel(std::string_view op) {
 #include "c/kernels/kernel_list.inc"
 #undef MLIPC_KERNEL
       {kSubgraphOp, kernels::prepare_Subgraph},
+      {ops::kQLookupOp, kernels::prepare_QLinearLookup},
   };
   auto it = std::find_if(table.begin(), table.end(), [&](const KernelDef& k) { return k.op == op; });
   return it == table.end() ? nullptr : &*it;

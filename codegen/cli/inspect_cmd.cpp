@@ -100,6 +100,13 @@ std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
     fmt::format_to(out, "  CPU  {:<18} {:<40} {}{}\n", printable(l.at("op").get<std::string>()),
                    printable(l.at("function").get<std::string>()), origins(l.at("onnx_nodes")), why);
   }
+  const json& floats = info.value("float_dequantize", json::array());
+  if (!floats.empty()) {
+    fmt::format_to(out, "quantized tensors computed in float (DequantizeLinear feeding a float operator):\n");
+    for (const auto& f : floats)
+      fmt::format_to(out, "  {} ({}): {}\n", printable(f.value("node", std::string())), printable(f.value("op", std::string())),
+                     printable(f.value("why", std::string())));
+  }
   fmt::format_to(out, "memory plan ({}): arena {} bytes, lower bound {} bytes, constants {} bytes\n",
              info.value("memory_planner", std::string("?")), with_commas(md.workspace_size_bytes),
              with_commas(info.value("workspace_lower_bound_bytes", uint64_t{0})), with_commas(md.constants_size_bytes));

@@ -60,6 +60,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
   passes::fuse_pad(r.graph);
+  r.float_notes = passes::fold_qdq(r.graph);
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, options.mlip);
   passes::fuse_activation(r.graph);
@@ -102,6 +103,11 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
          return plan;
        }()},
       {"onnx_nodes", r.onnx_nodes},
+      {"float_dequantize", [&] {
+         nlohmann::json v = nlohmann::json::array();
+         for (const auto& f : r.float_notes) v.push_back({{"node", f.node}, {"op", f.op}, {"why", f.why}});
+         return v;
+       }()},
       {"input_members", [&] {
          std::vector<std::string> v;
          for (const auto& io : r.module.inputs) v.push_back(io.member);

@@ -12,6 +12,7 @@
 #include "ir/graph.h"
 #include "mlip/backend.h"
 #include "mlip/target.h"
+#include "passes/passes.h"
 
 namespace mlipc::driver {
 
@@ -25,6 +26,8 @@ struct CompileOptions {
 struct CompileResult {
   Graph graph;         // after all passes: what the backends compiled
   int onnx_nodes = 0;  // nodes in the ONNX file
+  // DequantizeLinear nodes left feeding float computations (passes/fold_qdq).
+  std::vector<passes::FloatNote> float_notes;
   Target target;
   c::CModule module;
   mlip::MlipResult mlip;  // empty for --target c

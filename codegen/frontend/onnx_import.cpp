@@ -23,6 +23,14 @@ namespace {
 
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
+// The com.microsoft operators mlipc reads (the QOperator form onnxruntime's
+// quantizer writes); no other operator of that domain, and these only there.
+bool is_microsoft_op(const std::string& op) {
+  static const std::set<std::string> ops = {"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearConcat",
+                                            "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool"};
+  return ops.count(op) != 0;
+}
+
 int default_opset(const onnx::ModelProto& m, const std::string& what) {
   for (const auto& o : m.opset_import())
     if (is_default_domain(o.domain())) return static_cast<int>(o.version());
@@ -181,8 +189,18 @@ class Importer {
     names.insert(n.name);
     n.origins.push_back(fmt::format("{} ({})", n.name, n.op));
     const std::string what = fmt::format("{}: {}", path_.string(), n.describe());
-    if (!is_default_domain(np.domain()))
-      fail("{}: operator domain '{}' is not supported (only the default ONNX domain is)", what, np.domain());
+    if (np.domain() == "com.microsoft") {
+      if (!is_microsoft_op(n.op))
+        fail("{}: operator {} of domain 'com.microsoft' is not supported (of that domain only QLinearAdd, "
+             "QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu "
+             "are)",
+             what, n.op);
+    } else if (!is_default_domain(np.domain())) {
+      fail("{}: operator domain '{}' is not supported (only the default ONNX domain and com.microsoft's "
+           "QLinear operators are)", what, np.domain());
+    } else if (is_microsoft_op(n.op)) {
+      fail("{}: {} is not an operator of the default ONNX domain (it is com.microsoft's)", what, n.op);
+    }
     for (const auto& a : np.attribute()) {
       if (!a.ref_attr_name().empty()) fail("{}: attribute references (functions) are not supported", what);
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) continue;

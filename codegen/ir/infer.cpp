@@ -40,6 +40,13 @@ void infer_node(Graph& g, Node& n) {
 // compile time even when the data is not: they fold whatever their input.
 bool reads_only_shape(const Node& n) { return n.op == "Shape" || n.op == "Size"; }
 
+// A DequantizeLinear of constant integers (quantized weights and biases)
+// stays a node: passes/fold_qdq reads the integers, and evaluates the ones
+// it cannot use.
+bool keeps_quantized_constant(const Graph& g, const Node& n) {
+  return n.op == "DequantizeLinear" && !n.inputs.empty() && dtype_is_integer(g.value(n.inputs[0]).dtype);
+}
+
 bool all_inputs_constant(const Graph& g, const Node& n) {
   for (ValueId in : n.inputs)
     if (in != kNoValue && !g.value(in).is_constant()) return false;
@@ -54,7 +61,7 @@ void infer_and_fold(Graph& g) {
     Node& n = g.nodes[i];
     infer_node(g, n);
     std::vector<TensorData> outs;
-    if (all_inputs_constant(g, n)) {
+    if (all_inputs_constant(g, n) && !keeps_quantized_constant(g, n)) {
       outs = eval_node(g, n);
     } else if (reads_only_shape(n)) {
       // A zero-filled stand-in of the run-time input's type and shape: the

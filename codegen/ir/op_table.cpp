@@ -6,6 +6,7 @@
 
 #include "ir/op.h"
 #include "ir/ops/ops.h"
+#include "ir/ops/qlinear.h"
 
 namespace mlipc {
 
@@ -15,6 +16,7 @@ const std::vector<OpDef>& all_ops() {
 #include "ir/ops/op_list.inc"
 #undef MLIPC_OP
       {kSubgraphOp, ops::infer_Subgraph, ops::eval_Subgraph},
+      {ops::kQLookupOp, ops::infer_QLinearLookup, ops::eval_QLinearLookup},
   };
   return table;
 }

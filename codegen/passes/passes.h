@@ -1,6 +1,9 @@
 // IR-to-IR transformations, one per file, run in this order by the driver.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "ir/graph.h"
 
 namespace mlipc::passes {
@@ -12,6 +15,19 @@ void simplify(Graph& g);
 // Folds an inference BatchNormalization into the Conv or Gemm that feeds it
 // when all parameters are constants and the BatchNorm is its only reader.
 void fold_batchnorm(Graph& g);
+
+// Why a DequantizeLinear's output still feeds a float computation after
+// fold_qdq (`mlipc inspect` prints these).
+struct FloatNote {
+  std::string node, op, why;
+};
+
+// Folds DequantizeLinear -> op -> QuantizeLinear groups into integer
+// operators with fused requantization (passes/fold_qdq.cpp lists them), and
+// writes com.microsoft's QLinearSigmoid, QLinearLeakyRelu and QLinearConcat
+// as table lookups. Returns one note per DequantizeLinear left feeding a
+// float computation.
+std::vector<FloatNote> fold_qdq(Graph& g);
 
 // Merges a Pad that only adds zeros around the spatial axes into the
 // padding of the Conv that reads it.

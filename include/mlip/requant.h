@@ -105,4 +105,16 @@ static inline int mlip_quantize_multiplier(double m, int32_t* q, int32_t* shift)
   return 0;
 }
 
+/* QLinearAdd's sum before the output's requantization (TFLite's scheme):
+ * each input, its zero point taken off, is scaled up by 2^20 for headroom
+ * and brought to a common scale by its (q, shift) (a real multiplier below
+ * 1: in_scale / (2 * max(a_scale, b_scale))); the output then takes
+ * 2 * max(a_scale, b_scale) / (2^20 * out_scale). a and b are int8/uint8
+ * values minus their zero points (|a|, |b| <= 255), so no step overflows. */
+#define MLIP_QADD_LEFT_SHIFT 20
+static inline int32_t mlip_qadd_sum(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb) {
+  return mlip_multiply_by_quantized_multiplier(a * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qa, sa) +
+         mlip_multiply_by_quantized_multiplier(b * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qb, sb);
+}
+
 #endif /* MLIP_REQUANT_H_ */

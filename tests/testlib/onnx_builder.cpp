@@ -74,6 +74,18 @@ OnnxBuilder& OnnxBuilder::initializer(const std::string& name, const TensorData&
   return *this;
 }
 
+OnnxBuilder& OnnxBuilder::in_domain(const std::string& domain) {
+  auto* g = impl_->model.mutable_graph();
+  if (g->node_size() == 0) fail("OnnxBuilder: in_domain before any node");
+  g->mutable_node(g->node_size() - 1)->set_domain(domain);
+  for (const auto& o : impl_->model.opset_import())
+    if (o.domain() == domain) return *this;
+  auto* o = impl_->model.add_opset_import();
+  o->set_domain(domain);
+  o->set_version(1);
+  return *this;
+}
+
 OnnxBuilder& OnnxBuilder::node(const std::string& op, const std::vector<std::string>& inputs,
                                const std::vector<std::string>& outputs,
                                const std::vector<std::pair<std::string, AttrValue>>& attrs, const std::string& name) {

@@ -35,6 +35,8 @@ class OnnxBuilder {
                     const std::vector<std::string>& outputs,
                     const std::vector<std::pair<std::string, AttrValue>>& attrs = {}, const std::string& name = "");
   OnnxBuilder& output(const std::string& name);
+  // Puts the last node in operator domain `domain` (version 1), e.g. "com.microsoft".
+  OnnxBuilder& in_domain(const std::string& domain);
   // Declares a computed value's type and shape (a value_info entry), as
   // exporters that run shape inference do.
   OnnxBuilder& declare(const std::string& name, DType dtype, const Shape& shape);

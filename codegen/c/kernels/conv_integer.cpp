@@ -72,8 +72,8 @@ void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("q_list", fmt::format("{}", fmt::join(qs, ", ")));
   spec.set("shift_list", fmt::format("{}", fmt::join(shifts, ", ")));
   spec.set("q_m", q.size() > 1 ? "m" : "0");
-  spec.set("LO", c_int(ops::quant_min(out)));
-  spec.set("HI", c_int(ops::quant_max(out)));
+  spec.set("LO", c_int(ops::clamp_lo(n.attrs, out)));
+  spec.set("HI", c_int(ops::clamp_hi(n.attrs, out)));
   spec.args.push_back(7);
   const bool has_bias = n.has_input(8);
   spec.set_flag("has_bias", has_bias);

@@ -23,4 +23,7 @@ void set_nd_geometry(KernelSpec& spec, const ops::NdGeometry& geo);
 // of the runtime's mlip_region_run (c/kernels/mlip_region.cpp).
 void prepare_Subgraph(const Graph& g, const Node& n, KernelSpec& spec);
 
+// mlipc.QLinearLookup (ir/ops/qlinear.h): y = table[x - type minimum].
+void prepare_QLinearLookup(const Graph& g, const Node& n, KernelSpec& spec);
+
 }  // namespace mlipc::c::kernels

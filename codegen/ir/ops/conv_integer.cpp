@@ -167,7 +167,7 @@ void eval_QLinearConv(EvalContext& ctx) {
   const int32_t zy = zero_points(ctx, 7)[0];
   const std::vector<int32_t> bias = ctx.has_input(8) ? int32_values(ctx.in(8)) : std::vector<int32_t>();
   TensorData& yt = ctx.outputs[0];
-  const int32_t lo = quant_min(yt.dtype()), hi = quant_max(yt.dtype());
+  const int32_t lo = clamp_lo(ctx.attrs(), yt.dtype()), hi = clamp_hi(ctx.attrs(), yt.dtype());
   int_conv(ctx.attrs(), ctx.in(0), ctx.in(3), zero_points(ctx, 2)[0], zero_points(ctx, 5),
            [&](int64_t k, int64_t oc, int32_t acc) {
              const Requant& r = q[q.size() > 1 ? static_cast<size_t>(oc) : 0];

@@ -14,5 +14,7 @@ namespace mlipc::ops {
 // Internal operators (names that are not C identifiers).
 void infer_Subgraph(InferContext&);  // kSubgraphOp
 void eval_Subgraph(EvalContext&);
+void infer_QLinearLookup(InferContext&);  // kQLookupOp (ir/ops/qlinear_lookup.cpp)
+void eval_QLinearLookup(EvalContext&);
 
 }  // namespace mlipc::ops

@@ -1,5 +1,6 @@
 #include "ir/ops/quant.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "mlip/requant.h"
@@ -10,6 +11,13 @@ namespace mlipc::ops {
 bool is_quant_type(DType t) { return t == DType::Int8 || t == DType::UInt8; }
 int32_t quant_min(DType t) { return t == DType::Int8 ? -128 : 0; }
 int32_t quant_max(DType t) { return t == DType::Int8 ? 127 : 255; }
+
+int32_t clamp_lo(const Attrs& attrs, DType t) {
+  return static_cast<int32_t>(std::max<int64_t>(quant_min(t), attrs.get_int("mlipc_clamp_lo", quant_min(t))));
+}
+int32_t clamp_hi(const Attrs& attrs, DType t) {
+  return static_cast<int32_t>(std::min<int64_t>(quant_max(t), attrs.get_int("mlipc_clamp_hi", quant_max(t))));
+}
 
 void expect_quant_type(const InferContext& ctx, int i, std::string_view name) {
   const DType t = ctx.in_dtype(i);

@@ -18,6 +18,11 @@ namespace mlipc::ops {
 bool is_quant_type(DType t);
 int32_t quant_min(DType t);  // -128 or 0
 int32_t quant_max(DType t);  // 127 or 255
+// The output range of an integer operator: the type's, narrowed by the
+// clamp passes/fold_qdq sets when it absorbs a Relu or Clip
+// (attributes mlipc_clamp_lo, mlipc_clamp_hi).
+int32_t clamp_lo(const Attrs& attrs, DType t);
+int32_t clamp_hi(const Attrs& attrs, DType t);
 // Checks input i is int8 or uint8 (`name` as the spec names it); other
 // integer widths (int16, int4) and float8 are refused naming the type.
 void expect_quant_type(const InferContext& ctx, int i, std::string_view name);

@@ -1,0 +1,553 @@
+// Folds QDQ groups into integer operators: DequantizeLinear -> op (-> Relu
+// or Clip) -> QuantizeLinear becomes the op's integer form reading the
+// quantized tensors and writing the QuantizeLinear's output, with the
+// requantization fused (ir/ops/qlinear.h, include/mlip/requant.h):
+//   Conv                       -> QLinearConv (per-channel weights, int32 bias)
+//   Gemm, MatMul (const B, 2-D) -> Reshape, QLinearConv 1x1, Reshape
+//   MatMul (both computed)     -> QLinearMatMul
+//   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
+//   GlobalAveragePool          -> QLinearGlobalAveragePool
+//   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze with the same
+//                                 scale and zero point in and out -> the op on the integers
+//   Relu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu -> a 256-entry table
+//   Concat                     -> tables for inputs of another scale, then Concat
+// A Relu or Clip between the op and the QuantizeLinear becomes the output's
+// clamp (quantization is monotone, so clamping before or after it gives the
+// same integer). The com.microsoft QLinearSigmoid, QLinearLeakyRelu and
+// QLinearConcat of QOperator models become the same tables.
+// What does not match stays a float computation between its DequantizeLinear
+// and QuantizeLinear; the pass says why, one note per such DequantizeLinear.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "ir/evaluator.h"
+#include "ir/infer.h"
+#include "ir/ops/qlinear.h"
+#include "passes/passes.h"
+#include "support/error.h"
+
+namespace mlipc::passes {
+
+namespace {
+
+using ops::QParam;
+
+// A DequantizeLinear's input and parameters.
+struct Dq {
+  ValueId q = kNoValue, scale = kNoValue, zp = kNoValue;
+  const TensorData* scale_c = nullptr;
+  const TensorData* zp_c = nullptr;
+  int axis = 1;
+  bool per_tensor() const { return scale_c->numel() == 1; }
+  QParam param() const {
+    QParam p;
+    p.scale = scale_c->data<float>()[0];
+    p.zero_point = zp_c ? static_cast<int32_t>(zp_c->as_int64()[0]) : 0;
+    return p;
+  }
+};
+
+class Folder {
+ public:
+  explicit Folder(Graph& g) : g_(g) {}
+
+  std::vector<FloatNote> run() {
+    // Rewrite one group at a time: each rewrite changes producers and consumers.
+    for (bool changed = true; changed;) {
+      changed = false;
+      const auto producers = g_.producers();
+      const auto consumers = g_.consumers();
+      for (size_t i = 0; i < g_.nodes.size() && !changed; ++i) changed = try_fold(i, producers, consumers);
+      if (changed) {
+        g_.remove_dead_nodes();
+        infer_shapes(g_);
+      }
+    }
+    fold_constant_dequantize();
+    return notes();
+  }
+
+ private:
+  Graph& g_;
+  std::map<std::string, std::string> why_;  // float node name -> why it was not folded
+
+  std::optional<Dq> dq_of(ValueId v, const std::vector<int>& producers) const {
+    if (v == kNoValue || producers[static_cast<size_t>(v)] < 0) return std::nullopt;
+    const Node& d = g_.nodes[static_cast<size_t>(producers[static_cast<size_t>(v)])];
+    if (d.op != "DequantizeLinear" || !d.has_input(1)) return std::nullopt;
+    Dq r;
+    r.q = d.inputs[0];
+    r.scale = d.inputs[1];
+    r.scale_c = g_.value(d.inputs[1]).constant.get();
+    if (d.has_input(2)) {
+      r.zp = d.inputs[2];
+      r.zp_c = g_.value(d.inputs[2]).constant.get();
+      if (!r.zp_c) return std::nullopt;
+    }
+    if (!r.scale_c) return std::nullopt;
+    r.axis = static_cast<int>(d.attrs.get_int("axis", 1));
+    const int rank = static_cast<int>(g_.value(r.q).shape.size());
+    if (r.axis < 0) r.axis += rank;
+    return r;
+  }
+
+  // An activation Dq: per tensor, int8 or uint8.
+  std::optional<Dq> act_dq(ValueId v, const std::vector<int>& producers) const {
+    auto d = dq_of(v, producers);
+    if (!d || !d->per_tensor() || !ops::is_quant_type(g_.value(d->q).dtype)) return std::nullopt;
+    return d;
+  }
+
+  // The QuantizeLinear that quantizes v, through at most one Relu or Clip:
+  // its node index, the clamp [lo, hi] the activation adds, the dropped activation's index.
+  struct OutQ {
+    int q = -1, act = -1;
+    QParam param;
+    ValueId y = kNoValue, ys = kNoValue, yz = kNoValue;
+    int32_t lo = 0, hi = 0;
+  };
+  std::optional<OutQ> out_q(ValueId v, const std::vector<std::vector<int>>& consumers, bool allow_act) {
+    if (g_.is_graph_output(v) || consumers[static_cast<size_t>(v)].size() != 1) return std::nullopt;
+    OutQ o;
+    int c = consumers[static_cast<size_t>(v)][0];
+    const Node* n = &g_.nodes[static_cast<size_t>(c)];
+    double lo = -INFINITY, hi = INFINITY;
+    if (allow_act && (n->op == "Relu" || n->op == "Clip")) {
+      if (n->op == "Relu") {
+        lo = 0.0;
+      } else {
+        for (int k : {1, 2}) {
+          if (!n->has_input(static_cast<size_t>(k))) continue;
+          const TensorData* b = g_.value(n->inputs[static_cast<size_t>(k)]).constant.get();
+          if (!b) return std::nullopt;
+          (k == 1 ? lo : hi) = b->at(0);
+        }
+        if (n->attrs.has("min")) lo = n->attrs.get_float("min");
+        if (n->attrs.has("max")) hi = n->attrs.get_float("max");
+      }
+      o.act = c;
+      ValueId a = n->outputs[0];
+      if (g_.is_graph_output(a) || consumers[static_cast<size_t>(a)].size() != 1) return std::nullopt;
+      c = consumers[static_cast<size_t>(a)][0];
+      n = &g_.nodes[static_cast<size_t>(c)];
+    }
+    if (n->op != "QuantizeLinear" || !n->has_input(1)) return std::nullopt;
+    const TensorData* s = g_.value(n->inputs[1]).constant.get();
+    const TensorData* z = n->has_input(2) ? g_.value(n->inputs[2]).constant.get() : nullptr;
+    if (!s || s->numel() != 1 || (n->has_input(2) && !z)) return std::nullopt;
+    o.q = c;
+    o.y = n->outputs[0];
+    o.param.dtype = g_.value(o.y).dtype;
+    if (!ops::is_quant_type(o.param.dtype)) return std::nullopt;
+    o.param.scale = s->data<float>()[0];
+    o.param.zero_point = z ? static_cast<int32_t>(z->as_int64()[0]) : 0;
+    o.ys = n->inputs[1];
+    o.yz = n->has_input(2) ? n->inputs[2] : zero_point(o.param.dtype);
+    o.lo = o.param.lo();
+    o.hi = o.param.hi();
+    auto q = [&](double r) {
+      return ops::quantize_value(static_cast<float>(r), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
+    };
+    if (lo > -INFINITY) o.lo = std::max(o.lo, q(lo));
+    if (hi < INFINITY) o.hi = std::min(o.hi, q(hi));
+    return o;
+  }
+
+  ValueId zero_point(DType t) {
+    TensorData z(t, {});
+    return g_.add_constant("zero_point", std::move(z));
+  }
+  ValueId dq_zp(const Dq& d) { return d.zp != kNoValue ? d.zp : zero_point(g_.value(d.q).dtype); }
+
+  static void set_clamp(Node& n, const OutQ& o) {
+    if (o.lo != o.param.lo()) n.attrs.set("mlipc_clamp_lo", static_cast<int64_t>(o.lo));
+    if (o.hi != o.param.hi()) n.attrs.set("mlipc_clamp_hi", static_cast<int64_t>(o.hi));
+  }
+
+  // Replaces node i by `repl`, drops the QuantizeLinear (and activation) it absorbed.
+  void replace(size_t i, const OutQ& o, std::vector<Node> repl) {
+    std::vector<bool> dead(g_.nodes.size(), false);
+    dead[static_cast<size_t>(o.q)] = true;
+    if (o.act >= 0) dead[static_cast<size_t>(o.act)] = true;
+    const std::vector<std::string> origins = g_.nodes[i].origins;
+    for (Node& n : repl) {
+      n.origins = origins;
+      for (const std::string& s : g_.nodes[static_cast<size_t>(o.q)].origins) n.origins.push_back(s);
+      if (o.act >= 0)
+        for (const std::string& s : g_.nodes[static_cast<size_t>(o.act)].origins) n.origins.push_back(s);
+    }
+    g_.nodes[i] = std::move(repl[0]);
+    g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::make_move_iterator(repl.begin() + 1),
+                    std::make_move_iterator(repl.end()));
+    dead.resize(g_.nodes.size(), false);
+    // The absorbed nodes come after i; their indices moved by the inserted nodes.
+    std::vector<bool> shifted(g_.nodes.size(), false);
+    for (size_t k = 0; k < dead.size(); ++k)
+      if (dead[k]) shifted[k > i ? k + repl.size() - 1 : k] = true;
+    g_.erase_nodes(shifted);
+  }
+
+  Node make(const std::string& op, const std::string& name, std::vector<ValueId> in, std::vector<ValueId> out) const {
+    Node n;
+    n.op = op;
+    n.name = name;
+    n.inputs = std::move(in);
+    n.outputs = std::move(out);
+    return n;
+  }
+
+  ValueId table_const(const std::vector<int32_t>& t, DType dt) {
+    return g_.add_constant("lookup_table", ops::lookup_tensor(t, dt));
+  }
+
+  bool note(const Node& n, const std::string& why) {
+    why_[n.name] = why;
+    return false;
+  }
+
+  bool try_fold(size_t i, const std::vector<int>& producers, const std::vector<std::vector<int>>& consumers) {
+    const Node& n = g_.nodes[i];
+    const std::string& op = n.op;
+    if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") return lower_activation(i);
+    if (op == "QLinearConcat") return lower_concat(i);
+    if (op == "QuantizeLinear" || op == "DequantizeLinear" || n.inputs.empty()) return false;
+    // Only nodes reading a DequantizeLinear's output are candidates.
+    bool reads_dq = false;
+    for (ValueId v : n.inputs) reads_dq = reads_dq || dq_of(v, producers).has_value();
+    if (!reads_dq) return false;
+    if (n.outputs.size() != 1 && op != "MaxPool") return note(n, "it has more than one output");
+    const bool fuses = op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add";
+    auto o = out_q(n.outputs[0], consumers, fuses);
+    if (!o) return note(n, "its output is not quantized by a QuantizeLinear alone");
+    if (op == "Conv") return fold_conv(i, producers, *o);
+    if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
+    if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
+    if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
+    if (op == "AveragePool") return fold_avgpool(i, producers, *o);
+    if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
+        op == "Unsqueeze" || op == "Pad")
+      return fold_same_scale(i, producers, *o);
+    if (op == "Concat") return fold_concat(i, producers, *o);
+    if (ops::activation_function(op, n.attrs, 0, 0) || op == "Clip") return fold_table(i, producers, *o);
+    return note(n, fmt::format("no int8 kernel for {}", op));
+  }
+
+  bool fold_conv(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    auto w = dq_of(n.inputs[1], producers);
+    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
+    if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
+      return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
+    const int64_t m = g_.value(w->q).shape[0];
+    if (!w->per_tensor() && (w->axis != 0 || w->scale_c->numel() != m))
+      return note(n, "weight scales are not per tensor or per output channel (axis 0)");
+    std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
+    if (n.has_input(2)) {
+      auto b = bias(n.inputs[2], producers, *x, *w, m);
+      if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
+      in.push_back(b);
+    }
+    Node q = make("QLinearConv", n.name, in, {o.y});
+    q.attrs = n.attrs;
+    set_clamp(q, o);
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  // The int32 bias at scale x_scale * w_scale[c]: round(b / (x_scale * w_scale[c])).
+  ValueId bias(ValueId v, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
+    std::vector<double> real;
+    if (auto b = dq_of(v, producers)) {
+      const TensorData* q = g_.value(b->q).constant.get();
+      if (!q || q->numel() != m) return kNoValue;
+      const std::vector<int64_t> qs = q->as_int64();
+      for (int64_t c = 0; c < m; ++c) {
+        const float s = b->scale_c->data<float>()[b->per_tensor() ? 0 : c];
+        const int64_t z = b->zp_c ? b->zp_c->as_int64()[b->zp_c->numel() == 1 ? 0 : c] : 0;
+        real.push_back(static_cast<double>(qs[static_cast<size_t>(c)] - z) * s);
+      }
+    } else if (const TensorData* f = g_.value(v).constant.get(); f && f->numel() == m && f->dtype() == DType::Float32) {
+      for (int64_t c = 0; c < m; ++c) real.push_back(f->data<float>()[c]);
+    } else {
+      return kNoValue;
+    }
+    TensorData t(DType::Int32, {m});
+    const float xs = x.param().scale;
+    for (int64_t c = 0; c < m; ++c) {
+      const float ws = w.scale_c->data<float>()[w.per_tensor() ? 0 : c];
+      const double r = std::nearbyint(real[static_cast<size_t>(c)] / static_cast<double>(xs * ws));
+      t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
+    }
+    return g_.add_constant("bias_int32", std::move(t));
+  }
+
+  bool fold_fc(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x) return note(n, "input A is not a per-tensor int8/uint8 DequantizeLinear");
+    auto w = dq_of(n.inputs[1], producers);
+    const bool gemm = n.op == "Gemm";
+    if (!gemm && w && !g_.value(w->q).is_constant() && w->per_tensor()) {  // two computed operands
+      if (o.lo != o.param.lo() || o.hi != o.param.hi())
+        return note(n, "a Relu or Clip after a MatMul of two computed operands");
+      Node q = make("QLinearMatMul", n.name, {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz}, {o.y});
+      replace(i, o, {std::move(q)});
+      return true;
+    }
+    if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
+      return note(n, "weights B are not a constant int8/uint8 DequantizeLinear");
+    const Shape& xs = g_.value(x->q).shape;
+    const Shape& ws = g_.value(w->q).shape;
+    if (xs.size() != 2 || ws.size() != 2) return note(n, "A and B must be 2-D");
+    const bool trans_b = gemm && n.attrs.get_int("transB", 0) != 0;
+    if (gemm && (n.attrs.get_int("transA", 0) != 0 || n.attrs.get_float("alpha", 1.0f) != 1.0f ||
+                 (n.has_input(2) && n.attrs.get_float("beta", 1.0f) != 1.0f)))
+      return note(n, "transA, alpha or beta other than 0, 1, 1");
+    const int64_t k = xs[1], nout = trans_b ? ws[0] : ws[1];
+    const int out_axis = trans_b ? 0 : 1;
+    if (!w->per_tensor() && (w->axis != out_axis || w->scale_c->numel() != nout))
+      return note(n, "weight scales are not per tensor or per output column");
+    // Weights as [N, K, 1, 1] (transposed from [K, N] when needed).
+    const TensorData& wq = *g_.value(w->q).constant;
+    TensorData wt(wq.dtype(), {nout, k, 1, 1});
+    const size_t es = dtype_size(wq.dtype());
+    for (int64_t r = 0; r < nout; ++r)
+      for (int64_t c = 0; c < k; ++c) {
+        const int64_t src = trans_b ? r * k + c : c * nout + r;
+        std::memcpy(wt.raw() + (r * k + c) * static_cast<int64_t>(es), wq.raw() + src * static_cast<int64_t>(es), es);
+      }
+    ValueId wv = g_.add_constant(n.name + "_weight_nk11", std::move(wt));
+    Dq wd = *w;
+    std::vector<ValueId> in = {kNoValue, x->scale, dq_zp(*x), wv, w->scale, dq_zp(*w), o.ys, o.yz};
+    if (n.has_input(2)) {
+      const Shape& cs = g_.value(n.inputs[2]).shape;
+      if (numel(cs) != nout) return note(n, "bias C is not one value per output column");
+      ValueId b = bias(n.inputs[2], producers, *x, wd, nout);
+      if (b == kNoValue) return note(n, "bias C is not a constant (or its DequantizeLinear)");
+      in.push_back(b);
+    }
+    const DType xt = g_.value(x->q).dtype;
+    auto shape_const = [&](std::vector<int64_t> s) {
+      return g_.add_constant("shape", TensorData::from<int64_t>({static_cast<int64_t>(s.size())}, s));
+    };
+    ValueId x4 = g_.add_value(g_.unique_name(n.name + "_in_nk11"), xt);
+    ValueId y4 = g_.add_value(g_.unique_name(n.name + "_out_nk11"), o.param.dtype);
+    in[0] = x4;
+    Node r1 = make("Reshape", n.name + "_to_nchw", {x->q, shape_const({xs[0], k, 1, 1})}, {x4});
+    Node conv = make("QLinearConv", n.name, in, {y4});
+    set_clamp(conv, o);
+    Node r2 = make("Reshape", n.name + "_from_nchw", {y4, shape_const({xs[0], nout})}, {o.y});
+    replace(i, o, {std::move(r1), std::move(conv), std::move(r2)});
+    return true;
+  }
+
+  bool fold_binary(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto a = act_dq(n.inputs[0], producers);
+    auto b = act_dq(n.inputs[1], producers);
+    if (!a || !b) return note(n, "an input is not a per-tensor int8/uint8 DequantizeLinear");
+    const DType t = g_.value(a->q).dtype;
+    if (g_.value(b->q).dtype != t || o.param.dtype != t)
+      return note(n, "its inputs and output are not all int8 or all uint8");
+    Node q = make("QLinear" + n.op, n.name, {a->q, a->scale, dq_zp(*a), b->q, b->scale, dq_zp(*b), o.ys, o.yz}, {o.y});
+    set_clamp(q, o);
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  bool fold_gap(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x || g_.value(x->q).dtype != o.param.dtype)
+      return note(n, "input X is not a per-tensor DequantizeLinear of the output's type");
+    Node q = make("QLinearGlobalAveragePool", n.name, {x->q, x->scale, dq_zp(*x), o.ys, o.yz}, {o.y});
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  bool fold_avgpool(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x || g_.value(x->q).dtype != o.param.dtype)
+      return note(n, "input X is not a per-tensor DequantizeLinear of the output's type");
+    Node q = make("QLinearAveragePool", n.name, {x->q, x->scale, dq_zp(*x), o.ys, o.yz}, {o.y});
+    q.attrs = n.attrs;
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  // Data movement and MaxPool: exact on the integers when the scale and zero point are the output's.
+  bool fold_same_scale(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x) return note(n, "input 0 is not a per-tensor int8/uint8 DequantizeLinear");
+    const QParam p = x->param();
+    if (g_.value(x->q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
+      return note(n, "its output's scale or zero point differs from its input's");
+    Node q = n;
+    q.inputs[0] = x->q;
+    q.outputs = {o.y};
+    if (n.op == "Pad") {  // constant padding: the pad value quantized to the tensor's scale
+      if (n.attrs.get_string("mode", "constant") != "constant") return note(n, "only constant padding folds");
+      double v = 0.0;
+      if (n.has_input(2)) {
+        const TensorData* c = g_.value(n.inputs[2]).constant.get();
+        if (!c) return note(n, "its constant_value is computed at run time");
+        v = c->at(0);
+      }
+      TensorData pv(o.param.dtype, {});
+      const int32_t qv =
+          ops::quantize_value(static_cast<float>(v), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
+      if (o.param.dtype == DType::Int8)
+        pv.data<int8_t>()[0] = static_cast<int8_t>(qv);
+      else
+        pv.data<uint8_t>()[0] = static_cast<uint8_t>(qv);
+      if (q.inputs.size() < 3) q.inputs.resize(3, kNoValue);
+      q.inputs[2] = g_.add_constant("pad_value", std::move(pv));
+    }
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  bool fold_table(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
+    double lo = -INFINITY, hi = INFINITY;
+    if (n.op == "Clip") {
+      for (int k : {1, 2}) {
+        if (!n.has_input(static_cast<size_t>(k))) continue;
+        const TensorData* b = g_.value(n.inputs[static_cast<size_t>(k)]).constant.get();
+        if (!b) return note(n, "its bounds are computed at run time");
+        (k == 1 ? lo : hi) = b->at(0);
+      }
+    }
+    QParam xp = x->param();
+    xp.dtype = g_.value(x->q).dtype;
+    const auto table = ops::lookup_table(xp, o.param, ops::activation_function(n.op, n.attrs, lo, hi));
+    Node q = make(ops::kQLookupOp, n.name, {x->q, table_const(table, o.param.dtype)}, {o.y});
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  bool fold_concat(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node n = g_.nodes[i];
+    std::vector<Dq> xs;
+    for (ValueId v : n.inputs) {
+      auto d = act_dq(v, producers);
+      if (!d || g_.value(d->q).dtype != o.param.dtype)
+        return note(n, "an input is not a per-tensor DequantizeLinear of the output's type");
+      xs.push_back(*d);
+    }
+    std::vector<Node> repl;
+    std::vector<ValueId> parts;
+    for (size_t k = 0; k < xs.size(); ++k) parts.push_back(requantized(xs[k], o.param, n.name, repl));
+    Node c = make("Concat", n.name, parts, {o.y});
+    c.attrs = n.attrs;
+    repl.push_back(std::move(c));
+    replace(i, o, std::move(repl));
+    return true;
+  }
+
+  // x at scale and zero point y: x itself, or a table lookup appended to `repl`.
+  ValueId requantized(const Dq& x, const QParam& y, const std::string& name, std::vector<Node>& repl) {
+    QParam p = x.param();
+    p.dtype = g_.value(x.q).dtype;
+    if (p.dtype == y.dtype && p.scale == y.scale && p.zero_point == y.zero_point) return x.q;
+    ValueId out = g_.add_value(g_.unique_name(g_.value(x.q).name + "_requantized"), y.dtype);
+    repl.push_back(make(ops::kQLookupOp, g_.unique_name(name + "_requantize"),
+                        {x.q, table_const(ops::lookup_table(p, y, [](double v) { return v; }), y.dtype)}, {out}));
+    return out;
+  }
+
+  // com.microsoft QLinearSigmoid / QLinearLeakyRelu -> one lookup.
+  bool lower_activation(size_t i) {
+    Node& n = g_.nodes[i];
+    const std::vector<int32_t> table = ops::activation_table(g_, n);
+    const DType t = g_.value(n.outputs[0]).dtype;
+    n.inputs = {n.inputs[0], table_const(table, t)};
+    n.op = ops::kQLookupOp;
+    n.attrs = Attrs();
+    infer_shapes(g_);
+    return true;
+  }
+
+  // com.microsoft QLinearConcat -> lookups for the inputs of another scale, then Concat.
+  bool lower_concat(size_t i) {
+    const Node n = g_.nodes[i];
+    auto c = [&](size_t k) { return n.has_input(k) ? g_.value(n.inputs[k]).constant.get() : nullptr; };
+    QParam y;
+    y.dtype = g_.value(n.outputs[0]).dtype;
+    y.scale = c(0)->data<float>()[0];
+    y.zero_point = c(1) ? static_cast<int32_t>(c(1)->as_int64()[0]) : 0;
+    std::vector<Node> repl;
+    std::vector<ValueId> parts;
+    for (size_t k = 2; k + 2 < n.inputs.size(); k += 3) {
+      Dq d;
+      d.q = n.inputs[k];
+      d.scale_c = c(k + 1);
+      d.zp_c = c(k + 2);
+      parts.push_back(requantized(d, y, n.name, repl));
+    }
+    Node cat = make("Concat", n.name, parts, n.outputs);
+    cat.attrs = n.attrs;
+    cat.origins = n.origins;
+    for (Node& r : repl) r.origins = n.origins;
+    repl.push_back(std::move(cat));
+    g_.nodes[i] = std::move(repl.back());
+    repl.pop_back();
+    g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(repl.begin()),
+                    std::make_move_iterator(repl.end()));
+    infer_shapes(g_);
+    return true;
+  }
+
+  // The DequantizeLinear nodes of constants nothing folded: float constants,
+  // as the frontend folds every other constant computation.
+  void fold_constant_dequantize() {
+    std::vector<bool> dead(g_.nodes.size(), false);
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (n.op != "DequantizeLinear") continue;
+      bool constant = true;
+      for (ValueId v : n.inputs) constant = constant && (v == kNoValue || g_.value(v).is_constant());
+      if (!constant) continue;
+      std::vector<TensorData> out = eval_node(g_, n);
+      g_.set_constant(n.outputs[0], std::move(out[0]));
+      dead[i] = true;
+    }
+    g_.erase_nodes(dead);
+    infer_and_fold(g_);  // what read them (a Transpose of weights) folds now too
+  }
+
+  // One note per DequantizeLinear that still feeds a float computation.
+  std::vector<FloatNote> notes() const {
+    std::vector<FloatNote> out;
+    const auto consumers = g_.consumers();
+    for (const Node& d : g_.nodes) {
+      if (d.op != "DequantizeLinear") continue;
+      std::vector<std::string> why;
+      for (int c : consumers[static_cast<size_t>(d.outputs[0])]) {
+        const Node& n = g_.nodes[static_cast<size_t>(c)];
+        if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") continue;
+        auto it = why_.find(n.name);
+        why.push_back(fmt::format("feeds {}: {}", n.describe(),
+                                  it != why_.end() ? it->second : fmt::format("no int8 kernel for {}", n.op)));
+      }
+      if (!why.empty()) out.push_back({d.name, d.op, fmt::format("{}", fmt::join(why, "; "))});
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::vector<FloatNote> fold_qdq(Graph& g) { return Folder(g).run(); }
+
+}  // namespace mlipc::passes
