@@ -24,6 +24,13 @@ QuantAxis axis_of(const EvalContext& ctx) {
   return quant_axis(ctx.in(0).shape(), ctx.in(1).shape(), ctx.attrs().get_int("axis", 1), "scale");
 }
 
+// One zero point per scale; without the input, zeros (as many as the
+// scales: a per-axis scale indexes them per channel).
+std::vector<int32_t> zero_points(const EvalContext& ctx, const QuantAxis& q) {
+  if (ctx.has_input(2)) return int32_values(ctx.in(2));
+  return std::vector<int32_t>(static_cast<size_t>(q.count), 0);
+}
+
 }  // namespace
 
 void infer_QuantizeLinear(InferContext& ctx) {
@@ -42,7 +49,7 @@ void eval_QuantizeLinear(EvalContext& ctx) {
   const QuantAxis q = axis_of(ctx);
   const float* x = ctx.in(0).data<float>();
   const float* s = ctx.in(1).data<float>();
-  const std::vector<int32_t> zp = ctx.has_input(2) ? int32_values(ctx.in(2)) : std::vector<int32_t>(1, 0);
+  const std::vector<int32_t> zp = zero_points(ctx, q);
   TensorData& yt = ctx.outputs[0];
   const int32_t lo = quant_min(yt.dtype()), hi = quant_max(yt.dtype());
   for (int64_t o = 0; o < q.outer; ++o)
@@ -76,7 +83,7 @@ void eval_DequantizeLinear(EvalContext& ctx) {
   const QuantAxis q = axis_of(ctx);
   const std::vector<int32_t> x = int32_values(ctx.in(0));
   const float* s = ctx.in(1).data<float>();
-  const std::vector<int32_t> zp = ctx.has_input(2) ? int32_values(ctx.in(2)) : std::vector<int32_t>(1, 0);
+  const std::vector<int32_t> zp = zero_points(ctx, q);
   float* y = ctx.outputs[0].data<float>();
   for (int64_t o = 0; o < q.outer; ++o)
     for (int64_t c = 0; c < q.count; ++c)

@@ -206,6 +206,9 @@ TEST(FoldQdq, ConvWithReluBecomesQLinearConvAndSoftmaxIsNoted) {
   const std::vector<TensorData> want = evaluate(r.graph, {in[0].second});
   EXPECT_EQ(test::compare(got[0].second, want[0], 0, 0), "");
   EXPECT_EQ(test::compare(got[1].second, want[1], 0, 0), "");
+  // The float graph's reference (nothing folded) within one output step.
+  const io::NamedTensors unfolded = test::reference_run(p, in);
+  EXPECT_EQ(test::compare(got[0].second, unfolded[0].second, 0, 0.03 * 1.001), "");
 }
 
 TEST(FoldQdq, PerAxisScaleOfTheWrongLengthNamesTheNode) {

@@ -65,6 +65,24 @@ TEST(QuantizeLinear, ReferencePerAxis) {
   EXPECT_EQ(values<float>(out[1].second), (std::vector<float>{3.0f, 4.0f, 8.0f, -1.0f, -4.0f, 516.0f}));
 }
 
+// Without a zero point, every channel's zero point is 0. The reference used
+// to read channel c's zero point past the end of a one-element list (a
+// QDQ model's per-channel weights came out wrong on channels 1 and up).
+TEST(DequantizeLinear, ReferencePerAxisWithoutZeroPoint) {
+  OnnxBuilder m;
+  m.input("x", DType::Float32, {3, 2});
+  m.initializer("w", TensorData::from<int8_t>({3, 2}, {1, -2, 3, -4, 127, -128}));
+  m.initializer("s", TensorData::from<float>({3}, {0.5f, 2.0f, 0.25f}));
+  m.node("DequantizeLinear", {"w", "s"}, {"wd"}, {{"axis", int64_t{0}}}).node("Add", {"x", "wd"}, {"y"}).output("y");
+  m.node("QuantizeLinear", {"x", "s"}, {"q"}, {{"axis", int64_t{0}}}).output("q");
+  const TensorData x = TensorData::from<float>({3, 2}, {0, 0, 0, 0, 0, 1.0f});
+  const auto out = test::reference_run(save(m), {{"x", x}});
+  EXPECT_EQ(values<float>(out[0].second), (std::vector<float>{0.5f, -1.0f, 6.0f, -8.0f, 31.75f, -31.0f}));
+  EXPECT_EQ(values<uint8_t>(out[1].second), (std::vector<uint8_t>{0, 0, 0, 0, 0, 4}));
+  // And the compiled model, whose constant weights are folded by the reference.
+  test::expect_matches_reference(save(m), {{"x", x}}, 0, 0);
+}
+
 TEST(DequantizeLinear, ReferenceInt8Uint8Int32) {
   OnnxBuilder m;
   m.input("a", DType::Int8, {3}).input("b", DType::UInt8, {3}).input("c", DType::Int32, {3});
