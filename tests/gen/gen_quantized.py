@@ -22,9 +22,8 @@ Python API only (onnxruntime's Python package is not in Debian).
   form (Gemm, HardSwish) stays in QDQ form, as onnxruntime's quantizer
   leaves it.
 
-Sources: the four MLPerf Tiny models of tests/data, seed_digits_cnn (read
-from ../shared/models at generation time; the suite reads only what this
-writes), and a depthwise/SE/residual block built here. Each is stored as
+Sources: the four MLPerf Tiny models of tests/data, seed_digits_cnn (the
+project's examples/digits), and a depthwise/SE/residual block built here. Each is stored as
 quant_qdq_<name> and quant_qop_<name> with onnxruntime-node's outputs."""
 import os
 import subprocess
@@ -36,9 +35,7 @@ from onnx import helper, numpy_helper, TensorProto
 
 from refs import MODELS, ROOT, HERE, ort_run, graph_inputs, save_case
 
-SHARED = os.environ.get("MLIPC_SHARED_MODELS", os.path.join(os.path.dirname(ROOT), "..", "shared", "models"))
-if not os.path.isdir(SHARED):
-    SHARED = "/work/shared/models"
+DIGITS = os.path.join(ROOT, "examples", "digits")
 
 # Operators that get Q/DQ pairs on their float activations.
 QUANT_OPS = {"Conv", "Gemm", "MatMul", "Add", "Mul", "MaxPool", "AveragePool", "GlobalAveragePool", "Concat",
@@ -484,7 +481,7 @@ def main():
                       ("mlperf_tiny_ic_resnet8", TensorProto.INT8), ("mlperf_tiny_ad_fc_autoencoder", TensorProto.UINT8)]:
         m, x = load_case(os.path.join(MODELS, name))
         cases.append((name, m, act, "standard-normal", lambda shape: rng.standard_normal(shape).astype(np.float32)))
-    m, _ = load_case(os.path.join(SHARED, "seed_digits_cnn"))
+    m, _ = load_case(DIGITS)
     cases.append(("seed_digits_cnn", m, TensorProto.UINT8, "uniform [0, 1)",
                   lambda shape: rng.uniform(0, 1, shape).astype(np.float32)))
     cases.append(("dw_se_residual_block", block_model(), TensorProto.INT8, "standard-normal",
