@@ -14,15 +14,28 @@
 
 namespace mlipc::ops {
 
-// Inputs: X, x_scale, x_zero_point, y_scale, y_zero_point.
-void infer_QLinearGlobalAveragePool(InferContext& ctx) {
-  ctx.expect_inputs(5, 5);
+namespace {
+
+// What both pools check first: one output, NCHW, X quantized, and the
+// input's and the output's scale and zero point.
+struct PoolQParams {
+  QParam x, y;
+};
+
+PoolQParams check_pool_io(InferContext& ctx) {
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
   if (ctx.attrs().get_int("channels_last", 0) != 0) fail("channels_last 1 is not supported (only NCHW input)");
   expect_quant_type(ctx, 0, "X");
   const DType t = ctx.in_dtype(0);
-  const QParam x = read_qparam(ctx, 1, 2, t, "x");
-  const QParam y = read_qparam(ctx, 3, 4, t, "y");
+  return {read_qparam(ctx, 1, 2, t, "x"), read_qparam(ctx, 3, 4, t, "y")};
+}
+
+}  // namespace
+
+// Inputs: X, x_scale, x_zero_point, y_scale, y_zero_point.
+void infer_QLinearGlobalAveragePool(InferContext& ctx) {
+  ctx.expect_inputs(5, 5);
+  const auto [x, y] = check_pool_io(ctx);
   const Shape& s = ctx.in_shape(0);
   if (s.size() < 3) fail("input X has shape {}; it needs [N, C, D1, ...] with at least one spatial axis", shape_str(s));
   const int64_t n = numel(s) / (s[0] * s[1] == 0 ? 1 : s[0] * s[1]);
@@ -31,7 +44,7 @@ void infer_QLinearGlobalAveragePool(InferContext& ctx) {
   Shape out(s.size(), 1);
   out[0] = s[0];
   out[1] = s[1];
-  ctx.set_output(0, t, out);
+  ctx.set_output(0, ctx.in_dtype(0), out);
 }
 
 void eval_QLinearGlobalAveragePool(EvalContext& ctx) {
@@ -71,12 +84,7 @@ std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_c
 // Inputs: X, x_scale, x_zero_point, y_scale, y_zero_point.
 void infer_QLinearAveragePool(InferContext& ctx) {
   ctx.expect_inputs(4, 5);
-  if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
-  if (ctx.attrs().get_int("channels_last", 0) != 0) fail("channels_last 1 is not supported (only NCHW input)");
-  expect_quant_type(ctx, 0, "X");
-  const DType t = ctx.in_dtype(0);
-  const QParam x = read_qparam(ctx, 1, 2, t, "x");
-  const QParam y = read_qparam(ctx, 3, 4, t, "y");
+  const auto [x, y] = check_pool_io(ctx);
   const Shape& s = ctx.in_shape(0);
   if (s.size() < 3 || s.size() > 2 + kMaxSpatial)
     fail("input X has shape {}; supported: 1-D to 3-D data [N, C, D1 (, D2 (, D3))]", shape_str(s));
@@ -90,7 +98,7 @@ void infer_QLinearAveragePool(InferContext& ctx) {
   average_requant(x.scale, y.scale, taps);
   Shape out = {s[0], s[1]};
   out.insert(out.end(), g.out.begin(), g.out.end());
-  ctx.set_output(0, t, out);
+  ctx.set_output(0, ctx.in_dtype(0), out);
 }
 
 void eval_QLinearAveragePool(EvalContext& ctx) {
