@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/broadcast.h"
+#include "c/kernels/matmul_loops.h"
 #include "ir/ops/matmul_integer.h"
 #include "support/error.h"
 
@@ -12,32 +12,12 @@ namespace mlipc::c::kernels {
 
 namespace {
 
-std::string offset_expr(const std::string& p, size_t d, int64_t stride) {
-  const std::string prev = fmt::format("{}{}", p, d - 1);
-  if (stride == 0) return prev;
-  return fmt::format("{} + i{} * {}", prev, d, c_int(stride));
-}
-
 // a and b are node inputs ia and ib, their zero points za and zb (-1: none).
 ops::MatMulDims set_common(const Graph& g, const Node& n, KernelSpec& spec, int ia, int ib, int za, int zb) {
   const ops::MatMulDims d = ops::matmul_dims(g.value(n.inputs[static_cast<size_t>(ia)]).shape,
                                              g.value(n.inputs[static_cast<size_t>(ib)]).shape);
-  const ops::Loops l = ops::simplify_loops(d.batch, {d.a_batch_stride, d.b_batch_stride});
-  std::vector<TemplateData> loops;
-  for (size_t i = 1; i <= l.dims.size(); ++i) {
-    TemplateData item;
-    item.set("d", std::to_string(i));
-    item.set("dim", c_int(l.dims[i - 1]));
-    item.set("a_off", offset_expr("a", i, l.strides[0][i - 1]));
-    item.set("b_off", offset_expr("b", i, l.strides[1][i - 1]));
-    loops.push_back(item);
-  }
   spec.template_name = "matmul_integer.c";
-  spec.set_list("loops", loops);
-  spec.set("r", static_cast<int64_t>(l.dims.size()));
-  spec.set("M", c_int(d.m));
-  spec.set("N", c_int(d.n));
-  spec.set("K", c_int(d.k));
+  set_matmul_loops(spec, d);
   spec.set("a_t", std::string(dtype_ctype(g.value(n.inputs[static_cast<size_t>(ia)]).dtype)));
   spec.set("b_t", std::string(dtype_ctype(g.value(n.inputs[static_cast<size_t>(ib)]).dtype)));
   spec.args = {ia, ib};
