@@ -190,6 +190,15 @@ TEST(QuantizedIoCli, RunReadsAndWritesInt8Npz) {
   EXPECT_EQ(got[0].second.dtype(), probe.graph.value(probe.graph.outputs[0].value).dtype);
   EXPECT_EQ(compare(got[0].second, compile_and_run(onnx, qin, int8_io())[0].second, 0, 0), "");
 
+  // inspect gives each border tensor's parameters.
+  ProcessResult i = mlipc({"inspect", "m.tar"});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_THAT(i.out, HasSubstr(fmt::format("  input  input {} {}, quantized: real = {:.9g} * (q - {})\n",
+                                           dtype_name(t), shape_str(qin[0].second.shape()), in.scale, in.zero_point)));
+  EXPECT_THAT(i.out, HasSubstr("  output output "));
+  EXPECT_THAT(i.out, HasSubstr(fmt::format(", quantized: real = {:.9g} * (q - {})\n", probe.graph.outputs[0].scale,
+                                           probe.graph.outputs[0].zero_point)));
+
   // A float .npz for an int8 input is refused, naming the input and the types.
   io::write_npz(dir.path() / "float.npz", fin);
   ProcessResult bad = mlipc({"run", "m.tar", "--inputs", "float.npz"});
