@@ -41,6 +41,14 @@ std::string c_string(const std::string& s) {
   return out;
 }
 
+// A float literal that reads back as f: 9 significant digits, a '.' or an
+// exponent, the 'f' suffix.
+std::string c_float(float f) {
+  std::string s = fmt::format("{:.9g}", f);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
 data io_list(const std::vector<IoInfo>& ios, const std::string& prefix, const std::string& kind) {
   data list{data::type::list};
   for (size_t i = 0; i < ios.size(); ++i) {
@@ -61,6 +69,13 @@ data io_list(const std::vector<IoInfo>& ios, const std::string& prefix, const st
     d.set("shape_sym", io.shape.empty() ? "NULL" : fmt::format("{}_shape{}", kind, i));
     d.set("dims", dims);
     if (!io.shape.empty()) d.set("has_dims", data::type::bool_true);
+    if (io.quantized) {
+      d.set("quantized", data::type::bool_true);
+      d.set("dtype", std::string(dtype_name(io.dtype)));
+      d.set("scale", c_float(io.scale));
+      d.set("scale_exact", fmt::format("{:.9g}", io.scale));
+      d.set("zero_point", io.zero_point < 0 ? fmt::format("({})", io.zero_point) : std::to_string(io.zero_point));
+    }
     list.push_back(d);
   }
   return list;

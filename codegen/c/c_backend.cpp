@@ -55,7 +55,7 @@ std::vector<IoInfo> io_infos(const Graph& g, const std::vector<GraphIO>& ios, bo
   std::vector<IoInfo> out;
   for (size_t i = 0; i < ios.size(); ++i) {
     const Value& v = g.value(ios[i].value);
-    IoInfo info{ios[i].name, "", v.dtype, v.shape, v.nbytes()};
+    IoInfo info{ios[i].name, "", v.dtype, v.shape, v.nbytes(), ios[i].quantized, ios[i].scale, ios[i].zero_point};
     std::string base = tvm_names ? (ios.size() == 1 ? tvm_base : tvm_base + std::to_string(i)) : c_ident(ios[i].name);
     std::string member = base;
     for (int k = 1; used.count(lower(member)); ++k) member = fmt::format("{}_{}", base, k);

@@ -36,6 +36,10 @@ struct IoInfo {
   DType dtype;
   Shape shape;
   size_t size_bytes;
+  // A quantized tensor (--io-dtype int8): real = scale * (q - zero_point).
+  bool quantized = false;
+  float scale = 0.0f;
+  int32_t zero_point = 0;
 };
 
 struct CModule {

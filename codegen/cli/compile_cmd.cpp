@@ -32,6 +32,7 @@ struct CompileArgs {
   std::string mcpu = "cn10ka";
   std::string num_tiles = "8";
   std::string mattr = "sim -quantize=fp16 -wb_pin_ocm=0";
+  std::string io_dtype = "float32";
 };
 
 void run_compile(const CompileArgs& a) {
@@ -48,6 +49,8 @@ void run_compile(const CompileArgs& a) {
   if (a.output_names != "onnx" && a.output_names != "tvm")
     fail("--output-names '{}' (allowed: onnx, tvm)", a.output_names);
   opt.codegen.tvm_output_names = a.output_names == "tvm";
+  opt.io_dtype = a.io_dtype;
+  if (a.io_dtype != "float32" && a.io_dtype != "int8") fail("--io-dtype '{}' (allowed: float32, int8)", a.io_dtype);
   opt.mlip = mlip::parse_options(a.mcpu, a.num_tiles, a.mattr);
 
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
@@ -97,6 +100,9 @@ void add_compile(CLI::App& app) {
                 "greedy_by_size, greedy_by_conflicts, hill_climb (default) or linear");
   c->add_option("--output-names", args->output_names,
                 "onnx: struct members named after the model's outputs (default); tvm: output, output0, ...");
+  c->add_option("--io-dtype", args->io_dtype,
+                "float32: the model's I/O (default); int8: the quantized tensors at the borders (int8 or uint8), "
+                "for a model that quantizes its inputs and dequantizes its outputs");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,

@@ -72,10 +72,20 @@ std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
   const mlip::MlipReport mlip = has_mlip ? mlip::report_from_json(md.extra["mlip"]) : mlip::MlipReport{};
   fmt::format_to(out, "{}: model '{}', module '{}', target {}\n", printable(tarball), printable(md.model_name),
                  md.module_name, printable(info.value("target", std::string("?"))));
+  // --io-dtype int8: the parameters of a tensor the entry takes quantized.
+  auto quantized = [&](const std::string& name, const std::string& kind) {
+    for (const auto& q : info.value("quantized_io", json::array()))
+      if (q.value("name", std::string()) == name && q.value("kind", std::string()) == kind)
+        return fmt::format(", quantized: real = {} * (q - {})", printable(q.value("scale", std::string("?"))),
+                           q.value("zero_point", int64_t{0}));
+    return std::string();
+  };
   for (const auto& in : md.inputs)
-    fmt::format_to(out, "  input  {} {} {}\n", printable(in.name), dtype_name(in.dtype), shape_str(in.shape));
+    fmt::format_to(out, "  input  {} {} {}{}\n", printable(in.name), dtype_name(in.dtype), shape_str(in.shape),
+                   quantized(in.name, "input"));
   for (const auto& o : md.outputs)
-    fmt::format_to(out, "  output {} {} {}\n", printable(o.name), dtype_name(o.dtype), shape_str(o.shape));
+    fmt::format_to(out, "  output {} {} {}{}\n", printable(o.name), dtype_name(o.dtype), shape_str(o.shape),
+                   quantized(o.name, "output"));
   if (has_mlip) {
     const mlip::TargetInfo& t = mlip.target;
     fmt::format_to(out, "MLIP: {} ({} mode), {} of {} tiles, quantize {}, wb_pin_ocm={}; OCM {} bytes/tile, page {}, DMA align {}\n",

@@ -55,11 +55,15 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
     fail("--module-name '{}' is not a C identifier (letters, digits, '_'; not starting with a digit)",
          options.codegen.module_name);
 
+  if (options.io_dtype != "float32" && options.io_dtype != "int8")
+    fail("--io-dtype '{}' (allowed: float32, int8)", options.io_dtype);
+
   r.graph = frontend::import_onnx(onnx, options.import);
   r.onnx_nodes = r.graph.source_nodes;
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
   passes::fuse_pad(r.graph);
+  if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, options.mlip);
@@ -106,6 +110,20 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
       {"float_dequantize", [&] {
          nlohmann::json v = nlohmann::json::array();
          for (const auto& f : r.float_notes) v.push_back({{"node", f.node}, {"op", f.op}, {"why", f.why}});
+         return v;
+       }()},
+      {"io_dtype", options.io_dtype},
+      {"quantized_io", [&] {
+         nlohmann::json v = nlohmann::json::array();
+         for (const auto* list : {&r.module.inputs, &r.module.outputs})
+           for (const auto& io : *list)
+             if (io.quantized)
+               v.push_back({{"name", io.name}, {"kind", list == &r.module.inputs ? "input" : "output"},
+                            {"dtype", std::string(dtype_name(io.dtype))},
+                            // metadata.json holds whole numbers only: the scale as
+                            // text, 9 significant digits (reads back as the float)
+                            {"scale", fmt::format("{:.9g}", io.scale)},
+                            {"zero_point", io.zero_point}});
          return v;
        }()},
       {"input_members", [&] {

@@ -21,6 +21,9 @@ struct CompileOptions {
   frontend::ImportOptions import;
   c::CodegenOptions codegen;
   mlip::Options mlip;  // --target-mrvl-* (used with "mrvl, c")
+  // --io-dtype: "float32" (the model's I/O) or "int8" (the quantized tensors
+  // at the borders, int8 or uint8 as the model quantizes them: passes::quantize_io).
+  std::string io_dtype = "float32";
 };
 
 struct CompileResult {

@@ -68,6 +68,11 @@ struct Node {
 struct GraphIO {
   std::string name;
   ValueId value = kNoValue;
+  // Set when the tensor is exposed quantized (--io-dtype int8,
+  // passes/quantize_io): real = scale * (q - zero_point).
+  bool quantized = false;
+  float scale = 0.0f;
+  int32_t zero_point = 0;
 };
 
 class Graph {

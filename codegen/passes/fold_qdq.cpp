@@ -7,8 +7,8 @@
 //   MatMul (both computed)     -> QLinearMatMul
 //   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
 //   GlobalAveragePool          -> QLinearGlobalAveragePool
-//   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze with the same
-//                                 scale and zero point in and out -> the op on the integers
+//   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Pad, nearest
+//   Resize with the same scale and zero point in and out -> the op on the integers
 //   Relu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu -> a 256-entry table
 //   Concat                     -> tables for inputs of another scale, then Concat
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
@@ -220,21 +220,26 @@ class Folder {
     bool reads_dq = false;
     for (ValueId v : n.inputs) reads_dq = reads_dq || dq_of(v, producers).has_value();
     if (!reads_dq) return false;
-    if (n.outputs.size() != 1 && op != "MaxPool") return note(n, "it has more than one output");
+    const bool same_scale = op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" ||
+                            op == "Squeeze" || op == "Unsqueeze" || op == "Pad" || op == "Resize";
+    const bool table = ops::activation_function(op, n.attrs, 0, 0) || op == "Clip";
     const bool fuses = op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add";
-    auto o = out_q(n.outputs[0], consumers, fuses);
+    const bool known = fuses || same_scale || table || op == "Mul" || op == "GlobalAveragePool" ||
+                       op == "AveragePool" || op == "Concat";
+    if (n.outputs.size() != 1 && op != "MaxPool") return note(n, "it has more than one output");
+    // An op without an integer form may be followed by a Relu or Clip too
+    // (ConvTranspose -> Relu -> QuantizeLinear): the note then names the op.
+    auto o = out_q(n.outputs[0], consumers, fuses || !known);
     if (!o) return note(n, "its output is not quantized by a QuantizeLinear alone");
+    if (!known) return note(n, fmt::format("no int8 kernel for {}", op));
     if (op == "Conv") return fold_conv(i, producers, *o);
     if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
     if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
     if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
     if (op == "AveragePool") return fold_avgpool(i, producers, *o);
-    if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
-        op == "Unsqueeze" || op == "Pad")
-      return fold_same_scale(i, producers, *o);
+    if (same_scale) return fold_same_scale(i, producers, *o);
     if (op == "Concat") return fold_concat(i, producers, *o);
-    if (ops::activation_function(op, n.attrs, 0, 0) || op == "Clip") return fold_table(i, producers, *o);
-    return note(n, fmt::format("no int8 kernel for {}", op));
+    return fold_table(i, producers, *o);
   }
 
   bool fold_conv(size_t i, const std::vector<int>& producers, const OutQ& o) {
@@ -390,6 +395,12 @@ class Folder {
     const QParam p = x->param();
     if (g_.value(x->q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
       return note(n, "its output's scale or zero point differs from its input's");
+    if (n.op == "Resize") {  // nearest copies input elements: exact on the integers
+      if (n.attrs.get_string("mode", "nearest") != "nearest")
+        return note(n, fmt::format("only nearest Resize folds (mode {} interpolates)", n.attrs.get_string("mode", "")));
+      if (n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
+        return note(n, "tf_crop_and_resize writes a float extrapolation value");
+    }
     Node q = n;
     q.inputs[0] = x->q;
     q.outputs = {o.y};

@@ -29,6 +29,13 @@ struct FloatNote {
 // float computation.
 std::vector<FloatNote> fold_qdq(Graph& g);
 
+// --io-dtype int8: every graph input read only by QuantizeLinear nodes of
+// one constant per-tensor scale and zero point becomes their int8/uint8
+// output, every graph output written by such a DequantizeLinear its input;
+// the GraphIO records the scale and zero point. Throws one line naming the
+// input or output that is not quantized at the border.
+void quantize_io(Graph& g);
+
 // Merges a Pad that only adds zeros around the spatial axes into the
 // padding of the Conv that reads it.
 void fuse_pad(Graph& g);

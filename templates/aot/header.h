@@ -15,12 +15,28 @@ extern "C" {
  * \brief Input tensor {{member}} size (in bytes) for TVM module "{{module}}"
  */
 #define TVMGEN_{{MODULE}}_{{MEMBER}}_SIZE {{size}}
+{{#quantized}}
+/*!
+ * \brief Input tensor {{member}} is {{dtype}}, quantized (--io-dtype int8):
+ * real value = {{scale_exact}} * (q - {{zero_point}})
+ */
+#define TVMGEN_{{MODULE}}_{{MEMBER}}_SCALE {{scale}}
+#define TVMGEN_{{MODULE}}_{{MEMBER}}_ZERO_POINT {{zero_point}}
+{{/quantized}}
 {{/inputs}}
 {{#outputs}}
 /*!
  * \brief Output tensor {{member}} size (in bytes) for TVM module "{{module}}"
  */
 #define TVMGEN_{{MODULE}}_{{MEMBER}}_SIZE {{size}}
+{{#quantized}}
+/*!
+ * \brief Output tensor {{member}} is {{dtype}}, quantized (--io-dtype int8):
+ * real value = {{scale_exact}} * (q - {{zero_point}})
+ */
+#define TVMGEN_{{MODULE}}_{{MEMBER}}_SCALE {{scale}}
+#define TVMGEN_{{MODULE}}_{{MEMBER}}_ZERO_POINT {{zero_point}}
+{{/quantized}}
 {{/outputs}}
 
 /*!

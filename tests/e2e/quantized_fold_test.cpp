@@ -1,0 +1,123 @@
+// passes/fold_qdq on Resize and ConvTranspose. A nearest Resize between a
+// DequantizeLinear and a QuantizeLinear of one scale and zero point copies
+// elements, so it runs on the integers and gives the float graph's bits;
+// linear Resize and ConvTranspose (no integer kernel) stay float between
+// their DequantizeLinear and QuantizeLinear, and `mlipc inspect` says why.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "driver/compile.h"
+#include "support/file_util.h"
+#include "support/process.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+namespace mlipc::test {
+namespace {
+
+using ints = std::vector<int64_t>;
+
+fs::path fold_model_path(const OnnxBuilder& b, const std::string& name) { return b.save(scratch_dir(), name); }
+
+std::vector<std::string> folded_ops(const driver::CompileResult& r) {
+  std::vector<std::string> ops;
+  for (const Node& n : r.graph.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+// x [1,2,3,4] -> Q/DQ (int8, 0.05, -3) -> Resize x2 (mode) -> Q/DQ (same) -> y
+fs::path resize_model(const std::string& mode, const std::string& file) {
+  OnnxBuilder b(13);
+  b.input("x", DType::Float32, {1, 2, 3, 4});
+  b.initializer("s", TensorData::from<float>({}, {0.05f}));
+  b.initializer("z", TensorData::from<int8_t>({}, {-3}));
+  b.initializer("roi", TensorData::from<float>({0}, {}));
+  b.initializer("scales", TensorData::from<float>({4}, {1.0f, 1.0f, 2.0f, 2.0f}));
+  b.node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, {}, "qx");
+  b.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, {}, "dqx");
+  b.node("Resize", {"xd", "roi", "scales"}, {"r"}, {{"mode", mode}}, "resize");
+  b.node("QuantizeLinear", {"r", "s", "z"}, {"rq"}, {}, "qr");
+  b.node("DequantizeLinear", {"rq", "s", "z"}, {"y"}, {}, "dqy");
+  b.output("y");
+  return fold_model_path(b, file);
+}
+
+TEST(FoldQdqResize, NearestRunsOnTheIntegersWithTheFloatGraphsBits) {
+  const fs::path p = resize_model("nearest", "qdq_resize_nearest.onnx");
+  driver::CompileResult r;
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 2, 3, 4}, 5, -7.0, 7.0)}};
+  const io::NamedTensors got = compile_and_run(p, in, {}, &r);
+  const std::vector<std::string> ops = folded_ops(r);
+  EXPECT_THAT(ops, ::testing::Contains("Resize"));
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "QuantizeLinear"), 1) << "only the border one is left";
+  EXPECT_TRUE(r.float_notes.empty());
+  for (const Node& n : r.graph.nodes) {
+    if (n.op == "Resize") { EXPECT_EQ(r.graph.value(n.inputs[0]).dtype, DType::Int8); }
+  }
+  // Nearest copies values: the float graph (nothing folded) gives the same bits.
+  EXPECT_EQ(compare(got[0].second, reference_run(p, in)[0].second, 0, 0), "");
+  EXPECT_EQ(got[0].second.shape(), (Shape{1, 2, 6, 8}));
+}
+
+TEST(FoldQdqResize, LinearStaysFloatAndSaysWhy) {
+  const fs::path p = resize_model("linear", "qdq_resize_linear.onnx");
+  driver::CompileResult r;
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 2, 3, 4}, 6, -7.0, 7.0)}};
+  const io::NamedTensors got = compile_and_run(p, in, {}, &r);
+  ASSERT_EQ(r.float_notes.size(), 1u);
+  EXPECT_EQ(r.float_notes[0].node, "dqx");
+  EXPECT_EQ(r.float_notes[0].why, "feeds node 'resize' (Resize): only nearest Resize folds (mode linear interpolates)");
+  // Float between the border conversions: the float graph's values within a step.
+  EXPECT_EQ(compare(got[0].second, reference_run(p, in)[0].second, 0, 0.05 * 1.001), "");
+}
+
+// x [1,2,4,4] int8 QDQ -> ConvTranspose (per-channel int8 weights on axis 1,
+// stride 2) -> Relu -> Q/DQ -> y: no integer ConvTranspose, so it stays float.
+TEST(FoldQdqConvTranspose, StaysFloatAndInspectSaysSo) {
+  OnnxBuilder b(13);
+  b.input("x", DType::Float32, {1, 2, 4, 4});
+  b.initializer("xs", TensorData::from<float>({}, {0.04f}));
+  b.initializer("xz", TensorData::from<int8_t>({}, {1}));
+  TensorData w = random_tensor(DType::Int8, {2, 3, 3, 3}, 9, -127, 127);
+  b.initializer("w", w);
+  b.initializer("ws", TensorData::from<float>({3}, {0.01f, 0.02f, 0.015f}));
+  b.initializer("ys", TensorData::from<float>({}, {0.03f}));
+  b.initializer("yz", TensorData::from<int8_t>({}, {-128}));
+  b.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, {}, "qx");
+  b.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, {}, "dqx");
+  b.node("DequantizeLinear", {"w", "ws"}, {"wd"}, {{"axis", int64_t{1}}}, "dqw");
+  b.node("ConvTranspose", {"xd", "wd"}, {"c"}, {{"strides", ints{2, 2}}}, "convt");
+  b.node("Relu", {"c"}, {"r"}, {}, "relu");
+  b.node("QuantizeLinear", {"r", "ys", "yz"}, {"yq"}, {}, "qy");
+  b.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"}, {}, "dqy");
+  b.output("y");
+  const fs::path p = fold_model_path(b, "qdq_convtranspose.onnx");
+  driver::CompileResult r;
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 2, 4, 4}, 10, -4.0, 4.0)}};
+  const io::NamedTensors got = compile_and_run(p, in, {}, &r);
+  EXPECT_THAT(folded_ops(r), ::testing::Contains("ConvTranspose"));
+  ASSERT_EQ(r.float_notes.size(), 1u);
+  EXPECT_EQ(r.float_notes[0].node, "dqx");
+  EXPECT_EQ(r.float_notes[0].why, "feeds node 'convt' (ConvTranspose): no int8 kernel for ConvTranspose");
+  EXPECT_EQ(got[0].second.shape(), (Shape{1, 3, 9, 9}));
+  EXPECT_EQ(compare(got[0].second, reference_run(p, in)[0].second, 0, 0.03 * 1.001), "");
+
+  TempDir dir("mlipc-qfold");
+  ProcessResult c = run_process({MLIPC_BINARY, "compile", p.string(), "-o", "m.tar"}, dir.path(), 600);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  ProcessResult i = run_process({MLIPC_BINARY, "inspect", "m.tar"}, dir.path(), 600);
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_THAT(i.out, HasSubstr("quantized tensors computed in float (DequantizeLinear feeding a float operator):\n"
+                               "  dqx (DequantizeLinear): feeds node 'convt' (ConvTranspose): no int8 kernel for "
+                               "ConvTranspose\n"));
+}
+
+}  // namespace
+}  // namespace mlipc::test
