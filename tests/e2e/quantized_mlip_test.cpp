@@ -69,12 +69,15 @@ Q8Built q8_build_and_run(const ModelCase& m, const driver::CompileOptions& opt, 
   return b;
 }
 
-// Layers of the int8 regions that compute (the borders only move bytes).
-int64_t q8_compute_layers(const driver::CompileResult& r, const std::string& kind = "") {
+// Layers of the regions that compute (the borders only move bytes), of
+// an 8-bit type (the report's dtype, as inspect shows it) or fp16.
+int64_t q8_compute_layers(const driver::CompileResult& r, const std::string& kind = "", bool q8 = true) {
   int64_t n = 0;
   for (const auto& region : r.mlip.regions)
     for (const mlip::LayerReport& l : region->report.layers)
-      if (l.kind != "convert_in" && l.kind != "convert_out" && (kind.empty() || l.kind == kind)) ++n;
+      if (l.kind != "convert_in" && l.kind != "convert_out" && (kind.empty() || l.kind == kind) &&
+          (l.dtype == "int8" || l.dtype == "uint8") == q8)
+        ++n;
   return n;
 }
 
@@ -133,7 +136,7 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
           driver::CompileOptions f;
           f.target = "mrvl, c";
           const driver::CompileResult r16 = driver::compile_model(src, f);
-          fp16 = fmt::format("fp16 build of {}: {} MLIP layers, {} est. cycles", base, q8_compute_layers(r16),
+          fp16 = fmt::format("fp16 build of {}: {} MLIP layers, {} est. cycles", base, q8_compute_layers(r16, "", false),
                              q8_total_cycles(r16));
         }
         std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d) in %zu regions, %llu est. cycles "
