@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc::c {
+namespace mlipc::c::unit_c_kernel_helpers {
 namespace {
 
 TEST(CKernelHelpers, FloatLiteralsRoundTrip) {
@@ -55,4 +55,4 @@ TEST(CKernelHelpers, FusedClipWithCrossedBoundsMatchesOnnx) {
 }
 
 }  // namespace
-}  // namespace mlipc::c
+}  // namespace mlipc::c::unit_c_kernel_helpers

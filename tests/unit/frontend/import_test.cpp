@@ -10,7 +10,7 @@
 
 using ::testing::HasSubstr;
 
-namespace mlipc::frontend {
+namespace mlipc::frontend::unit_frontend_import {
 namespace {
 
 using test::ints;
@@ -103,4 +103,4 @@ TEST(Import, RejectsWhatItCannotRead) {
 }
 
 }  // namespace
-}  // namespace mlipc::frontend
+}  // namespace mlipc::frontend::unit_frontend_import

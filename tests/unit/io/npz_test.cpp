@@ -9,7 +9,7 @@
 #include "support/error.h"
 #include "support/file_util.h"
 
-namespace mlipc::io {
+namespace mlipc::io::unit_io_npz {
 namespace {
 
 namespace fs = std::filesystem;
@@ -215,4 +215,4 @@ TEST(Npz, NpyHeaderErrors) {
 }
 
 }  // namespace
-}  // namespace mlipc::io
+}  // namespace mlipc::io::unit_io_npz

@@ -10,7 +10,7 @@
 #include "ir/tensor_data.h"
 #include "mlip/kmath.h"
 
-namespace mlipc {
+namespace mlipc::unit_ir_kmath {
 namespace {
 
 uint32_t bits(float f) {
@@ -58,4 +58,4 @@ TEST(Kmath, FloatToHalfRoundsToNearestEvenLikeLibfp16) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ir_kmath

@@ -12,7 +12,7 @@
 #include "mlip/requant.h"
 #include "support/error.h"
 
-namespace mlipc {
+namespace mlipc::unit_ir_requant {
 namespace {
 
 constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
@@ -186,4 +186,4 @@ TEST(Requant, CloseToTheRealProduct) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ir_requant

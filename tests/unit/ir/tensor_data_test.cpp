@@ -4,7 +4,7 @@
 
 #include "support/error.h"
 
-namespace mlipc {
+namespace mlipc::unit_ir_tensor_data {
 namespace {
 
 TEST(TensorData, ShapeAndBytes) {
@@ -48,4 +48,4 @@ TEST(TensorData, Bfloat16RoundsToNearestEven) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ir_tensor_data

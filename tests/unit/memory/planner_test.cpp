@@ -13,7 +13,7 @@
 #include "support/error.h"
 
 // Suite names start with "memory" so `ctest -R memory` selects them.
-namespace mlipc::memory {
+namespace mlipc::memory::unit_memory_planner {
 namespace {
 
 const std::vector<std::string> kAllocators = {"greedy_by_size", "greedy_by_conflicts",
@@ -345,4 +345,4 @@ TEST(memory_planner, HillClimbIsFastFor200Buffers) {
 }
 
 }  // namespace
-}  // namespace mlipc::memory
+}  // namespace mlipc::memory::unit_memory_planner

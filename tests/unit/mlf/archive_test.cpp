@@ -12,7 +12,7 @@
 #include "support/error.h"
 #include "support/file_util.h"
 
-namespace mlipc::mlf {
+namespace mlipc::mlf::unit_mlf_archive {
 namespace {
 
 namespace fs = std::filesystem;
@@ -303,4 +303,4 @@ TEST(Tar, ReadsTarsFromOtherWriters) {
 }
 
 }  // namespace
-}  // namespace mlipc::mlf
+}  // namespace mlipc::mlf::unit_mlf_archive

@@ -7,7 +7,7 @@
 
 #include "support/error.h"
 
-namespace mlipc::mlf {
+namespace mlipc::mlf::unit_mlf_metadata {
 namespace {
 
 using nlohmann::json;
@@ -233,4 +233,4 @@ TEST(Metadata, ValidationErrors) {
 }
 
 }  // namespace
-}  // namespace mlipc::mlf
+}  // namespace mlipc::mlf::unit_mlf_metadata

@@ -4,7 +4,7 @@
 
 #include "support/error.h"
 
-namespace mlipc::mlf {
+namespace mlipc::mlf::unit_mlf_params {
 namespace {
 
 std::string error_of(std::string_view bytes) {
@@ -108,4 +108,4 @@ TEST(Params, CorruptInputErrors) {
 }
 
 }  // namespace
-}  // namespace mlipc::mlf
+}  // namespace mlipc::mlf::unit_mlf_params

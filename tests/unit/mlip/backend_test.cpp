@@ -14,7 +14,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_mlip_backend {
 namespace {
 
 using test::ints;
@@ -142,4 +142,4 @@ TEST(MlipOptions, ParsedAndValidatedInOnePlace) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_mlip_backend

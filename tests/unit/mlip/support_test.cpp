@@ -16,7 +16,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_mlip_support {
 namespace {
 
 using test::ints;
@@ -361,4 +361,4 @@ TEST(MlipSupport, TheOcmRuleIsThePlannersFormula) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_mlip_support

@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_arg_minmax {
 namespace {
 
 using test::OnnxBuilder;
@@ -124,4 +124,4 @@ TEST(ArgMinMax, GeneratedCRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_arg_minmax

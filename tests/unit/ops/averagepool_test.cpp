@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_averagepool {
 namespace {
 
 namespace fs = std::filesystem;
@@ -91,4 +91,4 @@ TEST(AveragePool, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_averagepool

@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_batchnorm {
 namespace {
 
 namespace fs = std::filesystem;
@@ -136,4 +136,4 @@ TEST(BatchNorm, FoldedIntoConv) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_batchnorm

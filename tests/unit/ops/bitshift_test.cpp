@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_bitshift {
 namespace {
 
 using test::OnnxBuilder;
@@ -83,4 +83,4 @@ TEST(BitShift, GeneratedCMatchesReferenceBitForBit) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_bitshift

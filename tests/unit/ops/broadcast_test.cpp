@@ -5,7 +5,7 @@
 
 #include "support/error.h"
 
-namespace mlipc::ops {
+namespace mlipc::ops::unit_ops_broadcast {
 namespace {
 
 using ::testing::HasSubstr;
@@ -87,4 +87,4 @@ TEST(Broadcast, ForEachVisitsNumpyOffsets) {
 }
 
 }  // namespace
-}  // namespace mlipc::ops
+}  // namespace mlipc::ops::unit_ops_broadcast

@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_cast {
 namespace {
 
 using test::OnnxBuilder;
@@ -76,9 +76,9 @@ TEST(Cast, ShapeRuleOnRuntimeInput) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_cast
 
-namespace mlipc {
+namespace mlipc::unit_ops_cast {
 namespace {
 
 using test::OnnxBuilder;
@@ -200,4 +200,4 @@ TEST(Cast, RunsOnTheCpuOfTheMlipTarget) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_cast

@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_clip {
 namespace {
 
 using test::OnnxBuilder;
@@ -137,4 +137,4 @@ TEST(Clip, GeneratedCIntegerTypes) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_clip

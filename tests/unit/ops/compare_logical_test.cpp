@@ -13,7 +13,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_compare_logical {
 namespace {
 
 using test::OnnxBuilder;
@@ -151,4 +151,4 @@ TEST(Compare, GeneratedCMatchesReferenceBitForBit) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_compare_logical

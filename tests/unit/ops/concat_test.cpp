@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_concat {
 namespace {
 
 using test::ints;
@@ -109,4 +109,4 @@ TEST(Concat, SameInputTwice) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_concat

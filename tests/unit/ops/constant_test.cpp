@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_constant {
 namespace {
 
 using test::OnnxBuilder;
@@ -63,4 +63,4 @@ TEST(Constant, FeedsAKernel) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_constant

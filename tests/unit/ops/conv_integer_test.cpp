@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_conv_integer {
 namespace {
 
 using test::ints;
@@ -167,4 +167,4 @@ TEST(QLinearConv, GeneratedCMatchesReferenceRandom) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_conv_integer

@@ -7,7 +7,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_conv {
 namespace {
 
 namespace fs = std::filesystem;
@@ -180,4 +180,4 @@ TEST(Conv, CompiledActivationIsFused) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_conv

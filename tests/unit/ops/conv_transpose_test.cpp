@@ -9,7 +9,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_conv_transpose {
 namespace {
 
 namespace fs = std::filesystem;
@@ -210,4 +210,4 @@ TEST(ConvTranspose, GeneratedCMatchesReferenceRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_conv_transpose

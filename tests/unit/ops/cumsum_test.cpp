@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_cumsum {
 namespace {
 
 using test::OnnxBuilder;
@@ -75,4 +75,4 @@ TEST(CumSum, AxisComputedAtRunTime) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_cumsum

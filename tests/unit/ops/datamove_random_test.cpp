@@ -14,7 +14,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_datamove_random {
 namespace {
 
 using test::ints;
@@ -385,4 +385,4 @@ TEST(DatamoveRandomMrvl, RuntimeShapeInputsMatchReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_datamove_random

@@ -7,7 +7,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_depth_space {
 namespace {
 
 using test::OnnxBuilder;
@@ -76,4 +76,4 @@ TEST(DepthToSpace, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_depth_space

@@ -7,7 +7,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_dropout {
 namespace {
 
 using test::OnnxBuilder;
@@ -98,4 +98,4 @@ TEST(Dropout, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_dropout

@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_elementwise_random {
 namespace {
 
 using test::OnnxBuilder;
@@ -94,4 +94,4 @@ TEST_P(ElementwiseRandom, GeneratedCMatchesReferenceBitForBit) {
 INSTANTIATE_TEST_SUITE_P(Seeds, ElementwiseRandom, ::testing::Values(1u, 2u, 3u, 4u));
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_elementwise_random

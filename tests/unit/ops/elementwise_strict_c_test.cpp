@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc {
+namespace mlipc::unit_ops_elementwise_strict_c {
 namespace {
 
 using test::OnnxBuilder;
@@ -66,4 +66,4 @@ TEST(ElementwiseStrictC, EveryExpressionFormCompilesAsStrictC99) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_elementwise_strict_c

@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_elementwise {
 namespace {
 
 using test::OnnxBuilder;
@@ -227,4 +227,4 @@ TEST(Elementwise, GeneratedCFusedActivation) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_elementwise

@@ -4,7 +4,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_eye_like {
 namespace {
 
 using test::import_error;
@@ -64,4 +64,4 @@ TEST(EyeLike, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_eye_like

@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_flatten {
 namespace {
 
 using test::OnnxBuilder;
@@ -56,4 +56,4 @@ TEST(Flatten, ViewBetweenKernels) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_flatten

@@ -10,7 +10,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_folding {
 namespace {
 
 using test::ints;
@@ -106,4 +106,4 @@ TEST(Folding, ShapeChainOfAConstantFolds) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_folding

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_gather_elements {
 namespace {
 
 using test::OnnxBuilder;
@@ -81,4 +81,4 @@ TEST(GatherElements, IndexOutOfRangeAtRunTimeFailsTheRun) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_gather_elements

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_gather_nd {
 namespace {
 
 using test::OnnxBuilder;
@@ -89,4 +89,4 @@ TEST(GatherND, CoordinateOutOfRangeAtRunTimeFailsTheRun) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_gather_nd

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_gather {
 namespace {
 
 using test::OnnxBuilder;
@@ -127,4 +127,4 @@ TEST(Gather, IndexOutOfRangeAtRunTimeFailsTheRun) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_gather

@@ -7,7 +7,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_gemm {
 namespace {
 
 using test::OnnxBuilder;
@@ -142,4 +142,4 @@ TEST(Gemm, Opset6BroadcastAttribute) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_gemm

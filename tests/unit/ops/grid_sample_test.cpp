@@ -14,7 +14,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_grid_sample {
 namespace {
 
 namespace fs = std::filesystem;
@@ -193,4 +193,4 @@ TEST(GridSample, Randomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_grid_sample

@@ -5,7 +5,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_identity {
 namespace {
 
 using test::OnnxBuilder;
@@ -54,4 +54,4 @@ TEST(Identity, GeneratedCCopiesAnyType) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_identity

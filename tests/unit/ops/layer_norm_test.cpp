@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_layer_norm {
 namespace {
 
 using test::OnnxBuilder;
@@ -131,4 +131,4 @@ TEST(LayerNorm, GeneratedCRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_layer_norm

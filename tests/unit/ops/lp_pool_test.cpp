@@ -10,7 +10,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_lp_pool {
 namespace {
 
 namespace fs = std::filesystem;
@@ -138,4 +138,4 @@ TEST(LpPool, GeneratedCMatchesReferenceRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_lp_pool

@@ -13,7 +13,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_math_unary {
 namespace {
 
 using test::OnnxBuilder;
@@ -183,4 +183,4 @@ TEST(MathUnary, GeneratedCOtherTypesMatchReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_math_unary

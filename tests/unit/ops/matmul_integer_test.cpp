@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_matmul_integer {
 namespace {
 
 using test::OnnxBuilder;
@@ -160,4 +160,4 @@ TEST(MatMulInteger, GeneratedCMatchesReferenceRandom) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_matmul_integer

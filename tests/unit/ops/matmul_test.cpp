@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_matmul {
 namespace {
 
 using test::OnnxBuilder;
@@ -109,4 +109,4 @@ TEST(MatMul, GeneratedCConstantWeightsAndFusedActivation) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_matmul

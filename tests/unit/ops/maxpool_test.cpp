@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_maxpool {
 namespace {
 
 namespace fs = std::filesystem;
@@ -121,4 +121,4 @@ TEST(MaxPool, GeneratedCMatchesReferenceIndices) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_maxpool

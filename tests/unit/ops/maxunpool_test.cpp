@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_maxunpool {
 namespace {
 
 namespace fs = std::filesystem;
@@ -122,4 +122,4 @@ TEST(MaxUnpool, GeneratedCMatchesReferenceIndicesAtRunTime) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_maxunpool

@@ -4,7 +4,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_mel_weight_matrix {
 namespace {
 
 using test::import_error;
@@ -67,4 +67,4 @@ TEST(MelWeightMatrix, Errors) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_mel_weight_matrix

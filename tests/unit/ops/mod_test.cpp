@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_mod {
 namespace {
 
 using test::OnnxBuilder;
@@ -104,4 +104,4 @@ TEST(Mod, GeneratedCMatchesReferenceBitForBit) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_mod

@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_normalization {
 namespace {
 
 using test::ints;
@@ -171,4 +171,4 @@ TEST(Normalization, GeneratedCRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_normalization

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_pad {
 namespace {
 
 using test::ints;
@@ -133,4 +133,4 @@ TEST(Pad, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_pad

@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_prelu {
 namespace {
 
 using test::OnnxBuilder;
@@ -92,4 +92,4 @@ TEST(PRelu, GeneratedCMatchesReferenceBitForBit) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_prelu

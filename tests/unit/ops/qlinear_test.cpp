@@ -15,7 +15,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_qlinear {
 namespace {
 
 using test::ints;
@@ -218,4 +218,4 @@ TEST(FoldQdq, PerAxisScaleOfTheWrongLengthNamesTheNode) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_qlinear

@@ -15,7 +15,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_quantize_linear {
 namespace {
 
 using test::ints;
@@ -291,4 +291,4 @@ TEST(Int8Kernels, StrictC99) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_quantize_linear

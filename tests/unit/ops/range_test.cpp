@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_range {
 namespace {
 
 using test::OnnxBuilder;
@@ -61,4 +61,4 @@ TEST(Range, RuntimeValuesWithADeclaredLength) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_range

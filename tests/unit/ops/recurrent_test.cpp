@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_recurrent {
 namespace {
 
 namespace fs = std::filesystem;
@@ -489,4 +489,4 @@ TEST(Recurrent, ScratchIsAnArenaBufferOfItsStep) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_recurrent

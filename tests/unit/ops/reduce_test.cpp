@@ -13,7 +13,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_reduce {
 namespace {
 
 using test::ints;
@@ -334,4 +334,4 @@ TEST(Reduce, GeneratedCRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_reduce

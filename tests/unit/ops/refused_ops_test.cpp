@@ -9,7 +9,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_refused_ops {
 namespace {
 
 using test::OnnxBuilder;
@@ -35,4 +35,4 @@ TEST(RefusedOps, DataDependentShapesSayWhy) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_refused_ops

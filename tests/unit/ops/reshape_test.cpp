@@ -7,7 +7,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_reshape {
 namespace {
 
 using test::ints;
@@ -95,4 +95,4 @@ TEST(Reshape, FoldsOnConstants) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_reshape

@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_resize {
 namespace {
 
 using test::floats;
@@ -243,4 +243,4 @@ TEST(Resize, BilinearUpsamplingOnTheMlipTarget) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_resize

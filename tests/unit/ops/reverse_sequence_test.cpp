@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_reverse_sequence {
 namespace {
 
 using test::OnnxBuilder;
@@ -60,4 +60,4 @@ TEST(ReverseSequence, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_reverse_sequence

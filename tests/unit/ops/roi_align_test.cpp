@@ -13,7 +13,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_roi_align {
 namespace {
 
 namespace fs = std::filesystem;
@@ -187,4 +187,4 @@ TEST(RoiAlign, BadRunTimeRoisStopTheRun) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_roi_align

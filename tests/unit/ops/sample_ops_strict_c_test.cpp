@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc {
+namespace mlipc::unit_ops_sample_ops_strict_c {
 namespace {
 
 using test::ints;
@@ -58,4 +58,4 @@ TEST(SampleOpsStrictC, EveryFormCompilesAsStrictC99) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_sample_ops_strict_c

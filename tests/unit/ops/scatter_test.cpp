@@ -9,7 +9,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_scatter {
 namespace {
 
 using test::OnnxBuilder;
@@ -129,4 +129,4 @@ TEST(ScatterND, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_scatter

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_shape {
 namespace {
 
 using test::OnnxBuilder;
@@ -72,4 +72,4 @@ TEST(Size, FoldsOnConstantAndRunTimeInputs) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_shape

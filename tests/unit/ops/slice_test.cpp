@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_slice {
 namespace {
 
 using test::ints;
@@ -226,4 +226,4 @@ TEST(Slice, ShuffleNetChannelSplitOnTheMlipTarget) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_slice

@@ -6,7 +6,7 @@
 
 #include "support/error.h"
 
-namespace mlipc::ops {
+namespace mlipc::ops::unit_ops_spatial {
 namespace {
 
 using ::testing::HasSubstr;
@@ -152,4 +152,4 @@ TEST(Spatial, To3dAddsLeadingUnitAxes) {
 }
 
 }  // namespace
-}  // namespace mlipc::ops
+}  // namespace mlipc::ops::unit_ops_spatial

@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_split {
 namespace {
 
 using test::ints;
@@ -117,4 +117,4 @@ TEST(Split, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_split

@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_squeeze {
 namespace {
 
 using test::ints;
@@ -68,4 +68,4 @@ TEST(Squeeze, ViewBetweenKernels) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_squeeze

@@ -14,7 +14,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_tfidf {
 namespace {
 
 namespace fs = std::filesystem;
@@ -219,4 +219,4 @@ TEST(TfIdfVectorizer, Randomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_tfidf

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_tile {
 namespace {
 
 using test::ints;
@@ -96,4 +96,4 @@ TEST(Tile, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_tile

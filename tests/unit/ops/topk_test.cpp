@@ -11,7 +11,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_topk {
 namespace {
 
 using test::OnnxBuilder;
@@ -147,4 +147,4 @@ TEST(TopK, GeneratedCRandomized) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_topk

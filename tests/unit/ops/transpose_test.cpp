@@ -9,7 +9,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_transpose {
 namespace {
 
 using test::ints;
@@ -100,4 +100,4 @@ TEST(Transpose, AllPermutationsOfRank4) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_transpose

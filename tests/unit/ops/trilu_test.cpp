@@ -8,7 +8,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_trilu {
 namespace {
 
 using test::OnnxBuilder;
@@ -71,4 +71,4 @@ TEST(Trilu, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_trilu

@@ -9,7 +9,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_unary {
 namespace {
 
 using test::OnnxBuilder;
@@ -158,4 +158,4 @@ TEST(Unary, GeneratedCMatchesReference) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_unary

@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_unsqueeze {
 namespace {
 
 using test::ints;
@@ -74,4 +74,4 @@ TEST(Unsqueeze, ViewBetweenKernels) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_unsqueeze

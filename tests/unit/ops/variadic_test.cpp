@@ -13,7 +13,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_variadic {
 namespace {
 
 using test::OnnxBuilder;
@@ -126,4 +126,4 @@ TEST(Variadic, GeneratedCMatchesReferenceBitForBit) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_variadic

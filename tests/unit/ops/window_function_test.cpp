@@ -6,7 +6,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_ops_window_function {
 namespace {
 
 using test::import_error;
@@ -87,4 +87,4 @@ TEST(WindowFunction, Errors) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_ops_window_function

@@ -12,7 +12,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc {
+namespace mlipc::unit_passes_partition {
 namespace {
 
 using test::OnnxBuilder;
@@ -96,4 +96,4 @@ TEST(Partition, NothingChosenLeavesTheGraphAlone) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_passes_partition

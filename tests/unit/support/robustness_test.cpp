@@ -27,7 +27,7 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-namespace mlipc {
+namespace mlipc::unit_support_robustness {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -234,4 +234,4 @@ TEST(Metadata, DamageThatWouldHurtReadersIsRefused) {
 }
 
 }  // namespace
-}  // namespace mlipc
+}  // namespace mlipc::unit_support_robustness
