@@ -43,9 +43,9 @@ void print_region(std::string& text, const mlip::RegionReport& reg, const mlip::
     for (const auto& [a, b] : l.ranges) ranges.push_back(fmt::format("[{},{})", a, b));
     std::string rs = fmt::format("{}", fmt::join(ranges, " "));
     if (rs.size() > 34) rs = rs.substr(0, 31) + "...";
-    fmt::format_to(out, "    {:>3}  {:<15} {:>12} {:>10}  {:<9} {:<34}  {}{}\n", i++, l.kind, with_commas(l.macs),
+    fmt::format_to(out, "    {:>3}  {:<15} {:>12} {:>10}  {:<9} {:<34}  {}{}{}\n", i++, l.kind, with_commas(l.macs),
                with_commas(l.est_cycles), l.split, rs, names(l.origins),
-               l.pinned ? "  [weights pinned]" : "");
+               l.pinned ? "  [weights pinned]" : "", l.dtype != "fp16" ? "  [" + l.dtype + "]" : "");
   }
   const double mhz = target.clock_mhz;
   fmt::format_to(out, "    estimated {} cycles = {:.1f} us at {:.0f} MHz; border conversions {} cycles ({:.1f}%)\n",

@@ -83,8 +83,10 @@ RegionReport report_region(const LoweredRegion& r, const Options& opt, const std
     const RLayer& l = r.layers[i];
     const LayerKind& kind = layer_kind(l.kind);
     const LayerPlan& p = plans[i];
+    const uint32_t dt = r.tensors[static_cast<size_t>(l.output)].dtype;
     rep.layers.push_back({l.name, kind.name, kind.composite, l.origins, l.macs, p.est_cycles, split_name(p.split.how),
-                          p.split.ranges, p.passes, p.pinned});
+                          p.split.ranges, p.passes, p.pinned,
+                          dt == MLIP_DT_INT8 ? "int8" : dt == MLIP_DT_UINT8 ? "uint8" : "fp16"});
     rep.est_cycles += p.est_cycles;
   }
   rep.ocm_used.assign(static_cast<size_t>(opt.num_tiles), 0);

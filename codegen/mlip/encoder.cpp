@@ -90,7 +90,7 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
       const RTensor& x = r.tensors[t];
       mlip_io_desc d{};
       d.name = intern(x.name);
-      d.type = MLIP_IO_FP32;
+      d.type = x.dtype == MLIP_DT_INT8 ? MLIP_IO_INT8 : x.dtype == MLIP_DT_UINT8 ? MLIP_IO_UINT8 : MLIP_IO_FP32;
       d.layout = MLIP_LAYOUT_NCHW;
       if (x.h * x.w == 1 && !x.flat) {
         d.ndim = 2;
@@ -129,7 +129,9 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
   h.num_tiles = u32(in.num_tiles);
   h.ocm_size = in.ocm_size;
   h.ocm_pinned_offset = in.pinned_offset;
-  h.quantize = MLIP_QUANT_FP16;
+  h.quantize = std::any_of(r.tensors.begin(), r.tensors.end(), [](const RTensor& t) { return t.q8(); })
+                   ? MLIP_QUANT_INT8
+                   : MLIP_QUANT_FP16;
   h.flags = (in.pinned ? uint32_t{MLIP_FLAG_WB_PIN_OCM} : 0u) | (in.hardware ? uint32_t{MLIP_FLAG_HW} : 0u);
   h.num_inputs = u32(r.inputs.size());
   h.num_outputs = u32(r.outputs.size());

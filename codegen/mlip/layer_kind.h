@@ -27,6 +27,7 @@ class LayerPlanner;  // plan.h
 struct SupportLimits {
   const TargetInfo& target;
   uint32_t work_bytes;  // OCM per tile for a layer's working buffers (working_ocm_bytes)
+  bool int8 = false;    // -quantize=int8: only the integer operators' int8 layers
 };
 
 // "" when `n` can be this layer on the MLIP, otherwise why not (one line,

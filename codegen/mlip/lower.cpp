@@ -42,9 +42,14 @@ void set_dims(RTensor& t, const Shape& s) {
 
 }  // namespace
 
-int LowerContext::scratch_like(const std::string& name, const Shape& s) {
+uint32_t mlip_dtype(DType t) {
+  return t == DType::Int8 ? MLIP_DT_INT8 : t == DType::UInt8 ? MLIP_DT_UINT8 : MLIP_DT_FP16;
+}
+
+int LowerContext::scratch_like(const std::string& name, const Shape& s, DType dtype) {
   RTensor t;
   t.name = name;
+  t.dtype = mlip_dtype(dtype);
   set_dims(t, s);
   return add_tensor(t);
 }
@@ -66,7 +71,7 @@ RLayer& LowerContext::new_layer(uint32_t kind, const Node& n) {
 
 int LowerContext::output_tensor(const Node& n, size_t i) {
   const Value& v = g_.value(n.outputs[i]);
-  int t = scratch_like(v.name, v.shape);
+  int t = scratch_like(v.name, v.shape, v.dtype);
   vt_[n.outputs[i]] = t;
   return t;
 }
@@ -81,6 +86,18 @@ const TensorData& LowerContext::constant(const Node& n, size_t i) const {
   const TensorData& t = *g_.value(n.inputs[i]).constant;
   if (t.dtype() != DType::Float32) fail("input #{} must be float32", i);
   return t;
+}
+
+const TensorData& LowerContext::any_constant(const Node& n, size_t i) const {
+  if (!n.has_input(i) || !g_.value(n.inputs[i]).is_constant()) fail("input #{} must be a constant", i);
+  return *g_.value(n.inputs[i]).constant;
+}
+
+int64_t LowerContext::add_bytes(const std::vector<uint8_t>& v) {
+  align_weights();
+  int64_t off = static_cast<int64_t>(r_.weights.size());
+  r_.weights.insert(r_.weights.end(), v.begin(), v.end());
+  return off;
 }
 
 void LowerContext::align_weights() {
@@ -119,6 +136,7 @@ int LowerContext::border_tensor(const Value& val, RTensor::Home home, int index)
   t.home = home;
   t.index = index;
   t.planar = true;
+  t.dtype = mlip_dtype(val.dtype);
   set_dims(t, val.shape);
   return add_tensor(t);
 }
@@ -127,7 +145,7 @@ void LowerContext::convert_in(int index, ValueId v) {
   const Value& val = g_.value(v);
   int ti = border_tensor(val, RTensor::Input, index);
   r_.inputs.push_back(ti);
-  int si = scratch_like(val.name + ":fp16", val.shape);
+  int si = scratch_like(val.name + (is_q8_type(val.dtype) ? ":nhwc" : ":fp16"), val.shape, val.dtype);
   RLayer l;
   l.kind = MLIP_LAYER_CONVERT_IN;
   l.name = "convert_in:" + val.name;

@@ -54,6 +54,10 @@ class LowerContext {
   // returns their offset.
   int64_t add_f16(const std::vector<float>& v);
   int64_t add_f32(const std::vector<float>& v);
+  // Input i of `n` as a constant of any type (int8 weights, int32 bias).
+  const TensorData& any_constant(const Node& n, size_t i) const;
+  // Appends raw bytes (int8 weights) 128-byte aligned; returns their offset.
+  int64_t add_bytes(const std::vector<uint8_t>& v);
   // Appends little-endian 32-bit words (tables); returns their offset.
   int64_t add_u32(const std::vector<uint32_t>& v);
   // Records a constant for consts-JSON.
@@ -77,7 +81,7 @@ class LowerContext {
 
  private:
   int add_tensor(RTensor t);
-  int scratch_like(const std::string& name, const Shape& s);
+  int scratch_like(const std::string& name, const Shape& s, DType dtype);
   int border_tensor(const Value& val, RTensor::Home home, int index);
   void align_weights();
   void view(const Node& n);
@@ -89,6 +93,10 @@ class LowerContext {
   std::map<ValueId, int> vt_;
   std::map<int, std::vector<std::string>> view_origins_;
 };
+
+// MLIP_DT_INT8 / MLIP_DT_UINT8 for those tensor types, else MLIP_DT_FP16.
+uint32_t mlip_dtype(DType t);
+inline bool is_q8_type(DType t) { return t == DType::Int8 || t == DType::UInt8; }
 
 // Throws Error naming the node for anything the support rules should not
 // have let through.

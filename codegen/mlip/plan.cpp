@@ -123,6 +123,14 @@ void LayerPlanner::set_activation(uint32_t* w, int word) const {
   w[word] = l_.act.kind;
   std::memcpy(&w[word + 1], &l_.act.lo, sizeof(float));
   std::memcpy(&w[word + 2], &l_.act.hi, sizeof(float));
+  if (!l_.q8()) return;
+  // int8: no activation (fused Relu/Clip are the clamp among the words).
+  w[word] = MLIP_ACT_NONE;
+  w[word + 1] = 0;
+  w[word + 2] = 0;
+  for (size_t i = 0; i < l_.q8_words.size(); ++i)
+    std::memcpy(&w[static_cast<size_t>(l_.q8_first) + i], &l_.q8_words[i], sizeof(uint32_t));
+  w[MLIP_DTYPE] = l_.dtype;
 }
 
 LayerPlan LayerPlanner::finish() {
@@ -193,8 +201,9 @@ WeightSlice weight_slice(const PlanContext& ctx, int index, const LayerPlan& pla
   s.w_off = l.weight_offset + c0 * per;
   s.w_bytes = (c1 - c0) * per;
   if (l.has_bias()) {
-    s.b_off = l.bias_offset + c0 * kF32Bytes;
-    s.b_bytes = (c1 - c0) * kF32Bytes;
+    const int64_t bper = l.bias_bytes / oc;  // fp32 bias, or an int8 layer's requantization record
+    s.b_off = l.bias_offset + c0 * bper;
+    s.b_bytes = (c1 - c0) * bper;
   }
   return s;
 }

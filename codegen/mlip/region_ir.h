@@ -28,10 +28,12 @@ struct RTensor {
                                // a dense layer reading it reorders its weights
   bool hwc_order = false;      // a 4-D tensor whose ONNX order is already h, w, c (after Transpose 0,2,3,1)
   int alias_of = -1;           // shares the bytes of another tensor (flatten)
+  uint32_t dtype = MLIP_DT_FP16; // MLIP_DT_INT8/UINT8: one byte per element, in DDR and OCM (int8 regions)
   uint32_t offset = 0;         // in SCRATCH, once planned
   int64_t image_elems() const { return h * w * c; }
   int64_t elems() const { return n * h * w * c; }
-  int64_t elem_bytes() const { return planar ? kF32Bytes : kF16Bytes; }
+  bool q8() const { return dtype != MLIP_DT_FP16; }
+  int64_t elem_bytes() const { return q8() ? 1 : (planar ? kF32Bytes : kF16Bytes); }
   int64_t bytes() const { return elems() * elem_bytes(); }
 };
 
@@ -70,6 +72,13 @@ struct RLayer {
   int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
   std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)
   uint64_t macs = 0;
+  // int8 layers (docs/mlip-spec.md 4a): the element type, and the command
+  // words from q8_first on (zero points, multipliers, shifts, clamp) that
+  // every command of the layer carries; the activation word stays NONE.
+  uint32_t dtype = MLIP_DT_FP16;
+  int q8_first = 0;
+  std::vector<int32_t> q8_words;
+  bool q8() const { return dtype != MLIP_DT_FP16; }
   bool has_weights() const { return weight_offset >= 0; }
   bool has_bias() const { return bias_offset >= 0; }
 };

@@ -18,7 +18,7 @@ json region_json(const RegionReport& r) {
     for (const auto& [a, b] : l.ranges) ranges.push_back({a, b});
     layers.push_back({{"name", l.name}, {"kind", l.kind}, {"composite", l.composite}, {"onnx_nodes", l.origins},
                       {"macs", l.macs}, {"est_cycles", l.est_cycles}, {"split", l.split}, {"tile_ranges", ranges},
-                      {"passes", l.passes}, {"weights_pinned", l.pinned}});
+                      {"passes", l.passes}, {"weights_pinned", l.pinned}, {"dtype", l.dtype}});
   }
   return {{"name", r.name}, {"inputs", r.inputs}, {"outputs", r.outputs}, {"layers", layers},
           {"ocm_bytes_per_tile", r.ocm_used}, {"ocm_size", r.ocm_size}, {"ocm_pinned_offset", r.pinned_offset},
@@ -50,6 +50,7 @@ LayerReport layer_from_json(const json& j, const std::string& where) {
   l.ranges = field<std::vector<std::pair<int64_t, int64_t>>>(j, "tile_ranges", where);
   l.passes = field<int64_t>(j, "passes", where);
   l.pinned = field<bool>(j, "weights_pinned", where);
+  l.dtype = j.contains("dtype") ? field<std::string>(j, "dtype", where) : "fp16";  // tarballs before int8: fp16
   return l;
 }
 

@@ -46,7 +46,16 @@ bool consumers_all(const Graph& g, const std::vector<std::vector<int>>& consumer
 std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) {
   if (std::string r = empty_tensor_reason(g, n); !r.empty()) return r;
   const TargetInfo& t = target_info(o.mcpu);
-  const SupportLimits limits{t, working_ocm_bytes(t, o)};
+  const SupportLimits limits{t, working_ocm_bytes(t, o), o.quantize == "int8"};
+  // A region is all fp16 or all int8 (the header's quantize): with
+  // -quantize=int8 only the integer operators that have an int8 layer.
+  const bool q8_node = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
+    return v != kNoValue && !g.value(v).is_constant() &&
+           (g.value(v).dtype == DType::Int8 || g.value(v).dtype == DType::UInt8);
+  });
+  if (limits.int8 && !q8_node) return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
+  if (limits.int8 && !layer_kind_for_op(n.op)) return fmt::format("{} has no int8 MLIP layer", n.op);
+  if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
   if (const LayerKind* k = layer_kind_for_op(n.op)) return k->support(g, n, limits);
@@ -74,7 +83,7 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // Activations ride on a layer that fuses one, when they are its only
   // reader; otherwise they are an ACTIVATION layer of their own.
   const TargetInfo& target = target_info(o.mcpu);
-  const SupportLimits limits{target, working_ocm_bytes(target, o)};
+  const SupportLimits limits{target, working_ocm_bytes(target, o), o.quantize == "int8"};
   for (size_t i = 0; i < n; ++i) {
     const Node& a = g.nodes[i];
     if (!is_activation_op(a.op)) continue;

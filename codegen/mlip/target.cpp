@@ -27,16 +27,13 @@ const TargetInfo& target_info(const std::string& mcpu) {
 void parse_mattr(const std::string& mattr, Options& o) {
   std::istringstream words(mattr);
   std::string w;
-  const char* allowed = "sim or hw, -quantize=fp16, -wb_pin_ocm=0 or 1";
+  const char* allowed = "sim or hw, -quantize=fp16 or int8, -wb_pin_ocm=0 or 1";
   while (words >> w) {
     if (w == "sim") o.hardware = false;
     else if (w == "hw") o.hardware = true;
     else if (w.rfind("-quantize=", 0) == 0) {
       o.quantize = w.substr(10);
-      if (o.quantize == "int8")
-        fail("--target-mrvl-mattr '{}': -quantize=int8 needs calibration data, which this version does not take yet "
-             "(allowed: {})", mattr, allowed);
-      if (o.quantize != "fp16") fail("--target-mrvl-mattr '{}': unknown -quantize value '{}' (allowed: {})", mattr, o.quantize, allowed);
+      if (o.quantize != "fp16" && o.quantize != "int8") fail("--target-mrvl-mattr '{}': unknown -quantize value '{}' (allowed: {})", mattr, o.quantize, allowed);
     } else if (w.rfind("-wb_pin_ocm=", 0) == 0) {
       std::string v = w.substr(12);
       if (v != "0" && v != "1") fail("--target-mrvl-mattr '{}': -wb_pin_ocm must be 0 or 1 (allowed: {})", mattr, allowed);

@@ -193,6 +193,21 @@ enum {
   MLIP_ELT_MAX = 5, MLIP_ELT_MIN = 6, MLIP_ELT_PRELU = 7 /* a < 0 ? a * b : a */, MLIP_ELT_COUNT_
 };
 
+/* Element type of a compute command (word MLIP_DTYPE of every opcode; 0 in
+ * every fp16 buffer). An int8 buffer (header.quantize MLIP_QUANT_INT8)
+ * holds only 8-bit compute commands, an fp16 buffer only fp16 ones
+ * (docs/mlip-spec.md section 4a). */
+#define MLIP_DTYPE 29
+enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
+/* The int8 bounds that keep every int32 sum exact: products per CONV2D
+ * output (255 * 255 * 33025 < 2^31, as the compiler's own bound) and
+ * positions of a GLOBAL_AVGPOOL (255 * 8421504 < 2^31). */
+#define MLIP_INT8_MAX_TAPS 33025u
+#define MLIP_INT8_MAX_POOL_HW 8421504u
+/* An int8 CONV2D's per-output-channel record at its BIAS offset: int32
+ * bias, int32 multiplier q (0 or in [2^30, 2^31)), int32 shift in [-31, 30]. */
+#define MLIP_REQUANT_RECORD_BYTES 12u
+
 /* CONVERT modes */
 enum { MLIP_CVT_F32_TO_F16 = 1, MLIP_CVT_F16_TO_F32 = 2 };
 
@@ -214,7 +229,7 @@ enum { /* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides */
 enum { /* CONVERT: count elements from src to dst (may not overlap) */
   MLIP_CVT_SRC = 0, MLIP_CVT_DST = 1, MLIP_CVT_COUNT = 2, MLIP_CVT_MODE = 3
 };
-enum { /* LAYOUT: src [outer][a][b] -> dst [outer][b][a], elem_bytes 2 or 4 */
+enum { /* LAYOUT: src [outer][a][b] -> dst [outer][b][a], elem_bytes 1, 2 or 4 */
   MLIP_LAY_SRC = 0, MLIP_LAY_DST = 1, MLIP_LAY_OUTER = 2, MLIP_LAY_A = 3, MLIP_LAY_B = 4, MLIP_LAY_ELEM = 5
 };
 enum { /* CONV2D on an NHWC block: input [in_h][in_w][in_c] fp16, weights
@@ -232,7 +247,10 @@ enum { /* CONV2D on an NHWC block: input [in_h][in_w][in_c] fp16, weights
   MLIP_CONV_PAD_LEFT = 17,
   MLIP_CONV_GROUPS = 18, MLIP_CONV_IC_PER_GROUP = 19, MLIP_CONV_OC_PER_GROUP = 20,
   MLIP_CONV_OC_BASE = 21, MLIP_CONV_IC_BASE = 22,
-  MLIP_CONV_ACT = 23, MLIP_CONV_ACT_LO = 24, MLIP_CONV_ACT_HI = 25 /* float32 bits */
+  MLIP_CONV_ACT = 23, MLIP_CONV_ACT_LO = 24, MLIP_CONV_ACT_HI = 25, /* float32 bits */
+  /* int8/uint8 (MLIP_DTYPE): act NONE, ACT_LO/ACT_HI the output clamp as
+     int32, the input and output zero points; BIAS holds the records. */
+  MLIP_CONV_CLAMP_LO = 24, MLIP_CONV_CLAMP_HI = 25, MLIP_CONV_X_ZP = 26, MLIP_CONV_Y_ZP = 27
 };
 enum { /* FC: input [n][k_count] fp16 (a K chunk), weights [out_c][k_count] fp16,
           accumulator [n][out_c] fp32, bias [out_c] fp32, output [n][out_c] fp16.
@@ -262,11 +280,18 @@ enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
 #define MLIP_POOL_MAX_GAP 65535u
 enum { /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] fp16 -> output [c] fp16 */
   MLIP_GPOOL_IN = 0, MLIP_GPOOL_OUT = 1, MLIP_GPOOL_HW = 2, MLIP_GPOOL_C = 3,
-  MLIP_GPOOL_ACT = 4, MLIP_GPOOL_ACT_LO = 5, MLIP_GPOOL_ACT_HI = 6
+  MLIP_GPOOL_ACT = 4, MLIP_GPOOL_ACT_LO = 5, MLIP_GPOOL_ACT_HI = 6,
+  /* int8/uint8 GLOBAL_AVGPOOL: zero points, (q, shift) of x_scale / (y_scale * hw), clamp */
+  MLIP_GPOOL_X_ZP = 7, MLIP_GPOOL_Y_ZP = 8, MLIP_GPOOL_Q = 9, MLIP_GPOOL_SHIFT = 10,
+  MLIP_GPOOL_LO = 11, MLIP_GPOOL_HI = 12
 };
 enum { /* ADD: out[i] = round(act(a[i] + b[i])), fp16 */
   MLIP_ADD_A = 0, MLIP_ADD_B = 1, MLIP_ADD_OUT = 2, MLIP_ADD_COUNT = 3,
-  MLIP_ADD_ACT = 4, MLIP_ADD_ACT_LO = 5, MLIP_ADD_ACT_HI = 6
+  MLIP_ADD_ACT = 4, MLIP_ADD_ACT_LO = 5, MLIP_ADD_ACT_HI = 6,
+  /* int8/uint8 (QLinearAdd, mlip_qadd_sum): zero points, each operand's and
+     the output's (q, shift), the output clamp */
+  MLIP_ADD_A_ZP = 7, MLIP_ADD_B_ZP = 8, MLIP_ADD_Y_ZP = 9, MLIP_ADD_QA = 10, MLIP_ADD_SA = 11,
+  MLIP_ADD_QB = 12, MLIP_ADD_SB = 13, MLIP_ADD_QY = 14, MLIP_ADD_SY = 15, MLIP_ADD_LO = 16, MLIP_ADD_HI = 17
 };
 enum { /* ACTIVATION: out[i] = round(act(in[i])), count fp16 elements */
   MLIP_ACTV_IN = 0, MLIP_ACTV_OUT = 1, MLIP_ACTV_COUNT = 2,

@@ -14,6 +14,11 @@
 extern "C" {
 #endif
 
+/* An 8-bit CONV2D (MLIP_DTYPE int8/uint8) runs at this many times
+ * macs_per_cycle: an assumption (docs/mlip-spec.md section 5), the ratio of
+ * most NPUs, not a published MLIP figure. */
+#define MLIP_INT8_MAC_FACTOR 4u
+
 /* The target constants the model needs (the header carries them). */
 typedef struct mlip_cycle_rates {
   uint32_t macs_per_cycle;      /* per tile */

@@ -38,7 +38,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
     case MLIP_OP_CONV2D:
       work = (uint64_t)w[MLIP_CONV_OUT_H] * w[MLIP_CONV_OUT_W] * w[MLIP_CONV_OUT_C] * w[MLIP_CONV_KH] *
              w[MLIP_CONV_KW] * w[MLIP_CONV_IC_PER_GROUP];
-      rate = rates->macs_per_cycle;
+      rate = w[MLIP_DTYPE] != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
       break;
     case MLIP_OP_FC:
       work = (uint64_t)w[MLIP_FC_N] * w[MLIP_FC_K] * w[MLIP_FC_OUT_C];

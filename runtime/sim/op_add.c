@@ -5,6 +5,9 @@
 
 mlip_status mlip_sim_check_add(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_check_add_q8(v, section, c); /* op_int8.c */
+  }
   uint64_t len = (uint64_t)w[MLIP_ADD_COUNT] * 2u;
   if (w[MLIP_ADD_COUNT] < 1u || !mlip_sim_act_ok(w[MLIP_ADD_ACT])) {
     return MLIP_ERR_INVALID_ARG;
@@ -21,6 +24,9 @@ mlip_status mlip_sim_check_add(const mlip_sim_view* v, uint32_t section, const m
 
 mlip_status mlip_sim_exec_add(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_add_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* a = ocm + w[MLIP_ADD_A];
   const uint8_t* b = ocm + w[MLIP_ADD_B];
   uint8_t* out = ocm + w[MLIP_ADD_OUT];

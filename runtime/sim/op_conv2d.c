@@ -6,6 +6,9 @@
 
 mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_check_conv2d_q8(v, section, c); /* op_int8.c */
+  }
   static const uint8_t nonzero[] = {
     MLIP_CONV_IN_H, MLIP_CONV_IN_W, MLIP_CONV_IN_C, MLIP_CONV_OUT_H, MLIP_CONV_OUT_W, MLIP_CONV_OUT_C,
     MLIP_CONV_KH, MLIP_CONV_KW, MLIP_CONV_STRIDE_H, MLIP_CONV_STRIDE_W, MLIP_CONV_DIL_H, MLIP_CONV_DIL_W,
@@ -61,6 +64,9 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
 
 mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_conv2d_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* in = ocm + w[MLIP_CONV_IN];
   const uint8_t* wt = ocm + w[MLIP_CONV_WEIGHTS];
   const uint8_t* bias = w[MLIP_CONV_BIAS] != MLIP_NO_OFFSET ? ocm + w[MLIP_CONV_BIAS] : NULL;

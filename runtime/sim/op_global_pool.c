@@ -5,6 +5,9 @@
 
 mlip_status mlip_sim_check_global_pool(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_check_global_pool_q8(v, section, c); /* op_int8.c */
+  }
   uint64_t in_len, out_len;
   if (w[MLIP_GPOOL_HW] < 1u || w[MLIP_GPOOL_C] < 1u || !mlip_sim_act_ok(w[MLIP_GPOOL_ACT])) {
     return MLIP_ERR_INVALID_ARG;
@@ -21,6 +24,9 @@ mlip_status mlip_sim_check_global_pool(const mlip_sim_view* v, uint32_t section,
 
 mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_global_pool_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* in = ocm + w[MLIP_GPOOL_IN];
   uint8_t* out = ocm + w[MLIP_GPOOL_OUT];
   const size_t hw = w[MLIP_GPOOL_HW], ch = w[MLIP_GPOOL_C];

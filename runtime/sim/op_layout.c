@@ -7,7 +7,7 @@
 mlip_status mlip_sim_check_layout(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
   uint64_t len;
-  if (w[MLIP_LAY_ELEM] != 2u && w[MLIP_LAY_ELEM] != 4u) {
+  if (w[MLIP_LAY_ELEM] != 1u && w[MLIP_LAY_ELEM] != 2u && w[MLIP_LAY_ELEM] != 4u) {
     return MLIP_ERR_INVALID_ARG;
   }
   if (w[MLIP_LAY_OUTER] < 1u || w[MLIP_LAY_A] < 1u || w[MLIP_LAY_B] < 1u) {

@@ -24,6 +24,9 @@ static int32_t as_i32(uint32_t u) {
 
 mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_check_pool_q8(v, section, c); /* op_int8.c */
+  }
   static const uint8_t nonzero[] = {
     MLIP_POOL_IN_H, MLIP_POOL_IN_W, MLIP_POOL_C, MLIP_POOL_OUT_H, MLIP_POOL_OUT_W,
     MLIP_POOL_KH, MLIP_POOL_KW, MLIP_POOL_STRIDE_H, MLIP_POOL_STRIDE_W,
@@ -51,6 +54,9 @@ mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const 
 
 mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_pool_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* in = ocm + w[MLIP_POOL_IN];
   uint8_t* out = ocm + w[MLIP_POOL_OUT];
   const int64_t in_h = w[MLIP_POOL_IN_H], in_w = w[MLIP_POOL_IN_W];

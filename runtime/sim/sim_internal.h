@@ -280,6 +280,21 @@ const mlip_sim_opcode* mlip_sim_opcode_of(uint32_t opcode);
  * re-check (cannot happen after validation). */
 mlip_status mlip_sim_run_section(const mlip_sim_env* env, uint32_t section);
 
+/* ---- op_int8.c ------------------------------------------------------------ */
+
+/* The element-type word (MLIP_DTYPE) of any command against the buffer's
+ * quantize mode (docs/command-buffer.md "int8 commands"). */
+mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* cmd);
+/* The 8-bit forms, reached from op_<name>.c when MLIP_DTYPE is not fp16. */
+mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+mlip_status mlip_sim_check_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+mlip_status mlip_sim_exec_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+mlip_status mlip_sim_check_add_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,7 +65,7 @@ static mlip_status check_header_fields(const mlip_header* h) {
   if (h->ocm_size > MLIP_MAX_OCM_SIZE || h->ocm_pinned_offset > h->ocm_size) {
     return MLIP_ERR_BOUNDS;
   }
-  if (h->quantize != MLIP_QUANT_FP16) {
+  if (h->quantize != MLIP_QUANT_FP16 && h->quantize != MLIP_QUANT_INT8) {
     return MLIP_ERR_UNSUPPORTED;
   }
   if ((h->flags & ~(uint32_t)(MLIP_FLAG_WB_PIN_OCM | MLIP_FLAG_HW)) != 0u) {
@@ -287,6 +287,7 @@ mlip_status mlip_sim_check_cmd(const mlip_sim_view* v, uint32_t section, const m
   if (section == MLIP_SEC_INIT && c->opcode != MLIP_OP_DMA_IN && c->opcode != MLIP_OP_BARRIER) {
     return MLIP_ERR_INVALID_ARG; /* INIT only loads the pinned weights */
   }
+  MLIP_TRY(mlip_sim_check_dtype(v, c));
   return op->check(v, section, c);
 }
 

@@ -4,6 +4,10 @@
 // tile's share in chunks that fit OCM.
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "ir/ops/qlinear.h"
+#include "ir/ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
@@ -15,7 +19,48 @@ namespace mlipc::mlip::layers {
 namespace {
 
 // Both operands and the sum of `elems` elements.
-uint64_t pass_bytes(int64_t elems) { return 3 * ocm_round(elems * kF16Bytes); }
+uint64_t pass_bytes(int64_t elems, int64_t eb) { return 3 * ocm_round(elems * eb); }
+
+// QLinearAdd (com.microsoft: a, a_scale, a_zp, b, b_scale, b_zp, y_scale,
+// y_zp) of two computed tensors of one shape: the int8 ADD.
+std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (!lim.int8) return "int8 addition needs -quantize=int8";
+  if (n.op != "QLinearAdd") return "Add on int8 tensors";
+  const Value& a = g.value(n.inputs[0]);
+  const Value& b = g.value(n.inputs[3]);
+  if (a.is_constant() || b.is_constant() || a.shape != b.shape) return "only int8 additions of two equal shapes";
+  for (size_t i : {1, 4, 6})
+    if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  for (size_t i : {2, 5, 7})
+    if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  if (!a.shape.empty())
+    if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
+  if (a.shape.size() != 4 && a.shape.size() != 2) return "only 2-D and 4-D tensors";
+  return "";
+}
+
+// A per-tensor (scale, zero point) of QLinearAdd's inputs s and z.
+ops::QParam q8_param(const LowerContext& ctx, const Node& n, size_t s, size_t z, DType t) {
+  ops::QParam p;
+  p.dtype = t;
+  p.scale = ctx.any_constant(n, s).data<float>()[0];
+  p.zero_point = n.has_input(z) ? static_cast<int32_t>(ctx.any_constant(n, z).as_int64()[0]) : 0;
+  return p;
+}
+
+// The CPU kernel's constants (c/kernels/qlinear_binary.cpp).
+void lower_q8(LowerContext& ctx, const Node& n) {
+  RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
+  l.inputs = {ctx.tensor_of(n.inputs[0]), ctx.tensor_of(n.inputs[3])};
+  l.output = ctx.output_tensor(n);
+  const DType t = ctx.graph().value(n.inputs[0]).dtype;
+  const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
+  const ops::AddRequant r = ops::add_requant(a, b, y);
+  l.dtype = mlip_dtype(t);
+  l.q8_first = MLIP_ADD_A_ZP;
+  l.q8_words = {a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
+                r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+}
 
 // Two computed tensors of the same shape; other Adds are ELTWISE layers.
 bool same_shapes(const Graph& g, const Node& n) {
@@ -25,6 +70,7 @@ bool same_shapes(const Graph& g, const Node& n) {
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (lim.int8 || n.op == "QLinearAdd") return q8_support(g, n, lim);
   if (n.attrs.has("legacy_axis")) return "legacy broadcasting";
   if (!same_shapes(g, n)) return eltwise_reason(g, n, lim);
   const Value& a = g.value(n.inputs[0]);
@@ -37,6 +83,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 }
 
 void lower(LowerContext& ctx, const Node& n) {
+  if (n.op == "QLinearAdd") return lower_q8(ctx, n);
   if (!same_shapes(ctx.graph(), n)) return lower_eltwise(ctx, n);
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
   l.inputs = {ctx.tensor_of(n.inputs[0]), ctx.tensor_of(n.inputs[1])};
@@ -47,35 +94,36 @@ void plan(LayerPlanner& p) {
   const RTensor& a = p.in(0);
   const RTensor& b = p.in(1);
   const RTensor& y = p.out();
+  const int64_t eb = y.elem_bytes();
   const int64_t E = y.elems();
   const auto parts = split_range(E, p.num_tiles(), 64);
   p.set_split(Split::Elements, parts);
-  const int64_t chunk = largest(E, [&](int64_t v) { return pass_bytes(v) <= p.work_limit(); });
+  const int64_t chunk = largest(E, [&](int64_t v) { return pass_bytes(v, eb) <= p.work_limit(); });
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     Ocm ocm(p.work_limit());
     const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
-    const uint32_t a_off = ocm.take(n * kF16Bytes), b_off = ocm.take(n * kF16Bytes), o_off = ocm.take(n * kF16Bytes);
+    const uint32_t a_off = ocm.take(n * eb), b_off = ocm.take(n * eb), o_off = ocm.take(n * eb);
     p.note_ocm(tile, ocm);
     for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
       const int64_t en = std::min(n, parts[t].second - e0);
       p.count_pass();
-      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * kF16Bytes, a_off, en * kF16Bytes);
-      p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * kF16Bytes, b_off, en * kF16Bytes);
+      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, a_off, en * eb);
+      p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * eb, b_off, en * eb);
       RCommand& c = p.cmd(MLIP_OP_ADD, tile);
       c.cmd.w[MLIP_ADD_A] = a_off;
       c.cmd.w[MLIP_ADD_B] = b_off;
       c.cmd.w[MLIP_ADD_OUT] = o_off;
       c.cmd.w[MLIP_ADD_COUNT] = u32(en);
       p.set_activation(c.cmd.w, MLIP_ADD_ACT);
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * kF16Bytes, o_off, en * kF16Bytes);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * eb, o_off, en * eb);
     }
   }
 }
 
 }  // namespace
 
-extern const LayerKind kAdd = {MLIP_LAYER_ADD, "add", "Sum", "mrvl.sum", {"Add"},
+extern const LayerKind kAdd = {MLIP_LAYER_ADD, "add", "Sum", "mrvl.sum", {"Add", "QLinearAdd"},
                                /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
 
 }  // namespace mlipc::mlip::layers

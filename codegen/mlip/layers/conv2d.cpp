@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ir/ops/conv_integer.h"
+#include "ir/ops/quant.h"
 #include "ir/ops/spatial.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -29,19 +31,61 @@ struct ConvPass {
   int64_t kh, sh, dh;      // vertical window
   int64_t weights_per_oc;  // kh * kw * C / groups
   bool bias;
+  // Bytes of an activation and of a weight, and per output channel of the
+  // bias: fp16, fp16, fp32; int8: 1, 1 and a requantization record.
+  int64_t eb = kF16Bytes, wb = kF16Bytes, bb = kF32Bytes;
 
   // Input rows that R output rows read.
   int64_t rows_for(int64_t R) const { return std::min(H, (R - 1) * sh + (kh - 1) * dh + 1); }
   // R output rows of occ output channels: every input channel in, the
   // output block, and the weights and bias unless they are pinned.
   uint64_t bytes(int64_t R, int64_t occ, bool pinned) const {
-    uint64_t b = ocm_round(rows_for(R) * W * C * kF16Bytes) + ocm_round(R * OW * occ * kF16Bytes);
-    if (!pinned) b += ocm_round(occ * weights_per_oc * kF16Bytes) + (bias ? ocm_round(occ * kF32Bytes) : 0);
+    uint64_t b = ocm_round(rows_for(R) * W * C * eb) + ocm_round(R * OW * occ * eb);
+    if (!pinned) b += ocm_round(occ * weights_per_oc * wb) + (bias ? ocm_round(occ * bb) : 0);
     return b;
   }
 };
 
+ConvPass q8_pass(ConvPass p) {
+  p.eb = 1;
+  p.wb = 1;
+  p.bb = MLIP_REQUANT_RECORD_BYTES;
+  p.bias = true;
+  return p;
+}
+
+// QLinearConv (inputs x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B):
+// an int8 CONV2D when the weights are int8 with zero points 0 (symmetric,
+// as the MLIP reads them), the scales constants, and the sums bounded.
+std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (!lim.int8) return "int8 convolution needs -quantize=int8";
+  const Value& xv = g.value(n.inputs[0]);
+  if (xv.shape.size() != 4) return "only 2-D int8 convolution (4-D NCHW tensors) runs on the MLIP";
+  const Shape& x = xv.shape;
+  if (std::string r = batch_reason(x[0]); !r.empty()) return r;
+  for (size_t i : {1, 3, 4, 6})
+    if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  for (size_t i : {2, 5, 7, 8})
+    if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  if (g.value(n.inputs[3]).dtype != DType::Int8) return "only int8 weights run on the MLIP";
+  if (n.has_input(5))
+    for (int64_t z : g.value(n.inputs[5]).constant->as_int64())
+      if (z != 0) return "only symmetric weights (zero point 0) run on the MLIP";
+  const Shape& w = g.value(n.inputs[3]).shape;
+  if (w[1] * w[2] * w[3] > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
+    return fmt::format("{} products per output, above the int8 bound of {}", w[1] * w[2] * w[3], MLIP_INT8_MAX_TAPS);
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
+  const ConvPass pass = q8_pass({x[2], x[3], x[1], g.value(n.outputs[0]).shape[3], geo.kernel[0], geo.strides[0],
+                                 geo.dilations[0], w[1] * w[2] * w[3], true});
+  const uint64_t need = pass.bytes(1, 1, false);
+  if (need > lim.work_bytes)
+    return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
+  return "";
+}
+
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (n.op == "QLinearConv") return q8_support(g, n, lim);
   if (!is_float4d(g, n.inputs[0])) return "only 2-D float32 convolution (4-D NCHW tensors) runs on the MLIP";
   const Shape& x = g.value(n.inputs[0]).shape;  // [N, C, H, W]
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
@@ -58,7 +102,70 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
+// The int8 form: weights int8 OHWI, one {bias, q, shift} record per output
+// channel (the (q, shift) of the CPU kernel, ops::conv_requant), the
+// zero points and the output clamp (a folded Relu/Clip) as command words.
+void lower_q8(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] int8
+  const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(g.value(n.inputs[0]).shape),
+                                                  ops::spatial_of(w.shape()), kConvRules);
+  RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
+  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.kh = kh;
+  l.kw = kw;
+  l.sh = geo.strides[0];
+  l.sw = geo.strides[1];
+  l.dh = geo.dilations[0];
+  l.dw = geo.dilations[1];
+  l.pt = geo.pad_begin(0);
+  l.pl = geo.pad_begin(1);
+  l.pb = geo.pad_end(0);
+  l.pr = geo.pad_end(1);
+  l.groups = n.attrs.get_int("group", 1);
+  const std::vector<int64_t> src = w.as_int64();
+  std::vector<uint8_t> ohwi(src.size());
+  std::vector<float> shown(src.size());
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t i = 0; i < cg; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          const int64_t v = src[static_cast<size_t>(((o * cg + i) * kh + y) * kw + x)];
+          const size_t d = static_cast<size_t>(((o * kh + y) * kw + x) * cg + i);
+          ohwi[d] = static_cast<uint8_t>(v & 0xff);
+          shown[d] = static_cast<float>(v);
+        }
+  l.weight_offset = ctx.add_bytes(ohwi);
+  l.weight_bytes = static_cast<int64_t>(ohwi.size());
+  l.weight_name = g.value(n.inputs[3]).name;
+  ctx.add_const({l.weight_name, {m, kh, kw, cg}, shown});
+  const std::vector<ops::Requant> rq =
+      ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6));
+  std::vector<int64_t> bias(static_cast<size_t>(m), 0);
+  if (n.has_input(8)) bias = ctx.any_constant(n, 8).as_int64();
+  std::vector<uint32_t> rec;
+  for (int64_t o = 0; o < m; ++o) {
+    const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(o) : 0];
+    for (int64_t v : {bias[static_cast<size_t>(o)], static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)})
+      rec.push_back(static_cast<uint32_t>(v));
+  }
+  l.bias_offset = ctx.add_u32(rec);
+  l.bias_bytes = m * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
+  l.bias_name = n.has_input(8) ? g.value(n.inputs[8]).name : l.name + ":requant";
+  const DType xt = g.value(n.inputs[0]).dtype, yt = g.value(n.outputs[0]).dtype;
+  const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
+  const int32_t zy = n.has_input(7) ? static_cast<int32_t>(ctx.any_constant(n, 7).as_int64()[0]) : 0;
+  if (xt != yt) fail("int8 convolution with input {} and output {} types", dtype_name(xt), dtype_name(yt));
+  l.dtype = mlip_dtype(yt);
+  l.q8_first = MLIP_CONV_CLAMP_LO;
+  l.q8_words = {ops::clamp_lo(n.attrs, yt), ops::clamp_hi(n.attrs, yt), zx, zy};
+  l.output = ctx.output_tensor(n);
+  l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);
+}
+
 void lower(LowerContext& ctx, const Node& n) {
+  if (n.op == "QLinearConv") return lower_q8(ctx, n);
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw]
   const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
@@ -114,15 +221,17 @@ void plan(LayerPlanner& p) {
   const RTensor& y = p.out();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w, OC = y.c;
   const int64_t cg = C / l.groups, ocpg = OC / l.groups;
-  const ConvPass pass{H, W, C, OW, l.kh, l.sh, l.dh, l.kh * l.kw * cg, l.has_bias()};
+  ConvPass pass{H, W, C, OW, l.kh, l.sh, l.dh, l.kh * l.kw * cg, l.has_bias()};
+  if (l.q8()) pass = q8_pass(pass);
+  const int64_t eb = pass.eb, wb = pass.wb, bb = pass.bb;
   const int64_t wper = pass.weights_per_oc;
   const bool by_channels = p.split() == Split::Channels;
   const auto parts = split_range(by_channels ? OC : OH, p.num_tiles());
   p.set_split(p.split(), parts);
   const uint64_t limit = p.work_limit();
   for (int64_t img = 0; img < x.n; ++img) {
-    const int64_t xb = p.ddr_base(x) + img * H * W * C * kF16Bytes;
-    const int64_t yb = p.ddr_base(y) + img * OH * OW * OC * kF16Bytes;
+    const int64_t xb = p.ddr_base(x) + img * H * W * C * eb;
+    const int64_t yb = p.ddr_base(y) + img * OH * OW * OC * eb;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t r0 = by_channels ? 0 : parts[t].first, r1 = by_channels ? OH : parts[t].second;
@@ -136,18 +245,18 @@ void plan(LayerPlanner& p) {
         Ocm ocm(p.work_limit());
         uint32_t w_off = 0, b_off = MLIP_NO_OFFSET;
         if (pin) {
-          w_off = u32(p.pinned_weights(tile) + (cs - c0) * wper * kF16Bytes);
-          if (l.has_bias()) b_off = u32(p.pinned_bias(tile) + (cs - c0) * kF32Bytes);
+          w_off = u32(p.pinned_weights(tile) + (cs - c0) * wper * wb);
+          if (l.has_bias()) b_off = u32(p.pinned_bias(tile) + (cs - c0) * bb);
         } else {
-          w_off = ocm.take(cn * wper * kF16Bytes);
-          p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * wper * kF16Bytes, w_off, cn * wper * kF16Bytes);
+          w_off = ocm.take(cn * wper * wb);
+          p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * wper * wb, w_off, cn * wper * wb);
           if (l.has_bias()) {
-            b_off = ocm.take(cn * kF32Bytes);
-            p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * kF32Bytes, b_off, cn * kF32Bytes);
+            b_off = ocm.take(cn * bb);
+            p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * bb, b_off, cn * bb);
           }
         }
-        const uint32_t in_off = ocm.take(pass.rows_for(R) * W * C * kF16Bytes);
-        const uint32_t out_off = ocm.take(R * OW * cn * kF16Bytes);
+        const uint32_t in_off = ocm.take(pass.rows_for(R) * W * C * eb);
+        const uint32_t out_off = ocm.take(R * OW * cn * eb);
         p.note_ocm(tile, ocm);
         for (int64_t p0 = r0; p0 < r1; p0 += R) {
           const int64_t p1 = std::min(r1, p0 + R);
@@ -157,7 +266,7 @@ void plan(LayerPlanner& p) {
           ir0 = std::min(ir0, H - 1);  // a pass whose windows are all padding still loads one real row
           ir1 = std::max(ir1, ir0 + 1);
           p.count_pass();
-          p.dma_in(tile, p.binding(x), xb + ir0 * W * C * kF16Bytes, in_off, (ir1 - ir0) * W * C * kF16Bytes);
+          p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
           RCommand& c = p.cmd(MLIP_OP_CONV2D, tile);
           uint32_t* w = c.cmd.w;
           w[MLIP_CONV_IN] = in_off;
@@ -189,10 +298,10 @@ void plan(LayerPlanner& p) {
             if (l.has_bias()) c.pinned_words.push_back(MLIP_CONV_BIAS);
           }
           if (cn == OC)
-            p.dma_out(tile, p.binding(y), yb + p0 * OW * OC * kF16Bytes, out_off, (p1 - p0) * OW * OC * kF16Bytes);
+            p.dma_out(tile, p.binding(y), yb + p0 * OW * OC * eb, out_off, (p1 - p0) * OW * OC * eb);
           else
-            p.dma_out(tile, p.binding(y), yb + (p0 * OW * OC + cs) * kF16Bytes, out_off, (p1 - p0) * OW,
-                      cn * kF16Bytes, OC * kF16Bytes, cn * kF16Bytes);
+            p.dma_out(tile, p.binding(y), yb + (p0 * OW * OC + cs) * eb, out_off, (p1 - p0) * OW,
+                      cn * eb, OC * eb, cn * eb);
         }
       }
     }
@@ -208,7 +317,7 @@ void json(const RLayer& l, nlohmann::json& a) {
 
 }  // namespace
 
-extern const LayerKind kConv2D = {MLIP_LAYER_CONV2D, "conv2d", "Conv2D", "mrvl.conv2d_nhwc2nhwc", {"Conv"},
+extern const LayerKind kConv2D = {MLIP_LAYER_CONV2D, "conv2d", "Conv2D", "mrvl.conv2d_nhwc2nhwc", {"Conv", "QLinearConv"},
                                   /*fuses_activation=*/true, support, lower, plan, splits, json};
 
 }  // namespace mlipc::mlip::layers

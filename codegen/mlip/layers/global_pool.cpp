@@ -3,6 +3,10 @@
 // groups of channels whose whole spatial extent fits OCM.
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "ir/ops/qlinear.h"
+#include "ir/ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
@@ -14,11 +18,32 @@ namespace mlipc::mlip::layers {
 namespace {
 
 // The OCM `channels` channels of an image of `hw` positions need.
-uint64_t pass_bytes(int64_t hw, int64_t channels) {
-  return ocm_round(hw * channels * kF16Bytes) + ocm_round(channels * kF16Bytes);
+uint64_t pass_bytes(int64_t hw, int64_t channels, int64_t eb = kF16Bytes) {
+  return ocm_round(hw * channels * eb) + ocm_round(channels * eb);
+}
+
+// QLinearGlobalAveragePool (x, x_scale, x_zp, y_scale, y_zp; NCHW) and
+// GlobalMaxPool on int8 tensors: the int8 forms.
+std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (!lim.int8) return "int8 global pooling needs -quantize=int8";
+  if (n.op == "GlobalAveragePool") return "GlobalAveragePool on int8 tensors";
+  const Shape& x = g.value(n.inputs[0]).shape;
+  if (x.size() != 4) return "only 4-D int8 global pooling runs on the MLIP";
+  if (n.attrs.get_int("channels_last", 0) != 0) return "channels_last";
+  if (std::string r = batch_reason(x[0]); !r.empty()) return r;
+  if (n.op == "QLinearGlobalAveragePool") {
+    for (size_t i : {1, 3})
+      if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+    for (size_t i : {2, 4})
+      if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+    if (x[2] * x[3] > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW)) return "more positions than the int8 bound";
+  }
+  if (pass_bytes(x[2] * x[3], 1, 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
+  return "";
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (lim.int8 || n.op == "QLinearGlobalAveragePool") return q8_support(g, n, lim);
   if (!is_float4d(g, n.inputs[0])) return "only 4-D float32 global pooling runs on the MLIP";
   const Shape& x = g.value(n.inputs[0]).shape;
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
@@ -27,43 +52,60 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 }
 
 void lower(LowerContext& ctx, const Node& n) {
-  RLayer& l = ctx.new_layer(n.op == "GlobalAveragePool" ? MLIP_LAYER_GLOBAL_AVGPOOL : MLIP_LAYER_GLOBAL_MAXPOOL, n);
+  const bool avg = n.op == "GlobalAveragePool" || n.op == "QLinearGlobalAveragePool";
+  RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_GLOBAL_AVGPOOL : MLIP_LAYER_GLOBAL_MAXPOOL, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
   l.output = ctx.output_tensor(n);
+  l.dtype = ctx.tensor(l.output).dtype;
+  if (n.op != "QLinearGlobalAveragePool") return;
+  // The CPU kernel's constants (c/kernels/qlinear_pool.cpp): one
+  // requantization of x_scale / (y_scale * hw), the type's range.
+  const Graph& g = ctx.graph();
+  const DType t = g.value(n.inputs[0]).dtype;
+  const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
+  const int32_t zy = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
+  const Shape& x = g.value(n.inputs[0]).shape;
+  const ops::Requant r = ops::requant_of(static_cast<double>(ctx.any_constant(n, 1).data<float>()[0]) /
+                                             (static_cast<double>(ctx.any_constant(n, 3).data<float>()[0]) *
+                                              static_cast<double>(x[2] * x[3])),
+                                         "the mean");
+  l.q8_first = MLIP_GPOOL_X_ZP;
+  l.q8_words = {zx, zy, r.q, r.shift, ops::quant_min(t), ops::quant_max(t)};
 }
 
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& x = p.in();
   const RTensor& y = p.out();
+  const int64_t eb = x.elem_bytes();
   const int64_t HW = x.h * x.w, C = x.c;
   const auto parts = split_range(C, p.num_tiles());
   p.set_split(Split::Channels, parts);
   for (int64_t img = 0; img < x.n; ++img) {
-    const int64_t xb = p.ddr_base(x) + img * HW * C * kF16Bytes;
-    const int64_t yb = p.ddr_base(y) + img * C * kF16Bytes;
+    const int64_t xb = p.ddr_base(x) + img * HW * C * eb;
+    const int64_t yb = p.ddr_base(y) + img * C * eb;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t c0 = parts[t].first, c1 = parts[t].second;
-      const int64_t cc = largest(c1 - c0, [&](int64_t v) { return pass_bytes(HW, v) <= p.work_limit(); });
+      const int64_t cc = largest(c1 - c0, [&](int64_t v) { return pass_bytes(HW, v, eb) <= p.work_limit(); });
       if (cc == 0) fail("layer '{}' does not fit OCM", l.name);
       for (int64_t cs = c0; cs < c1; cs += cc) {
         const int64_t cn = std::min(cc, c1 - cs);
         Ocm ocm(p.work_limit());
-        const uint32_t in_off = ocm.take(HW * cn * kF16Bytes), out_off = ocm.take(cn * kF16Bytes);
+        const uint32_t in_off = ocm.take(HW * cn * eb), out_off = ocm.take(cn * eb);
         p.note_ocm(tile, ocm);
         p.count_pass();
         if (cn == C)
-          p.dma_in(tile, p.binding(x), xb, in_off, HW * C * kF16Bytes);
+          p.dma_in(tile, p.binding(x), xb, in_off, HW * C * eb);
         else
-          p.dma_in(tile, p.binding(x), xb + cs * kF16Bytes, in_off, HW, cn * kF16Bytes, C * kF16Bytes, cn * kF16Bytes);
+          p.dma_in(tile, p.binding(x), xb + cs * eb, in_off, HW, cn * eb, C * eb, cn * eb);
         RCommand& c = p.cmd(l.kind == MLIP_LAYER_GLOBAL_AVGPOOL ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, tile);
         c.cmd.w[MLIP_GPOOL_IN] = in_off;
         c.cmd.w[MLIP_GPOOL_OUT] = out_off;
         c.cmd.w[MLIP_GPOOL_HW] = u32(HW);
         c.cmd.w[MLIP_GPOOL_C] = u32(cn);
         p.set_activation(c.cmd.w, MLIP_GPOOL_ACT);
-        p.dma_out(tile, p.binding(y), yb + cs * kF16Bytes, out_off, cn * kF16Bytes);
+        p.dma_out(tile, p.binding(y), yb + cs * eb, out_off, cn * eb);
       }
     }
   }
@@ -72,7 +114,7 @@ void plan(LayerPlanner& p) {
 }  // namespace
 
 extern const LayerKind kGlobalAvgPool = {MLIP_LAYER_GLOBAL_AVGPOOL, "global_avgpool", "GlobalAvgpool2D",
-                                         "mrvl.globalavgpool2d_nhwc2nhwc", {"GlobalAveragePool"},
+                                         "mrvl.globalavgpool2d_nhwc2nhwc", {"GlobalAveragePool", "QLinearGlobalAveragePool"},
                                          /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
 extern const LayerKind kGlobalMaxPool = {MLIP_LAYER_GLOBAL_MAXPOOL, "global_maxpool", "GlobalMaxpool2D",
                                          "mrvl.globalmaxpool2d_nhwc2nhwc", {"GlobalMaxPool"},

@@ -28,16 +28,21 @@ struct PoolPass {
   int64_t H, W;   // input image
   int64_t OW;     // output width
   int64_t kh, sh; // vertical window: its extent (dilation included) and stride
+  int64_t eb = kF16Bytes;  // bytes per element: 1 in int8 regions
 
   int64_t rows_for(int64_t R) const { return std::min(H, (R - 1) * sh + kh); }
   // R output rows of occ channels, read from occ input channels.
   uint64_t bytes(int64_t R, int64_t occ) const {
-    return ocm_round(rows_for(R) * W * occ * kF16Bytes) + ocm_round(R * OW * occ * kF16Bytes);
+    return ocm_round(rows_for(R) * W * occ * eb) + ocm_round(R * OW * occ * eb);
   }
 };
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (!is_float4d(g, n.inputs[0])) return "only 2-D float32 pooling (4-D NCHW tensors) runs on the MLIP";
+  // int8: MaxPool on the integers (fold_qdq keeps it when its input and
+  // output share scale and zero point), exact.
+  const bool q8 = lim.int8 && n.op == "MaxPool" && g.value(n.inputs[0]).shape.size() == 4;
+  if (lim.int8 && !q8) return "only MaxPool of 4-D tensors has an int8 MLIP layer";
+  if (!q8 && !is_float4d(g, n.inputs[0])) return "only 2-D float32 pooling (4-D NCHW tensors) runs on the MLIP";
   const Shape& x = g.value(n.inputs[0]).shape;  // [N, C, H, W]
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
@@ -46,7 +51,8 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   for (int64_t d : geo.dilations)
     if (d - 1 > static_cast<int64_t>(MLIP_POOL_MAX_GAP))
       return fmt::format("dilation {} above the {} of a MAXPOOL or AVGPOOL window", d, MLIP_POOL_MAX_GAP + 1);
-  const PoolPass pass{x[2], x[3], geo.out[1], (geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0]};
+  const PoolPass pass{x[2], x[3], geo.out[1], (geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0],
+                      q8 ? 1 : kF16Bytes};
   const uint64_t need = pass.bytes(1, 1);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
@@ -72,6 +78,7 @@ void lower(LowerContext& ctx, const Node& n) {
   l.pr = geo.pad_end(1);
   l.count_include_pad = avg && n.attrs.get_int("count_include_pad", 0) != 0;
   l.output = ctx.output_tensor(n);
+  l.dtype = ctx.tensor(l.output).dtype;  // int8: no other word (scale and zero point pass through)
 }
 
 std::vector<Split> splits(const RTensor&) { return {Split::Rows}; }
@@ -83,15 +90,16 @@ void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& x = p.in();
   const RTensor& y = p.out();
+  const int64_t eb = x.elem_bytes();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w;
   const int64_t extent_h = (l.kh - 1) * l.dh + 1;  // input rows one window spans
-  const PoolPass pass{H, W, OW, extent_h, l.sh};
+  const PoolPass pass{H, W, OW, extent_h, l.sh, eb};
   const auto parts = split_range(OH, p.num_tiles());
   p.set_split(Split::Rows, parts);
   const uint64_t limit = p.work_limit();
   for (int64_t img = 0; img < x.n; ++img) {
-    const int64_t xb = p.ddr_base(x) + img * H * W * C * kF16Bytes;
-    const int64_t yb = p.ddr_base(y) + img * OH * OW * C * kF16Bytes;
+    const int64_t xb = p.ddr_base(x) + img * H * W * C * eb;
+    const int64_t yb = p.ddr_base(y) + img * OH * OW * C * eb;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t r0 = parts[t].first, r1 = parts[t].second;
@@ -101,8 +109,8 @@ void plan(LayerPlanner& p) {
       for (int64_t cs = 0; cs < C; cs += occ) {
         const int64_t cn = std::min(occ, C - cs);
         Ocm ocm(p.work_limit());
-        const uint32_t in_off = ocm.take(pass.rows_for(R) * W * cn * kF16Bytes);
-        const uint32_t out_off = ocm.take(R * OW * cn * kF16Bytes);
+        const uint32_t in_off = ocm.take(pass.rows_for(R) * W * cn * eb);
+        const uint32_t out_off = ocm.take(R * OW * cn * eb);
         p.note_ocm(tile, ocm);
         for (int64_t p0 = r0; p0 < r1; p0 += R) {
           const int64_t p1 = std::min(r1, p0 + R);
@@ -113,10 +121,10 @@ void plan(LayerPlanner& p) {
           ir1 = std::max(ir1, ir0 + 1);
           p.count_pass();
           if (cn == C)
-            p.dma_in(tile, p.binding(x), xb + ir0 * W * C * kF16Bytes, in_off, (ir1 - ir0) * W * C * kF16Bytes);
+            p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
           else
-            p.dma_in(tile, p.binding(x), xb + (ir0 * W * C + cs) * kF16Bytes, in_off, (ir1 - ir0) * W,
-                     cn * kF16Bytes, C * kF16Bytes, cn * kF16Bytes);
+            p.dma_in(tile, p.binding(x), xb + (ir0 * W * C + cs) * eb, in_off, (ir1 - ir0) * W,
+                     cn * eb, C * eb, cn * eb);
           RCommand& c = p.cmd(l.kind == MLIP_LAYER_MAXPOOL ? MLIP_OP_MAXPOOL : MLIP_OP_AVGPOOL, tile);
           uint32_t* w = c.cmd.w;
           w[MLIP_POOL_IN] = in_off;
@@ -142,10 +150,10 @@ void plan(LayerPlanner& p) {
           w[MLIP_POOL_GAP_W] = u32(l.dw - 1);
           p.set_activation(w, MLIP_POOL_ACT);
           if (cn == C)
-            p.dma_out(tile, p.binding(y), yb + p0 * OW * C * kF16Bytes, out_off, (p1 - p0) * OW * C * kF16Bytes);
+            p.dma_out(tile, p.binding(y), yb + p0 * OW * C * eb, out_off, (p1 - p0) * OW * C * eb);
           else
-            p.dma_out(tile, p.binding(y), yb + (p0 * OW * C + cs) * kF16Bytes, out_off, (p1 - p0) * OW,
-                      cn * kF16Bytes, C * kF16Bytes, cn * kF16Bytes);
+            p.dma_out(tile, p.binding(y), yb + (p0 * OW * C + cs) * eb, out_off, (p1 - p0) * OW,
+                      cn * eb, C * eb, cn * eb);
         }
       }
     }

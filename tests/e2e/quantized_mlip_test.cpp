@@ -1,0 +1,212 @@
+// The quantized models (tests/data/models/quant_*) with -quantize=int8 on
+// "mrvl, c": their integer convolutions, pools and additions run on the
+// MLIP as int8 layers (docs/mlip-spec.md 4a) and every output is
+// bit-identical to the "c" build of the same model, for num_tiles 1, 2, 4, 8
+// with and without pinned weights; the simulator's cycles equal the
+// compiler's estimates. Prints per model the int8 MLIP layers and the
+// estimated cycles beside the fp16 build of the fp32 source. Also: an fp32
+// model with -quantize=int8 is refused in one line, and a damaged int8
+// command word of a compiled buffer is refused by the validator.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "driver/compile.h"
+#include "frontend/tensor_proto.h"
+#include "host/host_model.h"
+#include "mlip/cmdbuf.h"
+#include "mlip/region.h"
+#include "models.h"
+#include "support/error.h"
+#include "testlib/model_runner.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::test {
+namespace {
+
+std::vector<ModelCase> q8_cases() {
+  std::vector<ModelCase> out;
+  for (const auto& e : fs::directory_iterator(fs::path(MLIPC_TEST_DATA) / "models")) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() && name.rfind("quant_", 0) == 0) out.push_back({name, e.path()});
+  }
+  std::sort(out.begin(), out.end(), [](const ModelCase& a, const ModelCase& b) { return a.name < b.name; });
+  return out;
+}
+
+driver::CompileOptions int8_options(int tiles, bool pin) {
+  driver::CompileOptions o;
+  o.target = "mrvl, c";
+  o.mlip.num_tiles = tiles;
+  o.mlip.wb_pin_ocm = pin;
+  o.mlip.quantize = "int8";
+  return o;
+}
+
+struct Q8Built {
+  driver::CompileResult result;
+  host::RunResult run;
+};
+
+Q8Built q8_build_and_run(const ModelCase& m, const driver::CompileOptions& opt, const std::string& tag) {
+  Q8Built b;
+  b.result = driver::compile_model(m.dir / "model.onnx", opt);
+  const fs::path tar = scratch_dir() / fmt::format("{}_q8_{}.tar", m.name, tag);
+  driver::write_tarball(b.result, tar);
+  host::BuildOptions bo;
+  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::HostModel hm = host::HostModel::build(tar, bo);
+  io::NamedTensors in;
+  for (size_t i = 0; i < b.result.graph.inputs.size(); ++i)
+    in.emplace_back(b.result.graph.inputs[i].name,
+                    frontend::load_tensor_pb(m.dir / fmt::format("test_data_set_0/input_{}.pb", i)));
+  b.run = hm.run(in);
+  return b;
+}
+
+// Layers of the regions that compute (the borders only move bytes), of
+// an 8-bit type (the report's dtype, as inspect shows it) or fp16.
+int64_t q8_compute_layers(const driver::CompileResult& r, const std::string& kind = "", bool q8 = true) {
+  int64_t n = 0;
+  for (const auto& region : r.mlip.regions)
+    for (const mlip::LayerReport& l : region->report.layers)
+      if (l.kind != "convert_in" && l.kind != "convert_out" && (kind.empty() || l.kind == kind) &&
+          (l.dtype == "int8" || l.dtype == "uint8") == q8)
+        ++n;
+  return n;
+}
+
+uint64_t q8_total_cycles(const driver::CompileResult& r) {
+  uint64_t c = 0;
+  for (const auto& region : r.mlip.regions)
+    for (const mlip::LayerReport& l : region->report.layers) c += l.est_cycles;
+  return c;
+}
+
+// The quantize word of every region's header.
+bool q8_all_regions_int8(const driver::CompileResult& r) {
+  for (const auto& region : r.mlip.regions) {
+    mlip_header h;
+    std::memcpy(&h, region->command_buffer.data(), sizeof h);
+    if (h.quantize != MLIP_QUANT_INT8) return false;
+  }
+  return !r.mlip.regions.empty();
+}
+
+class QuantizedMlip : public ::testing::TestWithParam<ModelCase> {};
+
+TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
+  const ModelCase& m = GetParam();
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  const Q8Built cpu = q8_build_and_run(m, c_opt, "c");
+  for (int tiles : {1, 2, 4, 8}) {
+    for (bool pin : {false, true}) {
+      SCOPED_TRACE(fmt::format("num_tiles {} wb_pin_ocm {}", tiles, pin ? 1 : 0));
+      const Q8Built q = q8_build_and_run(m, int8_options(tiles, pin), fmt::format("t{}p{}", tiles, pin ? 1 : 0));
+      ASSERT_TRUE(q8_all_regions_int8(q.result));
+      // Every quant_* model has convolutions (dense layers are 1x1 ones): they run on the MLIP in int8.
+      EXPECT_GT(q8_compute_layers(q.result, "conv2d"), 0);
+      ASSERT_EQ(q.run.outputs.size(), cpu.run.outputs.size());
+      for (size_t k = 0; k < cpu.run.outputs.size(); ++k) {
+        const TensorData& a = cpu.run.outputs[k].second;
+        const TensorData& b = q.run.outputs[k].second;
+        ASSERT_EQ(a.dtype(), b.dtype());
+        ASSERT_EQ(a.shape(), b.shape());
+        ASSERT_EQ(a.nbytes(), b.nbytes());
+        EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << "output " << cpu.run.outputs[k].first;
+      }
+      ASSERT_FALSE(q.run.mlip_layers.empty());
+      for (const auto& st : q.run.mlip_layers) {
+        const auto& reg = q.result.mlip.regions.at(static_cast<size_t>(st.region))->report;
+        if (static_cast<size_t>(st.layer) >= reg.layers.size()) continue;  // load_weights
+        EXPECT_EQ(static_cast<uint64_t>(st.cycles), reg.layers[static_cast<size_t>(st.layer)].est_cycles);
+      }
+      if (tiles == 8 && !pin) {
+        // The figures of the report: int8 layers, and cycles beside the fp16 build of the fp32 source.
+        std::string fp16 = "no fp32 source stored";
+        const std::string base = m.name.substr(std::string("quant_qdq_").size());
+        const fs::path src = fs::path(MLIPC_TEST_DATA) / "models" / base / "model.onnx";
+        if (fs::exists(src)) {
+          driver::CompileOptions f;
+          f.target = "mrvl, c";
+          const driver::CompileResult r16 = driver::compile_model(src, f);
+          fp16 = fmt::format("fp16 build of {}: {} MLIP layers, {} est. cycles", base, q8_compute_layers(r16, "", false),
+                             q8_total_cycles(r16));
+        }
+        std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d) in %zu regions, %llu est. cycles "
+                    "(8 tiles); %s\n",
+                    m.name.c_str(), static_cast<long long>(q8_compute_layers(q.result)),
+                    static_cast<long long>(q8_compute_layers(q.result, "conv2d")), q.result.mlip.regions.size(),
+                    static_cast<unsigned long long>(q8_total_cycles(q.result)), fp16.c_str());
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, QuantizedMlip, ::testing::ValuesIn(q8_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(QuantizedMlipErrors, Fp32ModelWithInt8IsRefusedInOneLine) {
+  const fs::path src = fs::path(MLIPC_TEST_DATA) / "models" / "mlperf_tiny_ic_resnet8" / "model.onnx";
+  try {
+    driver::compile_model(src, int8_options(8, false));
+    FAIL() << "an fp32 model compiled with -quantize=int8";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("calibrat"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+// Recomputes both CRCs of a command buffer after an edit.
+void q8_fix_crcs(std::vector<uint8_t>& buf) {
+  mlip_header h;
+  std::memcpy(&h, buf.data(), sizeof h);
+  h.payload_crc32c = mlip_crc32c(0, buf.data() + MLIP_HEADER_SIZE, buf.size() - MLIP_HEADER_SIZE);
+  std::memcpy(buf.data(), &h, sizeof h);
+  h.header_crc32c = mlip_crc32c(0, buf.data(), offsetof(mlip_header, header_crc32c));
+  std::memcpy(buf.data(), &h, sizeof h);
+}
+
+TEST(QuantizedMlipErrors, DamagedInt8WordsOfACompiledBufferAreRefused) {
+  const fs::path src = fs::path(MLIPC_TEST_DATA) / "models" / "quant_qdq_seed_digits_cnn" / "model.onnx";
+  const driver::CompileResult r = driver::compile_model(src, int8_options(2, false));
+  ASSERT_FALSE(r.mlip.regions.empty());
+  const std::vector<uint8_t>& good = r.mlip.regions[0]->command_buffer;
+  ASSERT_EQ(mlip_cmdbuf_validate(good.data(), good.size()), MLIP_OK);
+  mlip_header h;
+  std::memcpy(&h, good.data(), sizeof h);
+  const mlip_section& main = h.sections[MLIP_SEC_MAIN];
+  size_t conv = 0;
+  for (uint32_t i = 0; i < main.count && conv == 0; ++i)
+    if (good[main.offset + i * sizeof(mlip_cmd)] == MLIP_OP_CONV2D) conv = main.offset + i * sizeof(mlip_cmd);
+  ASSERT_NE(conv, 0u);
+  auto damaged = [&](int word, uint32_t value) {
+    std::vector<uint8_t> b = good;
+    std::memcpy(&b[conv + offsetof(mlip_cmd, w) + static_cast<size_t>(word) * 4], &value, 4);
+    q8_fix_crcs(b);
+    return mlip_cmdbuf_validate(b.data(), b.size());
+  };
+  EXPECT_EQ(damaged(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);  // fp16 in an int8 buffer
+  EXPECT_EQ(damaged(MLIP_DTYPE, 7), MLIP_ERR_INVALID_ARG);
+  EXPECT_EQ(damaged(MLIP_CONV_X_ZP, 300), MLIP_ERR_INVALID_ARG);     // outside either type
+  EXPECT_EQ(damaged(MLIP_CONV_CLAMP_HI, 0xFFFFFF00u), MLIP_ERR_INVALID_ARG);  // hi -256: below lo
+  EXPECT_EQ(damaged(MLIP_CONV_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);   // no records
+  EXPECT_EQ(damaged(MLIP_CONV_KH, 0x10000u), MLIP_ERR_INVALID_ARG);           // taps above the int8 bound
+  // The header's mode flipped to fp16 makes every int8 command a misfit.
+  std::vector<uint8_t> b = good;
+  mlip_header bad = h;
+  bad.quantize = MLIP_QUANT_FP16;
+  std::memcpy(b.data(), &bad, sizeof bad);
+  q8_fix_crcs(b);
+  EXPECT_EQ(mlip_cmdbuf_validate(b.data(), b.size()), MLIP_ERR_INVALID_ARG);
+}
+
+}  // namespace
+}  // namespace mlipc::test

@@ -1,0 +1,457 @@
+/* runtime.sim_int8: the 8-bit forms of CONV2D, MAXPOOL, the global pools and
+   ADD (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
+   ties of both roundings, saturation at both ends of int8 and uint8, the
+   bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
+   rate of the cycle model; the validator's refusals of bad int8 words and
+   the executor's refusal of a damaged requantization record (output
+   untouched). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmdbuf_builder.h"
+#include "mlip/cycle_model.h"
+#include "mlip/platform.h"
+#include "mlip/region.h"
+#include "sim_internal.h"
+
+uint64_t mlip_platform_time_ns(void) {
+  return 0u;
+}
+
+#define TILE_OCM 4096u
+static cb_builder b;
+static uint8_t ocm[TILE_OCM];
+static uint8_t cmdbuf[64u * 1024u];
+static uint32_t layer0;
+
+static void fresh(uint32_t kind) {
+  cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
+  b.hdr.quantize = MLIP_QUANT_INT8;
+  layer0 = cb_layer(&b, kind, "layer");
+  memset(ocm, 0, sizeof ocm);
+}
+
+static mlip_status run(void) {
+  return cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+}
+
+static mlip_status validate(void) {
+  size_t n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  assert_true(n > 0u);
+  return mlip_cmdbuf_validate(cmdbuf, n);
+}
+
+static void set8(uint32_t off, int32_t v) {
+  ocm[off] = (uint8_t)(v < 0 ? v + 256 : v);
+}
+static int32_t get_i8(uint32_t off) {
+  return ocm[off] >= 128u ? (int32_t)ocm[off] - 256 : (int32_t)ocm[off];
+}
+static void set_record(uint32_t off, uint32_t j, int32_t bias, int32_t q, int32_t shift) {
+  int32_t r[3];
+  r[0] = bias;
+  r[1] = q;
+  r[2] = shift;
+  memcpy(ocm + off + j * MLIP_REQUANT_RECORD_BYTES, r, sizeof r);
+}
+static uint32_t w32(int32_t v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return u;
+}
+
+/* An int8 CONV2D: input at 0, weights at 512, records at 768, output at 1024. */
+static mlip_cmd* conv8(uint32_t dt, uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w,
+                       uint32_t out_c, uint32_t kh, uint32_t kw) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
+  c->w[MLIP_CONV_IN] = 0;
+  c->w[MLIP_CONV_IN_H] = in_h;
+  c->w[MLIP_CONV_IN_W] = in_w;
+  c->w[MLIP_CONV_IN_C] = in_c;
+  c->w[MLIP_CONV_WEIGHTS] = 512;
+  c->w[MLIP_CONV_BIAS] = 768;
+  c->w[MLIP_CONV_OUT] = 1024;
+  c->w[MLIP_CONV_OUT_H] = out_h;
+  c->w[MLIP_CONV_OUT_W] = out_w;
+  c->w[MLIP_CONV_OUT_C] = out_c;
+  c->w[MLIP_CONV_KH] = kh;
+  c->w[MLIP_CONV_KW] = kw;
+  c->w[MLIP_CONV_STRIDE_H] = 1;
+  c->w[MLIP_CONV_STRIDE_W] = 1;
+  c->w[MLIP_CONV_DIL_H] = 1;
+  c->w[MLIP_CONV_DIL_W] = 1;
+  c->w[MLIP_CONV_GROUPS] = 1;
+  c->w[MLIP_CONV_IC_PER_GROUP] = in_c;
+  c->w[MLIP_CONV_OC_PER_GROUP] = out_c;
+  c->w[MLIP_CONV_CLAMP_LO] = w32(dt == MLIP_DT_INT8 ? -128 : 0);
+  c->w[MLIP_CONV_CLAMP_HI] = w32(dt == MLIP_DT_INT8 ? 127 : 255);
+  c->w[MLIP_DTYPE] = dt;
+  return c;
+}
+
+/* 3x3x1 input 1..9 with zero point 1 (so 0..8), 3x3 kernel, pad 1, stride
+   2: the four windows sum 8, 12, 20 and 24. Channel 0 (weights 1, bias 1,
+   M = 0.5): 4.5, 6.5, 10.5, 12.5 round up (ties toward +infinity) to 5, 7,
+   11, 13, plus y_zp -3. Channel 1 (weights -1, bias -3, M = 0.25 as q =
+   2^30, shift -1): -11, -15, -23, -27 -> high multiply -5.5 -> -5, -7.5 ->
+   -7, -11.5 -> -11, -13.5 -> -13 (toward +infinity), then the rounding
+   shift -2.5 -> -3, -3.5 -> -4, -5.5 -> -6, -6.5 -> -7 (away from zero). */
+static void test_conv_negative_ties(void** state) {
+  mlip_cmd* c;
+  uint32_t i;
+  const int32_t expect[8] = {2, -6, 4, -7, 8, -9, 10, -10}; /* NHWC: (pos, ch) */
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < 9; ++i) set8(i, (int32_t)i + 1);
+  for (i = 0; i < 9; ++i) set8(512 + i, 1);
+  for (i = 0; i < 9; ++i) set8(512 + 9 + i, -1);
+  set_record(768, 0, 1, 1 << 30, 0);
+  set_record(768, 1, -3, 1 << 30, -1);
+  c = conv8(MLIP_DT_INT8, 3, 3, 1, 2, 2, 2, 3, 3);
+  c->w[MLIP_CONV_STRIDE_H] = 2;
+  c->w[MLIP_CONV_STRIDE_W] = 2;
+  c->w[MLIP_CONV_PAD_TOP] = 1;
+  c->w[MLIP_CONV_PAD_LEFT] = 1;
+  c->w[MLIP_CONV_X_ZP] = 1;
+  c->w[MLIP_CONV_Y_ZP] = w32(-3);
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 8; ++i) assert_int_equal(get_i8(1024 + i), expect[i]);
+}
+
+/* 1x1x1 input 5 through a 1x1 conv of four channels. Channels 0 and 1 (M =
+   512: q 2^30, shift 10): +-2560 saturate to 127 and -128, or to a clamp
+   [-10, 20] (a fused Clip). Channel 2: bias INT32_MAX saturates the sum;
+   shift -31 (the extreme): 2^31 - 1 -> 2^30 (tie up) -> 0.5 -> 1 (away
+   from zero). Channel 3: multiplier 0 gives the zero point. */
+static void test_conv_saturation(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  set8(0, 5);
+  set8(512, 1);
+  set8(513, -1);
+  set8(514, 1);
+  set8(515, 1);
+  set_record(768, 0, 0, 1 << 30, 10);
+  set_record(768, 1, 0, 1 << 30, 10);
+  set_record(768, 2, INT32_MAX, 1 << 30, -31);
+  set_record(768, 3, 1000, 0, 0);
+  c = conv8(MLIP_DT_INT8, 1, 1, 1, 1, 1, 4, 1, 1);
+  c->w[MLIP_CONV_Y_ZP] = w32(2);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1024), 127);
+  assert_int_equal(get_i8(1025), -128);
+  assert_int_equal(get_i8(1026), 1 + 2);
+  assert_int_equal(get_i8(1027), 2);
+  c->w[MLIP_CONV_CLAMP_LO] = w32(-10);
+  c->w[MLIP_CONV_CLAMP_HI] = w32(20);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1024), 20);
+  assert_int_equal(get_i8(1025), -10);
+  assert_int_equal(get_i8(1026), 3);
+  assert_int_equal(get_i8(1027), 2);
+}
+
+/* uint8 activations (zero point 128) with int8 weights; a depthwise pair
+   of groups: channel 0 reads input channel 0, channel 1 input channel 1. */
+static void test_conv_uint8_depthwise(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  ocm[0] = 130; /* 2 */
+  ocm[1] = 0;   /* -128 */
+  set8(512, 3);
+  set8(513, 3);
+  set_record(768, 0, 0, 1 << 30, 0);
+  set_record(768, 1, 0, 1 << 30, 0);
+  c = conv8(MLIP_DT_UINT8, 1, 1, 2, 1, 1, 2, 1, 1);
+  c->w[MLIP_CONV_GROUPS] = 2;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
+  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
+  c->w[MLIP_CONV_X_ZP] = 128;
+  c->w[MLIP_CONV_Y_ZP] = 128;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[1024], 131); /* 2 * 3 * 0.5 + 128 */
+  assert_int_equal(ocm[1025], 0);   /* -384 * 0.5 + 128 = -64: saturates to 0 */
+}
+
+/* A damaged record (multiplier below 2^30, or shift 31) is refused when the
+   command runs, before anything is written. */
+static void test_conv_bad_record(void** state) {
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  set8(0, 5);
+  set8(512, 1);
+  set_record(768, 0, 0, (1 << 30) - 1, 0);
+  conv8(MLIP_DT_INT8, 1, 1, 1, 1, 1, 1, 1, 1);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+  set_record(768, 0, 0, 1 << 30, 31);
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+  set_record(768, 0, 0, 1 << 30, -32);
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  set_record(768, 0, 0, 1 << 30, 0);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1024), 3); /* 2.5 -> 3 */
+}
+
+/* MAXPOOL 1x2 windows over [-5, 7, -128] with a padded column on each
+   side: padding is skipped (never a 0), so -5 and -128 survive. */
+static void test_maxpool(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_MAXPOOL);
+  set8(0, -5);
+  set8(1, 7);
+  set8(2, -128);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 1;
+  c->w[MLIP_POOL_IN_W] = 3;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 128;
+  c->w[MLIP_POOL_OUT_H] = 1;
+  c->w[MLIP_POOL_OUT_W] = 4;
+  c->w[MLIP_POOL_KH] = 1;
+  c->w[MLIP_POOL_KW] = 2;
+  c->w[MLIP_POOL_STRIDE_H] = 1;
+  c->w[MLIP_POOL_STRIDE_W] = 1;
+  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(128), -5);
+  assert_int_equal(get_i8(129), 7);
+  assert_int_equal(get_i8(130), 7);
+  assert_int_equal(get_i8(131), -128);
+}
+
+/* GLOBAL_AVGPOOL of [1, 2, 3, 4] and [-1, -2, -3, -4] (hw 4, two channels,
+   M = 1/4: q 2^30, shift -1): 10 -> 5 -> 2.5 -> 3 and -10 -> -5 -> -2.5 ->
+   -3 (the mean's tie away from zero); GLOBAL_MAXPOOL of the same. */
+static void test_global_pools(void** state) {
+  mlip_cmd* c;
+  uint32_t p;
+  (void)state;
+  fresh(MLIP_LAYER_GLOBAL_AVGPOOL);
+  for (p = 0; p < 4; ++p) {
+    set8(2 * p, (int32_t)p + 1);
+    set8(2 * p + 1, -(int32_t)p - 1);
+  }
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
+  c->w[MLIP_GPOOL_IN] = 0;
+  c->w[MLIP_GPOOL_OUT] = 128;
+  c->w[MLIP_GPOOL_HW] = 4;
+  c->w[MLIP_GPOOL_C] = 2;
+  c->w[MLIP_GPOOL_Q] = 1u << 30;
+  c->w[MLIP_GPOOL_SHIFT] = w32(-1);
+  c->w[MLIP_GPOOL_LO] = w32(-128);
+  c->w[MLIP_GPOOL_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_MAXPOOL, 0, layer0);
+  c->w[MLIP_GPOOL_IN] = 0;
+  c->w[MLIP_GPOOL_OUT] = 256;
+  c->w[MLIP_GPOOL_HW] = 4;
+  c->w[MLIP_GPOOL_C] = 2;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(128), 3);
+  assert_int_equal(get_i8(129), -3);
+  assert_int_equal(get_i8(256), 4);
+  assert_int_equal(get_i8(257), -1);
+}
+
+/* ADD with operand multipliers 1/4 (mlip_qadd_sum: (a + b) * 2^18) and an
+   output multiplier 2^-18 (q 2^30, shift -17): a + b exactly, plus y_zp 1,
+   saturated at both ends. */
+static void test_add(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_ADD);
+  set8(0, 100);
+  set8(1, -100);
+  set8(2, 3);
+  set8(128, 100);
+  set8(129, -100);
+  set8(130, -5);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 128;
+  c->w[MLIP_ADD_OUT] = 256;
+  c->w[MLIP_ADD_COUNT] = 3;
+  c->w[MLIP_ADD_Y_ZP] = 1;
+  c->w[MLIP_ADD_QA] = 1u << 30;
+  c->w[MLIP_ADD_SA] = w32(-1);
+  c->w[MLIP_ADD_QB] = 1u << 30;
+  c->w[MLIP_ADD_SB] = w32(-1);
+  c->w[MLIP_ADD_QY] = 1u << 30;
+  c->w[MLIP_ADD_SY] = w32(-17);
+  c->w[MLIP_ADD_LO] = w32(-128);
+  c->w[MLIP_ADD_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(256), 127);
+  assert_int_equal(get_i8(257), -128);
+  assert_int_equal(get_i8(258), -1);
+}
+
+/* An int8 CONV2D costs a quarter of the fp16 compute cycles
+   (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
+static void test_cycles(void** state) {
+  mlip_cmd c;
+  mlip_cycle_rates r;
+  uint64_t compute, dma;
+  (void)state;
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_CONV2D;
+  c.w[MLIP_CONV_OUT_H] = 8;
+  c.w[MLIP_CONV_OUT_W] = 8;
+  c.w[MLIP_CONV_OUT_C] = 16;
+  c.w[MLIP_CONV_KH] = 3;
+  c.w[MLIP_CONV_KW] = 3;
+  c.w[MLIP_CONV_IC_PER_GROUP] = 16;
+  r.macs_per_cycle = 256;
+  r.dma_bytes_per_cycle = 32;
+  r.eltwise_per_cycle = 64;
+  r.cmd_overhead_cycles = 40;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 576); /* 147456 / 256 */
+  c.w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 144); /* 147456 / 1024 */
+}
+
+/* The validator: one bad word at a time on a good int8 CONV2D, ADD and
+   GLOBAL_AVGPOOL, and the element type against the buffer's mode. */
+static mlip_status conv_with(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  fresh(MLIP_LAYER_CONV2D);
+  c = conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3);
+  c->w[word] = value;
+  return validate();
+}
+
+static void test_validate_conv(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  assert_int_equal(conv_with(MLIP_CONV_X_ZP, 0), MLIP_OK);
+  assert_int_equal(conv_with(MLIP_CONV_X_ZP, 128), MLIP_ERR_INVALID_ARG);      /* outside int8 */
+  assert_int_equal(conv_with(MLIP_CONV_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(conv_with(MLIP_CONV_CLAMP_LO, 127), MLIP_OK); /* [127, 127]: one value */
+  fresh(MLIP_LAYER_CONV2D);
+  c = conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3);
+  c->w[MLIP_CONV_CLAMP_LO] = 5;
+  c->w[MLIP_CONV_CLAMP_HI] = 4;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* lo > hi */
+  assert_int_equal(conv_with(MLIP_CONV_CLAMP_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(conv_with(MLIP_CONV_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG); /* records required */
+  assert_int_equal(conv_with(MLIP_CONV_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);   /* clamps, not activations */
+  assert_int_equal(conv_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);       /* fp16 in an int8 buffer */
+  assert_int_equal(conv_with(MLIP_DTYPE, 3), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(conv_with(MLIP_CONV_BIAS, 4000), MLIP_ERR_INVALID_ARG);           /* records unaligned */
+  assert_int_equal(conv_with(MLIP_CONV_BIAS, 4096), MLIP_ERR_BOUNDS);                /* records past OCM */
+  /* 33025 products per output is the bound; one more channel is refused. */
+  fresh(MLIP_LAYER_CONV2D);
+  c = conv8(MLIP_DT_INT8, 1, 1, 1, 1, 1, 1, 1, 1);
+  c->w[MLIP_CONV_IN] = 0;
+  c->w[MLIP_CONV_IN_C] = 33025;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 33025;
+  b.hdr.ocm_size = 1024u * 1024u;
+  b.hdr.ocm_pinned_offset = b.hdr.ocm_size;
+  c->w[MLIP_CONV_WEIGHTS] = 33792;
+  c->w[MLIP_CONV_BIAS] = 67584;
+  c->w[MLIP_CONV_OUT] = 67712;
+  assert_int_equal(validate(), MLIP_OK);
+  c->w[MLIP_CONV_IN_C] = 33026;
+  c->w[MLIP_CONV_IC_PER_GROUP] = 33026;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* An int8 command in an fp16 buffer. */
+  fresh(MLIP_LAYER_CONV2D);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3);
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* CONVERT has no int8 form; DMA's type word is unused (zero). */
+  fresh(MLIP_LAYER_CONVERT_IN);
+  cb_convert(&b, CB_MAIN, 0, layer0, 0, 1024, 4, MLIP_CVT_F32_TO_F16);
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_CONVERT_IN);
+  cb_layout(&b, CB_MAIN, 0, layer0, 0, 1024, 1, 2, 3, 1);
+  assert_int_equal(validate(), MLIP_OK); /* 1-byte LAYOUT */
+  cb_layout(&b, CB_MAIN, 0, layer0, 0, 1024, 1, 2, 3, 1)->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
+static mlip_status add_with(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  fresh(MLIP_LAYER_ADD);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
+  c->w[MLIP_ADD_A] = 0;
+  c->w[MLIP_ADD_B] = 128;
+  c->w[MLIP_ADD_OUT] = 256;
+  c->w[MLIP_ADD_COUNT] = 3;
+  c->w[MLIP_ADD_QA] = 1u << 30;
+  c->w[MLIP_ADD_SA] = w32(-1);
+  c->w[MLIP_ADD_QB] = 1u << 30;
+  c->w[MLIP_ADD_SB] = w32(-1);
+  c->w[MLIP_ADD_QY] = 1u << 30;
+  c->w[MLIP_ADD_SY] = w32(-17);
+  c->w[MLIP_ADD_LO] = 0;
+  c->w[MLIP_ADD_HI] = 255;
+  c->w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  c->w[word] = value;
+  return validate();
+}
+
+static void test_validate_add_gpool(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  assert_int_equal(add_with(MLIP_ADD_Y_ZP, 255), MLIP_OK);
+  assert_int_equal(add_with(MLIP_ADD_Y_ZP, w32(-1)), MLIP_ERR_INVALID_ARG); /* outside uint8 */
+  assert_int_equal(add_with(MLIP_ADD_SA, 1), MLIP_ERR_INVALID_ARG);        /* operand multiplier >= 1 */
+  assert_int_equal(add_with(MLIP_ADD_QB, 5), MLIP_ERR_INVALID_ARG);        /* not 0, not >= 2^30 */
+  assert_int_equal(add_with(MLIP_ADD_QY, 0x80000000u), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(add_with(MLIP_ADD_SY, 31), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(add_with(MLIP_ADD_LO, 256), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(add_with(MLIP_ADD_ACT, MLIP_ACT_CLIP), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_GLOBAL_AVGPOOL);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
+  c->w[MLIP_GPOOL_IN] = 0;
+  c->w[MLIP_GPOOL_OUT] = 128;
+  c->w[MLIP_GPOOL_HW] = 4;
+  c->w[MLIP_GPOOL_C] = 2;
+  c->w[MLIP_GPOOL_Q] = 1u << 30;
+  c->w[MLIP_GPOOL_LO] = w32(-128);
+  c->w[MLIP_GPOOL_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  c->w[MLIP_GPOOL_HW] = MLIP_INT8_MAX_POOL_HW + 1u;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_GPOOL_HW] = 4;
+  c->w[MLIP_GPOOL_SHIFT] = 31;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* AVGPOOL has no int8 form. */
+  c->w[MLIP_GPOOL_SHIFT] = 0;
+  c->opcode = MLIP_OP_AVGPOOL;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_conv_negative_ties),
+    cmocka_unit_test(test_conv_saturation),
+    cmocka_unit_test(test_conv_uint8_depthwise),
+    cmocka_unit_test(test_conv_bad_record),
+    cmocka_unit_test(test_maxpool),
+    cmocka_unit_test(test_global_pools),
+    cmocka_unit_test(test_add),
+    cmocka_unit_test(test_cycles),
+    cmocka_unit_test(test_validate_conv),
+    cmocka_unit_test(test_validate_add_gpool),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
