@@ -669,7 +669,7 @@ TEST_F(MlipCli, BadTargetOptionsListTheAllowedValues) {
   expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-num_tiles=four", "-o", "x.tar"}), "allowed: 1, 2, 4, 8");
   expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mcpu=cn9k", "-o", "x.tar"}), "allowed: cn10ka, cnf10kb");
   expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mattr=sim -fast", "-o", "x.tar"}),
-                        "allowed: sim or hw, -quantize=fp16, -wb_pin_ocm=0 or 1");
+                        "allowed: sim or hw, -quantize=fp16 or int8, -wb_pin_ocm=0 or 1");
   expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mattr=-wb_pin_ocm=2", "-o", "x.tar"}), "allowed:");
   expect_one_line_error(mlipc({"compile", digits(), t, "--target-mrvl-mattr=-quantize=int4", "-o", "x.tar"}), "allowed:");
   expect_one_line_error(
