@@ -41,14 +41,6 @@ std::string c_string(const std::string& s) {
   return out;
 }
 
-// A float literal that reads back as f: 9 significant digits, a '.' or an
-// exponent, the 'f' suffix.
-std::string c_float(float f) {
-  std::string s = fmt::format("{:.9g}", f);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s + "f";
-}
-
 data io_list(const std::vector<IoInfo>& ios, const std::string& prefix, const std::string& kind) {
   data list{data::type::list};
   for (size_t i = 0; i < ios.size(); ++i) {
