@@ -9,7 +9,8 @@
 #     test (the digits example compiled for "mrvl, c", the robustness cases,
 #     every shared and generated model on both targets) except the MLIP bit-identity sweep
 #     over tile counts and weight placements (the same code, 8 more compiles
-#     per model); the ONNX conformance cases, on "mrvl, c", of the operators
+#     per model) and the tests whose sanitized run checks nothing more (SHORT_EXCLUDE);
+#     the ONNX conformance cases, on "mrvl, c", of the operators
 #     the MLIP runs (SANITIZE_CONFORMANCE below: the MLIP lowering, encoder
 #     and simulator and the CPU kernels around them); each fuzz target for
 #     MLIPC_FUZZ_SECONDS (10) seconds;
@@ -23,10 +24,16 @@ MODE="${MLIPC_SANITIZE:-short}"
 FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-10}"
 # Conformance cases on the MLIP target of the operators it offloads.
 SANITIZE_CONFORMANCE='conformance\.mrvl\.node_test_(conv|maxpool|averagepool|globalaveragepool|globalmaxpool|gemm|matmul|add|relu|clip|softmax|pad)(_|$)'
-# Left to the full mode: the MLIP bit-identity sweep and the operator
-# kernels' generated-C sweeps (unit.<Op>.GeneratedC*: a third of the short
-# mode's time; the same kernels run sanitized in the e2e and conformance tests).
-SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/|^unit\.[A-Za-z0-9_]+\.GeneratedC'
+# Left to the full mode: the MLIP bit-identity sweep; the operator kernels'
+# generated-C sweeps (unit.<Op>.GeneratedC*, Resize's every-mode sweeps, the
+# random data-movement sweeps: a third of the short mode's time; the same
+# kernels run sanitized in the e2e and conformance tests); and what the
+# sanitizers do not reach: the tarball built with the plain system compiler,
+# the cross builds under QEMU (runtime.kmath_xplat), and the runs killed by
+# a signal (no exit, so no leak check).
+SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/'
+SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.[A-Za-z]+EveryC?o?[A-Za-z]*Mode|^unit\.(Seeds/)?DatamoveRandom'
+SHORT_EXCLUDE+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/|^runtime\.kmath_xplat$|^e2e\.Signals/Interrupt\.'
 
 source scripts/ccache-env.sh
 start=$(date +%s)
