@@ -32,7 +32,7 @@ SANITIZE_CONFORMANCE='conformance\.mrvl\.node_test_(conv|maxpool|averagepool|glo
 # the cross builds under QEMU (runtime.kmath_xplat), and the runs killed by
 # a signal (no exit, so no leak check).
 SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/'
-SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.[A-Za-z]+EveryC?o?[A-Za-z]*Mode|^unit\.(Seeds/)?DatamoveRandom'
+SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.(Nearest|LinearAndCubic)Every|^unit\.(Seeds/)?DatamoveRandom'
 SHORT_EXCLUDE+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/|^runtime\.kmath_xplat$|^e2e\.Signals/Interrupt\.'
 
 source scripts/ccache-env.sh
