@@ -102,19 +102,15 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
-// The int8 form: weights int8 OHWI, one {bias, q, shift} record per output
-// channel (the (q, shift) of the CPU kernel, ops::conv_requant), the
-// zero points and the output clamp (a folded Relu/Clip) as command words.
-void lower_q8(LowerContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph();
-  const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] int8
-  const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(g.value(n.inputs[0]).shape),
-                                                  ops::spatial_of(w.shape()), kConvRules);
+// The CONV2D layer of node n, whose weights have shape w ([M, C/g, kh, kw]):
+// its input, kernel, strides, dilations, pads and groups.
+RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape),
+                                                  ops::spatial_of(w), kConvRules);
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
-  l.kh = kh;
-  l.kw = kw;
+  l.kh = w[2];
+  l.kw = w[3];
   l.sh = geo.strides[0];
   l.sw = geo.strides[1];
   l.dh = geo.dilations[0];
@@ -124,18 +120,38 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   l.pb = geo.pad_end(0);
   l.pr = geo.pad_end(1);
   l.groups = n.attrs.get_int("group", 1);
-  const std::vector<int64_t> src = w.as_int64();
-  std::vector<uint8_t> ohwi(src.size());
-  std::vector<float> shown(src.size());
+  return l;
+}
+
+// For each element of OIHW weights of shape w, its index in the OHWI order
+// the MLIP reads.
+std::vector<size_t> ohwi_index(const Shape& w) {
+  const int64_t m = w[0], cg = w[1], kh = w[2], kw = w[3];
+  std::vector<size_t> to(static_cast<size_t>(m * cg * kh * kw));
+  size_t k = 0;
   for (int64_t o = 0; o < m; ++o)
     for (int64_t i = 0; i < cg; ++i)
       for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x) {
-          const int64_t v = src[static_cast<size_t>(((o * cg + i) * kh + y) * kw + x)];
-          const size_t d = static_cast<size_t>(((o * kh + y) * kw + x) * cg + i);
-          ohwi[d] = static_cast<uint8_t>(v & 0xff);
-          shown[d] = static_cast<float>(v);
-        }
+        for (int64_t x = 0; x < kw; ++x) to[k++] = static_cast<size_t>(((o * kh + y) * kw + x) * cg + i);
+  return to;
+}
+
+// The int8 form: weights int8 OHWI, one {bias, q, shift} record per output
+// channel (the (q, shift) of the CPU kernel, ops::conv_requant), the
+// zero points and the output clamp (a folded Relu/Clip) as command words.
+void lower_q8(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] int8
+  const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  RLayer& l = new_conv_layer(ctx, n, w.shape());
+  const std::vector<int64_t> src = w.as_int64();
+  const std::vector<size_t> to = ohwi_index(w.shape());
+  std::vector<uint8_t> ohwi(src.size());
+  std::vector<float> shown(src.size());
+  for (size_t k = 0; k < src.size(); ++k) {
+    ohwi[to[k]] = static_cast<uint8_t>(src[k] & 0xff);
+    shown[to[k]] = static_cast<float>(src[k]);
+  }
   l.weight_offset = ctx.add_bytes(ohwi);
   l.weight_bytes = static_cast<int64_t>(ohwi.size());
   l.weight_name = g.value(n.inputs[3]).name;
@@ -169,28 +185,11 @@ void lower(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw]
   const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(g.value(n.inputs[0]).shape),
-                                                  ops::spatial_of(w.shape()), kConvRules);
-  RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0])};
-  l.kh = kh;
-  l.kw = kw;
-  l.sh = geo.strides[0];
-  l.sw = geo.strides[1];
-  l.dh = geo.dilations[0];
-  l.dw = geo.dilations[1];
-  l.pt = geo.pad_begin(0);
-  l.pl = geo.pad_begin(1);
-  l.pb = geo.pad_end(0);
-  l.pr = geo.pad_end(1);
-  l.groups = n.attrs.get_int("group", 1);
-  std::vector<float> ohwi(static_cast<size_t>(w.numel()));
+  RLayer& l = new_conv_layer(ctx, n, w.shape());
+  const std::vector<size_t> to = ohwi_index(w.shape());
+  std::vector<float> ohwi(to.size());
   const float* src = w.data<float>();
-  for (int64_t o = 0; o < m; ++o)
-    for (int64_t i = 0; i < cg; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x)
-          ohwi[((o * kh + y) * kw + x) * cg + i] = src[((o * cg + i) * kh + y) * kw + x];
+  for (size_t k = 0; k < to.size(); ++k) ohwi[to[k]] = src[k];
   l.weight_offset = ctx.add_f16(ohwi);
   l.weight_bytes = static_cast<int64_t>(ohwi.size()) * kF16Bytes;
   l.weight_name = g.value(n.inputs[1]).name;
