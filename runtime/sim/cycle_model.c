@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) {
+static uint64_t ceil_div_u64(uint64_t a, uint64_t b) {
   if (b == 0u) {
     return a; /* the validator rejects zero constants; stay defined anyway */
   }
@@ -31,8 +31,8 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
     case MLIP_OP_DMA_IN:
     case MLIP_OP_DMA_OUT: {
       /* 128-byte bursts: every row is rounded up to whole bursts. */
-      uint64_t bytes = (uint64_t)w[MLIP_DMA_ROWS] * (ceil_div(w[MLIP_DMA_ROW_BYTES], MLIP_OCM_ALIGN) * MLIP_OCM_ALIGN);
-      *dma = ceil_div(bytes, rates->dma_bytes_per_cycle);
+      uint64_t bytes = (uint64_t)w[MLIP_DMA_ROWS] * (ceil_div_u64(w[MLIP_DMA_ROW_BYTES], MLIP_OCM_ALIGN) * MLIP_OCM_ALIGN);
+      *dma = ceil_div_u64(bytes, rates->dma_bytes_per_cycle);
       return 1;
     }
     case MLIP_OP_CONV2D:
@@ -62,7 +62,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
     case MLIP_OP_BARRIER: return 0; /* no work, and not counted as a command */
     default: return 0;
   }
-  *compute = ceil_div(work, rate);
+  *compute = ceil_div_u64(work, rate);
   return 1;
 }
 

@@ -8,28 +8,24 @@
 #include "sim_internal.h"
 
 /* Two's complement of a word without implementation-defined conversion. */
-static int32_t as_i32(uint32_t u) {
-  return u <= 0x7FFFFFFFu ? (int32_t)u : -(int32_t)(0xFFFFFFFFu - u) - 1;
-}
-
 static int32_t type_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? -128 : 0; }
 static int32_t type_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
 
 /* A value word inside the command's element type. */
 static int in_type(uint32_t dt, uint32_t word) {
-  const int32_t v = as_i32(word);
+  const int32_t v = mlip_sim_as_i32(word);
   return v >= type_lo(dt) && v <= type_hi(dt);
 }
 
 /* An output clamp [lo, hi] inside the type. */
 static int clamp_ok(uint32_t dt, uint32_t lo, uint32_t hi) {
-  return in_type(dt, lo) && in_type(dt, hi) && as_i32(lo) <= as_i32(hi);
+  return in_type(dt, lo) && in_type(dt, hi) && mlip_sim_as_i32(lo) <= mlip_sim_as_i32(hi);
 }
 
 /* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
  * [2^30, 2^31), shift in [min_shift, MLIP_REQUANT_MAX_SHIFT]. */
 static int requant_ok(uint32_t q, uint32_t shift, int32_t max_shift) {
-  const int32_t s = as_i32(shift);
+  const int32_t s = mlip_sim_as_i32(shift);
   return (q == 0u || (q >= 0x40000000u && q <= 0x7FFFFFFFu)) && s >= MLIP_REQUANT_MIN_SHIFT && s <= max_shift;
 }
 
@@ -141,8 +137,8 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
   const int64_t pt = w[MLIP_CONV_PAD_TOP], pl = w[MLIP_CONV_PAD_LEFT];
   const size_t icpg = w[MLIP_CONV_IC_PER_GROUP], ocpg = w[MLIP_CONV_OC_PER_GROUP];
   const size_t oc_base = w[MLIP_CONV_OC_BASE], ic_base = w[MLIP_CONV_IC_BASE];
-  const int32_t zx = as_i32(w[MLIP_CONV_X_ZP]), zy = as_i32(w[MLIP_CONV_Y_ZP]);
-  const int32_t lo = as_i32(w[MLIP_CONV_CLAMP_LO]), hi = as_i32(w[MLIP_CONV_CLAMP_HI]);
+  const int32_t zx = mlip_sim_as_i32(w[MLIP_CONV_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_CONV_Y_ZP]);
+  const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
   size_t oh, ow, j, kh, kw, ic;
   (void)env; /* works in the tile's OCM only */
   /* The records are data: checked before anything is written. */
@@ -177,9 +173,9 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
             }
           }
         }
-        acc = mlip_add_sat_i32(acc, as_i32(record_word(rec, j, 0)));
+        acc = mlip_add_sat_i32(acc, mlip_sim_as_i32(record_word(rec, j, 0)));
         store8(out + (oh * out_w + ow) * out_c + j,
-               mlip_requantize(acc, as_i32(record_word(rec, j, 1)), as_i32(record_word(rec, j, 2)), zy, lo, hi));
+               mlip_requantize(acc, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy, lo, hi));
       }
     }
   }
@@ -298,14 +294,14 @@ mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, 
       }
       store8(out + cc, r);
     } else {
-      const int32_t zx = as_i32(w[MLIP_GPOOL_X_ZP]);
+      const int32_t zx = mlip_sim_as_i32(w[MLIP_GPOOL_X_ZP]);
       int32_t acc = 0; /* at most 8421504 terms of at most 255: no overflow */
       for (p = 0; p < hw; ++p) {
         acc += load8(dt, in + p * ch + cc) - zx;
       }
-      store8(out + cc, mlip_requantize(acc, as_i32(w[MLIP_GPOOL_Q]), as_i32(w[MLIP_GPOOL_SHIFT]),
-                                       as_i32(w[MLIP_GPOOL_Y_ZP]), as_i32(w[MLIP_GPOOL_LO]),
-                                       as_i32(w[MLIP_GPOOL_HI])));
+      store8(out + cc, mlip_requantize(acc, mlip_sim_as_i32(w[MLIP_GPOOL_Q]), mlip_sim_as_i32(w[MLIP_GPOOL_SHIFT]),
+                                       mlip_sim_as_i32(w[MLIP_GPOOL_Y_ZP]), mlip_sim_as_i32(w[MLIP_GPOOL_LO]),
+                                       mlip_sim_as_i32(w[MLIP_GPOOL_HI])));
     }
   }
   return MLIP_OK;
@@ -343,15 +339,15 @@ mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const ml
   const uint8_t* b = ocm + w[MLIP_ADD_B];
   uint8_t* out = ocm + w[MLIP_ADD_OUT];
   const size_t n = w[MLIP_ADD_COUNT];
-  const int32_t za = as_i32(w[MLIP_ADD_A_ZP]), zb = as_i32(w[MLIP_ADD_B_ZP]);
-  const int32_t qa = as_i32(w[MLIP_ADD_QA]), sa = as_i32(w[MLIP_ADD_SA]);
-  const int32_t qb = as_i32(w[MLIP_ADD_QB]), sb = as_i32(w[MLIP_ADD_SB]);
+  const int32_t za = mlip_sim_as_i32(w[MLIP_ADD_A_ZP]), zb = mlip_sim_as_i32(w[MLIP_ADD_B_ZP]);
+  const int32_t qa = mlip_sim_as_i32(w[MLIP_ADD_QA]), sa = mlip_sim_as_i32(w[MLIP_ADD_SA]);
+  const int32_t qb = mlip_sim_as_i32(w[MLIP_ADD_QB]), sb = mlip_sim_as_i32(w[MLIP_ADD_SB]);
   size_t i;
   (void)env; /* works in the tile's OCM only */
   for (i = 0; i < n; ++i) {
     const int32_t s = mlip_qadd_sum(load8(dt, a + i) - za, qa, sa, load8(dt, b + i) - zb, qb, sb);
-    store8(out + i, mlip_requantize(s, as_i32(w[MLIP_ADD_QY]), as_i32(w[MLIP_ADD_SY]), as_i32(w[MLIP_ADD_Y_ZP]),
-                                    as_i32(w[MLIP_ADD_LO]), as_i32(w[MLIP_ADD_HI])));
+    store8(out + i, mlip_requantize(s, mlip_sim_as_i32(w[MLIP_ADD_QY]), mlip_sim_as_i32(w[MLIP_ADD_SY]), mlip_sim_as_i32(w[MLIP_ADD_Y_ZP]),
+                                    mlip_sim_as_i32(w[MLIP_ADD_LO]), mlip_sim_as_i32(w[MLIP_ADD_HI])));
   }
   return MLIP_OK;
 }

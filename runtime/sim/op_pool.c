@@ -4,22 +4,17 @@
 #include "sim_internal.h"
 
 /* Taps base + k * step, k in [0, kernel), that lie in [lo, hi): k in [*k0, *k1). */
-static int64_t ceil_div(int64_t a, int64_t b) { return a > 0 ? (a + b - 1) / b : 0; }
+static int64_t ceil_div_pos(int64_t a, int64_t b) { return a > 0 ? (a + b - 1) / b : 0; }
 
 static void window_range(int64_t base, int64_t kernel, int64_t step, int64_t lo, int64_t hi, int64_t* k0,
                          int64_t* k1) {
-  const int64_t a = ceil_div(lo - base, step);
-  const int64_t b = ceil_div(hi - base, step);
+  const int64_t a = ceil_div_pos(lo - base, step);
+  const int64_t b = ceil_div_pos(hi - base, step);
   *k0 = a;
   *k1 = b < kernel ? b : kernel;
   if (*k1 < *k0) {
     *k1 = *k0;
   }
-}
-
-static int32_t as_i32(uint32_t u) {
-  /* Two's complement without implementation-defined conversion. */
-  return u <= 0x7FFFFFFFu ? (int32_t)u : -(int32_t)(0xFFFFFFFFu - u) - 1;
 }
 
 mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
@@ -68,8 +63,8 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
   const int64_t dh = (int64_t)w[MLIP_POOL_GAP_H] + 1, dw = (int64_t)w[MLIP_POOL_GAP_W] + 1;
   const int is_max = c->opcode == MLIP_OP_MAXPOOL;
   const int include_pad = w[MLIP_POOL_COUNT_INCLUDE_PAD] != 0u;
-  const int64_t p_top = as_i32(w[MLIP_POOL_PADDED_TOP]), p_bottom = as_i32(w[MLIP_POOL_PADDED_BOTTOM]);
-  const int64_t p_left = as_i32(w[MLIP_POOL_PADDED_LEFT]), p_right = as_i32(w[MLIP_POOL_PADDED_RIGHT]);
+  const int64_t p_top = mlip_sim_as_i32(w[MLIP_POOL_PADDED_TOP]), p_bottom = mlip_sim_as_i32(w[MLIP_POOL_PADDED_BOTTOM]);
+  const int64_t p_left = mlip_sim_as_i32(w[MLIP_POOL_PADDED_LEFT]), p_right = mlip_sim_as_i32(w[MLIP_POOL_PADDED_RIGHT]);
   size_t oh, ow, cc;
   (void)env; /* works in the tile's OCM only */
   for (oh = 0; oh < out_h; ++oh) {

@@ -96,6 +96,12 @@ static inline void mlip_sim_stf(uint8_t* p, float v) {
   memcpy(p, &v, sizeof v);
 }
 
+/* A command word read as a signed 32-bit value, two's complement, without
+ * the implementation-defined unsigned -> signed conversion. */
+static inline int32_t mlip_sim_as_i32(uint32_t u) {
+  return u <= 0x7FFFFFFFu ? (int32_t)u : -(int32_t)(0xFFFFFFFFu - u) - 1;
+}
+
 /* ---- numerics (docs/mlip-spec.md section 4) ------------------------------ *
  * Products of two halves are exact in fp32; every sum is one fp32 addition
  * in the fixed order of the spec (the runtime is built with
