@@ -33,6 +33,10 @@ struct CompileArgs {
   std::string num_tiles = "8";
   std::string mattr = "sim -quantize=fp16 -wb_pin_ocm=0";
   std::string io_dtype = "float32";
+  std::string llvm_mtriple;
+  std::string llvm_mcpu;
+  std::string cross_compiler;
+  std::string cross_compiler_options;
 };
 
 void run_compile(const CompileArgs& a) {
@@ -52,6 +56,8 @@ void run_compile(const CompileArgs& a) {
   opt.io_dtype = a.io_dtype;
   if (a.io_dtype != "float32" && a.io_dtype != "int8") fail("--io-dtype '{}' (allowed: float32, int8)", a.io_dtype);
   opt.mlip = mlip::parse_options(a.mcpu, a.num_tiles, a.mattr);
+  driver::parse_target(a.target);  // refused before the cross compiler is asked
+  opt.cross = driver::resolve_cross(a.llvm_mtriple, a.llvm_mcpu, a.cross_compiler, a.cross_compiler_options);
 
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
@@ -73,6 +79,9 @@ void run_compile(const CompileArgs& a) {
              m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
              m.plan.algorithm);
   fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+  if (!opt.cross.empty() && opt.cross.compiler.empty())
+    fmt::print("  cross      {}{}: recorded, nothing built without --cross-compiler\n", printable(opt.cross.triple),
+               opt.cross.cpu_flags.empty() ? "" : " " + opt.cross.cpu_flags.front());
   if (!r.target.mlip) return;
   fmt::print("  mlip       {} region(s) on {} x {} tile(s), {} node(s) left on the CPU ({} mode)\n", r.mlip.regions.size(),
              opt.mlip.mcpu, opt.mlip.num_tiles, r.mlip.cpu_nodes.size(), opt.mlip.hardware ? "hw" : "sim");
@@ -89,9 +98,11 @@ void run_compile(const CompileArgs& a) {
 void add_compile(CLI::App& app) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App* c = app.add_subcommand("compile", "compile an ONNX model into a Model Library Format tarball");
-  c->add_option("model", args->model, "the ONNX model")->required();
+  c->add_option("model", args->model, "the ONNX model (anywhere on the line)");
   c->add_option("-o,--output", args->output, "the tarball to write (default: <model>.tar)");
-  c->add_option("--target", args->target, "\"c\" (CPU only) or \"mrvl, c\" (MLIP accelerator + CPU)");
+  c->add_option("--target", args->target,
+                "\"c\" (CPU only) or \"mrvl, c\" (MLIP accelerator + CPU); \"llvm\" is a synonym of \"c\": the CPU part "
+                "is C, built by the cross compiler");
   c->add_option("--input-shapes", args->input_shapes, "static input shapes: name:[1,3,224,224] ...");
   c->add_option("--module-name", args->module_name, "module name in generated symbols (tvmgen_<name>_run)");
   c->add_option("--workspace-byte-alignment", args->alignment,
@@ -107,7 +118,19 @@ void add_compile(CLI::App& app) {
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,
                 "\"sim|hw -quantize=fp16 -wb_pin_ocm=0|1\" (default \"sim -quantize=fp16 -wb_pin_ocm=0\")");
-  c->callback([args] { run_compile(*args); });
+  c->add_option("--target-llvm-mtriple", args->llvm_mtriple,
+                "the machine the CPU part is built for, e.g. aarch64-linux-gnu (default: the cross compiler's)");
+  c->add_option("--target-llvm-mcpu", args->llvm_mcpu,
+                "the CPU, passed to the cross compiler as -mcpu=<cpu> (-march=<cpu> on x86), e.g. neoverse-n2");
+  c->add_option("--cross-compiler", args->cross_compiler,
+                "build the model for the target beside the tarball: lib<module>.a and, for Linux triples, a runner");
+  c->add_option("--cross-compiler-options", args->cross_compiler_options, "more flags for the cross compiler");
+  c->allow_extras();
+  c->callback([args, c] {
+    refuse_extras(*c);
+    require_positional(args->model, *c, "an ONNX model file");
+    run_compile(*args);
+  });
 }
 
 }  // namespace mlipc::cli

@@ -147,8 +147,13 @@ std::string render_inspect(const std::string& bytes, const std::string& tarball)
 void add_inspect(CLI::App& app) {
   auto tarball = std::make_shared<std::string>();
   CLI::App* c = app.add_subcommand("inspect", "show the partition, tiling, OCM use and memory plan of a tarball");
-  c->add_option("tarball", *tarball, "the tarball written by mlipc compile")->required();
-  c->callback([tarball] { run_inspect(*tarball); });
+  c->add_option("tarball", *tarball, "the tarball written by mlipc compile");
+  c->allow_extras();
+  c->callback([tarball, c] {
+    refuse_extras(*c);
+    require_positional(*tarball, *c, "a tarball");
+    run_inspect(*tarball);
+  });
 }
 
 }  // namespace mlipc::cli

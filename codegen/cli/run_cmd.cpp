@@ -3,7 +3,9 @@
 #include <iterator>
 #include <memory>
 #include <map>
+#include <cmath>
 #include <numeric>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -24,13 +26,19 @@ namespace mlipc::cli {
 
 namespace {
 
+// --number x --repeat: the host program prints a line per run.
+constexpr int64_t kMaxRuns = 1000000;
+
 struct RunArgs {
   std::string tarball;
   std::string inputs;
   std::string outputs;
   int print_top = 0;
   bool profile = false;
-  int repeat = 1;
+  int number = 1;  // tvmc: runs per measurement
+  int repeat = 1;  // tvmc: measurements
+  bool print_time = false;
+  std::string fill_mode = "random";
   int timeout = limits::kDefaultRunSeconds;
   int build_timeout = limits::kDefaultBuildSeconds;
 };
@@ -109,8 +117,60 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
   }
 }
 
+// tvmc's --fill-mode for the inputs when --inputs is absent: zeros, ones, or
+// random as tvmc draws it (floats uniform in [-1, 1); int8 and uint8 0 to
+// 127; other integers and bool get the float values converted, as numpy's
+// astype does), from a fixed seed so that two runs see the same inputs.
+io::NamedTensors fill_inputs(const mlf::Metadata& md, const std::string& mode) {
+  io::NamedTensors inputs;
+  std::mt19937 rng(0);
+  for (const auto& in : md.inputs) {
+    const int64_t n = numel(in.shape);
+    std::vector<double> v(static_cast<size_t>(n), mode == "ones" ? 1.0 : 0.0);
+    if (mode == "random") {
+      const bool byte = in.dtype == DType::Int8 || in.dtype == DType::UInt8;
+      std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+      std::uniform_int_distribution<int> small(0, 127);
+      for (double& x : v) x = byte ? small(rng) : uniform(rng);
+    }
+    inputs.emplace_back(in.name, TensorData::from<double>(in.shape, v).cast(in.dtype));
+  }
+  return inputs;
+}
+
+// tvmc's --print-time: the statistics of the measurements (each the mean of
+// --number runs), in milliseconds.
+void print_times(std::string& text, const std::vector<double>& run_ns, int number, int repeat) {
+  std::vector<double> ms;
+  const size_t first = run_ns.size() - static_cast<size_t>(number) * static_cast<size_t>(repeat);  // after the warm-up
+  for (int k = 0; k < repeat; ++k) {
+    double sum = 0;
+    for (int j = 0; j < number; ++j) sum += run_ns[first + static_cast<size_t>(k * number + j)];
+    ms.push_back(sum / number / 1e6);
+  }
+  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  double var = 0;
+  for (double x : ms) var += (x - mean) * (x - mean);
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t h = sorted.size() / 2;
+  const double median = sorted.size() % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out, "Execution time summary:\n");
+  fmt::format_to(out, "{:^12} {:^12} {:^12} {:^12} {:^12}\n", "mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)");
+  fmt::format_to(out, "{:^12.4f} {:^12.4f} {:^12.4f} {:^12.4f} {:^12.4f}\n", mean, median, sorted.back(), sorted.front(),
+                 std::sqrt(var / static_cast<double>(ms.size())));
+}
+
 void run_run(const RunArgs& a) {
+  if (a.number < 0) fail("--number {} must be 0 or more", a.number);
   if (a.repeat < 1) fail("--repeat {} must be at least 1", a.repeat);
+  if (a.print_time && a.number == 0)
+    fail("--print-time needs --number 1 or more: with --number 0 the model runs once and nothing is timed");
+  if (static_cast<int64_t>(a.number) * a.repeat > kMaxRuns)
+    fail("--number {} x --repeat {} is more than {} runs", a.number, a.repeat, kMaxRuns);
+  if (a.fill_mode != "zeros" && a.fill_mode != "ones" && a.fill_mode != "random")
+    fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
   if (a.timeout < 1) fail("--timeout {} must be at least 1 second", a.timeout);
   if (a.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", a.build_timeout);
   // Refused before any work: a device, a FIFO, the tarball or the inputs.
@@ -121,9 +181,10 @@ void run_run(const RunArgs& a) {
   host::BuildOptions bo;
   bo.build_timeout = a.build_timeout;
   host::HostModel model = host::HostModel::build(a.tarball, bo);
-  if (a.inputs.empty() && !model.metadata().inputs.empty())
-    fail("the model has {} input(s); give them with --inputs FILE.npz", model.metadata().inputs.size());
-  host::RunResult r = model.run(inputs, a.repeat, a.timeout);
+  if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
+  // tvmc runs the model once before it measures; --number 0 leaves that run only.
+  const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);
+  host::RunResult r = model.run(inputs, runs, a.timeout);
   // Everything is rendered before anything is written or printed: a damaged
   // metadata.json fails here with one line, and no partial output.
   std::string text;
@@ -134,11 +195,9 @@ void run_run(const RunArgs& a) {
       for (const auto& [name, t] : r.outputs)
         fmt::format_to(out, "output '{}' {} {}\n", printable(name), dtype_name(t.dtype()), shape_str(t.shape()));
     if (a.profile) print_profile(text, model.metadata(), r);
-    if (a.repeat > 1) {
-      std::vector<double> v = r.run_ns;
-      std::sort(v.begin(), v.end());
-      fmt::format_to(out, "{} runs: median {:.1f} us, min {:.1f} us, max {:.1f} us\n", v.size(), r.total_ns / 1000.0,
-                     v.front() / 1000.0, v.back() / 1000.0);
+    if (a.print_time) {
+      if (r.run_ns.size() != static_cast<size_t>(runs)) fail("{}: the model reported {} run times, not {}", a.tarball, r.run_ns.size(), runs);
+      print_times(text, r.run_ns, a.number, a.repeat);
     }
   } catch (const nlohmann::json::exception& e) {
     fail("{}: metadata.json is damaged ({})", a.tarball, mlf::json_error_reason(e));
@@ -154,16 +213,27 @@ void run_run(const RunArgs& a) {
 void add_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* c = app.add_subcommand("run", "run a compiled tarball on this machine (host emulation)");
-  c->add_option("tarball", args->tarball, "the tarball written by mlipc compile")->required();
-  c->add_option("--inputs", args->inputs, "input arrays (.npz) keyed by the model's input names");
-  c->add_option("--outputs", args->outputs, "where to write the outputs (.npz), keyed by output names");
+  c->add_option("tarball", args->tarball, "the tarball written by mlipc compile (anywhere on the line)");
+  c->add_option("-i,--inputs", args->inputs, "input arrays (.npz) keyed by the model's input names");
+  c->add_option("-o,--outputs", args->outputs, "where to write the outputs (.npz), keyed by output names");
   c->add_option("--print-top", args->print_top, "print the N largest values of the first output");
   c->add_flag("--profile", args->profile, "print the time of each layer");
-  c->add_option("--repeat", args->repeat, "run N times and print the median latency");
+  c->add_option("--number", args->number,
+                "runs per measurement, as tvmc (default 1); 0: run once, measure nothing");
+  c->add_option("--repeat", args->repeat, "measurements, each the mean of --number runs, as tvmc (default 1)");
+  c->add_flag("--print-time", args->print_time,
+              "print mean, median, max, min and std of the measurements in ms (after one warm-up run)");
+  c->add_option("--fill-mode", args->fill_mode,
+                "without --inputs, fill the inputs with zeros, ones or random values (default random, fixed seed)");
   c->add_option("--timeout", args->timeout, "kill the model after this many seconds (default 600)");
   c->add_option("--build-timeout", args->build_timeout,
                 "give up building the tarball after this many seconds per compiler run (default 600)");
-  c->callback([args] { run_run(*args); });
+  c->allow_extras();
+  c->callback([args, c] {
+    refuse_extras(*c);
+    require_positional(args->tarball, *c, "a tarball");
+    run_run(*args);
+  });
 }
 
 }  // namespace mlipc::cli

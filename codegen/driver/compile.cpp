@@ -137,6 +137,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
          return v;
        }()},
   };
+  if (!options.cross.empty()) md.extra["mlipc"]["cross"] = options.cross.to_json();
   if (r.target.mlip) md.extra["mlip"] = mlip::to_json(r.mlip.report(options.mlip));
   r.files["metadata.json"] = mlf::metadata_to_json(md);
   return r;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "c/c_backend.h"
+#include "driver/cross.h"
 #include "driver/target.h"
 #include "frontend/onnx_import.h"
 #include "ir/graph.h"
@@ -24,6 +25,9 @@ struct CompileOptions {
   // --io-dtype: "float32" (the model's I/O) or "int8" (the quantized tensors
   // at the borders, int8 or uint8 as the model quantizes them: passes::quantize_io).
   std::string io_dtype = "float32";
+  // --target-llvm-mtriple/-mcpu, --cross-compiler: recorded in metadata.json
+  // (mlipc.cross) when given; the cross build itself is the caller's.
+  CrossTarget cross;
 };
 
 struct CompileResult {

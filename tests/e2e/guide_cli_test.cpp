@@ -1,0 +1,159 @@
+// The Marvell guide's tvmc command lines, typed as the guide has them (issue
+// 10): the LLVM target options, the cross compiler, the model file anywhere
+// on the line, and run's --number/--repeat/--print-time/--fill-mode with
+// tvmc's meanings. An unknown option is one line that names it.
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include "io/npz.h"
+#include "models.h"
+#include "support/file_util.h"
+#include "support/process.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+namespace mlipc::test {
+namespace {
+
+bool have(const std::string& tool) {
+  return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;
+}
+
+struct GuideCli : public ::testing::Test {
+  TempDir dir{"mlipc-guide"};
+  void SetUp() override {
+    // The guide's file names, in the folder the commands run in.
+    fs::copy_file(model_cases()[0].dir / "model.onnx", dir.path() / "model.onnx");
+    fs::copy_file(model_cases()[0].dir / "digit.npz", dir.path() / "infer.npz");
+  }
+  fs::path p(const std::string& name) const { return dir.path() / name; }
+  ProcessResult mlipc(std::vector<std::string> args) const {
+    args.insert(args.begin(), MLIPC_BINARY);
+    return run_process(args, dir.path(), 600, {"SOURCE_DATE_EPOCH=1700000000"});
+  }
+  bool same_file(const std::string& a, const std::string& b) const { return read_file(p(a)) == read_file(p(b)); }
+  std::string expect_error(const ProcessResult& r) const {
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_THAT(r.err, StartsWith("mlipc: error: "));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    return r.err;
+  }
+  // The guide's compile line, with its target and -mattr mode.
+  std::vector<std::string> guide_compile(const std::string& target, const std::string& mode) const {
+    return {"compile", "--target=" + target, "--target-llvm-mtriple=aarch64-linux-gnu",
+            "--target-llvm-mcpu=neoverse-n2", "--target-mrvl-num_tiles=4",
+            "--target-mrvl-mattr=" + mode + " -quantize=fp16 -wb_pin_ocm=1", "--cross-compiler",
+            "aarch64-linux-gnu-gcc", "--output", "model.tar", "model.onnx"};
+  }
+  const std::vector<std::string> guide_run = {"run", "--inputs", "infer.npz", "--outputs", "predict.npz", "model.tar",
+                                              "--number=0"};
+};
+
+class GuideLines : public GuideCli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GuideLines, CompileAndRunAsTyped) {
+  if (!have("aarch64-linux-gnu-gcc")) GTEST_SKIP() << "aarch64-linux-gnu-gcc missing (scripts/setup.sh installs it)";
+  // The guide's lines unchanged ("hw" binds the regions to the device).
+  ProcessResult c = mlipc(guide_compile(GetParam(), "hw"));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("hw mode"));
+  ASSERT_TRUE(fs::exists(p("model.tar")));
+  ProcessResult r = mlipc(guide_run);
+  // Without the device, the run says so in one line.
+  EXPECT_THAT(expect_error(r), HasSubstr("compiled for the MLIP hardware (-mattr=hw)"));
+  EXPECT_FALSE(fs::exists(p("predict.npz")));
+
+  // The same lines with the simulator: the run line as typed writes the
+  // outputs, the same as a plain run.
+  fs::remove(p("model.tar"));
+  c = mlipc(guide_compile(GetParam(), "sim"));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  r = mlipc(guide_run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ProcessResult plain = mlipc({"run", "model.tar", "--inputs", "infer.npz", "--outputs", "plain.npz"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_TRUE(same_file("predict.npz", "plain.npz"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, GuideLines, ::testing::Values("mrvl, llvm", "mrvl, c"),
+                         [](const auto& info) { return info.param == "mrvl, c" ? "mrvl_c" : "mrvl_llvm"; });
+
+TEST_F(GuideCli, ModelFileAnywhereOnTheLine) {
+  ProcessResult c = mlipc({"compile", "model.onnx", "--target", "c", "-o", "a.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  c = mlipc({"compile", "--target", "c", "model.onnx", "-o", "b.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_TRUE(same_file("a.tar", "b.tar"));
+}
+
+TEST_F(GuideCli, UnknownOptionIsNamedNotTheModel) {
+  std::string e = expect_error(mlipc({"compile", "--bogus=1", "model.onnx", "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("unknown option '--bogus'"));
+  EXPECT_THAT(e, Not(HasSubstr("model.onnx")));
+  e = expect_error(mlipc({"compile", "model.onnx", "--target-llvm-mattr=+neon", "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("unknown option '--target-llvm-mattr'"));
+  EXPECT_FALSE(fs::exists(p("x.tar")));
+  e = expect_error(mlipc({"run", "model.tar", "--numbr", "0"}));
+  EXPECT_THAT(e, HasSubstr("unknown option '--numbr'"));
+  e = expect_error(mlipc({"compile", "model.onnx", "other.onnx"}));
+  EXPECT_THAT(e, HasSubstr("unexpected argument 'other.onnx'"));
+  e = expect_error(mlipc({"compile", "--target", "c"}));
+  EXPECT_THAT(e, HasSubstr("needs an ONNX model file"));
+}
+
+TEST_F(GuideCli, CrossCompilerIsAskedBeforeAnyWork) {
+  if (!have("aarch64-linux-gnu-gcc")) GTEST_SKIP() << "aarch64-linux-gnu-gcc missing (scripts/setup.sh installs it)";
+  std::string e = expect_error(mlipc({"compile", "model.onnx", "--target-llvm-mtriple=aarch64-linux-gnu",
+                                      "--target-llvm-mcpu=cortex-m55", "--cross-compiler", "aarch64-linux-gnu-gcc",
+                                      "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("--target-llvm-mcpu 'cortex-m55': aarch64-linux-gnu-gcc does not know -mcpu=cortex-m55"));
+  e = expect_error(mlipc({"compile", "model.onnx", "--target-llvm-mtriple=aarch64-linux-gnu", "--cross-compiler", "gcc",
+                          "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("the cross compiler 'gcc' builds for x86_64"));
+  e = expect_error(mlipc({"compile", "model.onnx", "--cross-compiler", "no-such-gcc", "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("--cross-compiler 'no-such-gcc' cannot be run"));
+  e = expect_error(mlipc({"compile", "model.onnx", "--cross-compiler", "aarch64-linux-gnu-gcc",
+                          "--cross-compiler-options=-mno-such-flag", "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("--cross-compiler-options '-mno-such-flag': aarch64-linux-gnu-gcc refuses them"));
+  e = expect_error(mlipc({"compile", "model.onnx", "--cross-compiler-options=-O2", "-o", "x.tar"}));
+  EXPECT_THAT(e, HasSubstr("needs --cross-compiler"));
+  EXPECT_FALSE(fs::exists(p("x.tar")));
+}
+
+TEST_F(GuideCli, NumberRepeatPrintTimeAsTvmc) {
+  ASSERT_EQ(mlipc({"compile", "model.onnx", "-o", "model.tar"}).exit_code, 0);
+  ProcessResult r = mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number", "2", "--repeat", "3", "--print-time"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Execution time summary:"));
+  EXPECT_THAT(r.out, HasSubstr("mean (ms)"));
+  EXPECT_THAT(r.out, HasSubstr("std (ms)"));
+  EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number=0", "--print-time"})),
+              HasSubstr("--print-time needs --number 1 or more"));
+  EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--repeat=0"})),
+              HasSubstr("--repeat 0 must be at least 1"));
+  EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number=-1"})),
+              HasSubstr("--number -1 must be 0 or more"));
+}
+
+TEST_F(GuideCli, FillModeWithoutInputs) {
+  ASSERT_EQ(mlipc({"compile", "model.onnx", "-o", "model.tar"}).exit_code, 0);
+  for (const char* mode : {"zeros", "ones", "random"}) {
+    ASSERT_EQ(mlipc({"run", "model.tar", "--fill-mode", mode, "--outputs", std::string(mode) + ".npz"}).exit_code, 0);
+    ASSERT_EQ(mlipc({"run", "model.tar", "--fill-mode", mode, "--outputs", std::string(mode) + "2.npz"}).exit_code, 0);
+    EXPECT_TRUE(same_file(std::string(mode) + ".npz", std::string(mode) + "2.npz")) << mode;
+  }
+  EXPECT_FALSE(same_file("zeros.npz", "ones.npz"));
+  EXPECT_FALSE(same_file("ones.npz", "random.npz"));
+  // tvmc's default is random.
+  ASSERT_EQ(mlipc({"run", "model.tar", "--outputs", "default.npz"}).exit_code, 0);
+  EXPECT_TRUE(same_file("default.npz", "random.npz"));
+  EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--fill-mode", "twos"})),
+              HasSubstr("--fill-mode 'twos' (allowed: zeros, ones, random)"));
+}
+
+}  // namespace
+}  // namespace mlipc::test
