@@ -11,6 +11,8 @@
 #ifndef MLIP_KCONVERT_H_
 #define MLIP_KCONVERT_H_
 
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
+
 #include <stdint.h>
 #include <string.h>
 

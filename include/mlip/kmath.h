@@ -13,11 +13,13 @@
  *   computes in IEEE double with +, -, *, / and sqrt only (all correctly
  *   rounded, so the same on every IEEE machine, soft-float included), and
  *   rounds once to float by integer code (immune to flush-to-zero modes);
- * - no fused multiply-add: clang gets "STDC FP_CONTRACT OFF" in every function
- *   body; GCC ignores that pragma, so where GCC could contract double
- *   multiply-adds (__FP_FAST_FMA: AArch64, Cortex-M55/M7, x86-64 with FMA) the
- *   functions are compiled with optimize("fp-contract=off") (GCC then keeps
- *   them out of line in code built with another contraction setting);
+ * - no fused multiply-add: in C, mlip/strict_fp.h turns contraction off for
+ *   the whole file (clang and GCC); clang also gets "STDC FP_CONTRACT OFF" in
+ *   every function body, and in C++ (g++ builds the reference evaluator),
+ *   where GCC could contract double multiply-adds (__FP_FAST_FMA: AArch64,
+ *   Cortex-M55/M7, x86-64 with FMA), the functions are compiled with
+ *   optimize("fp-contract=off") (GCC then keeps them out of line in code
+ *   built with another contraction setting);
  * - configurations that change the arithmetic and cannot be switched off here
  *   stop the build: -ffast-math, -fassociative-math, -freciprocal-math and
  *   excess precision of double (FLT_EVAL_METHOD 2, x87). Clang's explicit
@@ -31,6 +33,8 @@
  * tests/runtime/test_kmath.c measures it against the C library. */
 #ifndef MLIP_KMATH_H_
 #define MLIP_KMATH_H_
+
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
 
 #include <float.h>
 #include <math.h>
@@ -51,7 +55,11 @@
 #else
 #define MLIP__STRICT
 #endif
-#if defined(__GNUC__) && !defined(__clang__) && defined(__FP_FAST_FMA)
+/* In C, mlip/strict_fp.h (included above) has already turned contraction off
+ * for the whole file; a second optimize pragma would give these functions an
+ * attribute list that region.h's later declarations of mlip_f16_to_f32 and
+ * mlip_f32_to_f16 do not match. C++ (the reference evaluator) gets it here. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && defined(__FP_FAST_FMA)
 #define MLIP__GCC_NO_CONTRACT 1
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")

@@ -18,6 +18,8 @@
 #ifndef MLIP_REQUANT_H_
 #define MLIP_REQUANT_H_
 
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
+
 #include <math.h>
 #include <stdint.h>
 

@@ -3,6 +3,7 @@
  * descriptors, then call the generated run function. No heap, no recursion,
  * no global state.
  */
+#include "mlip/strict_fp.h" /* first: no contraction, same bits everywhere */
 #include "mlip/model.h"
 
 #include <stddef.h>

@@ -2,6 +2,7 @@
  * Weak default platform hooks. A port overrides any of them by defining a
  * function with the same name; the linker then prefers the strong symbol.
  */
+#include "mlip/strict_fp.h" /* first: no contraction, same bits everywhere */
 #include "mlip/platform.h"
 
 #include "mlip/compiler.h"

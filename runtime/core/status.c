@@ -3,6 +3,7 @@
  * so a code added to status.h without a string here shows up as
  * "unknown status" (and fails runtime.status) instead of a wrong string.
  */
+#include "mlip/strict_fp.h" /* first: no contraction, same bits everywhere */
 #include "mlip/status.h"
 
 #include <stddef.h>

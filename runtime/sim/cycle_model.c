@@ -1,6 +1,7 @@
 /* The cycle model of docs/mlip-spec.md section 5, one case per opcode in
  * the order of the spec's table. The compiler links this file too, so its
  * estimates and the simulator's counts are the same function. */
+#include "mlip/strict_fp.h" /* first: no contraction, same bits everywhere */
 #include "mlip/cycle_model.h"
 
 #include <string.h>

@@ -8,6 +8,8 @@
 #ifndef MLIP_SIM_INTERNAL_H_
 #define MLIP_SIM_INTERNAL_H_
 
+#include "mlip/strict_fp.h" /* first: no contraction, same bits everywhere */
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
