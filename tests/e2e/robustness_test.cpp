@@ -38,7 +38,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_robustness {
 namespace {
 
 const fs::path kData = fs::path(MLIPC_TEST_DATA) / "robustness";
@@ -818,4 +818,4 @@ TEST_F(Robust, BuildCacheMustBePrivateToTheUser) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_robustness
