@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "driver/compile.h"
+#include "host/cross_build.h"
 #include "memory/planner.h"
 #include "mlip/target.h"
 #include "support/error.h"
@@ -64,6 +65,24 @@ void run_compile(const CompileArgs& a) {
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
   driver::CompileResult r = driver::compile_model(a.model, opt);
   driver::write_tarball(r, out);
+  fs::path cross_out;
+  if (!opt.cross.compiler.empty()) {
+    host::CrossBuild b;
+    b.compiler = opt.cross.compiler;
+    b.flags = opt.cross.compiler_flags();
+    b.triple = opt.cross.triple;
+    // A tarball bound to the MLIP device (-mattr=hw) has no runner: the
+    // driver registers no device, so it could only fail.
+    b.runner = opt.cross.linux_triple() && !(r.target.mlip && opt.mlip.hardware);
+    cross_out = host::cross_dir(out, opt.cross.triple);
+    try {
+      host::build_cross(out, opt.codegen.module_name, b, cross_out);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove(out, ec);  // all or nothing: no tarball without its build
+      throw;
+    }
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::map<std::string, int> ops;
@@ -79,6 +98,15 @@ void run_compile(const CompileArgs& a) {
              m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
              m.plan.algorithm);
   fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+  if (!cross_out.empty()) {
+    const std::string lib = "lib" + opt.codegen.module_name + ".a";
+    fmt::print("  cross      {}{} with {}: {} ({} bytes){}\n", printable(opt.cross.triple),
+               opt.cross.cpu_flags.empty() ? "" : " " + opt.cross.cpu_flags.front(), printable(opt.cross.compiler),
+               printable((cross_out / lib).string()), with_commas(fs::file_size(cross_out / lib)),
+               fs::exists(cross_out / host::runner_name(opt.codegen.module_name))
+                   ? ", " + host::runner_name(opt.codegen.module_name)
+                   : "");
+  }
   if (!opt.cross.empty() && opt.cross.compiler.empty())
     fmt::print("  cross      {}{}: recorded, nothing built without --cross-compiler\n", printable(opt.cross.triple),
                opt.cross.cpu_flags.empty() ? "" : " " + opt.cross.cpu_flags.front());

@@ -11,6 +11,8 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "driver/cross.h"
+#include "host/cross_build.h"
 #include "host/host_model.h"
 #include "io/npz.h"
 #include "mlip/layer_kind.h"
@@ -162,6 +164,44 @@ void print_times(std::string& text, const std::vector<double>& run_ns, int numbe
                  std::sqrt(var / static_cast<double>(ms.size())));
 }
 
+// A tarball cross-built for another architecture runs as its runner under
+// qemu-user (docs/user-guide.md, "Cross builds"); anything else is built
+// for this machine.
+host::HostModel build_or_find_runner(const RunArgs& a) {
+  const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
+  const nlohmann::json& mlipc = md.extra.value("mlipc", nlohmann::json::object());
+  driver::CrossTarget cross;
+  try {
+    if (mlipc.contains("cross")) cross = driver::CrossTarget::from_json(mlipc.at("cross"));
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: metadata.json is damaged ({})", a.tarball, mlf::json_error_reason(e));
+  }
+  const std::string arch = cross.arch();
+  if (cross.compiler.empty() || arch.empty() || arch == driver::host_arch()) {
+    host::BuildOptions bo;
+    bo.build_timeout = a.build_timeout;
+    return host::HostModel::build(a.tarball, bo);
+  }
+  const fs::path runner = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
+  if (!cross.linux_triple())
+    fail("{} is built for {}, not this machine ({}): link {} into the device's firmware", a.tarball,
+         printable(cross.triple), driver::host_arch(),
+         (host::cross_dir(a.tarball, cross.triple) / ("lib" + md.module_name + ".a")).string());
+  if (!fs::exists(runner))
+    fail("{} is built for {} and its runner {} is missing: compile it again with --cross-compiler", a.tarball,
+         printable(cross.triple), runner.string());
+  const std::string qemu = "qemu-" + arch;
+  if (!host::on_path(qemu))
+    fail("{} is built for {}: install qemu-user ({}) to run it here, or run {} on the device with the same arguments "
+         "as mlipc run gives it",
+         a.tarball, printable(cross.triple), qemu, runner.string());
+  std::vector<std::string> emulator = {qemu};
+  // Debian's cross C library (libc6-<arch>-cross) for a dynamically linked runner.
+  const fs::path sysroot = fs::path("/usr") / cross.triple;
+  if (fs::is_directory(sysroot)) emulator.insert(emulator.end(), {"-L", sysroot.string()});
+  return host::HostModel::use_runner(a.tarball, runner, emulator);
+}
+
 void run_run(const RunArgs& a) {
   if (a.number < 0) fail("--number {} must be 0 or more", a.number);
   if (a.repeat < 1) fail("--repeat {} must be at least 1", a.repeat);
@@ -178,9 +218,7 @@ void run_run(const RunArgs& a) {
   // The inputs first: a bad .npz is refused before anything is built.
   io::NamedTensors inputs;
   if (!a.inputs.empty()) inputs = io::read_npz(a.inputs);
-  host::BuildOptions bo;
-  bo.build_timeout = a.build_timeout;
-  host::HostModel model = host::HostModel::build(a.tarball, bo);
+  host::HostModel model = build_or_find_runner(a);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
   // tvmc runs the model once before it measures; --number 0 leaves that run only.
   const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);

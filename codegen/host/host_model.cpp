@@ -50,6 +50,12 @@ std::string sha256_hex(const std::string& bytes) {
   return hex;
 }
 
+// The C compiler and its flags: the host's (kCFlags) or a cross build's.
+struct Toolchain {
+  std::string cc;
+  std::vector<std::string> flags;
+};
+
 std::string compiler() {
   const char* cc = std::getenv("CC");
   return cc && *cc ? cc : "cc";
@@ -102,9 +108,9 @@ void compile_or_fail(std::vector<std::string> argv, const fs::path& dir, const s
   }
 }
 
-std::vector<std::string> cc_command(const std::string& cc) {
-  std::vector<std::string> argv = {cc};
-  argv.insert(argv.end(), kCFlags.begin(), kCFlags.end());
+std::vector<std::string> cc_command(const Toolchain& tc) {
+  std::vector<std::string> argv = {tc.cc};
+  argv.insert(argv.end(), tc.flags.begin(), tc.flags.end());
   argv.push_back("-Icodegen/host/include");
   argv.push_back("-Iruntime/include");
   return argv;
@@ -126,14 +132,14 @@ std::vector<fs::path> c_sources(const fs::path& dir, const fs::path& sub) {
 // same network compiled with other options, or for "mrvl, c" with nothing on
 // the MLIP), so each is compiled once per content and shared.
 fs::path cached_object(const fs::path& dir, const fs::path& src, const std::string& headers_key,
-                       const fs::path& objects, const std::string& cc, int timeout) {
+                       const fs::path& objects, const Toolchain& tc, int timeout) {
   const fs::path obj = objects / (sha256_hex(headers_key + src.string() + read_file(dir / src)).substr(0, 32) + ".o");
   if (fs::exists(obj)) return obj;
   fs::create_directories(objects);
   const fs::path tmp = objects / fmt::format(".{}.{}", obj.filename().string(), static_cast<long>(getpid()));
-  std::vector<std::string> argv = cc_command(cc);
+  std::vector<std::string> argv = cc_command(tc);
   argv.insert(argv.end(), {"-c", src.string(), "-o", tmp.string()});
-  compile_or_fail(argv, dir, cc, timeout);
+  compile_or_fail(argv, dir, tc.cc, timeout);
   std::error_code ec;
   fs::rename(tmp, obj, ec);  // losing a race to another process is fine
   fs::remove(tmp, ec);
@@ -141,9 +147,9 @@ fs::path cached_object(const fs::path& dir, const fs::path& src, const std::stri
 }
 
 // The compiler, its flags and the contents of the headers under `sub`.
-std::string headers_key(const fs::path& dir, const fs::path& sub, const std::string& cc) {
-  std::string key = cc;
-  for (const std::string& f : kCFlags) key += " " + f;
+std::string headers_key(const fs::path& dir, const fs::path& sub, const Toolchain& tc) {
+  std::string key = tc.cc;
+  for (const std::string& f : tc.flags) key += " " + f;
   std::vector<fs::path> headers;
   if (fs::exists(dir / sub))
     for (const auto& e : fs::recursive_directory_iterator(dir / sub))
@@ -203,7 +209,7 @@ std::string runtime_unity_source(const fs::path& dir, std::string* contents) {
   return unity;
 }
 
-void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::path& tarball, const std::string& cc,
+void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::path& tarball, const Toolchain& cc,
                 const std::string& model_c, const fs::path& cache, int timeout) {
   mlf::extract_tar_bytes(tar_bytes, tarball, dir);
   // The driver (the same for every model), its model-specific half, and the runtime.
@@ -223,8 +229,8 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
   objects.push_back(cached_object(dir, "runtime_all.c", runtime_key + runtime_sources, cache / "objects", cc, timeout).string());
 
   // The same objects link into the same program: linked once, then copied.
-  std::string link_key = cc;
-  for (const std::string& f : kCFlags) link_key += " " + f;
+  std::string link_key = cc.cc;
+  for (const std::string& f : cc.flags) link_key += " " + f;
   for (const std::string& o : objects) link_key += " " + o;
   const fs::path programs = cache / "programs";
   const fs::path program = programs / sha256_hex(link_key).substr(0, 32);
@@ -234,7 +240,7 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
     std::vector<std::string> link = cc_command(cc);
     link.insert(link.end(), objects.begin(), objects.end());
     link.insert(link.end(), {"-o", tmp.string(), "-lm"});
-    compile_or_fail(link, dir, cc, timeout);
+    compile_or_fail(link, dir, cc.cc, timeout);
     std::error_code ec;
     fs::rename(tmp, program, ec);
     fs::remove(tmp, ec);
@@ -267,6 +273,18 @@ void check_cache_dir(const fs::path& dir, bool strict) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& host_flags() { return kCFlags; }
+
+HostModel HostModel::use_runner(const fs::path& tarball, const fs::path& runner, std::vector<std::string> emulator) {
+  HostModel m;
+  m.tarball_ = tarball;
+  m.metadata_ = check_tarball(read_file(tarball), tarball).metadata;
+  m.exe_ = fs::absolute(runner);  // run() starts it from its own work folder
+  m.dir_ = runner.parent_path();
+  m.emulator_ = std::move(emulator);
+  return m;
+}
 
 fs::path fallback_cache_dir() {
   return fs::temp_directory_path() / fmt::format("mlipc-cache-{}", static_cast<unsigned long>(::geteuid()));
@@ -317,9 +335,9 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   CheckedTarball checked = check_tarball(bytes, tarball);
   m.metadata_ = std::move(checked.metadata);
   if (options.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", options.build_timeout);
-  const std::string cc = options.cc.empty() ? compiler() : options.cc;
-  std::string key_text = bytes + "\n" + cc;
-  for (const std::string& f : kCFlags) key_text += " " + f;
+  const Toolchain cc{options.cc.empty() ? compiler() : options.cc, options.flags.empty() ? kCFlags : options.flags};
+  std::string key_text = bytes + "\n" + cc.cc;
+  for (const std::string& f : cc.flags) key_text += " " + f;
   key_text += std::string(resources::get("templates/host/main.c")) + std::string(resources::get("templates/host/model.c"));
   const std::string key = sha256_hex(key_text).substr(0, 32);
   const fs::path cache = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
@@ -375,7 +393,8 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     if (!known) fail("'{}' is not an input of the model (inputs: {})", name, names);
   }
   TempDir work("mlipc-run");
-  std::vector<std::string> argv = {exe_.string(), "-r", std::to_string(std::max(runs, 1))};
+  std::vector<std::string> argv = emulator_;
+  argv.insert(argv.end(), {exe_.string(), "-r", std::to_string(std::max(runs, 1))});
   for (size_t i = 0; i < md.inputs.size(); ++i) {
     const auto& in = md.inputs[i];
     auto it = given.find(in.name);

@@ -22,7 +22,13 @@ struct BuildOptions {
   // by others (the fallback: not accessible by others); created 0700.
   std::filesystem::path cache_dir;
   int build_timeout = limits::kDefaultBuildSeconds;  // per compiler run
+  // The compiler's flags; empty: host emulation's (host_flags()). A cross
+  // build gives its own (cross_build.h).
+  std::vector<std::string> flags;
 };
+
+// Host emulation's compiler flags.
+const std::vector<std::string>& host_flags();
 
 struct LayerTime {
   int layer;
@@ -50,6 +56,12 @@ class HostModel {
   // tarball holding nothing but the files mlipc compile writes is built.
   static HostModel build(const std::filesystem::path& tarball, const BuildOptions& options = {});
 
+  // A program built elsewhere from `tarball` with the same driver (a cross
+  // build's runner), run through `emulator` (for example qemu-aarch64 -L
+  // /usr/aarch64-linux-gnu). The tarball is checked as build() checks it.
+  static HostModel use_runner(const std::filesystem::path& tarball, const std::filesystem::path& runner,
+                              std::vector<std::string> emulator);
+
   const mlf::Metadata& metadata() const { return metadata_; }
   const std::filesystem::path& executable() const { return exe_; }
   const std::filesystem::path& source_dir() const { return dir_; }
@@ -66,6 +78,7 @@ class HostModel {
   std::filesystem::path tarball_;  // as the user named it, for messages
   std::filesystem::path dir_;
   std::filesystem::path exe_;
+  std::vector<std::string> emulator_;  // run exe_ through this (empty: directly)
 };
 
 // What build() checks before it compiles anything: the archive, its

@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_guide_cli {
 namespace {
 
 bool have(const std::string& tool) {
@@ -62,6 +62,9 @@ TEST_P(GuideLines, CompileAndRunAsTyped) {
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_THAT(c.out, HasSubstr("hw mode"));
   ASSERT_TRUE(fs::exists(p("model.tar")));
+  // The library for the device; no runner (no device driver to run it with).
+  EXPECT_TRUE(fs::exists(p("model.aarch64-linux-gnu/libdefault.a")));
+  EXPECT_FALSE(fs::exists(p("model.aarch64-linux-gnu/default_runner")));
   ProcessResult r = mlipc(guide_run);
   // Without the device, the run says so in one line.
   EXPECT_THAT(expect_error(r), HasSubstr("compiled for the MLIP hardware (-mattr=hw)"));
@@ -74,6 +77,7 @@ TEST_P(GuideLines, CompileAndRunAsTyped) {
   ASSERT_EQ(c.exit_code, 0) << c.err;
   r = mlipc(guide_run);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(p("model.aarch64-linux-gnu/default_runner")));
   ProcessResult plain = mlipc({"run", "model.tar", "--inputs", "infer.npz", "--outputs", "plain.npz"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_TRUE(same_file("predict.npz", "plain.npz"));
@@ -81,6 +85,47 @@ TEST_P(GuideLines, CompileAndRunAsTyped) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, GuideLines, ::testing::Values("mrvl, llvm", "mrvl, c"),
                          [](const auto& info) { return info.param == "mrvl, c" ? "mrvl_c" : "mrvl_llvm"; });
+
+// --cross-compiler for AArch64: lib<module>.a and the runner beside the
+// tarball; `run` starts the runner under qemu-aarch64 and its outputs are the
+// host build's bits.
+TEST_P(GuideLines, CrossBuildRunsUnderQemuWithTheHostBits) {
+  for (const char* tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
+    if (!have(tool)) GTEST_SKIP() << tool << " missing (scripts/setup.sh installs it)";
+  const std::string target = GetParam() == "mrvl, c" ? "mrvl, c" : "c";
+  const std::vector<std::string> common = {"--target", target, "--target-mrvl-num_tiles=4",
+                                           "--target-mrvl-mattr=sim -quantize=fp16 -wb_pin_ocm=1"};
+  std::vector<std::string> cross = {"compile", "model.onnx", "-o", "cross.tar", "--target-llvm-mtriple=aarch64-linux-gnu",
+                                    "--target-llvm-mcpu=neoverse-n2", "--cross-compiler", "aarch64-linux-gnu-gcc"};
+  cross.insert(cross.end(), common.begin(), common.end());
+  ProcessResult c = mlipc(cross);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("cross      aarch64-linux-gnu -mcpu=neoverse-n2 with aarch64-linux-gnu-gcc"));
+  const fs::path out = p("cross.aarch64-linux-gnu");
+  ASSERT_TRUE(fs::exists(out / "libdefault.a"));
+  ASSERT_TRUE(fs::exists(out / "default_runner"));
+  ProcessResult nm = run_process({"aarch64-linux-gnu-nm", "--defined-only", (out / "libdefault.a").string()}, dir.path(), 60);
+  ASSERT_EQ(nm.exit_code, 0) << nm.err;
+  EXPECT_THAT(nm.out, HasSubstr(" T tvmgen_default_run\n"));
+  EXPECT_THAT(nm.out, HasSubstr(" T mlip_model_run_checked\n"));
+
+  std::vector<std::string> host = {"compile", "model.onnx", "-o", "host.tar"};
+  host.insert(host.end(), common.begin(), common.end());
+  ASSERT_EQ(mlipc(host).exit_code, 0);
+  ProcessResult h = mlipc({"run", "host.tar", "-i", "infer.npz", "-o", "host.npz"});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  ProcessResult q = mlipc({"run", "cross.tar", "-i", "infer.npz", "-o", "qemu.npz", "--number", "2", "--print-time"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_THAT(q.out, HasSubstr("Execution time summary:"));
+  EXPECT_TRUE(same_file("host.npz", "qemu.npz")) << "the AArch64 build under qemu-aarch64 differs from the host's bits";
+
+  // Without qemu on PATH, or without the runner, one line says how to run it.
+  ProcessResult noq = run_process({MLIPC_BINARY, "run", "cross.tar", "-i", "infer.npz"}, dir.path(), 600,
+                                  {"PATH=" + p("empty").string()});
+  EXPECT_THAT(expect_error(noq), HasSubstr("cross.tar is built for aarch64-linux-gnu: install qemu-user (qemu-aarch64)"));
+  fs::remove(out / "default_runner");
+  EXPECT_THAT(expect_error(mlipc({"run", "cross.tar", "-i", "infer.npz"})), HasSubstr("its runner"));
+}
 
 TEST_F(GuideCli, ModelFileAnywhereOnTheLine) {
   ProcessResult c = mlipc({"compile", "model.onnx", "--target", "c", "-o", "a.tar"});
@@ -156,4 +201,4 @@ TEST_F(GuideCli, FillModeWithoutInputs) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_guide_cli

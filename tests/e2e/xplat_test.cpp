@@ -17,7 +17,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_xplat {
 namespace {
 
 // A plain hosted driver: raw input files in, raw output files out, through
@@ -171,4 +171,4 @@ INSTANTIATE_TEST_SUITE_P(Shared, XplatGnu,
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_xplat

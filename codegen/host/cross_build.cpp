@@ -1,0 +1,135 @@
+#include "host/cross_build.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "host/host_model.h"
+#include "mlf/archive.h"
+#include "support/error.h"
+#include "support/file_util.h"
+#include "support/process.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::host {
+
+namespace {
+
+void run_or_fail(const std::vector<std::string>& argv, const fs::path& dir, const std::string& what, int timeout) {
+  ProcessResult r = run_process(argv, dir, timeout, {"TMPDIR=" + dir.string()});
+  if (r.timed_out) fail("{} with '{}' did not finish within {} s", what, argv.front(), timeout);
+  if (r.exit_code != 0) {
+    std::string first = first_error_line(r.err);
+    if (first.empty()) first = r.signal ? fmt::format("killed by signal {}", r.signal) : fmt::format("exit code {}", r.exit_code);
+    fail("{} with '{}' failed: {}", what, argv.front(), first);
+  }
+}
+
+std::vector<std::string> sources(const fs::path& dir) {
+  std::vector<std::string> srcs;
+  for (const char* sub : {"codegen/host/src", "runtime/src"})
+    if (fs::exists(dir / sub))
+      for (const auto& e : fs::recursive_directory_iterator(dir / sub))
+        if (e.path().extension() == ".c") srcs.push_back(fs::relative(e.path(), dir).generic_string());
+  std::sort(srcs.begin(), srcs.end());
+  return srcs;
+}
+
+}  // namespace
+
+bool on_path(const std::string& tool) {
+  if (tool.find('/') != std::string::npos) return ::access(tool.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (!d.empty() && ::access((fs::path(d) / tool).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::string archiver_for(const std::string& compiler) {
+  std::string name = fs::path(compiler).filename().string();
+  std::vector<std::string> candidates;
+  for (const char* cc : {"gcc", "clang", "cc"}) {
+    const size_t at = name.rfind(cc);
+    if (at != std::string::npos && at + std::string(cc).size() == name.size()) {
+      const std::string prefix = name.substr(0, at);
+      if (!prefix.empty()) candidates.insert(candidates.end(), {prefix + "ar", prefix + "gcc-ar"});
+      break;
+    }
+  }
+  candidates.insert(candidates.end(), {"llvm-ar", "ar"});
+  for (const std::string& c : candidates)
+    if (on_path(c)) return c;
+  fail("--cross-compiler '{}': no archiver found (tried {})", compiler, fmt::join(candidates, ", "));
+}
+
+fs::path cross_dir(const fs::path& tarball, const std::string& triple) {
+  fs::path base = tarball;
+  if (base.extension() == ".tar") base.replace_extension();
+  return base.string() + "." + triple;
+}
+
+std::string runner_name(const std::string& module) { return module + "_runner"; }
+
+const std::vector<std::string>& cross_base_flags() {
+  static const std::vector<std::string> flags = {"-std=c99", "-O2", "-ffp-contract=off"};
+  return flags;
+}
+
+void build_cross(const fs::path& tarball, const std::string& module, const CrossBuild& b, const fs::path& out) {
+  const std::string ar = archiver_for(b.compiler);
+  const std::string what = fmt::format("building the model for {}", b.triple.empty() ? "the target" : b.triple);
+  TempDir work("mlipc-cross");
+  const fs::path x = work.path() / "src";
+  mlf::extract_tar(tarball, x);
+  std::vector<std::string> srcs = sources(x);
+  std::set<std::string> stems;
+  std::vector<std::string> objects;
+  // One object per source, so a firmware link takes only what it calls.
+  std::vector<std::string> argv = {b.compiler};
+  argv.insert(argv.end(), cross_base_flags().begin(), cross_base_flags().end());
+  argv.insert(argv.end(), b.flags.begin(), b.flags.end());
+  argv.insert(argv.end(), {"-Icodegen/host/include", "-Iruntime/include", "-c"});
+  for (const std::string& s : srcs) {
+    const std::string stem = fs::path(s).stem().string();
+    if (!stems.insert(stem).second) fail("internal: two sources named {}.c in {}", stem, tarball.string());
+    argv.push_back(s);
+    objects.push_back(stem + ".o");
+  }
+  run_or_fail(argv, x, what, b.build_timeout);
+
+  // Staged beside the destination, then renamed: never half a folder.
+  const fs::path staging = fs::absolute(out).string() + fmt::format(".tmp-{}", static_cast<long>(::getpid()));
+  std::error_code ec;
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging);
+  try {
+    std::vector<std::string> arc = {ar, "rcs", (staging / ("lib" + module + ".a")).string()};
+    arc.insert(arc.end(), objects.begin(), objects.end());
+    run_or_fail(arc, x, "archiving the model", b.build_timeout);
+    if (b.runner) {
+      // mlipc run's own driver, built by the cross compiler: run() drives it
+      // exactly as the host build (in files, out files, timing lines).
+      BuildOptions bo;
+      bo.cc = b.compiler;
+      bo.build_timeout = b.build_timeout;
+      bo.flags = {"-std=c99", "-O2", "-ffp-contract=off", "-DMLIP_PROFILE", "-w"};
+      bo.flags.insert(bo.flags.end(), b.flags.begin(), b.flags.end());
+      HostModel m = HostModel::build(tarball, bo);
+      fs::copy_file(m.executable(), staging / runner_name(module), fs::copy_options::overwrite_existing);
+    }
+    fs::remove_all(out, ec);
+    fs::rename(staging, out);
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
+}
+
+}  // namespace mlipc::host
