@@ -182,24 +182,34 @@ host::HostModel build_or_find_runner(const RunArgs& a) {
     bo.build_timeout = a.build_timeout;
     return host::HostModel::build(a.tarball, bo);
   }
-  const fs::path runner = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
+  const fs::path beside = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
   if (!cross.linux_triple())
     fail("{} is built for {}, not this machine ({}): link {} into the device's firmware", a.tarball,
          printable(cross.triple), driver::host_arch(),
          (host::cross_dir(a.tarball, cross.triple) / ("lib" + md.module_name + ".a")).string());
-  if (!fs::exists(runner))
-    fail("{} is built for {} and its runner {} is missing: compile it again with --cross-compiler", a.tarball,
-         printable(cross.triple), runner.string());
   const std::string qemu = "qemu-" + arch;
   if (!host::on_path(qemu))
     fail("{} is built for {}: install qemu-user ({}) to run it here, or run {} on the device with the same arguments "
          "as mlipc run gives it",
-         a.tarball, printable(cross.triple), qemu, runner.string());
+         a.tarball, printable(cross.triple), qemu, beside.string());
+  // The runner that `compile --cross-compiler` built into this user's own
+  // cache, never the file beside the tarball nor a compiler named by
+  // metadata.json (docs/security.md): found by the same key, or refused.
+  host::BuildOptions bo;
+  bo.cc = cross.compiler;
+  bo.flags = host::runner_flags(cross.compiler_flags());
+  bo.only_cached = true;
+  host::HostModel model = host::HostModel::build(a.tarball, bo);
+  if (model.executable().empty())
+    fail("{} is built for {} and this machine's build cache has no runner for it: compile it again here with "
+         "--cross-compiler, or run {} on the device",
+         a.tarball, printable(cross.triple), beside.string());
   std::vector<std::string> emulator = {qemu};
   // Debian's cross C library (libc6-<arch>-cross) for a dynamically linked runner.
   const fs::path sysroot = fs::path("/usr") / cross.triple;
   if (fs::is_directory(sysroot)) emulator.insert(emulator.end(), {"-L", sysroot.string()});
-  return host::HostModel::use_runner(a.tarball, runner, emulator);
+  model.run_through(emulator);
+  return model;
 }
 
 void run_run(const RunArgs& a) {

@@ -82,6 +82,12 @@ const std::vector<std::string>& cross_base_flags() {
   return flags;
 }
 
+std::vector<std::string> runner_flags(const std::vector<std::string>& target_flags) {
+  std::vector<std::string> f = {"-std=c99", "-O2", "-ffp-contract=off", "-DMLIP_PROFILE", "-w"};
+  f.insert(f.end(), target_flags.begin(), target_flags.end());
+  return f;
+}
+
 void build_cross(const fs::path& tarball, const std::string& module, const CrossBuild& b, const fs::path& out) {
   const std::string ar = archiver_for(b.compiler);
   const std::string what = fmt::format("building the model for {}", b.triple.empty() ? "the target" : b.triple);
@@ -119,8 +125,7 @@ void build_cross(const fs::path& tarball, const std::string& module, const Cross
       BuildOptions bo;
       bo.cc = b.compiler;
       bo.build_timeout = b.build_timeout;
-      bo.flags = {"-std=c99", "-O2", "-ffp-contract=off", "-DMLIP_PROFILE", "-w"};
-      bo.flags.insert(bo.flags.end(), b.flags.begin(), b.flags.end());
+      bo.flags = runner_flags(b.flags);
       HostModel m = HostModel::build(tarball, bo);
       fs::copy_file(m.executable(), staging / runner_name(module), fs::copy_options::overwrite_existing);
     }

@@ -30,6 +30,9 @@ std::string runner_name(const std::string& module);
 // contraction (the sources enforce it too: mlip/strict_fp.h).
 const std::vector<std::string>& cross_base_flags();
 
+// The runner's flags: mlipc run's driver flags at -O2, then the target's.
+std::vector<std::string> runner_flags(const std::vector<std::string>& target_flags);
+
 // Builds `tarball` (module `module`) with `b` into `out` (created; its
 // previous content is replaced only when everything built). Throws Error with
 // one line naming the compiler and its first error.

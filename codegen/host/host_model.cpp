@@ -276,16 +276,6 @@ void check_cache_dir(const fs::path& dir, bool strict) {
 
 const std::vector<std::string>& host_flags() { return kCFlags; }
 
-HostModel HostModel::use_runner(const fs::path& tarball, const fs::path& runner, std::vector<std::string> emulator) {
-  HostModel m;
-  m.tarball_ = tarball;
-  m.metadata_ = check_tarball(read_file(tarball), tarball).metadata;
-  m.exe_ = fs::absolute(runner);  // run() starts it from its own work folder
-  m.dir_ = runner.parent_path();
-  m.emulator_ = std::move(emulator);
-  return m;
-}
-
 fs::path fallback_cache_dir() {
   return fs::temp_directory_path() / fmt::format("mlipc-cache-{}", static_cast<unsigned long>(::geteuid()));
 }
@@ -345,6 +335,10 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   m.dir_ = cache / key;
   m.exe_ = m.dir_ / "model_host";
   if (fs::exists(m.exe_)) return m;
+  if (options.only_cached) {
+    m.exe_.clear();
+    return m;
+  }
 
   // Build beside the final folder, then rename: concurrent runs of the same
   // tarball never see a half-built cache entry.

@@ -25,6 +25,10 @@ struct BuildOptions {
   // The compiler's flags; empty: host emulation's (host_flags()). A cross
   // build gives its own (cross_build.h).
   std::vector<std::string> flags;
+  // Only look the build up in the cache, never compile: build() returns a
+  // model whose executable() is empty when it is not there. (`run` of a
+  // cross-built tarball: the compiler named in its metadata is never run.)
+  bool only_cached = false;
 };
 
 // Host emulation's compiler flags.
@@ -56,11 +60,9 @@ class HostModel {
   // tarball holding nothing but the files mlipc compile writes is built.
   static HostModel build(const std::filesystem::path& tarball, const BuildOptions& options = {});
 
-  // A program built elsewhere from `tarball` with the same driver (a cross
-  // build's runner), run through `emulator` (for example qemu-aarch64 -L
-  // /usr/aarch64-linux-gnu). The tarball is checked as build() checks it.
-  static HostModel use_runner(const std::filesystem::path& tarball, const std::filesystem::path& runner,
-                              std::vector<std::string> emulator);
+  // Runs the program through `emulator` (for example qemu-aarch64 -L
+  // /usr/aarch64-linux-gnu): a cross build's runner.
+  void run_through(std::vector<std::string> emulator) { emulator_ = std::move(emulator); }
 
   const mlf::Metadata& metadata() const { return metadata_; }
   const std::filesystem::path& executable() const { return exe_; }
