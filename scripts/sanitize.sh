@@ -29,8 +29,9 @@ SANITIZE_CONFORMANCE='conformance\.mrvl\.node_test_(conv|maxpool|averagepool|glo
 # random data-movement sweeps: a third of the short mode's time; the same
 # kernels run sanitized in the e2e and conformance tests); and what the
 # sanitizers do not reach: the tarball built with the plain system compiler,
-# the cross builds under QEMU (runtime.kmath_xplat), and the runs killed by
-# a signal (no exit, so no leak check).
+# the cross builds under QEMU (runtime.kmath_xplat, e2e XplatGnu and the
+# Marvell guide's cross-compiled lines), and the runs killed by a signal (no
+# exit, so no leak check).
 SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/'
 SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.(Nearest|LinearAndCubic)Every|^unit\.(Seeds/)?DatamoveRandom'
 # The int8 bit-identity sweep (8 builds per model) keeps two of its twelve
@@ -38,6 +39,7 @@ SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.(Nearest|Linear
 # pools and add on the MLIP); the other ten took a fifth of the mode's time.
 SHORT_EXCLUDE+='|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_(qop_|qdq_mlperf_)'
 SHORT_EXCLUDE+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/|^runtime\.kmath_xplat$|^e2e\.Signals/Interrupt\.'
+SHORT_EXCLUDE+='|^e2e\.Shared/XplatGnu\.|^e2e\.Targets/GuideLines\.'
 
 source scripts/ccache-env.sh
 start=$(date +%s)

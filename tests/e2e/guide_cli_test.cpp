@@ -138,6 +138,17 @@ TEST_F(GuideCli, ModelFileAnywhereOnTheLine) {
   EXPECT_TRUE(same_file("a.tar", "b.tar"));
 }
 
+TEST_F(GuideCli, TripleWithoutCrossCompilerIsRecordedOnly) {
+  ProcessResult c = mlipc({"compile", "model.onnx", "--target-llvm-mtriple=aarch64-linux-gnu",
+                           "--target-llvm-mcpu=neoverse-n2", "-o", "rec.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("cross      aarch64-linux-gnu -mcpu=neoverse-n2: recorded, nothing built"));
+  EXPECT_FALSE(fs::exists(p("rec.aarch64-linux-gnu")));
+  // The tarball's C is portable: run builds it for this machine.
+  ProcessResult r = mlipc({"run", "rec.tar", "-i", "infer.npz", "-o", "rec.npz"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(GuideCli, UnknownOptionIsNamedNotTheModel) {
   std::string e = expect_error(mlipc({"compile", "--bogus=1", "model.onnx", "-o", "x.tar"}));
   EXPECT_THAT(e, HasSubstr("unknown option '--bogus'"));
