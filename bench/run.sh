@@ -79,7 +79,9 @@ import numpy as np, sys
 shape=[int(d) for d in '$dims'.split(',')]
 x=np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 np.savez('$WORK/$name.npz', **{'$iname': x}); x.tofile('$WORK/$name.bin')"
-  c_us=$("$MLIPC" run "$WORK/$name.tar" --inputs "$WORK/$name.npz" --repeat "$RUNS" | sed -n 's/.*median \([0-9.]*\) us.*/\1/p')
+  # --print-time (tvmc's): mean, median, max, min, std in ms of --repeat runs after a warm-up.
+  c_us=$("$MLIPC" run "$WORK/$name.tar" --inputs "$WORK/$name.npz" --repeat "$RUNS" --print-time |
+         awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
   if [ -n "$ORT" ]; then
     o_us=$(ORT_NODE="$ORT" node bench/ort_latency.js "$dir/model.onnx" "$WORK/$name.bin" "$dims" "$RUNS" |
            "$PY" -c "import json,sys; print('%.1f' % json.load(sys.stdin)['median_us'])")
@@ -97,10 +99,10 @@ for entry in "${MODELS[@]}"; do
   name="${entry%%:*}"; dir="${entry#*:}"
   for tiles in 1 8; do
     "$MLIPC" compile "$dir/model.onnx" --target "mrvl, c" --target-mrvl-num_tiles=$tiles -o "$WORK/m.tar" > /dev/null
-    out=$("$MLIPC" run "$WORK/m.tar" --inputs "$WORK/$name.npz" --profile --repeat 20)
+    out=$("$MLIPC" run "$WORK/m.tar" --inputs "$WORK/$name.npz" --profile --repeat 20 --print-time)
     cycles=$(echo "$out" | sed -n 's/^  total  *\([0-9,]*\) .*/\1/p' | tr -d ,)
     est_us=$(echo "$out" | sed -n 's/.*estimated MLIP time \([0-9.]*\) us.*/\1/p')
-    host_us=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) us.*/\1/p')
+    host_us=$(echo "$out" | awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
     macs=$("$MLIPC" inspect "$WORK/m.tar" | awk '/^ +[0-9]+  (conv2d|fc) /{gsub(",","",$3); s+=$3} END{print s+0}')
     printf "%-22s %6s %12s %12s %14s %14.1f\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$(echo "$macs / $host_us" | bc -l)"
   done
