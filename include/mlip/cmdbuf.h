@@ -204,7 +204,7 @@ enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
  * positions of a GLOBAL_AVGPOOL (255 * 8421504 < 2^31). */
 #define MLIP_INT8_MAX_TAPS 33025u
 #define MLIP_INT8_MAX_POOL_HW 8421504u
-/* An int8 CONV2D's per-output-channel record at its BIAS offset: int32
+/* An int8 CONV2D's (and FC's) per-output-channel record at its BIAS offset: int32
  * bias, int32 multiplier q (0 or in [2^30, 2^31)), int32 shift in [-31, 30]. */
 #define MLIP_REQUANT_RECORD_BYTES 12u
 
@@ -258,7 +258,12 @@ enum { /* FC: input [n][k_count] fp16 (a K chunk), weights [out_c][k_count] fp16
           the activation and rounds into the output. */
   MLIP_FC_IN = 0, MLIP_FC_WEIGHTS = 1, MLIP_FC_BIAS = 2, MLIP_FC_ACC = 3, MLIP_FC_OUT = 4,
   MLIP_FC_N = 5, MLIP_FC_K = 6, MLIP_FC_OUT_C = 7, MLIP_FC_FIRST = 8, MLIP_FC_LAST = 9,
-  MLIP_FC_ACT = 10, MLIP_FC_ACT_LO = 11, MLIP_FC_ACT_HI = 12
+  MLIP_FC_ACT = 10, MLIP_FC_ACT_LO = 11, MLIP_FC_ACT_HI = 12,
+  /* int8/uint8 (MLIP_DTYPE): the whole reduction in one command (FIRST and
+     LAST 1, ACC MLIP_NO_OFFSET, K at most MLIP_INT8_MAX_TAPS), act NONE,
+     ACT_LO/ACT_HI the output clamp as int32, the input and output zero
+     points; BIAS holds one requantization record per output, as CONV2D's. */
+  MLIP_FC_CLAMP_LO = 11, MLIP_FC_CLAMP_HI = 12, MLIP_FC_X_ZP = 13, MLIP_FC_Y_ZP = 14
 };
 enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
   MLIP_POOL_IN = 0, MLIP_POOL_IN_H = 1, MLIP_POOL_IN_W = 2, MLIP_POOL_C = 3,

@@ -42,7 +42,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
       break;
     case MLIP_OP_FC:
       work = (uint64_t)w[MLIP_FC_N] * w[MLIP_FC_K] * w[MLIP_FC_OUT_C];
-      rate = rates->macs_per_cycle;
+      rate = w[MLIP_DTYPE] != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
       break;
     case MLIP_OP_MAXPOOL:
     case MLIP_OP_AVGPOOL:

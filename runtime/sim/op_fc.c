@@ -10,6 +10,9 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
   uint64_t in_len, w_len, acc_len, b_len, out_len;
   int last = w[MLIP_FC_LAST] != 0u;
   int has_bias = last && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_check_fc_q8(v, section, c); /* op_int8.c */
+  }
   if (n < 1u || k < 1u || oc < 1u || w[MLIP_FC_FIRST] > 1u || w[MLIP_FC_LAST] > 1u ||
       !mlip_sim_act_ok(w[MLIP_FC_ACT])) {
     return MLIP_ERR_INVALID_ARG;
@@ -49,6 +52,9 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
 
 mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_fc_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* in = ocm + w[MLIP_FC_IN];
   const uint8_t* wt = ocm + w[MLIP_FC_WEIGHTS];
   uint8_t* accm = ocm + w[MLIP_FC_ACC];

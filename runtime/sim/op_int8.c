@@ -1,4 +1,4 @@
-/* The 8-bit forms of CONV2D, MAXPOOL, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL and ADD
+/* The 8-bit forms of CONV2D, FC, MAXPOOL, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL and ADD
  * (docs/mlip-spec.md section 4a, docs/command-buffer.md "int8 commands"):
  * their validation rules and executors, reached from each opcode's
  * op_<name>.c when the command's MLIP_DTYPE word is not fp16. The
@@ -40,6 +40,34 @@ static void store8(uint8_t* p, int32_t v) {
   *p = (uint8_t)(v < 0 ? v + 256 : v);
 }
 
+/* Record j's word k (0 bias, 1 q, 2 shift). */
+static uint32_t record_word(const uint8_t* rec, size_t j, size_t k) {
+  uint32_t u;
+  memcpy(&u, rec + j * MLIP_REQUANT_RECORD_BYTES + k * 4u, sizeof u);
+  return u;
+}
+
+/* The n requantization records at rec are data, not command words: CONV2D
+   and FC check them before they write anything. */
+static int records_ok(const uint8_t* rec, size_t n) {
+  size_t j;
+  for (j = 0; j < n; ++j) {
+    if (!requant_ok(record_word(rec, j, 1), record_word(rec, j, 2), MLIP_REQUANT_MAX_SHIFT)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Output channel j of CONV2D and FC: the products' sum plus record j's
+   bias (saturated to int32), requantized by its (q, shift) into [lo, hi]. */
+static void store_requantized(uint8_t* p, int32_t acc, const uint8_t* rec, size_t j, int32_t zy, int32_t lo,
+                              int32_t hi) {
+  const int32_t s = mlip_add_sat_i32(acc, mlip_sim_as_i32(record_word(rec, j, 0)));
+  store8(p, mlip_requantize(s, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy,
+                            lo, hi));
+}
+
 /* ---- the element type of every command ----------------------------------- */
 
 mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
@@ -47,6 +75,7 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
   const int q8 = v->hdr.quantize == MLIP_QUANT_INT8;
   switch (c->opcode) {
     case MLIP_OP_CONV2D:
+    case MLIP_OP_FC:
     case MLIP_OP_MAXPOOL:
     case MLIP_OP_GLOBAL_AVGPOOL:
     case MLIP_OP_GLOBAL_MAXPOOL:
@@ -56,7 +85,6 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
       }
       return dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
     case MLIP_OP_CONVERT:
-    case MLIP_OP_FC:
     case MLIP_OP_AVGPOOL:
     case MLIP_OP_ACTIVATION:
     case MLIP_OP_ELTWISE:
@@ -114,13 +142,6 @@ mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, c
   return mlip_sim_check_write(v, section, w[MLIP_CONV_OUT], out_len);
 }
 
-/* Record j's word k (0 bias, 1 q, 2 shift). */
-static uint32_t record_word(const uint8_t* rec, size_t j, size_t k) {
-  uint32_t u;
-  memcpy(&u, rec + j * MLIP_REQUANT_RECORD_BYTES + k * 4u, sizeof u);
-  return u;
-}
-
 mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
   const uint32_t dt = w[MLIP_DTYPE];
@@ -141,11 +162,8 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
   const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
   size_t oh, ow, j, kh, kw, ic;
   (void)env; /* works in the tile's OCM only */
-  /* The records are data: checked before anything is written. */
-  for (j = 0; j < out_c; ++j) {
-    if (!requant_ok(record_word(rec, j, 1), record_word(rec, j, 2), MLIP_REQUANT_MAX_SHIFT)) {
-      return MLIP_ERR_INVALID_ARG;
-    }
+  if (!records_ok(rec, out_c)) {
+    return MLIP_ERR_INVALID_ARG;
   }
   for (oh = 0; oh < out_h; ++oh) {
     for (ow = 0; ow < out_w; ++ow) {
@@ -173,10 +191,66 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
             }
           }
         }
-        acc = mlip_add_sat_i32(acc, mlip_sim_as_i32(record_word(rec, j, 0)));
-        store8(out + (oh * out_w + ow) * out_c + j,
-               mlip_requantize(acc, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy, lo, hi));
+        store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, zy, lo, hi);
       }
+    }
+  }
+  return MLIP_OK;
+}
+
+/* ---- FC ------------------------------------------------------------------- */
+
+mlip_status mlip_sim_check_fc_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  const uint64_t n = w[MLIP_FC_N], k = w[MLIP_FC_K], oc = w[MLIP_FC_OUT_C];
+  uint64_t in_len, w_len, r_len, out_len;
+  if (n < 1u || k < 1u || oc < 1u || k > MLIP_INT8_MAX_TAPS || w[MLIP_FC_FIRST] != 1u || w[MLIP_FC_LAST] != 1u ||
+      w[MLIP_FC_ACC] != MLIP_NO_OFFSET || w[MLIP_FC_BIAS] == MLIP_NO_OFFSET || w[MLIP_FC_ACT] != MLIP_ACT_NONE ||
+      !clamp_ok(dt, w[MLIP_FC_CLAMP_LO], w[MLIP_FC_CLAMP_HI]) || !in_type(dt, w[MLIP_FC_X_ZP]) ||
+      !in_type(dt, w[MLIP_FC_Y_ZP])) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  in_len = n * k; /* both below 2^32: no wrap in 64 bits */
+  w_len = oc * k;
+  r_len = oc * MLIP_REQUANT_RECORD_BYTES;
+  out_len = n * oc;
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_IN], in_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_WEIGHTS], w_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_BIAS], r_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_OUT], out_len));
+  if (mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_IN], in_len) ||
+      mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_WEIGHTS], w_len) ||
+      mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_BIAS], r_len)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  return mlip_sim_check_write(v, section, w[MLIP_FC_OUT], out_len);
+}
+
+mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  const uint8_t* in = ocm + w[MLIP_FC_IN];
+  const uint8_t* wt = ocm + w[MLIP_FC_WEIGHTS];
+  const uint8_t* rec = ocm + w[MLIP_FC_BIAS];
+  uint8_t* out = ocm + w[MLIP_FC_OUT];
+  const size_t n_n = w[MLIP_FC_N], k_n = w[MLIP_FC_K], oc_n = w[MLIP_FC_OUT_C];
+  const int32_t zx = mlip_sim_as_i32(w[MLIP_FC_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_FC_Y_ZP]);
+  const int32_t lo = mlip_sim_as_i32(w[MLIP_FC_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_FC_CLAMP_HI]);
+  size_t n, o, k;
+  (void)env; /* works in the tile's OCM only */
+  if (!records_ok(rec, oc_n)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc_n; ++o) {
+      const uint8_t* xp = in + n * k_n;
+      const uint8_t* wp = wt + o * k_n;
+      int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
+      for (k = 0; k < k_n; ++k) {
+        acc += (load8(dt, xp + k) - zx) * load8(MLIP_DT_INT8, wp + k);
+      }
+      store_requantized(out + n * oc_n + o, acc, rec, o, zy, lo, hi);
     }
   }
   return MLIP_OK;

@@ -294,6 +294,8 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* cmd);
 /* The 8-bit forms, reached from op_<name>.c when MLIP_DTYPE is not fp16. */
 mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
 mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+mlip_status mlip_sim_check_fc_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 mlip_status mlip_sim_check_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
 mlip_status mlip_sim_exec_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);

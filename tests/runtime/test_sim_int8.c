@@ -1,4 +1,4 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, MAXPOOL, the global pools and
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, the global pools and
    ADD (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
@@ -179,6 +179,84 @@ static void test_conv_uint8_depthwise(void** state) {
   assert_int_equal(ocm[1025], 0);   /* -384 * 0.5 + 128 = -64: saturates to 0 */
 }
 
+/* An int8 FC: input at 0, weights at 512, records at 768, output at 1024. */
+static mlip_cmd* fc8(uint32_t dt, uint32_t n, uint32_t k, uint32_t out_c) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
+  c->w[MLIP_FC_IN] = 0;
+  c->w[MLIP_FC_WEIGHTS] = 512;
+  c->w[MLIP_FC_BIAS] = 768;
+  c->w[MLIP_FC_ACC] = MLIP_NO_OFFSET;
+  c->w[MLIP_FC_OUT] = 1024;
+  c->w[MLIP_FC_N] = n;
+  c->w[MLIP_FC_K] = k;
+  c->w[MLIP_FC_OUT_C] = out_c;
+  c->w[MLIP_FC_FIRST] = 1;
+  c->w[MLIP_FC_LAST] = 1;
+  c->w[MLIP_FC_CLAMP_LO] = w32(dt == MLIP_DT_INT8 ? -128 : 0);
+  c->w[MLIP_FC_CLAMP_HI] = w32(dt == MLIP_DT_INT8 ? 127 : 255);
+  c->w[MLIP_DTYPE] = dt;
+  return c;
+}
+
+/* Two rows of three inputs (x_zp 1: rows 2, -2, 3 and -129, 126, -1; the
+   second at both ends of int8) times outputs 1, 2, 3 and -1, 0, 127.
+   Output 0 (bias 0, M = 0.5): 7 -> 3.5 -> 4 (tie toward +infinity), 120 ->
+   60. Output 1 (bias -1, M = 0.25 as q 2^30, shift -1): 378 -> 189 -> 94.5
+   -> 95 (away from zero); 1 -> 0.5 -> 1 (high multiply tie up) -> 0.5 -> 1.
+   Plus y_zp -2; then a clamp [-128, 80] (a fused Clip) takes 93 to 80. */
+static void test_fc(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_FC);
+  set8(0, 3);
+  set8(1, -1);
+  set8(2, 4);
+  set8(3, -128);
+  set8(4, 127);
+  set8(5, 0);
+  set8(512, 1);
+  set8(513, 2);
+  set8(514, 3);
+  set8(515, -1);
+  set8(516, 0);
+  set8(517, 127);
+  set_record(768, 0, 0, 1 << 30, 0);
+  set_record(768, 1, -1, 1 << 30, -1);
+  c = fc8(MLIP_DT_INT8, 2, 3, 2);
+  c->w[MLIP_FC_X_ZP] = 1;
+  c->w[MLIP_FC_Y_ZP] = w32(-2);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1024), 2);
+  assert_int_equal(get_i8(1025), 93);
+  assert_int_equal(get_i8(1026), 58);
+  assert_int_equal(get_i8(1027), -1);
+  c->w[MLIP_FC_CLAMP_HI] = 80;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1025), 80);
+  /* A damaged record is refused before anything is written. */
+  set_record(768, 1, 0, 1 << 29, 0);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* uint8 rows (zero point 128) with int8 weights. */
+static void test_fc_uint8(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_FC);
+  ocm[0] = 255; /* 127 */
+  ocm[1] = 0;   /* -128 */
+  set8(512, 2);
+  set8(513, 1);
+  set_record(768, 0, 0, 1 << 30, 0);
+  c = fc8(MLIP_DT_UINT8, 1, 2, 1);
+  c->w[MLIP_FC_X_ZP] = 128;
+  c->w[MLIP_FC_Y_ZP] = 100;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[1024], 163); /* (254 - 128) * 0.5 + 100 */
+}
+
 /* A damaged record (multiplier below 2^30, or shift 31) is refused when the
    command runs, before anything is written. */
 static void test_conv_bad_record(void** state) {
@@ -324,6 +402,59 @@ static void test_cycles(void** state) {
   c.w[MLIP_DTYPE] = MLIP_DT_INT8;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 144); /* 147456 / 1024 */
+  /* An int8 FC too: 2 rows x 1000 inputs x 512 outputs = 1024000 MACs. */
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_FC;
+  c.w[MLIP_FC_N] = 2;
+  c.w[MLIP_FC_K] = 1000;
+  c.w[MLIP_FC_OUT_C] = 512;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 4000);
+  c.w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 1000);
+}
+
+static mlip_status fc_with(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  fresh(MLIP_LAYER_FC);
+  c = fc8(MLIP_DT_INT8, 1, 3, 2);
+  c->w[word] = value;
+  return validate();
+}
+
+/* The validator on one bad word at a time of a good int8 FC. */
+static void test_validate_fc(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  assert_int_equal(fc_with(MLIP_FC_X_ZP, w32(-128)), MLIP_OK);
+  assert_int_equal(fc_with(MLIP_FC_X_ZP, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_CLAMP_LO, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_CLAMP_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_FIRST, 0), MLIP_ERR_INVALID_ARG);  /* the whole reduction in one command */
+  assert_int_equal(fc_with(MLIP_FC_LAST, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_ACC, 1536), MLIP_ERR_INVALID_ARG); /* no accumulator */
+  assert_int_equal(fc_with(MLIP_FC_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_BIAS, 4000), MLIP_ERR_INVALID_ARG); /* unaligned */
+  assert_int_equal(fc_with(MLIP_FC_BIAS, 4096), MLIP_ERR_BOUNDS);
+  assert_int_equal(fc_with(MLIP_FC_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_N, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_OUT, 0), MLIP_ERR_INVALID_ARG);      /* output over the input */
+  assert_int_equal(fc_with(MLIP_FC_OUT, 768), MLIP_ERR_INVALID_ARG);    /* output over the records */
+  assert_int_equal(fc_with(MLIP_FC_OUT_C, 0xFFFFFFFFu), MLIP_ERR_BOUNDS); /* no wrap */
+  assert_int_equal(fc_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  /* 33025 products per output is the bound. */
+  fresh(MLIP_LAYER_FC);
+  b.hdr.ocm_size = 1024u * 1024u;
+  b.hdr.ocm_pinned_offset = b.hdr.ocm_size;
+  c = fc8(MLIP_DT_INT8, 1, 33025, 1);
+  c->w[MLIP_FC_WEIGHTS] = 33792;
+  c->w[MLIP_FC_BIAS] = 67584;
+  c->w[MLIP_FC_OUT] = 67712;
+  assert_int_equal(validate(), MLIP_OK);
+  c->w[MLIP_FC_K] = 33026;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
 /* The validator: one bad word at a time on a good int8 CONV2D, ADD and
@@ -446,11 +577,14 @@ int main(void) {
     cmocka_unit_test(test_conv_saturation),
     cmocka_unit_test(test_conv_uint8_depthwise),
     cmocka_unit_test(test_conv_bad_record),
+    cmocka_unit_test(test_fc),
+    cmocka_unit_test(test_fc_uint8),
     cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_cycles),
     cmocka_unit_test(test_validate_conv),
+    cmocka_unit_test(test_validate_fc),
     cmocka_unit_test(test_validate_add_gpool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
