@@ -168,6 +168,17 @@ TEST(QuantizedMlipFc, DenseLayersAndTheirReshapesShareOneRegion) {
     EXPECT_EQ(q8_compute_layers(r, "conv2d"), 0);
     EXPECT_EQ(q8_compute_layers(r), 10);
   }
+  // QLinearMatMul with constant weights reading a computed tensor (the
+  // QOperator form of tests/gen/gen_quantized_mlip.py's model), after a
+  // folded MatMul + Relu and a Flatten of the convolution's NCHW output.
+  for (const char* name : {"quant_qdq_mlip_dense", "quant_qop_mlip_dense"}) {
+    SCOPED_TRACE(name);
+    const driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", int8_options(4, true));
+    EXPECT_EQ(r.mlip.regions.size(), 1u);
+    EXPECT_EQ(q8_compute_layers(r, "fc"), 2);
+    EXPECT_EQ(q8_compute_layers(r, "conv2d"), 1);
+  }
 }
 
 TEST(QuantizedMlipErrors, Fp32ModelWithInt8IsRefusedInOneLine) {

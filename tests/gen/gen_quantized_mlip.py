@@ -1,0 +1,64 @@
+"""Small quantized models for operators of the MLIP's int8 layers that the
+quant_* models of gen_quantized.py do not have (issue 11 point 5). Each
+is a float model built here with the onnx helper API, quantized by
+gen_quantized.py's own steps (pre-processing, calibration over 8 inputs,
+QDQ, QOperator), and stored as quant_qdq_<name> and quant_qop_<name> with
+onnxruntime-node's outputs; the QuantizedMlip sweep takes every quant_*
+model, so these are compared bit for bit with the "c" build on every tile
+count and pinning.
+
+- mlip_dense: Conv -> Relu -> Flatten -> MatMul -> Relu -> MatMul, int8
+  activations. The MatMuls have no bias, so onnxruntime's optimizer leaves
+  them MatMul: the QOperator form is QLinearMatMul with constant int8
+  weights (per column) reading a computed tensor, the QDQ form the 1x1
+  QLinearConv between Reshapes that passes/fold_qdq makes of it."""
+import numpy as np
+from onnx import helper, numpy_helper, TensorProto
+
+from gen_quantized import Quantizer, calibrate, preprocess, to_qoperator
+from refs import graph_inputs, save_case
+
+
+def dense_model(rng):
+    def w(*shape, s=0.3):
+        return (rng.standard_normal(shape) * s).astype(np.float32)
+
+    inits = {"conv_w": w(4, 3, 3, 3), "conv_b": w(4, s=0.1), "fc1_w": w(144, 24, s=0.1), "fc2_w": w(24, 10)}
+    N = helper.make_node
+    nodes = [
+        N("Conv", ["x", "conv_w", "conv_b"], ["conv"], "conv", pads=[1, 1, 1, 1]),
+        N("Relu", ["conv"], ["conv_relu"], "conv_relu"),
+        N("Flatten", ["conv_relu"], ["flat"], "flatten"),
+        N("MatMul", ["flat", "fc1_w"], ["fc1"], "fc1"),
+        N("Relu", ["fc1"], ["fc1_relu"], "fc1_relu"),
+        N("MatMul", ["fc1_relu", "fc2_w"], ["y"], "fc2"),
+    ]
+    graph = helper.make_graph(nodes, "mlip_dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
+def main():
+    rng = np.random.default_rng(2311)
+    cases = [("mlip_dense", dense_model(rng), TensorProto.INT8,
+              "Conv, Relu, Flatten, MatMul, Relu, MatMul (no bias: QLinearMatMul with constant weights)")]
+    for name, m, act, what in cases:
+        m = preprocess(m)
+        inp = graph_inputs(m)[0]
+        shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+        calib = [{inp.name: rng.standard_normal(shape).astype(np.float32)} for _ in range(8)]
+        test = {inp.name: rng.standard_normal(shape).astype(np.float32)}
+        qdq = Quantizer(m, calibrate(m, calib), act).run()
+        qdq.producer_name = "mlipc tests/gen/gen_quantized_mlip.py"
+        tname = "uint8" if act == TensorProto.UINT8 else "int8"
+        readme = f"""{name} ({what}), built and quantized by tests/gen/gen_quantized_mlip.py: int8 weights
+(symmetric, per output channel or column), {tname} activations (per tensor, asymmetric), ranges from 8
+standard-normal inputs; the test input is a ninth. Outputs by onnxruntime-node 1.30 (one thread)."""
+        save_case(f"quant_qdq_{name}", qdq, test, readme=readme + "\nForm: QDQ (QuantizeLinear/DequantizeLinear pairs).")
+        save_case(f"quant_qop_{name}", to_qoperator(qdq), test,
+                  readme=readme + "\nForm: QOperator (QLinearConv, QLinearMatMul, com.microsoft QLinear*).")
+
+
+if __name__ == "__main__":
+    main()
