@@ -280,8 +280,15 @@ enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
   /* The window's dilation minus one: the positions skipped between two taps
      (0, a dense window, in every buffer written before pools had dilation);
      at most MLIP_POOL_MAX_GAP. */
-  MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22
+  MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22,
+  /* int8/uint8 AVGPOOL (MAXPOOL has no other word): the zero points, the
+     OCM offset of kh * kw + 1 {int32 q, int32 shift} pairs (entry n
+     requantizes the sum of a window of count n: x_scale / (y_scale * n);
+     entry 0 is never used by a valid geometry and gives the zero point
+     with q 0), and the output clamp. */
+  MLIP_POOL_X_ZP = 23, MLIP_POOL_Y_ZP = 24, MLIP_POOL_TABLE = 25, MLIP_POOL_LO = 26, MLIP_POOL_HI = 27
 };
+#define MLIP_POOL_TABLE_ENTRY_BYTES 8u
 #define MLIP_POOL_MAX_GAP 65535u
 enum { /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] fp16 -> output [c] fp16 */
   MLIP_GPOOL_IN = 0, MLIP_GPOOL_OUT = 1, MLIP_GPOOL_HW = 2, MLIP_GPOOL_C = 3,

@@ -1,4 +1,5 @@
-/* The 8-bit forms of CONV2D, FC, MAXPOOL, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL and ADD
+/* The 8-bit forms of CONV2D, FC, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL and ADD
+ * (MAXPOOL and AVGPOOL: op_pool.c, which shares its windows with fp16)
  * (docs/mlip-spec.md section 4a, docs/command-buffer.md "int8 commands"):
  * their validation rules and executors, reached from each opcode's
  * op_<name>.c when the command's MLIP_DTYPE word is not fp16. The
@@ -6,39 +7,6 @@
  * so a region gives the bits of those kernels. */
 #include "mlip/requant.h"
 #include "sim_internal.h"
-
-/* Two's complement of a word without implementation-defined conversion. */
-static int32_t type_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? -128 : 0; }
-static int32_t type_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
-
-/* A value word inside the command's element type. */
-static int in_type(uint32_t dt, uint32_t word) {
-  const int32_t v = mlip_sim_as_i32(word);
-  return v >= type_lo(dt) && v <= type_hi(dt);
-}
-
-/* An output clamp [lo, hi] inside the type. */
-static int clamp_ok(uint32_t dt, uint32_t lo, uint32_t hi) {
-  return in_type(dt, lo) && in_type(dt, hi) && mlip_sim_as_i32(lo) <= mlip_sim_as_i32(hi);
-}
-
-/* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
- * [2^30, 2^31), shift in [min_shift, MLIP_REQUANT_MAX_SHIFT]. */
-static int requant_ok(uint32_t q, uint32_t shift, int32_t max_shift) {
-  const int32_t s = mlip_sim_as_i32(shift);
-  return (q == 0u || (q >= 0x40000000u && q <= 0x7FFFFFFFu)) && s >= MLIP_REQUANT_MIN_SHIFT && s <= max_shift;
-}
-
-/* An element of the command's type at p. */
-static int32_t load8(uint32_t dt, const uint8_t* p) {
-  const int32_t v = *p;
-  return dt == MLIP_DT_INT8 && v >= 128 ? v - 256 : v;
-}
-
-/* Stores v (already inside the type) as its byte. */
-static void store8(uint8_t* p, int32_t v) {
-  *p = (uint8_t)(v < 0 ? v + 256 : v);
-}
 
 /* Record j's word k (0 bias, 1 q, 2 shift). */
 static uint32_t record_word(const uint8_t* rec, size_t j, size_t k) {
@@ -52,7 +20,7 @@ static uint32_t record_word(const uint8_t* rec, size_t j, size_t k) {
 static int records_ok(const uint8_t* rec, size_t n) {
   size_t j;
   for (j = 0; j < n; ++j) {
-    if (!requant_ok(record_word(rec, j, 1), record_word(rec, j, 2), MLIP_REQUANT_MAX_SHIFT)) {
+    if (!mlip_sim_q8_requant_ok(record_word(rec, j, 1), record_word(rec, j, 2), MLIP_REQUANT_MAX_SHIFT)) {
       return 0;
     }
   }
@@ -64,7 +32,7 @@ static int records_ok(const uint8_t* rec, size_t n) {
 static void store_requantized(uint8_t* p, int32_t acc, const uint8_t* rec, size_t j, int32_t zy, int32_t lo,
                               int32_t hi) {
   const int32_t s = mlip_add_sat_i32(acc, mlip_sim_as_i32(record_word(rec, j, 0)));
-  store8(p, mlip_requantize(s, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy,
+  mlip_sim_q8_store(p, mlip_requantize(s, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy,
                             lo, hi));
 }
 
@@ -77,6 +45,7 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
     case MLIP_OP_CONV2D:
     case MLIP_OP_FC:
     case MLIP_OP_MAXPOOL:
+    case MLIP_OP_AVGPOOL:
     case MLIP_OP_GLOBAL_AVGPOOL:
     case MLIP_OP_GLOBAL_MAXPOOL:
     case MLIP_OP_ADD:
@@ -85,7 +54,6 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
       }
       return dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
     case MLIP_OP_CONVERT:
-    case MLIP_OP_AVGPOOL:
     case MLIP_OP_ACTIVATION:
     case MLIP_OP_ELTWISE:
     case MLIP_OP_RESIZE:
@@ -113,8 +81,8 @@ mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, c
     }
   }
   if (w[MLIP_CONV_ACT] != MLIP_ACT_NONE || w[MLIP_CONV_BIAS] == MLIP_NO_OFFSET ||
-      !clamp_ok(dt, w[MLIP_CONV_CLAMP_LO], w[MLIP_CONV_CLAMP_HI]) || !in_type(dt, w[MLIP_CONV_X_ZP]) ||
-      !in_type(dt, w[MLIP_CONV_Y_ZP]) ||
+      !mlip_sim_q8_clamp_ok(dt, w[MLIP_CONV_CLAMP_LO], w[MLIP_CONV_CLAMP_HI]) || !mlip_sim_q8_in_type(dt, w[MLIP_CONV_X_ZP]) ||
+      !mlip_sim_q8_in_type(dt, w[MLIP_CONV_Y_ZP]) ||
       mlip_sim_mul3(w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]) > MLIP_INT8_MAX_TAPS) {
     return MLIP_ERR_INVALID_ARG;
   }
@@ -187,7 +155,7 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
             xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
             wp = wj + (kh * kw_n + kw) * icpg;
             for (ic = 0; ic < icpg; ++ic) {
-              acc += (load8(dt, xp + ic) - zx) * load8(MLIP_DT_INT8, wp + ic);
+              acc += (mlip_sim_q8_load(dt, xp + ic) - zx) * mlip_sim_q8_load(MLIP_DT_INT8, wp + ic);
             }
           }
         }
@@ -207,8 +175,8 @@ mlip_status mlip_sim_check_fc_q8(const mlip_sim_view* v, uint32_t section, const
   uint64_t in_len, w_len, r_len, out_len;
   if (n < 1u || k < 1u || oc < 1u || k > MLIP_INT8_MAX_TAPS || w[MLIP_FC_FIRST] != 1u || w[MLIP_FC_LAST] != 1u ||
       w[MLIP_FC_ACC] != MLIP_NO_OFFSET || w[MLIP_FC_BIAS] == MLIP_NO_OFFSET || w[MLIP_FC_ACT] != MLIP_ACT_NONE ||
-      !clamp_ok(dt, w[MLIP_FC_CLAMP_LO], w[MLIP_FC_CLAMP_HI]) || !in_type(dt, w[MLIP_FC_X_ZP]) ||
-      !in_type(dt, w[MLIP_FC_Y_ZP])) {
+      !mlip_sim_q8_clamp_ok(dt, w[MLIP_FC_CLAMP_LO], w[MLIP_FC_CLAMP_HI]) || !mlip_sim_q8_in_type(dt, w[MLIP_FC_X_ZP]) ||
+      !mlip_sim_q8_in_type(dt, w[MLIP_FC_Y_ZP])) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = n * k; /* both below 2^32: no wrap in 64 bits */
@@ -248,79 +216,9 @@ mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mli
       const uint8_t* wp = wt + o * k_n;
       int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
       for (k = 0; k < k_n; ++k) {
-        acc += (load8(dt, xp + k) - zx) * load8(MLIP_DT_INT8, wp + k);
+        acc += (mlip_sim_q8_load(dt, xp + k) - zx) * mlip_sim_q8_load(MLIP_DT_INT8, wp + k);
       }
       store_requantized(out + n * oc_n + o, acc, rec, o, zy, lo, hi);
-    }
-  }
-  return MLIP_OK;
-}
-
-/* ---- MAXPOOL ---------------------------------------------------------------- */
-
-mlip_status mlip_sim_check_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  static const uint8_t nonzero[] = {
-    MLIP_POOL_IN_H, MLIP_POOL_IN_W, MLIP_POOL_C, MLIP_POOL_OUT_H, MLIP_POOL_OUT_W,
-    MLIP_POOL_KH, MLIP_POOL_KW, MLIP_POOL_STRIDE_H, MLIP_POOL_STRIDE_W,
-  };
-  uint64_t in_len, out_len;
-  size_t i;
-  for (i = 0; i < sizeof nonzero; ++i) {
-    if (w[nonzero[i]] == 0u) {
-      return MLIP_ERR_INVALID_ARG;
-    }
-  }
-  if (c->opcode != MLIP_OP_MAXPOOL || w[MLIP_POOL_ACT] != MLIP_ACT_NONE || w[MLIP_POOL_GAP_H] > MLIP_POOL_MAX_GAP ||
-      w[MLIP_POOL_GAP_W] > MLIP_POOL_MAX_GAP) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  in_len = mlip_sim_mul3(w[MLIP_POOL_IN_H], w[MLIP_POOL_IN_W], w[MLIP_POOL_C]);
-  out_len = mlip_sim_mul3(w[MLIP_POOL_OUT_H], w[MLIP_POOL_OUT_W], w[MLIP_POOL_C]);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_POOL_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_POOL_OUT], out_len));
-  if (mlip_sim_overlaps(w[MLIP_POOL_OUT], out_len, w[MLIP_POOL_IN], in_len)) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  return mlip_sim_check_write(v, section, w[MLIP_POOL_OUT], out_len);
-}
-
-mlip_status mlip_sim_exec_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  const uint32_t dt = w[MLIP_DTYPE];
-  const uint8_t* in = ocm + w[MLIP_POOL_IN];
-  uint8_t* out = ocm + w[MLIP_POOL_OUT];
-  const int64_t in_h = w[MLIP_POOL_IN_H], in_w = w[MLIP_POOL_IN_W];
-  const size_t ch = w[MLIP_POOL_C];
-  const size_t out_h = w[MLIP_POOL_OUT_H], out_w = w[MLIP_POOL_OUT_W];
-  const int64_t kh_n = w[MLIP_POOL_KH], kw_n = w[MLIP_POOL_KW];
-  const int64_t sh = w[MLIP_POOL_STRIDE_H], sw = w[MLIP_POOL_STRIDE_W];
-  const int64_t pt = w[MLIP_POOL_PAD_TOP], pl = w[MLIP_POOL_PAD_LEFT];
-  const int64_t dh = (int64_t)w[MLIP_POOL_GAP_H] + 1, dw = (int64_t)w[MLIP_POOL_GAP_W] + 1;
-  size_t oh, ow, cc;
-  (void)env; /* works in the tile's OCM only */
-  for (oh = 0; oh < out_h; ++oh) {
-    for (ow = 0; ow < out_w; ++ow) {
-      for (cc = 0; cc < ch; ++cc) {
-        int32_t r = type_lo(dt); /* no tap inside the block: the type's minimum */
-        int64_t kh, kw;
-        for (kh = 0; kh < kh_n; ++kh) {
-          const int64_t ih = (int64_t)oh * sh - pt + kh * dh;
-          if (ih < 0 || ih >= in_h) {
-            continue;
-          }
-          for (kw = 0; kw < kw_n; ++kw) {
-            const int64_t iw = (int64_t)ow * sw - pl + kw * dw;
-            int32_t x;
-            if (iw < 0 || iw >= in_w) {
-              continue;
-            }
-            x = load8(dt, in + ((size_t)ih * (size_t)in_w + (size_t)iw) * ch + cc);
-            r = x > r ? x : r;
-          }
-        }
-        store8(out + (oh * out_w + ow) * ch + cc, r);
-      }
     }
   }
   return MLIP_OK;
@@ -336,9 +234,9 @@ mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t secti
     return MLIP_ERR_INVALID_ARG;
   }
   if (c->opcode == MLIP_OP_GLOBAL_AVGPOOL &&
-      (w[MLIP_GPOOL_HW] > MLIP_INT8_MAX_POOL_HW || !in_type(dt, w[MLIP_GPOOL_X_ZP]) ||
-       !in_type(dt, w[MLIP_GPOOL_Y_ZP]) || !requant_ok(w[MLIP_GPOOL_Q], w[MLIP_GPOOL_SHIFT], MLIP_REQUANT_MAX_SHIFT) ||
-       !clamp_ok(dt, w[MLIP_GPOOL_LO], w[MLIP_GPOOL_HI]))) {
+      (w[MLIP_GPOOL_HW] > MLIP_INT8_MAX_POOL_HW || !mlip_sim_q8_in_type(dt, w[MLIP_GPOOL_X_ZP]) ||
+       !mlip_sim_q8_in_type(dt, w[MLIP_GPOOL_Y_ZP]) || !mlip_sim_q8_requant_ok(w[MLIP_GPOOL_Q], w[MLIP_GPOOL_SHIFT], MLIP_REQUANT_MAX_SHIFT) ||
+       !mlip_sim_q8_clamp_ok(dt, w[MLIP_GPOOL_LO], w[MLIP_GPOOL_HI]))) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = (uint64_t)w[MLIP_GPOOL_HW] * w[MLIP_GPOOL_C];
@@ -361,19 +259,19 @@ mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, 
   (void)env; /* works in the tile's OCM only */
   for (cc = 0; cc < ch; ++cc) {
     if (c->opcode == MLIP_OP_GLOBAL_MAXPOOL) {
-      int32_t r = type_lo(dt);
+      int32_t r = mlip_sim_q8_lo(dt);
       for (p = 0; p < hw; ++p) {
-        const int32_t x = load8(dt, in + p * ch + cc);
+        const int32_t x = mlip_sim_q8_load(dt, in + p * ch + cc);
         r = x > r ? x : r;
       }
-      store8(out + cc, r);
+      mlip_sim_q8_store(out + cc, r);
     } else {
       const int32_t zx = mlip_sim_as_i32(w[MLIP_GPOOL_X_ZP]);
       int32_t acc = 0; /* at most 8421504 terms of at most 255: no overflow */
       for (p = 0; p < hw; ++p) {
-        acc += load8(dt, in + p * ch + cc) - zx;
+        acc += mlip_sim_q8_load(dt, in + p * ch + cc) - zx;
       }
-      store8(out + cc, mlip_requantize(acc, mlip_sim_as_i32(w[MLIP_GPOOL_Q]), mlip_sim_as_i32(w[MLIP_GPOOL_SHIFT]),
+      mlip_sim_q8_store(out + cc, mlip_requantize(acc, mlip_sim_as_i32(w[MLIP_GPOOL_Q]), mlip_sim_as_i32(w[MLIP_GPOOL_SHIFT]),
                                        mlip_sim_as_i32(w[MLIP_GPOOL_Y_ZP]), mlip_sim_as_i32(w[MLIP_GPOOL_LO]),
                                        mlip_sim_as_i32(w[MLIP_GPOOL_HI])));
     }
@@ -389,11 +287,11 @@ mlip_status mlip_sim_check_add_q8(const mlip_sim_view* v, uint32_t section, cons
   const uint64_t len = w[MLIP_ADD_COUNT];
   /* The operands' multipliers are below 1 (shift at most 0), so each term
      of mlip_qadd_sum stays within 255 * 2^20 and their sum within int32. */
-  if (len < 1u || w[MLIP_ADD_ACT] != MLIP_ACT_NONE || !in_type(dt, w[MLIP_ADD_A_ZP]) ||
-      !in_type(dt, w[MLIP_ADD_B_ZP]) || !in_type(dt, w[MLIP_ADD_Y_ZP]) ||
-      !requant_ok(w[MLIP_ADD_QA], w[MLIP_ADD_SA], 0) || !requant_ok(w[MLIP_ADD_QB], w[MLIP_ADD_SB], 0) ||
-      !requant_ok(w[MLIP_ADD_QY], w[MLIP_ADD_SY], MLIP_REQUANT_MAX_SHIFT) ||
-      !clamp_ok(dt, w[MLIP_ADD_LO], w[MLIP_ADD_HI])) {
+  if (len < 1u || w[MLIP_ADD_ACT] != MLIP_ACT_NONE || !mlip_sim_q8_in_type(dt, w[MLIP_ADD_A_ZP]) ||
+      !mlip_sim_q8_in_type(dt, w[MLIP_ADD_B_ZP]) || !mlip_sim_q8_in_type(dt, w[MLIP_ADD_Y_ZP]) ||
+      !mlip_sim_q8_requant_ok(w[MLIP_ADD_QA], w[MLIP_ADD_SA], 0) || !mlip_sim_q8_requant_ok(w[MLIP_ADD_QB], w[MLIP_ADD_SB], 0) ||
+      !mlip_sim_q8_requant_ok(w[MLIP_ADD_QY], w[MLIP_ADD_SY], MLIP_REQUANT_MAX_SHIFT) ||
+      !mlip_sim_q8_clamp_ok(dt, w[MLIP_ADD_LO], w[MLIP_ADD_HI])) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_A], len));
@@ -419,8 +317,8 @@ mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const ml
   size_t i;
   (void)env; /* works in the tile's OCM only */
   for (i = 0; i < n; ++i) {
-    const int32_t s = mlip_qadd_sum(load8(dt, a + i) - za, qa, sa, load8(dt, b + i) - zb, qb, sb);
-    store8(out + i, mlip_requantize(s, mlip_sim_as_i32(w[MLIP_ADD_QY]), mlip_sim_as_i32(w[MLIP_ADD_SY]), mlip_sim_as_i32(w[MLIP_ADD_Y_ZP]),
+    const int32_t s = mlip_qadd_sum(mlip_sim_q8_load(dt, a + i) - za, qa, sa, mlip_sim_q8_load(dt, b + i) - zb, qb, sb);
+    mlip_sim_q8_store(out + i, mlip_requantize(s, mlip_sim_as_i32(w[MLIP_ADD_QY]), mlip_sim_as_i32(w[MLIP_ADD_SY]), mlip_sim_as_i32(w[MLIP_ADD_Y_ZP]),
                                     mlip_sim_as_i32(w[MLIP_ADD_LO]), mlip_sim_as_i32(w[MLIP_ADD_HI])));
   }
   return MLIP_OK;

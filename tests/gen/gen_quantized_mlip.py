@@ -11,7 +11,15 @@ count and pinning.
   activations. The MatMuls have no bias, so onnxruntime's optimizer leaves
   them MatMul: the QOperator form is QLinearMatMul with constant int8
   weights (per column) reading a computed tensor, the QDQ form the 1x1
-  QLinearConv between Reshapes that passes/fold_qdq makes of it."""
+  QLinearConv between Reshapes that passes/fold_qdq makes of it.
+- mlip_avgpool: AveragePool 3x3 stride 2, count_include_pad 1 (no pads:
+  with pads, onnxruntime's QLinearAveragePool and float AveragePool count
+  padded windows differently from each other, and the CPU kernel of mlipc
+  differs from the former by more than a step), then AveragePool 2x2
+  stride 2 with asymmetric pads (top and left), count_include_pad 0,
+  ceil_mode 1 (a last window past the input, no pad there); uint8
+  activations. The QOperator form is
+  com.microsoft's QLinearAveragePool."""
 import numpy as np
 from onnx import helper, numpy_helper, TensorProto
 
@@ -39,11 +47,28 @@ def dense_model(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
+def avgpool_model(rng):
+    del rng  # no weights
+    N = helper.make_node
+    nodes = [
+        N("AveragePool", ["x"], ["avg1"], "avg_include_pad", kernel_shape=[3, 3], strides=[2, 2], count_include_pad=1),
+        N("AveragePool", ["avg1"], ["y"], "avg_exclude_pad", kernel_shape=[2, 2], strides=[2, 2],
+          pads=[1, 1, 0, 0], count_include_pad=0, ceil_mode=1),
+    ]
+    graph = helper.make_graph(nodes, "mlip_avgpool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 10, 10])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 3, 3])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
 def main():
-    rng = np.random.default_rng(2311)
-    cases = [("mlip_dense", dense_model(rng), TensorProto.INT8,
-              "Conv, Relu, Flatten, MatMul, Relu, MatMul (no bias: QLinearMatMul with constant weights)")]
-    for name, m, act, what in cases:
+    # Each model draws from its own generator, so a model added later changes no other.
+    cases = [("mlip_dense", dense_model, 2311, TensorProto.INT8,
+              "Conv, Relu, Flatten, MatMul, Relu, MatMul (no bias: QLinearMatMul with constant weights)"),
+             ("mlip_avgpool", avgpool_model, 2312, TensorProto.UINT8,
+              "AveragePool with count_include_pad 1 and 0, ceil_mode, asymmetric pads")]
+    for name, build, seed, act, what in cases:
+        rng = np.random.default_rng(seed)
+        m = build(rng)
         m = preprocess(m)
         inp = graph_inputs(m)[0]
         shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]

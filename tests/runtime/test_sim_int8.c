@@ -1,4 +1,4 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, the global pools and
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools and
    ADD (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
@@ -378,6 +378,103 @@ static void test_add(void** state) {
   assert_int_equal(get_i8(258), -1);
 }
 
+/* An int8 AVGPOOL: a row of three (x_zp -1: -4, -7, 4) through a 1x2 window,
+   stride 1, pad left 1, four outputs (the last window past the input and
+   its padded bounds, as ceil_mode makes it). Table (at 256): count 1 M = 1
+   (q 2^30, shift 1), count 2 M = 0.5, count 0 unused (0, 0); y_zp 2.
+   count_include_pad 0: -4 -> -2; -11 * 0.5 = -5.5 -> -5 (tie toward
+   +infinity) -> -3; -1.5 -> -1 -> 1; 4 -> 6. count_include_pad 1: the
+   first window counts its padding (2): -2 -> 0; the last window's second
+   tap lies past the padded bounds, so its count stays 1. */
+static mlip_cmd* avgpool8(void) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
+  int32_t table[6] = {0, 0, 1 << 30, 1, 1 << 30, 0};
+  memcpy(ocm + 256, table, sizeof table);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 1;
+  c->w[MLIP_POOL_IN_W] = 3;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 128;
+  c->w[MLIP_POOL_OUT_H] = 1;
+  c->w[MLIP_POOL_OUT_W] = 4;
+  c->w[MLIP_POOL_KH] = 1;
+  c->w[MLIP_POOL_KW] = 2;
+  c->w[MLIP_POOL_STRIDE_H] = 1;
+  c->w[MLIP_POOL_STRIDE_W] = 1;
+  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  c->w[MLIP_POOL_PADDED_TOP] = 0;
+  c->w[MLIP_POOL_PADDED_BOTTOM] = 1;
+  c->w[MLIP_POOL_PADDED_LEFT] = w32(-1);
+  c->w[MLIP_POOL_PADDED_RIGHT] = 3;
+  c->w[MLIP_POOL_X_ZP] = w32(-1);
+  c->w[MLIP_POOL_Y_ZP] = 2;
+  c->w[MLIP_POOL_TABLE] = 256;
+  c->w[MLIP_POOL_LO] = w32(-128);
+  c->w[MLIP_POOL_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  return c;
+}
+
+static void test_avgpool(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_AVGPOOL);
+  set8(0, -5);
+  set8(1, -8);
+  set8(2, 3);
+  c = avgpool8();
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(128), -2);
+  assert_int_equal(get_i8(129), -3);
+  assert_int_equal(get_i8(130), 1);
+  assert_int_equal(get_i8(131), 6);
+  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = 1;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(128), 0);
+  assert_int_equal(get_i8(129), -3);
+  assert_int_equal(get_i8(131), 6);
+  c->w[MLIP_POOL_LO] = w32(-1); /* a clamp */
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(129), -1);
+  /* A damaged table entry is refused before anything is written. */
+  ocm[256 + 8] = 1; /* count 1's multiplier becomes 1: neither 0 nor in [2^30, 2^31) */
+  memset(ocm + 256 + 9, 0, 3);
+  ocm[128] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[128], 0x5A);
+}
+
+static mlip_status avgpool_with(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  fresh(MLIP_LAYER_AVGPOOL);
+  c = avgpool8();
+  c->w[word] = value;
+  return validate();
+}
+
+/* The validator on one bad word at a time of a good int8 AVGPOOL. */
+static void test_validate_avgpool(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  assert_int_equal(avgpool_with(MLIP_POOL_X_ZP, 5), MLIP_OK);
+  assert_int_equal(avgpool_with(MLIP_POOL_X_ZP, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_COUNT_INCLUDE_PAD, 2), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 200), MLIP_ERR_INVALID_ARG);   /* unaligned */
+  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 4096), MLIP_ERR_BOUNDS);      /* past OCM */
+  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 128), MLIP_ERR_INVALID_ARG);  /* under the output */
+  assert_int_equal(avgpool_with(MLIP_POOL_KW, 0x10000u), MLIP_ERR_BOUNDS); /* 65536 taps: the table past OCM */
+  assert_int_equal(avgpool_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_DTYPE, 3), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_AVGPOOL);
+  c = avgpool8();
+  c->w[MLIP_POOL_KH] = 3000u;
+  c->w[MLIP_POOL_KW] = 3000u;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* 9000000 taps: above 8421504, a sum could overflow */
+}
+
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
    (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
 static void test_cycles(void** state) {
@@ -565,9 +662,9 @@ static void test_validate_add_gpool(void** state) {
   c->w[MLIP_GPOOL_HW] = 4;
   c->w[MLIP_GPOOL_SHIFT] = 31;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  /* AVGPOOL has no int8 form. */
+  /* ELTWISE has no int8 form. */
   c->w[MLIP_GPOOL_SHIFT] = 0;
-  c->opcode = MLIP_OP_AVGPOOL;
+  c->opcode = MLIP_OP_ELTWISE;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
@@ -580,6 +677,8 @@ int main(void) {
     cmocka_unit_test(test_fc),
     cmocka_unit_test(test_fc_uint8),
     cmocka_unit_test(test_maxpool),
+    cmocka_unit_test(test_avgpool),
+    cmocka_unit_test(test_validate_avgpool),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_cycles),
