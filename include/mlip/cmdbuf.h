@@ -315,7 +315,11 @@ enum { /* ELTWISE: a [count] fp16, b [b_len] fp16 read cyclically from index
           a scalar), out [count] fp16 = round(act(f(a[i], b[(b_base + i) % b_len]))) */
   MLIP_ELT_A = 0, MLIP_ELT_B = 1, MLIP_ELT_OUT = 2, MLIP_ELT_COUNT = 3,
   MLIP_ELT_B_LEN = 4, MLIP_ELT_B_BASE = 5, MLIP_ELT_FUNC = 6,
-  MLIP_ELT_ACT = 7, MLIP_ELT_ACT_LO = 8, MLIP_ELT_ACT_HI = 9
+  MLIP_ELT_ACT = 7, MLIP_ELT_ACT_LO = 8, MLIP_ELT_ACT_HI = 9,
+  /* int8/uint8 (QLinearMul, func MUL only, act NONE): out[i] =
+     requantize((a[i] - a_zp) * (b[j] - b_zp), q, shift, y_zp, lo, hi) */
+  MLIP_ELT_A_ZP = 10, MLIP_ELT_B_ZP = 11, MLIP_ELT_Y_ZP = 12, MLIP_ELT_Q = 13, MLIP_ELT_SHIFT = 14,
+  MLIP_ELT_LO = 15, MLIP_ELT_HI = 16
 };
 enum { /* RESIZE: input [in_h][in_w][c] fp16 -> output [out_h][out_w][c] fp16.
           The row table holds out_h * row_taps entries, the column table

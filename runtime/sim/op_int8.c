@@ -1,4 +1,5 @@
-/* The 8-bit forms of CONV2D, FC, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL and ADD
+/* The 8-bit forms of CONV2D, FC, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL, ADD and
+ * ELTWISE MUL
  * (MAXPOOL and AVGPOOL: op_pool.c, which shares its windows with fp16)
  * (docs/mlip-spec.md section 4a, docs/command-buffer.md "int8 commands"):
  * their validation rules and executors, reached from each opcode's
@@ -49,13 +50,13 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
     case MLIP_OP_GLOBAL_AVGPOOL:
     case MLIP_OP_GLOBAL_MAXPOOL:
     case MLIP_OP_ADD:
+    case MLIP_OP_ELTWISE:
       if (q8) {
         return dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
       }
       return dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
     case MLIP_OP_CONVERT:
     case MLIP_OP_ACTIVATION:
-    case MLIP_OP_ELTWISE:
     case MLIP_OP_RESIZE:
       return !q8 && dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* no 8-bit form */
     default:
@@ -320,6 +321,40 @@ mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const ml
     const int32_t s = mlip_qadd_sum(mlip_sim_q8_load(dt, a + i) - za, qa, sa, mlip_sim_q8_load(dt, b + i) - zb, qb, sb);
     mlip_sim_q8_store(out + i, mlip_requantize(s, mlip_sim_as_i32(w[MLIP_ADD_QY]), mlip_sim_as_i32(w[MLIP_ADD_SY]), mlip_sim_as_i32(w[MLIP_ADD_Y_ZP]),
                                     mlip_sim_as_i32(w[MLIP_ADD_LO]), mlip_sim_as_i32(w[MLIP_ADD_HI])));
+  }
+  return MLIP_OK;
+}
+
+/* ---- ELTWISE MUL ------------------------------------------------------------ */
+
+int mlip_sim_eltwise_q8_words_ok(const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  /* |(a - a_zp) * (b - b_zp)| <= 255 * 255: the product is exact in int32. */
+  return w[MLIP_ELT_FUNC] == MLIP_ELT_MUL && w[MLIP_ELT_ACT] == MLIP_ACT_NONE &&
+         mlip_sim_q8_in_type(dt, w[MLIP_ELT_A_ZP]) && mlip_sim_q8_in_type(dt, w[MLIP_ELT_B_ZP]) &&
+         mlip_sim_q8_in_type(dt, w[MLIP_ELT_Y_ZP]) &&
+         mlip_sim_q8_requant_ok(w[MLIP_ELT_Q], w[MLIP_ELT_SHIFT], MLIP_REQUANT_MAX_SHIFT) &&
+         mlip_sim_q8_clamp_ok(dt, w[MLIP_ELT_LO], w[MLIP_ELT_HI]);
+}
+
+mlip_status mlip_sim_exec_eltwise_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  const uint8_t* a = ocm + w[MLIP_ELT_A];
+  const uint8_t* b = ocm + w[MLIP_ELT_B];
+  uint8_t* out = ocm + w[MLIP_ELT_OUT];
+  const size_t n = w[MLIP_ELT_COUNT], b_len = w[MLIP_ELT_B_LEN];
+  const int32_t za = mlip_sim_as_i32(w[MLIP_ELT_A_ZP]), zb = mlip_sim_as_i32(w[MLIP_ELT_B_ZP]);
+  const int32_t zy = mlip_sim_as_i32(w[MLIP_ELT_Y_ZP]);
+  const int32_t q = mlip_sim_as_i32(w[MLIP_ELT_Q]), shift = mlip_sim_as_i32(w[MLIP_ELT_SHIFT]);
+  const int32_t lo = mlip_sim_as_i32(w[MLIP_ELT_LO]), hi = mlip_sim_as_i32(w[MLIP_ELT_HI]);
+  size_t i, j = w[MLIP_ELT_B_BASE];
+  (void)env; /* works in the tile's OCM only */
+  for (i = 0; i < n; ++i) {
+    const int32_t p = (mlip_sim_q8_load(dt, a + i) - za) * (mlip_sim_q8_load(dt, b + j) - zb);
+    mlip_sim_q8_store(out + i, mlip_requantize(p, q, shift, zy, lo, hi));
+    j = j + 1u == b_len ? 0u : j + 1u;
   }
   return MLIP_OK;
 }

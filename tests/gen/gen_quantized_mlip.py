@@ -19,7 +19,10 @@ count and pinning.
   stride 2 with asymmetric pads (top and left), count_include_pad 0,
   ceil_mode 1 (a last window past the input, no pad there); uint8
   activations. The QOperator form is
-  com.microsoft's QLinearAveragePool."""
+  com.microsoft's QLinearAveragePool.
+- mlip_mul: Conv 1x1, then Mul by a constant of one value per channel,
+  then Mul by a constant scalar, then Mul of two computed tensors of one
+  shape; int8 activations (QLinearMul with constant and computed operands)."""
 import numpy as np
 from onnx import helper, numpy_helper, TensorProto
 
@@ -60,12 +63,32 @@ def avgpool_model(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
+def mul_model(rng):
+    inits = {"conv_w": (rng.standard_normal((4, 3, 1, 1)) * 0.5).astype(np.float32),
+             "conv_b": (rng.standard_normal(4) * 0.1).astype(np.float32),
+             "per_ch": rng.uniform(-2, 2, (1, 4, 1, 1)).astype(np.float32),
+             "scalar": np.array(0.75, np.float32)}
+    N = helper.make_node
+    nodes = [
+        N("Conv", ["x", "conv_w", "conv_b"], ["conv"], "conv"),
+        N("Mul", ["conv", "per_ch"], ["m1"], "mul_per_channel"),
+        N("Mul", ["m1", "scalar"], ["m2"], "mul_scalar"),
+        N("Mul", ["m2", "conv"], ["y"], "mul_tensors"),
+    ]
+    graph = helper.make_graph(nodes, "mlip_mul", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
 def main():
     # Each model draws from its own generator, so a model added later changes no other.
     cases = [("mlip_dense", dense_model, 2311, TensorProto.INT8,
               "Conv, Relu, Flatten, MatMul, Relu, MatMul (no bias: QLinearMatMul with constant weights)"),
              ("mlip_avgpool", avgpool_model, 2312, TensorProto.UINT8,
-              "AveragePool with count_include_pad 1 and 0, ceil_mode, asymmetric pads")]
+              "AveragePool with count_include_pad 1 and 0, ceil_mode, asymmetric pads"),
+             ("mlip_mul", mul_model, 2313, TensorProto.INT8,
+              "Conv, Mul by a per-channel constant, by a scalar constant, and of two computed tensors")]
     for name, build, seed, act, what in cases:
         rng = np.random.default_rng(seed)
         m = build(rng)

@@ -1,5 +1,5 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools and
-   ADD (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools,
+   ADD and ELTWISE MUL (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
    rate of the cycle model; the validator's refusals of bad int8 words and
@@ -475,6 +475,75 @@ static void test_validate_avgpool(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* 9000000 taps: above 8421504, a sum could overflow */
 }
 
+/* An int8 ELTWISE MUL (QLinearMul): a = -5, 6, 0, 127 (a_zp 1: -6, 5, -1,
+   126) times b cycled per channel from b_base 1 over b = {-127, 1} (b_zp
+   -2: 3, -125, 3, -125 for elements 0..3), M = 0.5 (q 2^30, shift 0),
+   y_zp 3. Products -18, -625, -3, -15750 -> -9, -312.5 -> -312 (tie toward
+   +infinity), -1.5 -> -1, -7875 -> plus 3 and saturated: -6, -128, 2,
+   -128. A clamp [-5, 127] then takes -6 to -5. */
+static void test_eltwise_mul(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_ELTWISE);
+  set8(0, -5);
+  set8(1, 6);
+  set8(2, 0);
+  set8(3, 127);
+  set8(128, -127);
+  set8(129, 1);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ELTWISE, 0, layer0);
+  c->w[MLIP_ELT_A] = 0;
+  c->w[MLIP_ELT_B] = 128;
+  c->w[MLIP_ELT_OUT] = 256;
+  c->w[MLIP_ELT_COUNT] = 4;
+  c->w[MLIP_ELT_B_LEN] = 2;
+  c->w[MLIP_ELT_B_BASE] = 1;
+  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
+  c->w[MLIP_ELT_A_ZP] = 1;
+  c->w[MLIP_ELT_B_ZP] = w32(-2);
+  c->w[MLIP_ELT_Y_ZP] = 3;
+  c->w[MLIP_ELT_Q] = 1u << 30;
+  c->w[MLIP_ELT_SHIFT] = 0;
+  c->w[MLIP_ELT_LO] = w32(-128);
+  c->w[MLIP_ELT_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(256), -6);
+  assert_int_equal(get_i8(257), -128);
+  assert_int_equal(get_i8(258), 2);
+  assert_int_equal(get_i8(259), -128);
+  c->w[MLIP_ELT_LO] = w32(-5);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(256), -5);
+  /* The validator: one bad word at a time. */
+  c->w[MLIP_ELT_FUNC] = MLIP_ELT_ADD; /* only MUL has an 8-bit form */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
+  c->w[MLIP_ELT_ACT] = MLIP_ACT_RELU;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_ACT] = MLIP_ACT_NONE;
+  c->w[MLIP_ELT_B_ZP] = 200;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_B_ZP] = 0;
+  c->w[MLIP_ELT_SHIFT] = 31;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_SHIFT] = 0;
+  c->w[MLIP_ELT_Q] = 7;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_Q] = 1u << 30;
+  c->w[MLIP_ELT_HI] = w32(-6); /* below lo */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_HI] = 127;
+  c->w[MLIP_ELT_OUT] = 0; /* over a */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_OUT] = 256;
+  c->w[MLIP_ELT_B_LEN] = 0xFFFFFFFFu; /* b past OCM, no wrap */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  c->w[MLIP_ELT_B_LEN] = 2;
+  assert_int_equal(validate(), MLIP_OK);
+}
+
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
    (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
 static void test_cycles(void** state) {
@@ -662,9 +731,9 @@ static void test_validate_add_gpool(void** state) {
   c->w[MLIP_GPOOL_HW] = 4;
   c->w[MLIP_GPOOL_SHIFT] = 31;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  /* ELTWISE has no int8 form. */
+  /* RESIZE has no int8 form. */
   c->w[MLIP_GPOOL_SHIFT] = 0;
-  c->opcode = MLIP_OP_ELTWISE;
+  c->opcode = MLIP_OP_RESIZE;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
@@ -679,6 +748,7 @@ int main(void) {
     cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_avgpool),
     cmocka_unit_test(test_validate_avgpool),
+    cmocka_unit_test(test_eltwise_mul),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_cycles),
