@@ -166,6 +166,7 @@ enum {
   MLIP_OP_ACTIVATION = 13, /* out[i] = act(in[i]) */
   MLIP_OP_ELTWISE = 14,  /* out[i] = act(f(a[i], b[(b_base + i) % b_len])) */
   MLIP_OP_RESIZE = 15,   /* NHWC block resampled through row and column tap tables */
+  MLIP_OP_TABLE = 16,    /* int8/uint8 only: out[i] = table[in[i] - type minimum] */
   MLIP_OP_COUNT_
 };
 
@@ -321,6 +322,12 @@ enum { /* ELTWISE: a [count] fp16, b [b_len] fp16 read cyclically from index
   MLIP_ELT_A_ZP = 10, MLIP_ELT_B_ZP = 11, MLIP_ELT_Y_ZP = 12, MLIP_ELT_Q = 13, MLIP_ELT_SHIFT = 14,
   MLIP_ELT_LO = 15, MLIP_ELT_HI = 16
 };
+enum { /* TABLE (8-bit buffers only): count elements of the command's type
+          through a 256-byte table of output values (entry k for the input
+          value type minimum + k); in place or no overlap */
+  MLIP_TBL_IN = 0, MLIP_TBL_OUT = 1, MLIP_TBL_COUNT = 2, MLIP_TBL_TABLE = 3
+};
+#define MLIP_TABLE_BYTES 256u
 enum { /* RESIZE: input [in_h][in_w][c] fp16 -> output [out_h][out_w][c] fp16.
           The row table holds out_h * row_taps entries, the column table
           out_w * col_taps, each 8 bytes: a uint32 index and a float32

@@ -55,6 +55,8 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
         return dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
       }
       return dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
+    case MLIP_OP_TABLE:
+      return q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8) ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* no fp16 form */
     case MLIP_OP_CONVERT:
     case MLIP_OP_ACTIVATION:
     case MLIP_OP_RESIZE:

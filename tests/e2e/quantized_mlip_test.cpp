@@ -139,12 +139,14 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
           fp16 = fmt::format("fp16 build of {}: {} MLIP layers, {} est. cycles", base, q8_compute_layers(r16, "", false),
                              q8_total_cycles(r16));
         }
-        std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d, %lld fc, %lld avgpool) in %zu regions, "
-                    "%llu est. cycles (8 tiles); %s\n",
+        std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d, %lld fc, %lld avgpool, %lld eltwise, "
+                    "%lld table) in %zu regions, %llu est. cycles (8 tiles); %s\n",
                     m.name.c_str(), static_cast<long long>(q8_compute_layers(q.result)),
                     static_cast<long long>(q8_compute_layers(q.result, "conv2d")),
                     static_cast<long long>(q8_compute_layers(q.result, "fc")),
-                    static_cast<long long>(q8_compute_layers(q.result, "avgpool")), q.result.mlip.regions.size(),
+                    static_cast<long long>(q8_compute_layers(q.result, "avgpool")),
+                    static_cast<long long>(q8_compute_layers(q.result, "eltwise")),
+                    static_cast<long long>(q8_compute_layers(q.result, "activation")), q.result.mlip.regions.size(),
                     static_cast<unsigned long long>(q8_total_cycles(q.result)), fp16.c_str());
       }
     }
@@ -179,6 +181,26 @@ TEST(QuantizedMlipFc, DenseLayersAndTheirReshapesShareOneRegion) {
     EXPECT_EQ(r.mlip.regions.size(), 1u);
     EXPECT_EQ(q8_compute_layers(r, "fc"), 2);
     EXPECT_EQ(q8_compute_layers(r, "conv2d"), 1);
+  }
+}
+
+// With int8 FC, AVGPOOL, CONCAT, ELTWISE MUL and TABLE the whole of the
+// depthwise/SE/residual block runs in one int8 region (its Sigmoid,
+// HardSwish and LeakyRelu as TABLE commands, the SE and HardSwish products
+// as ELTWISE MUL), and so do the six table activations of mlip_tables:
+// the CPU keeps the input's QuantizeLinear and the output's
+// DequantizeLinear only.
+TEST(QuantizedMlipOps, TablesProductsPoolsAndConcatShareOneRegion) {
+  for (const char* name : {"quant_qdq_dw_se_residual_block", "quant_qop_dw_se_residual_block",
+                           "quant_qdq_mlip_tables", "quant_qop_mlip_tables"}) {
+    SCOPED_TRACE(name);
+    const driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", int8_options(2, false));
+    EXPECT_EQ(r.mlip.regions.size(), 1u);
+    EXPECT_GE(q8_compute_layers(r, "activation"), 3);
+    EXPECT_GE(q8_compute_layers(r, "eltwise"), 1);
+    EXPECT_EQ(q8_compute_layers(r, "concat"), 1);
+    EXPECT_EQ(q8_compute_layers(r, "activation", false) + q8_compute_layers(r, "eltwise", false), 0);
   }
 }
 

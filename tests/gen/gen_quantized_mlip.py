@@ -22,7 +22,11 @@ count and pinning.
   com.microsoft's QLinearAveragePool.
 - mlip_mul: Conv 1x1, then Mul by a constant of one value per channel,
   then Mul by a constant scalar, then Mul of two computed tensors of one
-  shape; int8 activations (QLinearMul with constant and computed operands)."""
+  shape; int8 activations (QLinearMul with constant and computed operands).
+- mlip_tables: Conv, then Tanh, Sigmoid, HardSigmoid, HardSwish, LeakyRelu
+  and SiLU (x * Sigmoid(x)) on its output, concatenated; uint8
+  activations: every activation a 256-entry table (a TABLE command on the
+  MLIP), SiLU's product a QLinearMul."""
 import numpy as np
 from onnx import helper, numpy_helper, TensorProto
 
@@ -81,6 +85,26 @@ def mul_model(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
+def tables_model(rng):
+    inits = {"conv_w": (rng.standard_normal((4, 3, 3, 3)) * 0.4).astype(np.float32),
+             "conv_b": (rng.standard_normal(4) * 0.1).astype(np.float32)}
+    N = helper.make_node
+    nodes = [
+        N("Conv", ["x", "conv_w", "conv_b"], ["c"], "conv", pads=[1, 1, 1, 1]),
+        N("Tanh", ["c"], ["tanh"], "tanh"),
+        N("Sigmoid", ["c"], ["sig"], "sigmoid"),
+        N("HardSigmoid", ["c"], ["hsig"], "hardsigmoid", alpha=0.25, beta=0.5),
+        N("HardSwish", ["c"], ["hswish"], "hardswish"),
+        N("LeakyRelu", ["c"], ["lrelu"], "leakyrelu", alpha=0.2),
+        N("Mul", ["c", "sig"], ["silu"], "silu"),
+        N("Concat", ["tanh", "sig", "hsig", "hswish", "lrelu", "silu"], ["y"], "concat", axis=1),
+    ]
+    graph = helper.make_graph(nodes, "mlip_tables", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 24, 6, 6])],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
 def main():
     # Each model draws from its own generator, so a model added later changes no other.
     cases = [("mlip_dense", dense_model, 2311, TensorProto.INT8,
@@ -88,7 +112,9 @@ def main():
              ("mlip_avgpool", avgpool_model, 2312, TensorProto.UINT8,
               "AveragePool with count_include_pad 1 and 0, ceil_mode, asymmetric pads"),
              ("mlip_mul", mul_model, 2313, TensorProto.INT8,
-              "Conv, Mul by a per-channel constant, by a scalar constant, and of two computed tensors")]
+              "Conv, Mul by a per-channel constant, by a scalar constant, and of two computed tensors"),
+             ("mlip_tables", tables_model, 2314, TensorProto.UINT8,
+              "Conv, then Tanh, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, SiLU, concatenated")]
     for name, build, seed, act, what in cases:
         rng = np.random.default_rng(seed)
         m = build(rng)

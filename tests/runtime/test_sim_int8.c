@@ -1,5 +1,5 @@
 /* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools,
-   ADD and ELTWISE MUL (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
+   ADD, ELTWISE MUL and TABLE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
    rate of the cycle model; the validator's refusals of bad int8 words and
@@ -544,6 +544,66 @@ static void test_eltwise_mul(void** state) {
   assert_int_equal(validate(), MLIP_OK);
 }
 
+/* TABLE: int8 -128, -1, 0, 127 index entries 0, 127, 128, 255 of a table
+   whose entry k is 255 - k (as bytes: -128 -> 127 ...); in place; uint8
+   takes the byte itself as the index. */
+static void test_table(void** state) {
+  mlip_cmd* c;
+  uint32_t k;
+  (void)state;
+  fresh(MLIP_LAYER_ACTIVATION);
+  for (k = 0; k < 256u; ++k) ocm[512 + k] = (uint8_t)(255u - k);
+  set8(0, -128);
+  set8(1, -1);
+  set8(2, 0);
+  set8(3, 127);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
+  c->w[MLIP_TBL_IN] = 0;
+  c->w[MLIP_TBL_OUT] = 0;
+  c->w[MLIP_TBL_COUNT] = 4;
+  c->w[MLIP_TBL_TABLE] = 512;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[0], 255u);
+  assert_int_equal(ocm[1], 128u);
+  assert_int_equal(ocm[2], 127u);
+  assert_int_equal(ocm[3], 0u);
+  c->w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  ocm[0] = 0;
+  ocm[1] = 200;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[0], 255u);
+  assert_int_equal(ocm[1], 55u);
+  /* The validator. */
+  c->w[MLIP_DTYPE] = MLIP_DT_FP16; /* no fp16 form */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->w[MLIP_TBL_COUNT] = 0;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_TBL_COUNT] = 4;
+  c->w[MLIP_TBL_OUT] = 512; /* over the table */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_TBL_OUT] = 128;
+  assert_int_equal(validate(), MLIP_OK); /* out of place */
+  c->w[MLIP_TBL_TABLE] = 4096 - 128; /* the table past OCM */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  c->w[MLIP_TBL_TABLE] = 520; /* unaligned */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_TBL_TABLE] = 512;
+  c->w[MLIP_TBL_COUNT] = 0xFFFFFFFFu; /* no wrap */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  /* In an fp16 buffer TABLE has no form at all. */
+  fresh(MLIP_LAYER_ACTIVATION);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
+  c->w[MLIP_TBL_OUT] = 0;
+  c->w[MLIP_TBL_COUNT] = 4;
+  c->w[MLIP_TBL_TABLE] = 512;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
    (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
 static void test_cycles(void** state) {
@@ -749,6 +809,7 @@ int main(void) {
     cmocka_unit_test(test_avgpool),
     cmocka_unit_test(test_validate_avgpool),
     cmocka_unit_test(test_eltwise_mul),
+    cmocka_unit_test(test_table),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_cycles),
