@@ -330,9 +330,11 @@ static inline void mlip_sim_q8_store(uint8_t* p, int32_t v) {
  * quantize mode (docs/command-buffer.md "int8 commands"). */
 mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* cmd);
 /* The 8-bit forms, reached from op_<name>.c when MLIP_DTYPE is not fp16. */
-mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+/* CONV2D's 8-bit words (op_conv2d.c checks the operands for both types). */
+int mlip_sim_conv2d_q8_words_ok(const mlip_cmd* c);
 mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-mlip_status mlip_sim_check_fc_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+/* FC's 8-bit words (op_fc.c checks the operands for both types). */
+int mlip_sim_fc_q8_words_ok(const mlip_cmd* c);
 mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
 mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
