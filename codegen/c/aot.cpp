@@ -115,11 +115,10 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
 
   std::string defs, decls;
   for (const auto& [sym, t] : in.constants) {
-    std::string ctype(dtype_ctype(t->dtype()));
-    defs += fmt::format("/* {} {} */\nconst {} {}[{}] MLIP_SECTION(\".rodata.tvm\") MLIP_ALIGNED(16) = {};\n\n",
-                        dtype_name(t->dtype()), shape_str(t->shape()), ctype, sym, t->numel(), c_array_literal(*t));
-    decls += fmt::format("extern const {} {}[{}];\n", ctype, sym, t->numel());
+    defs += c_constant_definition(sym, *t) + "\n";
+    decls += fmt::format("extern {};\n", c_constant_declarator(sym, *t));
   }
+  if (!in.constants.empty()) d.set("has_constants", data::type::bool_true);
   d.set("constant_defs", defs);
   d.set("constant_decls", decls);
 

@@ -151,13 +151,13 @@ class Generator {
 
   std::string constant_symbol(ValueId v) {
     auto it = const_sym_.find(v);
-    if (it != const_sym_.end()) return it->second;
+    if (it != const_sym_.end()) return c_constant_values(it->second);
     std::string sym = fmt::format("{}_const_{}", prefix_, const_sym_.size());
     const_sym_[v] = sym;
     const TensorData* t = g_.value(v).constant.get();
     m_.constants.emplace_back(sym, t);
     m_.constants_size += t->nbytes();
-    return sym;
+    return c_constant_values(sym);
   }
 
   KernelSpec prepare(const Node& n) {

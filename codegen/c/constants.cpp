@@ -1,33 +1,75 @@
 #include "c/constants.h"
 
-#include <fmt/format.h>
+#include <algorithm>
+#include <cstring>
+#include <vector>
 
-#include "c/kernel.h"
+#include <fmt/format.h>
 
 namespace mlipc::c {
 
-std::string c_array_literal(const TensorData& t) {
-  std::string s = "{";
-  const int64_t n = t.numel();
-  s.reserve(static_cast<size_t>(n) * 12 + 8);
-  for (int64_t i = 0; i < n; ++i) {
-    if (i % 8 == 0) s += "\n  ";
-    switch (t.dtype()) {
-      case DType::Float32: s += c_float(t.raw_as<float>()[i]); break;
-      case DType::Float64: s += c_double(t.raw_as<double>()[i]); break;
-      case DType::Float16: case DType::BFloat16: s += fmt::format("0x{:04x}", t.raw_as<uint16_t>()[i]); break;
-      case DType::UInt64: s += fmt::format("{}ULL", t.raw_as<uint64_t>()[i]); break;
-      case DType::UInt32: s += fmt::format("{}u", t.raw_as<uint32_t>()[i]); break;
-      case DType::Bool: case DType::UInt8: s += std::to_string(t.raw()[i]); break;
-      case DType::UInt16: s += std::to_string(t.raw_as<uint16_t>()[i]); break;
-      case DType::Int8: s += c_int(t.raw_as<int8_t>()[i]); break;
-      case DType::Int16: s += c_int(t.raw_as<int16_t>()[i]); break;
-      case DType::Int32: s += c_int(t.raw_as<int32_t>()[i]); break;
-      default: s += c_int(t.raw_as<int64_t>()[i]); break;
-    }
-    if (i + 1 < n) s += ",";
-  }
-  return s + "\n}";
+namespace {
+
+// Always three octal digits: a following digit can never extend the escape,
+// and no trigraph or quote can form.
+void append_octal(std::string& s, uint8_t b) {
+  s += '\\';
+  s += static_cast<char>('0' + (b >> 6));
+  s += static_cast<char>('0' + ((b >> 3) & 7));
+  s += static_cast<char>('0' + (b & 7));
 }
+
+// The constant's bytes in little-endian order whatever the machine running
+// mlipc: the targets read them as values (`.v`), and lib0.c refuses a
+// big-endian target.
+std::vector<uint8_t> little_endian_bytes(const TensorData& t) {
+  std::vector<uint8_t> b(t.raw(), t.raw() + t.nbytes());
+  const uint16_t probe = 1;
+  uint8_t first = 0;
+  std::memcpy(&first, &probe, 1);
+  const size_t w = dtype_size(t.dtype());
+  if (first == 0 && w > 1)
+    for (size_t i = 0; i + w <= b.size(); i += w) std::reverse(b.begin() + static_cast<ptrdiff_t>(i), b.begin() + static_cast<ptrdiff_t>(i + w));
+  return b;
+}
+
+std::string string_literal(const uint8_t* p, size_t n) {
+  std::string s = "\"";
+  s.reserve(n * 4 + 2);
+  for (size_t i = 0; i < n; ++i) append_octal(s, p[i]);
+  return s + "\"";
+}
+
+}  // namespace
+
+// The bytes are a struct of full rows and a tail (either may be absent);
+// lib0.c checks that the compiler puts no padding between uint8_t arrays.
+std::string c_constant_declarator(const std::string& sym, const TensorData& t) {
+  const size_t bytes = t.nbytes(), rows = bytes / kConstantRowBytes, tail = bytes % kConstantRowBytes;
+  std::string members;
+  if (rows > 0) members += fmt::format(" uint8_t r[{}][{}];", rows, kConstantRowBytes);
+  if (tail > 0) members += fmt::format(" uint8_t t[{}];", tail);
+  return fmt::format("const union {{ struct {{{} }} b; {} v[{}]; }} {}", members, dtype_ctype(t.dtype()), t.numel(),
+                     sym);
+}
+
+std::string c_constant_definition(const std::string& sym, const TensorData& t) {
+  const size_t bytes = t.nbytes(), rows = bytes / kConstantRowBytes, tail = bytes % kConstantRowBytes;
+  const std::vector<uint8_t> le = little_endian_bytes(t);
+  const uint8_t* p = le.data();
+  std::string init = "{{";
+  if (rows > 0) {
+    init += "{";
+    for (size_t r = 0; r < rows; ++r)
+      init += "\n" + string_literal(p + r * kConstantRowBytes, kConstantRowBytes) + (r + 1 < rows ? "," : "");
+    init += "}";
+  }
+  if (tail > 0) init += std::string(rows > 0 ? ",\n" : "\n") + string_literal(p + rows * kConstantRowBytes, tail);
+  init += "}}";
+  return fmt::format("/* {} {} */\n{} MLIP_SECTION(\".rodata.tvm\") MLIP_ALIGNED(16) = {};\n", dtype_name(t.dtype()),
+                     shape_str(t.shape()), c_constant_declarator(sym, t), init);
+}
+
+std::string c_constant_values(const std::string& sym) { return sym + ".v"; }
 
 }  // namespace mlipc::c

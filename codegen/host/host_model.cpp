@@ -58,8 +58,8 @@ std::string compiler() {
 // The driver declares the stats arrays of every MLIP region, found through
 // metadata.json: the layer table names each region's C function. Every name
 // that reaches the C source is checked to be an identifier.
-std::string render_main(const mlf::Metadata& md) {
-  kainjow::mustache::mustache tmpl{std::string(resources::get("templates/host/main.c"))};
+std::string render_model_c(const mlf::Metadata& md) {
+  kainjow::mustache::mustache tmpl{std::string(resources::get("templates/host/model.c"))};
   tmpl.set_custom_escape([](const std::string& s) { return s; });
   kainjow::mustache::data d;
   d.set("module", md.module_name);
@@ -191,10 +191,26 @@ void check_members(const mlf::FileMap& files, const std::string& module, const f
   }
 }
 
+// The runtime's sources as one translation unit: one compiler run instead of
+// one per file (the runtime's files share no static name for this), which
+// is most of a build with an empty cache. Its cache key holds every source.
+std::string runtime_unity_source(const fs::path& dir, std::string* contents) {
+  std::string unity = "/* The runtime's sources, one translation unit (mlipc run). */\n";
+  for (const fs::path& s : c_sources(dir, "runtime/src")) {
+    unity += "#include \"" + s.generic_string() + "\"\n";
+    *contents += s.generic_string() + read_file(dir / s);
+  }
+  return unity;
+}
+
 void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::path& tarball, const std::string& cc,
-                const std::string& main_c, const fs::path& cache, int timeout) {
+                const std::string& model_c, const fs::path& cache, int timeout) {
   mlf::extract_tar_bytes(tar_bytes, tarball, dir);
-  write_file(dir / "host_main.c", main_c);
+  // The driver (the same for every model), its model-specific half, and the runtime.
+  write_file(dir / "host_main.c", resources::get("templates/host/main.c"));
+  write_file(dir / "host_model.c", model_c);
+  std::string runtime_sources;
+  write_file(dir / "runtime_all.c", runtime_unity_source(dir, &runtime_sources));
 
   // The generated sources include the runtime's headers and the model's own.
   const std::string runtime_key = headers_key(dir, "runtime", cc);
@@ -202,9 +218,9 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
   std::vector<std::string> objects;
   for (const fs::path& s : c_sources(dir, "codegen/host/src"))
     objects.push_back(cached_object(dir, s, model_key, cache / "objects", cc, timeout).string());
-  objects.push_back(cached_object(dir, "host_main.c", model_key, cache / "objects", cc, timeout).string());
-  for (const fs::path& s : c_sources(dir, "runtime/src"))
-    objects.push_back(cached_object(dir, s, runtime_key, cache / "objects", cc, timeout).string());
+  objects.push_back(cached_object(dir, "host_model.c", model_key, cache / "objects", cc, timeout).string());
+  objects.push_back(cached_object(dir, "host_main.c", runtime_key, cache / "objects", cc, timeout).string());
+  objects.push_back(cached_object(dir, "runtime_all.c", runtime_key + runtime_sources, cache / "objects", cc, timeout).string());
 
   // The same objects link into the same program: linked once, then copied.
   std::string link_key = cc;
@@ -284,7 +300,7 @@ CheckedTarball check_tarball(const std::string& bytes, const fs::path& tarball) 
       fail("{}: compiled for the MLIP hardware (-mattr=hw); it runs only where a device driver is registered. "
            "Host emulation needs a tarball compiled with --target-mrvl-mattr=\"sim ...\"",
            tarball.string());
-    c.main_c = render_main(c.metadata);
+    c.model_c = render_model_c(c.metadata);
   } catch (const nlohmann::json::exception& e) {
     fail("{}: metadata.json is damaged ({})", tarball.string(), mlf::json_error_reason(e));
   } catch (const Error& e) {
@@ -304,7 +320,7 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   const std::string cc = options.cc.empty() ? compiler() : options.cc;
   std::string key_text = bytes + "\n" + cc;
   for (const std::string& f : kCFlags) key_text += " " + f;
-  key_text += std::string(resources::get("templates/host/main.c"));
+  key_text += std::string(resources::get("templates/host/main.c")) + std::string(resources::get("templates/host/model.c"));
   const std::string key = sha256_hex(key_text).substr(0, 32);
   const fs::path cache = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
   check_cache_dir(cache, options.cache_dir.empty() && cache == fallback_cache_dir());
@@ -318,7 +334,7 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
   try {
     fs::create_directories(staging);
-    build_into(staging, bytes, tarball, cc, checked.main_c, cache, options.build_timeout);
+    build_into(staging, bytes, tarball, cc, checked.model_c, cache, options.build_timeout);
     std::error_code ec;
     fs::rename(staging, m.dir_, ec);
     if (ec && !fs::exists(m.exe_)) fail("cannot store the build in {}: {}", m.dir_.string(), ec.message());

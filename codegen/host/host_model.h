@@ -74,7 +74,7 @@ class HostModel {
 // target's entry for what `run` reads.)
 struct CheckedTarball {
   mlf::Metadata metadata;
-  std::string main_c;  // the host driver's source
+  std::string model_c;  // the host driver's model-specific half (templates/host/model.c)
 };
 CheckedTarball check_tarball(const std::string& bytes, const std::filesystem::path& tarball);
 

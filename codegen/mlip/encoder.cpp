@@ -28,7 +28,7 @@ class Writer {
   std::vector<uint8_t> bytes_;
 };
 
-uint32_t u32(size_t v) {
+uint32_t size_u32(size_t v) {
   if (v > 0xFFFFFFFFu) fail("MLIP command buffer larger than 4 GiB");
   return static_cast<uint32_t>(v);
 }
@@ -39,7 +39,7 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
   const LoweredRegion& r = *in.region;
   std::string strings(1, '\0');
   auto intern = [&](const std::string& s) {
-    uint32_t off = u32(strings.size());
+    uint32_t off = size_u32(strings.size());
     strings += s;
     strings.push_back('\0');
     return off;
@@ -50,17 +50,17 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
   mlip_header h{};
   auto begin = [&](int sec, size_t count) {
     w.align(16);
-    h.sections[sec].offset = u32(w.size());
-    h.sections[sec].count = u32(count);
+    h.sections[sec].offset = size_u32(w.size());
+    h.sections[sec].count = size_u32(count);
   };
-  auto end = [&](int sec) { h.sections[sec].size = u32(w.size() - h.sections[sec].offset); };
+  auto end = [&](int sec) { h.sections[sec].size = size_u32(w.size() - h.sections[sec].offset); };
 
   // BINDINGS: inputs, outputs, scratch, weights.
   begin(MLIP_SEC_BINDINGS, r.inputs.size() + r.outputs.size() + 2);
-  for (int t : r.inputs) w.put(mlip_binding{MLIP_BIND_INPUT, u32(r.tensors[t].index), u32(r.tensors[t].bytes()), 0});
-  for (int t : r.outputs) w.put(mlip_binding{MLIP_BIND_OUTPUT, u32(r.tensors[t].index), u32(r.tensors[t].bytes()), 0});
+  for (int t : r.inputs) w.put(mlip_binding{MLIP_BIND_INPUT, size_u32(r.tensors[t].index), size_u32(r.tensors[t].bytes()), 0});
+  for (int t : r.outputs) w.put(mlip_binding{MLIP_BIND_OUTPUT, size_u32(r.tensors[t].index), size_u32(r.tensors[t].bytes()), 0});
   w.put(mlip_binding{MLIP_BIND_SCRATCH, 0, in.scratch_size, 0});
-  w.put(mlip_binding{MLIP_BIND_WEIGHTS, 0, u32(r.weights.size()), 0});
+  w.put(mlip_binding{MLIP_BIND_WEIGHTS, 0, size_u32(r.weights.size()), 0});
   end(MLIP_SEC_BINDINGS);
 
   begin(MLIP_SEC_LAYERS, in.layers.size());
@@ -70,7 +70,7 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
     rec.name = intern(l.name);
     rec.macs_lo = static_cast<uint32_t>(l.macs);
     rec.macs_hi = static_cast<uint32_t>(l.macs >> 32);
-    rec.est_cycles = u32(l.est_cycles);
+    rec.est_cycles = size_u32(l.est_cycles);
     w.put(rec);
   }
   end(MLIP_SEC_LAYERS);
@@ -94,16 +94,16 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
       d.layout = MLIP_LAYOUT_NCHW;
       if (x.h * x.w == 1 && !x.flat) {
         d.ndim = 2;
-        d.shape[0] = u32(x.n);
-        d.shape[1] = u32(x.c);
+        d.shape[0] = size_u32(x.n);
+        d.shape[1] = size_u32(x.c);
       } else {
         d.ndim = 4;
-        d.shape[0] = u32(x.n);
-        d.shape[1] = u32(x.c);
-        d.shape[2] = u32(x.h);
-        d.shape[3] = u32(x.w);
+        d.shape[0] = size_u32(x.n);
+        d.shape[1] = size_u32(x.c);
+        d.shape[2] = size_u32(x.h);
+        d.shape[3] = size_u32(x.w);
       }
-      d.size = u32(x.bytes());
+      d.size = size_u32(x.bytes());
       float one = 1.0f;
       std::memcpy(&d.qscale_bits, &one, sizeof one);
       w.put(d);
@@ -113,7 +113,7 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
   begin(MLIP_SEC_WEIGHTS, r.weights.size());
   w.put_bytes(r.weights);
   end(MLIP_SEC_WEIGHTS);
-  h.sections[MLIP_SEC_WEIGHTS].count = u32(r.weights.size());
+  h.sections[MLIP_SEC_WEIGHTS].count = size_u32(r.weights.size());
 
   begin(MLIP_SEC_STRINGS, strings.size());
   w.put_bytes(std::vector<uint8_t>(strings.begin(), strings.end()));
@@ -125,16 +125,16 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
   h.target_arch = MLIP_TARGET_ARCH;
   h.mcpu = in.target->mcpu_code;
   h.header_size = MLIP_HEADER_SIZE;
-  h.total_size = u32(w.size());
-  h.num_tiles = u32(in.num_tiles);
+  h.total_size = size_u32(w.size());
+  h.num_tiles = size_u32(in.num_tiles);
   h.ocm_size = in.ocm_size;
   h.ocm_pinned_offset = in.pinned_offset;
   h.quantize = std::any_of(r.tensors.begin(), r.tensors.end(), [](const RTensor& t) { return t.q8(); })
                    ? MLIP_QUANT_INT8
                    : MLIP_QUANT_FP16;
   h.flags = (in.pinned ? uint32_t{MLIP_FLAG_WB_PIN_OCM} : 0u) | (in.hardware ? uint32_t{MLIP_FLAG_HW} : 0u);
-  h.num_inputs = u32(r.inputs.size());
-  h.num_outputs = u32(r.outputs.size());
+  h.num_inputs = size_u32(r.inputs.size());
+  h.num_outputs = size_u32(r.outputs.size());
   h.macs_per_cycle = in.target->macs_per_cycle;
   h.dma_bytes_per_cycle = in.target->dma_bytes_per_cycle;
   h.eltwise_per_cycle = in.target->eltwise_per_cycle;

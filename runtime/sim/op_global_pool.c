@@ -31,6 +31,10 @@ mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, con
   uint8_t* out = ocm + w[MLIP_GPOOL_OUT];
   const size_t hw = w[MLIP_GPOOL_HW], ch = w[MLIP_GPOOL_C];
   const int is_max = c->opcode == MLIP_OP_GLOBAL_MAXPOOL;
+  /* Converted once, outside the branch: GCC 12 at -Os for Cortex-M55 turns
+   * a conversion under `if` into a conditional vcvt that MVE does not have
+   * (the assembler stops on "vcvtne.f32.u32"). */
+  const float count = (float)hw;
   size_t p, cc;
   (void)env; /* works in the tile's OCM only */
   for (cc = 0; cc < ch; ++cc) {
@@ -46,7 +50,7 @@ mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, con
       }
     }
     if (!is_max) {
-      r = r / (float)hw;
+      r = r / count;
     }
     r = mlip_sim_apply_act(r, w[MLIP_GPOOL_ACT], w[MLIP_GPOOL_ACT_LO], w[MLIP_GPOOL_ACT_HI]);
     mlip_sim_st16(out + cc * 2u, mlip_sim_round_result(r));

@@ -9,7 +9,17 @@
 #include "mlip/model.h"
 #include "tvmgen_{{module}}.h"
 
+{{#has_constants}}
+/* Each constant is a union of its bytes (rows of string literals: quick to
+ * compile) and its values, which the kernels read. The bytes are
+ * little-endian, and the rows and tail of bytes must lie back to back. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "mlipc writes constants as little-endian bytes: this target is big-endian"
+#endif
+typedef char tvmgen_{{module}}_const_layout_check[sizeof(struct { uint8_t r[2][3]; uint8_t t[5]; }) == 11 ? 1 : -1];
+
 {{constant_defs}}
+{{/has_constants}}
 {{#has_workspace}}
 static uint8_t global_workspace[{{workspace_size}}] MLIP_SECTION(".bss.noinit.tvm") MLIP_ALIGNED({{alignment}});
 {{/has_workspace}}

@@ -1,5 +1,7 @@
 /* Host driver used by `mlipc run` (host emulation). Reads raw input files,
- * runs module "{{module}}" through the checked DLPack entry point, writes
+ * runs the model that model.c names (templates/host/model.c: the module's
+ * descriptor and its MLIP regions' counters) through the checked DLPack
+ * entry point, writes
  * raw output files and prints timing lines for mlipc to parse:
  *   mlipc-total-ns <ns>          whole model, one line per run
  *   mlipc-layer <k> <ns>         one run, layer k
@@ -17,12 +19,13 @@
 #include "mlip/model.h"
 #include "mlip/platform.h"
 #include "mlip/region.h"
-#include "tvmgen_{{module}}.h"
 
-/* Per-layer counters of the model's MLIP regions (estimated cycles, host time). */
-{{#regions}}
-extern mlip_layer_stats {{symbol}}[{{num_layers}}];
-{{/regions}}
+/* Defined by model.c: this file names no model, so one build of it serves
+ * every model (mlipc run caches it with the runtime's objects). The lists
+ * of regions end with a NULL entry. */
+extern const mlip_model* const mlipc_host_model;
+extern mlip_layer_stats* const mlipc_host_region_stats[];
+extern const int32_t mlipc_host_region_layers[];
 
 #define MAX_LAYERS 65536
 static uint64_t layer_ns[MAX_LAYERS];
@@ -80,7 +83,7 @@ static void fill(DLTensor* t, const mlip_tensor_desc* d, void* data, int64_t* sh
 }
 
 int main(int argc, char** argv) {
-  const mlip_model* m = &tvmgen_{{module}}_model;
+  const mlip_model* m = mlipc_host_model;
   const int32_t n = m->num_inputs + m->num_outputs;
   DLTensor* tensors;
   int64_t* shapes;
@@ -136,11 +139,12 @@ int main(int argc, char** argv) {
     }
   }
   for (k = 0; k <= max_layer; ++k) printf("mlipc-layer %d %llu\n", (int)k, (unsigned long long)layer_ns[k]);
-{{#regions}}
-  for (k = 0; k < {{num_layers}}; ++k)
-    printf("mlipc-mlip-layer {{index}} %d %llu %llu %lu\n", (int)k, (unsigned long long){{symbol}}[k].cycles,
-           (unsigned long long){{symbol}}[k].host_ns, (unsigned long){{symbol}}[k].runs);
-{{/regions}}
+  for (r = 0; mlipc_host_region_stats[r]; ++r) {
+    const mlip_layer_stats* st = mlipc_host_region_stats[r];
+    for (k = 0; k < mlipc_host_region_layers[r]; ++k)
+      printf("mlipc-mlip-layer %ld %d %llu %llu %lu\n", r, (int)k, (unsigned long long)st[k].cycles,
+             (unsigned long long)st[k].host_ns, (unsigned long)st[k].runs);
+  }
   for (k = 0; k < n; ++k) free(data[k]);
   free(tensors);
   free(shapes);

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_cli_errors {
 namespace {
 
 struct Cli : public ::testing::Test {
@@ -152,4 +152,4 @@ TEST_F(Cli, CompileAndRunTheExample) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_cli_errors

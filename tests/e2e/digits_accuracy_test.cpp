@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_digits_accuracy {
 namespace {
 
 TEST(DigitsAccuracy, GeneratedCClassifiesTestImages) {
@@ -44,4 +44,4 @@ TEST(DigitsAccuracy, GeneratedCClassifiesTestImages) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_digits_accuracy

@@ -20,7 +20,7 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_int_bool_io {
 namespace {
 
 // ids int64 [2,5], mask bool [5] ->
@@ -110,4 +110,4 @@ INSTANTIATE_TEST_SUITE_P(Targets, IntBoolIo, ::testing::Values("c", "mrvl, c"),
                          [](const auto& info) { return info.param == "c" ? std::string("c") : std::string("mrvl"); });
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_int_bool_io

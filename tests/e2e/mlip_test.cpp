@@ -28,7 +28,7 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_mlip {
 namespace {
 
 // The fp16 error bound of a compiled model against fp32 outputs
@@ -707,4 +707,4 @@ TEST_F(MlipCli, HardwareTarballSaysItNeedsTheDevice) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_mlip

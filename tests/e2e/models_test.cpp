@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_models {
 namespace {
 
 class Models : public ::testing::TestWithParam<ModelCase> {};
@@ -77,4 +77,4 @@ INSTANTIATE_TEST_SUITE_P(Generated, Models, ::testing::ValuesIn(generated_model_
                          [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_models

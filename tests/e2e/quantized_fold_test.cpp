@@ -19,7 +19,7 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_quantized_fold {
 namespace {
 
 using ints = std::vector<int64_t>;
@@ -120,4 +120,4 @@ TEST(FoldQdqConvTranspose, StaysFloatAndInspectSaysSo) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_quantized_fold

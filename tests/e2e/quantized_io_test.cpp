@@ -28,7 +28,7 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_quantized_io {
 namespace {
 
 fs::path model_dir(const std::string& name) { return fs::path(MLIPC_TEST_DATA) / "models" / name; }
@@ -260,4 +260,4 @@ TEST(QuantizedIoErrors, FloatBordersAreRefusedNamingTheTensor) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_quantized_io

@@ -26,7 +26,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_quantized_mlip {
 namespace {
 
 std::vector<ModelCase> q8_cases() {
@@ -261,4 +261,4 @@ TEST(QuantizedMlipErrors, DamagedInt8WordsOfACompiledBufferAreRefused) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_quantized_mlip

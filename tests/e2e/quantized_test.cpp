@@ -23,7 +23,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_quantized {
 namespace {
 
 std::vector<ModelCase> quantized_cases() {
@@ -158,4 +158,4 @@ INSTANTIATE_TEST_SUITE_P(Models, QuantizedSize, ::testing::ValuesIn(sized_cases(
                          [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_quantized

@@ -38,7 +38,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_robustness {
 namespace {
 
 const fs::path kData = fs::path(MLIPC_TEST_DATA) / "robustness";
@@ -578,7 +578,10 @@ TEST_F(Robust, RunTimeoutKillsTheModel) {
 }
 
 TEST_F(Robust, BuildTimeoutKillsTheCompilerAndItsChildren) {
-  write_file(p("slow-cc"), "#!/bin/sh\nsleep 300 &\nsleep 300\n");
+  // A duration of this process's own, so that another suite running the
+  // same test at the same time (another worktree) is not mistaken for ours.
+  const std::string naptime = fmt::format("300.{}", static_cast<long>(getpid()));
+  write_file(p("slow-cc"), fmt::format("#!/bin/sh\nsleep {0} &\nsleep {0}\n", naptime));
   fs::permissions(p("slow-cc"), fs::perms::owner_all);
   fs::path tar = compile(digits(), "c", "d.tar");
   const auto t0 = std::chrono::steady_clock::now();
@@ -588,14 +591,14 @@ TEST_F(Robust, BuildTimeoutKillsTheCompilerAndItsChildren) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
   // The compiler's whole process group is gone, the background sleep included.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  for (pid_t pid : processes_with({"sleep", "300"})) {
+  for (pid_t pid : processes_with({"sleep", naptime})) {
     std::string ppid_line;
     std::FILE* f = std::fopen(fmt::format("/proc/{}/status", pid).c_str(), "r");
     char buf[256];
     while (f && std::fgets(buf, sizeof buf, f))
       if (std::strncmp(buf, "PPid:", 5) == 0) ppid_line = buf;
     if (f) std::fclose(f);
-    ADD_FAILURE() << "a 'sleep 300' survived: pid " << pid << " " << ppid_line;
+    ADD_FAILURE() << "a 'sleep " << naptime << "' survived: pid " << pid << " " << ppid_line;
   }
 }
 
@@ -818,4 +821,4 @@ TEST_F(Robust, BuildCacheMustBePrivateToTheUser) {
 }
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_robustness

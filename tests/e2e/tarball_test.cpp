@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mlipc::test {
+namespace mlipc::test::e2e_tarball {
 namespace {
 
 class Tarball : public ::testing::TestWithParam<ModelCase> {};
@@ -65,4 +65,4 @@ INSTANTIATE_TEST_SUITE_P(Shared, Tarball, ::testing::ValuesIn(model_cases()),
                          [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
-}  // namespace mlipc::test
+}  // namespace mlipc::test::e2e_tarball
