@@ -66,6 +66,9 @@ struct RLayer {
   int64_t row_table = -1, col_table = -1;
   std::vector<int64_t> resize_rows;
   std::string resize_method;
+  // int8 AVGPOOL: its requantization table in WEIGHTS (one {q, shift} pair
+  // per window count from 0 to kh * kw; always streamed).
+  int64_t q8_table = -1, q8_table_bytes = 0;
   // CHANNEL_SLICE: the input channel its output's channel 0 is.
   int64_t channel_offset = 0;
   // Weights in the WEIGHTS section: fp16 OHWI (conv) or [out][in] (fc); fp32 bias.

@@ -8,6 +8,7 @@
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
+#include "mlip/lower.h"
 
 namespace mlipc::mlip {
 
@@ -41,6 +42,24 @@ bool consumers_all(const Graph& g, const std::vector<std::vector<int>>& consumer
   return std::all_of(consumers[v].begin(), consumers[v].end(), pred);
 }
 
+// A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
+// bytes, so a view between two such shapes of N rows moves nothing.
+bool row_shape(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
+
+// An int8 dense reader of v (input 0 of a chosen QLinearMatMul or dense
+// QLinearConv), or a row-shaped view whose readers all are.
+bool q8_dense_readers(const Graph& g, const std::vector<std::vector<int>>& consumers, const std::vector<bool>& chosen,
+                      ValueId v) {
+  return consumers_all(g, consumers, v, [&](int c) {
+    const Node& cn = g.nodes[static_cast<size_t>(c)];
+    if (cn.inputs.empty() || cn.inputs[0] != v) return false;
+    if (cn.op == "QLinearMatMul" || cn.op == "QLinearConv")
+      return chosen[static_cast<size_t>(c)] && (cn.op == "QLinearMatMul" || layers::conv_is_dense(g, cn));
+    return (cn.op == "Flatten" || cn.op == "Reshape") && row_shape(g.value(cn.outputs[0]).shape) &&
+           q8_dense_readers(g, consumers, chosen, cn.outputs[0]);
+  });
+}
+
 }  // namespace
 
 std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) {
@@ -54,7 +73,8 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
            (g.value(v).dtype == DType::Int8 || g.value(v).dtype == DType::UInt8);
   });
   if (limits.int8 && !q8_node) return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
-  if (limits.int8 && !layer_kind_for_op(n.op)) return fmt::format("{} has no int8 MLIP layer", n.op);
+  const bool view_op = n.op == "Flatten" || n.op == "Reshape";
+  if (limits.int8 && !layer_kind_for_op(n.op) && !view_op) return fmt::format("{} has no int8 MLIP layer", n.op);
   if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
@@ -129,6 +149,12 @@ Selection select_nodes(const Graph& g, const Options& o) {
              const Node& cn = g.nodes[static_cast<size_t>(c)];
              return (cn.op == "Gemm" || cn.op == "MatMul") && s.chosen[c] && cn.inputs[0] == v.outputs[0];
            });
+      // int8 (the Reshapes passes/fold_qdq puts around a dense layer): a
+      // view between row shapes, which moves nothing, or a flatten of NCHW
+      // into rows that only int8 dense layers read (they reorder weights).
+      if (is_q8_type(in.dtype) && in.shape.size() >= 2 && in.shape[0] <= kMaxBatch && row_shape(out.shape) &&
+          out.shape[0] == in.shape[0])
+        ok = row_shape(in.shape) || (in.shape.size() == 4 && q8_dense_readers(g, consumers, s.chosen, v.outputs[0]));
       if (!ok) why = "the MLIP only absorbs a flatten that feeds dense layers";
     }
     s.reason[i] = why;

@@ -307,8 +307,9 @@ class Folder {
     }
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights B are not a constant int8/uint8 DequantizeLinear");
-    const Shape& xs = g_.value(x->q).shape;
-    const Shape& ws = g_.value(w->q).shape;
+    // Copies: add_constant and add_value below grow the value list.
+    const Shape xs = g_.value(x->q).shape;
+    const Shape ws = g_.value(w->q).shape;
     if (xs.size() != 2 || ws.size() != 2) return note(n, "A and B must be 2-D");
     const bool trans_b = gemm && n.attrs.get_int("transB", 0) != 0;
     if (gemm && (n.attrs.get_int("transA", 0) != 0 || n.attrs.get_float("alpha", 1.0f) != 1.0f ||

@@ -166,6 +166,7 @@ enum {
   MLIP_OP_ACTIVATION = 13, /* out[i] = act(in[i]) */
   MLIP_OP_ELTWISE = 14,  /* out[i] = act(f(a[i], b[(b_base + i) % b_len])) */
   MLIP_OP_RESIZE = 15,   /* NHWC block resampled through row and column tap tables */
+  MLIP_OP_TABLE = 16,    /* int8/uint8 only: out[i] = table[in[i] - type minimum] */
   MLIP_OP_COUNT_
 };
 
@@ -204,7 +205,7 @@ enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
  * positions of a GLOBAL_AVGPOOL (255 * 8421504 < 2^31). */
 #define MLIP_INT8_MAX_TAPS 33025u
 #define MLIP_INT8_MAX_POOL_HW 8421504u
-/* An int8 CONV2D's per-output-channel record at its BIAS offset: int32
+/* An int8 CONV2D's (and FC's) per-output-channel record at its BIAS offset: int32
  * bias, int32 multiplier q (0 or in [2^30, 2^31)), int32 shift in [-31, 30]. */
 #define MLIP_REQUANT_RECORD_BYTES 12u
 
@@ -258,7 +259,12 @@ enum { /* FC: input [n][k_count] fp16 (a K chunk), weights [out_c][k_count] fp16
           the activation and rounds into the output. */
   MLIP_FC_IN = 0, MLIP_FC_WEIGHTS = 1, MLIP_FC_BIAS = 2, MLIP_FC_ACC = 3, MLIP_FC_OUT = 4,
   MLIP_FC_N = 5, MLIP_FC_K = 6, MLIP_FC_OUT_C = 7, MLIP_FC_FIRST = 8, MLIP_FC_LAST = 9,
-  MLIP_FC_ACT = 10, MLIP_FC_ACT_LO = 11, MLIP_FC_ACT_HI = 12
+  MLIP_FC_ACT = 10, MLIP_FC_ACT_LO = 11, MLIP_FC_ACT_HI = 12,
+  /* int8/uint8 (MLIP_DTYPE): the whole reduction in one command (FIRST and
+     LAST 1, ACC MLIP_NO_OFFSET, K at most MLIP_INT8_MAX_TAPS), act NONE,
+     ACT_LO/ACT_HI the output clamp as int32, the input and output zero
+     points; BIAS holds one requantization record per output, as CONV2D's. */
+  MLIP_FC_CLAMP_LO = 11, MLIP_FC_CLAMP_HI = 12, MLIP_FC_X_ZP = 13, MLIP_FC_Y_ZP = 14
 };
 enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
   MLIP_POOL_IN = 0, MLIP_POOL_IN_H = 1, MLIP_POOL_IN_W = 2, MLIP_POOL_C = 3,
@@ -275,8 +281,15 @@ enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
   /* The window's dilation minus one: the positions skipped between two taps
      (0, a dense window, in every buffer written before pools had dilation);
      at most MLIP_POOL_MAX_GAP. */
-  MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22
+  MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22,
+  /* int8/uint8 AVGPOOL (MAXPOOL has no other word): the zero points, the
+     OCM offset of kh * kw + 1 {int32 q, int32 shift} pairs (entry n
+     requantizes the sum of a window of count n: x_scale / (y_scale * n);
+     entry 0 is never used by a valid geometry and gives the zero point
+     with q 0), and the output clamp. */
+  MLIP_POOL_X_ZP = 23, MLIP_POOL_Y_ZP = 24, MLIP_POOL_TABLE = 25, MLIP_POOL_LO = 26, MLIP_POOL_HI = 27
 };
+#define MLIP_POOL_TABLE_ENTRY_BYTES 8u
 #define MLIP_POOL_MAX_GAP 65535u
 enum { /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] fp16 -> output [c] fp16 */
   MLIP_GPOOL_IN = 0, MLIP_GPOOL_OUT = 1, MLIP_GPOOL_HW = 2, MLIP_GPOOL_C = 3,
@@ -303,8 +316,18 @@ enum { /* ELTWISE: a [count] fp16, b [b_len] fp16 read cyclically from index
           a scalar), out [count] fp16 = round(act(f(a[i], b[(b_base + i) % b_len]))) */
   MLIP_ELT_A = 0, MLIP_ELT_B = 1, MLIP_ELT_OUT = 2, MLIP_ELT_COUNT = 3,
   MLIP_ELT_B_LEN = 4, MLIP_ELT_B_BASE = 5, MLIP_ELT_FUNC = 6,
-  MLIP_ELT_ACT = 7, MLIP_ELT_ACT_LO = 8, MLIP_ELT_ACT_HI = 9
+  MLIP_ELT_ACT = 7, MLIP_ELT_ACT_LO = 8, MLIP_ELT_ACT_HI = 9,
+  /* int8/uint8 (QLinearMul, func MUL only, act NONE): out[i] =
+     requantize((a[i] - a_zp) * (b[j] - b_zp), q, shift, y_zp, lo, hi) */
+  MLIP_ELT_A_ZP = 10, MLIP_ELT_B_ZP = 11, MLIP_ELT_Y_ZP = 12, MLIP_ELT_Q = 13, MLIP_ELT_SHIFT = 14,
+  MLIP_ELT_LO = 15, MLIP_ELT_HI = 16
 };
+enum { /* TABLE (8-bit buffers only): count elements of the command's type
+          through a 256-byte table of output values (entry k for the input
+          value type minimum + k); in place or no overlap */
+  MLIP_TBL_IN = 0, MLIP_TBL_OUT = 1, MLIP_TBL_COUNT = 2, MLIP_TBL_TABLE = 3
+};
+#define MLIP_TABLE_BYTES 256u
 enum { /* RESIZE: input [in_h][in_w][c] fp16 -> output [out_h][out_w][c] fp16.
           The row table holds out_h * row_taps entries, the column table
           out_w * col_taps, each 8 bytes: a uint32 index and a float32

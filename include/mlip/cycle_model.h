@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* An 8-bit CONV2D (MLIP_DTYPE int8/uint8) runs at this many times
+/* An 8-bit CONV2D or FC (MLIP_DTYPE int8/uint8) runs at this many times
  * macs_per_cycle: an assumption (docs/mlip-spec.md section 5), the ratio of
  * most NPUs, not a published MLIP figure. */
 #define MLIP_INT8_MAC_FACTOR 4u

@@ -43,7 +43,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
       break;
     case MLIP_OP_FC:
       work = (uint64_t)w[MLIP_FC_N] * w[MLIP_FC_K] * w[MLIP_FC_OUT_C];
-      rate = rates->macs_per_cycle;
+      rate = w[MLIP_DTYPE] != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
       break;
     case MLIP_OP_MAXPOOL:
     case MLIP_OP_AVGPOOL:
@@ -53,6 +53,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
     case MLIP_OP_GLOBAL_MAXPOOL: work = (uint64_t)w[MLIP_GPOOL_HW] * w[MLIP_GPOOL_C]; break;
     case MLIP_OP_ADD: work = w[MLIP_ADD_COUNT]; break;
     case MLIP_OP_ACTIVATION: work = w[MLIP_ACTV_COUNT]; break;
+    case MLIP_OP_TABLE: work = w[MLIP_TBL_COUNT]; break;
     case MLIP_OP_ELTWISE: work = w[MLIP_ELT_COUNT]; break;
     case MLIP_OP_RESIZE: /* one element read per tap of each output element */
       work = (uint64_t)w[MLIP_RESIZE_OUT_H] * w[MLIP_RESIZE_OUT_W] * w[MLIP_RESIZE_C] * w[MLIP_RESIZE_ROW_TAPS] *

@@ -6,9 +6,10 @@
 
 mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_check_conv2d_q8(v, section, c); /* op_int8.c */
-  }
+  /* fp16, or an 8-bit type (mlip_sim_check_dtype checked which): one-byte
+     elements, a requantization record per output channel at BIAS. */
+  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16;
+  const uint64_t eb = q8 ? 1u : 2u, bb = q8 ? MLIP_REQUANT_RECORD_BYTES : 4u;
   static const uint8_t nonzero[] = {
     MLIP_CONV_IN_H, MLIP_CONV_IN_W, MLIP_CONV_IN_C, MLIP_CONV_OUT_H, MLIP_CONV_OUT_W, MLIP_CONV_OUT_C,
     MLIP_CONV_KH, MLIP_CONV_KW, MLIP_CONV_STRIDE_H, MLIP_CONV_STRIDE_W, MLIP_CONV_DIL_H, MLIP_CONV_DIL_W,
@@ -23,14 +24,14 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
       return MLIP_ERR_INVALID_ARG;
     }
   }
-  if (!mlip_sim_act_ok(w[MLIP_CONV_ACT])) {
+  if (q8 ? !mlip_sim_conv2d_q8_words_ok(c) : !mlip_sim_act_ok(w[MLIP_CONV_ACT])) {
     return MLIP_ERR_INVALID_ARG;
   }
-  in_len = mlip_sim_mul4(w[MLIP_CONV_IN_H], w[MLIP_CONV_IN_W], w[MLIP_CONV_IN_C], 2u);
+  in_len = mlip_sim_mul4(w[MLIP_CONV_IN_H], w[MLIP_CONV_IN_W], w[MLIP_CONV_IN_C], eb);
   w_len = mlip_sim_sat_mul(
-      mlip_sim_mul4(w[MLIP_CONV_OUT_C], w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]), 2u);
-  b_len = (uint64_t)w[MLIP_CONV_OUT_C] * 4u;
-  out_len = mlip_sim_mul4(w[MLIP_CONV_OUT_H], w[MLIP_CONV_OUT_W], w[MLIP_CONV_OUT_C], 2u);
+      mlip_sim_mul4(w[MLIP_CONV_OUT_C], w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]), eb);
+  b_len = (uint64_t)w[MLIP_CONV_OUT_C] * bb;
+  out_len = mlip_sim_mul4(w[MLIP_CONV_OUT_H], w[MLIP_CONV_OUT_W], w[MLIP_CONV_OUT_C], eb);
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_IN], in_len));
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_WEIGHTS], w_len));
   if (has_bias) {

@@ -1,16 +1,21 @@
 /* ELTWISE: a binary function of a full-size operand and a cycled one (equal
- * shapes, one value per channel, or a scalar), with a fused activation.
+ * shapes, one value per channel, or a scalar), with a fused activation;
+ * the 8-bit MUL's words and arithmetic are op_int8.c's, its operands'
+ * bounds these.
  * Its validation rule (docs/command-buffer.md) and its executor
  * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
 #include "sim_internal.h"
 
 mlip_status mlip_sim_check_eltwise(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
-  const uint64_t len = (uint64_t)w[MLIP_ELT_COUNT] * 2u;
-  const uint64_t b_len = (uint64_t)w[MLIP_ELT_B_LEN] * 2u;
+  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16; /* an 8-bit type: mlip_sim_check_dtype checked which */
+  const uint64_t eb = q8 ? 1u : 2u;
+  const uint64_t len = (uint64_t)w[MLIP_ELT_COUNT] * eb;
+  const uint64_t b_len = (uint64_t)w[MLIP_ELT_B_LEN] * eb;
   if (w[MLIP_ELT_COUNT] < 1u || w[MLIP_ELT_B_LEN] < 1u ||
       w[MLIP_ELT_B_BASE] >= w[MLIP_ELT_B_LEN] || w[MLIP_ELT_FUNC] < (uint32_t)MLIP_ELT_ADD ||
-      w[MLIP_ELT_FUNC] >= (uint32_t)MLIP_ELT_COUNT_ || !mlip_sim_act_ok(w[MLIP_ELT_ACT])) {
+      w[MLIP_ELT_FUNC] >= (uint32_t)MLIP_ELT_COUNT_ || !mlip_sim_act_ok(w[MLIP_ELT_ACT]) ||
+      (q8 && !mlip_sim_eltwise_q8_words_ok(c))) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ELT_A], len));
@@ -47,6 +52,9 @@ static float eltwise_fn(uint32_t fn, float a, float b) {
 
 mlip_status mlip_sim_exec_eltwise(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_eltwise_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* a = ocm + w[MLIP_ELT_A];
   const uint8_t* b = ocm + w[MLIP_ELT_B];
   uint8_t* out = ocm + w[MLIP_ELT_OUT];

@@ -6,41 +6,50 @@
 
 mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  /* fp16, or an 8-bit type (mlip_sim_check_dtype checked which): one-byte
+     elements, a requantization record per output at BIAS, no accumulator
+     (the whole reduction in one command). */
+  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16;
+  const uint64_t eb = q8 ? 1u : 2u, bb = q8 ? MLIP_REQUANT_RECORD_BYTES : 4u;
   uint64_t n = w[MLIP_FC_N], k = w[MLIP_FC_K], oc = w[MLIP_FC_OUT_C];
   uint64_t in_len, w_len, acc_len, b_len, out_len;
   int last = w[MLIP_FC_LAST] != 0u;
   int has_bias = last && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET;
   if (n < 1u || k < 1u || oc < 1u || w[MLIP_FC_FIRST] > 1u || w[MLIP_FC_LAST] > 1u ||
-      !mlip_sim_act_ok(w[MLIP_FC_ACT])) {
+      (q8 ? !mlip_sim_fc_q8_words_ok(c) : !mlip_sim_act_ok(w[MLIP_FC_ACT]))) {
     return MLIP_ERR_INVALID_ARG;
   }
-  in_len = mlip_sim_mul3(n, k, 2u);
-  w_len = mlip_sim_mul3(oc, k, 2u);
-  acc_len = mlip_sim_mul3(n, oc, 4u);
-  b_len = oc * 4u;
-  out_len = mlip_sim_mul3(n, oc, 2u);
+  in_len = mlip_sim_mul3(n, k, eb);
+  w_len = mlip_sim_mul3(oc, k, eb);
+  acc_len = q8 ? 0u : mlip_sim_mul3(n, oc, 4u);
+  b_len = oc * bb;
+  out_len = mlip_sim_mul3(n, oc, eb);
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_IN], in_len));
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_WEIGHTS], w_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_ACC], acc_len));
+  if (!q8) {
+    MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_ACC], acc_len));
+  }
   if (has_bias) {
     MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_BIAS], b_len));
   }
   if (last) {
     MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_OUT], out_len));
   }
-  /* The accumulator is written, and so is the output when LAST. */
-  if (mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_IN], in_len) ||
-      mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_WEIGHTS], w_len) ||
-      (has_bias && mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_BIAS], b_len))) {
+  /* The accumulator (fp16) is written, and so is the output when LAST. */
+  if (!q8 && (mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_IN], in_len) ||
+              mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_WEIGHTS], w_len) ||
+              (has_bias && mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_BIAS], b_len)))) {
     return MLIP_ERR_INVALID_ARG;
   }
   if (last && (mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_IN], in_len) ||
                mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_WEIGHTS], w_len) ||
-               mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_ACC], acc_len) ||
+               (!q8 && mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_ACC], acc_len)) ||
                (has_bias && mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_BIAS], b_len)))) {
     return MLIP_ERR_INVALID_ARG;
   }
-  MLIP_TRY(mlip_sim_check_write(v, section, w[MLIP_FC_ACC], acc_len));
+  if (!q8) {
+    MLIP_TRY(mlip_sim_check_write(v, section, w[MLIP_FC_ACC], acc_len));
+  }
   if (last) {
     MLIP_TRY(mlip_sim_check_write(v, section, w[MLIP_FC_OUT], out_len));
   }
@@ -49,6 +58,9 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
 
 mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
+    return mlip_sim_exec_fc_q8(env, ocm, c); /* op_int8.c */
+  }
   const uint8_t* in = ocm + w[MLIP_FC_IN];
   const uint8_t* wt = ocm + w[MLIP_FC_WEIGHTS];
   uint8_t* accm = ocm + w[MLIP_FC_ACC];

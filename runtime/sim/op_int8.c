@@ -1,4 +1,6 @@
-/* The 8-bit forms of CONV2D, MAXPOOL, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL and ADD
+/* The 8-bit forms of CONV2D, FC, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL, ADD and
+ * ELTWISE MUL
+ * (MAXPOOL and AVGPOOL: op_pool.c, which shares its windows with fp16)
  * (docs/mlip-spec.md section 4a, docs/command-buffer.md "int8 commands"):
  * their validation rules and executors, reached from each opcode's
  * op_<name>.c when the command's MLIP_DTYPE word is not fp16. The
@@ -7,37 +9,32 @@
 #include "mlip/requant.h"
 #include "sim_internal.h"
 
-/* Two's complement of a word without implementation-defined conversion. */
-static int32_t type_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? -128 : 0; }
-static int32_t type_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
-
-/* A value word inside the command's element type. */
-static int in_type(uint32_t dt, uint32_t word) {
-  const int32_t v = mlip_sim_as_i32(word);
-  return v >= type_lo(dt) && v <= type_hi(dt);
+/* Record j's word k (0 bias, 1 q, 2 shift). */
+static uint32_t record_word(const uint8_t* rec, size_t j, size_t k) {
+  uint32_t u;
+  memcpy(&u, rec + j * MLIP_REQUANT_RECORD_BYTES + k * 4u, sizeof u);
+  return u;
 }
 
-/* An output clamp [lo, hi] inside the type. */
-static int clamp_ok(uint32_t dt, uint32_t lo, uint32_t hi) {
-  return in_type(dt, lo) && in_type(dt, hi) && mlip_sim_as_i32(lo) <= mlip_sim_as_i32(hi);
+/* The n requantization records at rec are data, not command words: CONV2D
+   and FC check them before they write anything. */
+static int records_ok(const uint8_t* rec, size_t n) {
+  size_t j;
+  for (j = 0; j < n; ++j) {
+    if (!mlip_sim_q8_requant_ok(record_word(rec, j, 1), record_word(rec, j, 2), MLIP_REQUANT_MAX_SHIFT)) {
+      return 0;
+    }
+  }
+  return 1;
 }
 
-/* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
- * [2^30, 2^31), shift in [min_shift, MLIP_REQUANT_MAX_SHIFT]. */
-static int requant_ok(uint32_t q, uint32_t shift, int32_t max_shift) {
-  const int32_t s = mlip_sim_as_i32(shift);
-  return (q == 0u || (q >= 0x40000000u && q <= 0x7FFFFFFFu)) && s >= MLIP_REQUANT_MIN_SHIFT && s <= max_shift;
-}
-
-/* An element of the command's type at p. */
-static int32_t load8(uint32_t dt, const uint8_t* p) {
-  const int32_t v = *p;
-  return dt == MLIP_DT_INT8 && v >= 128 ? v - 256 : v;
-}
-
-/* Stores v (already inside the type) as its byte. */
-static void store8(uint8_t* p, int32_t v) {
-  *p = (uint8_t)(v < 0 ? v + 256 : v);
+/* Output channel j of CONV2D and FC: the products' sum plus record j's
+   bias (saturated to int32), requantized by its (q, shift) into [lo, hi]. */
+static void store_requantized(uint8_t* p, int32_t acc, const uint8_t* rec, size_t j, int32_t zy, int32_t lo,
+                              int32_t hi) {
+  const int32_t s = mlip_add_sat_i32(acc, mlip_sim_as_i32(record_word(rec, j, 0)));
+  mlip_sim_q8_store(p, mlip_requantize(s, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy,
+                            lo, hi));
 }
 
 /* ---- the element type of every command ----------------------------------- */
@@ -47,19 +44,21 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
   const int q8 = v->hdr.quantize == MLIP_QUANT_INT8;
   switch (c->opcode) {
     case MLIP_OP_CONV2D:
+    case MLIP_OP_FC:
     case MLIP_OP_MAXPOOL:
+    case MLIP_OP_AVGPOOL:
     case MLIP_OP_GLOBAL_AVGPOOL:
     case MLIP_OP_GLOBAL_MAXPOOL:
     case MLIP_OP_ADD:
+    case MLIP_OP_ELTWISE:
       if (q8) {
         return dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
       }
       return dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
+    case MLIP_OP_TABLE:
+      return q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8) ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* no fp16 form */
     case MLIP_OP_CONVERT:
-    case MLIP_OP_FC:
-    case MLIP_OP_AVGPOOL:
     case MLIP_OP_ACTIVATION:
-    case MLIP_OP_ELTWISE:
     case MLIP_OP_RESIZE:
       return !q8 && dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* no 8-bit form */
     default:
@@ -69,56 +68,14 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
 
 /* ---- CONV2D --------------------------------------------------------------- */
 
-mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
+int mlip_sim_conv2d_q8_words_ok(const mlip_cmd* c) {
   const uint32_t* w = c->w;
   const uint32_t dt = w[MLIP_DTYPE];
-  static const uint8_t nonzero[] = {
-    MLIP_CONV_IN_H, MLIP_CONV_IN_W, MLIP_CONV_IN_C, MLIP_CONV_OUT_H, MLIP_CONV_OUT_W, MLIP_CONV_OUT_C,
-    MLIP_CONV_KH, MLIP_CONV_KW, MLIP_CONV_STRIDE_H, MLIP_CONV_STRIDE_W, MLIP_CONV_DIL_H, MLIP_CONV_DIL_W,
-    MLIP_CONV_GROUPS, MLIP_CONV_IC_PER_GROUP, MLIP_CONV_OC_PER_GROUP,
-  };
-  uint64_t in_len, w_len, r_len, out_len, icpg, g_lo, g_hi;
-  size_t i;
-  for (i = 0; i < sizeof nonzero; ++i) {
-    if (w[nonzero[i]] == 0u) {
-      return MLIP_ERR_INVALID_ARG;
-    }
-  }
-  if (w[MLIP_CONV_ACT] != MLIP_ACT_NONE || w[MLIP_CONV_BIAS] == MLIP_NO_OFFSET ||
-      !clamp_ok(dt, w[MLIP_CONV_CLAMP_LO], w[MLIP_CONV_CLAMP_HI]) || !in_type(dt, w[MLIP_CONV_X_ZP]) ||
-      !in_type(dt, w[MLIP_CONV_Y_ZP]) ||
-      mlip_sim_mul3(w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]) > MLIP_INT8_MAX_TAPS) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  in_len = mlip_sim_mul3(w[MLIP_CONV_IN_H], w[MLIP_CONV_IN_W], w[MLIP_CONV_IN_C]);
-  w_len = mlip_sim_mul4(w[MLIP_CONV_OUT_C], w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]);
-  r_len = (uint64_t)w[MLIP_CONV_OUT_C] * MLIP_REQUANT_RECORD_BYTES;
-  out_len = mlip_sim_mul3(w[MLIP_CONV_OUT_H], w[MLIP_CONV_OUT_W], w[MLIP_CONV_OUT_C]);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_WEIGHTS], w_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_BIAS], r_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_OUT], out_len));
-  if (mlip_sim_overlaps(w[MLIP_CONV_OUT], out_len, w[MLIP_CONV_IN], in_len) ||
-      mlip_sim_overlaps(w[MLIP_CONV_OUT], out_len, w[MLIP_CONV_WEIGHTS], w_len) ||
-      mlip_sim_overlaps(w[MLIP_CONV_OUT], out_len, w[MLIP_CONV_BIAS], r_len)) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  /* The groups' input channels inside the block, as in fp16 (op_conv2d.c). */
-  icpg = w[MLIP_CONV_IC_PER_GROUP];
-  g_lo = (uint64_t)w[MLIP_CONV_OC_BASE] / w[MLIP_CONV_OC_PER_GROUP];
-  g_hi = ((uint64_t)w[MLIP_CONV_OC_BASE] + w[MLIP_CONV_OUT_C] - 1u) / w[MLIP_CONV_OC_PER_GROUP];
-  if (g_hi >= (uint64_t)w[MLIP_CONV_GROUPS] || g_lo * icpg < (uint64_t)w[MLIP_CONV_IC_BASE] ||
-      g_hi * icpg + icpg - (uint64_t)w[MLIP_CONV_IC_BASE] > (uint64_t)w[MLIP_CONV_IN_C]) {
-    return MLIP_ERR_BOUNDS;
-  }
-  return mlip_sim_check_write(v, section, w[MLIP_CONV_OUT], out_len);
-}
-
-/* Record j's word k (0 bias, 1 q, 2 shift). */
-static uint32_t record_word(const uint8_t* rec, size_t j, size_t k) {
-  uint32_t u;
-  memcpy(&u, rec + j * MLIP_REQUANT_RECORD_BYTES + k * 4u, sizeof u);
-  return u;
+  /* At most 33025 products of at most 255 * 128 per output: the int32 sum cannot overflow. */
+  return w[MLIP_CONV_ACT] == MLIP_ACT_NONE && w[MLIP_CONV_BIAS] != MLIP_NO_OFFSET &&
+         mlip_sim_q8_clamp_ok(dt, w[MLIP_CONV_CLAMP_LO], w[MLIP_CONV_CLAMP_HI]) &&
+         mlip_sim_q8_in_type(dt, w[MLIP_CONV_X_ZP]) && mlip_sim_q8_in_type(dt, w[MLIP_CONV_Y_ZP]) &&
+         mlip_sim_mul3(w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]) <= MLIP_INT8_MAX_TAPS;
 }
 
 mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
@@ -141,11 +98,8 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
   const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
   size_t oh, ow, j, kh, kw, ic;
   (void)env; /* works in the tile's OCM only */
-  /* The records are data: checked before anything is written. */
-  for (j = 0; j < out_c; ++j) {
-    if (!requant_ok(record_word(rec, j, 1), record_word(rec, j, 2), MLIP_REQUANT_MAX_SHIFT)) {
-      return MLIP_ERR_INVALID_ARG;
-    }
+  if (!records_ok(rec, out_c)) {
+    return MLIP_ERR_INVALID_ARG;
   }
   for (oh = 0; oh < out_h; ++oh) {
     for (ow = 0; ow < out_w; ++ow) {
@@ -169,84 +123,53 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
             xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
             wp = wj + (kh * kw_n + kw) * icpg;
             for (ic = 0; ic < icpg; ++ic) {
-              acc += (load8(dt, xp + ic) - zx) * load8(MLIP_DT_INT8, wp + ic);
+              acc += (mlip_sim_q8_load(dt, xp + ic) - zx) * mlip_sim_q8_load(MLIP_DT_INT8, wp + ic);
             }
           }
         }
-        acc = mlip_add_sat_i32(acc, mlip_sim_as_i32(record_word(rec, j, 0)));
-        store8(out + (oh * out_w + ow) * out_c + j,
-               mlip_requantize(acc, mlip_sim_as_i32(record_word(rec, j, 1)), mlip_sim_as_i32(record_word(rec, j, 2)), zy, lo, hi));
+        store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, zy, lo, hi);
       }
     }
   }
   return MLIP_OK;
 }
 
-/* ---- MAXPOOL ---------------------------------------------------------------- */
+/* ---- FC ------------------------------------------------------------------- */
 
-mlip_status mlip_sim_check_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  static const uint8_t nonzero[] = {
-    MLIP_POOL_IN_H, MLIP_POOL_IN_W, MLIP_POOL_C, MLIP_POOL_OUT_H, MLIP_POOL_OUT_W,
-    MLIP_POOL_KH, MLIP_POOL_KW, MLIP_POOL_STRIDE_H, MLIP_POOL_STRIDE_W,
-  };
-  uint64_t in_len, out_len;
-  size_t i;
-  for (i = 0; i < sizeof nonzero; ++i) {
-    if (w[nonzero[i]] == 0u) {
-      return MLIP_ERR_INVALID_ARG;
-    }
-  }
-  if (c->opcode != MLIP_OP_MAXPOOL || w[MLIP_POOL_ACT] != MLIP_ACT_NONE || w[MLIP_POOL_GAP_H] > MLIP_POOL_MAX_GAP ||
-      w[MLIP_POOL_GAP_W] > MLIP_POOL_MAX_GAP) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  in_len = mlip_sim_mul3(w[MLIP_POOL_IN_H], w[MLIP_POOL_IN_W], w[MLIP_POOL_C]);
-  out_len = mlip_sim_mul3(w[MLIP_POOL_OUT_H], w[MLIP_POOL_OUT_W], w[MLIP_POOL_C]);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_POOL_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_POOL_OUT], out_len));
-  if (mlip_sim_overlaps(w[MLIP_POOL_OUT], out_len, w[MLIP_POOL_IN], in_len)) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  return mlip_sim_check_write(v, section, w[MLIP_POOL_OUT], out_len);
-}
-
-mlip_status mlip_sim_exec_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+int mlip_sim_fc_q8_words_ok(const mlip_cmd* c) {
   const uint32_t* w = c->w;
   const uint32_t dt = w[MLIP_DTYPE];
-  const uint8_t* in = ocm + w[MLIP_POOL_IN];
-  uint8_t* out = ocm + w[MLIP_POOL_OUT];
-  const int64_t in_h = w[MLIP_POOL_IN_H], in_w = w[MLIP_POOL_IN_W];
-  const size_t ch = w[MLIP_POOL_C];
-  const size_t out_h = w[MLIP_POOL_OUT_H], out_w = w[MLIP_POOL_OUT_W];
-  const int64_t kh_n = w[MLIP_POOL_KH], kw_n = w[MLIP_POOL_KW];
-  const int64_t sh = w[MLIP_POOL_STRIDE_H], sw = w[MLIP_POOL_STRIDE_W];
-  const int64_t pt = w[MLIP_POOL_PAD_TOP], pl = w[MLIP_POOL_PAD_LEFT];
-  const int64_t dh = (int64_t)w[MLIP_POOL_GAP_H] + 1, dw = (int64_t)w[MLIP_POOL_GAP_W] + 1;
-  size_t oh, ow, cc;
+  /* At most 33025 products of at most 255 * 128 per output: the int32 sum cannot overflow. */
+  return w[MLIP_FC_K] <= MLIP_INT8_MAX_TAPS && w[MLIP_FC_FIRST] == 1u && w[MLIP_FC_LAST] == 1u &&
+         w[MLIP_FC_ACC] == MLIP_NO_OFFSET && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET && w[MLIP_FC_ACT] == MLIP_ACT_NONE &&
+         mlip_sim_q8_clamp_ok(dt, w[MLIP_FC_CLAMP_LO], w[MLIP_FC_CLAMP_HI]) &&
+         mlip_sim_q8_in_type(dt, w[MLIP_FC_X_ZP]) && mlip_sim_q8_in_type(dt, w[MLIP_FC_Y_ZP]);
+}
+
+mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  const uint8_t* in = ocm + w[MLIP_FC_IN];
+  const uint8_t* wt = ocm + w[MLIP_FC_WEIGHTS];
+  const uint8_t* rec = ocm + w[MLIP_FC_BIAS];
+  uint8_t* out = ocm + w[MLIP_FC_OUT];
+  const size_t n_n = w[MLIP_FC_N], k_n = w[MLIP_FC_K], oc_n = w[MLIP_FC_OUT_C];
+  const int32_t zx = mlip_sim_as_i32(w[MLIP_FC_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_FC_Y_ZP]);
+  const int32_t lo = mlip_sim_as_i32(w[MLIP_FC_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_FC_CLAMP_HI]);
+  size_t n, o, k;
   (void)env; /* works in the tile's OCM only */
-  for (oh = 0; oh < out_h; ++oh) {
-    for (ow = 0; ow < out_w; ++ow) {
-      for (cc = 0; cc < ch; ++cc) {
-        int32_t r = type_lo(dt); /* no tap inside the block: the type's minimum */
-        int64_t kh, kw;
-        for (kh = 0; kh < kh_n; ++kh) {
-          const int64_t ih = (int64_t)oh * sh - pt + kh * dh;
-          if (ih < 0 || ih >= in_h) {
-            continue;
-          }
-          for (kw = 0; kw < kw_n; ++kw) {
-            const int64_t iw = (int64_t)ow * sw - pl + kw * dw;
-            int32_t x;
-            if (iw < 0 || iw >= in_w) {
-              continue;
-            }
-            x = load8(dt, in + ((size_t)ih * (size_t)in_w + (size_t)iw) * ch + cc);
-            r = x > r ? x : r;
-          }
-        }
-        store8(out + (oh * out_w + ow) * ch + cc, r);
+  if (!records_ok(rec, oc_n)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc_n; ++o) {
+      const uint8_t* xp = in + n * k_n;
+      const uint8_t* wp = wt + o * k_n;
+      int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
+      for (k = 0; k < k_n; ++k) {
+        acc += (mlip_sim_q8_load(dt, xp + k) - zx) * mlip_sim_q8_load(MLIP_DT_INT8, wp + k);
       }
+      store_requantized(out + n * oc_n + o, acc, rec, o, zy, lo, hi);
     }
   }
   return MLIP_OK;
@@ -262,9 +185,9 @@ mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t secti
     return MLIP_ERR_INVALID_ARG;
   }
   if (c->opcode == MLIP_OP_GLOBAL_AVGPOOL &&
-      (w[MLIP_GPOOL_HW] > MLIP_INT8_MAX_POOL_HW || !in_type(dt, w[MLIP_GPOOL_X_ZP]) ||
-       !in_type(dt, w[MLIP_GPOOL_Y_ZP]) || !requant_ok(w[MLIP_GPOOL_Q], w[MLIP_GPOOL_SHIFT], MLIP_REQUANT_MAX_SHIFT) ||
-       !clamp_ok(dt, w[MLIP_GPOOL_LO], w[MLIP_GPOOL_HI]))) {
+      (w[MLIP_GPOOL_HW] > MLIP_INT8_MAX_POOL_HW || !mlip_sim_q8_in_type(dt, w[MLIP_GPOOL_X_ZP]) ||
+       !mlip_sim_q8_in_type(dt, w[MLIP_GPOOL_Y_ZP]) || !mlip_sim_q8_requant_ok(w[MLIP_GPOOL_Q], w[MLIP_GPOOL_SHIFT], MLIP_REQUANT_MAX_SHIFT) ||
+       !mlip_sim_q8_clamp_ok(dt, w[MLIP_GPOOL_LO], w[MLIP_GPOOL_HI]))) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = (uint64_t)w[MLIP_GPOOL_HW] * w[MLIP_GPOOL_C];
@@ -287,19 +210,19 @@ mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, 
   (void)env; /* works in the tile's OCM only */
   for (cc = 0; cc < ch; ++cc) {
     if (c->opcode == MLIP_OP_GLOBAL_MAXPOOL) {
-      int32_t r = type_lo(dt);
+      int32_t r = mlip_sim_q8_lo(dt);
       for (p = 0; p < hw; ++p) {
-        const int32_t x = load8(dt, in + p * ch + cc);
+        const int32_t x = mlip_sim_q8_load(dt, in + p * ch + cc);
         r = x > r ? x : r;
       }
-      store8(out + cc, r);
+      mlip_sim_q8_store(out + cc, r);
     } else {
       const int32_t zx = mlip_sim_as_i32(w[MLIP_GPOOL_X_ZP]);
       int32_t acc = 0; /* at most 8421504 terms of at most 255: no overflow */
       for (p = 0; p < hw; ++p) {
-        acc += load8(dt, in + p * ch + cc) - zx;
+        acc += mlip_sim_q8_load(dt, in + p * ch + cc) - zx;
       }
-      store8(out + cc, mlip_requantize(acc, mlip_sim_as_i32(w[MLIP_GPOOL_Q]), mlip_sim_as_i32(w[MLIP_GPOOL_SHIFT]),
+      mlip_sim_q8_store(out + cc, mlip_requantize(acc, mlip_sim_as_i32(w[MLIP_GPOOL_Q]), mlip_sim_as_i32(w[MLIP_GPOOL_SHIFT]),
                                        mlip_sim_as_i32(w[MLIP_GPOOL_Y_ZP]), mlip_sim_as_i32(w[MLIP_GPOOL_LO]),
                                        mlip_sim_as_i32(w[MLIP_GPOOL_HI])));
     }
@@ -315,11 +238,11 @@ mlip_status mlip_sim_check_add_q8(const mlip_sim_view* v, uint32_t section, cons
   const uint64_t len = w[MLIP_ADD_COUNT];
   /* The operands' multipliers are below 1 (shift at most 0), so each term
      of mlip_qadd_sum stays within 255 * 2^20 and their sum within int32. */
-  if (len < 1u || w[MLIP_ADD_ACT] != MLIP_ACT_NONE || !in_type(dt, w[MLIP_ADD_A_ZP]) ||
-      !in_type(dt, w[MLIP_ADD_B_ZP]) || !in_type(dt, w[MLIP_ADD_Y_ZP]) ||
-      !requant_ok(w[MLIP_ADD_QA], w[MLIP_ADD_SA], 0) || !requant_ok(w[MLIP_ADD_QB], w[MLIP_ADD_SB], 0) ||
-      !requant_ok(w[MLIP_ADD_QY], w[MLIP_ADD_SY], MLIP_REQUANT_MAX_SHIFT) ||
-      !clamp_ok(dt, w[MLIP_ADD_LO], w[MLIP_ADD_HI])) {
+  if (len < 1u || w[MLIP_ADD_ACT] != MLIP_ACT_NONE || !mlip_sim_q8_in_type(dt, w[MLIP_ADD_A_ZP]) ||
+      !mlip_sim_q8_in_type(dt, w[MLIP_ADD_B_ZP]) || !mlip_sim_q8_in_type(dt, w[MLIP_ADD_Y_ZP]) ||
+      !mlip_sim_q8_requant_ok(w[MLIP_ADD_QA], w[MLIP_ADD_SA], 0) || !mlip_sim_q8_requant_ok(w[MLIP_ADD_QB], w[MLIP_ADD_SB], 0) ||
+      !mlip_sim_q8_requant_ok(w[MLIP_ADD_QY], w[MLIP_ADD_SY], MLIP_REQUANT_MAX_SHIFT) ||
+      !mlip_sim_q8_clamp_ok(dt, w[MLIP_ADD_LO], w[MLIP_ADD_HI])) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_A], len));
@@ -345,9 +268,43 @@ mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const ml
   size_t i;
   (void)env; /* works in the tile's OCM only */
   for (i = 0; i < n; ++i) {
-    const int32_t s = mlip_qadd_sum(load8(dt, a + i) - za, qa, sa, load8(dt, b + i) - zb, qb, sb);
-    store8(out + i, mlip_requantize(s, mlip_sim_as_i32(w[MLIP_ADD_QY]), mlip_sim_as_i32(w[MLIP_ADD_SY]), mlip_sim_as_i32(w[MLIP_ADD_Y_ZP]),
+    const int32_t s = mlip_qadd_sum(mlip_sim_q8_load(dt, a + i) - za, qa, sa, mlip_sim_q8_load(dt, b + i) - zb, qb, sb);
+    mlip_sim_q8_store(out + i, mlip_requantize(s, mlip_sim_as_i32(w[MLIP_ADD_QY]), mlip_sim_as_i32(w[MLIP_ADD_SY]), mlip_sim_as_i32(w[MLIP_ADD_Y_ZP]),
                                     mlip_sim_as_i32(w[MLIP_ADD_LO]), mlip_sim_as_i32(w[MLIP_ADD_HI])));
+  }
+  return MLIP_OK;
+}
+
+/* ---- ELTWISE MUL ------------------------------------------------------------ */
+
+int mlip_sim_eltwise_q8_words_ok(const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  /* |(a - a_zp) * (b - b_zp)| <= 255 * 255: the product is exact in int32. */
+  return w[MLIP_ELT_FUNC] == MLIP_ELT_MUL && w[MLIP_ELT_ACT] == MLIP_ACT_NONE &&
+         mlip_sim_q8_in_type(dt, w[MLIP_ELT_A_ZP]) && mlip_sim_q8_in_type(dt, w[MLIP_ELT_B_ZP]) &&
+         mlip_sim_q8_in_type(dt, w[MLIP_ELT_Y_ZP]) &&
+         mlip_sim_q8_requant_ok(w[MLIP_ELT_Q], w[MLIP_ELT_SHIFT], MLIP_REQUANT_MAX_SHIFT) &&
+         mlip_sim_q8_clamp_ok(dt, w[MLIP_ELT_LO], w[MLIP_ELT_HI]);
+}
+
+mlip_status mlip_sim_exec_eltwise_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  const uint8_t* a = ocm + w[MLIP_ELT_A];
+  const uint8_t* b = ocm + w[MLIP_ELT_B];
+  uint8_t* out = ocm + w[MLIP_ELT_OUT];
+  const size_t n = w[MLIP_ELT_COUNT], b_len = w[MLIP_ELT_B_LEN];
+  const int32_t za = mlip_sim_as_i32(w[MLIP_ELT_A_ZP]), zb = mlip_sim_as_i32(w[MLIP_ELT_B_ZP]);
+  const int32_t zy = mlip_sim_as_i32(w[MLIP_ELT_Y_ZP]);
+  const int32_t q = mlip_sim_as_i32(w[MLIP_ELT_Q]), shift = mlip_sim_as_i32(w[MLIP_ELT_SHIFT]);
+  const int32_t lo = mlip_sim_as_i32(w[MLIP_ELT_LO]), hi = mlip_sim_as_i32(w[MLIP_ELT_HI]);
+  size_t i, j = w[MLIP_ELT_B_BASE];
+  (void)env; /* works in the tile's OCM only */
+  for (i = 0; i < n; ++i) {
+    const int32_t p = (mlip_sim_q8_load(dt, a + i) - za) * (mlip_sim_q8_load(dt, b + j) - zb);
+    mlip_sim_q8_store(out + i, mlip_requantize(p, q, shift, zy, lo, hi));
+    j = j + 1u == b_len ? 0u : j + 1u;
   }
   return MLIP_OK;
 }

@@ -18,6 +18,7 @@
 #define MLIP_KMATH_NO_FLOAT16 /* fp16.c has them (mlip/region.h) */
 #include "mlip/kmath.h"
 #include "mlip/region.h"
+#include "mlip/requant.h"
 #include "mlip/status.h"
 
 #ifdef __cplusplus
@@ -288,18 +289,60 @@ const mlip_sim_opcode* mlip_sim_opcode_of(uint32_t opcode);
  * re-check (cannot happen after validation). */
 mlip_status mlip_sim_run_section(const mlip_sim_env* env, uint32_t section);
 
+/* ---- 8-bit commands (docs/mlip-spec.md section 4a) -------------------------
+ * What op_int8.c and op_pool.c share: the element type's range, the checks
+ * of zero-point, clamp and requantization words, and the byte loads and
+ * stores. */
+
+static inline int32_t mlip_sim_q8_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? -128 : 0; }
+static inline int32_t mlip_sim_q8_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
+
+/* A value word inside the command's element type. */
+static inline int mlip_sim_q8_in_type(uint32_t dt, uint32_t word) {
+  const int32_t v = mlip_sim_as_i32(word);
+  return v >= mlip_sim_q8_lo(dt) && v <= mlip_sim_q8_hi(dt);
+}
+
+/* An output clamp [lo, hi] inside the type. */
+static inline int mlip_sim_q8_clamp_ok(uint32_t dt, uint32_t lo, uint32_t hi) {
+  return mlip_sim_q8_in_type(dt, lo) && mlip_sim_q8_in_type(dt, hi) && mlip_sim_as_i32(lo) <= mlip_sim_as_i32(hi);
+}
+
+/* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
+ * [2^30, 2^31), shift in [MLIP_REQUANT_MIN_SHIFT, max_shift]. */
+static inline int mlip_sim_q8_requant_ok(uint32_t q, uint32_t shift, int32_t max_shift) {
+  const int32_t s = mlip_sim_as_i32(shift);
+  return (q == 0u || (q >= 0x40000000u && q <= 0x7FFFFFFFu)) && s >= MLIP_REQUANT_MIN_SHIFT && s <= max_shift;
+}
+
+/* An element of the command's type at p. */
+static inline int32_t mlip_sim_q8_load(uint32_t dt, const uint8_t* p) {
+  const int32_t v = *p;
+  return dt == MLIP_DT_INT8 && v >= 128 ? v - 256 : v;
+}
+
+/* Stores v (already inside the type) as its byte. */
+static inline void mlip_sim_q8_store(uint8_t* p, int32_t v) {
+  *p = (uint8_t)(v < 0 ? v + 256 : v);
+}
+
 /* ---- op_int8.c ------------------------------------------------------------ */
 
 /* The element-type word (MLIP_DTYPE) of any command against the buffer's
  * quantize mode (docs/command-buffer.md "int8 commands"). */
 mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* cmd);
 /* The 8-bit forms, reached from op_<name>.c when MLIP_DTYPE is not fp16. */
-mlip_status mlip_sim_check_conv2d_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+/* CONV2D's 8-bit words (op_conv2d.c checks the operands for both types). */
+int mlip_sim_conv2d_q8_words_ok(const mlip_cmd* c);
 mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-mlip_status mlip_sim_check_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
-mlip_status mlip_sim_exec_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+/* FC's 8-bit words (op_fc.c checks the operands for both types). */
+int mlip_sim_fc_q8_words_ok(const mlip_cmd* c);
+mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
 mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+/* ELTWISE's 8-bit words (op_eltwise.c checks the operands for both types). */
+int mlip_sim_eltwise_q8_words_ok(const mlip_cmd* c);
+mlip_status mlip_sim_exec_eltwise_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 mlip_status mlip_sim_check_add_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
 mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 

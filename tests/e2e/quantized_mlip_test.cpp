@@ -1,5 +1,5 @@
 // The quantized models (tests/data/models/quant_*) with -quantize=int8 on
-// "mrvl, c": their integer convolutions, pools and additions run on the
+// "mrvl, c": their integer convolutions, dense layers, pools (average pools too) and additions run on the
 // MLIP as int8 layers (docs/mlip-spec.md 4a) and every output is
 // bit-identical to the "c" build of the same model, for num_tiles 1, 2, 4, 8
 // with and without pinned weights; the simulator's cycles equal the
@@ -110,8 +110,8 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
       SCOPED_TRACE(fmt::format("num_tiles {} wb_pin_ocm {}", tiles, pin ? 1 : 0));
       const Q8Built q = q8_build_and_run(m, int8_options(tiles, pin), fmt::format("t{}p{}", tiles, pin ? 1 : 0));
       ASSERT_TRUE(q8_all_regions_int8(q.result));
-      // Every quant_* model has convolutions (dense layers are 1x1 ones): they run on the MLIP in int8.
-      EXPECT_GT(q8_compute_layers(q.result, "conv2d"), 0);
+      // Every quant_* model has layers that run on the MLIP in int8.
+      EXPECT_GT(q8_compute_layers(q.result), 0);
       ASSERT_EQ(q.run.outputs.size(), cpu.run.outputs.size());
       for (size_t k = 0; k < cpu.run.outputs.size(); ++k) {
         const TensorData& a = cpu.run.outputs[k].second;
@@ -139,10 +139,14 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
           fp16 = fmt::format("fp16 build of {}: {} MLIP layers, {} est. cycles", base, q8_compute_layers(r16, "", false),
                              q8_total_cycles(r16));
         }
-        std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d) in %zu regions, %llu est. cycles "
-                    "(8 tiles); %s\n",
+        std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d, %lld fc, %lld avgpool, %lld eltwise, "
+                    "%lld table) in %zu regions, %llu est. cycles (8 tiles); %s\n",
                     m.name.c_str(), static_cast<long long>(q8_compute_layers(q.result)),
-                    static_cast<long long>(q8_compute_layers(q.result, "conv2d")), q.result.mlip.regions.size(),
+                    static_cast<long long>(q8_compute_layers(q.result, "conv2d")),
+                    static_cast<long long>(q8_compute_layers(q.result, "fc")),
+                    static_cast<long long>(q8_compute_layers(q.result, "avgpool")),
+                    static_cast<long long>(q8_compute_layers(q.result, "eltwise")),
+                    static_cast<long long>(q8_compute_layers(q.result, "activation")), q.result.mlip.regions.size(),
                     static_cast<unsigned long long>(q8_total_cycles(q.result)), fp16.c_str());
       }
     }
@@ -151,6 +155,54 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
 
 INSTANTIATE_TEST_SUITE_P(Models, QuantizedMlip, ::testing::ValuesIn(q8_cases()),
                          [](const auto& info) { return info.param.name; });
+
+// The FC autoencoder's ten dense layers (QDQ Gemm folded to Reshape, 1x1
+// QLinearConv, Reshape; the QOperator form keeps Gemm in QDQ form) are int8
+// FC layers, and the Reshapes around them views inside one region: the
+// CPU keeps only the input's QuantizeLinear and the output's
+// DequantizeLinear.
+TEST(QuantizedMlipFc, DenseLayersAndTheirReshapesShareOneRegion) {
+  for (const char* name : {"quant_qdq_mlperf_tiny_ad_fc_autoencoder", "quant_qop_mlperf_tiny_ad_fc_autoencoder"}) {
+    SCOPED_TRACE(name);
+    const driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", int8_options(8, false));
+    EXPECT_EQ(r.mlip.regions.size(), 1u);
+    EXPECT_EQ(q8_compute_layers(r, "fc"), 10);
+    EXPECT_EQ(q8_compute_layers(r, "conv2d"), 0);
+    EXPECT_EQ(q8_compute_layers(r), 10);
+  }
+  // QLinearMatMul with constant weights reading a computed tensor (the
+  // QOperator form of tests/gen/gen_quantized_mlip.py's model), after a
+  // folded MatMul + Relu and a Flatten of the convolution's NCHW output.
+  for (const char* name : {"quant_qdq_mlip_dense", "quant_qop_mlip_dense"}) {
+    SCOPED_TRACE(name);
+    const driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", int8_options(4, true));
+    EXPECT_EQ(r.mlip.regions.size(), 1u);
+    EXPECT_EQ(q8_compute_layers(r, "fc"), 2);
+    EXPECT_EQ(q8_compute_layers(r, "conv2d"), 1);
+  }
+}
+
+// With int8 FC, AVGPOOL, CONCAT, ELTWISE MUL and TABLE the whole of the
+// depthwise/SE/residual block runs in one int8 region (its Sigmoid,
+// HardSwish and LeakyRelu as TABLE commands, the SE and HardSwish products
+// as ELTWISE MUL), and so do the six table activations of mlip_tables:
+// the CPU keeps the input's QuantizeLinear and the output's
+// DequantizeLinear only.
+TEST(QuantizedMlipOps, TablesProductsPoolsAndConcatShareOneRegion) {
+  for (const char* name : {"quant_qdq_dw_se_residual_block", "quant_qop_dw_se_residual_block",
+                           "quant_qdq_mlip_tables", "quant_qop_mlip_tables"}) {
+    SCOPED_TRACE(name);
+    const driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", int8_options(2, false));
+    EXPECT_EQ(r.mlip.regions.size(), 1u);
+    EXPECT_GE(q8_compute_layers(r, "activation"), 3);
+    EXPECT_GE(q8_compute_layers(r, "eltwise"), 1);
+    EXPECT_EQ(q8_compute_layers(r, "concat"), 1);
+    EXPECT_EQ(q8_compute_layers(r, "activation", false) + q8_compute_layers(r, "eltwise", false), 0);
+  }
+}
 
 TEST(QuantizedMlipErrors, Fp32ModelWithInt8IsRefusedInOneLine) {
   const fs::path src = fs::path(MLIPC_TEST_DATA) / "models" / "mlperf_tiny_ic_resnet8" / "model.onnx";

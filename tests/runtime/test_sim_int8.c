@@ -1,5 +1,5 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, MAXPOOL, the global pools and
-   ADD (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools,
+   ADD, ELTWISE MUL and TABLE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
    rate of the cycle model; the validator's refusals of bad int8 words and
@@ -179,6 +179,84 @@ static void test_conv_uint8_depthwise(void** state) {
   assert_int_equal(ocm[1025], 0);   /* -384 * 0.5 + 128 = -64: saturates to 0 */
 }
 
+/* An int8 FC: input at 0, weights at 512, records at 768, output at 1024. */
+static mlip_cmd* fc8(uint32_t dt, uint32_t n, uint32_t k, uint32_t out_c) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
+  c->w[MLIP_FC_IN] = 0;
+  c->w[MLIP_FC_WEIGHTS] = 512;
+  c->w[MLIP_FC_BIAS] = 768;
+  c->w[MLIP_FC_ACC] = MLIP_NO_OFFSET;
+  c->w[MLIP_FC_OUT] = 1024;
+  c->w[MLIP_FC_N] = n;
+  c->w[MLIP_FC_K] = k;
+  c->w[MLIP_FC_OUT_C] = out_c;
+  c->w[MLIP_FC_FIRST] = 1;
+  c->w[MLIP_FC_LAST] = 1;
+  c->w[MLIP_FC_CLAMP_LO] = w32(dt == MLIP_DT_INT8 ? -128 : 0);
+  c->w[MLIP_FC_CLAMP_HI] = w32(dt == MLIP_DT_INT8 ? 127 : 255);
+  c->w[MLIP_DTYPE] = dt;
+  return c;
+}
+
+/* Two rows of three inputs (x_zp 1: rows 2, -2, 3 and -129, 126, -1; the
+   second at both ends of int8) times outputs 1, 2, 3 and -1, 0, 127.
+   Output 0 (bias 0, M = 0.5): 7 -> 3.5 -> 4 (tie toward +infinity), 120 ->
+   60. Output 1 (bias -1, M = 0.25 as q 2^30, shift -1): 378 -> 189 -> 94.5
+   -> 95 (away from zero); 1 -> 0.5 -> 1 (high multiply tie up) -> 0.5 -> 1.
+   Plus y_zp -2; then a clamp [-128, 80] (a fused Clip) takes 93 to 80. */
+static void test_fc(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_FC);
+  set8(0, 3);
+  set8(1, -1);
+  set8(2, 4);
+  set8(3, -128);
+  set8(4, 127);
+  set8(5, 0);
+  set8(512, 1);
+  set8(513, 2);
+  set8(514, 3);
+  set8(515, -1);
+  set8(516, 0);
+  set8(517, 127);
+  set_record(768, 0, 0, 1 << 30, 0);
+  set_record(768, 1, -1, 1 << 30, -1);
+  c = fc8(MLIP_DT_INT8, 2, 3, 2);
+  c->w[MLIP_FC_X_ZP] = 1;
+  c->w[MLIP_FC_Y_ZP] = w32(-2);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1024), 2);
+  assert_int_equal(get_i8(1025), 93);
+  assert_int_equal(get_i8(1026), 58);
+  assert_int_equal(get_i8(1027), -1);
+  c->w[MLIP_FC_CLAMP_HI] = 80;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1025), 80);
+  /* A damaged record is refused before anything is written. */
+  set_record(768, 1, 0, 1 << 29, 0);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* uint8 rows (zero point 128) with int8 weights. */
+static void test_fc_uint8(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_FC);
+  ocm[0] = 255; /* 127 */
+  ocm[1] = 0;   /* -128 */
+  set8(512, 2);
+  set8(513, 1);
+  set_record(768, 0, 0, 1 << 30, 0);
+  c = fc8(MLIP_DT_UINT8, 1, 2, 1);
+  c->w[MLIP_FC_X_ZP] = 128;
+  c->w[MLIP_FC_Y_ZP] = 100;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[1024], 163); /* (254 - 128) * 0.5 + 100 */
+}
+
 /* A damaged record (multiplier below 2^30, or shift 31) is refused when the
    command runs, before anything is written. */
 static void test_conv_bad_record(void** state) {
@@ -300,6 +378,232 @@ static void test_add(void** state) {
   assert_int_equal(get_i8(258), -1);
 }
 
+/* An int8 AVGPOOL: a row of three (x_zp -1: -4, -7, 4) through a 1x2 window,
+   stride 1, pad left 1, four outputs (the last window past the input and
+   its padded bounds, as ceil_mode makes it). Table (at 256): count 1 M = 1
+   (q 2^30, shift 1), count 2 M = 0.5, count 0 unused (0, 0); y_zp 2.
+   count_include_pad 0: -4 -> -2; -11 * 0.5 = -5.5 -> -5 (tie toward
+   +infinity) -> -3; -1.5 -> -1 -> 1; 4 -> 6. count_include_pad 1: the
+   first window counts its padding (2): -2 -> 0; the last window's second
+   tap lies past the padded bounds, so its count stays 1. */
+static mlip_cmd* avgpool8(void) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
+  int32_t table[6] = {0, 0, 1 << 30, 1, 1 << 30, 0};
+  memcpy(ocm + 256, table, sizeof table);
+  c->w[MLIP_POOL_IN] = 0;
+  c->w[MLIP_POOL_IN_H] = 1;
+  c->w[MLIP_POOL_IN_W] = 3;
+  c->w[MLIP_POOL_C] = 1;
+  c->w[MLIP_POOL_OUT] = 128;
+  c->w[MLIP_POOL_OUT_H] = 1;
+  c->w[MLIP_POOL_OUT_W] = 4;
+  c->w[MLIP_POOL_KH] = 1;
+  c->w[MLIP_POOL_KW] = 2;
+  c->w[MLIP_POOL_STRIDE_H] = 1;
+  c->w[MLIP_POOL_STRIDE_W] = 1;
+  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  c->w[MLIP_POOL_PADDED_TOP] = 0;
+  c->w[MLIP_POOL_PADDED_BOTTOM] = 1;
+  c->w[MLIP_POOL_PADDED_LEFT] = w32(-1);
+  c->w[MLIP_POOL_PADDED_RIGHT] = 3;
+  c->w[MLIP_POOL_X_ZP] = w32(-1);
+  c->w[MLIP_POOL_Y_ZP] = 2;
+  c->w[MLIP_POOL_TABLE] = 256;
+  c->w[MLIP_POOL_LO] = w32(-128);
+  c->w[MLIP_POOL_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  return c;
+}
+
+static void test_avgpool(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_AVGPOOL);
+  set8(0, -5);
+  set8(1, -8);
+  set8(2, 3);
+  c = avgpool8();
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(128), -2);
+  assert_int_equal(get_i8(129), -3);
+  assert_int_equal(get_i8(130), 1);
+  assert_int_equal(get_i8(131), 6);
+  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = 1;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(128), 0);
+  assert_int_equal(get_i8(129), -3);
+  assert_int_equal(get_i8(131), 6);
+  c->w[MLIP_POOL_LO] = w32(-1); /* a clamp */
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(129), -1);
+  /* A damaged table entry is refused before anything is written. */
+  ocm[256 + 8] = 1; /* count 1's multiplier becomes 1: neither 0 nor in [2^30, 2^31) */
+  memset(ocm + 256 + 9, 0, 3);
+  ocm[128] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[128], 0x5A);
+}
+
+static mlip_status avgpool_with(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  fresh(MLIP_LAYER_AVGPOOL);
+  c = avgpool8();
+  c->w[word] = value;
+  return validate();
+}
+
+/* The validator on one bad word at a time of a good int8 AVGPOOL. */
+static void test_validate_avgpool(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  assert_int_equal(avgpool_with(MLIP_POOL_X_ZP, 5), MLIP_OK);
+  assert_int_equal(avgpool_with(MLIP_POOL_X_ZP, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_COUNT_INCLUDE_PAD, 2), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 200), MLIP_ERR_INVALID_ARG);   /* unaligned */
+  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 4096), MLIP_ERR_BOUNDS);      /* past OCM */
+  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 128), MLIP_ERR_INVALID_ARG);  /* under the output */
+  assert_int_equal(avgpool_with(MLIP_POOL_KW, 0x10000u), MLIP_ERR_BOUNDS); /* 65536 taps: the table past OCM */
+  assert_int_equal(avgpool_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(avgpool_with(MLIP_DTYPE, 3), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_AVGPOOL);
+  c = avgpool8();
+  c->w[MLIP_POOL_KH] = 3000u;
+  c->w[MLIP_POOL_KW] = 3000u;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* 9000000 taps: above 8421504, a sum could overflow */
+}
+
+/* An int8 ELTWISE MUL (QLinearMul): a = -5, 6, 0, 127 (a_zp 1: -6, 5, -1,
+   126) times b cycled per channel from b_base 1 over b = {-127, 1} (b_zp
+   -2: 3, -125, 3, -125 for elements 0..3), M = 0.5 (q 2^30, shift 0),
+   y_zp 3. Products -18, -625, -3, -15750 -> -9, -312.5 -> -312 (tie toward
+   +infinity), -1.5 -> -1, -7875 -> plus 3 and saturated: -6, -128, 2,
+   -128. A clamp [-5, 127] then takes -6 to -5. */
+static void test_eltwise_mul(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_ELTWISE);
+  set8(0, -5);
+  set8(1, 6);
+  set8(2, 0);
+  set8(3, 127);
+  set8(128, -127);
+  set8(129, 1);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_ELTWISE, 0, layer0);
+  c->w[MLIP_ELT_A] = 0;
+  c->w[MLIP_ELT_B] = 128;
+  c->w[MLIP_ELT_OUT] = 256;
+  c->w[MLIP_ELT_COUNT] = 4;
+  c->w[MLIP_ELT_B_LEN] = 2;
+  c->w[MLIP_ELT_B_BASE] = 1;
+  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
+  c->w[MLIP_ELT_A_ZP] = 1;
+  c->w[MLIP_ELT_B_ZP] = w32(-2);
+  c->w[MLIP_ELT_Y_ZP] = 3;
+  c->w[MLIP_ELT_Q] = 1u << 30;
+  c->w[MLIP_ELT_SHIFT] = 0;
+  c->w[MLIP_ELT_LO] = w32(-128);
+  c->w[MLIP_ELT_HI] = 127;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(256), -6);
+  assert_int_equal(get_i8(257), -128);
+  assert_int_equal(get_i8(258), 2);
+  assert_int_equal(get_i8(259), -128);
+  c->w[MLIP_ELT_LO] = w32(-5);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(256), -5);
+  /* The validator: one bad word at a time. */
+  c->w[MLIP_ELT_FUNC] = MLIP_ELT_ADD; /* only MUL has an 8-bit form */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
+  c->w[MLIP_ELT_ACT] = MLIP_ACT_RELU;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_ACT] = MLIP_ACT_NONE;
+  c->w[MLIP_ELT_B_ZP] = 200;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_B_ZP] = 0;
+  c->w[MLIP_ELT_SHIFT] = 31;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_SHIFT] = 0;
+  c->w[MLIP_ELT_Q] = 7;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_Q] = 1u << 30;
+  c->w[MLIP_ELT_HI] = w32(-6); /* below lo */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_HI] = 127;
+  c->w[MLIP_ELT_OUT] = 0; /* over a */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_ELT_OUT] = 256;
+  c->w[MLIP_ELT_B_LEN] = 0xFFFFFFFFu; /* b past OCM, no wrap */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  c->w[MLIP_ELT_B_LEN] = 2;
+  assert_int_equal(validate(), MLIP_OK);
+}
+
+/* TABLE: int8 -128, -1, 0, 127 index entries 0, 127, 128, 255 of a table
+   whose entry k is 255 - k (as bytes: -128 -> 127 ...); in place; uint8
+   takes the byte itself as the index. */
+static void test_table(void** state) {
+  mlip_cmd* c;
+  uint32_t k;
+  (void)state;
+  fresh(MLIP_LAYER_ACTIVATION);
+  for (k = 0; k < 256u; ++k) ocm[512 + k] = (uint8_t)(255u - k);
+  set8(0, -128);
+  set8(1, -1);
+  set8(2, 0);
+  set8(3, 127);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
+  c->w[MLIP_TBL_IN] = 0;
+  c->w[MLIP_TBL_OUT] = 0;
+  c->w[MLIP_TBL_COUNT] = 4;
+  c->w[MLIP_TBL_TABLE] = 512;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[0], 255u);
+  assert_int_equal(ocm[1], 128u);
+  assert_int_equal(ocm[2], 127u);
+  assert_int_equal(ocm[3], 0u);
+  c->w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  ocm[0] = 0;
+  ocm[1] = 200;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[0], 255u);
+  assert_int_equal(ocm[1], 55u);
+  /* The validator. */
+  c->w[MLIP_DTYPE] = MLIP_DT_FP16; /* no fp16 form */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->w[MLIP_TBL_COUNT] = 0;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_TBL_COUNT] = 4;
+  c->w[MLIP_TBL_OUT] = 512; /* over the table */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_TBL_OUT] = 128;
+  assert_int_equal(validate(), MLIP_OK); /* out of place */
+  c->w[MLIP_TBL_TABLE] = 4096 - 128; /* the table past OCM */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  c->w[MLIP_TBL_TABLE] = 520; /* unaligned */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_TBL_TABLE] = 512;
+  c->w[MLIP_TBL_COUNT] = 0xFFFFFFFFu; /* no wrap */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  /* In an fp16 buffer TABLE has no form at all. */
+  fresh(MLIP_LAYER_ACTIVATION);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
+  c->w[MLIP_TBL_OUT] = 0;
+  c->w[MLIP_TBL_COUNT] = 4;
+  c->w[MLIP_TBL_TABLE] = 512;
+  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
    (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
 static void test_cycles(void** state) {
@@ -324,6 +628,59 @@ static void test_cycles(void** state) {
   c.w[MLIP_DTYPE] = MLIP_DT_INT8;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 144); /* 147456 / 1024 */
+  /* An int8 FC too: 2 rows x 1000 inputs x 512 outputs = 1024000 MACs. */
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_FC;
+  c.w[MLIP_FC_N] = 2;
+  c.w[MLIP_FC_K] = 1000;
+  c.w[MLIP_FC_OUT_C] = 512;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 4000);
+  c.w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 1000);
+}
+
+static mlip_status fc_with(uint32_t word, uint32_t value) {
+  mlip_cmd* c;
+  fresh(MLIP_LAYER_FC);
+  c = fc8(MLIP_DT_INT8, 1, 3, 2);
+  c->w[word] = value;
+  return validate();
+}
+
+/* The validator on one bad word at a time of a good int8 FC. */
+static void test_validate_fc(void** state) {
+  mlip_cmd* c;
+  (void)state;
+  assert_int_equal(fc_with(MLIP_FC_X_ZP, w32(-128)), MLIP_OK);
+  assert_int_equal(fc_with(MLIP_FC_X_ZP, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_CLAMP_LO, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_CLAMP_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_FIRST, 0), MLIP_ERR_INVALID_ARG);  /* the whole reduction in one command */
+  assert_int_equal(fc_with(MLIP_FC_LAST, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_ACC, 1536), MLIP_ERR_INVALID_ARG); /* no accumulator */
+  assert_int_equal(fc_with(MLIP_FC_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_BIAS, 4000), MLIP_ERR_INVALID_ARG); /* unaligned */
+  assert_int_equal(fc_with(MLIP_FC_BIAS, 4096), MLIP_ERR_BOUNDS);
+  assert_int_equal(fc_with(MLIP_FC_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_N, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(fc_with(MLIP_FC_OUT, 0), MLIP_ERR_INVALID_ARG);      /* output over the input */
+  assert_int_equal(fc_with(MLIP_FC_OUT, 768), MLIP_ERR_INVALID_ARG);    /* output over the records */
+  assert_int_equal(fc_with(MLIP_FC_OUT_C, 0xFFFFFFFFu), MLIP_ERR_BOUNDS); /* no wrap */
+  assert_int_equal(fc_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  /* 33025 products per output is the bound. */
+  fresh(MLIP_LAYER_FC);
+  b.hdr.ocm_size = 1024u * 1024u;
+  b.hdr.ocm_pinned_offset = b.hdr.ocm_size;
+  c = fc8(MLIP_DT_INT8, 1, 33025, 1);
+  c->w[MLIP_FC_WEIGHTS] = 33792;
+  c->w[MLIP_FC_BIAS] = 67584;
+  c->w[MLIP_FC_OUT] = 67712;
+  assert_int_equal(validate(), MLIP_OK);
+  c->w[MLIP_FC_K] = 33026;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
 /* The validator: one bad word at a time on a good int8 CONV2D, ADD and
@@ -434,9 +791,9 @@ static void test_validate_add_gpool(void** state) {
   c->w[MLIP_GPOOL_HW] = 4;
   c->w[MLIP_GPOOL_SHIFT] = 31;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  /* AVGPOOL has no int8 form. */
+  /* RESIZE has no int8 form. */
   c->w[MLIP_GPOOL_SHIFT] = 0;
-  c->opcode = MLIP_OP_AVGPOOL;
+  c->opcode = MLIP_OP_RESIZE;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
@@ -446,11 +803,18 @@ int main(void) {
     cmocka_unit_test(test_conv_saturation),
     cmocka_unit_test(test_conv_uint8_depthwise),
     cmocka_unit_test(test_conv_bad_record),
+    cmocka_unit_test(test_fc),
+    cmocka_unit_test(test_fc_uint8),
     cmocka_unit_test(test_maxpool),
+    cmocka_unit_test(test_avgpool),
+    cmocka_unit_test(test_validate_avgpool),
+    cmocka_unit_test(test_eltwise_mul),
+    cmocka_unit_test(test_table),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_cycles),
     cmocka_unit_test(test_validate_conv),
+    cmocka_unit_test(test_validate_fc),
     cmocka_unit_test(test_validate_add_gpool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

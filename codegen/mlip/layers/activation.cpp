@@ -1,12 +1,19 @@
 // ACTIVATION: an activation (mlip/activation.h) that cannot ride on the
 // layer before it (its input is a region input, is read by other nodes too,
-// or comes from a layer that fuses none or already has one). No ONNX
+// or comes from a layer that fuses none or already has one). No float ONNX
 // operator maps to it directly: the lowering makes it (LowerContext::
 // apply_activation) and the selection asks its rule. Split across tiles by
 // elements (64 at a time), each tile's share in chunks that fit OCM,
-// computed in place.
+// computed in place. int8 (docs/mlip-spec.md 4a): the lookup that
+// passes/fold_qdq makes of Sigmoid, Tanh, HardSigmoid, HardSwish,
+// LeakyRelu, SiLU... on int8 (and of com.microsoft's QLinearSigmoid and
+// QLinearLeakyRelu) is one TABLE command through the same 256 entries the
+// CPU kernel reads, so it gives the CPU's bits.
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "ir/ops/qlinear.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -21,14 +28,80 @@ namespace {
 // One buffer of `elems` elements, read and written in place.
 uint64_t pass_bytes(int64_t elems) { return ocm_round(elems * kF16Bytes); }
 
-std::string support(const Graph& g, const Node& n, const SupportLimits&) {
+// mlipc.QLinearLookup (x, table): a constant table of 256 values of x's type.
+std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (!lim.int8) return "int8 lookup tables need -quantize=int8";
+  if (!is_const(g, n, 1)) return "the table is not constant";
+  const Value& x = g.value(n.inputs[0]);
+  if (g.value(n.inputs[1]).dtype != x.dtype || g.value(n.outputs[0]).dtype != x.dtype ||
+      numel(g.value(n.inputs[1]).shape) != 256)
+    return "a table of another type or size than 256 values of the input's type";
+  if (x.shape.size() != 4 && x.shape.size() != 2) return "only 2-D and 4-D tensors";
+  return batch_reason(x.shape[0]);
+}
+
+std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (n.op == ops::kQLookupOp) return q8_support(g, n, lim);
   if (std::string r = activation_reason(g, n); !r.empty()) return r;
   const Shape& x = g.value(n.inputs[0]).shape;
   if (x.size() != 4 && x.size() != 2) return "only 2-D and 4-D tensors";
   return batch_reason(x[0]);  // one element fits any OCM
 }
 
+// The lookup's layer: the table's bytes in WEIGHTS (streamed once per tile).
+void lower(LowerContext& ctx, const Node& n) {
+  const TensorData& t = ctx.any_constant(n, 1);
+  const std::vector<int64_t> v = t.as_int64();
+  std::vector<uint8_t> bytes(v.size());
+  std::vector<float> shown(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    bytes[i] = static_cast<uint8_t>(v[i] & 0xff);
+    shown[i] = static_cast<float>(v[i]);
+  }
+  RLayer& l = ctx.new_layer(MLIP_LAYER_ACTIVATION, n);
+  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.q8_table = ctx.add_bytes(bytes);
+  l.q8_table_bytes = MLIP_TABLE_BYTES;
+  ctx.add_const({ctx.graph().value(n.inputs[1]).name, {256}, shown});
+  l.output = ctx.output_tensor(n);
+  l.dtype = ctx.tensor(l.output).dtype;
+}
+
+// int8: as below with one-byte elements and the table in OCM beside them.
+void plan_q8(LayerPlanner& p) {
+  const RLayer& l = p.layer();
+  const RTensor& x = p.in();
+  const RTensor& y = p.out();
+  const int64_t E = y.elems();
+  const auto parts = split_range(E, p.num_tiles(), 64);
+  p.set_split(Split::Elements, parts);
+  const int64_t chunk =
+      largest(E, [&](int64_t v) { return ocm_round(v) + ocm_round(MLIP_TABLE_BYTES) <= p.work_limit(); });
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    Ocm ocm(p.work_limit());
+    const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
+    const uint32_t table = ocm.take(MLIP_TABLE_BYTES);
+    const uint32_t off = ocm.take(n);
+    p.note_ocm(tile, ocm);
+    p.dma_in(tile, p.weights_binding(), l.q8_table, table, MLIP_TABLE_BYTES);
+    for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
+      const int64_t en = std::min(n, parts[t].second - e0);
+      p.count_pass();
+      p.dma_in(tile, p.binding(x), p.ddr_base(x) + e0, off, en);
+      RCommand& c = p.cmd(MLIP_OP_TABLE, tile);
+      c.cmd.w[MLIP_TBL_IN] = off;
+      c.cmd.w[MLIP_TBL_OUT] = off;
+      c.cmd.w[MLIP_TBL_COUNT] = u32(en);
+      c.cmd.w[MLIP_TBL_TABLE] = table;
+      c.cmd.w[MLIP_DTYPE] = l.dtype;
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0, off, en);
+    }
+  }
+}
+
 void plan(LayerPlanner& p) {
+  if (p.layer().q8()) return plan_q8(p);
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t E = y.elems();
@@ -57,7 +130,8 @@ void plan(LayerPlanner& p) {
 
 }  // namespace
 
-extern const LayerKind kActivation = {MLIP_LAYER_ACTIVATION, "activation", "Activation", "mrvl.activation", {},
-                                      /*fuses_activation=*/false, support, nullptr, plan, nullptr, nullptr};
+extern const LayerKind kActivation = {MLIP_LAYER_ACTIVATION, "activation", "Activation", "mrvl.activation",
+                                      {ops::kQLookupOp}, /*fuses_activation=*/false, support, lower, plan, nullptr,
+                                      nullptr};
 
 }  // namespace mlipc::mlip::layers

@@ -76,6 +76,7 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
     return fmt::format("{} products per output, above the int8 bound of {}", w[1] * w[2] * w[3], MLIP_INT8_MAX_TAPS);
   const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
+  if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim);
   const ConvPass pass = q8_pass({x[2], x[3], x[1], g.value(n.outputs[0]).shape[3], geo.kernel[0], geo.strides[0],
                                  geo.dilations[0], w[1] * w[2] * w[3], true});
   const uint64_t need = pass.bytes(1, 1, false);
@@ -181,7 +182,7 @@ void lower_q8(LowerContext& ctx, const Node& n) {
 }
 
 void lower(LowerContext& ctx, const Node& n) {
-  if (n.op == "QLinearConv") return lower_q8(ctx, n);
+  if (n.op == "QLinearConv") return conv_is_dense(ctx.graph(), n) ? lower_dense_conv_q8(ctx, n) : lower_q8(ctx, n);
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw]
   const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
@@ -315,6 +316,17 @@ void json(const RLayer& l, nlohmann::json& a) {
 }
 
 }  // namespace
+
+bool conv_is_dense(const Graph& g, const Node& n) {
+  if (n.op != "QLinearConv" || !is_const(g, n, 3) || n.attrs.get_int("group", 1) != 1) return false;
+  const Shape& x = g.value(n.inputs[0]).shape;
+  const Shape& w = g.value(n.inputs[3]).shape;
+  const Shape& y = g.value(n.outputs[0]).shape;
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) return false;
+  if (x[2] != 1 || x[3] != 1 || w[2] != 1 || w[3] != 1 || y[2] != 1 || y[3] != 1) return false;
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  return geo.pad_begin(0) == 0 && geo.pad_begin(1) == 0 && geo.pad_end(0) == 0 && geo.pad_end(1) == 0;
+}
 
 extern const LayerKind kConv2D = {MLIP_LAYER_CONV2D, "conv2d", "Conv2D", "mrvl.conv2d_nhwc2nhwc", {"Conv", "QLinearConv"},
                                   /*fuses_activation=*/true, support, lower, plan, splits, json};

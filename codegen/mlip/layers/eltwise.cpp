@@ -6,11 +6,17 @@
 // (mlip/activation.h): x * Sigmoid(x) and x * HardSigmoid(x), and PRelu
 // with a single slope is LEAKYRELU. Split across tiles by elements of each
 // image (64 at a time), each tile's share in chunks that fit OCM; a cycled
-// operand is loaded once per tile and image.
+// operand is loaded once per tile and image. int8 (docs/mlip-spec.md 4a):
+// QLinearMul (and the QDQ Mul passes/fold_qdq folds into it), the product
+// of the operands minus their zero points requantized as the CPU kernel
+// does, with the same operand shapes.
 #include <algorithm>
+#include <cstring>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ir/ops/quant.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -33,6 +39,12 @@ struct Operands {
   std::string why;  // "" when the node fits
 };
 
+// The node's two operands: inputs 0 and 1, or QLinearMul's A and B (0, 3).
+std::vector<ValueId> operands_of(const Node& n) {
+  if (n.op == "QLinearMul") return {n.inputs[0], n.inputs[3]};
+  return n.inputs;
+}
+
 Operands classify(const Graph& g, const Node& n) {
   Operands o;
   const Shape& s = g.value(n.outputs[0]).shape;
@@ -40,17 +52,19 @@ Operands classify(const Graph& g, const Node& n) {
     o.why = "only 2-D and 4-D tensors";
     return o;
   }
-  if (n.inputs.size() != 2) {
+  const std::vector<ValueId> ops = operands_of(n);
+  if (ops.size() != 2) {
     o.why = "only two operands";
     return o;
   }
-  for (ValueId v : n.inputs)
-    if (g.value(v).dtype != DType::Float32) {
-      o.why = "only float32 operands";
+  const DType t = g.value(n.outputs[0]).dtype;
+  for (ValueId v : ops)
+    if (n.op == "QLinearMul" ? g.value(v).dtype != t : g.value(v).dtype != DType::Float32) {
+      o.why = n.op == "QLinearMul" ? "operands of another type than the output" : "only float32 operands";
       return o;
     }
   auto full = [&](int i) {
-    const Value& v = g.value(n.inputs[static_cast<size_t>(i)]);
+    const Value& v = g.value(ops[static_cast<size_t>(i)]);
     return !v.is_constant() && v.shape == s;
   };
   const bool f0 = full(0), f1 = full(1);
@@ -60,7 +74,7 @@ Operands classify(const Graph& g, const Node& n) {
   }
   o.full = f0 ? 0 : 1;
   o.other = 1 - o.full;
-  const Value& b = g.value(n.inputs[static_cast<size_t>(o.other)]);
+  const Value& b = g.value(ops[static_cast<size_t>(o.other)]);
   o.other_const = b.is_constant();
   if (f0 && f1) {
     o.equal = true;
@@ -88,7 +102,7 @@ Operands classify(const Graph& g, const Node& n) {
 uint32_t func_of(const Node& n, const Operands& o) {
   if (n.op == "Add") return MLIP_ELT_ADD;
   if (n.op == "Sub") return o.full == 0 ? MLIP_ELT_SUB : MLIP_ELT_RSUB;
-  if (n.op == "Mul") return MLIP_ELT_MUL;
+  if (n.op == "Mul" || n.op == "QLinearMul") return MLIP_ELT_MUL;
   if (n.op == "Max") return MLIP_ELT_MAX;
   if (n.op == "Min") return MLIP_ELT_MIN;
   return MLIP_ELT_PRELU;
@@ -112,12 +126,17 @@ bool scalar_prelu(const Graph& g, const Node& n) {
          g.value(n.inputs[1]).constant->numel() == 1 && g.value(n.inputs[0]).dtype == DType::Float32;
 }
 
-// a, b and the result of `elems` elements, b `len` values when cycled.
-uint64_t pass_bytes(int64_t elems, bool equal, int64_t len) {
-  return 2 * ocm_round(elems * kF16Bytes) + ocm_round((equal ? elems : len) * kF16Bytes);
+// a, b and the result of `elems` elements of `eb` bytes, b `len` values when cycled.
+uint64_t pass_bytes(int64_t elems, bool equal, int64_t len, int64_t eb) {
+  return 2 * ocm_round(elems * eb) + ocm_round((equal ? elems : len) * eb);
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (lim.int8 && n.op != "QLinearMul") return fmt::format("{} has no int8 MLIP layer", n.op);
+  if (!lim.int8 && n.op == "QLinearMul") return "QLinearMul needs -quantize=int8";
+  if (n.op == "QLinearMul")
+    for (size_t i : {1, 2, 4, 5, 6, 7})
+      if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   if (n.attrs.has("legacy_axis")) return "legacy broadcasting";
   if (scalar_prelu(g, n)) {  // LEAKYRELU: the ACTIVATION layer's shapes
     const Shape& x = g.value(n.inputs[0]).shape;
@@ -128,7 +147,8 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (!o.why.empty()) return o.why;
   if (n.op == "PRelu" && o.full != 0) return "PRelu whose slope has the output's shape and x does not";
   if (std::string r = batch_reason(g.value(n.outputs[0]).shape[0]); !r.empty()) return r;
-  if (pass_bytes(1, o.equal, o.len) > lim.work_bytes) return "one value per channel does not fit OCM";
+  if (pass_bytes(1, o.equal, o.len, lim.int8 ? 1 : kF16Bytes) > lim.work_bytes)
+    return "one value per channel does not fit OCM";
   return "";
 }
 
@@ -152,10 +172,24 @@ void lower(LowerContext& ctx, const Node& n) {
   }
   const Operands o = classify(g, n);
   if (!o.why.empty()) fail("{}", o.why);
-  const ValueId a = n.inputs[static_cast<size_t>(o.full)], b = n.inputs[static_cast<size_t>(o.other)];
+  const std::vector<ValueId> ops = operands_of(n);
+  const ValueId a = ops[static_cast<size_t>(o.full)], b = ops[static_cast<size_t>(o.other)];
+  const bool q8 = n.op == "QLinearMul";
   std::vector<int> inputs = {ctx.tensor_of(a)};
   int64_t operand_offset = -1;
-  if (o.other_const) {
+  if (o.other_const && q8) {  // its bytes, one per value (int8/uint8 as stored)
+    const TensorData& c = *g.value(b).constant;
+    const std::vector<int64_t> v = c.as_int64();
+    std::vector<uint8_t> bytes(static_cast<size_t>(o.len));
+    std::vector<float> shown(bytes.size());
+    for (int64_t i = 0; i < o.len; ++i) {
+      const int64_t x = v[static_cast<size_t>(c.numel() == 1 ? 0 : i)];
+      bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(x & 0xff);
+      shown[static_cast<size_t>(i)] = static_cast<float>(x);
+    }
+    operand_offset = ctx.add_bytes(bytes);
+    ctx.add_const({g.value(b).name, {o.len}, shown});
+  } else if (o.other_const) {
     const TensorData& c = ctx.constant(n, static_cast<size_t>(o.other));
     std::vector<float> values(static_cast<size_t>(o.len));
     for (int64_t i = 0; i < o.len; ++i) values[static_cast<size_t>(i)] = static_cast<float>(c.at(c.numel() == 1 ? 0 : i));
@@ -170,12 +204,28 @@ void lower(LowerContext& ctx, const Node& n) {
   l.operand_offset = operand_offset;
   l.operand_len = o.len;
   l.output = ctx.output_tensor(n);
+  if (q8) {
+    // The CPU kernel's words (ir/ops/qlinear_binary.cpp): (q, shift) of
+    // a_scale * b_scale / c_scale, the zero points (the full operand's
+    // first), the output clamp.
+    const DType t = g.value(n.outputs[0]).dtype;
+    auto scale = [&](size_t i) { return ctx.any_constant(n, i).data<float>()[0]; };
+    auto zp = [&](size_t i) {
+      return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : 0;
+    };
+    const ops::Requant r = ops::requant_multiplier(scale(1), scale(4), scale(6));
+    const int32_t za = zp(o.full == 0 ? 2 : 5), zb = zp(o.full == 0 ? 5 : 2);
+    l.dtype = mlip_dtype(t);
+    l.q8_first = MLIP_ELT_A_ZP;
+    l.q8_words = {za, zb, zp(7), r.q, r.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+  }
 }
 
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& a = p.in(0);
   const RTensor& y = p.out();
+  const int64_t eb = a.elem_bytes();
   const bool has_b = l.inputs.size() > 1;
   const int64_t E = a.image_elems();
   const int64_t len = has_b ? p.in(1).image_elems() : l.operand_len;
@@ -183,23 +233,23 @@ void plan(LayerPlanner& p) {
   const int64_t b_image = has_b && p.in(1).n > 1 ? len : 0;  // b's elements per image, 0 when shared
   const auto parts = split_range(E, p.num_tiles(), 64);
   p.set_split(Split::Elements, parts);
-  const int64_t chunk = largest(E, [&](int64_t v) { return pass_bytes(v, equal, len) <= p.work_limit(); });
+  const int64_t chunk = largest(E, [&](int64_t v) { return pass_bytes(v, equal, len, eb) <= p.work_limit(); });
   for (int64_t img = 0; img < a.n; ++img) {
-    const int64_t bb = has_b ? p.ddr_base(p.in(1)) + img * b_image * kF16Bytes : l.operand_offset;
+    const int64_t bb = has_b ? p.ddr_base(p.in(1)) + img * b_image * eb : l.operand_offset;
     const uint32_t b_bind = has_b ? p.binding(p.in(1)) : p.weights_binding();
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       Ocm ocm(p.work_limit());
       const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
-      const uint32_t a_off = ocm.take(n * kF16Bytes), b_off = ocm.take((equal ? n : len) * kF16Bytes),
-                     o_off = ocm.take(n * kF16Bytes);
+      const uint32_t a_off = ocm.take(n * eb), b_off = ocm.take((equal ? n : len) * eb),
+                     o_off = ocm.take(n * eb);
       p.note_ocm(tile, ocm);
-      if (!equal) p.dma_in(tile, b_bind, bb, b_off, len * kF16Bytes);
+      if (!equal) p.dma_in(tile, b_bind, bb, b_off, len * eb);
       for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
         const int64_t en = std::min(n, parts[t].second - e0);
         p.count_pass();
-        p.dma_in(tile, p.binding(a), p.ddr_base(a) + (img * E + e0) * kF16Bytes, a_off, en * kF16Bytes);
-        if (equal) p.dma_in(tile, b_bind, bb + e0 * kF16Bytes, b_off, en * kF16Bytes);
+        p.dma_in(tile, p.binding(a), p.ddr_base(a) + (img * E + e0) * eb, a_off, en * eb);
+        if (equal) p.dma_in(tile, b_bind, bb + e0 * eb, b_off, en * eb);
         RCommand& c = p.cmd(MLIP_OP_ELTWISE, tile);
         c.cmd.w[MLIP_ELT_A] = a_off;
         c.cmd.w[MLIP_ELT_B] = b_off;
@@ -209,7 +259,7 @@ void plan(LayerPlanner& p) {
         c.cmd.w[MLIP_ELT_B_BASE] = u32(equal ? 0 : e0 % len);
         c.cmd.w[MLIP_ELT_FUNC] = l.func;
         p.set_activation(c.cmd.w, MLIP_ELT_ACT);
-        p.dma_out(tile, p.binding(y), p.ddr_base(y) + (img * E + e0) * kF16Bytes, o_off, en * kF16Bytes);
+        p.dma_out(tile, p.binding(y), p.ddr_base(y) + (img * E + e0) * eb, o_off, en * eb);
       }
     }
   }
@@ -226,7 +276,7 @@ std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& l
 void lower_eltwise(LowerContext& ctx, const Node& n) { lower(ctx, n); }
 
 extern const LayerKind kEltwise = {MLIP_LAYER_ELTWISE, "eltwise", "Eltwise", "mrvl.eltwise",
-                                   {"Sub", "Mul", "Max", "Min", "PRelu"},
+                                   {"Sub", "Mul", "Max", "Min", "PRelu", "QLinearMul"},
                                    /*fuses_activation=*/true, support, lower, plan, nullptr, json};
 
 }  // namespace mlipc::mlip::layers

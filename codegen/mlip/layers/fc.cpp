@@ -4,11 +4,18 @@
 // weights are reordered into the NHWC order of the flattened tensor. Split
 // across tiles by output channels; when even one output's weights do not fit
 // OCM, the reduction runs in passes with fp32 partial sums.
+// int8 (docs/mlip-spec.md 4a): QLinearMatMul with constant int8 weights, and
+// the 1x1 QLinearConv that passes/fold_qdq makes of a QDQ Gemm or MatMul
+// (conv_is_dense), as an FC with one requantization record per output and
+// the whole reduction in one command.
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ir/ops/conv_integer.h"
+#include "ir/ops/matmul_integer.h"
+#include "ir/ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
@@ -20,18 +27,57 @@ namespace mlipc::mlip::layers {
 namespace {
 
 // The OCM a pass needs: N rows of kc inputs, occ outputs' weights and bias
-// (unless pinned), the fp32 accumulator and the fp16 output.
+// (unless pinned), the fp32 accumulator and the fp16 output. int8: one-byte
+// inputs, weights and outputs, a requantization record per output, and no
+// accumulator (the reduction is one command).
 struct FcPass {
   int64_t N;
   bool bias;
+  bool q8 = false;
+  int64_t eb() const { return q8 ? 1 : kF16Bytes; }
+  int64_t bb() const { return q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes; }
   uint64_t bytes(int64_t occ, int64_t kc, bool pinned) const {
-    return ocm_round(N * kc * kF16Bytes) +
-           (pinned ? 0 : ocm_round(occ * kc * kF16Bytes) + (bias ? ocm_round(occ * kF32Bytes) : 0)) +
-           ocm_round(N * occ * kF32Bytes) + ocm_round(N * occ * kF16Bytes);
+    return ocm_round(N * kc * eb()) + (pinned ? 0 : ocm_round(occ * kc * eb()) + (bias ? ocm_round(occ * bb()) : 0)) +
+           (q8 ? 0 : ocm_round(N * occ * kF32Bytes)) + ocm_round(N * occ * eb());
   }
 };
 
+// An int8 FC's rule once its operands are known: batch, K bound, and one
+// output's whole reduction in OCM.
+std::string q8_fit(int64_t n, int64_t k, const SupportLimits& lim) {
+  if (!lim.int8) return "int8 dense layers need -quantize=int8";
+  if (std::string r = batch_reason(n); !r.empty()) return r;
+  if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
+    return fmt::format("{} products per output, above the int8 bound of {}", k, MLIP_INT8_MAX_TAPS);
+  const uint64_t need = FcPass{n, true, true}.bytes(1, k, false);
+  if (need > lim.work_bytes)
+    return fmt::format("one output needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
+  return "";
+}
+
+// QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) with
+// constant int8 B, symmetric (zero points 0), per tensor or per column, and
+// A per tensor.
+std::string q8_matmul_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  const Value& a = g.value(n.inputs[0]);
+  if (a.shape.size() != 2) return "only 2-D int8 dense layers run on the MLIP";
+  for (size_t i : {1, 3, 4, 6})
+    if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  for (size_t i : {2, 5, 7})
+    if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  const Value& b = g.value(n.inputs[3]);
+  if (b.dtype != DType::Int8 || b.shape.size() != 2) return "only a constant int8 2-D weight matrix runs on the MLIP";
+  if (n.has_input(5))
+    for (int64_t z : g.value(n.inputs[5]).constant->as_int64())
+      if (z != 0) return "only symmetric weights (zero point 0) run on the MLIP";
+  if (numel(g.value(n.inputs[1]).shape) != 1 || (n.has_input(2) && numel(g.value(n.inputs[2]).shape) != 1))
+    return "A's scale or zero point varies along its rows";
+  if (g.value(n.outputs[0]).dtype != a.dtype) return "input and output types differ";
+  return q8_fit(a.shape[0], a.shape[1], lim);
+}
+
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (n.op == "QLinearMatMul") return q8_matmul_support(g, n, lim);
   const Value& a = g.value(n.inputs[0]);
   if (a.dtype != DType::Float32 || a.shape.size() != 2) return "only float32 2-D dense layers run on the MLIP";
   if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
@@ -53,13 +99,90 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
-void lower(LowerContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph();
+// Where input element kk of a dense row is in the region tensor x: a
+// flattened NHWC input holds element (c, h, w) of the ONNX (NCHW)
+// flattening at position (h, w, c).
+int64_t dense_index(const RTensor& x, int64_t kk) {
+  if (!x.flat) return kk;
+  const int64_t c = kk / (x.h * x.w), hw = kk % (x.h * x.w);
+  return hw * x.c + c;
+}
+
+// The FC layer of node n reading input 0 (and the views before it).
+RLayer& new_fc_layer(LowerContext& ctx, const Node& n) {
   RLayer& l = ctx.new_layer(MLIP_LAYER_FC, n);
   const int in = ctx.tensor_of(n.inputs[0]);
   l.inputs = {in};
   const std::vector<std::string> views = ctx.view_origins(in);
   l.origins.insert(l.origins.begin(), views.begin(), views.end());
+  return l;
+}
+
+// The int8 FC of n: weights w[o * k + kk] (int8, symmetric), one
+// requantization per output or one for all (rq), int32 bias per output
+// (empty: zeros), the zero points and the output clamp.
+void lower_q8_common(LowerContext& ctx, const Node& n, int64_t o, int64_t k, const std::vector<int64_t>& w,
+                     const std::vector<ops::Requant>& rq, const std::vector<int64_t>& bias, int32_t zx, int32_t zy,
+                     int32_t lo, int32_t hi, const std::string& weight_name, const std::string& bias_name) {
+  const Graph& g = ctx.graph();
+  const DType xt = g.value(n.inputs[0]).dtype, yt = g.value(n.outputs[0]).dtype;
+  if (xt != yt) fail("int8 dense layer with input {} and output {} types", dtype_name(xt), dtype_name(yt));
+  RLayer& l = new_fc_layer(ctx, n);
+  const RTensor x = ctx.tensor(l.inputs[0]);  // a copy: output_tensor() grows the list
+  if (k != x.image_elems()) fail("dense input has {} elements per row, weights expect {}", x.image_elems(), k);
+  std::vector<uint8_t> bytes(static_cast<size_t>(o * k));
+  std::vector<float> shown(bytes.size());
+  for (int64_t oo = 0; oo < o; ++oo)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const size_t dst = static_cast<size_t>(oo * k + dense_index(x, kk));
+      const int64_t v = w[static_cast<size_t>(oo * k + kk)];
+      bytes[dst] = static_cast<uint8_t>(v & 0xff);
+      shown[dst] = static_cast<float>(v);
+    }
+  l.weight_offset = ctx.add_bytes(bytes);
+  l.weight_bytes = o * k;
+  l.weight_name = weight_name;
+  ctx.add_const({l.weight_name, {o, k}, shown});
+  std::vector<uint32_t> rec;
+  for (int64_t oo = 0; oo < o; ++oo) {
+    const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(oo) : 0];
+    const int64_t b = bias.empty() ? 0 : bias[static_cast<size_t>(oo)];
+    for (int64_t v : {b, static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)}) rec.push_back(static_cast<uint32_t>(v));
+  }
+  l.bias_offset = ctx.add_u32(rec);
+  l.bias_bytes = o * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
+  l.bias_name = bias_name;
+  l.dtype = mlip_dtype(yt);
+  l.q8_first = MLIP_FC_CLAMP_LO;
+  l.q8_words = {lo, hi, zx, zy};
+  l.output = ctx.output_tensor(n);
+  l.macs = static_cast<uint64_t>(x.n * k * o);
+}
+
+int32_t zero_point_of(LowerContext& ctx, const Node& n, size_t i) {
+  return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : 0;
+}
+
+void lower_q8_matmul(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const TensorData& b = ctx.any_constant(n, 3);  // [K, O] int8
+  const int64_t k = b.shape()[0], o = b.shape()[1];
+  const std::vector<int64_t> src = b.as_int64();
+  std::vector<int64_t> w(src.size());
+  for (int64_t oo = 0; oo < o; ++oo)
+    for (int64_t kk = 0; kk < k; ++kk) w[static_cast<size_t>(oo * k + kk)] = src[static_cast<size_t>(kk * o + oo)];
+  const ops::MatMulRequant q =
+      ops::matmul_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), 1, o);
+  const DType yt = g.value(n.outputs[0]).dtype;
+  lower_q8_common(ctx, n, o, k, w, q.r, {}, zero_point_of(ctx, n, 2), zero_point_of(ctx, n, 7), ops::quant_min(yt),
+                  ops::quant_max(yt), g.value(n.inputs[3]).name, n.name + ":requant");
+}
+
+void lower(LowerContext& ctx, const Node& n) {
+  if (n.op == "QLinearMatMul") return lower_q8_matmul(ctx, n);
+  const Graph& g = ctx.graph();
+  RLayer& l = new_fc_layer(ctx, n);
+  const int in = l.inputs[0];
   // A copy: output_tensor() below grows the tensor list, which would leave a
   // reference dangling.
   const RTensor x = ctx.tensor(in);
@@ -72,16 +195,8 @@ void lower(LowerContext& ctx, const Node& n) {
   std::vector<float> w(static_cast<size_t>(o * k));
   const float* src = b.data<float>();
   for (int64_t oo = 0; oo < o; ++oo)
-    for (int64_t kk = 0; kk < k; ++kk) {
-      // A flattened NHWC input holds element (c, h, w) of the ONNX
-      // (NCHW) flattening at position (h, w, c).
-      int64_t dst = kk;
-      if (x.flat) {
-        int64_t c = kk / (x.h * x.w), hw = kk % (x.h * x.w);
-        dst = hw * x.c + c;
-      }
-      w[static_cast<size_t>(oo * k + dst)] = alpha * (trans_b ? src[oo * k + kk] : src[kk * o + oo]);
-    }
+    for (int64_t kk = 0; kk < k; ++kk)
+      w[static_cast<size_t>(oo * k + dense_index(x, kk))] = alpha * (trans_b ? src[oo * k + kk] : src[kk * o + oo]);
   l.weight_offset = ctx.add_f16(w);
   l.weight_bytes = o * k * kF16Bytes;
   l.weight_name = g.value(n.inputs[1]).name;
@@ -103,7 +218,58 @@ void lower(LowerContext& ctx, const Node& n) {
 // Output channels split across tiles; each tile's share in groups of
 // outputs whose weights fit OCM; each group's reduction in one pass, or in
 // chunks of K (fp32 partial sums in OCM) when even one output does not fit.
+// int8: the same split and groups of outputs, the whole reduction in each
+// command (the support rule made sure one output fits).
+void plan_q8(LayerPlanner& p) {
+  const RLayer& l = p.layer();
+  const RTensor& x = p.in();
+  const RTensor& y = p.out();
+  const int64_t K = x.image_elems(), O = y.c, N = x.n;
+  const int64_t rb = MLIP_REQUANT_RECORD_BYTES;
+  const FcPass pass{N, true, true};
+  const auto parts = split_range(O, p.num_tiles());
+  p.set_split(Split::Channels, parts);
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    const int64_t c0 = parts[t].first, c1 = parts[t].second;
+    const bool pin = p.pinned(tile);
+    const int64_t occ = largest(c1 - c0, [&](int64_t v) { return pass.bytes(v, K, pin) <= p.work_limit(); });
+    if (occ == 0) fail("layer '{}' does not fit OCM even one output at a time", l.name);
+    for (int64_t cs = c0; cs < c1; cs += occ) {
+      const int64_t cn = std::min(occ, c1 - cs);
+      Ocm ocm(p.work_limit());
+      const uint32_t in_off = ocm.take(N * K);
+      const uint32_t w_off = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K) : ocm.take(cn * K);
+      const uint32_t b_off = pin ? u32(p.pinned_bias(tile) + (cs - c0) * rb) : ocm.take(cn * rb);
+      const uint32_t out_off = ocm.take(N * cn);
+      p.note_ocm(tile, ocm);
+      p.count_pass();
+      if (!pin) {
+        p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * rb, b_off, cn * rb);
+        p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * K, w_off, cn * K);
+      }
+      p.dma_in(tile, p.binding(x), p.ddr_base(x), in_off, N * K);
+      RCommand& c = p.cmd(MLIP_OP_FC, tile);
+      uint32_t* w = c.cmd.w;
+      w[MLIP_FC_IN] = in_off;
+      w[MLIP_FC_WEIGHTS] = w_off;
+      w[MLIP_FC_BIAS] = b_off;
+      w[MLIP_FC_ACC] = MLIP_NO_OFFSET;
+      w[MLIP_FC_OUT] = out_off;
+      w[MLIP_FC_N] = u32(N);
+      w[MLIP_FC_K] = u32(K);
+      w[MLIP_FC_OUT_C] = u32(cn);
+      w[MLIP_FC_FIRST] = 1;
+      w[MLIP_FC_LAST] = 1;
+      p.set_activation(w, MLIP_FC_ACT);
+      if (pin) c.pinned_words = {MLIP_FC_WEIGHTS, MLIP_FC_BIAS};
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs, out_off, N, cn, O, cn);
+    }
+  }
+}
+
 void plan(LayerPlanner& p) {
+  if (p.layer().q8()) return plan_q8(p);
   const RLayer& l = p.layer();
   const RTensor& x = p.in();
   const RTensor& y = p.out();
@@ -172,7 +338,22 @@ void json(const RLayer& l, nlohmann::json& a) { json_weights(l, "OI", a); }
 
 }  // namespace
 
-extern const LayerKind kFc = {MLIP_LAYER_FC, "fc", "FC", "mrvl.fc_ni2no", {"Gemm", "MatMul"},
+std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits) { return q8_fit(n, k, limits); }
+
+void lower_dense_conv_q8(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const TensorData& wt = ctx.any_constant(n, 3);  // [M, K, 1, 1] int8
+  const int64_t o = wt.shape()[0], k = wt.shape()[1];
+  const std::vector<ops::Requant> rq =
+      ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6));
+  const DType yt = g.value(n.outputs[0]).dtype;
+  lower_q8_common(ctx, n, o, k, wt.as_int64(), rq, n.has_input(8) ? ctx.any_constant(n, 8).as_int64() : std::vector<int64_t>{},
+                  zero_point_of(ctx, n, 2), zero_point_of(ctx, n, 7), ops::clamp_lo(n.attrs, yt),
+                  ops::clamp_hi(n.attrs, yt), g.value(n.inputs[3]).name,
+                  n.has_input(8) ? g.value(n.inputs[8]).name : n.name + ":requant");
+}
+
+extern const LayerKind kFc = {MLIP_LAYER_FC, "fc", "FC", "mrvl.fc_ni2no", {"Gemm", "MatMul", "QLinearMatMul"},
                               /*fuses_activation=*/true, support, lower, plan, nullptr, json};
 
 }  // namespace mlipc::mlip::layers

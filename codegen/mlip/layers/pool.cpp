@@ -3,12 +3,15 @@
 // ceil_mode window that reaches past the padded input reads and counts only
 // the positions inside it, as the reference does. Split across tiles by output rows,
 // each tile's share in groups of channels and passes of output rows that
-// fit OCM.
+// fit OCM. int8 (docs/mlip-spec.md 4a): MaxPool on the integers, and
+// QLinearAveragePool (what passes/fold_qdq makes of a QDQ AveragePool) with
+// a table of the CPU kernel's (q, shift) per window count.
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ir/ops/qlinear.h"
 #include "ir/ops/spatial.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -21,6 +24,13 @@ namespace mlipc::mlip::layers {
 namespace {
 
 constexpr ops::GeometryRules kPoolRules{/*dilations=*/true, /*ceil_mode=*/true};
+// QLinearAveragePool's, as its shape rule (ir/ops/qlinear_pool.cpp).
+constexpr ops::GeometryRules kQPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
+
+const ops::GeometryRules& rules_of(const Node& n) { return n.op == "QLinearAveragePool" ? kQPoolRules : kPoolRules; }
+
+// Bytes of an int8 AVGPOOL's table: a {q, shift} pair per count 0 .. taps.
+int64_t table_bytes(int64_t taps) { return (taps + 1) * static_cast<int64_t>(MLIP_POOL_TABLE_ENTRY_BYTES); }
 
 // What one pass of one image works on, and the OCM it needs (the planner's
 // passes and the support rule's smallest pass: one row of one channel).
@@ -29,40 +39,84 @@ struct PoolPass {
   int64_t OW;     // output width
   int64_t kh, sh; // vertical window: its extent (dilation included) and stride
   int64_t eb = kF16Bytes;  // bytes per element: 1 in int8 regions
+  int64_t table = 0;       // bytes of an int8 AVGPOOL's requantization table
 
   int64_t rows_for(int64_t R) const { return std::min(H, (R - 1) * sh + kh); }
   // R output rows of occ channels, read from occ input channels.
   uint64_t bytes(int64_t R, int64_t occ) const {
-    return ocm_round(rows_for(R) * W * occ * eb) + ocm_round(R * OW * occ * eb);
+    return ocm_round(rows_for(R) * W * occ * eb) + ocm_round(R * OW * occ * eb) + ocm_round(table);
   }
 };
 
+// QLinearAveragePool (X, x_scale, x_zp, y_scale, y_zp): constant scales and
+// zero points, one type in and out.
+std::string q8_avg_reason(const Graph& g, const Node& n) {
+  for (size_t i : {1, 3})
+    if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  for (size_t i : {2, 4})
+    if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+  if (g.value(n.outputs[0]).dtype != g.value(n.inputs[0]).dtype) return "input and output types differ";
+  return "";
+}
+
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   // int8: MaxPool on the integers (fold_qdq keeps it when its input and
-  // output share scale and zero point), exact.
-  const bool q8 = lim.int8 && n.op == "MaxPool" && g.value(n.inputs[0]).shape.size() == 4;
-  if (lim.int8 && !q8) return "only MaxPool of 4-D tensors has an int8 MLIP layer";
+  // output share scale and zero point), exact; QLinearAveragePool.
+  const bool q8 = lim.int8 && (n.op == "MaxPool" || n.op == "QLinearAveragePool") &&
+                  g.value(n.inputs[0]).shape.size() == 4;
+  if (lim.int8 && !q8) return "only MaxPool and QLinearAveragePool of 4-D tensors have an int8 MLIP layer";
+  if (!lim.int8 && n.op == "QLinearAveragePool") return "QLinearAveragePool needs -quantize=int8";
+  if (n.op == "QLinearAveragePool")
+    if (std::string r = q8_avg_reason(g, n); !r.empty()) return r;
   if (!q8 && !is_float4d(g, n.inputs[0])) return "only 2-D float32 pooling (4-D NCHW tensors) runs on the MLIP";
   const Shape& x = g.value(n.inputs[0]).shape;  // [N, C, H, W]
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, kPoolRules);
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, rules_of(n));
+  if (geo.rank() != 2) return "only 2-D windows run on the MLIP";
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
   for (int64_t d : geo.dilations)
     if (d - 1 > static_cast<int64_t>(MLIP_POOL_MAX_GAP))
       return fmt::format("dilation {} above the {} of a MAXPOOL or AVGPOOL window", d, MLIP_POOL_MAX_GAP + 1);
-  const PoolPass pass{x[2], x[3], geo.out[1], (geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0],
-                      q8 ? 1 : kF16Bytes};
+  PoolPass pass{x[2], x[3], geo.out[1], (geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0],
+                q8 ? 1 : kF16Bytes};
+  if (n.op == "QLinearAveragePool") {
+    const int64_t taps = geo.kernel[0] * geo.kernel[1];
+    if (taps > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW))
+      return fmt::format("a window of {} taps, above the int8 bound of {}", taps, MLIP_INT8_MAX_POOL_HW);
+    pass.table = table_bytes(taps);
+  }
   const uint64_t need = pass.bytes(1, 1);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
   return "";
 }
 
+// An int8 AVGPOOL's words and table: the CPU kernel's (q, shift) of
+// x_scale / (y_scale * count) for every count (ops::average_requant), the
+// zero points, and the type's range (QLinearAveragePool has no clamp).
+void lower_q8_avg(LowerContext& ctx, const Node& n, RLayer& l) {
+  const Graph& g = ctx.graph();
+  const DType t = g.value(n.inputs[0]).dtype;
+  const std::vector<ops::Requant> r = ops::average_requant(ctx.any_constant(n, 1).data<float>()[0],
+                                                          ctx.any_constant(n, 3).data<float>()[0], l.kh * l.kw);
+  std::vector<uint32_t> table;
+  for (const ops::Requant& e : r) {
+    table.push_back(static_cast<uint32_t>(e.q));
+    table.push_back(static_cast<uint32_t>(e.shift));
+  }
+  l.q8_table = ctx.add_u32(table);
+  l.q8_table_bytes = table_bytes(l.kh * l.kw);
+  const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
+  const int32_t zy = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
+  l.q8_first = MLIP_POOL_X_ZP;
+  l.q8_words = {zx, zy, 0 /* the table's OCM offset: per pass */, ops::quant_min(t), ops::quant_max(t)};
+}
+
 void lower(LowerContext& ctx, const Node& n) {
-  const bool avg = n.op == "AveragePool";
+  const bool avg = n.op == "AveragePool" || n.op == "QLinearAveragePool";
   const ops::Geometry geo =
-      ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape), {}, kPoolRules);
+      ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape), {}, rules_of(n));
   if (geo.rank() != 2) fail("only 2-D windows run on the MLIP");
   RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_AVGPOOL : MLIP_LAYER_MAXPOOL, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
@@ -78,7 +132,8 @@ void lower(LowerContext& ctx, const Node& n) {
   l.pr = geo.pad_end(1);
   l.count_include_pad = avg && n.attrs.get_int("count_include_pad", 0) != 0;
   l.output = ctx.output_tensor(n);
-  l.dtype = ctx.tensor(l.output).dtype;  // int8: no other word (scale and zero point pass through)
+  l.dtype = ctx.tensor(l.output).dtype;  // int8 MAXPOOL: no other word (scale and zero point pass through)
+  if (n.op == "QLinearAveragePool") lower_q8_avg(ctx, n, l);
 }
 
 std::vector<Split> splits(const RTensor&) { return {Split::Rows}; }
@@ -93,7 +148,7 @@ void plan(LayerPlanner& p) {
   const int64_t eb = x.elem_bytes();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w;
   const int64_t extent_h = (l.kh - 1) * l.dh + 1;  // input rows one window spans
-  const PoolPass pass{H, W, OW, extent_h, l.sh, eb};
+  const PoolPass pass{H, W, OW, extent_h, l.sh, eb, l.q8_table_bytes};
   const auto parts = split_range(OH, p.num_tiles());
   p.set_split(Split::Rows, parts);
   const uint64_t limit = p.work_limit();
@@ -111,7 +166,9 @@ void plan(LayerPlanner& p) {
         Ocm ocm(p.work_limit());
         const uint32_t in_off = ocm.take(pass.rows_for(R) * W * cn * eb);
         const uint32_t out_off = ocm.take(R * OW * cn * eb);
+        const uint32_t table_off = l.q8_table >= 0 ? ocm.take(l.q8_table_bytes) : MLIP_NO_OFFSET;
         p.note_ocm(tile, ocm);
+        if (l.q8_table >= 0) p.dma_in(tile, p.weights_binding(), l.q8_table, table_off, l.q8_table_bytes);
         for (int64_t p0 = r0; p0 < r1; p0 += R) {
           const int64_t p1 = std::min(r1, p0 + R);
           const int64_t top = p0 * l.sh - l.pt;  // input row of the pass's first window
@@ -149,6 +206,7 @@ void plan(LayerPlanner& p) {
           w[MLIP_POOL_GAP_H] = u32(l.dh - 1);
           w[MLIP_POOL_GAP_W] = u32(l.dw - 1);
           p.set_activation(w, MLIP_POOL_ACT);
+          if (l.q8_table >= 0) w[MLIP_POOL_TABLE] = table_off;
           if (cn == C)
             p.dma_out(tile, p.binding(y), yb + p0 * OW * C * eb, out_off, (p1 - p0) * OW * C * eb);
           else
@@ -170,6 +228,7 @@ void json(const RLayer& l, nlohmann::json& a) {
 extern const LayerKind kMaxPool = {MLIP_LAYER_MAXPOOL, "maxpool", "Maxpool2D", "mrvl.maxpool2d_nhwc2nhwc", {"MaxPool"},
                                    /*fuses_activation=*/true, support, lower, plan, splits, json};
 extern const LayerKind kAvgPool = {MLIP_LAYER_AVGPOOL, "avgpool", "Avgpool2D", "mrvl.avgpool2d_nhwc2nhwc",
-                                   {"AveragePool"}, /*fuses_activation=*/true, support, lower, plan, splits, json};
+                                   {"AveragePool", "QLinearAveragePool"}, /*fuses_activation=*/true, support, lower, plan,
+                                   splits, json};
 
 }  // namespace mlipc::mlip::layers

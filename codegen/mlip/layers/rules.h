@@ -35,6 +35,13 @@ std::string border_reason(const Value& v, uint32_t work_bytes);
 std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 void lower_eltwise(LowerContext& ctx, const Node& n);
 
+// The int8 FC (layers/fc.cpp) of a dense 1x1 QLinearConv (conv_is_dense,
+// layers/conv2d.cpp: what passes/fold_qdq makes of a QDQ Gemm or MatMul):
+// "" or why n rows of k inputs cannot run, and the lowering.
+bool conv_is_dense(const Graph& g, const Node& n);
+std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits);
+void lower_dense_conv_q8(LowerContext& ctx, const Node& n);
+
 // CHANNEL_SHUFFLE (layers/channel_shuffle.cpp): the Reshape, Transpose,
 // Reshape of a channel shuffle in groups, by node index.
 struct Shuffle {
