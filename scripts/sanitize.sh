@@ -34,10 +34,11 @@ SANITIZE_CONFORMANCE='conformance\.mrvl\.node_test_(conv|maxpool|averagepool|glo
 # exit, so no leak check).
 SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/'
 SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.(Nearest|LinearAndCubic)Every|^unit\.(Seeds/)?DatamoveRandom'
-# The int8 bit-identity sweep (8 builds per model) keeps two of its twelve
-# models, the residual SE block and the digits CNN (int8 conv, depthwise conv,
-# pools and add on the MLIP); the other ten took a fifth of the mode's time.
-SHORT_EXCLUDE+='|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_(qop_|qdq_mlperf_)'
+# The int8 bit-identity sweep (8 builds per model) keeps five of its twenty
+# models, the QDQ residual SE block (int8 conv, depthwise conv, pools, add)
+# and the four small QDQ models of the other int8 commands (FC, average pool,
+# Mul and Concat, the tables); the others repeat those commands on larger maps.
+SHORT_EXCLUDE+='|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_(qop_|qdq_mlperf_|qdq_seed_)'
 SHORT_EXCLUDE+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/|^runtime\.kmath_xplat$|^e2e\.Signals/Interrupt\.'
 SHORT_EXCLUDE+='|^e2e\.Shared/XplatGnu\.|^e2e\.Targets/GuideLines\.'
 
