@@ -4,7 +4,7 @@
 #           the conformance tests use it) the ONNX node-test models
 #   npz     every .npz and .npy under tests/data and examples/
 #   tar     tarballs mlipc compiles from small models (CPU and MLIP)
-#   cmdbuf  the MLIP command buffers inside those tarballs
+#   cmdbuf  the MLIP command buffers inside those tarballs (fp16 and int8)
 # Small seeds mutate faster; the large models add little.
 # Script mode: -DMLIPC=<mlipc> -DDATA=<tests/data> -DEXAMPLES=<examples> -DOUT=<folder> [-DONNX_TESTDATA=<folder>]
 file(REMOVE_RECURSE ${OUT})
@@ -40,7 +40,12 @@ set(k 0)
 foreach(spec "${DATA}/robustness/batch0.onnx|c|8|sim -quantize=fp16 -wb_pin_ocm=0"
              "${DATA}/models/small_mlip/model.onnx|mrvl, c|2|sim -quantize=fp16 -wb_pin_ocm=1"
              "${DATA}/models/small_mlip/model.onnx|mrvl, c|1|sim -quantize=fp16 -wb_pin_ocm=0"
-             "${DATA}/models/small_mlip/model.onnx|mrvl, c|4|hw -quantize=fp16 -wb_pin_ocm=0")
+             "${DATA}/models/small_mlip/model.onnx|mrvl, c|4|hw -quantize=fp16 -wb_pin_ocm=0"
+             # int8 command buffers: conv, depthwise, pools, add, mul; FC; average pool; tables
+             "${DATA}/models/quant_qdq_dw_se_residual_block/model.onnx|mrvl, c|2|sim -quantize=int8 -wb_pin_ocm=0"
+             "${DATA}/models/quant_qdq_mlip_dense/model.onnx|mrvl, c|1|sim -quantize=int8 -wb_pin_ocm=1"
+             "${DATA}/models/quant_qdq_mlip_avgpool/model.onnx|mrvl, c|4|sim -quantize=int8 -wb_pin_ocm=0"
+             "${DATA}/models/quant_qdq_mlip_tables/model.onnx|mrvl, c|2|sim -quantize=int8 -wb_pin_ocm=1")
   string(REPLACE "|" ";" parts "${spec}")
   list(GET parts 0 model)
   list(GET parts 1 target)
