@@ -1,15 +1,14 @@
-/* ADD: element-wise sum with a fused activation.
+/* ADD: element-wise sum with a fused activation (fp16), or of two 8-bit
+ * tensors requantized (op_int8.c executes that form; one validator here).
  * Its validation rule (docs/command-buffer.md) and its executor
  * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
 #include "sim_internal.h"
 
 mlip_status mlip_sim_check_add(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_check_add_q8(v, section, c); /* op_int8.c */
-  }
-  uint64_t len = (uint64_t)w[MLIP_ADD_COUNT] * 2u;
-  if (w[MLIP_ADD_COUNT] < 1u || !mlip_sim_act_ok(w[MLIP_ADD_ACT])) {
+  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16; /* an 8-bit type: mlip_sim_check_dtype checked which */
+  const uint64_t len = (uint64_t)w[MLIP_ADD_COUNT] * (q8 ? 1u : 2u);
+  if (w[MLIP_ADD_COUNT] < 1u || !mlip_sim_act_ok(w[MLIP_ADD_ACT]) || (q8 && !mlip_sim_add_q8_words_ok(c))) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_A], len));

@@ -232,27 +232,16 @@ mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, 
 
 /* ---- ADD -------------------------------------------------------------------- */
 
-mlip_status mlip_sim_check_add_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
+int mlip_sim_add_q8_words_ok(const mlip_cmd* c) {
   const uint32_t* w = c->w;
   const uint32_t dt = w[MLIP_DTYPE];
-  const uint64_t len = w[MLIP_ADD_COUNT];
   /* The operands' multipliers are below 1 (shift at most 0), so each term
      of mlip_qadd_sum stays within 255 * 2^20 and their sum within int32. */
-  if (len < 1u || w[MLIP_ADD_ACT] != MLIP_ACT_NONE || !mlip_sim_q8_in_type(dt, w[MLIP_ADD_A_ZP]) ||
-      !mlip_sim_q8_in_type(dt, w[MLIP_ADD_B_ZP]) || !mlip_sim_q8_in_type(dt, w[MLIP_ADD_Y_ZP]) ||
-      !mlip_sim_q8_requant_ok(w[MLIP_ADD_QA], w[MLIP_ADD_SA], 0) || !mlip_sim_q8_requant_ok(w[MLIP_ADD_QB], w[MLIP_ADD_SB], 0) ||
-      !mlip_sim_q8_requant_ok(w[MLIP_ADD_QY], w[MLIP_ADD_SY], MLIP_REQUANT_MAX_SHIFT) ||
-      !mlip_sim_q8_clamp_ok(dt, w[MLIP_ADD_LO], w[MLIP_ADD_HI])) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_A], len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_B], len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_OUT], len));
-  if (mlip_sim_overlaps(w[MLIP_ADD_OUT], len, w[MLIP_ADD_A], len) ||
-      mlip_sim_overlaps(w[MLIP_ADD_OUT], len, w[MLIP_ADD_B], len)) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  return mlip_sim_check_write(v, section, w[MLIP_ADD_OUT], len);
+  return w[MLIP_ADD_ACT] == MLIP_ACT_NONE && mlip_sim_q8_in_type(dt, w[MLIP_ADD_A_ZP]) &&
+         mlip_sim_q8_in_type(dt, w[MLIP_ADD_B_ZP]) && mlip_sim_q8_in_type(dt, w[MLIP_ADD_Y_ZP]) &&
+         mlip_sim_q8_requant_ok(w[MLIP_ADD_QA], w[MLIP_ADD_SA], 0) && mlip_sim_q8_requant_ok(w[MLIP_ADD_QB], w[MLIP_ADD_SB], 0) &&
+         mlip_sim_q8_requant_ok(w[MLIP_ADD_QY], w[MLIP_ADD_SY], MLIP_REQUANT_MAX_SHIFT) &&
+         mlip_sim_q8_clamp_ok(dt, w[MLIP_ADD_LO], w[MLIP_ADD_HI]);
 }
 
 mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {

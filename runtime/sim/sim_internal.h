@@ -343,7 +343,8 @@ mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, 
 /* ELTWISE's 8-bit words (op_eltwise.c checks the operands for both types). */
 int mlip_sim_eltwise_q8_words_ok(const mlip_cmd* c);
 mlip_status mlip_sim_exec_eltwise_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-mlip_status mlip_sim_check_add_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
+/* ADD's 8-bit words (op_add.c checks the operands for both types). */
+int mlip_sim_add_q8_words_ok(const mlip_cmd* c);
 mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
 
 #ifdef __cplusplus
