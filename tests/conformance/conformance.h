@@ -35,9 +35,6 @@ inline constexpr const char* kSkipOutside = "operator outside issue 8's list";
 // takes part and the result is then out of tolerance (beyond_fp16() in
 // conformance.cpp lists each with the evidence).
 inline constexpr const char* kSkipBeyondFp16 = "data beyond binary16 on the MLIP";
-// A case whose stored data contradicts its own model or the ONNX spec
-// (kBadTestData in conformance.cpp lists each with the evidence).
-inline constexpr const char* kSkipBadData = "test data contradicts the model or spec";
 
 // Why a case is not attempted ("" when it is), decided from the model alone:
 // an operator or a tensor of an out-of-scope class, training-mode semantics,
@@ -52,6 +49,8 @@ struct Result {
   std::string detail;  // skip reason or failure message
   bool mlip = false;   // at least one MLIP region ran
   bool bound = false;  // a shape-determining graph input was bound as a constant
+  bool type_only = false;  // an input read only for its type was fed at its declared shape
+  bool corrected = false;  // compared with the spec's values, the stored ones being wrong
 };
 
 struct Config {

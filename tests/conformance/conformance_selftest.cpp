@@ -6,6 +6,7 @@
 // fails.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <cstdlib>
 
@@ -88,6 +89,43 @@ TEST(SkipClasses, SupportedOperatorsAreNeverSkipped) {
   test::OnnxBuilder ok;
   ok.input("x", DType::Float32, {2}).node("Relu", {"x"}, {"r"}).node("Exp", {"r"}, {"y"}).output("y");
   EXPECT_EQ(skip_reason_of(ok), "");
+}
+
+// Writes `t` as the TensorProto file `path` (input_K.pb / output_K.pb).
+void write_pb(const fs::path& path, const TensorData& t, int onnx_type) {
+  onnx::TensorProto p;
+  p.set_data_type(onnx_type);
+  for (int64_t d : t.shape()) p.add_dims(d);
+  p.set_raw_data(std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
+  std::string bytes;
+  p.SerializeToString(&bytes);
+  write_file(path, bytes);
+}
+
+// ONNX 1.12 stores CastLike's 'like' as [1] where the model declares
+// [3, 4]: an input read only for its type is fed at its declared shape, and
+// only such an input.
+TEST_F(FakeTestdata, OnlyAnInputReadForItsTypeIsFedAtItsDeclaredShape) {
+  const std::vector<float> x = {1.5f, -2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  for (const std::string op : {"CastLike", "Add"}) {
+    test::OnnxBuilder b;
+    b.input("x", DType::Float32, {3, 4}).input("like", DType::Float32, {3, 4});
+    b.node(op, {"x", "like"}, {"y"}).output("y");
+    const fs::path dir = root.path() / "node" / ("test_" + op);
+    fs::create_directories(dir / "test_data_set_0");
+    b.save(dir);
+    write_pb(dir / "test_data_set_0" / "input_0.pb", TensorData::from<float>({3, 4}, x), onnx::TensorProto::FLOAT);
+    write_pb(dir / "test_data_set_0" / "input_1.pb", TensorData::from<float>({1}, {0.5f}), onnx::TensorProto::FLOAT);
+    write_pb(dir / "test_data_set_0" / "output_0.pb", TensorData::from<float>({3, 4}, x), onnx::TensorProto::FLOAT);
+    const Result r = run_case(Case{"node_test_" + op, dir}, Config{});
+    if (op == "CastLike") {
+      EXPECT_EQ(r.outcome, Outcome::Pass) << r.detail;
+      EXPECT_TRUE(r.type_only);
+    } else {
+      EXPECT_EQ(r.outcome, Outcome::Fail);
+      EXPECT_FALSE(r.type_only);
+    }
+  }
 }
 
 TEST_F(FakeTestdata, ModelThatDoesNotParseFails) {
