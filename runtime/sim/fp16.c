@@ -51,6 +51,31 @@ uint16_t mlip_f32_to_f16(float f) {
   return (uint16_t)sign;
 }
 
+float mlip_sim_h2f_special(uint16_t h) {
+  uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
+  uint32_t exp = ((uint32_t)h >> 10) & 0x1Fu;
+  uint32_t mant = (uint32_t)h & 0x3FFu;
+  uint32_t bits;
+  float f;
+  if (exp == 0x1Fu) {
+    bits = sign | 0x7F800000u | (mant << 13); /* infinity, or NaN keeping its payload */
+  } else if (exp != 0u) {
+    bits = sign | ((exp + 112u) << 23) | (mant << 13); /* a normal number too, for any caller */
+  } else if (mant == 0u) {
+    bits = sign; /* +-0 */
+  } else {
+    /* Subnormal half: mant * 2^-24. Normalize into an fp32 normal. */
+    uint32_t e = 113u; /* biased fp32 exponent of 2^-14 */
+    while ((mant & 0x400u) == 0u) {
+      mant <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((mant & 0x3FFu) << 13);
+  }
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 float mlip_f16_to_f32(uint16_t h) {
   return mlip_sim_h2f(h);
 }

@@ -57,100 +57,243 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
   return mlip_sim_check_write(v, section, w[MLIP_CONV_OUT], out_len);
 }
 
-/* Output channels are computed four at a time: four independent sums, each
- * in the spec's order (kh, kw, then ic), so the host overlaps their
- * latencies (and converts a shared input once); every sum is the one a
- * channel-at-a-time loop would give, bit for bit. */
-#define CONV_BLOCK 4u
+/* The executor computes each output as the spec's sum in the order kh, kw,
+ * ic (padding taps skipped), then bias, activation and one rounding. For
+ * speed it computes many such sums side by side without changing any of
+ * them: a block of output channels of one group in the lanes of a small
+ * array (the compiler vectorizes across the lanes) and a run of output
+ * positions (in raster order), with the block's weights converted to fp32 once per
+ * chunk of input channels and shared by the run. The sizes change no bit;
+ * they bound the stack (about 4 KiB with these) and a firmware build may
+ * set smaller ones. */
+#ifndef MLIP_SIM_CONV_CB
+#define MLIP_SIM_CONV_CB 16u /* output channels per block (lanes) */
+#endif
+#ifndef MLIP_SIM_CONV_PB
+#define MLIP_SIM_CONV_PB 8u /* output positions per run */
+#endif
+#ifndef MLIP_SIM_CONV_KC
+#define MLIP_SIM_CONV_KC 32u /* input channels per converted chunk of weights */
+#endif
+#ifndef MLIP_SIM_CONV_DW_TAPS
+#define MLIP_SIM_CONV_DW_TAPS 25u /* depthwise kernels up to 5x5 keep their taps converted */
+#endif
+#define CONV_CB MLIP_SIM_CONV_CB
+#define CONV_PB MLIP_SIM_CONV_PB
+#define CONV_KC MLIP_SIM_CONV_KC
+#define CONV_DW_TAPS MLIP_SIM_CONV_DW_TAPS
+
+typedef struct conv_geom {
+  const uint8_t* in;
+  const uint8_t* wt;
+  const uint8_t* bias; /* NULL: none */
+  uint8_t* out;
+  const uint32_t* w;   /* the command's words (activation) */
+  int64_t in_h, in_w, sh, sw, dh, dw, pt, pl;
+  size_t in_c, out_h, out_w, out_c, kh_n, kw_n, icpg, ocpg, oc_base, ic_base;
+} conv_geom;
+
+/* First input channel (of the block's OCM input) that output channel j reads. */
+static size_t conv_cbase(const conv_geom* g, size_t j) {
+  /* In 64 bits as the validator computed it (size_t may be 32-bit). */
+  return (size_t)((((uint64_t)g->oc_base + j) / g->ocpg) * g->icpg - g->ic_base);
+}
+
+/* Weight (kh, kw, ic) of output channel j, in fp32. */
+static float conv_weight(const conv_geom* g, size_t j, size_t kh, size_t kw, size_t ic) {
+  return mlip_sim_h2f(mlip_sim_ld16(g->wt + (((j * g->kh_n + kh) * g->kw_n + kw) * g->icpg + ic) * 2u));
+}
+
+/* Bias, activation and one rounding to fp16 of channels [j, j + nj), stored
+   at (oh, ow). */
+static void conv_store(const conv_geom* g, size_t oh, size_t ow, size_t j, const float* acc, size_t nj) {
+  float v[CONV_CB];
+  size_t q;
+  for (q = 0; q < nj; ++q) {
+    v[q] = g->bias != NULL ? acc[q] + mlip_sim_ldf(g->bias + (j + q) * 4u) : acc[q];
+  }
+  mlip_sim_act_row(v, nj, g->w[MLIP_CONV_ACT], g->w[MLIP_CONV_ACT_LO], g->w[MLIP_CONV_ACT_HI]);
+  mlip_sim_round_row(v, g->out + ((oh * g->out_w + ow) * g->out_c + j) * 2u, nj);
+}
+
+/* Input column of output column ow at tap kw, or -1 in the padding. */
+static int64_t conv_iw(const conv_geom* g, size_t ow, size_t kw) {
+  const int64_t iw = (int64_t)ow * g->sw - g->pl + (int64_t)kw * g->dw;
+  return iw < 0 || iw >= g->in_w ? -1 : iw;
+}
+
+/* Weights (kh, kw, ic0 .. ic0 + kc) of channels [j, j + nj) in fp32, one row
+   of lanes per input channel; lanes past nj hold zeros (their sums are
+   never stored). */
+static void conv_weights(const conv_geom* g, size_t j, size_t nj, size_t kh, size_t kw, size_t ic0, size_t kc,
+                         float (*wf)[CONV_CB]) {
+  float row[CONV_KC];
+  size_t q, ic;
+  for (q = 0; q < CONV_CB; ++q) {
+    if (q < nj) {
+      mlip_sim_h2f_row(g->wt + ((((j + q) * g->kh_n + kh) * g->kw_n + kw) * g->icpg + ic0) * 2u, row, kc);
+    } else {
+      memset(row, 0, sizeof row);
+    }
+    for (ic = 0; ic < kc; ++ic) {
+      wf[ic][q] = row[ic];
+    }
+  }
+}
+
+/* Channels [j, j + nj) of one group at output positions [pos0, pos0 + np)
+   in raster order (row by row). `wf` holds the block's whole kernel
+   converted (`all`: a small kernel, converted once per block), or is where
+   each chunk is converted. */
+static void conv_run(const conv_geom* g, size_t pos0, size_t np, size_t j, size_t nj, int all,
+                     float (*wf)[CONV_CB]) {
+  float acc[CONV_PB][CONV_CB];
+  size_t oh[CONV_PB], ow[CONV_PB];
+  const size_t cb = conv_cbase(g, j);
+  size_t p, q, kh, kw, ic0, ic;
+  memset(acc, 0, sizeof acc);
+  for (p = 0; p < np; ++p) {
+    oh[p] = (pos0 + p) / g->out_w;
+    ow[p] = (pos0 + p) % g->out_w;
+  }
+  for (kh = 0; kh < g->kh_n; ++kh) {
+    for (kw = 0; kw < g->kw_n; ++kw) {
+      for (ic0 = 0; ic0 < g->icpg; ic0 += CONV_KC) {
+        const size_t kc = g->icpg - ic0 < CONV_KC ? g->icpg - ic0 : CONV_KC;
+        float(*wk)[CONV_CB] = all ? wf + (kh * g->kw_n + kw) * g->icpg : wf;
+        if (!all) {
+          conv_weights(g, j, nj, kh, kw, ic0, kc, wf);
+        }
+        for (p = 0; p < np; ++p) {
+          const int64_t ih = (int64_t)oh[p] * g->sh - g->pt + (int64_t)kh * g->dh;
+          const int64_t iw = conv_iw(g, ow[p], kw);
+          const uint8_t* xp;
+          float a[CONV_CB];
+          if (ih < 0 || ih >= g->in_h || iw < 0) {
+            continue; /* padding: skipped, adds nothing */
+          }
+          xp = g->in + (((size_t)ih * (size_t)g->in_w + (size_t)iw) * g->in_c + cb + ic0) * 2u;
+          memcpy(a, acc[p], sizeof a);
+          for (ic = 0; ic < kc; ++ic) {
+            const float x = mlip_sim_h2f(mlip_sim_ld16(xp + ic * 2u));
+            for (q = 0; q < CONV_CB; ++q) {
+              a[q] = a[q] + x * wk[ic][q];
+            }
+          }
+          memcpy(acc[p], a, sizeof a);
+        }
+      }
+    }
+  }
+  for (p = 0; p < np; ++p) {
+    conv_store(g, oh[p], ow[p], j, acc[p], nj);
+  }
+}
+
+/* Depthwise (one input channel per output channel, read at the same index):
+ * channels [j, j + nj) side by side over every position, the block's taps
+ * converted once. */
+static void conv_depthwise_block(const conv_geom* g, size_t j, size_t nj) {
+  float wf[CONV_DW_TAPS][CONV_CB];
+  const size_t cb = conv_cbase(g, j);
+  size_t oh, ow, q, kh, kw;
+  for (kh = 0; kh < g->kh_n; ++kh) {
+    for (kw = 0; kw < g->kw_n; ++kw) {
+      for (q = 0; q < CONV_CB; ++q) {
+        wf[kh * g->kw_n + kw][q] = q < nj ? conv_weight(g, j + q, kh, kw, 0) : 0.0f;
+      }
+    }
+  }
+  for (oh = 0; oh < g->out_h; ++oh) {
+    for (ow = 0; ow < g->out_w; ++ow) {
+      float a[CONV_CB];
+      memset(a, 0, sizeof a);
+      for (kh = 0; kh < g->kh_n; ++kh) {
+        const int64_t ih = (int64_t)oh * g->sh - g->pt + (int64_t)kh * g->dh;
+        if (ih < 0 || ih >= g->in_h) {
+          continue;
+        }
+        for (kw = 0; kw < g->kw_n; ++kw) {
+          const int64_t iw = conv_iw(g, ow, kw);
+          const uint8_t* xp;
+          const float* wk = wf[kh * g->kw_n + kw];
+          float x[CONV_CB];
+          if (iw < 0) {
+            continue;
+          }
+          xp = g->in + (((size_t)ih * (size_t)g->in_w + (size_t)iw) * g->in_c + cb) * 2u;
+          if (nj < CONV_CB) {
+            memset(x, 0, sizeof x); /* never read past the block's last channel */
+          }
+          /* (a count the compiler cannot unroll, so that it vectorizes) */
+          mlip_sim_h2f_row(xp, x, nj);
+          for (q = 0; q < CONV_CB; ++q) {
+            a[q] = a[q] + x[q] * wk[q];
+          }
+        }
+      }
+      conv_store(g, oh, ow, j, a, nj);
+    }
+  }
+}
 
 mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  conv_geom g;
+  float wf[CONV_KC][CONV_CB];
+  size_t positions, pos, j, nj;
   if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
     return mlip_sim_exec_conv2d_q8(env, ocm, c); /* op_int8.c */
   }
-  const uint8_t* in = ocm + w[MLIP_CONV_IN];
-  const uint8_t* wt = ocm + w[MLIP_CONV_WEIGHTS];
-  const uint8_t* bias = w[MLIP_CONV_BIAS] != MLIP_NO_OFFSET ? ocm + w[MLIP_CONV_BIAS] : NULL;
-  uint8_t* out = ocm + w[MLIP_CONV_OUT];
-  const int64_t in_h = w[MLIP_CONV_IN_H], in_w = w[MLIP_CONV_IN_W];
-  const size_t in_c = w[MLIP_CONV_IN_C];
-  const size_t out_h = w[MLIP_CONV_OUT_H], out_w = w[MLIP_CONV_OUT_W], out_c = w[MLIP_CONV_OUT_C];
-  const size_t kh_n = w[MLIP_CONV_KH], kw_n = w[MLIP_CONV_KW];
-  const int64_t sh = w[MLIP_CONV_STRIDE_H], sw = w[MLIP_CONV_STRIDE_W];
-  const int64_t dh = w[MLIP_CONV_DIL_H], dw = w[MLIP_CONV_DIL_W];
-  const int64_t pt = w[MLIP_CONV_PAD_TOP], pl = w[MLIP_CONV_PAD_LEFT];
-  const size_t icpg = w[MLIP_CONV_IC_PER_GROUP], ocpg = w[MLIP_CONV_OC_PER_GROUP];
-  const size_t oc_base = w[MLIP_CONV_OC_BASE], ic_base = w[MLIP_CONV_IC_BASE];
-  const size_t w_step = kh_n * kw_n * icpg * 2u; /* bytes from one output channel's weights to the next */
-  size_t oh, ow, j, nj, q, kh, kw, ic;
   (void)env; /* works in the tile's OCM only */
-  for (oh = 0; oh < out_h; ++oh) {
-    for (ow = 0; ow < out_w; ++ow) {
-      for (j = 0; j < out_c; j += nj) {
-        float acc[CONV_BLOCK] = {0.0f, 0.0f, 0.0f, 0.0f};
-        size_t cbase[CONV_BLOCK] = {0, 0, 0, 0};
-        nj = out_c - j < CONV_BLOCK ? out_c - j : CONV_BLOCK;
-        for (q = 0; q < nj; ++q) {
-          /* In 64 bits as the validator computed it (size_t may be 32-bit). */
-          cbase[q] = (size_t)((((uint64_t)oc_base + j + q) / ocpg) * icpg - ic_base);
-        }
-        for (kh = 0; kh < kh_n; ++kh) {
-          const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
-          if (ih < 0 || ih >= in_h) {
-            continue; /* padding: skipped, adds nothing */
-          }
-          for (kw = 0; kw < kw_n; ++kw) {
-            const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
-            const uint8_t* xp;
-            const uint8_t* wp;
-            if (iw < 0 || iw >= in_w) {
-              continue;
-            }
-            xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c * 2u;
-            wp = wt + (((j * kh_n + kh) * kw_n + kw) * icpg) * 2u;
-            if (nj == CONV_BLOCK && cbase[0] == cbase[CONV_BLOCK - 1u]) {
-              /* one group: the four channels read the same inputs */
-              const uint8_t* x0 = xp + cbase[0] * 2u;
-              float a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-              for (ic = 0; ic < icpg; ++ic) {
-                const float x = mlip_sim_h2f(mlip_sim_ld16(x0 + ic * 2u));
-                const uint8_t* wi = wp + ic * 2u;
-                const float p0 = x * mlip_sim_h2f(mlip_sim_ld16(wi));
-                const float p1 = x * mlip_sim_h2f(mlip_sim_ld16(wi + w_step));
-                const float p2 = x * mlip_sim_h2f(mlip_sim_ld16(wi + 2u * w_step));
-                const float p3 = x * mlip_sim_h2f(mlip_sim_ld16(wi + 3u * w_step));
-                a0 = a0 + p0;
-                a1 = a1 + p1;
-                a2 = a2 + p2;
-                a3 = a3 + p3;
-              }
-              acc[0] = a0;
-              acc[1] = a1;
-              acc[2] = a2;
-              acc[3] = a3;
-            } else {
-              for (q = 0; q < nj; ++q) {
-                const uint8_t* xq = xp + cbase[q] * 2u;
-                const uint8_t* wq = wp + q * w_step;
-                float a = acc[q];
-                for (ic = 0; ic < icpg; ++ic) {
-                  const float p = mlip_sim_h2f(mlip_sim_ld16(xq + ic * 2u)) * mlip_sim_h2f(mlip_sim_ld16(wq + ic * 2u));
-                  a = a + p;
-                }
-                acc[q] = a;
-              }
-            }
-          }
-        }
-        for (q = 0; q < nj; ++q) {
-          float v = acc[q];
-          if (bias != NULL) {
-            v = v + mlip_sim_ldf(bias + (j + q) * 4u);
-          }
-          v = mlip_sim_apply_act(v, w[MLIP_CONV_ACT], w[MLIP_CONV_ACT_LO], w[MLIP_CONV_ACT_HI]);
-          mlip_sim_st16(out + ((oh * out_w + ow) * out_c + j + q) * 2u, mlip_sim_round_result(v));
+  g.in = ocm + w[MLIP_CONV_IN];
+  g.wt = ocm + w[MLIP_CONV_WEIGHTS];
+  g.bias = w[MLIP_CONV_BIAS] != MLIP_NO_OFFSET ? ocm + w[MLIP_CONV_BIAS] : NULL;
+  g.out = ocm + w[MLIP_CONV_OUT];
+  g.w = w;
+  g.in_h = w[MLIP_CONV_IN_H];
+  g.in_w = w[MLIP_CONV_IN_W];
+  g.sh = w[MLIP_CONV_STRIDE_H];
+  g.sw = w[MLIP_CONV_STRIDE_W];
+  g.dh = w[MLIP_CONV_DIL_H];
+  g.dw = w[MLIP_CONV_DIL_W];
+  g.pt = w[MLIP_CONV_PAD_TOP];
+  g.pl = w[MLIP_CONV_PAD_LEFT];
+  g.in_c = w[MLIP_CONV_IN_C];
+  g.out_h = w[MLIP_CONV_OUT_H];
+  g.out_w = w[MLIP_CONV_OUT_W];
+  g.out_c = w[MLIP_CONV_OUT_C];
+  g.kh_n = w[MLIP_CONV_KH];
+  g.kw_n = w[MLIP_CONV_KW];
+  g.icpg = w[MLIP_CONV_IC_PER_GROUP];
+  g.ocpg = w[MLIP_CONV_OC_PER_GROUP];
+  g.oc_base = w[MLIP_CONV_OC_BASE];
+  g.ic_base = w[MLIP_CONV_IC_BASE];
+  positions = g.out_h * g.out_w;
+  if (g.icpg == 1u && g.ocpg == 1u && g.kh_n * g.kw_n <= CONV_DW_TAPS) {
+    for (j = 0; j < g.out_c; j += nj) {
+      nj = g.out_c - j < CONV_CB ? g.out_c - j : CONV_CB;
+      conv_depthwise_block(&g, j, nj);
+    }
+    return MLIP_OK;
+  }
+  /* Blocks never straddle a group, so each reads one run of input channels. */
+  for (j = 0; j < g.out_c; j += nj) {
+    const size_t group_end = (size_t)(((uint64_t)g.oc_base + j) / g.ocpg + 1u) * g.ocpg - g.oc_base;
+    /* A kernel of at most CONV_KC weights per channel is converted once. */
+    const int all = g.kh_n * g.kw_n * g.icpg <= CONV_KC;
+    nj = g.out_c - j < CONV_CB ? g.out_c - j : CONV_CB;
+    nj = group_end - j < nj ? group_end - j : nj;
+    if (all) {
+      size_t kh, kw;
+      for (kh = 0; kh < g.kh_n; ++kh) {
+        for (kw = 0; kw < g.kw_n; ++kw) {
+          conv_weights(&g, j, nj, kh, kw, 0, g.icpg, wf + (kh * g.kw_n + kw) * g.icpg);
         }
       }
+    }
+    for (pos = 0; pos < positions; pos += CONV_PB) {
+      conv_run(&g, pos, positions - pos < CONV_PB ? positions - pos : CONV_PB, j, nj, all, wf);
     }
   }
   return MLIP_OK;

@@ -56,6 +56,19 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
   return MLIP_OK;
 }
 
+/* Each output is the spec's sum over k in order (continuing the partial sum
+ * in ACC unless FIRST), then at LAST bias, activation and one rounding. For
+ * speed a block of outputs is summed side by side in the lanes of a small
+ * array (the compiler vectorizes across the lanes), over chunks of k whose
+ * weights are converted to fp32 first; no sum changes. The
+ * sizes bound the stack (about 2.3 KiB with these). */
+#ifndef MLIP_SIM_FC_OB
+#define MLIP_SIM_FC_OB 16u /* outputs per block (lanes) */
+#endif
+#ifndef MLIP_SIM_FC_KC
+#define MLIP_SIM_FC_KC 32u /* reduction steps per converted chunk */
+#endif
+
 mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
   if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
@@ -69,26 +82,52 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
   const uint8_t* bias = (last && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET) ? ocm + w[MLIP_FC_BIAS] : NULL;
   uint8_t* out = last ? ocm + w[MLIP_FC_OUT] : NULL;
   const size_t n_n = w[MLIP_FC_N], k_n = w[MLIP_FC_K], oc_n = w[MLIP_FC_OUT_C];
-  size_t n, o, k;
+  float wf[MLIP_SIM_FC_KC][MLIP_SIM_FC_OB];
+  float row[MLIP_SIM_FC_KC];
+  size_t n, o0, q, k0, k;
   (void)env; /* works in the tile's OCM only */
   for (n = 0; n < n_n; ++n) {
-    for (o = 0; o < oc_n; ++o) {
-      uint8_t* ap = accm + (n * oc_n + o) * 4u;
-      const uint8_t* xp = in + n * k_n * 2u;
-      const uint8_t* wp = wt + o * k_n * 2u;
-      float acc = first ? 0.0f : mlip_sim_ldf(ap);
-      for (k = 0; k < k_n; ++k) {
-        const float p = mlip_sim_h2f(mlip_sim_ld16(xp + k * 2u)) * mlip_sim_h2f(mlip_sim_ld16(wp + k * 2u));
-        acc = acc + p;
+    const uint8_t* xp = in + n * k_n * 2u;
+    for (o0 = 0; o0 < oc_n; o0 += MLIP_SIM_FC_OB) {
+      const size_t no = oc_n - o0 < MLIP_SIM_FC_OB ? oc_n - o0 : MLIP_SIM_FC_OB;
+      const uint8_t* wp = wt + o0 * k_n * 2u;
+      float acc[MLIP_SIM_FC_OB];
+      for (q = 0; q < MLIP_SIM_FC_OB; ++q) {
+        acc[q] = first || q >= no ? 0.0f : mlip_sim_ldf(accm + (n * oc_n + o0 + q) * 4u);
       }
-      mlip_sim_stf(ap, acc);
-      if (out != NULL) {
-        float r = acc;
-        if (bias != NULL) {
-          r = r + mlip_sim_ldf(bias + o * 4u);
+      for (k0 = 0; k0 < k_n; k0 += MLIP_SIM_FC_KC) {
+        const size_t kc = k_n - k0 < MLIP_SIM_FC_KC ? k_n - k0 : MLIP_SIM_FC_KC;
+        /* Lanes past no hold zeros; their sums are never stored. */
+        for (q = 0; q < MLIP_SIM_FC_OB; ++q) {
+          if (q < no) {
+            mlip_sim_h2f_row(wp + (q * k_n + k0) * 2u, row, kc);
+          } else {
+            memset(row, 0, sizeof row);
+          }
+          for (k = 0; k < kc; ++k) {
+            wf[k][q] = row[k];
+          }
         }
-        r = mlip_sim_apply_act(r, w[MLIP_FC_ACT], w[MLIP_FC_ACT_LO], w[MLIP_FC_ACT_HI]);
-        mlip_sim_st16(out + (n * oc_n + o) * 2u, mlip_sim_round_result(r));
+        for (k = 0; k < kc; ++k) {
+          /* converted here, not from a row: the lanes, not k, are what
+             the compiler should vectorize */
+          const float x = mlip_sim_h2f(mlip_sim_ld16(xp + (k0 + k) * 2u));
+          for (q = 0; q < MLIP_SIM_FC_OB; ++q) {
+            acc[q] = acc[q] + x * wf[k][q];
+          }
+        }
+      }
+      for (q = 0; q < no; ++q) {
+        /* a NaN's sign and payload depend on the host: store the quiet NaN */
+        mlip_sim_stf(accm + (n * oc_n + o0 + q) * 4u,
+                     acc[q] != acc[q] ? mlip_sim_bits_to_float(0x7FC00000u) : acc[q]);
+      }
+      if (out != NULL) {
+        for (q = 0; q < no; ++q) {
+          acc[q] = bias != NULL ? acc[q] + mlip_sim_ldf(bias + (o0 + q) * 4u) : acc[q];
+        }
+        mlip_sim_act_row(acc, no, w[MLIP_FC_ACT], w[MLIP_FC_ACT_LO], w[MLIP_FC_ACT_HI]);
+        mlip_sim_round_row(acc, out + (n * oc_n + o0) * 2u, no);
       }
     }
   }

@@ -54,31 +54,47 @@ static inline int mlip_sim_host_little_endian(void) {
   return b[0] == 1u;
 }
 
-/* Exact binary16 -> binary32 (docs/mlip-spec.md, section 4), inline because
- * the compute loops convert every operand. */
+/* Exact binary16 -> binary32 (docs/mlip-spec.md, section 4): the normal
+ * numbers inline, with one test, because the compute loops convert every
+ * operand; zeros, subnormals, infinities and NaNs in fp16.c. */
+float mlip_sim_h2f_special(uint16_t h);
 static inline float mlip_sim_h2f(uint16_t h) {
-  uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
-  uint32_t exp = ((uint32_t)h >> 10) & 0x1Fu;
-  uint32_t mant = (uint32_t)h & 0x3FFu;
+  const uint32_t magnitude = (uint32_t)h & 0x7FFFu;
   uint32_t bits;
   float f;
-  if (exp == 0x1Fu) {
-    bits = sign | 0x7F800000u | (mant << 13); /* infinity, or NaN keeping its payload */
-  } else if (exp != 0u) {
-    bits = sign | ((exp + 112u) << 23) | (mant << 13); /* rebias 15 -> 127 */
-  } else if (mant == 0u) {
-    bits = sign; /* +-0 */
-  } else {
-    /* Subnormal half: mant * 2^-24. Normalize into an fp32 normal. */
-    uint32_t e = 113u; /* biased fp32 exponent of 2^-14 */
-    while ((mant & 0x400u) == 0u) {
-      mant <<= 1;
-      --e;
-    }
-    bits = sign | (e << 23) | ((mant & 0x3FFu) << 13);
+  if (magnitude - 0x0400u >= 0x7800u) { /* biased exponent 0 or 31 */
+    return mlip_sim_h2f_special(h);
   }
+  /* rebias the exponent 15 -> 127, widen the mantissa 10 -> 23 bits */
+  bits = (((uint32_t)h & 0x8000u) << 16) | ((magnitude << 13) + 0x38000000u);
   memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+/* n consecutive halves at src (any alignment) to floats, exactly as
+ * mlip_sim_h2f: the normal numbers in a loop the compiler vectorizes, then
+ * the few zeros, subnormals, infinities and NaNs one by one. */
+static inline void mlip_sim_h2f_row(const uint8_t* src, float* dst, size_t n) {
+  uint32_t special = 0u;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    uint16_t h;
+    uint32_t magnitude, bits;
+    memcpy(&h, src + i * 2u, sizeof h);
+    magnitude = (uint32_t)h & 0x7FFFu;
+    bits = (((uint32_t)h & 0x8000u) << 16) | ((magnitude << 13) + 0x38000000u);
+    special |= (uint32_t)(magnitude - 0x0400u >= 0x7800u);
+    memcpy(dst + i, &bits, sizeof bits);
+  }
+  if (special != 0u) {
+    for (i = 0; i < n; ++i) {
+      uint16_t h;
+      memcpy(&h, src + i * 2u, sizeof h);
+      if (((uint32_t)h & 0x7FFFu) - 0x0400u >= 0x7800u) {
+        dst[i] = mlip_sim_h2f_special(h);
+      }
+    }
+  }
 }
 
 /* Loads from the OCM / buffer (any alignment). */
@@ -168,6 +184,64 @@ static inline uint16_t mlip_sim_round_result(float v) {
     return 0x7E00u;
   }
   return mlip_f32_to_f16(v);
+}
+
+/* mlip_sim_apply_act on n values in place: the switch once, and loops the
+ * compiler vectorizes for the piecewise-linear activations. */
+static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, uint32_t lo_bits, uint32_t hi_bits) {
+  const float lo = mlip_sim_bits_to_float(lo_bits);
+  const float hi = mlip_sim_bits_to_float(hi_bits);
+  size_t i;
+  switch (act) {
+    case MLIP_ACT_NONE: return;
+    case MLIP_ACT_RELU:
+      for (i = 0; i < n; ++i) {
+        v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+      }
+      return;
+    case MLIP_ACT_CLIP:
+      for (i = 0; i < n; ++i) {
+        const float t = v[i] < lo ? lo : v[i];
+        v[i] = t > hi ? hi : t;
+      }
+      return;
+    default:
+      for (i = 0; i < n; ++i) {
+        v[i] = mlip_sim_apply_act(v[i], act, lo_bits, hi_bits);
+      }
+      return;
+  }
+}
+
+/* mlip_sim_round_result of n results, stored as consecutive halves at dst
+ * (any alignment): the results that round to a normal half in a loop the
+ * compiler vectorizes (round to nearest even on the bit pattern), then the
+ * zeros, subnormals, overflows and NaNs one by one. */
+static inline void mlip_sim_round_row(const float* v, uint8_t* dst, size_t n) {
+  uint32_t special = 0u;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    uint32_t bits, magnitude;
+    uint16_t h;
+    memcpy(&bits, v + i, sizeof bits);
+    magnitude = bits & 0x7FFFFFFFu;
+    /* rebias 127 -> 15 and keep 10 mantissa bits, adding just under half
+       of the dropped unit plus the kept last bit: ties go to even */
+    h = (uint16_t)(((bits >> 16) & 0x8000u) | ((magnitude - 0x38000000u + 0x0FFFu + ((magnitude >> 13) & 1u)) >> 13));
+    /* normal halves: 2^-14 <= |v| below the rounding boundary 65520 */
+    special |= (uint32_t)(magnitude - 0x38800000u >= 0x477FF000u - 0x38800000u);
+    memcpy(dst + i * 2u, &h, sizeof h);
+  }
+  if (special != 0u) {
+    for (i = 0; i < n; ++i) {
+      uint32_t bits;
+      memcpy(&bits, v + i, sizeof bits);
+      if ((bits & 0x7FFFFFFFu) - 0x38800000u >= 0x477FF000u - 0x38800000u) {
+        const uint16_t h = mlip_sim_round_result(v[i]);
+        memcpy(dst + i * 2u, &h, sizeof h);
+      }
+    }
+  }
 }
 
 static inline float mlip_sim_neg_inf(void) {

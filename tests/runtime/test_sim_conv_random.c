@@ -1,0 +1,255 @@
+/* runtime.sim_conv_random: the simulator's CONV2D and FC (fp16), which compute
+   blocks of output channels and runs of positions side by side, against a
+   plain loop written from docs/mlip-spec.md (one output at a time: the sum
+   over kh, kw, ic in that order, padding taps skipped, then bias, activation
+   and one rounding), bit for bit, on random shapes: groups, depthwise and
+   channel multipliers, blocks that start inside a group (oc_base, ic_base),
+   strides, dilations, padding, odd sizes, and operands that include zeros,
+   subnormals, infinities and NaNs; FC with several rows, odd output counts,
+   and partial sums carried in ACC between reduction passes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmdbuf_builder.h"
+#include "mlip/platform.h"
+#include "mlip/region.h"
+#include "sim_internal.h"
+
+uint64_t mlip_platform_time_ns(void) {
+  return 0;
+}
+
+#define TILE_OCM (512u * 1024u)
+#define CASES 400u
+static cb_builder b;
+static uint8_t ocm[TILE_OCM];
+static uint16_t want[64u * 1024u];
+
+static uint32_t rng = 12345u;
+static uint32_t next(void) {
+  rng = rng * 1664525u + 1013904223u;
+  return rng >> 8;
+}
+/* in [lo, hi] */
+static uint32_t pick(uint32_t lo, uint32_t hi) {
+  return lo + next() % (hi - lo + 1u);
+}
+
+/* Mostly values in [-2, 2]; one in 50 a zero of either sign, a subnormal,
+   an infinity or a NaN. */
+static uint16_t operand(void) {
+  static const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x7C00, 0xFC00, 0x7E00, 0x7BFF};
+  if (next() % 50u == 0u) return special[next() % 8u];
+  return cb_h(((float)(next() % 4001u) - 2000.0f) / 1000.0f);
+}
+
+static uint16_t ld(uint32_t off) {
+  uint16_t h;
+  memcpy(&h, ocm + off, 2);
+  return h;
+}
+
+static void one_case(uint32_t k) {
+  const uint32_t groups = k % 5u == 0u ? pick(1, 40) : pick(1, 4), icpg = k % 5u == 0u ? 1u : pick(1, 40), ocpg = k % 5u == 0u ? pick(1, 2) : pick(1, 24);
+  const uint32_t kh = pick(1, k % 7u == 0u ? 7 : 3), kw = pick(1, k % 7u == 0u ? 7 : 3);
+  const uint32_t sh = pick(1, 3), sw = pick(1, 3), dh = pick(1, 2), dw = pick(1, 2);
+  const uint32_t pt = pick(0, 2), pl = pick(0, 2), pb = pick(0, 2), pr = pick(0, 2);
+  /* a block of the layer's output channels, possibly starting and ending
+     inside a group; its input is the run of channels its groups read */
+  const uint32_t layer_oc = groups * ocpg, oc_base = pick(0, layer_oc - 1u), out_c = pick(1, layer_oc - oc_base);
+  const uint32_t g0 = oc_base / ocpg, g1 = (oc_base + out_c - 1u) / ocpg;
+  const uint32_t ic_base = g0 * icpg, in_c = (g1 - g0 + 1u) * icpg;
+  uint32_t in_h = pick(1, 9), in_w = pick(1, 13);
+  uint32_t out_h, out_w, in_off = 0, w_off, b_off, out_off, i, j, oh, ow, y, x, ic;
+  const int has_bias = (int)(next() % 2u);
+  const uint32_t acts[] = {MLIP_ACT_NONE, MLIP_ACT_RELU, MLIP_ACT_CLIP};
+  const uint32_t act = acts[next() % 3u];
+  mlip_cmd* c;
+  /* at least one output position */
+  if (in_h + pt + pb < dh * (kh - 1u) + 1u) in_h = dh * (kh - 1u) + 1u;
+  if (in_w + pl + pr < dw * (kw - 1u) + 1u) in_w = dw * (kw - 1u) + 1u;
+  out_h = (in_h + pt + pb - dh * (kh - 1u) - 1u) / sh + 1u;
+  out_w = (in_w + pl + pr - dw * (kw - 1u) - 1u) / sw + 1u;
+  w_off = (in_off + in_h * in_w * in_c * 2u + 255u) & ~255u;
+  b_off = (w_off + out_c * kh * kw * icpg * 2u + 255u) & ~255u;
+  out_off = (b_off + out_c * 4u + 255u) & ~255u;
+  assert_true(out_off + out_h * out_w * out_c * 2u <= TILE_OCM);
+  assert_true(out_h * out_w * out_c <= sizeof want / sizeof want[0]);
+
+  cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
+  cb_layer(&b, MLIP_LAYER_CONV2D, "conv");
+  memset(ocm, 0, sizeof ocm);
+  for (i = 0; i < in_h * in_w * in_c; ++i) {
+    const uint16_t h = operand();
+    memcpy(ocm + in_off + 2u * i, &h, 2);
+  }
+  for (i = 0; i < out_c * kh * kw * icpg; ++i) {
+    const uint16_t h = operand();
+    memcpy(ocm + w_off + 2u * i, &h, 2);
+  }
+  for (i = 0; i < out_c; ++i) {
+    const float f = ((float)(next() % 2001u) - 1000.0f) / 500.0f;
+    memcpy(ocm + b_off + 4u * i, &f, 4);
+  }
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, 0);
+  c->w[MLIP_CONV_IN] = in_off;
+  c->w[MLIP_CONV_IN_H] = in_h;
+  c->w[MLIP_CONV_IN_W] = in_w;
+  c->w[MLIP_CONV_IN_C] = in_c;
+  c->w[MLIP_CONV_WEIGHTS] = w_off;
+  c->w[MLIP_CONV_BIAS] = has_bias ? b_off : MLIP_NO_OFFSET;
+  c->w[MLIP_CONV_OUT] = out_off;
+  c->w[MLIP_CONV_OUT_H] = out_h;
+  c->w[MLIP_CONV_OUT_W] = out_w;
+  c->w[MLIP_CONV_OUT_C] = out_c;
+  c->w[MLIP_CONV_KH] = kh;
+  c->w[MLIP_CONV_KW] = kw;
+  c->w[MLIP_CONV_STRIDE_H] = sh;
+  c->w[MLIP_CONV_STRIDE_W] = sw;
+  c->w[MLIP_CONV_DIL_H] = dh;
+  c->w[MLIP_CONV_DIL_W] = dw;
+  c->w[MLIP_CONV_PAD_TOP] = pt;
+  c->w[MLIP_CONV_PAD_LEFT] = pl;
+  c->w[MLIP_CONV_GROUPS] = groups;
+  c->w[MLIP_CONV_IC_PER_GROUP] = icpg;
+  c->w[MLIP_CONV_OC_PER_GROUP] = ocpg;
+  c->w[MLIP_CONV_OC_BASE] = oc_base;
+  c->w[MLIP_CONV_IC_BASE] = ic_base;
+  c->w[MLIP_CONV_ACT] = act;
+  c->w[MLIP_CONV_ACT_LO] = 0u;          /* 0.0f */
+  c->w[MLIP_CONV_ACT_HI] = 0x40C00000u; /* 6.0f */
+
+  /* the spec's loop, one output at a time */
+  for (oh = 0; oh < out_h; ++oh) {
+    for (ow = 0; ow < out_w; ++ow) {
+      for (j = 0; j < out_c; ++j) {
+        const uint32_t cbase = ((oc_base + j) / ocpg) * icpg - ic_base;
+        float acc = 0.0f;
+        for (y = 0; y < kh; ++y) {
+          const int64_t ih = (int64_t)oh * sh - pt + (int64_t)y * dh;
+          if (ih < 0 || ih >= (int64_t)in_h) continue;
+          for (x = 0; x < kw; ++x) {
+            const int64_t iw = (int64_t)ow * sw - pl + (int64_t)x * dw;
+            if (iw < 0 || iw >= (int64_t)in_w) continue;
+            for (ic = 0; ic < icpg; ++ic) {
+              const float xv = cb_f(ld(in_off + 2u * (uint32_t)(((uint32_t)ih * in_w + (uint32_t)iw) * in_c + cbase + ic)));
+              const float wv = cb_f(ld(w_off + 2u * (((j * kh + y) * kw + x) * icpg + ic)));
+              const float p = xv * wv;
+              acc = acc + p;
+            }
+          }
+        }
+        if (has_bias) {
+          float bv;
+          memcpy(&bv, ocm + b_off + 4u * j, 4);
+          acc = acc + bv;
+        }
+        acc = mlip_sim_apply_act(acc, act, 0u, 0x40C00000u);
+        want[(oh * out_w + ow) * out_c + j] = mlip_sim_round_result(acc);
+      }
+    }
+  }
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+  for (i = 0; i < out_h * out_w * out_c; ++i) {
+    if (ld(out_off + 2u * i) != want[i]) {
+      print_error("case %u: output %u is 0x%04x, the spec's loop gives 0x%04x (groups %u icpg %u ocpg %u oc_base %u "
+                  "out_c %u kernel %ux%u stride %ux%u dilation %ux%u)\n",
+                  (unsigned)k, (unsigned)i, (unsigned)ld(out_off + 2u * i), (unsigned)want[i], (unsigned)groups,
+                  (unsigned)icpg, (unsigned)ocpg, (unsigned)oc_base, (unsigned)out_c, (unsigned)kh, (unsigned)kw,
+                  (unsigned)sh, (unsigned)sw, (unsigned)dh, (unsigned)dw);
+      fail();
+    }
+  }
+}
+
+static void one_fc_case(uint32_t k) {
+  const uint32_t n_n = pick(1, 8), k_n = pick(1, 300), oc = pick(1, 70), first = k % 3u != 1u, last = k % 3u != 2u;
+  const uint32_t in_off = 0, w_off = (n_n * k_n * 2u + 255u) & ~255u, b_off = (w_off + oc * k_n * 2u + 255u) & ~255u;
+  const uint32_t acc_off = (b_off + oc * 4u + 255u) & ~255u, out_off = (acc_off + n_n * oc * 4u + 255u) & ~255u;
+  const int has_bias = (int)(next() % 2u);
+  uint32_t i, n, o, kk;
+  float acc_in[8u * 70u];
+  mlip_cmd* c;
+  cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
+  cb_layer(&b, MLIP_LAYER_FC, "fc");
+  memset(ocm, 0, sizeof ocm);
+  for (i = 0; i < n_n * k_n; ++i) {
+    const uint16_t h = operand();
+    memcpy(ocm + in_off + 2u * i, &h, 2);
+  }
+  for (i = 0; i < oc * k_n; ++i) {
+    const uint16_t h = operand();
+    memcpy(ocm + w_off + 2u * i, &h, 2);
+  }
+  for (i = 0; i < oc; ++i) {
+    const float f = ((float)(next() % 2001u) - 1000.0f) / 500.0f;
+    memcpy(ocm + b_off + 4u * i, &f, 4);
+  }
+  for (i = 0; i < n_n * oc; ++i) {
+    acc_in[i] = ((float)(next() % 2001u) - 1000.0f) / 100.0f;
+    memcpy(ocm + acc_off + 4u * i, &acc_in[i], 4);
+  }
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, 0);
+  c->w[MLIP_FC_IN] = in_off;
+  c->w[MLIP_FC_WEIGHTS] = w_off;
+  c->w[MLIP_FC_BIAS] = has_bias ? b_off : MLIP_NO_OFFSET;
+  c->w[MLIP_FC_ACC] = acc_off;
+  c->w[MLIP_FC_OUT] = out_off;
+  c->w[MLIP_FC_N] = n_n;
+  c->w[MLIP_FC_K] = k_n;
+  c->w[MLIP_FC_OUT_C] = oc;
+  c->w[MLIP_FC_FIRST] = first;
+  c->w[MLIP_FC_LAST] = last;
+  c->w[MLIP_FC_ACT] = MLIP_ACT_RELU;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc; ++o) {
+      float acc = first ? 0.0f : acc_in[n * oc + o], got;
+      for (kk = 0; kk < k_n; ++kk) {
+        const float p = cb_f(ld(in_off + 2u * (n * k_n + kk))) * cb_f(ld(w_off + 2u * (o * k_n + kk)));
+        acc = acc + p;
+      }
+      memcpy(&got, ocm + acc_off + 4u * (n * oc + o), 4);
+      if (acc != acc) {
+        const uint32_t quiet = 0x7FC00000u; /* a NaN accumulator is stored as the quiet NaN */
+        assert_memory_equal(&got, &quiet, 4);
+      } else {
+        assert_memory_equal(&got, &acc, 4);
+      }
+      if (last) {
+        float r = acc;
+        if (has_bias) {
+          float bv;
+          memcpy(&bv, ocm + b_off + 4u * o, 4);
+          r = r + bv;
+        }
+        r = mlip_sim_apply_act(r, MLIP_ACT_RELU, 0u, 0u);
+        assert_int_equal(ld(out_off + 2u * (n * oc + o)), mlip_sim_round_result(r));
+      }
+    }
+  }
+}
+
+static void test_fc_equals_the_spec_loop(void** state) {
+  uint32_t k;
+  (void)state;
+  for (k = 0; k < 200u; ++k) one_fc_case(k);
+}
+
+static void test_conv_equals_the_spec_loop(void** state) {
+  uint32_t k;
+  (void)state;
+  for (k = 0; k < CASES; ++k) one_case(k);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_conv_equals_the_spec_loop),
+      cmocka_unit_test(test_fc_equals_the_spec_loop),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
