@@ -398,7 +398,9 @@ class Folder {
       return note(n, "its output's scale or zero point differs from its input's");
     if (n.op == "Resize") {  // nearest copies input elements: exact on the integers
       if (n.attrs.get_string("mode", "nearest") != "nearest")
-        return note(n, fmt::format("only nearest Resize folds (mode {} interpolates)", n.attrs.get_string("mode", "")));
+        return note(n, fmt::format("only nearest Resize folds (mode {} interpolates, and no integer interpolation "
+                                   "kernel exists on the CPU or the MLIP)",
+                                   n.attrs.get_string("mode", "")));
       if (n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
         return note(n, "tf_crop_and_resize writes a float extrapolation value");
     }

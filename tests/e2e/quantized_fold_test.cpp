@@ -73,7 +73,9 @@ TEST(FoldQdqResize, LinearStaysFloatAndSaysWhy) {
   const io::NamedTensors got = compile_and_run(p, in, {}, &r);
   ASSERT_EQ(r.float_notes.size(), 1u);
   EXPECT_EQ(r.float_notes[0].node, "dqx");
-  EXPECT_EQ(r.float_notes[0].why, "feeds node 'resize' (Resize): only nearest Resize folds (mode linear interpolates)");
+  EXPECT_EQ(r.float_notes[0].why,
+            "feeds node 'resize' (Resize): only nearest Resize folds (mode linear interpolates, and no integer "
+            "interpolation kernel exists on the CPU or the MLIP)");
   // Float between the border conversions: the float graph's values within a step.
   EXPECT_EQ(compare(got[0].second, reference_run(p, in)[0].second, 0, 0.05 * 1.001), "");
 }

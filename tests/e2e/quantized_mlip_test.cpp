@@ -23,6 +23,7 @@
 #include "models.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
 
 namespace fs = std::filesystem;
 
@@ -201,6 +202,74 @@ TEST(QuantizedMlipOps, TablesProductsPoolsAndConcatShareOneRegion) {
     EXPECT_GE(q8_compute_layers(r, "eltwise"), 1);
     EXPECT_EQ(q8_compute_layers(r, "concat"), 1);
     EXPECT_EQ(q8_compute_layers(r, "activation", false) + q8_compute_layers(r, "eltwise", false), 0);
+  }
+}
+
+// A QDQ nearest Resize (fold_qdq keeps it on the integers) is an int8
+// RESIZE layer, alone in its region, for every coordinate mode and
+// nearest_mode the fp16 layer takes, up and down, by scales or sizes, one
+// axis or both, int8 and uint8: bit-identical to the "c" build (itself the
+// float graph's bits: nearest copies) on 1, 2, 4 and 8 tiles.
+TEST(QuantizedMlipResize, NearestEveryModeIsAnInt8CopyOnTheMlip) {
+  using S = std::vector<std::pair<std::string, AttrValue>>;
+  struct Case {
+    S attrs;
+    std::vector<float> scales;  // empty: sizes
+    std::vector<int64_t> sizes;
+    bool uint8 = false;
+  };
+  const std::string nearest = "nearest";
+  auto modes = [&](const char* coord, const char* round) {
+    return S{{"mode", nearest}, {"coordinate_transformation_mode", std::string(coord)},
+             {"nearest_mode", std::string(round)}};
+  };
+  const std::vector<Case> cases = {
+      {modes("asymmetric", "floor"), {1, 1, 2, 2}, {}},  // torch's x2
+      {S{{"mode", nearest}}, {1, 1, 3, 2}, {}, true},     // the defaults: half_pixel, round_prefer_floor
+      {modes("align_corners", "round_prefer_ceil"), {}, {2, 3, 13, 7}},
+      {modes("half_pixel", "round_prefer_floor"), {1, 1, 0.5f, 0.5f}, {}},  // downsampling
+      {modes("tf_half_pixel_for_nn", "floor"), {1, 1, 2, 3}, {}, true},
+      {modes("pytorch_half_pixel", "floor"), {}, {2, 3, 17, 5}},
+      {modes("half_pixel_symmetric", "round_prefer_ceil"), {1, 1, 1.5f, 2.5f}, {}},
+      {modes("asymmetric", "ceil"), {1, 1, 2, 1}, {}, true},  // one axis
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    const std::string what = fmt::format("resize case {}", k);
+    OnnxBuilder b(19);
+    b.input("x", DType::Float32, {2, 3, 9, 10});
+    b.initializer("qs", TensorData::from<float>({}, {0.05f}));
+    if (c.uint8)
+      b.initializer("qz", TensorData::from<uint8_t>({}, {131}));
+    else
+      b.initializer("qz", TensorData::from<int8_t>({}, {-3}));
+    b.node("QuantizeLinear", {"x", "qs", "qz"}, {"xq"}, {}, "qx");
+    b.node("DequantizeLinear", {"xq", "qs", "qz"}, {"xd"}, {}, "dqx");
+    if (!c.scales.empty()) {
+      b.initializer("s", TensorData::from<float>({4}, c.scales));
+      b.node("Resize", {"xd", "", "s"}, {"r"}, c.attrs, "resize");
+    } else {
+      b.initializer("z", TensorData::from<int64_t>({4}, c.sizes));
+      b.node("Resize", {"xd", "", "", "z"}, {"r"}, c.attrs, "resize");
+    }
+    b.node("QuantizeLinear", {"r", "qs", "qz"}, {"rq"}, {}, "qr");
+    b.node("DequantizeLinear", {"rq", "qs", "qz"}, {"y"}, {}, "dqy").output("y");
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_resize{}.onnx", k));
+    const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 3, 9, 10}, 300 + k, -8.0, 8.0)}};
+    driver::CompileOptions c_opt;
+    c_opt.target = "c";
+    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+    EXPECT_EQ(compare(cpu[0].second, reference_run(model, in)[0].second, 0, 0), "") << what;
+    for (int tiles : {1, 2, 4, 8}) {
+      const bool pin = tiles == 4;
+      driver::CompileResult r;
+      const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
+      ASSERT_TRUE(q8_all_regions_int8(r)) << what;
+      EXPECT_EQ(r.mlip.regions.size(), 1u) << what;
+      EXPECT_EQ(q8_compute_layers(r, "resize"), 1) << what;
+      EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << what << ": " << tiles << " tiles, pin " << pin;
+    }
+    ++k;
   }
 }
 
