@@ -3,6 +3,7 @@
 // quantized tensors and writing the QuantizeLinear's output, with the
 // requantization fused (ir/ops/qlinear.h, include/mlip/requant.h):
 //   Conv                       -> QLinearConv (per-channel weights, int32 bias)
+//   ConvTranspose              -> mlipc.QLinearConvTranspose (weights per channel on axis 1)
 //   Gemm, MatMul (const B, 2-D) -> Reshape, QLinearConv 1x1, Reshape
 //   MatMul (both computed)     -> QLinearMatMul
 //   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
@@ -27,6 +28,7 @@
 
 #include "ir/evaluator.h"
 #include "ir/infer.h"
+#include "ir/ops/conv_transpose.h"
 #include "ir/ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
@@ -223,16 +225,17 @@ class Folder {
     const bool same_scale = op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" ||
                             op == "Squeeze" || op == "Unsqueeze" || op == "Pad" || op == "Resize";
     const bool table = ops::activation_function(op, n.attrs, 0, 0) || op == "Clip";
-    const bool fuses = op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add";
+    const bool fuses = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul" || op == "Add";
     const bool known = fuses || same_scale || table || op == "Mul" || op == "GlobalAveragePool" ||
                        op == "AveragePool" || op == "Concat";
     if (n.outputs.size() != 1 && op != "MaxPool") return note(n, "it has more than one output");
     // An op without an integer form may be followed by a Relu or Clip too
-    // (ConvTranspose -> Relu -> QuantizeLinear): the note then names the op.
+    // (LpPool -> Relu -> QuantizeLinear): the note then names the op.
     auto o = out_q(n.outputs[0], consumers, fuses || !known);
     if (!o) return note(n, "its output is not quantized by a QuantizeLinear alone");
     if (!known) return note(n, fmt::format("no int8 kernel for {}", op));
     if (op == "Conv") return fold_conv(i, producers, *o);
+    if (op == "ConvTranspose") return fold_conv_transpose(i, producers, *o);
     if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
     if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
     if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
@@ -265,7 +268,35 @@ class Folder {
     return true;
   }
 
-  // The int32 bias at scale x_scale * w_scale[c]: round(b / (x_scale * w_scale[c])).
+  // ConvTranspose's weights [C, M/group, k...] have their output channels on
+  // axis 1, as onnxruntime's quantizer scales them: channel c of the output
+  // uses scale c % (M/group).
+  bool fold_conv_transpose(size_t i, const std::vector<int>& producers, const OutQ& o) {
+    const Node& n = g_.nodes[i];
+    auto x = act_dq(n.inputs[0], producers);
+    auto w = dq_of(n.inputs[1], producers);
+    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
+    if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
+      return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
+    const Shape ws = g_.value(w->q).shape;
+    if (ws.size() < 2) return note(n, "weights W have fewer than 2 axes");
+    if (!w->per_tensor() && (w->axis != 1 || w->scale_c->numel() != ws[1]))
+      return note(n, "weight scales are not per tensor or per output channel (axis 1)");
+    std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
+    if (n.has_input(2)) {
+      auto b = bias(n.inputs[2], producers, *x, *w, ws[1] * n.attrs.get_int("group", 1));
+      if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
+      in.push_back(b);
+    }
+    Node q = make(ops::kQConvTransposeOp, n.name, in, {o.y});
+    q.attrs = n.attrs;
+    set_clamp(q, o);
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  // The int32 bias at scale x_scale * w_scale[c]: round(b / (x_scale * w_scale[c])),
+  // w_scale cycling when it has fewer values than channels (ConvTranspose's groups).
   ValueId bias(ValueId v, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
     std::vector<double> real;
     if (auto b = dq_of(v, producers)) {
@@ -285,7 +316,7 @@ class Folder {
     TensorData t(DType::Int32, {m});
     const float xs = x.param().scale;
     for (int64_t c = 0; c < m; ++c) {
-      const float ws = w.scale_c->data<float>()[w.per_tensor() ? 0 : c];
+      const float ws = w.scale_c->data<float>()[w.per_tensor() ? 0 : c % w.scale_c->numel()];
       const double r = std::nearbyint(real[static_cast<size_t>(c)] / static_cast<double>(xs * ws));
       t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
     }

@@ -25,5 +25,7 @@ void prepare_Subgraph(const Graph& g, const Node& n, KernelSpec& spec);
 
 // mlipc.QLinearLookup (ir/ops/qlinear.h): y = table[x - type minimum].
 void prepare_QLinearLookup(const Graph& g, const Node& n, KernelSpec& spec);
+// mlipc.QLinearConvTranspose (ir/ops/conv_transpose.h), in c/kernels/conv_transpose.cpp.
+void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spec);
 
 }  // namespace mlipc::c::kernels

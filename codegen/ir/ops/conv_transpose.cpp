@@ -123,6 +123,24 @@ Geometry3 transpose_to_3d(const TransposeGeometry& g) {
   return r;
 }
 
+void store_transpose_geometry(Attrs& a, const TransposeGeometry& g, int64_t group) {
+  a.set("kernel_shape", g.kernel);
+  a.set("strides", g.strides);
+  a.set("dilations", g.dilations);
+  a.set("output_padding", g.output_padding);
+  a.set("pads", g.pads);
+  a.set("group", group);
+  a.erase("auto_pad");
+  a.erase("output_shape");
+}
+
+int64_t transpose_source(const Geometry3& g, int axis, int64_t o, int64_t k) {
+  const int64_t p = o + g.pad_begin[axis] - k * g.dilation[axis];
+  if (p < 0 || p % g.stride[axis] != 0) return -1;
+  const int64_t i = p / g.stride[axis];
+  return i < g.in[axis] ? i : -1;
+}
+
 void infer_ConvTranspose(InferContext& ctx) {
   ctx.expect_inputs(2, 3);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
@@ -146,15 +164,7 @@ void infer_ConvTranspose(InferContext& ctx) {
     fail("bias B has shape {}; it must be [{}] (one value per output channel)", shape_str(ctx.in_shape(2)), m);
 
   TransposeGeometry g = resolve_transpose_geometry(ctx.attrs(), spatial_of(x), spatial_of(w));
-  Attrs& a = ctx.attrs();
-  a.set("kernel_shape", g.kernel);
-  a.set("strides", g.strides);
-  a.set("dilations", g.dilations);
-  a.set("output_padding", g.output_padding);
-  a.set("pads", g.pads);
-  a.set("group", group);
-  a.erase("auto_pad");
-  a.erase("output_shape");
+  store_transpose_geometry(ctx.attrs(), g, group);
   Shape out = {x[0], m};
   out.insert(out.end(), g.out.begin(), g.out.end());
   ctx.set_output(0, DType::Float32, out);
@@ -181,13 +191,7 @@ void eval_ConvTranspose(EvalContext& ctx) {
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
 
-  // The input index of output index o through tap k on one axis, or -1.
-  auto source = [&](int axis, int64_t o, int64_t k) -> int64_t {
-    const int64_t p = o + g.pad_begin[axis] - k * g.dilation[axis];
-    if (p < 0 || p % g.stride[axis] != 0) return -1;
-    const int64_t i = p / g.stride[axis];
-    return i < g.in[axis] ? i : -1;
-  };
+  auto source = [&](int axis, int64_t o, int64_t k) { return transpose_source(g, axis, o, k); };
   for (int64_t n = 0; n < n_batch; ++n)
     for (int64_t oc = 0; oc < m; ++oc) {
       const int64_t grp = oc / ocg, j = oc % ocg;
