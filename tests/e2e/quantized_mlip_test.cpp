@@ -1,5 +1,6 @@
 // The quantized models (tests/data/models/quant_*) with -quantize=int8 on
-// "mrvl, c": their integer convolutions, dense layers, pools (average pools too) and additions run on the
+// "mrvl, c": their integer convolutions, dense layers, pools (average pools
+// too), additions, products, tables, concatenations and nearest Resizes run on the
 // MLIP as int8 layers (docs/mlip-spec.md 4a) and every output is
 // bit-identical to the "c" build of the same model, for num_tiles 1, 2, 4, 8
 // with and without pinned weights; the simulator's cycles equal the
@@ -132,7 +133,8 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
         // The figures of the report: int8 layers, and cycles beside the fp16 build of the fp32 source.
         std::string fp16 = "no fp32 source stored";
         const std::string base = m.name.substr(std::string("quant_qdq_").size());
-        const fs::path src = fs::path(MLIPC_TEST_DATA) / "models" / base / "model.onnx";
+        const fs::path src = base == "seed_digits_cnn" ? fs::path(MLIPC_EXAMPLES) / "digits" / "model.onnx"
+                                                       : fs::path(MLIPC_TEST_DATA) / "models" / base / "model.onnx";
         if (fs::exists(src)) {
           driver::CompileOptions f;
           f.target = "mrvl, c";
@@ -141,13 +143,15 @@ TEST_P(QuantizedMlip, Int8LayersBitIdenticalToCpuOnEveryTileCountAndPinning) {
                              q8_total_cycles(r16));
         }
         std::printf("[ int8 mlip ] %s: %lld int8 MLIP layers (%lld conv2d, %lld fc, %lld avgpool, %lld eltwise, "
-                    "%lld table) in %zu regions, %llu est. cycles (8 tiles); %s\n",
+                    "%lld table, %lld resize, %lld concat) in %zu regions, %llu est. cycles (8 tiles); %s\n",
                     m.name.c_str(), static_cast<long long>(q8_compute_layers(q.result)),
                     static_cast<long long>(q8_compute_layers(q.result, "conv2d")),
                     static_cast<long long>(q8_compute_layers(q.result, "fc")),
                     static_cast<long long>(q8_compute_layers(q.result, "avgpool")),
                     static_cast<long long>(q8_compute_layers(q.result, "eltwise")),
-                    static_cast<long long>(q8_compute_layers(q.result, "activation")), q.result.mlip.regions.size(),
+                    static_cast<long long>(q8_compute_layers(q.result, "activation")),
+                    static_cast<long long>(q8_compute_layers(q.result, "resize")),
+                    static_cast<long long>(q8_compute_layers(q.result, "concat")), q.result.mlip.regions.size(),
                     static_cast<unsigned long long>(q8_total_cycles(q.result)), fp16.c_str());
       }
     }
@@ -270,6 +274,44 @@ TEST(QuantizedMlipResize, NearestEveryModeIsAnInt8CopyOnTheMlip) {
       EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << what << ": " << tiles << " tiles, pin " << pin;
     }
     ++k;
+  }
+}
+
+// The ops of tests/gen/gen_quantized_mlip.py's last three models on both
+// targets: the decoder's two nearest Resizes are int8 RESIZE layers in the
+// convolutions' region; the TF-style explicit zero Pads fold into the
+// QLinearConvs' padding (no Pad is left on either target, one region on the
+// MLIP); the U-Net block's ConvTransposes are the integer
+// mlipc.QLinearConvTranspose on the CPU (nothing stays float).
+TEST(QuantizedMlipOps, UpsamplingPadsAndConvTransposeOnBothTargets) {
+  auto count = [](const driver::CompileResult& r, const std::string& op) {
+    return std::count_if(r.graph.nodes.begin(), r.graph.nodes.end(), [&](const Node& n) { return n.op == op; });
+  };
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  for (const char* form : {"qdq", "qop"}) {
+    SCOPED_TRACE(form);
+    const fs::path dir = fs::path(MLIPC_TEST_DATA) / "models";
+    const fs::path up = dir / fmt::format("quant_{}_mlip_upsample", form) / "model.onnx";
+    const driver::CompileResult u = driver::compile_model(up, int8_options(4, false));
+    EXPECT_EQ(u.mlip.regions.size(), 1u);
+    EXPECT_EQ(q8_compute_layers(u, "resize"), 2);
+    EXPECT_EQ(q8_compute_layers(u, "conv2d"), 3);
+    const fs::path pad = dir / fmt::format("quant_{}_mlip_pad", form) / "model.onnx";
+    const driver::CompileResult pc = driver::compile_model(pad, c_opt);
+    EXPECT_EQ(count(pc, "Pad"), 0);
+    EXPECT_EQ(count(pc, "QLinearConv"), 3);
+    const driver::CompileResult pm = driver::compile_model(pad, int8_options(2, true));
+    EXPECT_EQ(pm.mlip.regions.size(), 1u);
+    EXPECT_EQ(q8_compute_layers(pm, "conv2d"), 3);
+    EXPECT_EQ(count(pm, "Pad"), 0);
+    const fs::path unet = dir / fmt::format("quant_{}_unet_up", form) / "model.onnx";
+    for (const driver::CompileResult& r :
+         {driver::compile_model(unet, c_opt), driver::compile_model(unet, int8_options(8, false))}) {
+      EXPECT_EQ(count(r, "mlipc.QLinearConvTranspose"), 2);
+      EXPECT_EQ(count(r, "ConvTranspose"), 0);
+      EXPECT_TRUE(r.float_notes.empty());
+    }
   }
 }
 
