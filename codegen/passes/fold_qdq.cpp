@@ -234,8 +234,7 @@ class Folder {
     auto o = out_q(n.outputs[0], consumers, fuses || !known);
     if (!o) return note(n, "its output is not quantized by a QuantizeLinear alone");
     if (!known) return note(n, fmt::format("no int8 kernel for {}", op));
-    if (op == "Conv") return fold_conv(i, producers, *o);
-    if (op == "ConvTranspose") return fold_conv_transpose(i, producers, *o);
+    if (op == "Conv" || op == "ConvTranspose") return fold_conv(i, producers, *o);
     if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
     if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
     if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
@@ -245,50 +244,31 @@ class Folder {
     return fold_table(i, producers, *o);
   }
 
+  // Conv -> QLinearConv, ConvTranspose -> mlipc.QLinearConvTranspose. The
+  // weights' output channels: Conv's [M, C/group, k...] on axis 0;
+  // ConvTranspose's [C, M/group, k...] on axis 1, as onnxruntime's quantizer
+  // scales them, so output channel c uses scale c % (M/group).
   bool fold_conv(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    auto w = dq_of(n.inputs[1], producers);
-    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
-    if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
-      return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
-    const int64_t m = g_.value(w->q).shape[0];
-    if (!w->per_tensor() && (w->axis != 0 || w->scale_c->numel() != m))
-      return note(n, "weight scales are not per tensor or per output channel (axis 0)");
-    std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
-    if (n.has_input(2)) {
-      auto b = bias(n.inputs[2], producers, *x, *w, m);
-      if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
-      in.push_back(b);
-    }
-    Node q = make("QLinearConv", n.name, in, {o.y});
-    q.attrs = n.attrs;
-    set_clamp(q, o);
-    replace(i, o, {std::move(q)});
-    return true;
-  }
-
-  // ConvTranspose's weights [C, M/group, k...] have their output channels on
-  // axis 1, as onnxruntime's quantizer scales them: channel c of the output
-  // uses scale c % (M/group).
-  bool fold_conv_transpose(size_t i, const std::vector<int>& producers, const OutQ& o) {
-    const Node& n = g_.nodes[i];
+    const bool transpose = n.op == "ConvTranspose";
+    const int64_t axis = transpose ? 1 : 0;
     auto x = act_dq(n.inputs[0], producers);
     auto w = dq_of(n.inputs[1], producers);
     if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
     const Shape ws = g_.value(w->q).shape;
-    if (ws.size() < 2) return note(n, "weights W have fewer than 2 axes");
-    if (!w->per_tensor() && (w->axis != 1 || w->scale_c->numel() != ws[1]))
-      return note(n, "weight scales are not per tensor or per output channel (axis 1)");
+    if (static_cast<int64_t>(ws.size()) <= axis) return note(n, "weights W have too few axes");
+    if (!w->per_tensor() && (w->axis != axis || w->scale_c->numel() != ws[static_cast<size_t>(axis)]))
+      return note(n, fmt::format("weight scales are not per tensor or per output channel (axis {})", axis));
     std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
     if (n.has_input(2)) {
-      auto b = bias(n.inputs[2], producers, *x, *w, ws[1] * n.attrs.get_int("group", 1));
+      const int64_t m = transpose ? ws[1] * n.attrs.get_int("group", 1) : ws[0];
+      auto b = bias(n.inputs[2], producers, *x, *w, m);
       if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
-    Node q = make(ops::kQConvTransposeOp, n.name, in, {o.y});
+    Node q = make(transpose ? ops::kQConvTransposeOp : "QLinearConv", n.name, in, {o.y});
     q.attrs = n.attrs;
     set_clamp(q, o);
     replace(i, o, {std::move(q)});

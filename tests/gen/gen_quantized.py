@@ -23,7 +23,8 @@ Python API only (onnxruntime's Python package is not in Debian).
   leaves it.
 
 Sources: the four MLPerf Tiny models of tests/data, seed_digits_cnn (the
-project's examples/digits), and a depthwise/SE/residual block built here. Each is stored as
+project's examples/digits), and a depthwise/SE/residual block built here
+(stored as float32 too, dw_se_residual_block). Each is stored as
 quant_qdq_<name> and quant_qop_<name> with onnxruntime-node's outputs."""
 import os
 import subprocess
@@ -512,6 +513,11 @@ def main():
         calib = [{inp.name: draw(shape)} for _ in range(8)]
         test = {inp.name: draw(shape)}
         ranges = calibrate(m, calib)
+        if name == "dw_se_residual_block":
+            # The float source the others have in tests/data (or examples/), for the size and cycle comparisons.
+            save_case(name, m, test, readme=f"""{name}: the float32 depthwise/SE/residual block that
+tests/gen/gen_quantized.py builds (after its pre-processing) and quantizes into quant_qdq_{name} and
+quant_qop_{name}; the same test input. Outputs by onnxruntime-node 1.30 (one thread).""")
         qdq = Quantizer(m, ranges, act).run()
         qdq.producer_name = "mlipc tests/gen/gen_quantized.py"
         tname = "uint8" if act == TensorProto.UINT8 else "int8"

@@ -3,12 +3,8 @@
 // mlipc.QLinearConvTranspose (ir/ops/conv_transpose.h): the same geometry,
 // int32 sums of products of zero-point-shifted integers, QLinearConv's
 // bias and per-channel requantization constants baked in.
-#include <fmt/format.h>
-
 #include "c/kernels/kernels.h"
-#include "ir/ops/conv_integer.h"
 #include "ir/ops/conv_transpose.h"
-#include "support/error.h"
 
 namespace mlipc::c::kernels {
 
@@ -49,40 +45,8 @@ void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spe
   expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
   spec.template_name = "qlinear_conv_transpose.c";
   set_geometry(g, n, spec, 3);
-  auto constant = [&](int i) -> const TensorData& {
-    const TensorData* t = g.value(n.inputs[static_cast<size_t>(i)]).constant.get();
-    if (!t) fail("internal: {} scale #{} is not a constant", n.op, i);
-    return *t;
-  };
-  const std::vector<ops::Requant> q = ops::conv_requant(constant(1), constant(4), constant(6));
-  std::vector<std::string> qs, shifts;
-  for (const ops::Requant& r : q) {
-    qs.push_back(c_int(r.q));
-    shifts.push_back(c_int(r.shift));
-  }
-  const DType out = g.value(n.outputs[0]).dtype;
-  spec.set("x_t", std::string(dtype_ctype(g.value(n.inputs[0]).dtype)));
-  spec.set("w_t", std::string(dtype_ctype(g.value(n.inputs[3]).dtype)));
-  spec.set("y_t", std::string(dtype_ctype(out)));
-  spec.set("NQ", static_cast<int64_t>(q.size()));
-  spec.set("q_list", fmt::format("{}", fmt::join(qs, ", ")));
-  spec.set("shift_list", fmt::format("{}", fmt::join(shifts, ", ")));
-  spec.set("q_j", q.size() > 1 ? "j" : "0");
-  spec.set("LO", c_int(ops::clamp_lo(n.attrs, out)));
-  spec.set("HI", c_int(ops::clamp_hi(n.attrs, out)));
-  spec.args = {0, 3};
-  const bool has_zx = n.has_input(2), has_zw = n.has_input(5), has_bias = n.has_input(8);
-  spec.set_flag("has_zx", has_zx);
-  spec.set_flag("has_zw", has_zw);
-  if (has_zx) spec.args.push_back(2);
-  if (has_zw) {
-    spec.args.push_back(5);
-    spec.set("zw_j", numel(g.value(n.inputs[5]).shape) > 1 ? "j" : "0");
-  }
-  spec.args.push_back(7);
-  spec.set_flag("has_bias", has_bias);
-  if (has_bias) spec.args.push_back(8);
-  spec.includes.push_back("mlip/requant.h");
+  set_integer_operands(g, n, spec, {0, 3, 2, 5}, "j");
+  set_qlinear_conv_requant(g, n, spec, "j");
 }
 
 }  // namespace mlipc::c::kernels
