@@ -5,6 +5,7 @@
 
 #include "c/kernel.h"
 #include "c/kernels/kernels.h"
+#include "ir/ops/conv_transpose.h"
 #include "ir/ops/qlinear.h"
 
 namespace mlipc::c {
@@ -16,6 +17,7 @@ const KernelDef* find_kernel(std::string_view op) {
 #undef MLIPC_KERNEL
       {kSubgraphOp, kernels::prepare_Subgraph},
       {ops::kQLookupOp, kernels::prepare_QLinearLookup},
+      {ops::kQConvTransposeOp, kernels::prepare_QLinearConvTranspose},
   };
   auto it = std::find_if(table.begin(), table.end(), [&](const KernelDef& k) { return k.op == op; });
   return it == table.end() ? nullptr : &*it;

@@ -65,6 +65,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   passes::fuse_pad(r.graph);
   if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);
+  passes::fuse_pad(r.graph);  // the integer Pads of QDQ and QOperator models into their QLinearConv
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, options.mlip);
   passes::fuse_activation(r.graph);

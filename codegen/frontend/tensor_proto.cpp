@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "support/error.h"
 #include "support/file_util.h"
@@ -46,7 +48,21 @@ void copy_field(TensorData& out, const Field& field, const std::string& what) {
   if (static_cast<int64_t>(field.size()) != out.numel())
     fail("{}: has {} values but its shape {} needs {}", what, field.size(), shape_str(out.shape()), out.numel());
   T* dst = out.raw_as<T>();
-  for (int i = 0; i < field.size(); ++i) dst[i] = static_cast<T>(field.Get(i));
+  for (int i = 0; i < field.size(); ++i) {
+    // A narrow integer held in a wider field (int8 in int32_data, ...) must
+    // fit its type: a uint8 zero point written as 300 is refused, not read as 44.
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const auto v = field.Get(i);
+      using V = decltype(v);
+      const bool fits = std::is_signed_v<V> ? static_cast<int64_t>(v) >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                                                  static_cast<int64_t>(v) <= static_cast<int64_t>(std::numeric_limits<T>::max())
+                                            : static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+      if (!fits)
+        fail("{}: value {} (element {}) is outside its type {} ([{}, {}])", what, v, i, dtype_name(out.dtype()),
+             +std::numeric_limits<T>::min(), +std::numeric_limits<T>::max());
+    }
+    dst[i] = static_cast<T>(field.Get(i));
+  }
 }
 
 // A decimal offset or length of external data: digits only, no sign or spaces.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ir/op.h"
+#include "ir/ops/conv_transpose.h"
 #include "ir/ops/ops.h"
 #include "ir/ops/qlinear.h"
 
@@ -17,6 +18,7 @@ const std::vector<OpDef>& all_ops() {
 #undef MLIPC_OP
       {kSubgraphOp, ops::infer_Subgraph, ops::eval_Subgraph},
       {ops::kQLookupOp, ops::infer_QLinearLookup, ops::eval_QLinearLookup},
+      {ops::kQConvTransposeOp, ops::infer_QLinearConvTranspose, ops::eval_QLinearConvTranspose},
   };
   return table;
 }

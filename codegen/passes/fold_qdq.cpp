@@ -3,6 +3,7 @@
 // quantized tensors and writing the QuantizeLinear's output, with the
 // requantization fused (ir/ops/qlinear.h, include/mlip/requant.h):
 //   Conv                       -> QLinearConv (per-channel weights, int32 bias)
+//   ConvTranspose              -> mlipc.QLinearConvTranspose (weights per channel on axis 1)
 //   Gemm, MatMul (const B, 2-D) -> Reshape, QLinearConv 1x1, Reshape
 //   MatMul (both computed)     -> QLinearMatMul
 //   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
@@ -27,6 +28,7 @@
 
 #include "ir/evaluator.h"
 #include "ir/infer.h"
+#include "ir/ops/conv_transpose.h"
 #include "ir/ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
@@ -223,16 +225,16 @@ class Folder {
     const bool same_scale = op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" ||
                             op == "Squeeze" || op == "Unsqueeze" || op == "Pad" || op == "Resize";
     const bool table = ops::activation_function(op, n.attrs, 0, 0) || op == "Clip";
-    const bool fuses = op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add";
+    const bool fuses = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul" || op == "Add";
     const bool known = fuses || same_scale || table || op == "Mul" || op == "GlobalAveragePool" ||
                        op == "AveragePool" || op == "Concat";
     if (n.outputs.size() != 1 && op != "MaxPool") return note(n, "it has more than one output");
     // An op without an integer form may be followed by a Relu or Clip too
-    // (ConvTranspose -> Relu -> QuantizeLinear): the note then names the op.
+    // (LpPool -> Relu -> QuantizeLinear): the note then names the op.
     auto o = out_q(n.outputs[0], consumers, fuses || !known);
     if (!o) return note(n, "its output is not quantized by a QuantizeLinear alone");
     if (!known) return note(n, fmt::format("no int8 kernel for {}", op));
-    if (op == "Conv") return fold_conv(i, producers, *o);
+    if (op == "Conv" || op == "ConvTranspose") return fold_conv(i, producers, *o);
     if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
     if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
     if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
@@ -242,30 +244,39 @@ class Folder {
     return fold_table(i, producers, *o);
   }
 
+  // Conv -> QLinearConv, ConvTranspose -> mlipc.QLinearConvTranspose. The
+  // weights' output channels: Conv's [M, C/group, k...] on axis 0;
+  // ConvTranspose's [C, M/group, k...] on axis 1, as onnxruntime's quantizer
+  // scales them, so output channel c uses scale c % (M/group).
   bool fold_conv(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
+    const bool transpose = n.op == "ConvTranspose";
+    const int64_t axis = transpose ? 1 : 0;
     auto x = act_dq(n.inputs[0], producers);
     auto w = dq_of(n.inputs[1], producers);
     if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
-    const int64_t m = g_.value(w->q).shape[0];
-    if (!w->per_tensor() && (w->axis != 0 || w->scale_c->numel() != m))
-      return note(n, "weight scales are not per tensor or per output channel (axis 0)");
+    const Shape ws = g_.value(w->q).shape;
+    if (static_cast<int64_t>(ws.size()) <= axis) return note(n, "weights W have too few axes");
+    if (!w->per_tensor() && (w->axis != axis || w->scale_c->numel() != ws[static_cast<size_t>(axis)]))
+      return note(n, fmt::format("weight scales are not per tensor or per output channel (axis {})", axis));
     std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
     if (n.has_input(2)) {
+      const int64_t m = transpose ? ws[1] * n.attrs.get_int("group", 1) : ws[0];
       auto b = bias(n.inputs[2], producers, *x, *w, m);
       if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
-    Node q = make("QLinearConv", n.name, in, {o.y});
+    Node q = make(transpose ? ops::kQConvTransposeOp : "QLinearConv", n.name, in, {o.y});
     q.attrs = n.attrs;
     set_clamp(q, o);
     replace(i, o, {std::move(q)});
     return true;
   }
 
-  // The int32 bias at scale x_scale * w_scale[c]: round(b / (x_scale * w_scale[c])).
+  // The int32 bias at scale x_scale * w_scale[c]: round(b / (x_scale * w_scale[c])),
+  // w_scale cycling when it has fewer values than channels (ConvTranspose's groups).
   ValueId bias(ValueId v, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
     std::vector<double> real;
     if (auto b = dq_of(v, producers)) {
@@ -285,7 +296,7 @@ class Folder {
     TensorData t(DType::Int32, {m});
     const float xs = x.param().scale;
     for (int64_t c = 0; c < m; ++c) {
-      const float ws = w.scale_c->data<float>()[w.per_tensor() ? 0 : c];
+      const float ws = w.scale_c->data<float>()[w.per_tensor() ? 0 : c % w.scale_c->numel()];
       const double r = std::nearbyint(real[static_cast<size_t>(c)] / static_cast<double>(xs * ws));
       t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
     }
@@ -398,7 +409,9 @@ class Folder {
       return note(n, "its output's scale or zero point differs from its input's");
     if (n.op == "Resize") {  // nearest copies input elements: exact on the integers
       if (n.attrs.get_string("mode", "nearest") != "nearest")
-        return note(n, fmt::format("only nearest Resize folds (mode {} interpolates)", n.attrs.get_string("mode", "")));
+        return note(n, fmt::format("only nearest Resize folds (mode {} interpolates, and no integer interpolation "
+                                   "kernel exists on the CPU or the MLIP)",
+                                   n.attrs.get_string("mode", "")));
       if (n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
         return note(n, "tf_crop_and_resize writes a float extrapolation value");
     }

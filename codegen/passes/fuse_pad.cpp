@@ -1,25 +1,50 @@
+// Merges a constant Pad of the spatial axes into the padding of the
+// convolution that reads it, when the Pad adds what the convolution's own
+// padding stands for: zeros before a float Conv, the input zero point (a
+// real 0) before a QLinearConv, whose padding taps are that zero point
+// (ir/ops/conv_integer.h; the int8 CONV2D skips them likewise). The driver
+// runs it before passes/fold_qdq (a float Pad -> Conv) and after it (the
+// integer Pad that a QDQ Pad becomes, and QOperator models' Pad ->
+// QLinearConv, as TF/Keras exporters write 'same' padding).
+#include <optional>
+
 #include "passes/passes.h"
 
 namespace mlipc::passes {
 
 namespace {
 
-// Spatial pads of a Pad node that only adds zeros around the spatial axes of
-// an N-C-spatial tensor; empty when it does anything else.
-std::vector<int64_t> zero_spatial_pads(const Graph& g, const Node& pad) {
+// The value a convolution's padding stands for: 0 for Conv, x_zero_point
+// (input 2, 0 when absent) for QLinearConv; nothing for other ops or a
+// zero point computed at run time.
+std::optional<double> padding_value(const Graph& g, const Node& conv) {
+  if (conv.op == "Conv") return 0.0;
+  if (conv.op != "QLinearConv") return std::nullopt;
+  if (!conv.has_input(2)) return 0.0;
+  const Value& z = g.value(conv.inputs[2]);
+  if (!z.is_constant() || z.constant->numel() != 1) return std::nullopt;
+  return z.constant->at(0);
+}
+
+// Spatial pads of a Pad node that only adds `value` around the spatial axes
+// of an N-C-spatial tensor; empty when it does anything else.
+std::vector<int64_t> spatial_pads(const Graph& g, const Node& pad, double value) {
   if (pad.attrs.get_string("mode", "constant") != "constant" || !pad.has_input(1)) return {};
   const Value& pads_v = g.value(pad.inputs[1]);
   if (!pads_v.is_constant()) return {};
+  double v = 0.0;  // constant_value's default
   if (pad.has_input(2)) {
     const Value& cv = g.value(pad.inputs[2]);
-    if (!cv.is_constant() || cv.constant->numel() != 1 || cv.constant->at(0) != 0.0) return {};
+    if (!cv.is_constant() || cv.constant->numel() != 1) return {};
+    v = cv.constant->at(0);
   }
+  if (v != value) return {};
   if (pad.inputs.size() > 3 && pad.has_input(3)) return {};  // opset 18 axes
   std::vector<int64_t> p = pads_v.constant->as_int64();
   const size_t rank = g.value(pad.inputs[0]).shape.size();
   if (rank < 3 || p.size() != 2 * rank) return {};
-  for (int64_t v : p)
-    if (v < 0) return {};
+  for (int64_t x : p)
+    if (x < 0) return {};
   if (p[0] || p[1] || p[rank] || p[rank + 1]) return {};  // batch and channel axes
   std::vector<int64_t> spatial;
   for (size_t i = 2; i < rank; ++i) spatial.push_back(p[i]);
@@ -35,13 +60,14 @@ void fuse_pad(Graph& g) {
   std::vector<bool> dead(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& conv = g.nodes[i];
-    if (conv.op != "Conv") continue;
+    const std::optional<double> value = padding_value(g, conv);
+    if (!value) continue;
     ValueId x = conv.inputs[0];
     int pi = producers[x];
     if (pi < 0 || dead[pi] || g.nodes[pi].op != "Pad" || consumers[x].size() != 1 || g.is_graph_output(x)) continue;
     if (conv.attrs.get_string("auto_pad", "NOTSET") != "NOTSET") continue;
     const Node& pad = g.nodes[pi];
-    std::vector<int64_t> extra = zero_spatial_pads(g, pad);
+    std::vector<int64_t> extra = spatial_pads(g, pad, *value);
     if (extra.empty()) continue;
     std::vector<int64_t> pads = conv.attrs.get_ints("pads", std::vector<int64_t>(extra.size(), 0));
     if (pads.size() != extra.size()) continue;

@@ -36,8 +36,11 @@ std::vector<FloatNote> fold_qdq(Graph& g);
 // input or output that is not quantized at the border.
 void quantize_io(Graph& g);
 
-// Merges a Pad that only adds zeros around the spatial axes into the
-// padding of the Conv that reads it.
+// Merges a constant Pad of the spatial axes into the padding of the Conv
+// that reads it when it adds zeros, and of the QLinearConv that reads it
+// when it adds the QLinearConv's input zero point (a real 0). The driver
+// runs it before fold_qdq and again after it (a QDQ Pad becomes an integer
+// Pad there).
 void fuse_pad(Graph& g);
 
 // Fuses Relu, LeakyRelu, Clip, Sigmoid and Tanh into the producing Conv,

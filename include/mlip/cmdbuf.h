@@ -328,7 +328,8 @@ enum { /* TABLE (8-bit buffers only): count elements of the command's type
   MLIP_TBL_IN = 0, MLIP_TBL_OUT = 1, MLIP_TBL_COUNT = 2, MLIP_TBL_TABLE = 3
 };
 #define MLIP_TABLE_BYTES 256u
-enum { /* RESIZE: input [in_h][in_w][c] fp16 -> output [out_h][out_w][c] fp16.
+enum { /* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c], fp16 or
+          (one tap each way: nearest) 8-bit.
           The row table holds out_h * row_taps entries, the column table
           out_w * col_taps, each 8 bytes: a uint32 index and a float32
           weight. A row entry names block row index - row_base (in

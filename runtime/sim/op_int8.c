@@ -1,6 +1,7 @@
 /* The 8-bit forms of CONV2D, FC, GLOBAL_AVGPOOL, GLOBAL_MAXPOOL, ADD and
  * ELTWISE MUL
- * (MAXPOOL and AVGPOOL: op_pool.c, which shares its windows with fp16)
+ * (MAXPOOL and AVGPOOL: op_pool.c, which shares its windows with fp16;
+ * RESIZE: op_resize.c, whose 8-bit form is its nearest copy of one byte)
  * (docs/mlip-spec.md section 4a, docs/command-buffer.md "int8 commands"):
  * their validation rules and executors, reached from each opcode's
  * op_<name>.c when the command's MLIP_DTYPE word is not fp16. The
@@ -51,6 +52,7 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
     case MLIP_OP_GLOBAL_MAXPOOL:
     case MLIP_OP_ADD:
     case MLIP_OP_ELTWISE:
+    case MLIP_OP_RESIZE:
       if (q8) {
         return dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 ? MLIP_OK : MLIP_ERR_INVALID_ARG;
       }
@@ -59,7 +61,6 @@ mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
       return q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8) ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* no fp16 form */
     case MLIP_OP_CONVERT:
     case MLIP_OP_ACTIVATION:
-    case MLIP_OP_RESIZE:
       return !q8 && dt == MLIP_DT_FP16 ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* no 8-bit form */
     default:
       return dt == 0u ? MLIP_OK : MLIP_ERR_INVALID_ARG; /* DMA, LAYOUT, BARRIER: the word is unused */

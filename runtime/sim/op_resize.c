@@ -1,13 +1,18 @@
 /* RESIZE: an NHWC block resampled through a row and a column tap table
- * (nearest: one tap, a copy; bilinear: two weighted taps).
- * Its validation rule (docs/command-buffer.md) and its executor
- * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+ * (nearest: one tap, a copy; bilinear: two weighted taps), fp16 or 8-bit
+ * (MLIP_DTYPE; nearest only: a copy of the byte, exact, input and output
+ * sharing scale and zero point). One validator and one executor for both
+ * element sizes. Its validation rule (docs/command-buffer.md) and its
+ * executor (docs/mlip-spec.md sections 4 and 4a); the opcode table
+ * (opcodes.c) names both. */
 #include "sim_internal.h"
 
 #define RESIZE_ENTRY_BYTES 8u /* uint32 index, float32 weight */
 
 mlip_status mlip_sim_check_resize(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
   const uint32_t* w = c->w;
+  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16; /* an 8-bit type: mlip_sim_check_dtype checked which */
+  const uint64_t eb = q8 ? 1u : 2u;
   static const uint8_t nonzero[] = {
     MLIP_RESIZE_IN_H, MLIP_RESIZE_IN_W, MLIP_RESIZE_C, MLIP_RESIZE_OUT_H, MLIP_RESIZE_OUT_W,
   };
@@ -22,8 +27,11 @@ mlip_status mlip_sim_check_resize(const mlip_sim_view* v, uint32_t section, cons
       w[MLIP_RESIZE_COL_TAPS] > 2u) {
     return MLIP_ERR_INVALID_ARG;
   }
-  in_len = mlip_sim_mul4(w[MLIP_RESIZE_IN_H], w[MLIP_RESIZE_IN_W], w[MLIP_RESIZE_C], 2u);
-  out_len = mlip_sim_mul4(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_C], 2u);
+  if (q8 && (w[MLIP_RESIZE_ROW_TAPS] != 1u || w[MLIP_RESIZE_COL_TAPS] != 1u)) {
+    return MLIP_ERR_INVALID_ARG; /* 8-bit: nearest only (no integer interpolation) */
+  }
+  in_len = mlip_sim_mul4(w[MLIP_RESIZE_IN_H], w[MLIP_RESIZE_IN_W], w[MLIP_RESIZE_C], eb);
+  out_len = mlip_sim_mul4(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_C], eb);
   row_len = mlip_sim_mul3(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_ROW_TAPS], RESIZE_ENTRY_BYTES);
   col_len = mlip_sim_mul3(w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_COL_TAPS], RESIZE_ENTRY_BYTES);
   MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_IN], in_len));
@@ -72,6 +80,7 @@ mlip_status mlip_sim_exec_resize(const mlip_sim_env* env, uint8_t* ocm, const ml
   const uint32_t in_h = w[MLIP_RESIZE_IN_H], in_w = w[MLIP_RESIZE_IN_W];
   const size_t ch = w[MLIP_RESIZE_C], out_h = w[MLIP_RESIZE_OUT_H], out_w = w[MLIP_RESIZE_OUT_W];
   const uint32_t rt = w[MLIP_RESIZE_ROW_TAPS], ct = w[MLIP_RESIZE_COL_TAPS], base = w[MLIP_RESIZE_ROW_BASE];
+  const size_t eb = w[MLIP_DTYPE] != MLIP_DT_FP16 ? 1u : 2u; /* 8-bit: nearest only (the validator) */
   size_t oh, ow, cc;
   (void)env; /* works in the tile's OCM only */
   if (!table_ok(rows, (uint64_t)out_h * rt, base, in_h) || !table_ok(cols, (uint64_t)out_w * ct, 0u, in_w)) {
@@ -79,33 +88,33 @@ mlip_status mlip_sim_exec_resize(const mlip_sim_env* env, uint8_t* ocm, const ml
   }
   for (oh = 0; oh < out_h; ++oh) {
     for (ow = 0; ow < out_w; ++ow) {
+      if (rt == 1u && ct == 1u) {
+        /* nearest: the position's elements themselves, every bit (NaN
+           payloads too), of either size */
+        const size_t r = tap_index(rows, oh, 1u, 0u, base), q = tap_index(cols, ow, 1u, 0u, 0u);
+        memcpy(out + (oh * out_w + ow) * ch * eb, in + (r * in_w + q) * ch * eb, ch * eb);
+        continue;
+      }
       for (cc = 0; cc < ch; ++cc) {
-        uint8_t* dst = out + ((oh * out_w + ow) * ch + cc) * 2u;
-        if (rt == 1u && ct == 1u) {
-          /* nearest: the element itself, every bit (NaN payloads too) */
-          const size_t r = tap_index(rows, oh, 1u, 0u, base), q = tap_index(cols, ow, 1u, 0u, 0u);
-          mlip_sim_st16(dst, mlip_sim_ld16(in + ((r * in_w + q) * ch + cc) * 2u));
-        } else {
-          /* rows outermost: s = 0 + wr0 * line(r0) + wr1 * line(r1), each
-             line(r) = 0 + wc0 * x[r][q0] + wc1 * x[r][q1] (or x[r][q0]
-             alone for one tap), every operation one fp32 rounding */
-          float s = 0.0f;
-          uint32_t kr, kc;
-          for (kr = 0; kr < rt; ++kr) {
-            const size_t r = tap_index(rows, oh, rt, kr, base);
-            float line = 0.0f;
-            if (ct == 1u) {
-              line = mlip_sim_h2f(mlip_sim_ld16(in + ((r * in_w + tap_index(cols, ow, 1u, 0u, 0u)) * ch + cc) * 2u));
-            } else {
-              for (kc = 0; kc < ct; ++kc) {
-                const size_t q = tap_index(cols, ow, ct, kc, 0u);
-                line = line + tap_weight(cols, ow, ct, kc) * mlip_sim_h2f(mlip_sim_ld16(in + ((r * in_w + q) * ch + cc) * 2u));
-              }
+        /* rows outermost: s = 0 + wr0 * line(r0) + wr1 * line(r1), each
+           line(r) = 0 + wc0 * x[r][q0] + wc1 * x[r][q1] (or x[r][q0]
+           alone for one tap), every operation one fp32 rounding */
+        float s = 0.0f;
+        uint32_t kr, kc;
+        for (kr = 0; kr < rt; ++kr) {
+          const size_t r = tap_index(rows, oh, rt, kr, base);
+          float line = 0.0f;
+          if (ct == 1u) {
+            line = mlip_sim_h2f(mlip_sim_ld16(in + ((r * in_w + tap_index(cols, ow, 1u, 0u, 0u)) * ch + cc) * 2u));
+          } else {
+            for (kc = 0; kc < ct; ++kc) {
+              const size_t q = tap_index(cols, ow, ct, kc, 0u);
+              line = line + tap_weight(cols, ow, ct, kc) * mlip_sim_h2f(mlip_sim_ld16(in + ((r * in_w + q) * ch + cc) * 2u));
             }
-            s = rt == 1u ? line : s + tap_weight(rows, oh, rt, kr) * line;
           }
-          mlip_sim_st16(dst, mlip_sim_round_result(s));
+          s = rt == 1u ? line : s + tap_weight(rows, oh, rt, kr) * line;
         }
+        mlip_sim_st16(out + ((oh * out_w + ow) * ch + cc) * 2u, mlip_sim_round_result(s));
       }
     }
   }

@@ -16,7 +16,7 @@ static void {{fn}}(const {{x_t}}* restrict x, const {{w_t}}* restrict w, {{#has_
     for (int32_t m = 0; m < {{M}}; ++m) {
       const {{x_t}}* xg = x + (n * {{C}} + (m / {{OCG}}) * {{ICG}}) * {{ISIZE}};
       const {{w_t}}* wm = w + m * {{WSIZE}};
-      const int32_t zwm = {{#has_zw}}(int32_t)zw[{{zw_m}}]{{/has_zw}}{{^has_zw}}0{{/has_zw}};
+      const int32_t zwm = {{#has_zw}}(int32_t)zw[{{zw_index}}]{{/has_zw}}{{^has_zw}}0{{/has_zw}};
       {{y_t}}* ym = y + (n * {{M}} + m) * {{OSIZE}};
       for (int32_t od = 0; od < {{OD}}; ++od) {
         for (int32_t oh = 0; oh < {{OH}}; ++oh) {
@@ -42,7 +42,7 @@ static void {{fn}}(const {{x_t}}* restrict x, const {{w_t}}* restrict w, {{#has_
 {{#has_bias}}
             acc = mlip_add_sat_i32(acc, bias[m]);
 {{/has_bias}}
-            ym[(od * {{OH}} + oh) * {{OW}} + ow] = ({{y_t}})mlip_requantize(acc, qm[{{q_m}}], qs[{{q_m}}], zy0, {{LO}}, {{HI}});
+            ym[(od * {{OH}} + oh) * {{OW}} + ow] = ({{y_t}})mlip_requantize(acc, qm[{{q_index}}], qs[{{q_index}}], zy0, {{LO}}, {{HI}});
 {{/qlinear}}
 {{^qlinear}}
             ym[(od * {{OH}} + oh) * {{OW}} + ow] = acc;

@@ -580,6 +580,9 @@ TEST(MlipResize, NearestAndBilinearEveryCoordinateMode) {
       {{{"mode", nearest}, {"coordinate_transformation_mode", std::string("align_corners")},
         {"nearest_mode", std::string("round_prefer_ceil")}}, {}, {2, 3, 13, 7}},
       {{{"mode", nearest}}, {1, 1, 0.5f, 0.5f}, {}},  // downsampling
+      // TF's: (o + 0.5) / scale, which floors to o on the axes of scale 1 (a copy there)
+      {{{"mode", nearest}, {"coordinate_transformation_mode", std::string("tf_half_pixel_for_nn")},
+        {"nearest_mode", std::string("floor")}}, {1, 1, 3, 2}, {}},
       {{{"mode", std::string("nearest")}}, {1, 1, 2, 2}, {}, 9, true},  // Upsample
       {{{"mode", linear}, {"coordinate_transformation_mode", std::string("half_pixel")}}, {1, 1, 2, 2}, {}},
       {{{"mode", linear}, {"coordinate_transformation_mode", std::string("pytorch_half_pixel")}}, {}, {2, 3, 22, 1}},

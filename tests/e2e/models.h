@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/tensor_data.h"
 
 namespace mlipc::test {
@@ -23,6 +24,23 @@ const std::vector<ModelCase>& model_cases();
 // Every tests/data/models/torch_* folder (written by tests/gen/gen_*.py),
 // in name order.
 const std::vector<ModelCase>& generated_model_cases();
+
+// Every tests/data/models/quant_* folder (tests/gen/gen_quantized*.py), in
+// name order.
+const std::vector<ModelCase>& quantized_model_cases();
+
+// How far a quantized model's output is from onnxruntime's, in output
+// quantization steps: elements within one step and within two (a
+// difference of k steps is k * step up to the dequantization's float
+// rounding), and the largest difference.
+struct StepCounts {
+  int64_t n = 0, one = 0, two = 0;
+  double worst = 0;
+};
+StepCounts step_counts(const TensorData& got, const TensorData& want, float step);
+// The quantization step of graph output k of a compiled quantized model:
+// the scale of the DequantizeLinear writing it (NaN when none does).
+float output_step(const Graph& g, size_t k);
 
 // The reference outputs stored with a case: test_data_set_0/output_<k>.pb for
 // k = 0, 1, ... as long as they exist. Tests compare their count with the

@@ -1,8 +1,9 @@
 // passes/fold_qdq on Resize and ConvTranspose. A nearest Resize between a
 // DequantizeLinear and a QuantizeLinear of one scale and zero point copies
 // elements, so it runs on the integers and gives the float graph's bits;
-// linear Resize and ConvTranspose (no integer kernel) stay float between
-// their DequantizeLinear and QuantizeLinear, and `mlipc inspect` says why.
+// a linear Resize (no integer kernel) stays float between its
+// DequantizeLinear and QuantizeLinear, and `mlipc inspect` says why; a
+// ConvTranspose with its Relu becomes the integer mlipc.QLinearConvTranspose.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -73,14 +74,17 @@ TEST(FoldQdqResize, LinearStaysFloatAndSaysWhy) {
   const io::NamedTensors got = compile_and_run(p, in, {}, &r);
   ASSERT_EQ(r.float_notes.size(), 1u);
   EXPECT_EQ(r.float_notes[0].node, "dqx");
-  EXPECT_EQ(r.float_notes[0].why, "feeds node 'resize' (Resize): only nearest Resize folds (mode linear interpolates)");
+  EXPECT_EQ(r.float_notes[0].why,
+            "feeds node 'resize' (Resize): only nearest Resize folds (mode linear interpolates, and no integer "
+            "interpolation kernel exists on the CPU or the MLIP)");
   // Float between the border conversions: the float graph's values within a step.
   EXPECT_EQ(compare(got[0].second, reference_run(p, in)[0].second, 0, 0.05 * 1.001), "");
 }
 
 // x [1,2,4,4] int8 QDQ -> ConvTranspose (per-channel int8 weights on axis 1,
-// stride 2) -> Relu -> Q/DQ -> y: no integer ConvTranspose, so it stays float.
-TEST(FoldQdqConvTranspose, StaysFloatAndInspectSaysSo) {
+// stride 2) -> Relu -> Q/DQ -> y: an integer ConvTranspose whose clamp is
+// the Relu, within one step of the float graph; inspect lists nothing float.
+TEST(FoldQdqConvTranspose, FoldsIntoTheIntegerConvTranspose) {
   OnnxBuilder b(13);
   b.input("x", DType::Float32, {1, 2, 4, 4});
   b.initializer("xs", TensorData::from<float>({}, {0.04f}));
@@ -102,10 +106,8 @@ TEST(FoldQdqConvTranspose, StaysFloatAndInspectSaysSo) {
   driver::CompileResult r;
   const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 2, 4, 4}, 10, -4.0, 4.0)}};
   const io::NamedTensors got = compile_and_run(p, in, {}, &r);
-  EXPECT_THAT(folded_ops(r), ::testing::Contains("ConvTranspose"));
-  ASSERT_EQ(r.float_notes.size(), 1u);
-  EXPECT_EQ(r.float_notes[0].node, "dqx");
-  EXPECT_EQ(r.float_notes[0].why, "feeds node 'convt' (ConvTranspose): no int8 kernel for ConvTranspose");
+  EXPECT_EQ(folded_ops(r), (std::vector<std::string>{"QuantizeLinear", "mlipc.QLinearConvTranspose", "DequantizeLinear"}));
+  EXPECT_TRUE(r.float_notes.empty());
   EXPECT_EQ(got[0].second.shape(), (Shape{1, 3, 9, 9}));
   EXPECT_EQ(compare(got[0].second, reference_run(p, in)[0].second, 0, 0.03 * 1.001), "");
 
@@ -114,9 +116,9 @@ TEST(FoldQdqConvTranspose, StaysFloatAndInspectSaysSo) {
   ASSERT_EQ(c.exit_code, 0) << c.err;
   ProcessResult i = run_process({MLIPC_BINARY, "inspect", "m.tar"}, dir.path(), 600);
   ASSERT_EQ(i.exit_code, 0) << i.err;
-  EXPECT_THAT(i.out, HasSubstr("quantized tensors computed in float (DequantizeLinear feeding a float operator):\n"
-                               "  dqx (DequantizeLinear): feeds node 'convt' (ConvTranspose): no int8 kernel for "
-                               "ConvTranspose\n"));
+  EXPECT_THAT(i.out, HasSubstr("CPU  mlipc.QLinearConvTranspose tvmgen_default_1_mlipc_qlinearconvtranspose convt "
+                               "(ConvTranspose), qy (QuantizeLinear), relu (Relu)"));
+  EXPECT_THAT(i.out, ::testing::Not(HasSubstr("quantized tensors computed in float")));
 }
 
 }  // namespace

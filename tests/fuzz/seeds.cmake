@@ -41,11 +41,12 @@ foreach(spec "${DATA}/robustness/batch0.onnx|c|8|sim -quantize=fp16 -wb_pin_ocm=
              "${DATA}/models/small_mlip/model.onnx|mrvl, c|2|sim -quantize=fp16 -wb_pin_ocm=1"
              "${DATA}/models/small_mlip/model.onnx|mrvl, c|1|sim -quantize=fp16 -wb_pin_ocm=0"
              "${DATA}/models/small_mlip/model.onnx|mrvl, c|4|hw -quantize=fp16 -wb_pin_ocm=0"
-             # int8 command buffers: conv, depthwise, pools, add, mul; FC; average pool; tables
+             # int8 command buffers: conv, depthwise, pools, add, mul; FC; average pool; tables; resize
              "${DATA}/models/quant_qdq_dw_se_residual_block/model.onnx|mrvl, c|2|sim -quantize=int8 -wb_pin_ocm=0"
              "${DATA}/models/quant_qdq_mlip_dense/model.onnx|mrvl, c|1|sim -quantize=int8 -wb_pin_ocm=1"
              "${DATA}/models/quant_qdq_mlip_avgpool/model.onnx|mrvl, c|4|sim -quantize=int8 -wb_pin_ocm=0"
-             "${DATA}/models/quant_qdq_mlip_tables/model.onnx|mrvl, c|2|sim -quantize=int8 -wb_pin_ocm=1")
+             "${DATA}/models/quant_qdq_mlip_tables/model.onnx|mrvl, c|2|sim -quantize=int8 -wb_pin_ocm=1"
+             "${DATA}/models/quant_qdq_mlip_upsample/model.onnx|mrvl, c|2|sim -quantize=int8 -wb_pin_ocm=0")
   string(REPLACE "|" ";" parts "${spec}")
   list(GET parts 0 model)
   list(GET parts 1 target)

@@ -23,7 +23,8 @@ Python API only (onnxruntime's Python package is not in Debian).
   leaves it.
 
 Sources: the four MLPerf Tiny models of tests/data, seed_digits_cnn (the
-project's examples/digits), and a depthwise/SE/residual block built here. Each is stored as
+project's examples/digits), and a depthwise/SE/residual block built here
+(stored as float32 too, dw_se_residual_block). Each is stored as
 quant_qdq_<name> and quant_qop_<name> with onnxruntime-node's outputs."""
 import os
 import subprocess
@@ -37,13 +38,19 @@ from refs import MODELS, ROOT, HERE, ort_run, graph_inputs, save_case
 
 DIGITS = os.path.join(ROOT, "examples", "digits")
 
-# Operators that get Q/DQ pairs on their float activations.
+# Operators that get Q/DQ pairs on their float activations (the models
+# of this file; gen_quantized_mlip.py adds UPSAMPLING_OPS for its own).
 QUANT_OPS = {"Conv", "Gemm", "MatMul", "Add", "Mul", "MaxPool", "AveragePool", "GlobalAveragePool", "Concat",
              "Sigmoid", "HardSwish", "LeakyRelu", "Flatten", "Reshape"}
+UPSAMPLING_OPS = {"Resize", "Pad", "ConvTranspose"}
 # Their output keeps the input's scale and zero point.
-SHARED_PARAMS = {"MaxPool", "Flatten", "Reshape"}
+SHARED_PARAMS = {"MaxPool", "Flatten", "Reshape", "Resize", "Pad"}
+# Only their input 0 is data (the others: shape, roi and scales, pads and the pad value).
+DATA_INPUT0_ONLY = {"Reshape", "Resize", "Pad"}
+# Weights (input 1) per output channel on this axis, and a bias (input 2).
+WEIGHT_AXIS = {"Conv": 0, "ConvTranspose": 1}
 # An activation after these rides inside the Q/DQ pair.
-FUSES_ACT = {"Conv", "Gemm", "MatMul", "Add"}
+FUSES_ACT = {"Conv", "ConvTranspose", "Gemm", "MatMul", "Add"}
 NP_OF = {TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8}
 
 
@@ -128,11 +135,12 @@ def act_params(lo, hi, qtype):
 
 
 class Quantizer:
-    def __init__(self, model, ranges, act_type):
+    def __init__(self, model, ranges, act_type, ops=QUANT_OPS):
         self.m = model
         self.g = model.graph
         self.ranges = ranges
         self.act_type = act_type
+        self.ops = ops
         self.inits = {i.name: i for i in self.g.initializer}
         self.params = {}  # float tensor -> (scale, zp) of its Q/DQ pair
         self.dq_of = {}   # float tensor -> its DQ output
@@ -184,6 +192,8 @@ class Quantizer:
 
     def quantize_bias(self, name, x_scale, w_scale):
         b = self.init_array(name).astype(np.float64).reshape(-1)
+        # A grouped ConvTranspose has M/group weight scales for M outputs: output m takes m % (M/group).
+        w_scale = np.tile(w_scale, b.size // w_scale.size) if w_scale.size > 1 else w_scale
         scale = (np.float64(x_scale) * w_scale.astype(np.float64)).astype(np.float32)
         q = np.clip(np.round(b / scale.astype(np.float64)), -2**31, 2**31 - 1).astype(np.int32)
         qn = self.add_init(q, name + "_quantized")
@@ -213,7 +223,7 @@ class Quantizer:
         # Graph outputs written by a quantized group are renamed so the final DQ keeps the name.
         order = list(g.node)
         for n in order:
-            if n.op_type not in QUANT_OPS:
+            if n.op_type not in self.ops:
                 continue
             attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
             new_inputs = list(n.input)
@@ -221,13 +231,13 @@ class Quantizer:
             for k, t in enumerate(n.input):
                 if not t:
                     continue
-                if n.op_type == "Reshape" and k == 1:
+                if n.op_type in DATA_INPUT0_ONLY and k >= 1:
                     continue
                 if t in self.inits:
-                    if n.op_type in ("Conv", "Gemm", "MatMul") and k == 1:
-                        axis = 0 if n.op_type == "Conv" or attrs.get("transB", 0) == 1 else 1
+                    if n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") and k == 1:
+                        axis = WEIGHT_AXIS.get(n.op_type, 0 if attrs.get("transB", 0) == 1 else 1)
                         new_inputs[k], w_scale = self.quantize_weight(t, axis)
-                    elif n.op_type in ("Conv", "Gemm") and k == 2:
+                    elif n.op_type in ("Conv", "ConvTranspose", "Gemm") and k == 2:
                         new_inputs[k] = None  # after the weight's scale is known
                     else:
                         new_inputs[k] = self.quantize_const(t)
@@ -239,7 +249,7 @@ class Quantizer:
                 if k == 0:
                     x_scale = self.params[src][0]
                     x_src = src
-            if n.op_type in ("Conv", "Gemm") and len(n.input) > 2 and n.input[2]:
+            if n.op_type in ("Conv", "ConvTranspose", "Gemm") and len(n.input) > 2 and n.input[2]:
                 new_inputs[2] = self.quantize_bias(n.input[2], x_scale, w_scale)
             for k in range(len(n.input)):
                 n.input[k] = new_inputs[k]
@@ -326,6 +336,11 @@ def to_qoperator(qdq):
         p = producer.get(t)
         return p if p is not None and p.op_type == "DequantizeLinear" else None
 
+    def same_params(x, q):
+        """DequantizeLinear x and QuantizeLinear q have one scale and zero point."""
+        return all(np.array_equal(numpy_helper.to_array(inits[a]), numpy_helper.to_array(inits[b]))
+                   for a, b in zip(x.input[1:3], q.input[1:3]))
+
     def out_q(n):
         """The Q that quantizes n's output (through a Relu it drops), and whether a Relu was dropped."""
         us = users.get(n.output[0], [])
@@ -390,6 +405,11 @@ def to_qoperator(qdq):
             for d in dqs:
                 ins += list(d.input[:3])
             new = helper.make_node("QLinearConcat", ins, [q.output[0]], n.name + "_quant", domain=ms)
+            new.attribute.extend(attrs)
+        elif n.op_type == "Pad" and dqs[0] and same_params(dqs[0], q):
+            # On the integers, padded with the zero point (a real 0), as onnxruntime's QOperator Pad.
+            x = dqs[0]
+            new = helper.make_node("Pad", [x.input[0], n.input[1], x.input[2]], [q.output[0]], n.name + "_quant")
             new.attribute.extend(attrs)
         elif n.op_type in SHARED_PARAMS and dqs[0]:
             x = dqs[0]
@@ -493,6 +513,11 @@ def main():
         calib = [{inp.name: draw(shape)} for _ in range(8)]
         test = {inp.name: draw(shape)}
         ranges = calibrate(m, calib)
+        if name == "dw_se_residual_block":
+            # The float source the others have in tests/data (or examples/), for the size and cycle comparisons.
+            save_case(name, m, test, readme=f"""{name}: the float32 depthwise/SE/residual block that
+tests/gen/gen_quantized.py builds (after its pre-processing) and quantizes into quant_qdq_{name} and
+quant_qop_{name}; the same test input. Outputs by onnxruntime-node 1.30 (one thread).""")
         qdq = Quantizer(m, ranges, act).run()
         qdq.producer_name = "mlipc tests/gen/gen_quantized.py"
         tname = "uint8" if act == TensorProto.UINT8 else "int8"

@@ -1,5 +1,5 @@
 /* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools,
-   ADD, ELTWISE MUL and TABLE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
+   ADD, ELTWISE MUL, TABLE and RESIZE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
    rate of the cycle model; the validator's refusals of bad int8 words and
@@ -604,6 +604,105 @@ static void test_table(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
+/* RESIZE of one-byte elements (nearest: a copy): a 2x3 block of 2 channels
+   (int8 -128 .. 127 and uint8 bytes alike) resampled to 3x2 through row
+   entries 11, 10, 11 (row base 10) and column entries 2, 0; every byte is
+   its source's. Then the validator: two taps (bilinear) have no 8-bit
+   form, the operands are one byte per element (an output 12 bytes long
+   fits where 24 would not), and a table index outside the block leaves the
+   output untouched. */
+static mlip_cmd* resize8(uint32_t dt) {
+  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, layer0);
+  uint32_t t[4];
+  c->w[MLIP_RESIZE_IN] = 0;
+  c->w[MLIP_RESIZE_IN_H] = 2;
+  c->w[MLIP_RESIZE_IN_W] = 3;
+  c->w[MLIP_RESIZE_C] = 2;
+  c->w[MLIP_RESIZE_OUT] = 128;
+  c->w[MLIP_RESIZE_OUT_H] = 3;
+  c->w[MLIP_RESIZE_OUT_W] = 2;
+  c->w[MLIP_RESIZE_ROW_TABLE] = 256;
+  c->w[MLIP_RESIZE_COL_TABLE] = 384;
+  c->w[MLIP_RESIZE_ROW_TAPS] = 1;
+  c->w[MLIP_RESIZE_COL_TAPS] = 1;
+  c->w[MLIP_RESIZE_ROW_BASE] = 10;
+  c->w[MLIP_DTYPE] = dt;
+  /* tap entries: uint32 index, float32 weight (unread for one tap) */
+  memset(ocm + 256, 0, 256);
+  t[0] = 11;
+  t[1] = 10;
+  t[2] = 11;
+  memcpy(ocm + 256, &t[0], 4);
+  memcpy(ocm + 264, &t[1], 4);
+  memcpy(ocm + 272, &t[2], 4);
+  t[3] = 2;
+  memcpy(ocm + 384, &t[3], 4);
+  t[3] = 0;
+  memcpy(ocm + 392, &t[3], 4);
+  return c;
+}
+
+static void test_resize(void** state) {
+  /* x[r][q][ch] at (r * 3 + q) * 2 + ch */
+  static const int32_t x[12] = {-128, 127, -1, 0, 5, -6, 1, 2, 100, -100, 3, -4};
+  /* out[oh][ow] = x[row oh][col ow]: rows 1, 0, 1; columns 2, 0 */
+  static const uint32_t src[6] = {5, 3, 2, 0, 5, 3};
+  mlip_cmd* c;
+  uint32_t i, k;
+  (void)state;
+  for (k = 0; k < 2; ++k) {
+    const uint32_t dt = k == 0 ? MLIP_DT_INT8 : MLIP_DT_UINT8;
+    fresh(MLIP_LAYER_RESIZE);
+    for (i = 0; i < 12; ++i) set8(i, x[i]);
+    (void)resize8(dt);
+    assert_int_equal(validate(), MLIP_OK);
+    assert_int_equal(run(), MLIP_OK);
+    for (i = 0; i < 6; ++i) {
+      assert_int_equal(ocm[128 + 2 * i], ocm[2 * src[i]]);
+      assert_int_equal(ocm[128 + 2 * i + 1], ocm[2 * src[i] + 1]);
+    }
+    assert_int_equal(get_i8(128), 3);   /* out[0][0][0] = x[1][2][0] */
+    assert_int_equal(get_i8(135), 127); /* out[1][1][1] = x[0][0][1] */
+    assert_int_equal(ocm[140], 0u);     /* past the 12 output bytes: untouched */
+  }
+  /* The validator. */
+  fresh(MLIP_LAYER_RESIZE);
+  c = resize8(MLIP_DT_INT8);
+  c->w[MLIP_RESIZE_COL_TAPS] = 2; /* bilinear: no 8-bit form */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_RESIZE_COL_TAPS] = 1;
+  c->w[MLIP_RESIZE_ROW_TAPS] = 2;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_RESIZE_ROW_TAPS] = 1;
+  c->w[MLIP_RESIZE_OUT] = 4096 - 128; /* 12 bytes fit before the end of OCM ... */
+  assert_int_equal(validate(), MLIP_OK);
+  c->w[MLIP_RESIZE_OUT_W] = 22; /* ... 132 do not */
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  c->w[MLIP_RESIZE_OUT_W] = 2;
+  c->w[MLIP_RESIZE_OUT] = 0; /* over the input */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_RESIZE_OUT] = 128;
+  c->w[MLIP_DTYPE] = MLIP_DT_FP16; /* fp16 in an int8 buffer */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->w[MLIP_DTYPE] = 3; /* no such type */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* An 8-bit RESIZE in an fp16 buffer. */
+  fresh(MLIP_LAYER_RESIZE);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  (void)resize8(MLIP_DT_UINT8);
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* A row entry outside the block: refused when it runs, nothing written. */
+  fresh(MLIP_LAYER_RESIZE);
+  (void)resize8(MLIP_DT_INT8);
+  {
+    const uint32_t bad = 12; /* block rows 10 and 11 only */
+    memcpy(ocm + 264, &bad, 4);
+  }
+  ocm[128] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[128], 0x5Au);
+}
+
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
    (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
 static void test_cycles(void** state) {
@@ -810,6 +909,7 @@ int main(void) {
     cmocka_unit_test(test_validate_avgpool),
     cmocka_unit_test(test_eltwise_mul),
     cmocka_unit_test(test_table),
+    cmocka_unit_test(test_resize),
     cmocka_unit_test(test_global_pools),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_cycles),

@@ -26,6 +26,14 @@ void set_common(const Graph& g, const Node& n, KernelSpec& spec, int ix, int iw,
   spec.set("OCG", w[0] / group);
   set_window(spec, geo);
   spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
+  set_integer_operands(g, n, spec, {ix, iw, zx, zw}, "m");
+}
+
+}  // namespace
+
+void set_integer_operands(const Graph& g, const Node& n, KernelSpec& spec, const std::array<int, 4>& in,
+                          const char* channel) {
+  const auto [ix, iw, zx, zw] = in;
   spec.set("x_t", std::string(dtype_ctype(g.value(n.inputs[static_cast<size_t>(ix)]).dtype)));
   spec.set("w_t", std::string(dtype_ctype(g.value(n.inputs[static_cast<size_t>(iw)]).dtype)));
   spec.args = {ix, iw};
@@ -35,11 +43,9 @@ void set_common(const Graph& g, const Node& n, KernelSpec& spec, int ix, int iw,
   if (has_zx) spec.args.push_back(zx);
   if (has_zw) {
     spec.args.push_back(zw);
-    spec.set("zw_m", numel(g.value(n.inputs[static_cast<size_t>(zw)]).shape) > 1 ? "m" : "0");
+    spec.set("zw_index", numel(g.value(n.inputs[static_cast<size_t>(zw)]).shape) > 1 ? channel : "0");
   }
 }
-
-}  // namespace
 
 void prepare_ConvInteger(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
@@ -50,13 +56,10 @@ void prepare_ConvInteger(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("y_t", "int32_t");
 }
 
-void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
-  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
-  expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
-  set_common(g, n, spec, 0, 3, 2, 5);
+void set_qlinear_conv_requant(const Graph& g, const Node& n, KernelSpec& spec, const char* channel) {
   auto constant = [&](int i) -> const TensorData& {
     const TensorData* t = g.value(n.inputs[static_cast<size_t>(i)]).constant.get();
-    if (!t) fail("internal: QLinearConv scale #{} is not a constant", i);
+    if (!t) fail("internal: {} scale #{} is not a constant", n.op, i);
     return *t;
   };
   const std::vector<ops::Requant> q = ops::conv_requant(constant(1), constant(4), constant(6));
@@ -66,12 +69,11 @@ void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
     shifts.push_back(c_int(r.shift));
   }
   const DType out = g.value(n.outputs[0]).dtype;
-  spec.set_flag("qlinear", true);
   spec.set("y_t", std::string(dtype_ctype(out)));
   spec.set("NQ", static_cast<int64_t>(q.size()));
   spec.set("q_list", fmt::format("{}", fmt::join(qs, ", ")));
   spec.set("shift_list", fmt::format("{}", fmt::join(shifts, ", ")));
-  spec.set("q_m", q.size() > 1 ? "m" : "0");
+  spec.set("q_index", q.size() > 1 ? channel : "0");
   spec.set("LO", c_int(ops::clamp_lo(n.attrs, out)));
   spec.set("HI", c_int(ops::clamp_hi(n.attrs, out)));
   spec.args.push_back(7);
@@ -79,6 +81,14 @@ void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set_flag("has_bias", has_bias);
   if (has_bias) spec.args.push_back(8);
   spec.includes.push_back("mlip/requant.h");
+}
+
+void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
+  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
+  expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
+  set_common(g, n, spec, 0, 3, 2, 5);
+  spec.set_flag("qlinear", true);
+  set_qlinear_conv_requant(g, n, spec, "m");
 }
 
 }  // namespace mlipc::c::kernels

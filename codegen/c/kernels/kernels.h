@@ -1,6 +1,8 @@
 // Declarations of every CPU kernel's prepare function.
 #pragma once
 
+#include <array>
+
 #include "c/kernel.h"
 #include "ir/ops/gather_nd.h"
 #include "ir/ops/spatial.h"
@@ -25,5 +27,20 @@ void prepare_Subgraph(const Graph& g, const Node& n, KernelSpec& spec);
 
 // mlipc.QLinearLookup (ir/ops/qlinear.h): y = table[x - type minimum].
 void prepare_QLinearLookup(const Graph& g, const Node& n, KernelSpec& spec);
+// The integer operands of ConvInteger, QLinearConv and mlipc.QLinearConvTranspose
+// (c/kernels/conv_integer.cpp): inputs x, w and their optional zero points
+// (node input indices {x, w, x_zp, w_zp}) as the kernel's first arguments,
+// their C types x_t and w_t, has_zx, has_zw, and zw_index (`channel`, the
+// template's variable naming an output's weight zero point, or 0 for one).
+void set_integer_operands(const Graph& g, const Node& n, KernelSpec& spec, const std::array<int, 4>& in,
+                          const char* channel);
+// QLinearConv's and mlipc.QLinearConvTranspose's requantization baked into
+// their kernel (c/kernels/conv_integer.cpp): y_t, the (q, shift) lists NQ,
+// q_list, shift_list, q_index (`channel`, the template's variable naming an
+// output's entry, or 0 for one entry), the clamp LO, HI, has_bias, and the
+// arguments y_zero_point (input 7) and the optional bias (input 8).
+void set_qlinear_conv_requant(const Graph& g, const Node& n, KernelSpec& spec, const char* channel);
+// mlipc.QLinearConvTranspose (ir/ops/conv_transpose.h), in c/kernels/conv_transpose.cpp.
+void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spec);
 
 }  // namespace mlipc::c::kernels

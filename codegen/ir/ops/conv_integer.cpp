@@ -43,10 +43,10 @@ Shape conv_shape(InferContext& ctx, int xi, int wi) {
 }
 
 // A weight zero point (or scale): one value, or one per output channel.
-void expect_per_channel(const Shape& s, int64_t m, std::string_view name) {
+void expect_per_channel(const Shape& s, int64_t m, std::string_view name,
+                        std::string_view channels = "output channel") {
   if (numel(s) == 1 && s.size() <= 1) return;
-  if (s != Shape{m})
-    fail("{} has shape {}; it must be one value or one per output channel ([{}])", name, shape_str(s), m);
+  if (s != Shape{m}) fail("{} has shape {}; it must be one value or one per {} ([{}])", name, shape_str(s), channels, m);
 }
 
 std::vector<int32_t> zero_points(const EvalContext& ctx, int i) {
@@ -128,9 +128,7 @@ void eval_ConvInteger(EvalContext& ctx) {
            [&](int64_t k, int64_t, int32_t acc) { y[k] = acc; });
 }
 
-// Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
-// y_zero_point, B (optional int32 bias). The scales must be constants.
-void infer_QLinearConv(InferContext& ctx) {
+void expect_qlinear_conv_types(InferContext& ctx) {
   ctx.expect_inputs(8, 9);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
   expect_quant_type(ctx, 0, "x");
@@ -139,12 +137,13 @@ void infer_QLinearConv(InferContext& ctx) {
   expect_same_type(ctx, 2, "x_zero_point", ctx.in_dtype(0), "x");
   expect_same_type(ctx, 5, "w_zero_point", ctx.in_dtype(3), "w");
   for (int i : {1, 4, 6}) ctx.expect_dtype(i, {DType::Float32});
-  const Shape out = conv_shape(ctx, 0, 3);
-  const int64_t m = ctx.in_shape(3)[0];
+}
+
+void expect_qlinear_conv_params(InferContext& ctx, int64_t m, int64_t per_channel, std::string_view channels) {
   expect_one_value(ctx.in_shape(1), "x_scale");
   expect_one_value(ctx.in_shape(2), "x_zero_point");
-  expect_per_channel(ctx.in_shape(4), m, "w_scale");
-  expect_per_channel(ctx.in_shape(5), m, "w_zero_point");  // independently of w_scale's form
+  expect_per_channel(ctx.in_shape(4), per_channel, "w_scale", channels);
+  expect_per_channel(ctx.in_shape(5), per_channel, "w_zero_point", channels);  // independently of w_scale's form
   expect_one_value(ctx.in_shape(6), "y_scale");
   expect_one_value(ctx.in_shape(7), "y_zero_point");
   if (ctx.has_input(8)) {
@@ -159,6 +158,15 @@ void infer_QLinearConv(InferContext& ctx) {
   check_scale_values(ws, "w_scale");
   check_scale_values(ys, "y_scale");
   conv_requant(xs, ws, ys);  // throws when a multiplier is out of range
+}
+
+// Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+// y_zero_point, B (optional int32 bias). The scales must be constants.
+void infer_QLinearConv(InferContext& ctx) {
+  expect_qlinear_conv_types(ctx);
+  const Shape out = conv_shape(ctx, 0, 3);
+  const int64_t m = ctx.in_shape(3)[0];
+  expect_qlinear_conv_params(ctx, m, m, "output channel");
   ctx.set_output(0, ctx.in_dtype(7), out);
 }
 

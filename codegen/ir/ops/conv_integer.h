@@ -21,4 +21,13 @@ Geometry int_conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w);
 // all when w_scale is one value).
 std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w_scale, const TensorData& y_scale);
 
+// The checks QLinearConv's and mlipc.QLinearConvTranspose's shape rules
+// share (inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+// y_scale, y_zero_point, B): the input count and element types; then, for
+// m output channels, the parameters' shapes (w_scale and w_zero_point one
+// value or `per_channel` of them, one per `channels`), the bias, and the
+// constant scales (positive, finite, multipliers in range).
+void expect_qlinear_conv_types(InferContext& ctx);
+void expect_qlinear_conv_params(InferContext& ctx, int64_t m, int64_t per_channel, std::string_view channels);
+
 }  // namespace mlipc::ops

@@ -123,6 +123,24 @@ Geometry3 transpose_to_3d(const TransposeGeometry& g) {
   return r;
 }
 
+void store_transpose_geometry(Attrs& a, const TransposeGeometry& g, int64_t group) {
+  a.set("kernel_shape", g.kernel);
+  a.set("strides", g.strides);
+  a.set("dilations", g.dilations);
+  a.set("output_padding", g.output_padding);
+  a.set("pads", g.pads);
+  a.set("group", group);
+  a.erase("auto_pad");
+  a.erase("output_shape");
+}
+
+int64_t transpose_source(const Geometry3& g, int axis, int64_t o, int64_t k) {
+  const int64_t p = o + g.pad_begin[axis] - k * g.dilation[axis];
+  if (p < 0 || p % g.stride[axis] != 0) return -1;
+  const int64_t i = p / g.stride[axis];
+  return i < g.in[axis] ? i : -1;
+}
+
 void infer_ConvTranspose(InferContext& ctx) {
   ctx.expect_inputs(2, 3);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
@@ -146,15 +164,7 @@ void infer_ConvTranspose(InferContext& ctx) {
     fail("bias B has shape {}; it must be [{}] (one value per output channel)", shape_str(ctx.in_shape(2)), m);
 
   TransposeGeometry g = resolve_transpose_geometry(ctx.attrs(), spatial_of(x), spatial_of(w));
-  Attrs& a = ctx.attrs();
-  a.set("kernel_shape", g.kernel);
-  a.set("strides", g.strides);
-  a.set("dilations", g.dilations);
-  a.set("output_padding", g.output_padding);
-  a.set("pads", g.pads);
-  a.set("group", group);
-  a.erase("auto_pad");
-  a.erase("output_shape");
+  store_transpose_geometry(ctx.attrs(), g, group);
   Shape out = {x[0], m};
   out.insert(out.end(), g.out.begin(), g.out.end());
   ctx.set_output(0, DType::Float32, out);
@@ -172,51 +182,13 @@ void eval_ConvTranspose(EvalContext& ctx) {
       transpose_to_3d(resolve_transpose_geometry(ctx.attrs(), spatial_of(xt.shape()), spatial_of(wt.shape())));
   const int64_t group = ctx.attrs().get_int("group", 1);
   const int64_t n_batch = xt.shape()[0], c = xt.shape()[1], ocg = wt.shape()[1];
-  const int64_t icg = c / group, m = ocg * group;
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t ksize = g.kernel[0] * g.kernel[1] * g.kernel[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
   const float* x = xt.data<float>();
   const float* w = wt.data<float>();
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
-
-  // The input index of output index o through tap k on one axis, or -1.
-  auto source = [&](int axis, int64_t o, int64_t k) -> int64_t {
-    const int64_t p = o + g.pad_begin[axis] - k * g.dilation[axis];
-    if (p < 0 || p % g.stride[axis] != 0) return -1;
-    const int64_t i = p / g.stride[axis];
-    return i < g.in[axis] ? i : -1;
-  };
-  for (int64_t n = 0; n < n_batch; ++n)
-    for (int64_t oc = 0; oc < m; ++oc) {
-      const int64_t grp = oc / ocg, j = oc % ocg;
-      float* ym = y + (n * m + oc) * osize;
-      for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh)
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            float sum = 0.0f;
-            for (int64_t ic = 0; ic < icg; ++ic) {
-              const int64_t cin = grp * icg + ic;
-              const float* xp = x + (n * c + cin) * isize;
-              const float* wp = w + (cin * ocg + j) * ksize;
-              for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-                const int64_t id = source(0, od, kd);
-                if (id < 0) continue;
-                for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-                  const int64_t ih = source(1, oh, kh);
-                  if (ih < 0) continue;
-                  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                    const int64_t iw = source(2, ow, kw);
-                    if (iw < 0) continue;
-                    sum += xp[(id * g.in[1] + ih) * g.in[2] + iw] * wp[(kd * g.kernel[1] + kh) * g.kernel[2] + kw];
-                  }
-                }
-              }
-            }
-            ym[(od * g.out[1] + oh) * g.out[2] + ow] = b ? sum + b[oc] : sum;
-          }
-    }
+  transpose_gather<float>(
+      g, n_batch, c, group, ocg, [&](float& sum, int64_t xi, int64_t wi, int64_t) { sum += x[xi] * w[wi]; },
+      [&](int64_t yi, int64_t oc, float sum) { y[yi] = b ? sum + b[oc] : sum; });
 }
 
 }  // namespace mlipc::ops

@@ -16,5 +16,7 @@ void infer_Subgraph(InferContext&);  // kSubgraphOp
 void eval_Subgraph(EvalContext&);
 void infer_QLinearLookup(InferContext&);  // kQLookupOp (ir/ops/qlinear_lookup.cpp)
 void eval_QLinearLookup(EvalContext&);
+void infer_QLinearConvTranspose(InferContext&);  // kQConvTransposeOp (ir/ops/qlinear_conv_transpose.cpp)
+void eval_QLinearConvTranspose(EvalContext&);
 
 }  // namespace mlipc::ops

@@ -280,8 +280,9 @@ ResizePlan resize_plan(const Node& n, const Shape& in, const TensorData* roi_t, 
         identity = false;
         continue;  // its taps stay index 0, weight 0: never read
       }
-      identity = identity && x == static_cast<double>(o);
       taps_at(opt, x, ax.in, p.taps, &ax.index[o * taps], p.mode == ResizeMode::Nearest ? nullptr : &ax.coeff[o * taps]);
+      // Nearest maps o to o when its index is o (tf_half_pixel_for_nn's o + 0.5 floors to o).
+      identity = identity && (p.mode == ResizeMode::Nearest ? ax.index[o * taps] == o : x == static_cast<double>(o));
     }
     ax.resized = !identity;
   }

@@ -5,7 +5,11 @@
 // reference kernel does (ir/ops/resize.h), and stores them as two tap
 // tables in WEIGHTS; the command reads them. Split across tiles by output
 // rows, each tile's share in groups of channels and passes of output rows
-// that fit OCM.
+// that fit OCM. int8 (docs/mlip-spec.md 4a): a nearest Resize of an
+// int8/uint8 tensor (what passes/fold_qdq keeps on the integers: input and
+// output share scale and zero point) is the same command on one-byte
+// elements, a copy; a linear one stays float (fold_qdq says why), so an
+// int8 region never holds it.
 #include <algorithm>
 #include <cstring>
 
@@ -68,28 +72,37 @@ int64_t max_span(const AxisTaps& rows, int64_t R) {
   return span;
 }
 
-// OCM of a pass: input rows, output rows, the pass's row taps, every column's taps.
+// OCM of a pass: input rows, output rows (elements of eb bytes), the pass's
+// row taps, every column's taps.
 uint64_t pass_bytes(int64_t span, int64_t R, int64_t occ, int64_t W, int64_t OW, const AxisTaps& rows,
-                    const AxisTaps& cols) {
-  return ocm_round(span * W * occ * kF16Bytes) + ocm_round(R * OW * occ * kF16Bytes) +
-         ocm_round(R * rows.taps * kEntryBytes) + ocm_round(OW * cols.taps * kEntryBytes);
+                    const AxisTaps& cols, int64_t eb) {
+  return ocm_round(span * W * occ * eb) + ocm_round(R * OW * occ * eb) + ocm_round(R * rows.taps * kEntryBytes) +
+         ocm_round(OW * cols.taps * kEntryBytes);
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (!is_float4d(g, n.inputs[0])) return "only float32 4-D (NCHW) tensors";
-  const Shape& x = g.value(n.inputs[0]).shape;
+  const Value& xv = g.value(n.inputs[0]);
+  if (lim.int8) {
+    if (!is_q8_type(xv.dtype) || xv.shape.size() != 4 || g.value(n.outputs[0]).dtype != xv.dtype)
+      return "only an int8/uint8 4-D Resize has an int8 MLIP layer";
+  } else if (!is_float4d(g, n.inputs[0])) {
+    return "only float32 4-D (NCHW) tensors";
+  }
+  const Shape& x = xv.shape;
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (ops::resize_sizes_at_run_time(g, n)) return "sizes computed at run time";
   for (size_t i = 1; i < n.inputs.size(); ++i)
     if (n.has_input(i) && !g.value(n.inputs[i]).is_constant()) return "roi, scales or sizes computed at run time";
   const ops::ResizePlan p = ops::resize_plan(g, n);
   if (p.mode == ops::ResizeMode::Cubic) return "cubic interpolation (nearest and linear run on the MLIP)";
+  if (lim.int8 && p.mode != ops::ResizeMode::Nearest)
+    return "linear interpolation of int8 tensors (only nearest has an int8 MLIP layer: a copy)";
   if (p.extrapolates) return "tf_crop_and_resize with positions outside the input (extrapolation_value)";
   if (p.axes[0].resized || p.axes[1].resized) return "resizing the batch or channel axis";
   for (const ops::ResizeAxis& ax : p.axes)
     if (ax.in == 0 || ax.out == 0) return "a tensor of no elements";
   const AxisTaps rows = axis_taps(p, 2), cols = axis_taps(p, 3);
-  const uint64_t need = pass_bytes(max_span(rows, 1), 1, 1, x[3], p.out_shape[3], rows, cols);
+  const uint64_t need = pass_bytes(max_span(rows, 1), 1, 1, x[3], p.out_shape[3], rows, cols, lim.int8 ? 1 : kF16Bytes);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
   return "";
@@ -124,6 +137,7 @@ void lower(LowerContext& ctx, const Node& n) {
   l.resize_method = method_name(p);
   l.resize_rows = rows.index;
   l.output = ctx.output_tensor(n);
+  l.dtype = ctx.tensor(l.output).dtype;  // int8: nearest only (support), a copy of bytes
 }
 
 // Images one after another; each image's output rows split across tiles;
@@ -133,6 +147,7 @@ void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& x = p.in();
   const RTensor& y = p.out();
+  const int64_t eb = x.elem_bytes();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w;
   AxisTaps rows, cols;
   rows.taps = l.kh;
@@ -142,23 +157,23 @@ void plan(LayerPlanner& p) {
   p.set_split(Split::Rows, parts);
   const uint64_t limit = p.work_limit();
   const int64_t span1 = max_span(rows, 1);
-  const int64_t occ = largest(C, [&](int64_t v) { return pass_bytes(span1, 1, v, W, OW, rows, cols) <= limit; });
+  const int64_t occ = largest(C, [&](int64_t v) { return pass_bytes(span1, 1, v, W, OW, rows, cols, eb) <= limit; });
   if (occ == 0) fail("layer '{}' does not fit OCM even one row and channel at a time", l.name);
   for (int64_t img = 0; img < x.n; ++img) {
-    const int64_t xb = p.ddr_base(x) + img * H * W * C * kF16Bytes;
-    const int64_t yb = p.ddr_base(y) + img * OH * OW * C * kF16Bytes;
+    const int64_t xb = p.ddr_base(x) + img * H * W * C * eb;
+    const int64_t yb = p.ddr_base(y) + img * OH * OW * C * eb;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t r0 = parts[t].first, r1 = parts[t].second;
       const int64_t R = largest(r1 - r0, [&](int64_t v) {
-        return pass_bytes(max_span(rows, v), v, occ, W, OW, rows, cols) <= limit;
+        return pass_bytes(max_span(rows, v), v, occ, W, OW, rows, cols, eb) <= limit;
       });
       const int64_t span = max_span(rows, R);
       for (int64_t cs = 0; cs < C; cs += occ) {
         const int64_t cn = std::min(occ, C - cs);
         Ocm ocm(limit);
-        const uint32_t in_off = ocm.take(span * W * cn * kF16Bytes);
-        const uint32_t out_off = ocm.take(R * OW * cn * kF16Bytes);
+        const uint32_t in_off = ocm.take(span * W * cn * eb);
+        const uint32_t out_off = ocm.take(R * OW * cn * eb);
         const uint32_t row_off = ocm.take(R * rows.taps * kEntryBytes);
         const uint32_t col_off = ocm.take(OW * cols.taps * kEntryBytes);
         p.note_ocm(tile, ocm);
@@ -170,10 +185,10 @@ void plan(LayerPlanner& p) {
           p.dma_in(tile, p.weights_binding(), l.row_table + p0 * rows.taps * kEntryBytes, row_off,
                    (p1 - p0) * rows.taps * kEntryBytes);
           if (cn == C)
-            p.dma_in(tile, p.binding(x), xb + ir0 * W * C * kF16Bytes, in_off, (ir1 - ir0) * W * C * kF16Bytes);
+            p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
           else
-            p.dma_in(tile, p.binding(x), xb + (ir0 * W * C + cs) * kF16Bytes, in_off, (ir1 - ir0) * W,
-                     cn * kF16Bytes, C * kF16Bytes, cn * kF16Bytes);
+            p.dma_in(tile, p.binding(x), xb + (ir0 * W * C + cs) * eb, in_off, (ir1 - ir0) * W,
+                     cn * eb, C * eb, cn * eb);
           RCommand& c = p.cmd(MLIP_OP_RESIZE, tile);
           uint32_t* w = c.cmd.w;
           w[MLIP_RESIZE_IN] = in_off;
@@ -188,11 +203,12 @@ void plan(LayerPlanner& p) {
           w[MLIP_RESIZE_ROW_TAPS] = u32(rows.taps);
           w[MLIP_RESIZE_COL_TAPS] = u32(cols.taps);
           w[MLIP_RESIZE_ROW_BASE] = u32(ir0);
+          w[MLIP_DTYPE] = l.dtype;  // fp16, or the 8-bit type of a nearest copy
           if (cn == C)
-            p.dma_out(tile, p.binding(y), yb + p0 * OW * C * kF16Bytes, out_off, (p1 - p0) * OW * C * kF16Bytes);
+            p.dma_out(tile, p.binding(y), yb + p0 * OW * C * eb, out_off, (p1 - p0) * OW * C * eb);
           else
-            p.dma_out(tile, p.binding(y), yb + (p0 * OW * C + cs) * kF16Bytes, out_off, (p1 - p0) * OW,
-                      cn * kF16Bytes, C * kF16Bytes, cn * kF16Bytes);
+            p.dma_out(tile, p.binding(y), yb + (p0 * OW * C + cs) * eb, out_off, (p1 - p0) * OW,
+                      cn * eb, C * eb, cn * eb);
         }
       }
     }

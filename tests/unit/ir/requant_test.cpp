@@ -108,6 +108,31 @@ TEST(Requant, RequantizeAddsTheZeroPointAndSaturates) {
   EXPECT_EQ(mlip_requantize(12345, 0, 0, 7, -128, 127), 7);  // multiplier 0
 }
 
+// The whole requantization with the largest multiplier, q = 2^31 - 1 (just
+// below 1.0; as 2^-1 with shift -1, just below 0.5): the high multiply
+// brings x * q / 2^31 back to x (ties toward +infinity: -3 * (1 - 2^-31)
+// -> -3), and the shift's ties go away from zero, so -3 * 0.4999999998
+// requantizes to -2 and 3 * 0.4999999998 to 2 (TFLite's double rounding;
+// the real products are -1.4999999993 and 1.4999999993). Then the zero
+// point and saturation at both ends of int8 and uint8.
+TEST(Requant, NegativeTiesAndSaturationWithTheLargestMultiplier) {
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-3, kMax, 0), -3);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-3, kMax, -1), -2);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(3, kMax, -1), 2);
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-5, kMax, -2), -1);  // -1.25 -> -1
+  EXPECT_EQ(mlip_multiply_by_quantized_multiplier(-6, kMax, -2), -2);  // -1.5 -> -2
+  EXPECT_EQ(mlip_requantize(-3, kMax, -1, 0, -128, 127), -2);
+  EXPECT_EQ(mlip_requantize(-3, kMax, -1, -127, -128, 127), -128);  // -129 saturates
+  EXPECT_EQ(mlip_requantize(-3, kMax, -1, -126, -128, 127), -128);
+  EXPECT_EQ(mlip_requantize(3, kMax, -1, 126, -128, 127), 127);    // 128 saturates
+  EXPECT_EQ(mlip_requantize(-3, kMax, -1, 1, 0, 255), 0);          // -1 saturates
+  EXPECT_EQ(mlip_requantize(3, kMax, -1, 254, 0, 255), 255);       // 256 saturates
+  EXPECT_EQ(mlip_requantize(-509, kMax, -1, 0, -128, 127), -128);  // -254.5 -> -255 -> -128
+  // The largest left shift with the largest multiplier: x * 2^30 saturates first.
+  EXPECT_EQ(mlip_requantize(-2, kMax, MLIP_REQUANT_MAX_SHIFT, 0, -128, 127), -128);
+  EXPECT_EQ(mlip_requantize(2, kMax, MLIP_REQUANT_MAX_SHIFT, 0, 0, 255), 255);
+}
+
 TEST(Requant, AddSaturates) {
   EXPECT_EQ(mlip_add_sat_i32(kMax, 1), kMax);
   EXPECT_EQ(mlip_add_sat_i32(kMin, -1), kMin);

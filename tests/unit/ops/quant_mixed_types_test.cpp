@@ -3,7 +3,9 @@
 // with a uint8 B is refused naming the node; the QDQ form of such an Add
 // stays float between its DequantizeLinear and QuantizeLinear (noted for
 // `mlipc inspect`). 4-bit tensors, as a zero point or as the graph input a
-// DequantizeLinear reads, are refused naming the node.
+// DequantizeLinear reads, are refused naming the node, and so is a zero
+// point whose value lies outside its type (ONNX keeps int8 and uint8 values
+// in the 32-bit int32_data field, where 300 can be written).
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -113,6 +115,54 @@ TEST(QLinearMixedTypes, FourBitTensorsAreRefusedNamingTheNode) {
     EXPECT_THAT(in, HasSubstr("node 'dq' (DequantizeLinear)"));
     EXPECT_EQ(in.find('\n'), std::string::npos);
   }
+}
+
+// A QuantizeLinear 'q' (uint8 zero point) or DequantizeLinear 'dq' (int8 x
+// and zero point) whose zero point initializer holds `value` in int32_data.
+fs::path zero_point_model(bool quantize, int32_t value) {
+  onnx::ModelProto mp;
+  mp.set_ir_version(8);
+  mp.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = mp.mutable_graph();
+  g->set_name("g");
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(quantize ? "QuantizeLinear" : "DequantizeLinear");
+  n->set_name(quantize ? "q" : "dq");
+  for (const char* i : {"x", "s", "zp"}) n->add_input(i);
+  n->add_output("y");
+  onnx::ValueInfoProto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(quantize ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT8);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+  onnx::TensorProto* s = g->add_initializer();
+  s->set_name("s");
+  s->set_data_type(onnx::TensorProto::FLOAT);
+  s->add_float_data(0.5f);
+  onnx::TensorProto* zp = g->add_initializer();
+  zp->set_name("zp");
+  zp->set_data_type(quantize ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8);
+  zp->add_int32_data(value);
+  g->add_output()->set_name("y");
+  const fs::path path = test::scratch_dir() / fmt::format("zero_point_{}_{}.onnx", quantize, value);
+  std::string bytes;
+  mp.SerializeToString(&bytes);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(QLinearMixedTypes, ZeroPointOutsideItsTypeIsRefusedNamingTheNode) {
+  const std::string q = test::import_error(zero_point_model(true, 300));
+  EXPECT_THAT(q, HasSubstr("initializer 'zp': value 300 (element 0) is outside its type uint8 ([0, 255]) (input of "
+                           "node 'q' (QuantizeLinear))"));
+  EXPECT_EQ(q.find('\n'), std::string::npos);
+  EXPECT_THAT(test::import_error(zero_point_model(true, -1)), HasSubstr("value -1 (element 0) is outside its type uint8"));
+  EXPECT_THAT(test::import_error(zero_point_model(false, 128)),
+              HasSubstr("value 128 (element 0) is outside its type int8 ([-128, 127]) (input of node 'dq' "
+                        "(DequantizeLinear))"));
+  EXPECT_THAT(test::import_error(zero_point_model(false, -129)), HasSubstr("value -129 (element 0) is outside its type int8"));
+  // The ends of each type are values like any other.
+  EXPECT_EQ(test::import_error(zero_point_model(true, 255)), "no error");
+  EXPECT_EQ(test::import_error(zero_point_model(false, -128)), "no error");
 }
 
 }  // namespace
