@@ -1,5 +1,6 @@
 #include "c/aot.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -22,9 +23,9 @@ std::string upper(std::string s) {
   return s;
 }
 
-std::string render(const std::string& name, const data& d) {
-  mustache tmpl{std::string(resources::get("templates/aot/" + name))};
-  if (!tmpl.is_valid()) fail("internal: template aot/{}: {}", name, tmpl.error_message());
+std::string render(const std::string& path, const data& d) {
+  mustache tmpl{std::string(resources::get(path))};
+  if (!tmpl.is_valid()) fail("internal: template {}: {}", path, tmpl.error_message());
   tmpl.set_custom_escape([](const std::string& s) { return s; });
   return tmpl.render(d);
 }
@@ -137,12 +138,16 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
   }
   d.set("kernels", kernels);
   d.set("main_body", in.main_body);
+  // A run that can fail reports to the platform's error hook (the runtime
+  // core's mlip_platform_error); one that cannot calls nothing in the runtime.
+  if (std::any_of(in.kernels.begin(), in.kernels.end(), [](const AotKernel& k) { return k.returns_status; }))
+    d.set("can_fail", data::type::bool_true);
 
   const std::string m = in.module;
   return {
-      {"codegen/host/include/tvmgen_" + m + ".h", render("header.h", d)},
-      {"codegen/host/src/" + m + "_lib0.c", render("lib0.c", d)},
-      {"codegen/host/src/" + m + "_lib1.c", render("lib1.c", d)},
+      {"codegen/host/include/tvmgen_" + m + ".h", render("templates/aot/header.h", d)},
+      {"codegen/host/src/" + m + "_lib0.c", render("templates/aot/lib0.c", d)},
+      {"codegen/host/src/" + m + "_lib1.c", render("templates/aot/lib1.c", d)},
   };
 }
 
