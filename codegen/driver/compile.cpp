@@ -42,9 +42,12 @@ std::string simulator_carrier(const std::string& module) {
 void add_runtime_files(std::map<std::string, std::string>& files, const std::string& module, bool has_regions) {
   for (const auto& r : resources::under("runtime/")) files[std::string(r.path)] = std::string(r.content);
   // Firmware-facing templates live under templates/mlf in the sources and
-  // under templates/ in the tarball, as in TVM's MLF.
+  // under templates/ in the tarball, as in TVM's MLF; templates/firmware
+  // keeps its folder, with main.c written for the module (c/aot.cpp).
   for (const auto& r : resources::under("templates/mlf/"))
     files["templates/" + std::string(r.path.substr(14))] = std::string(r.content);
+  for (const auto& r : resources::under("templates/firmware/"))
+    if (r.path != "templates/firmware/main.c") files[std::string(r.path)] = std::string(r.content);
   if (has_regions) files["codegen/host/src/" + module + "_mlip_sim.c"] = simulator_carrier(module);
 }
 

@@ -170,6 +170,7 @@ void check_members(const mlf::FileMap& files, const std::string& module, const f
   std::set<std::string> embedded;
   for (const auto& r : resources::under("runtime/")) embedded.insert(std::string(r.path));
   for (const auto& r : resources::under("templates/mlf/")) embedded.insert("templates/" + std::string(r.path.substr(14)));
+  for (const auto& r : resources::under("templates/firmware/")) embedded.insert(std::string(r.path));
   const std::string m = module;
   auto number_after = [](std::string_view s, std::string_view prefix, std::string_view suffix) {
     if (s.size() <= prefix.size() + suffix.size() || s.substr(0, prefix.size()) != prefix ||

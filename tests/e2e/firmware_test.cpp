@@ -1,7 +1,10 @@
 // Real targets (issue 10): an mlipc tarball in TVM's bare-metal firmware flow
-// (its runtime/ as the standalone CRT) on QEMU's Cortex-M55 board, giving
-// the bytes `mlipc run` gives on the host; the platform template on every
-// M-profile core.
+// (its runtime/ as the standalone CRT), the tarball's own firmware template
+// on QEMU's Cortex-M55 and Cortex-M4F boards, and the shared models on
+// Cortex-M55 (qemu-system-arm) and AArch64 (qemu-aarch64), each giving the
+// bytes `mlipc run` gives on the host. The sweep over the models has a short
+// mode for the suite and a full one: MLIPC_QEMU_SWEEP=full (docs/user-guide.md,
+// "Firmware").
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -65,6 +68,34 @@ io::NamedTensors inputs_for(const ModelCase& m, const driver::CompileResult& r) 
                     fs::exists(pb) ? frontend::load_tensor_pb(pb)
                                    : random_tensor(r.module.inputs[i].dtype, r.module.inputs[i].shape,
                                                    7 + static_cast<uint32_t>(i)));
+  }
+  return in;
+}
+
+// What templates/firmware/main.c fills without INPUTS (its comment gives the rule).
+io::NamedTensors pattern_inputs(const driver::CompileResult& r) {
+  io::NamedTensors in;
+  for (size_t k = 0; k < r.module.inputs.size(); ++k) {
+    const c::IoInfo& io = r.module.inputs[k];
+    TensorData t(io.dtype, io.shape);
+    const size_t size = dtype_size(io.dtype);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const uint32_t h = static_cast<uint32_t>(i + 1) * 2654435761u + static_cast<uint32_t>(k) * 40503u;
+      uint8_t* at = t.raw() + static_cast<size_t>(i) * size;
+      const double f = static_cast<double>(static_cast<int32_t>(h >> 24) - 128) / 128;
+      if (io.dtype == DType::Float32) {
+        const float v = static_cast<float>(f);
+        std::memcpy(at, &v, size);
+      } else if (io.dtype == DType::Float64) {
+        std::memcpy(at, &f, size);
+      } else if (io.dtype == DType::Bool) {
+        *at = static_cast<uint8_t>(h >> 31);
+      } else if (dtype_is_integer(io.dtype)) {
+        const uint64_t v = h >> 25;  // 0..127, the same bytes in every integer type (little-endian)
+        std::memcpy(at, &v, size);
+      }
+    }
+    in.emplace_back(io.name, std::move(t));
   }
   return in;
 }
@@ -260,6 +291,145 @@ TEST(TvmDemoErrors, FailedRunReachesTvmLogfAndAbort) {
   EXPECT_EQ(again.find("TVMPlatformAbort"), std::string::npos) << again;
   EXPECT_NE(again.find("EXITTHESIM"), std::string::npos) << again;
 }
+
+// ---- templates/firmware ----------------------------------------------------------
+
+struct TemplateCase {
+  std::string board;
+  std::string target;
+};
+
+class FirmwareTemplate : public ::testing::TestWithParam<TemplateCase> {};
+
+// The tarball's firmware template as a user runs it (make; make run): the
+// pattern main.c fills gives the host's bytes and top class, on the
+// Cortex-M55 and the Cortex-M4F board, and the image holds no heap or
+// printf-family function at all.
+TEST_P(FirmwareTemplate, PatternInputsGiveHostBits) {
+  SKIP_WITHOUT("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm", "make");
+  const TemplateCase& c = GetParam();
+  const ModelCase& m = model_cases()[0];
+  Tarball t;
+  make_tarball(m, options_for(m, c.target), t);
+  fs::path elf;
+  TargetRun run = run_firmware(t.x, c.board, {}, {}, &elf);
+  ASSERT_EQ(run.error, "") << run.log;
+  io::NamedTensors host = compile_and_run(m.dir / "model.onnx", pattern_inputs(t.r), options_for(m, c.target));
+  EXPECT_EQ(differs(host, run.outputs), "") << run.log;
+  const float* scores = host[0].second.raw_as<float>();
+  const int64_t top = std::max_element(scores, scores + host[0].second.numel()) - scores;
+  EXPECT_NE(run.log.find(fmt::format("top class {}\n", top)), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("status 0\n"), std::string::npos) << run.log;
+  const std::vector<std::string> bad = heap_or_printf_symbols(elf, false);
+  EXPECT_TRUE(bad.empty()) << fmt::format("{}", fmt::join(bad, "; "));
+}
+
+INSTANTIATE_TEST_SUITE_P(Digits, FirmwareTemplate,
+                         ::testing::Values(TemplateCase{"mps3-an547", "c"}, TemplateCase{"mps3-an547", "mrvl, c"},
+                                           TemplateCase{"mps2-an386", "c"}, TemplateCase{"mps2-an386", "mrvl, c"}),
+                         [](const auto& info) {
+                           std::string b = info.param.board;
+                           std::replace(b.begin(), b.end(), '-', '_');
+                           return b + "_" + target_name(info.param.target);
+                         });
+
+// An image whose .bss is not zeroed and whose uninitialized sections hold
+// garbage (startup.c's FW_DIRTY_RAM): the region state lives in .data and
+// the OCM needs no zeroing, so the digits CNN with pinned weights gives the
+// host's bytes. Before the state had its own values, this image skipped the
+// validation and the INIT section and printed top class 0 (every output
+// -0.0) with status 0.
+TEST(FirmwareTemplateMemory, BssNotZeroedGivesHostBits) {
+  SKIP_WITHOUT("arm-none-eabi-gcc", "qemu-system-arm", "make");
+  const ModelCase& m = model_cases()[0];
+  Tarball t;
+  make_tarball(m, options_for(m, "mrvl, c"), t);
+  const io::NamedTensors inputs = inputs_for(m, t.r);
+  TargetRun run = run_firmware(t.x, "mps3-an547", {"EXTRA_CFLAGS=-DFW_DIRTY_RAM"}, inputs);
+  ASSERT_EQ(run.error, "") << run.log;
+  EXPECT_EQ(differs(compile_and_run(m.dir / "model.onnx", inputs, options_for(m, "mrvl, c")), run.outputs), "")
+      << run.log;
+}
+
+// ---- every model on Cortex-M55 and AArch64 -------------------------------------
+
+// The models of the sweep: in the suite, three (the digits CNN, an fp16 MLIP
+// network of every layer kind, an int8 MLIP model); with
+// MLIPC_QEMU_SWEEP=full, the digits CNN and every model of tests/data/models.
+std::vector<ModelCase> sweep_models(bool full) {
+  std::vector<ModelCase> out = {model_cases()[0]};
+  const fs::path root = fs::path(MLIPC_TEST_DATA) / "models";
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory() && fs::exists(e.path() / "model.onnx")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names)
+    if (full || n == "small_mlip" || n == "quant_qdq_mlip_dense") out.push_back({n, root / n});
+  return out;
+}
+
+struct Variant {
+  std::string opt, std;
+};
+
+struct SweepCase {
+  std::string arch;  // "cortex_m55" or "aarch64"
+  std::string target;
+};
+
+class QemuSweep : public ::testing::TestWithParam<SweepCase> {};
+
+// Each model's image for the Cortex-M55 (templates/firmware, mps3-an547,
+// qemu-system-arm) or its AArch64 Linux program (qemu-aarch64) gives the
+// bytes of `mlipc run` on the host, built at -O2 and -Os and in GNU C mode
+// (the full sweep: -O2 and -Os in GNU C and -O2 in ISO C; the suite: GNU C
+// at -Os on the M55, at -O2 on AArch64). Prints one line per build.
+TEST_P(QemuSweep, OutputsAreTheHostBits) {
+  const SweepCase& c = GetParam();
+  if (c.arch == "aarch64") SKIP_WITHOUT("aarch64-linux-gnu-gcc", "qemu-aarch64");
+  else SKIP_WITHOUT("arm-none-eabi-gcc", "qemu-system-arm", "make");
+  const char* mode = std::getenv("MLIPC_QEMU_SWEEP");
+  const bool full = mode != nullptr && std::string(mode) == "full";
+  std::vector<Variant> variants;
+  if (full) variants = {{"-O2", "gnu99"}, {"-Os", "gnu99"}, {"-O2", "c99"}};
+  else variants = {{c.arch == "aarch64" ? "-O2" : "-Os", "gnu99"}};
+  int same = 0, builds = 0;
+  double build_s = 0, run_s = 0;
+  for (const ModelCase& m : sweep_models(full)) {
+    Tarball t;
+    driver::CompileOptions opt = options_for(m, c.target);
+    try {
+      make_tarball(m, opt, t);
+    } catch (const Error& e) {
+      ADD_FAILURE() << m.name << ": " << e.what();
+      continue;
+    }
+    const io::NamedTensors inputs = inputs_for(m, t.r);
+    const io::NamedTensors host = compile_and_run(m.dir / "model.onnx", inputs, opt);
+    for (const Variant& v : variants) {
+      TargetRun run = c.arch == "aarch64"
+                          ? run_aarch64(t.x, {"-std=" + v.std, v.opt, "-Wall", "-Wextra", "-Werror"}, inputs,
+                                        host.size())
+                          : run_firmware(t.x, "mps3-an547", {"OPT=" + v.opt, "STD=" + v.std}, inputs);
+      ++builds;
+      build_s += run.build_seconds;
+      run_s += run.run_seconds;
+      const std::string diff = run.error.empty() ? differs(host, run.outputs) : run.error;
+      same += diff.empty();
+      std::printf("%-45s %-4s %-10s %-3s %-5s build %6.1f s run %6.1f s  %s\n", m.name.c_str(),
+                  target_name(c.target).c_str(), c.arch.c_str(), v.opt.c_str(), v.std.c_str(), run.build_seconds,
+                  run.run_seconds, diff.empty() ? "same bytes" : diff.c_str());
+      EXPECT_EQ(diff, "") << m.name << " " << v.opt << " " << v.std;
+    }
+  }
+  std::printf("%s on %s: %d of %d builds give the host's bytes; build %.0f s, run %.0f s in all\n", c.arch.c_str(),
+              target_name(c.target).c_str(), same, builds, build_s, run_s);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, QemuSweep,
+                         ::testing::Values(SweepCase{"cortex_m55", "c"}, SweepCase{"cortex_m55", "mrvl, c"},
+                                           SweepCase{"aarch64", "c"}, SweepCase{"aarch64", "mrvl, c"}),
+                         [](const auto& info) { return info.param.arch + "_" + target_name(info.param.target); });
 
 }  // namespace
 }  // namespace mlipc::test::e2e_firmware
