@@ -380,8 +380,8 @@ struct SweepCase {
 class QemuSweep : public ::testing::TestWithParam<SweepCase> {};
 
 // Each model's image for the Cortex-M55 (templates/firmware, mps3-an547,
-// qemu-system-arm) or its AArch64 Linux program (qemu-aarch64) gives the
-// bytes of `mlipc run` on the host, built at -O2 and -Os and in GNU C mode
+// qemu-system-arm; no heap or printf-family symbol in it) or its AArch64
+// Linux program (qemu-aarch64) gives the bytes of `mlipc run` on the host, built at -O2 and -Os and in GNU C mode
 // (the full sweep: -O2 and -Os in GNU C and -O2 in ISO C; the suite: GNU C
 // at -Os on the M55, at -O2 on AArch64). Prints one line per build.
 TEST_P(QemuSweep, OutputsAreTheHostBits) {
@@ -407,14 +407,17 @@ TEST_P(QemuSweep, OutputsAreTheHostBits) {
     const io::NamedTensors inputs = inputs_for(m, t.r);
     const io::NamedTensors host = compile_and_run(m.dir / "model.onnx", inputs, opt);
     for (const Variant& v : variants) {
+      fs::path elf;
       TargetRun run = c.arch == "aarch64"
                           ? run_aarch64(t.x, {"-std=" + v.std, v.opt, "-Wall", "-Wextra", "-Werror"}, inputs,
                                         host.size())
-                          : run_firmware(t.x, "mps3-an547", {"OPT=" + v.opt, "STD=" + v.std}, inputs);
+                          : run_firmware(t.x, "mps3-an547", {"OPT=" + v.opt, "STD=" + v.std}, inputs, &elf);
       ++builds;
       build_s += run.build_seconds;
       run_s += run.run_seconds;
-      const std::string diff = run.error.empty() ? differs(host, run.outputs) : run.error;
+      std::string diff = run.error.empty() ? differs(host, run.outputs) : run.error;
+      if (diff.empty() && !elf.empty() && !heap_or_printf_symbols(elf, false).empty())
+        diff = "the image has " + fmt::format("{}", fmt::join(heap_or_printf_symbols(elf, false), "; "));
       same += diff.empty();
       std::printf("%-45s %-4s %-10s %-3s %-5s build %6.1f s run %6.1f s  %s\n", m.name.c_str(),
                   target_name(c.target).c_str(), c.arch.c_str(), v.opt.c_str(), v.std.c_str(), run.build_seconds,
