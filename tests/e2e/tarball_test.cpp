@@ -1,7 +1,8 @@
 // The tarball builds alone: extracted, every C file compiles with a plain
 // `cc -std=c99 -Wall -Wextra -Werror` (and -pedantic; the TVM adapter of
 // runtime/src/runtime/crt with the crt_config.h of templates/, as firmware
-// built the TVM way has it), and no object references the heap.
+// built the TVM way has it), no object references the heap, and there is
+// one dlpack.h.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -39,6 +40,10 @@ TEST_P(Tarball, BuildsWithPlainCcAndNoHeap) {
   driver::write_tarball(r, dir.path() / "model.tar");
   mlf::extract_tar(dir.path() / "model.tar", dir.path() / "x");
   const fs::path x = dir.path() / "x";
+  // One DLPack header: the TVM-compatible headers include it too.
+  int dlpack = 0;
+  for (const auto& e : fs::recursive_directory_iterator(x)) dlpack += e.path().filename() == "dlpack.h";
+  EXPECT_EQ(dlpack, 1);
   std::vector<std::string> files = c_files(x, false), adapter = c_files(x, true);
   ASSERT_GE(files.size(), 3u);
   ASSERT_EQ(adapter.size(), 2u);
