@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Cortex-M size report of an mlipc tarball (docs/user-guide.md, "Firmware size").
 
-Builds the tarball's C (the generated code, the runtime core and the MLIP
-simulator) with arm-none-eabi-gcc for one Cortex-M core at -Os, links it
+Builds the tarball's C (the generated code, with the MLIP simulator an MLIP
+module carries, and the runtime core) with arm-none-eabi-gcc for one Cortex-M core at -Os, links it
 with a main that calls tvmgen_<m>_run (--gc-sections: only what the entry
 point reaches stays), and prints, per part, the code, the other read-only
-data, the constants (.rodata.tvm), the arena (.bss.noinit.tvm) and the
-other zero-initialized or initialized data, from the linker's map. Then the
+data, the constants (.rodata.tvm), the arena (.bss.noinit.tvm), the
+simulator's on-chip memory (.bss.noinit.mlip_ocm) and the other
+zero-initialized or initialized data, from the linker's map. Then the
 worst stack depth from the entry point, from GCC's call graph with each
 function's frame (-fcallgraph-info=su): at a call through a pointer (the
 simulator's opcode table) the deepest function of the program is assumed,
@@ -24,7 +25,7 @@ import tarfile
 import tempfile
 
 PARTS = ["runtime core", "simulator", "generated code", "main", "C library"]
-KINDS = ["code", "rodata", "constants", "arena", "data"]
+KINDS = ["code", "rodata", "constants", "arena", "ocm", "data"]
 
 
 def fail(msg):
@@ -69,6 +70,8 @@ def kind_of(section):
         return "rodata"
     if section == ".bss.noinit.tvm" or section.startswith(".bss.noinit.tvm."):
         return "arena"
+    if section == ".bss.noinit.mlip_ocm":  # the simulator's on-chip memory (mlip/region.h)
+        return "ocm"
     if section.startswith((".bss", ".data", "COMMON", ".tbss", ".tdata")):
         return "data"
     return None
@@ -185,12 +188,17 @@ def main():
         arch = [f"-mcpu={a.mcpu}", "-mthumb", f"-mfloat-abi={a.float_abi}"]
         flags = arch + [a.opt, "-std=c99", "-ffp-contract=off", "-ffunction-sections",
                  "-fdata-sections", "-fcallgraph-info=su", "-Icodegen/host/include", "-Iruntime/include"]
+        # What every build of a tarball compiles: the runtime core and
+        # codegen/host/src, where <m>_mlip_sim.c carries the simulator of an
+        # MLIP module (runtime/src/sim, one translation unit).
         sources = [("main", "main.c")]
-        for sub, prefix in (("runtime/src/core", "core_"), ("runtime/src/sim", "sim_"), ("codegen/host/src", "gen_")):
+        for sub, prefix in (("runtime/src/core", "core_"), ("codegen/host/src", "gen_")):
             d = os.path.join(work, sub)
             if os.path.isdir(d):
-                sources += [(prefix + os.path.splitext(s)[0], os.path.join(sub, s)) for s in sorted(os.listdir(d))
-                            if s.endswith(".c")]
+                for s in sorted(os.listdir(d)):
+                    if s.endswith(".c"):
+                        stem = os.path.splitext(s)[0]
+                        sources.append(("sim_" + stem if s.endswith("_mlip_sim.c") else prefix + stem, os.path.join(sub, s)))
         objects = []
         for name, src in sources:
             r = subprocess.run([a.cc] + flags + ["-c", src, "-o", name + ".o"], cwd=work, capture_output=True, text=True)

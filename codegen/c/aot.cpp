@@ -1,5 +1,6 @@
 #include "c/aot.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -22,9 +23,9 @@ std::string upper(std::string s) {
   return s;
 }
 
-std::string render(const std::string& name, const data& d) {
-  mustache tmpl{std::string(resources::get("templates/aot/" + name))};
-  if (!tmpl.is_valid()) fail("internal: template aot/{}: {}", name, tmpl.error_message());
+std::string render(const std::string& path, const data& d) {
+  mustache tmpl{std::string(resources::get(path))};
+  if (!tmpl.is_valid()) fail("internal: template {}: {}", path, tmpl.error_message());
   tmpl.set_custom_escape([](const std::string& s) { return s; });
   return tmpl.render(d);
 }
@@ -71,6 +72,59 @@ data io_list(const std::vector<IoInfo>& ios, const std::string& prefix, const st
     list.push_back(d);
   }
   return list;
+}
+
+// templates/firmware/main.c's values: each tensor's buffer and size, the
+// pattern that fills an input of its type, and how output 0's top class
+// compares (templates/firmware/main.c).
+data firmware_main_data(const AotInput& in) {
+  data d;
+  d.set("module", in.module);
+  d.set("MODULE", upper(in.module));
+  d.set("generator", in.generator);
+  d.set("alignment", std::to_string(in.workspace_alignment));
+  auto tensors = [](const std::vector<IoInfo>& list, bool input) {
+    data out{data::type::list};
+    for (size_t k = 0; k < list.size(); ++k) {
+      const IoInfo& io = list[k];
+      const std::string ctype(dtype_ctype(io.dtype));
+      const std::string at = fmt::format("(({}*)(void*)fw_in{})[i]", ctype, k);
+      data t;
+      t.set("index", std::to_string(k));
+      t.set("member", io.member);
+      t.set("dtype", std::string(dtype_name(io.dtype)));
+      t.set("size", std::to_string(io.size_bytes));
+      t.set("alloc", std::to_string(std::max<size_t>(io.size_bytes, 1)));
+      t.set("count", std::to_string(io.size_bytes / dtype_size(io.dtype)));
+      if (input) {
+        if (io.dtype == DType::Float32 || io.dtype == DType::Float64)
+          t.set("fill", fmt::format("{} = ({})((int32_t)(h >> 24) - 128) / 128;", at, ctype));
+        else if (io.dtype == DType::Bool)
+          t.set("fill", fmt::format("{} = (uint8_t)(h >> 31);", at));
+        else if (dtype_is_integer(io.dtype))
+          t.set("fill", fmt::format("{} = ({})(h >> 25);", at, ctype));
+        else  // float16, bfloat16
+          t.set("fill", fmt::format("(({}*)(void*)fw_in{})[i] = 0;", "uint16_t", k));
+      }
+      out.push_back(t);
+    }
+    return out;
+  };
+  d.set("inputs", tensors(in.inputs, true));
+  d.set("outputs", tensors(in.outputs, false));
+  if (in.inputs.empty()) d.set("no_inputs", data::type::bool_true);
+  if (!in.outputs.empty()) {
+    const IoInfo& o = in.outputs[0];
+    const bool is_float = o.dtype == DType::Float32 || o.dtype == DType::Float64;
+    if (is_float || dtype_is_integer(o.dtype)) {
+      data top;
+      top.set("ctype", std::string(dtype_ctype(o.dtype)));
+      top.set("count", std::to_string(o.size_bytes / dtype_size(o.dtype)));
+      if (is_float) top.set("is_float", data::type::bool_true);
+      d.set("top", top);
+    }
+  }
+  return d;
 }
 
 }  // namespace
@@ -137,12 +191,17 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
   }
   d.set("kernels", kernels);
   d.set("main_body", in.main_body);
+  // A run that can fail reports to the platform's error hook (the runtime
+  // core's mlip_platform_error); one that cannot calls nothing in the runtime.
+  if (std::any_of(in.kernels.begin(), in.kernels.end(), [](const AotKernel& k) { return k.returns_status; }))
+    d.set("can_fail", data::type::bool_true);
 
   const std::string m = in.module;
   return {
-      {"codegen/host/include/tvmgen_" + m + ".h", render("header.h", d)},
-      {"codegen/host/src/" + m + "_lib0.c", render("lib0.c", d)},
-      {"codegen/host/src/" + m + "_lib1.c", render("lib1.c", d)},
+      {"codegen/host/include/tvmgen_" + m + ".h", render("templates/aot/header.h", d)},
+      {"codegen/host/src/" + m + "_lib0.c", render("templates/aot/lib0.c", d)},
+      {"codegen/host/src/" + m + "_lib1.c", render("templates/aot/lib1.c", d)},
+      {"templates/firmware/main.c", render("templates/firmware/main.c", firmware_main_data(in))},
   };
 }
 

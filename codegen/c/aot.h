@@ -16,6 +16,7 @@ struct AotKernel {
   std::string code;  // the whole static function
   std::string call;  // "fn(args);"
   std::vector<std::string> includes;
+  bool returns_status = false;  // the call can fail at run time
 };
 
 struct AotInput {

@@ -214,6 +214,7 @@ class Generator {
                                fmt::join(args, ", "))
                  : fmt::format("{}({});", fn, fmt::join(args, ", "));
     k.includes = spec.includes;
+    k.returns_status = spec.returns_status;
     return k;
   }
 

@@ -31,9 +31,12 @@ void run_or_fail(const std::vector<std::string>& argv, const fs::path& dir, cons
   }
 }
 
+// The generated code (with the simulator it carries for an MLIP module) and
+// the runtime core; runtime/src/sim is compiled through the carrier, and
+// runtime/src/runtime/crt is the TVM adapter firmware builds instead of the core.
 std::vector<std::string> sources(const fs::path& dir) {
   std::vector<std::string> srcs;
-  for (const char* sub : {"codegen/host/src", "runtime/src"})
+  for (const char* sub : {"codegen/host/src", "runtime/src/core"})
     if (fs::exists(dir / sub))
       for (const auto& e : fs::recursive_directory_iterator(dir / sub))
         if (e.path().extension() == ".c") srcs.push_back(fs::relative(e.path(), dir).generic_string());

@@ -170,6 +170,7 @@ void check_members(const mlf::FileMap& files, const std::string& module, const f
   std::set<std::string> embedded;
   for (const auto& r : resources::under("runtime/")) embedded.insert(std::string(r.path));
   for (const auto& r : resources::under("templates/mlf/")) embedded.insert("templates/" + std::string(r.path.substr(14)));
+  for (const auto& r : resources::under("templates/firmware/")) embedded.insert(std::string(r.path));
   const std::string m = module;
   auto number_after = [](std::string_view s, std::string_view prefix, std::string_view suffix) {
     if (s.size() <= prefix.size() + suffix.size() || s.substr(0, prefix.size()) != prefix ||
@@ -188,6 +189,7 @@ void check_members(const mlf::FileMap& files, const std::string& module, const f
   };
   for (const auto& [name, data] : files) {
     const bool known = name == "metadata.json" || number_after(name, "codegen/host/src/" + m + "_lib", ".c") ||
+                       name == "codegen/host/src/" + m + "_mlip_sim.c" ||
                        name == "codegen/host/include/tvmgen_" + m + ".h" || name == "parameters/" + m + ".params" ||
                        name == "src/" + m + ".graph" || region_file(name) || embedded.count(name) > 0;
     if (!known)
@@ -197,15 +199,16 @@ void check_members(const mlf::FileMap& files, const std::string& module, const f
   }
 }
 
-// The runtime's sources as one translation unit: one compiler run instead of
-// one per file (the runtime's files share no static name for this), which
-// is most of a build with an empty cache. Its cache key holds every source.
+// The runtime core's sources as one translation unit: one compiler run
+// instead of one per file (the core's files share no static name for this).
+// The simulator comes with the generated code (codegen/host/src/<m>_mlip_sim.c
+// includes runtime/src/sim), and runtime/src/runtime/crt is the TVM adapter,
+// which firmware builds instead of the core. `contents` gets every runtime
+// source, for the cache keys of the objects that include them.
 std::string runtime_unity_source(const fs::path& dir, std::string* contents) {
-  std::string unity = "/* The runtime's sources, one translation unit (mlipc run). */\n";
-  for (const fs::path& s : c_sources(dir, "runtime/src")) {
-    unity += "#include \"" + s.generic_string() + "\"\n";
-    *contents += s.generic_string() + read_file(dir / s);
-  }
+  std::string unity = "/* The runtime core's sources, one translation unit (mlipc run). */\n";
+  for (const fs::path& s : c_sources(dir, "runtime/src/core")) unity += "#include \"" + s.generic_string() + "\"\n";
+  for (const fs::path& s : c_sources(dir, "runtime/src")) *contents += s.generic_string() + read_file(dir / s);
   return unity;
 }
 
@@ -220,7 +223,7 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
 
   // The generated sources include the runtime's headers and the model's own.
   const std::string runtime_key = headers_key(dir, "runtime", cc);
-  const std::string model_key = runtime_key + headers_key(dir, "codegen/host/include", cc);
+  const std::string model_key = runtime_key + runtime_sources + headers_key(dir, "codegen/host/include", cc);
   std::vector<std::string> objects;
   for (const fs::path& s : c_sources(dir, "codegen/host/src"))
     objects.push_back(cached_object(dir, s, model_key, cache / "objects", cc, timeout).string());

@@ -2,7 +2,7 @@
  * mlip/platform.h - hooks a port may override. runtime/core/platform.c gives
  * weak defaults (MLIP_WEAK); define a function of the same name in your own
  * code to replace one. On compilers without weak symbols, leave platform.c
- * out of the build and provide all four.
+ * out of the build and provide all five.
  */
 #ifndef MLIP_PLATFORM_H_
 #define MLIP_PLATFORM_H_
@@ -19,6 +19,14 @@ extern "C" {
    forever (bare metal has no exit); a debugger can see s in the frame. A
    hosted port would typically print mlip_status_str(s) and call abort(). */
 void mlip_platform_abort(mlip_status s);
+
+/* Called when a run of the model fails, just before the entry point
+   (tvmgen_<m>_run, and the checked entry through it) returns the status s
+   to its caller; `where` names the entry point. The default does nothing
+   (the status is returned); a firmware built the TVM way
+   (runtime/src/runtime/crt, docs/runtime.md) gets it through TVMLogf and
+   TVMPlatformAbort. */
+void mlip_platform_error(mlip_status s, const char* where);
 
 /* A monotonic clock in nanoseconds. The default returns 0 (no clock known). */
 uint64_t mlip_platform_time_ns(void);

@@ -15,7 +15,8 @@
 extern "C" {
 #endif
 
-/* Per-layer counters, accumulated over runs. */
+/* Per-layer counters, accumulated over runs (set to zero when the region
+   is validated, its first run). */
 typedef struct mlip_layer_stats {
   uint64_t cycles;   /* estimated MLIP cycles (the cycle model of docs/mlip-spec.md) */
   uint64_t host_ns;  /* host time spent simulating the layer (mlip_platform_time_ns) */
@@ -23,14 +24,24 @@ typedef struct mlip_layer_stats {
   uint32_t reserved;
 } mlip_layer_stats;
 
-/* Mutable state of one region (zero-initialized by the generated code). */
+/* Mutable state of one region. Each word is 0 or MLIP_STATE_NOT_YET (not
+ * yet) or MLIP_STATE_DONE, values memory does not hold by chance, so the
+ * state never depends on .bss being zeroed: the generated code initializes
+ * it with MLIP_REGION_STATE_INIT, a non-zero initializer that puts it in
+ * .data, and mlip_region_run() refuses any other value with
+ * MLIP_ERR_STATE instead of skipping the validation or the INIT section. */
+#define MLIP_STATE_NOT_YET 0x4D4C4E59u /* "YNLM" */
+#define MLIP_STATE_DONE 0x4D4C4453u    /* "SDLM" */
 typedef struct mlip_region_state {
-  uint32_t validated; /* the buffer passed validation */
-  uint32_t loaded;    /* INIT ran (pinned weights are in OCM) */
+  uint32_t validated; /* MLIP_STATE_DONE: the buffer passed validation */
+  uint32_t loaded;    /* MLIP_STATE_DONE: INIT ran (pinned weights are in OCM) */
 } mlip_region_state;
+#define MLIP_REGION_STATE_INIT {MLIP_STATE_NOT_YET, MLIP_STATE_NOT_YET}
 
 /* One region as the generated code describes it. All storage is static:
- * the OCM of the simulator is an array the compiler sized. */
+ * the OCM of the simulator is an array the compiler sized, in its own
+ * section (MLIP_OCM_SECTION), which nothing needs zeroed. */
+#define MLIP_OCM_SECTION ".bss.noinit.mlip_ocm"
 typedef struct mlip_region {
   const char* name;
   const uint8_t* cmdbuf;

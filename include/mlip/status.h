@@ -35,8 +35,13 @@ enum {
   MLIP_ERR_TRUNCATED = 17,
   MLIP_ERR_NO_DEVICE = 18,
   MLIP_ERR_UNSUPPORTED = 19,
-  MLIP_ERR_INTERNAL = 20
+  MLIP_ERR_INTERNAL = 20,
+  MLIP_ERR_STATE = 21       /* a region's state holds neither a fresh nor a running value:
+                               it was never initialized (MLIP_REGION_STATE_INIT) */
 };
+
+/* The last status code; codes above it have no string. */
+#define MLIP_STATUS_LAST MLIP_ERR_STATE
 
 /* A short lower-case description of s. Never NULL: codes without a
    description (including a model's own non-zero run results) give

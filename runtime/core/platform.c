@@ -7,6 +7,10 @@
 
 #include "mlip/compiler.h"
 
+/* The TVM adapter (runtime/src/runtime/crt/common/crt_backend_api.c)
+   compiles this file with its own abort and error hooks, bound to TVM's
+   TVMPlatformAbort and TVMLogf. */
+#ifndef MLIP_PLATFORM_TVM_REPORTS
 MLIP_WEAK void mlip_platform_abort(mlip_status s) {
   /* Bare metal has nowhere to return to. Spin on a volatile read so the loop
      cannot be optimized away and s stays visible to a debugger. */
@@ -15,6 +19,12 @@ MLIP_WEAK void mlip_platform_abort(mlip_status s) {
     (void)why;
   }
 }
+
+MLIP_WEAK void mlip_platform_error(mlip_status s, const char* where) {
+  (void)s; /* the caller returns s */
+  (void)where;
+}
+#endif
 
 MLIP_WEAK uint64_t mlip_platform_time_ns(void) {
   return 0; /* no clock known */

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define MLIP_STATUS_TABLE_SIZE (MLIP_ERR_INTERNAL + 1)
+#define MLIP_STATUS_TABLE_SIZE (MLIP_STATUS_LAST + 1)
 
 static const char* const mlip_status_strings[MLIP_STATUS_TABLE_SIZE] = {
   [MLIP_OK] = "ok",
@@ -32,6 +32,7 @@ static const char* const mlip_status_strings[MLIP_STATUS_TABLE_SIZE] = {
   [MLIP_ERR_NO_DEVICE] = "no device",
   [MLIP_ERR_UNSUPPORTED] = "unsupported",
   [MLIP_ERR_INTERNAL] = "internal error",
+  [MLIP_ERR_STATE] = "region state not initialized",
 };
 
 const char* mlip_status_str(mlip_status s) {

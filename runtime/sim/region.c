@@ -4,18 +4,22 @@
 #include "sim_internal.h"
 
 /* The registered hardware driver: a copy, so the caller's struct may be
- * temporary. Zero-initialized static storage, no start-up code. */
+ * temporary. The slot is read only while the flag says present; the flag's
+ * non-zero initializer keeps it in .data, so an image whose .bss is not
+ * zeroed never calls through a stale slot. */
+#define MLIP_HW_ABSENT 0x4D4C4841u  /* "AHLM" */
+#define MLIP_HW_PRESENT 0x4D4C4850u /* "PHLM" */
 static mlip_hw_driver mlip_hw_driver_slot;
-static int mlip_hw_driver_present;
+static uint32_t mlip_hw_driver_present = MLIP_HW_ABSENT;
 
 void mlip_hw_register(const mlip_hw_driver* driver) {
   if (driver == NULL || driver->load == NULL || driver->submit == NULL || driver->wait == NULL) {
     memset(&mlip_hw_driver_slot, 0, sizeof mlip_hw_driver_slot);
-    mlip_hw_driver_present = 0;
+    mlip_hw_driver_present = MLIP_HW_ABSENT;
     return;
   }
   mlip_hw_driver_slot = *driver;
-  mlip_hw_driver_present = 1;
+  mlip_hw_driver_present = MLIP_HW_PRESENT;
 }
 
 /* The DDR pointer and size of binding b as the caller resolved it. */
@@ -41,18 +45,18 @@ static mlip_status run_hw(const mlip_region* region, const mlip_sim_view* v, voi
   uint32_t i;
   uint64_t hw_cycles = 0;
   mlip_status st;
-  if (!mlip_hw_driver_present) {
+  if (mlip_hw_driver_present != MLIP_HW_PRESENT) {
     return MLIP_ERR_NO_DEVICE;
   }
   if (n > MLIP_REGION_MAX_BINDINGS) {
     return MLIP_ERR_UNSUPPORTED;
   }
-  if (!region->state->loaded) {
+  if (region->state->loaded != MLIP_STATE_DONE) {
     st = mlip_hw_driver_slot.load(mlip_hw_driver_slot.ctx, region->cmdbuf, region->cmdbuf_size);
     if (st != MLIP_OK) {
       return st;
     }
-    region->state->loaded = 1u;
+    region->state->loaded = MLIP_STATE_DONE;
   }
   for (i = 0; i < n; ++i) {
     mlip_binding b;
@@ -65,6 +69,15 @@ static mlip_status run_hw(const mlip_region* region, const mlip_sim_view* v, voi
     return st;
   }
   return mlip_hw_driver_slot.wait(mlip_hw_driver_slot.ctx, &hw_cycles);
+}
+
+/* Each word of the state is one of its three values, and INIT never ran
+   on a buffer that was not validated. */
+static int state_ok(const mlip_region_state* st) {
+  const uint32_t v = st->validated, l = st->loaded;
+  const int v_ok = v == 0u || v == MLIP_STATE_NOT_YET || v == MLIP_STATE_DONE;
+  const int l_ok = l == 0u || l == MLIP_STATE_NOT_YET || (l == MLIP_STATE_DONE && v == MLIP_STATE_DONE);
+  return v_ok && l_ok;
 }
 
 mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, const uint32_t* input_sizes,
@@ -81,12 +94,19 @@ mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, cons
   if (!mlip_sim_host_little_endian()) {
     return MLIP_ERR_UNSUPPORTED;
   }
-  if (!region->state->validated) {
+  if (!state_ok(region->state)) {
+    return MLIP_ERR_STATE;
+  }
+  if (region->state->validated != MLIP_STATE_DONE) {
     st = mlip_cmdbuf_validate(region->cmdbuf, region->cmdbuf_size);
     if (st != MLIP_OK) {
       return st;
     }
-    region->state->validated = 1u;
+    region->state->validated = MLIP_STATE_DONE;
+    /* The counters start from zero whatever the memory held. */
+    if (region->stats != NULL) {
+      memset(region->stats, 0, (size_t)region->stats_capacity * sizeof region->stats[0]);
+    }
   }
   /* Cheap structural re-check on every run (no CRC): the header and section
      table the executor reads from are still consistent with the size. */
@@ -164,12 +184,12 @@ mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, cons
   env.scratch = scratch;
   env.scratch_size = scratch == NULL ? 0u : scratch_size;
   env.stats = region->stats;
-  if (!region->state->loaded) {
+  if (region->state->loaded != MLIP_STATE_DONE) {
     st = mlip_sim_run_section(&env, MLIP_SEC_INIT);
     if (st != MLIP_OK) {
       return st;
     }
-    region->state->loaded = 1u;
+    region->state->loaded = MLIP_STATE_DONE;
   }
   return mlip_sim_run_section(&env, MLIP_SEC_MAIN);
 }

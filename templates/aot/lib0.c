@@ -9,6 +9,9 @@
 
 #include "mlip/compiler.h"
 #include "mlip/model.h"
+{{#can_fail}}
+#include "mlip/platform.h"
+{{/can_fail}}
 #include "tvmgen_{{module}}.h"
 
 {{#has_constants}}
@@ -27,17 +30,30 @@ static uint8_t global_workspace[{{workspace_size}}] MLIP_SECTION(".bss.noinit.tv
 {{/has_workspace}}
 
 int32_t tvmgen_{{module}}___tvm_main__({{main_params}});
+{{#can_fail}}
+
+/* A failed run reaches the platform's error hook before the caller, which
+ * may ignore the status (docs/runtime.md, "Platform hooks"). */
+static int32_t tvmgen_{{module}}_reported(int32_t status) {
+  if (status != 0) mlip_platform_error(status, "tvmgen_{{module}}_run");
+  return status;
+}
+#define TVMGEN_{{MODULE}}_REPORTED(s) tvmgen_{{module}}_reported(s)
+{{/can_fail}}
+{{^can_fail}}
+#define TVMGEN_{{MODULE}}_REPORTED(s) (s)
+{{/can_fail}}
 
 int32_t tvmgen_{{module}}_run(struct tvmgen_{{module}}_inputs* inputs, struct tvmgen_{{module}}_outputs* outputs) {
   (void)inputs;
   (void)outputs;
-  return tvmgen_{{module}}___tvm_main__({{run_args}});
+  return TVMGEN_{{MODULE}}_REPORTED(tvmgen_{{module}}___tvm_main__({{run_args}}));
 }
 
 static int32_t tvmgen_{{module}}_run_ptrs(void* const* inputs, void* const* outputs) {
   (void)inputs;
   (void)outputs;
-  return tvmgen_{{module}}___tvm_main__({{ptr_args}});
+  return TVMGEN_{{MODULE}}_REPORTED(tvmgen_{{module}}___tvm_main__({{ptr_args}}));
 }
 
 {{#inputs}}

@@ -1,10 +1,12 @@
 /* Per-layer counters of region {{region}}: estimated MLIP cycles and host
  * time, read by profilers (mlipc run --profile). */
 mlip_layer_stats {{fn}}_stats[{{num_layers}}];
-static mlip_region_state {{fn}}_state;
+/* Initialized (.data): the runtime refuses a state it did not write. */
+static mlip_region_state {{fn}}_state = MLIP_REGION_STATE_INIT;
 {{^hw}}
-/* The simulator's on-chip memory: every tile's OCM, sized by the compiler. */
-static uint8_t {{fn}}_ocm[{{ocm_bytes}}] MLIP_ALIGNED(16);
+/* The simulator's on-chip memory: every tile's OCM, sized by the compiler,
+ * in a section of its own that needs no zeroing. */
+static uint8_t {{fn}}_ocm[{{ocm_bytes}}] MLIP_SECTION(MLIP_OCM_SECTION) MLIP_ALIGNED(16);
 {{/hw}}
 
 static int32_t {{fn}}(const uint8_t* cmdbuf, {{#ins}}const {{t}}* {{var}}, {{/ins}}{{#outs}}{{t}}* {{var}}, {{/outs}}uint8_t* scratch) {

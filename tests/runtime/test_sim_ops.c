@@ -1108,6 +1108,39 @@ static void test_hw_driver(void** state) {
 
 /* ---- INIT once, stats, cycles ---------------------------------------------------- */
 
+/* A region of two layers: INIT pins 256 bytes of weights (128 into each
+   tile's pinned range), MAIN copies them out. */
+static uint32_t pin_lw, pin_lo;
+static void pin_region(mlip_region* r, mlip_region_state* st, mlip_layer_stats* stats, uint8_t* wdata,
+                       uint32_t wsize) {
+  uint32_t bo, woff, i;
+  size_t n;
+  cb_init(&b, MLIP_MCPU_CN10KA, 2, TILE_OCM);
+  pin_lw = cb_layer(&b, MLIP_LAYER_LOAD_WEIGHTS, "pin");
+  pin_lo = cb_layer(&b, MLIP_LAYER_CONVERT_OUT, "out");
+  b.hdr.flags = MLIP_FLAG_WB_PIN_OCM;
+  b.hdr.ocm_pinned_offset = TILE_OCM - 256u;
+  for (i = 0; i < wsize; ++i) wdata[i] = (uint8_t)(i * 7u + 1u);
+  woff = cb_weights(&b, wdata, wsize);
+  bo = cb_output(&b, 256u);
+  cb_dma(&b, CB_INIT, MLIP_OP_DMA_IN, 0, pin_lw, b.weights_binding, woff, TILE_OCM - 256u, 1, 128, 0, 0);
+  cb_dma(&b, CB_INIT, MLIP_OP_DMA_IN, 1, pin_lw, b.weights_binding, woff + 128u, TILE_OCM - 128u, 1, 128, 0, 0);
+  cb_barrier(&b, CB_INIT, 0, pin_lw);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, pin_lo, bo, 0, TILE_OCM - 256u, 1, 128, 0, 0);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 1, pin_lo, bo, 128, TILE_OCM - 128u, 1, 128, 0, 0);
+  cb_barrier(&b, CB_MAIN, 0, pin_lo);
+  n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  assert_true(n > 0);
+  r->name = "pin";
+  r->cmdbuf = cmdbuf;
+  r->cmdbuf_size = (uint32_t)n;
+  r->ocm = ocm;
+  r->ocm_capacity = sizeof ocm;
+  r->stats = stats;
+  r->stats_capacity = 2;
+  r->state = st;
+}
+
 static void test_init_runs_once(void** state) {
   uint8_t wdata[256], out[256];
   void* outs[1];
@@ -1115,40 +1148,17 @@ static void test_init_runs_once(void** state) {
   mlip_region_state st = {0, 0};
   mlip_region r;
   mlip_layer_stats stats[2];
-  uint32_t lw, lo, bo, woff, i;
+  uint32_t i;
   size_t n;
   (void)state;
-  cb_init(&b, MLIP_MCPU_CN10KA, 2, TILE_OCM);
-  lw = cb_layer(&b, MLIP_LAYER_LOAD_WEIGHTS, "pin");
-  lo = cb_layer(&b, MLIP_LAYER_CONVERT_OUT, "out");
-  b.hdr.flags = MLIP_FLAG_WB_PIN_OCM;
-  b.hdr.ocm_pinned_offset = TILE_OCM - 256u;
-  for (i = 0; i < sizeof wdata; ++i) wdata[i] = (uint8_t)(i * 7u + 1u);
-  woff = cb_weights(&b, wdata, sizeof wdata);
-  bo = cb_output(&b, sizeof out);
-  /* INIT pins 128 bytes into each tile; MAIN copies them out. */
-  cb_dma(&b, CB_INIT, MLIP_OP_DMA_IN, 0, lw, b.weights_binding, woff, TILE_OCM - 256u, 1, 128, 0, 0);
-  cb_dma(&b, CB_INIT, MLIP_OP_DMA_IN, 1, lw, b.weights_binding, woff + 128u, TILE_OCM - 128u, 1, 128, 0, 0);
-  cb_barrier(&b, CB_INIT, 0, lw);
-  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, lo, bo, 0, TILE_OCM - 256u, 1, 128, 0, 0);
-  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 1, lo, bo, 128, TILE_OCM - 128u, 1, 128, 0, 0);
-  cb_barrier(&b, CB_MAIN, 0, lo);
-  n = cb_build(&b, cmdbuf, sizeof cmdbuf);
-  assert_true(n > 0);
+  pin_region(&r, &st, stats, wdata, sizeof wdata);
+  n = r.cmdbuf_size;
   memset(ocm, 0, sizeof ocm);
   memset(stats, 0, sizeof stats);
   outs[0] = out;
-  r.name = "pin";
-  r.cmdbuf = cmdbuf;
-  r.cmdbuf_size = (uint32_t)n;
-  r.ocm = ocm;
-  r.ocm_capacity = sizeof ocm;
-  r.stats = stats;
-  r.stats_capacity = 2;
-  r.state = &st;
   assert_int_equal(mlip_region_run(&r, NULL, NULL, 0, outs, out_sizes, 1, NULL, 0), MLIP_OK);
-  assert_int_equal(st.validated, 1);
-  assert_int_equal(st.loaded, 1);
+  assert_int_equal(st.validated, MLIP_STATE_DONE);
+  assert_int_equal(st.loaded, MLIP_STATE_DONE);
   assert_memory_equal(out, wdata, sizeof out);
   /* Clobber the pinned range: a second INIT would restore it, MAIN alone does not. */
   memset(ocm + TILE_OCM - 256u, 0x55, 256);
@@ -1156,22 +1166,63 @@ static void test_init_runs_once(void** state) {
   assert_int_equal(mlip_region_run(&r, NULL, NULL, 0, outs, out_sizes, 1, NULL, 0), MLIP_OK);
   for (i = 0; i < 128; ++i) assert_int_equal(out[i], 0x55);
   for (i = 128; i < 256; ++i) assert_int_equal(out[i], 0x66);
-  assert_int_equal(stats[lw].runs, 1);
-  assert_int_equal(stats[lo].runs, 2);
+  assert_int_equal(stats[pin_lw].runs, 1);
+  assert_int_equal(stats[pin_lo].runs, 2);
   /* INIT: each tile one 128-byte DMA (4 cycles) + 40; the barrier is free: 44 */
   {
     mlip_layer l;
     uint64_t cyc;
-    assert_int_equal(stats[lw].cycles, 44u);
-    assert_int_equal(cb_est_layer(&b, lw), 44u);
-    assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, lw, &cyc), MLIP_OK);
+    assert_int_equal(stats[pin_lw].cycles, 44u);
+    assert_int_equal(cb_est_layer(&b, pin_lw), 44u);
+    assert_int_equal(mlip_sim_layer_cycles(cmdbuf, n, pin_lw, &cyc), MLIP_OK);
     assert_int_equal(cyc, 44u);
     mlip_header h;
     cb_get_header(cmdbuf, &h);
-    memcpy(&l, cmdbuf + h.sections[MLIP_SEC_LAYERS].offset + lw * sizeof l, sizeof l);
+    memcpy(&l, cmdbuf + h.sections[MLIP_SEC_LAYERS].offset + pin_lw * sizeof l, sizeof l);
     assert_int_equal(l.est_cycles, 44u);
-    assert_int_equal(stats[lo].cycles, 2u * 44u);
+    assert_int_equal(stats[pin_lo].cycles, 2u * 44u);
   }
+}
+
+/* The state never depends on what the memory held (an image whose .bss is
+   not zeroed): any word other than 0, MLIP_STATE_NOT_YET and
+   MLIP_STATE_DONE, or INIT marked done on an unvalidated buffer, is
+   refused before anything runs, and the counters start from zero. Before
+   the state had these values, {1, 1} here skipped validation and INIT and
+   returned MLIP_OK with the unpinned OCM's bytes as the output. */
+static void test_state_never_trusts_memory(void** state) {
+  uint8_t wdata[256], out[256];
+  void* outs[1];
+  const uint32_t out_sizes[1] = {sizeof out};
+  const mlip_region_state bad[] = {{1u, 1u}, {0xA5A5A5A5u, 0xA5A5A5A5u}, {MLIP_STATE_DONE, 7u},
+                                   {MLIP_STATE_NOT_YET, MLIP_STATE_DONE}, {0u, MLIP_STATE_DONE}};
+  const mlip_region_state fresh = MLIP_REGION_STATE_INIT;
+  mlip_region_state st;
+  mlip_region r;
+  mlip_layer_stats stats[2];
+  size_t k;
+  (void)state;
+  pin_region(&r, &st, stats, wdata, sizeof wdata);
+  outs[0] = out;
+  for (k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+    st = bad[k];
+    memset(ocm, 0, sizeof ocm);
+    memset(out, 0x33, sizeof out);
+    assert_int_equal(mlip_region_run(&r, NULL, NULL, 0, outs, out_sizes, 1, NULL, 0), MLIP_ERR_STATE);
+    assert_int_equal(out[0], 0x33);
+    assert_int_equal(st.validated, bad[k].validated);
+  }
+  /* The generated code's initializer: validated, INIT run, counters from 0. */
+  st = fresh;
+  memset(ocm, 0xA5, sizeof ocm);
+  memset(stats, 0xA5, sizeof stats);
+  assert_int_equal(mlip_region_run(&r, NULL, NULL, 0, outs, out_sizes, 1, NULL, 0), MLIP_OK);
+  assert_memory_equal(out, wdata, sizeof out);
+  assert_int_equal(st.validated, MLIP_STATE_DONE);
+  assert_int_equal(st.loaded, MLIP_STATE_DONE);
+  assert_int_equal(stats[pin_lw].runs, 1);
+  assert_int_equal(stats[pin_lo].runs, 1);
+  assert_int_equal(stats[pin_lw].cycles, 44u);
 }
 
 static void test_stats_and_cycles(void** state) {
@@ -1360,6 +1411,7 @@ int main(void) {
     cmocka_unit_test(test_resize),
     cmocka_unit_test(test_hw_driver),
     cmocka_unit_test(test_init_runs_once),
+    cmocka_unit_test(test_state_never_trusts_memory),
     cmocka_unit_test(test_stats_and_cycles),
     cmocka_unit_test(test_validation_failure_runs_nothing),
   };

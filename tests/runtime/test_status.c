@@ -12,7 +12,7 @@
 static void test_every_status_has_distinct_string(void** state) {
   (void)state;
   mlip_status a, b;
-  for (a = MLIP_OK; a <= MLIP_ERR_INTERNAL; ++a) {
+  for (a = MLIP_OK; a <= MLIP_STATUS_LAST; ++a) {
     const char* sa = mlip_status_str(a);
     assert_non_null(sa);
     assert_true(strlen(sa) > 0);
@@ -31,7 +31,7 @@ static void test_known_strings(void** state) {
 
 static void test_unknown_codes(void** state) {
   (void)state;
-  const mlip_status unknown[] = {-1, -20, MLIP_ERR_INTERNAL + 1, 7777, INT32_MIN, INT32_MAX};
+  const mlip_status unknown[] = {-1, -20, MLIP_STATUS_LAST + 1, 7777, INT32_MIN, INT32_MAX};
   size_t i;
   for (i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
     const char* s = mlip_status_str(unknown[i]);
@@ -47,6 +47,8 @@ static void test_values_are_fixed(void** state) {
   assert_int_equal(MLIP_ERR_BAD_MAGIC, 10);
   assert_int_equal(MLIP_ERR_TRUNCATED, 17);
   assert_int_equal(MLIP_ERR_INTERNAL, 20);
+  assert_int_equal(MLIP_ERR_STATE, 21);
+  assert_int_equal(MLIP_STATUS_LAST, 21);
 }
 
 int main(void) {

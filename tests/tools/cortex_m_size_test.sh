@@ -2,7 +2,7 @@
 # tools.cortex_m_size: scripts/cortex_m_size.py on the digits example for
 # `c` and for "mrvl, c" (Cortex-M55 at -Os, and Cortex-M4F at -O2 for `c`):
 # every runtime and generated file must build for the core, the `c` image
-# must carry no simulator code, the MLIP image must, the constants and the
+# must carry no simulator code or OCM, the MLIP image must, the constants and the
 # arena must be what metadata.json says, and the stack depth must be bounded.
 # usage: cortex_m_size_test.sh <repo root> <mlipc binary> <work dir>
 set -euo pipefail
@@ -40,6 +40,9 @@ for name, tar in (("c.json", "c.tar"), ("c4.json", "c.tar"), ("m.json", "m.tar")
     sim = s["simulator"]["code"]
     if name.startswith("c") and sim != 0: bad.append(f"{name}: {sim} bytes of simulator code in a CPU-only image")
     if name == "m.json" and sim <= 0: bad.append("m.json: no simulator code in an MLIP image")
+    ocm = gen["ocm"]
+    if name.startswith("c") and ocm != 0: bad.append(f"{name}: {ocm} bytes of simulator OCM in a CPU-only image")
+    if name == "m.json" and ocm <= 0: bad.append("m.json: no OCM (.bss.noinit.mlip_ocm) in an MLIP image")
 print("\n".join(bad) if bad else "size report checks: ok")
 sys.exit(1 if bad else 0)
 PY
