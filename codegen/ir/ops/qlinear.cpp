@@ -27,6 +27,18 @@ QParam read_qparam(const InferContext& ctx, int s, int z, DType t, std::string_v
   return p;
 }
 
+QParam range_qparam(float lo, float hi, DType t) {
+  QParam p;
+  p.dtype = t;
+  lo = lo < 0.0f ? lo : 0.0f;
+  hi = hi > 0.0f ? hi : 0.0f;
+  p.scale = (hi - lo) / 255.0f;
+  p.zero_point = 0;
+  if (p.scale > 0.0f)
+    p.zero_point = quantize_value(static_cast<float>(quant_min(t)) - lo / p.scale, 1.0f, 0, p.lo(), p.hi());
+  return p;
+}
+
 QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t) {
   QParam p;
   p.dtype = t;

@@ -38,6 +38,13 @@ QParam read_qparam(const InferContext& ctx, int s, int z, DType t, std::string_v
 // The same values in an evaluator (the shape rule has checked them).
 QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t);
 
+// The asymmetric per-tensor parameters of values in [lo, hi] widened to hold
+// 0 (zero padding stays exact): scale = (hi - lo) / 255 and zero point =
+// type minimum - lo / scale, rounded and saturated, in float32 as
+// DynamicQuantizeLinear's spec writes them (its evaluator calls this). A
+// range of one point (all zeros) gives scale 0 and zero point 0.
+QParam range_qparam(float lo, float hi, DType t);
+
 // A real multiplier m as (q, shift); throws naming `what` when it is out
 // of range (2^30 or more).
 Requant requant_of(double m, std::string_view what);
