@@ -49,7 +49,7 @@ struct CompileArgs {
   std::string emit_qdq;
 };
 
-std::string db(double v) { return std::isinf(v) ? (v > 0 ? "inf" : "-inf") : fmt::format("{:.1f}", v); }
+std::string db(double v) { return std::isnan(v) ? "-" : std::isinf(v) ? (v > 0 ? "inf" : "-inf") : fmt::format("{:.1f}", v); }
 
 // The calibration's summary: layers int8 and float, the outputs' SQNR, the
 // five layers of lowest SQNR (`mlipc inspect` lists them all).
@@ -62,7 +62,10 @@ void print_quantization(const passes::QuantizeReport& q) {
     fmt::print("    output {}: SQNR {} dB, max abs error {:.4g}\n", printable(o.name), db(o.sqnr_db), o.max_abs_error);
   std::vector<const passes::LayerQuantization*> worst;
   for (const auto& l : q.layers) worst.push_back(&l);
-  std::stable_sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->sqnr_db < b->sqnr_db; });
+  // Lowest SQNR first; layers without an int8 figure (NaN) last.
+  std::stable_sort(worst.begin(), worst.end(), [](auto* a, auto* b) {
+    return !std::isnan(a->sqnr_db) && (std::isnan(b->sqnr_db) || a->sqnr_db < b->sqnr_db);
+  });
   if (worst.size() > 5) worst.resize(5);
   if (!worst.empty())
     fmt::print("    worst layers (SQNR alone / in the model, max abs error alone; all: mlipc inspect):\n");

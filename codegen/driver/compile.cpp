@@ -80,6 +80,7 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
 }
 
 std::string metadata_number(double v) {
+  if (std::isnan(v)) return "-";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return fmt::format("{:.6g}", v);
 }

@@ -56,7 +56,8 @@ struct LayerQuantization {
   bool int8 = false;
   std::string why;  // why it stays float (empty for int8 layers)
   // The layer alone: its int8 form on the fp32 reference inputs against the
-  // fp32 layer (what mixed precision decides by).
+  // fp32 layer (what mixed precision decides by); NaN for a layer that has
+  // no int8 form (fold_qdq does not fold it).
   double sqnr_db = 0.0, max_abs_error = 0.0;
   // In the quantized model against the fp32 model (errors accumulated).
   double model_sqnr_db = 0.0, model_max_abs_error = 0.0;

@@ -93,6 +93,10 @@ std::string candidate_reason(const Graph& g, const Node& n) {
   const bool compute = op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add" || op == "Mul" ||
                        op == "AveragePool" || op == "GlobalAveragePool" || op == "Concat" || is_table(n);
   if (!compute && !is_same_scale(op)) return "-";  // not a layer fold_qdq has an integer form of
+  if (op == "Resize" && (n.attrs.get_string("mode", "nearest") != "nearest" ||
+                         n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize"))
+    return "-";  // interpolation: no integer form
+  if (op == "Pad" && n.attrs.get_string("mode", "constant") != "constant") return "-";
   if (n.outputs.empty() || !is_f32(g, n.outputs[0])) return "its output is not float32";
   for (size_t k = 1; k < n.outputs.size(); ++k)
     if (n.outputs[k] != kNoValue) return "it has more than one output";
@@ -348,7 +352,8 @@ class Inserter {
                          axis, out);
         continue;
       }
-      if (std::find(data_inputs(node).begin(), data_inputs(node).end(), j) == data_inputs(node).end()) continue;
+      const std::vector<size_t> data = data_inputs(node);
+      if (std::find(data.begin(), data.end(), j) == data.end()) continue;
       if (c.dtype() != DType::Float32) continue;
       float lo = 0.0f, hi = 0.0f;
       const float* x = c.data<float>();
@@ -527,6 +532,7 @@ class Quantizer {
   std::vector<Layer> layers_;
   std::vector<std::string> why_;          // per layer: why float
   std::vector<ErrorSum> alone_;           // per layer: the layer alone
+  std::vector<bool> measured_;            // per layer: alone_ holds its figures
   Graph folded_;
 
   void progress(std::string_view phase, size_t done) const {
@@ -577,6 +583,7 @@ class Quantizer {
     const size_t n = layers_.size();
     why_.assign(n, "");
     alone_.assign(n, ErrorSum{});
+    measured_.assign(n, false);
     struct Alone {
       size_t layer;
       Graph graph;
@@ -620,6 +627,7 @@ class Quantizer {
       progress("layer errors", s + 1);
     }
     for (const Alone& a : alone) {
+      measured_[a.layer] = true;
       const double db = alone_[a.layer].sqnr();
       if (db >= o_.min_sqnr_db) {
         int8[a.layer] = true;
@@ -697,7 +705,7 @@ class Quantizer {
         const ValueId rv = fp32.outputs[o].value, gv = folded_.outputs[o].value;
         const TensorData& a = fp32.value(rv).is_constant() ? *fp32.value(rv).constant : ref[static_cast<size_t>(rv)];
         const TensorData& b = folded_.value(gv).is_constant() ? *folded_.value(gv).constant : got[static_cast<size_t>(gv)];
-        if (a.dtype() == DType::Float32 && b.dtype() == DType::Float32) outputs[o].add(a, b);
+        if (a.dtype() != DType::Undefined && b.dtype() != DType::Undefined) outputs[o].add(a, b);
       }
       progress("model error", s + 1);
     }
@@ -712,7 +720,9 @@ class Quantizer {
         for (const std::string& s : fp32.nodes[static_cast<size_t>(l.act)].origins) q.origins.push_back(s);
       q.int8 = int8[k];
       q.why = int8[k] ? "" : why_[k].empty() ? "no int8 layer reads or writes it" : why_[k];
-      if (l.kind == Kind::Compute) {
+      if (l.kind == Kind::Compute && !measured_[k]) {  // it did not fold alone: no int8 figure
+        q.sqnr_db = q.max_abs_error = std::nan("");
+      } else if (l.kind == Kind::Compute) {
         q.sqnr_db = alone_[k].sqnr();
         q.max_abs_error = alone_[k].max_abs;
       } else {  // a layer that keeps the scale adds no error of its own
