@@ -81,21 +81,25 @@ double histogram_quantile(const std::vector<double>& hist, double lo, double hi,
 
 namespace {
 
-// MXNet's _smooth_distribution: zero bins get eps, taken evenly from the
-// others, so that KL(P || Q) stays finite. Normalizes first.
+// MXNet's (and TVM's) _smooth_distribution, on counts: zero bins get eps,
+// taken evenly from the others, so that KL(P || Q) stays finite; false when
+// that would leave a bin empty or negative.
 bool smooth(std::vector<double>& d) {
-  double sum = 0.0;
   size_t zeros = 0;
-  for (double v : d) {
-    sum += v;
-    zeros += v == 0.0;
-  }
-  if (sum <= 0.0 || zeros == d.size()) return false;
-  for (double& v : d) v /= sum;
+  for (double v : d) zeros += v == 0.0;
+  if (zeros == d.size()) return false;
   constexpr double kEps = 1e-4;
   const double take = kEps * static_cast<double>(zeros) / static_cast<double>(d.size() - zeros);
   for (double& v : d) v = v == 0.0 ? kEps : v - take;
   return std::all_of(d.begin(), d.end(), [](double v) { return v > 0.0; });
+}
+
+double kl_divergence(const std::vector<double>& p, const std::vector<double>& q) {
+  double ps = 0.0, qs = 0.0;
+  for (size_t k = 0; k < p.size(); ++k) ps += p[k], qs += q[k];
+  double kl = 0.0;
+  for (size_t k = 0; k < p.size(); ++k) kl += p[k] / ps * std::log((p[k] / ps) / (q[k] / qs));
+  return kl;
 }
 
 }  // namespace
@@ -130,8 +134,7 @@ double entropy_threshold(const std::vector<double>& hist, double amax, int level
         if (p[k] != 0.0) q[k] = mass / static_cast<double>(nonzero);
     }
     if (!smooth(p) || !smooth(q)) continue;
-    double kl = 0.0;
-    for (size_t k = 0; k < i; ++k) kl += p[k] * std::log(p[k] / q[k]);
+    const double kl = kl_divergence(p, q);
     if (kl < best) {
       best = kl;
       best_i = i;
