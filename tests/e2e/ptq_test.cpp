@@ -13,6 +13,7 @@
 //   here, every MLPerf Tiny and torch_* model with MLIPC_PTQ_FULL=1
 //   (docs/user-guide.md, "Post-training quantization", has the figures);
 // - bad calibration input: one-line errors.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -23,13 +24,18 @@
 #include <map>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "driver/compile.h"
 #include "frontend/onnx_import.h"
 #include "host/host_model.h"
 #include "io/npz.h"
 #include "ir/evaluator.h"
 #include "ir/calibration.h"
+#include "mlf/archive.h"
 #include "models.h"
+#include "support/file_util.h"
+#include "support/process.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
 
@@ -253,6 +259,75 @@ TEST_P(PtqModels, Top1AgreesWithFp32) {
 
 INSTANTIATE_TEST_SUITE_P(Calibrated, PtqModels, ::testing::ValuesIn(agreement_cases()),
                          [](const auto& info) { return model_case_name(info.param); });
+
+// Mixed precision: a threshold between the digits layers' SQNRs (44.0 to
+// 47.8 dB alone) keeps /c1/Conv and /fc2/Gemm float: fp32 on the CPU, fp16
+// layers in regions of their own on the MLIP beside int8 regions.
+TEST(PtqMixedPrecision, LayersBelowTheThresholdAreFp16OnTheMlip) {
+  driver::CompileOptions o = int8_options("mrvl, c", kData / "ptq" / "digits_calib200.npz");
+  o.quantize_options.min_sqnr_db = 46.0;
+  const driver::CompileResult r = driver::compile_model(digits_model(), o);
+  std::map<std::string, bool> int8;
+  for (const auto& l : r.quantization->layers) int8[l.node] = l.int8;
+  EXPECT_FALSE(int8["/c1/Conv"]);
+  EXPECT_FALSE(int8["/fc2/Gemm"]);
+  EXPECT_TRUE(int8["/c2/Conv"]);
+  EXPECT_TRUE(int8["/fc1/Gemm"]);
+  std::map<std::string, std::string> dtype_of;  // ONNX node -> the dtype of the MLIP layer running it
+  for (const auto& region : r.mlip.regions)
+    for (const auto& l : region->report.layers)
+      for (const std::string& origin : l.origins) dtype_of[origin] = l.dtype;
+  EXPECT_EQ(dtype_of["/c1/Conv (Conv)"], "fp16");
+  EXPECT_EQ(dtype_of["/c2/Conv (Conv)"], "int8");
+  EXPECT_EQ(dtype_of["/fc2/Gemm (Gemm)"], "fp16");
+  EXPECT_EQ(dtype_of["/fc1/Gemm (Gemm)"], "int8");
+  const int correct = digits_correct(r, "digits_mixed_mrvl");
+  fmt::print("digits mixed precision on mrvl, c (min SQNR 46 dB): {}/397\n", correct);
+  EXPECT_GE(correct, 384);
+}
+
+// The command line: the summary of compile, inspect's table, metadata.json's
+// key, no progress bar when stderr is not a terminal.
+TEST(PtqCli, CompileSummaryInspectTableAndMetadata) {
+  TempDir dir("mlipc-ptq");
+  auto mlipc = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), MLIPC_BINARY);
+    return run_process(args, dir.path(), 600);
+  };
+  const ProcessResult c = mlipc({"compile", digits_model().string(), "--target", "c", "--quantize", "int8",
+                                 "--calibration", (kData / "ptq" / "digits_calib200.npz").string(),
+                                 "--calibration-method", "percentile", "--emit-qdq", "q.onnx", "-o", "m.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err, "");
+  EXPECT_THAT(c.out, ::testing::HasSubstr("int8       6 of 6 layers int8 (percentile calibration on 200 samples"));
+  EXPECT_THAT(c.out, ::testing::HasSubstr("worst layers (SQNR alone / in the model"));
+  EXPECT_THAT(c.out, ::testing::HasSubstr("qdq        q.onnx"));
+  EXPECT_TRUE(fs::exists(dir.path() / "q.onnx"));
+  const ProcessResult i = mlipc({"inspect", "m.tar"});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_THAT(i.out, ::testing::HasSubstr("int8 quantization: percentile calibration on 200 samples (p 99.99)"));
+  for (const char* layer : {"/c1/Conv", "/MaxPool ", "/c2/Conv", "/MaxPool_1", "/fc1/Gemm", "/fc2/Gemm"})
+    EXPECT_THAT(i.out, ::testing::HasSubstr(layer));
+  const nlohmann::json md = nlohmann::json::parse(mlf::read_tar(dir.path() / "m.tar").at("metadata.json"));
+  const nlohmann::json& q = md["modules"]["default"]["mlipc"]["quantization"];
+  EXPECT_EQ(q["method"], "percentile");
+  EXPECT_EQ(q["samples"], 200);
+  ASSERT_EQ(q["layers"].size(), 6u);
+  EXPECT_EQ(q["layers"][0]["precision"], "int8");
+  EXPECT_GT(std::stod(q["layers"][0]["sqnr_db"].get<std::string>()), 30.0);
+  // Bad options: one line, no tarball.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--quantize", "int8"}, {"--quantize", "int4"},
+        {"--quantize", "int8", "--calibration", "c.npz", "--calibration-method", "kl"}}) {
+    std::vector<std::string> line = {"compile", digits_model().string(), "-o", "bad.tar"};
+    line.insert(line.end(), args.begin(), args.end());
+    const ProcessResult b = mlipc(line);
+    EXPECT_NE(b.exit_code, 0);
+    EXPECT_THAT(b.err, ::testing::StartsWith("mlipc: error: "));
+    EXPECT_EQ(std::count(b.err.begin(), b.err.end(), '\n'), 1) << b.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "bad.tar"));
+  }
+}
 
 // Bad input: one line each, naming what is wrong.
 std::string error_of(const driver::CompileOptions& o, const fs::path& model = digits_model()) {
