@@ -5,6 +5,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "frontend/onnx_import.h"
 #include "frontend/tensor_proto.h"
 #include "support/error.h"
 #include "support/file_util.h"
@@ -12,13 +13,6 @@
 namespace mlipc::frontend {
 
 namespace {
-
-// The com.microsoft operators the importer reads, written back to that domain.
-bool microsoft_op(const std::string& op) {
-  static const std::set<std::string> ops = {"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearConcat",
-                                            "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool"};
-  return ops.count(op) != 0;
-}
 
 void set_attr(onnx::AttributeProto& a, const std::string& name, const AttrValue& v) {
   using A = onnx::AttributeProto;
@@ -91,7 +85,7 @@ std::string export_onnx(const Graph& g) {
     onnx::NodeProto* np = gp->add_node();
     np->set_op_type(n.op);
     np->set_name(n.name);
-    if (microsoft_op(n.op)) {
+    if (is_microsoft_op(n.op)) {
       np->set_domain("com.microsoft");
       microsoft = true;
     }

@@ -369,20 +369,16 @@ class Inserter {
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];
       if (v == kNoValue || !bias_input(node, j) || computed(g_, v) || wscale.empty()) continue;
-      // round(b / (x_scale * w_scale[c])) at the scale fold_qdq recomputes
-      // (a float product), so that it reads back the same integers.
       const TensorData b = g_.value(v).constant->cast(DType::Float32);
       const int64_t m = static_cast<int64_t>(wscale.size());
       if (b.numel() != m) continue;  // fold_qdq says why it stays float
+      // At the scale fold_qdq recomputes (ops::bias_int32 both), so that it
+      // reads back the same integers.
       const float xs = params_.at(input_before_dq(node)).scale;
+      std::vector<double> real(b.data<float>(), b.data<float>() + m);
+      TensorData bq = ops::bias_int32(real, xs, wscale);
       std::vector<float> s(static_cast<size_t>(m));
-      TensorData q(DType::Int32, {m});
-      for (int64_t c = 0; c < m; ++c) {
-        s[static_cast<size_t>(c)] = xs * wscale[static_cast<size_t>(c)];
-        const double r = std::nearbyint(static_cast<double>(b.data<float>()[c]) / static_cast<double>(s[static_cast<size_t>(c)]));
-        q.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
-      }
-      TensorData bq = q.reshaped({m});
+      for (int64_t c = 0; c < m; ++c) s[static_cast<size_t>(c)] = xs * wscale[static_cast<size_t>(c)];
       dequantize_const(node, j, std::move(bq), TensorData::from<float>({m}, s), TensorData(DType::Int32, {m}), 0, out);
     }
   }

@@ -39,6 +39,17 @@ QParam range_qparam(float lo, float hi, DType t) {
   return p;
 }
 
+TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale) {
+  const int64_t m = static_cast<int64_t>(real.size());
+  TensorData t(DType::Int32, {m});
+  for (size_t c = 0; c < real.size(); ++c) {
+    const float ws = w_scale[w_scale.size() == 1 ? 0 : c];
+    const double r = std::nearbyint(real[c] / static_cast<double>(x_scale * ws));
+    t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
+  }
+  return t;
+}
+
 QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t) {
   QParam p;
   p.dtype = t;

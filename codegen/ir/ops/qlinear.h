@@ -45,6 +45,11 @@ QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t);
 // range of one point (all zeros) gives scale 0 and zero point 0.
 QParam range_qparam(float lo, float hi, DType t);
 
+// A bias as int32 at the accumulator's scale: round(b[c] / (x_scale *
+// w_scale[c])) (half to even, saturated), the scale a float product;
+// `w_scale` has one value (per tensor) or one per element of `real`.
+TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale);
+
 // A real multiplier m as (q, shift); throws naming `what` when it is out
 // of range (2^30 or more).
 Requant requant_of(double m, std::string_view what);
