@@ -110,7 +110,7 @@ void run_compile(const CompileArgs& a) {
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
-  if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration}, "--emit-qdq");
+  if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration, out.string()}, "--emit-qdq");
   driver::CompileResult r = driver::compile_model(a.model, opt);
   opt.quantize_options.progress = nullptr;
   bar.reset();  // ends the progress line before the summary

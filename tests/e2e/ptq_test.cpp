@@ -357,6 +357,19 @@ TEST(PtqCli, CompileSummaryInspectTableAndMetadata) {
   ASSERT_EQ(q["layers"].size(), 6u);
   EXPECT_EQ(q["layers"][0]["precision"], "int8");
   EXPECT_GT(std::stod(q["layers"][0]["sqnr_db"].get<std::string>()), 30.0);
+  // On a terminal (script(1) gives the command one), stderr draws a bar per
+  // phase, redrawn in place.
+  const ProcessResult t = run_process(
+      {"script", "-qec",
+       fmt::format("'{}' compile '{}' --target c --quantize int8 --calibration '{}' -o t.tar", MLIPC_BINARY,
+                   digits_model().string(), (kData / "ptq" / "digits_calib200.npz").string()),
+       "/dev/null"},
+      dir.path(), 600);
+  ASSERT_EQ(t.exit_code, 0) << t.out << t.err;
+  for (const char* phase : {"calibration ranges", "calibration layer errors", "calibration model error"})
+    EXPECT_THAT(t.out, ::testing::HasSubstr(phase));
+  EXPECT_THAT(t.out, ::testing::HasSubstr("] 200/200 samples, "));
+  EXPECT_THAT(t.out, ::testing::HasSubstr("\r"));
   // Bad options: one line, no tarball.
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--quantize", "int8"}, {"--quantize", "int4"},
