@@ -1,5 +1,7 @@
 // mlipc compile MODEL.onnx --target c --output model.tar [options]
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -7,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/progress.h"
 #include "driver/compile.h"
 #include "host/cross_build.h"
 #include "memory/planner.h"
@@ -38,7 +41,41 @@ struct CompileArgs {
   std::string llvm_mcpu;
   std::string cross_compiler;
   std::string cross_compiler_options;
+  std::string quantize = "none";
+  std::string calibration;
+  std::string calibration_method = "minmax";
+  double calibration_percentile = 99.99;
+  double min_sqnr_db = 20.0;
+  std::string emit_qdq;
 };
+
+std::string db(double v) { return std::isnan(v) ? "-" : std::isinf(v) ? (v > 0 ? "inf" : "-inf") : fmt::format("{:.1f}", v); }
+
+// The calibration's summary: layers int8 and float, the outputs' SQNR, the
+// five layers of lowest SQNR (`mlipc inspect` lists them all).
+void print_quantization(const passes::QuantizeReport& q) {
+  size_t int8 = 0;
+  for (const auto& l : q.layers) int8 += l.int8;
+  fmt::print("  int8       {} of {} layers int8 ({} calibration on {} samples, min SQNR {} dB)\n", int8, q.layers.size(),
+             calib::method_name(q.options.method), q.samples, db(q.options.min_sqnr_db));
+  for (const auto& o : q.outputs)
+    fmt::print("    output {}: SQNR {} dB, max abs error {:.4g}\n", printable(o.name), db(o.sqnr_db), o.max_abs_error);
+  std::vector<const passes::LayerQuantization*> worst;
+  for (const auto& l : q.layers) worst.push_back(&l);
+  // Lowest SQNR first; layers without an int8 figure (NaN) last.
+  std::stable_sort(worst.begin(), worst.end(), [](auto* a, auto* b) {
+    return !std::isnan(a->sqnr_db) && (std::isnan(b->sqnr_db) || a->sqnr_db < b->sqnr_db);
+  });
+  if (worst.size() > 5) worst.resize(5);
+  if (!worst.empty())
+    fmt::print("    worst layers (SQNR alone / in the model, max abs error alone; all: mlipc inspect):\n");
+  for (const auto* l : worst)
+    fmt::print("      {:<28} {:<18} {:>6} / {:>6} dB  {:>10.4g}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
+               db(l->model_sqnr_db), l->max_abs_error, l->int8 ? "int8" : "float: " + printable(l->why));
+  for (const auto& l : q.layers)
+    if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
+      fmt::print("      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
+}
 
 void run_compile(const CompileArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -58,12 +95,25 @@ void run_compile(const CompileArgs& a) {
   if (a.io_dtype != "float32" && a.io_dtype != "int8") fail("--io-dtype '{}' (allowed: float32, int8)", a.io_dtype);
   opt.mlip = mlip::parse_options(a.mcpu, a.num_tiles, a.mattr);
   driver::parse_target(a.target);  // refused before the cross compiler is asked
+  opt.quantize = a.quantize;
+  opt.calibration = a.calibration;
+  opt.quantize_options.method = calib::method_from_name(a.calibration_method);
+  opt.quantize_options.percentile = a.calibration_percentile;
+  opt.quantize_options.min_sqnr_db = a.min_sqnr_db;
+  opt.emit_qdq = a.emit_qdq;
+  auto bar = std::make_shared<ProgressBar>("calibration", ProgressBar::stderr_is_terminal());
+  opt.quantize_options.progress = [bar](std::string_view phase, size_t done, size_t total) {
+    bar->update(phase, done, total);
+  };
   opt.cross = driver::resolve_cross(a.llvm_mtriple, a.llvm_mcpu, a.cross_compiler, a.cross_compiler_options);
 
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
+  if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration, out.string()}, "--emit-qdq");
   driver::CompileResult r = driver::compile_model(a.model, opt);
+  opt.quantize_options.progress = nullptr;
+  bar.reset();  // ends the progress line before the summary
   driver::write_tarball(r, out);
   fs::path cross_out;
   if (!opt.cross.compiler.empty()) {
@@ -98,6 +148,8 @@ void run_compile(const CompileArgs& a) {
              m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
              m.plan.algorithm);
   fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+  if (r.quantization) print_quantization(*r.quantization);
+  if (!a.emit_qdq.empty()) fmt::print("  qdq        {}\n", printable(a.emit_qdq));
   if (!cross_out.empty()) {
     const std::string lib = "lib" + opt.codegen.module_name + ".a";
     fmt::print("  cross      {}{} with {}: {} ({} bytes){}\n", printable(opt.cross.triple),
@@ -142,6 +194,19 @@ void add_compile(CLI::App& app) {
   c->add_option("--io-dtype", args->io_dtype,
                 "float32: the model's I/O (default); int8: the quantized tensors at the borders (int8 or uint8), "
                 "for a model that quantizes its inputs and dequantizes its outputs");
+  c->add_option("--quantize", args->quantize,
+                "none (default) or int8: an fp32 model calibrated to int8 (--calibration); on \"mrvl, c\" say "
+                "-quantize=int8 in --target-mrvl-mattr");
+  c->add_option("--calibration", args->calibration,
+                "calibration data (.npz): one array per model input, named as the input, with a leading sample axis");
+  c->add_option("--calibration-method", args->calibration_method,
+                "how a tensor's range is chosen: minmax (default), percentile or entropy (KL divergence, TensorRT's)");
+  c->add_option("--calibration-percentile", args->calibration_percentile,
+                "the percentile method's p: the range runs from the (100-p)th to the pth percentile (default 99.99)");
+  c->add_option("--quantize-min-sqnr-db", args->min_sqnr_db,
+                "mixed precision: a layer whose int8 SQNR on the calibration data is below this stays float "
+                "(fp16 on the MLIP, fp32 on the CPU; default 20)");
+  c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,

@@ -64,6 +64,28 @@ void print_region(std::string& text, const mlip::RegionReport& reg, const mlip::
              with_commas(reg.weight_bytes), with_commas(reg.bin_size));
 }
 
+// metadata.json's mlipc.quantization: every layer's int8 error.
+void print_quantization(std::string& text, const json& q) {
+  auto out = std::back_inserter(text);
+  auto str = [](const json& j, const char* key) { return printable(j.value(key, std::string("?"))); };
+  fmt::format_to(out, "int8 quantization: {} calibration on {} samples{}, layers below {} dB SQNR stay float\n",
+                 str(q, "method"), q.value("samples", uint64_t{0}),
+                 q.value("method", std::string()) == "percentile" ? " (p " + str(q, "percentile") + ")" : "",
+                 str(q, "min_sqnr_db"));
+  for (const auto& o : q.value("outputs", json::array()))
+    fmt::format_to(out, "  output {}: SQNR {} dB, max abs error {}\n", str(o, "name"), str(o, "sqnr_db"),
+                   str(o, "max_abs_error"));
+  fmt::format_to(out, "  {:<28} {:<18} {:<9} {:>9} {:>12} {:>9} {:>12}  {}\n", "layer", "op", "precision", "SQNR dB",
+                 "max abs err", "model dB", "model err", "ONNX nodes / why float");
+  for (const auto& l : q.value("layers", json::array())) {
+    const std::string why = l.value("why", std::string());
+    fmt::format_to(out, "  {:<28} {:<18} {:<9} {:>9} {:>12} {:>9} {:>12}  {}\n", str(l, "node"), str(l, "op"),
+                   str(l, "precision"), str(l, "sqnr_db"), str(l, "max_abs_error"), str(l, "model_sqnr_db"),
+                   str(l, "model_max_abs_error"),
+                   why.empty() ? origins(l.value("onnx_nodes", json::array())) : printable(why));
+  }
+}
+
 std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
   std::string text;
   auto out = std::back_inserter(text);
@@ -117,6 +139,7 @@ std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
       fmt::format_to(out, "  {} ({}): {}\n", printable(f.value("node", std::string())), printable(f.value("op", std::string())),
                      printable(f.value("why", std::string())));
   }
+  if (info.contains("quantization")) print_quantization(text, info.at("quantization"));
   fmt::format_to(out, "memory plan ({}): arena {} bytes, lower bound {} bytes, constants {} bytes\n",
              info.value("memory_planner", std::string("?")), with_commas(md.workspace_size_bytes),
              with_commas(info.value("workspace_lower_bound_bytes", uint64_t{0})), with_commas(md.constants_size_bytes));

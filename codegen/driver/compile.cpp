@@ -1,9 +1,12 @@
 #include "driver/compile.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "driver/calibration_data.h"
+#include "frontend/onnx_export.h"
 #include "ir/infer.h"
 #include "mlf/archive.h"
 #include "mlf/metadata.h"
@@ -63,6 +66,76 @@ nlohmann::json layer_table(const CompileResult& r) {
 
 mlf::TensorInfo tensor_info(const c::IoInfo& io) { return {io.name, io.dtype, io.shape, io.size_bytes}; }
 
+// Whether int8 is asked for, after checking the quantization options
+// agree with each other and with the target (before any work).
+bool wants_int8(const CompileOptions& o, const Target& t) {
+  if (o.quantize != "none" && o.quantize != "int8") fail("--quantize '{}' (allowed: none, int8)", o.quantize);
+  const bool mlip_int8 = t.mlip && o.mlip.quantize == "int8";
+  if (t.mlip && o.quantize == "int8" && !mlip_int8)
+    fail("--quantize int8 with target '{}': say -quantize=int8 in --target-mrvl-mattr too", t.text);
+  const bool int8 = o.quantize == "int8" || mlip_int8;
+  const std::string ask = t.mlip ? "-quantize=int8" : "--quantize int8";
+  if (!o.calibration.empty() && !int8) fail("--calibration needs int8 quantization ({})", ask);
+  if (!o.emit_qdq.empty() && o.calibration.empty())
+    fail("--emit-qdq writes the model calibration quantized: it needs --calibration FILE.npz");
+  const passes::QuantizeOptions& q = o.quantize_options;
+  if (!(q.percentile > 0.0 && q.percentile <= 100.0))
+    fail("--calibration-percentile {} must be above 0 and at most 100", q.percentile);
+  if (std::isnan(q.min_sqnr_db)) fail("--quantize-min-sqnr-db must be a number");
+  return int8;
+}
+
+// Quantizes an fp32 model on its calibration data; a model that is
+// quantized already is taken as it is.
+void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& mlip_options) {
+  const std::string ask = r.target.mlip ? "-quantize=int8" : "--quantize int8";
+  if (passes::has_quantized_tensors(r.graph)) {
+    if (!o.calibration.empty())
+      fail("--calibration: the model is quantized already (QDQ or QOperator); {} takes it as it is", ask);
+    return;
+  }
+  if (o.calibration.empty())
+    fail("{} on an fp32 model needs calibration data: --calibration FILE.npz (one array per model input, named "
+         "as the input, with a leading sample axis)", ask);
+  const std::vector<std::vector<TensorData>> samples = read_calibration(o.calibration, r.graph);
+  r.quantization = passes::quantize(r.graph, samples, o.quantize_options);
+  // The layers mixed precision keeps float may be fp16 layers on the MLIP.
+  mlip_options.fp16_float_layers = true;
+}
+
+std::string metadata_number(double v) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.6g}", v);
+}
+
+// metadata.json's "quantization" (mlipc key): numbers as text, as the file
+// holds whole numbers only.
+nlohmann::json quantization_json(const passes::QuantizeReport& q) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const passes::LayerQuantization& l : q.layers)
+    layers.push_back({{"node", l.node},
+                      {"op", l.op},
+                      {"onnx_nodes", l.origins},
+                      {"precision", l.int8 ? "int8" : "float"},
+                      {"why", l.why},
+                      {"sqnr_db", metadata_number(l.sqnr_db)},
+                      {"max_abs_error", metadata_number(l.max_abs_error)},
+                      {"model_sqnr_db", metadata_number(l.model_sqnr_db)},
+                      {"model_max_abs_error", metadata_number(l.model_max_abs_error)}});
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const passes::OutputQuantization& o : q.outputs)
+    outputs.push_back({{"name", o.name},
+                       {"sqnr_db", metadata_number(o.sqnr_db)},
+                       {"max_abs_error", metadata_number(o.max_abs_error)}});
+  return {{"method", std::string(calib::method_name(q.options.method))},
+          {"percentile", metadata_number(q.options.percentile)},
+          {"min_sqnr_db", metadata_number(q.options.min_sqnr_db)},
+          {"samples", q.samples},
+          {"layers", layers},
+          {"outputs", outputs}};
+}
+
 }  // namespace
 
 void check_workspace_alignment(size_t alignment) {
@@ -82,21 +155,24 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
 
   if (options.io_dtype != "float32" && options.io_dtype != "int8")
     fail("--io-dtype '{}' (allowed: float32, int8)", options.io_dtype);
+  const bool int8 = wants_int8(options, r.target);
+  mlip::Options mlip_options = options.mlip;
 
   r.graph = frontend::import_onnx(onnx, options.import);
   r.onnx_nodes = r.graph.source_nodes;
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
   passes::fuse_pad(r.graph);
+  if (int8) quantize_model(r, options, mlip_options);
   if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);
   passes::fuse_pad(r.graph);  // the integer Pads of QDQ and QOperator models into their QLinearConv
   mlip::Partition partition;
-  if (r.target.mlip) partition = mlip::partition(r.graph, options.mlip);
+  if (r.target.mlip) partition = mlip::partition(r.graph, mlip_options);
   passes::fuse_activation(r.graph);
   passes::materialize_outputs(r.graph);
   infer_shapes(r.graph);
-  if (r.target.mlip) r.mlip = mlip::lower_regions(r.graph, options.mlip, partition);
+  if (r.target.mlip) r.mlip = mlip::lower_regions(r.graph, mlip_options, partition);
 
   c::CodegenOptions cg = options.codegen;
   cg.generator = version_string();
@@ -140,6 +216,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
          return v;
        }()},
       {"io_dtype", options.io_dtype},
+      {"quantize", int8 ? "int8" : "none"},
       {"quantized_io", [&] {
          nlohmann::json v = nlohmann::json::array();
          for (const auto* list : {&r.module.inputs, &r.module.outputs})
@@ -165,8 +242,11 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
        }()},
   };
   if (!options.cross.empty()) md.extra["mlipc"]["cross"] = options.cross.to_json();
-  if (r.target.mlip) md.extra["mlip"] = mlip::to_json(r.mlip.report(options.mlip));
+  if (r.quantization) md.extra["mlipc"]["quantization"] = quantization_json(*r.quantization);
+  if (r.target.mlip) md.extra["mlip"] = mlip::to_json(r.mlip.report(mlip_options));
   r.files["metadata.json"] = mlf::metadata_to_json(md);
+  // Last, so that a compilation that fails leaves no file behind.
+  if (r.quantization && !options.emit_qdq.empty()) frontend::write_onnx(r.quantization->qdq, options.emit_qdq);
   return r;
 }
 

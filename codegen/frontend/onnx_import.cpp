@@ -23,13 +23,6 @@ namespace {
 
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
-// The com.microsoft operators mlipc reads (the QOperator form onnxruntime's
-// quantizer writes); no other operator of that domain, and these only there.
-bool is_microsoft_op(const std::string& op) {
-  static const std::set<std::string> ops = {"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearConcat",
-                                            "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool"};
-  return ops.count(op) != 0;
-}
 
 int default_opset(const onnx::ModelProto& m, const std::string& what) {
   for (const auto& o : m.opset_import())
@@ -277,6 +270,12 @@ Graph import_onnx(const fs::path& path, const ImportOptions& options) {
 
 Graph import_onnx_bytes(const std::string& bytes, const fs::path& path, const ImportOptions& options) {
   return Importer(path, options).run(bytes);
+}
+
+bool is_microsoft_op(const std::string& op) {
+  static const std::set<std::string> ops = {"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearConcat",
+                                            "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool"};
+  return ops.count(op) != 0;
 }
 
 std::map<std::string, Shape> parse_input_shapes(const std::string& spec) {

@@ -27,6 +27,10 @@ Graph import_onnx(const std::filesystem::path& path, const ImportOptions& option
 Graph import_onnx_bytes(const std::string& bytes, const std::filesystem::path& path,
                         const ImportOptions& options = {});
 
+// The com.microsoft operators mlipc reads (the QOperator form onnxruntime's
+// quantizer writes); no other operator of that domain, and these only there.
+bool is_microsoft_op(const std::string& op);
+
 // Parses "name:[1,3,224,224] other:[1,10]" (tvmc's --input-shapes form;
 // entries separated by spaces). Throws Error on malformed text.
 std::map<std::string, Shape> parse_input_shapes(const std::string& spec);

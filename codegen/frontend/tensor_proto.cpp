@@ -41,6 +41,25 @@ DType dtype_from_onnx(int32_t t, const std::string& what) {
   fail("{}: element type {} ({}) is not supported", what, name, t);
 }
 
+onnx::TensorProto::DataType onnx_dtype(DType t) {
+  for (int32_t k = onnx::TensorProto::DataType_MIN; k <= onnx::TensorProto::BFLOAT16; ++k) {
+    if (!onnx::TensorProto::DataType_IsValid(k)) continue;
+    try {
+      if (dtype_from_onnx(k, "") == t) return static_cast<onnx::TensorProto::DataType>(k);
+    } catch (const Error&) {
+      // a type mlipc does not hold (string, complex)
+    }
+  }
+  fail("internal: no ONNX element type for {}", dtype_name(t));
+}
+
+void tensor_to_proto(const TensorData& t, const std::string& name, onnx::TensorProto& out) {
+  out.set_name(name);
+  out.set_data_type(onnx_dtype(t.dtype()));
+  for (int64_t d : t.shape()) out.add_dims(d);
+  out.set_raw_data(std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
+}
+
 namespace {
 
 template <class T, class Field>

@@ -33,7 +33,7 @@ std::vector<TensorData> eval_node(const Graph& g, const Node& n, const std::vect
   return outs;
 }
 
-std::vector<TensorData> evaluate(const Graph& g, const std::vector<TensorData>& inputs) {
+std::vector<TensorData> evaluate_values(const Graph& g, const std::vector<TensorData>& inputs) {
   if (inputs.size() != g.inputs.size()) fail("expected {} inputs, got {}", g.inputs.size(), inputs.size());
   std::vector<TensorData> env(g.num_values());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -48,6 +48,11 @@ std::vector<TensorData> evaluate(const Graph& g, const std::vector<TensorData>& 
     for (size_t k = 0; k < n.outputs.size(); ++k)
       if (n.outputs[k] != kNoValue) env[n.outputs[k]] = std::move(outs[k]);
   }
+  return env;
+}
+
+std::vector<TensorData> evaluate(const Graph& g, const std::vector<TensorData>& inputs) {
+  const std::vector<TensorData> env = evaluate_values(g, inputs);
   std::vector<TensorData> result;
   for (const GraphIO& o : g.outputs) {
     const Value& v = g.value(o.value);

@@ -16,4 +16,9 @@ std::vector<TensorData> eval_node(const Graph& g, const Node& n, const std::vect
 // outputs in graph-output order. Checks each input's dtype and shape.
 std::vector<TensorData> evaluate(const Graph& g, const std::vector<TensorData>& inputs);
 
+// The same run keeping every value (indexed by ValueId): the graph inputs
+// and what each node computed; constants and omitted values stay empty.
+// Calibration reads the statistics of every tensor from it.
+std::vector<TensorData> evaluate_values(const Graph& g, const std::vector<TensorData>& inputs);
+
 }  // namespace mlipc

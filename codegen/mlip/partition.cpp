@@ -2,30 +2,17 @@
 
 #include "mlip/support.h"
 #include "passes/partition.h"
+#include "passes/passes.h"
 #include "support/error.h"
 
 namespace mlipc::mlip {
 
-namespace {
-
-bool is_q8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
-
-// A quantized model (QDQ folded by passes/fold_qdq, or QOperator) has
-// operators on int8/uint8 tensors; an fp32 model has none.
-bool has_quantized_operator(const Graph& g) {
-  for (const Node& n : g.nodes)
-    for (const std::vector<ValueId>* list : {&n.inputs, &n.outputs})
-      for (ValueId v : *list)
-        if (v != kNoValue && !g.value(v).is_constant() && is_q8(g.value(v).dtype)) return true;
-  return false;
-}
-
-}  // namespace
-
 Partition partition(Graph& g, const Options& options) {
-  if (options.quantize == "int8" && !has_quantized_operator(g))
-    fail("-quantize=int8 needs a quantized model (QDQ or QOperator): this one has no int8 operator, and calibrating "
-         "an fp32 model is not supported yet (quantize it first, or use -quantize=fp16)");
+  // The driver calibrates an fp32 model first (--calibration); one that
+  // reaches here unquantized has no layer int8 could run.
+  if (options.quantize == "int8" && !options.fp16_float_layers && !passes::has_quantized_tensors(g))
+    fail("-quantize=int8 needs a quantized model (QDQ or QOperator) or calibration data (--calibration FILE.npz): "
+         "this one has no int8 operator");
   Selection s = select_nodes(g, options);
   std::vector<std::string> names;
   for (const Node& n : g.nodes) names.push_back(n.name);

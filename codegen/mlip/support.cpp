@@ -60,19 +60,31 @@ bool q8_dense_readers(const Graph& g, const std::vector<std::vector<int>>& consu
   });
 }
 
+// Whether n reads a computed int8/uint8 tensor: an int8 layer's node.
+bool reads_q8(const Graph& g, const Node& n) {
+  return std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
+    return v != kNoValue && !g.value(v).is_constant() && is_q8_type(g.value(v).dtype);
+  });
+}
+
+// The limits a node's rule sees: int8 ones for int8 nodes under
+// -quantize=int8, fp16 ones otherwise.
+SupportLimits limits_for(const TargetInfo& t, const Options& o, bool q8_node) {
+  return SupportLimits{t, working_ocm_bytes(t, o), o.quantize == "int8" && (q8_node || !o.fp16_float_layers)};
+}
+
 }  // namespace
 
 std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) {
   if (std::string r = empty_tensor_reason(g, n); !r.empty()) return r;
   const TargetInfo& t = target_info(o.mcpu);
-  const SupportLimits limits{t, working_ocm_bytes(t, o), o.quantize == "int8"};
+  const bool q8_node = reads_q8(g, n);
   // A region is all fp16 or all int8 (the header's quantize): with
-  // -quantize=int8 only the integer operators that have an int8 layer.
-  const bool q8_node = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
-    return v != kNoValue && !g.value(v).is_constant() &&
-           (g.value(v).dtype == DType::Int8 || g.value(v).dtype == DType::UInt8);
-  });
-  if (limits.int8 && !q8_node) return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
+  // -quantize=int8 only the integer operators that have an int8 layer, and
+  // the float ones as fp16 layers in a model mlipc calibrated.
+  const SupportLimits limits = limits_for(t, o, q8_node);
+  if (o.quantize == "int8" && !q8_node && !o.fp16_float_layers)
+    return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
   const bool view_op = n.op == "Flatten" || n.op == "Reshape";
   if (limits.int8 && !layer_kind_for_op(n.op) && !view_op) return fmt::format("{} has no int8 MLIP layer", n.op);
   if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
@@ -103,9 +115,9 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // Activations ride on a layer that fuses one, when they are its only
   // reader; otherwise they are an ACTIVATION layer of their own.
   const TargetInfo& target = target_info(o.mcpu);
-  const SupportLimits limits{target, working_ocm_bytes(target, o), o.quantize == "int8"};
   for (size_t i = 0; i < n; ++i) {
     const Node& a = g.nodes[i];
+    const SupportLimits limits = limits_for(target, o, reads_q8(g, a));
     if (!is_activation_op(a.op)) continue;
     std::string why = unsupported_reason(g, a, o);
     if (why.empty()) why = activation_reason(g, a);
@@ -126,7 +138,7 @@ Selection select_nodes(const Graph& g, const Options& o) {
     const std::optional<layers::Shuffle> sh = layers::shuffle_at(g, consumers, producers, static_cast<int>(i));
     if (!sh || sh->reshape != static_cast<int>(i)) continue;
     std::string why = unsupported_reason(g, g.nodes[i], o);
-    if (why.empty()) why = layers::shuffle_reason(g, *sh, limits);
+    if (why.empty()) why = layers::shuffle_reason(g, *sh, limits_for(target, o, reads_q8(g, g.nodes[i])));
     for (int k : {sh->reshape, sh->transpose, sh->reshape_back}) {
       s.reason[static_cast<size_t>(k)] = why;
       s.chosen[static_cast<size_t>(k)] = why.empty();

@@ -37,6 +37,11 @@ struct Options {
   bool hardware = false;   // -mattr=hw
   std::string quantize = "fp16";
   bool wb_pin_ocm = false;
+  // With -quantize=int8: float nodes may still be fp16 layers, in regions of
+  // their own (a region is all fp16 or all int8). Set by the driver for a
+  // model it calibrated, whose float layers are the mixed-precision choice
+  // (passes/quantize); a model quantized before keeps its float part on the CPU.
+  bool fp16_float_layers = false;
 };
 
 // Parses --target-mrvl-mattr, e.g. "sim -quantize=fp16 -wb_pin_ocm=1".

@@ -293,14 +293,9 @@ class Folder {
     } else {
       return kNoValue;
     }
-    TensorData t(DType::Int32, {m});
-    const float xs = x.param().scale;
-    for (int64_t c = 0; c < m; ++c) {
-      const float ws = w.scale_c->data<float>()[w.per_tensor() ? 0 : c % w.scale_c->numel()];
-      const double r = std::nearbyint(real[static_cast<size_t>(c)] / static_cast<double>(xs * ws));
-      t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
-    }
-    return g_.add_constant("bias_int32", std::move(t));
+    const float* ws = w.scale_c->data<float>();
+    return g_.add_constant("bias_int32", ops::bias_int32(real, x.param().scale,
+                                                         std::vector<float>(ws, ws + w.scale_c->numel())));
   }
 
   bool fold_fc(size_t i, const std::vector<int>& producers, const OutQ& o) {

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "ir/ops/ops.h"
-#include "ir/ops/quant.h"
+#include "ir/ops/qlinear.h"
 #include "support/error.h"
 
 namespace mlipc::ops {
@@ -33,9 +33,9 @@ void eval_DynamicQuantizeLinear(EvalContext& ctx) {
     lo = x[i] < lo ? x[i] : lo;
     hi = x[i] > hi ? x[i] : hi;
   }
-  const float scale = (hi - lo) / 255.0f;
-  int32_t zp = 0;
-  if (scale > 0.0f) zp = quantize_value(0.0f - lo / scale, 1.0f, 0, 0, 255);
+  const QParam p = range_qparam(lo, hi, DType::UInt8);
+  const float scale = p.scale;
+  const int32_t zp = p.zero_point;
   uint8_t* y = ctx.outputs[0].data<uint8_t>();
   for (int64_t i = 0; i < xt.numel(); ++i)
     y[i] = scale > 0.0f ? static_cast<uint8_t>(quantize_value(x[i], scale, zp, 0, 255)) : 0;

@@ -27,6 +27,29 @@ QParam read_qparam(const InferContext& ctx, int s, int z, DType t, std::string_v
   return p;
 }
 
+QParam range_qparam(float lo, float hi, DType t) {
+  QParam p;
+  p.dtype = t;
+  lo = lo < 0.0f ? lo : 0.0f;
+  hi = hi > 0.0f ? hi : 0.0f;
+  p.scale = (hi - lo) / 255.0f;
+  p.zero_point = 0;
+  if (p.scale > 0.0f)
+    p.zero_point = quantize_value(static_cast<float>(quant_min(t)) - lo / p.scale, 1.0f, 0, p.lo(), p.hi());
+  return p;
+}
+
+TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale) {
+  const int64_t m = static_cast<int64_t>(real.size());
+  TensorData t(DType::Int32, {m});
+  for (size_t c = 0; c < real.size(); ++c) {
+    const float ws = w_scale[c % w_scale.size()];  // one scale, or one per channel (repeating per group)
+    const double r = std::nearbyint(real[c] / static_cast<double>(x_scale * ws));
+    t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
+  }
+  return t;
+}
+
 QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t) {
   QParam p;
   p.dtype = t;

@@ -38,6 +38,19 @@ QParam read_qparam(const InferContext& ctx, int s, int z, DType t, std::string_v
 // The same values in an evaluator (the shape rule has checked them).
 QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t);
 
+// The asymmetric per-tensor parameters of values in [lo, hi] widened to hold
+// 0 (zero padding stays exact): scale = (hi - lo) / 255 and zero point =
+// type minimum - lo / scale, rounded and saturated, in float32 as
+// DynamicQuantizeLinear's spec writes them (its evaluator calls this). A
+// range of one point (all zeros) gives scale 0 and zero point 0.
+QParam range_qparam(float lo, float hi, DType t);
+
+// A bias as int32 at the accumulator's scale: round(b[c] / (x_scale *
+// w_scale[c])) (half to even, saturated), the scale a float product;
+// `w_scale` has one value (per tensor) or one per channel, repeating when
+// `real` is longer (ConvTranspose: per channel of a group).
+TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale);
+
 // A real multiplier m as (q, shift); throws naming `what` when it is out
 // of range (2^30 or more).
 Requant requant_of(double m, std::string_view what);
