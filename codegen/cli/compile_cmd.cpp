@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/mesh_cmd.h"
 #include "driver/compile.h"
 #include "host/cross_build.h"
 #include "memory/planner.h"
@@ -38,6 +39,8 @@ struct CompileArgs {
   std::string llvm_mcpu;
   std::string cross_compiler;
   std::string cross_compiler_options;
+  int pes = 0;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
+  std::string pe_memory;
 };
 
 void run_compile(const CompileArgs& a) {
@@ -63,6 +66,10 @@ void run_compile(const CompileArgs& a) {
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
+  if (a.pes > 0 || !a.pe_memory.empty()) {
+    compile_mesh(a.model, out, opt, a.pes, a.pe_memory);
+    return;
+  }
   driver::CompileResult r = driver::compile_model(a.model, opt);
   driver::write_tarball(r, out);
   fs::path cross_out;
@@ -153,6 +160,11 @@ void add_compile(CLI::App& app) {
   c->add_option("--cross-compiler", args->cross_compiler,
                 "build the model for the target beside the tarball: lib<module>.a and, for Linux triples, a runner");
   c->add_option("--cross-compiler-options", args->cross_compiler_options, "more flags for the cross compiler");
+  c->add_option("--pes", args->pes,
+                "pipeline the model across this many processing elements: one MLF module per stage and "
+                "pipeline.json in one tarball (docs/mesh.md)");
+  c->add_option("--pe-memory", args->pe_memory,
+                "memory of one PE (arena + constants + I/O + runtime), e.g. 512KiB (with --pes; default: no limit)");
   c->allow_extras();
   c->callback([args, c] {
     refuse_extras(*c);

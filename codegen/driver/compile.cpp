@@ -46,7 +46,7 @@ void check_workspace_alignment(size_t alignment) {
          limits::kMaxWorkspaceAlignment);
 }
 
-CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options) {
+CompileResult import_model(const std::filesystem::path& onnx, const CompileOptions& options) {
   CompileResult r;
   check_workspace_alignment(options.codegen.workspace_alignment);
   r.target = parse_target(options.target);
@@ -65,6 +65,10 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   passes::fuse_pad(r.graph);
   if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);
+  return r;
+}
+
+void compile_graph(CompileResult& r, const CompileOptions& options) {
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, options.mlip);
   passes::fuse_activation(r.graph);
@@ -140,6 +144,11 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   if (!options.cross.empty()) md.extra["mlipc"]["cross"] = options.cross.to_json();
   if (r.target.mlip) md.extra["mlip"] = mlip::to_json(r.mlip.report(options.mlip));
   r.files["metadata.json"] = mlf::metadata_to_json(md);
+}
+
+CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options) {
+  CompileResult r = import_model(onnx, options);
+  compile_graph(r, options);
   return r;
 }
 

@@ -1,4 +1,5 @@
 #include "host/host_model.h"
+#include "host/build_steps.h"
 
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace mlipc::host {
 
-namespace {
+namespace steps {
 
 // Flags for host emulation: the runtime's numerics flags, optimized, with the
 // profiling hooks compiled in (the driver times each layer). -O3 vectorizes the
@@ -49,12 +50,6 @@ std::string sha256_hex(const std::string& bytes) {
   for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
   return hex;
 }
-
-// The C compiler and its flags: the host's (kCFlags) or a cross build's.
-struct Toolchain {
-  std::string cc;
-  std::vector<std::string> flags;
-};
 
 std::string compiler() {
   const char* cc = std::getenv("CC");
@@ -272,7 +267,9 @@ void check_cache_dir(const fs::path& dir, bool strict) {
          dir.string(), strict ? "accessible" : "writable", st.st_mode & 0777);
 }
 
-}  // namespace
+}  // namespace steps
+
+using namespace steps;
 
 const std::vector<std::string>& host_flags() { return kCFlags; }
 
