@@ -70,9 +70,13 @@ std::vector<std::pair<size_t, size_t>> atoms(const Request& r) {
     if (r.units[i].const_bytes + r.units[i].work_bytes > r.units[worst].const_bytes + r.units[worst].work_bytes) worst = i;
   }
   const Stage s = stage_estimate(r, a, b);
-  fail("--pe-memory {}: layer {} needs {} bytes on one PE (weights {}, activations and I/O {}, runtime {}); one "
+  // Units are named "name (Op)", as the IR keeps ONNX nodes.
+  const std::string& n = r.units[worst].name;
+  const size_t open = n.rfind(" (");
+  const std::string node = open == std::string::npos ? fmt::format("'{}'", n) : fmt::format("'{}'{}", n.substr(0, open), n.substr(open));
+  fail("--pe-memory {}: ONNX node {} needs {} bytes on one PE (weights {}, activations and I/O {}, runtime {}); one "
        "layer is not split across PEs: raise --pe-memory",
-       r.memory_limit, r.units[worst].name, s.memory, weights, s.memory - weights - r.fixed_bytes, r.fixed_bytes);
+       r.memory_limit, node, s.memory, weights, s.memory - weights - r.fixed_bytes, r.fixed_bytes);
 }
 
 }  // namespace
