@@ -341,7 +341,8 @@ std::vector<std::string> layer_lines(const driver::CompileResult& r) {
     const Node& n = r.graph.nodes[static_cast<size_t>(l.node)];
     if (const auto* region = dynamic_cast<const mlip::CompiledRegion*>(n.compiled.get())) {
       for (const mlip::LayerReport& lr : region->report.layers)
-        lines.push_back(fmt::format("mlip {} {} cycles: {}", lr.kind, lr.est_cycles, join(lr.origins)));
+        lines.push_back(fmt::format("mlip {} {} cycles: {}", lr.kind, lr.est_cycles,
+                                    lr.origins.empty() ? "(region border)" : join(lr.origins)));
       continue;
     }
     lines.push_back(fmt::format("cpu {} {} cycles: {}", l.op, cpu_cycles(r.graph, n), join(l.origins)));

@@ -127,8 +127,8 @@ Plan partition_pes(const Request& r) {
       ++need;
       if (solve(r, need)[static_cast<size_t>(need)][n - 1].worst != kInf) break;
     }
-    fail("--pe-memory {}: the model does not fit on {} PE(s) of {} bytes; it needs at least {} PEs", r.memory_limit,
-         r.pes, r.memory_limit, need);
+    fail("--pe-memory {}: the model does not fit on {} PE(s) of {} bytes; by the estimate it needs {} PEs",
+         r.memory_limit, r.pes, r.memory_limit, need);
   }
   size_t b = n - 1;
   for (int k = stages; k >= 1; --k) {

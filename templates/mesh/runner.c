@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   mlipc_stream stream;
   mlip_pipe_error err = {-1, -1};
   mlip_status s;
-  int32_t k, first = 0, count;
+  int32_t k, count;
+  int32_t first = -1; /* the stage this process runs (MPI), or -1: all of them */
   int rc = 0;
 #ifdef MLIPC_MESH_MPI
   int rank = 0, size = 0;
@@ -176,16 +177,11 @@ int main(int argc, char** argv) {
   ins = (void**)calloc((size_t)p->num_inputs + 1, sizeof(void*));
   outs = (void**)calloc((size_t)p->num_outputs + 1, sizeof(void*));
   if (!ins || !outs) return 3;
-#ifdef MLIPC_MESH_MPI
-#define STAGE_FILTER first
-#else
-#define STAGE_FILTER (-1)
-#endif
   for (k = 0; k < p->num_inputs; ++k)
-    if (input_for(k, STAGE_FILTER))
+    if (input_for(k, first))
       ins[k] = read_samples(argv[1 + k], p->tensors[p->inputs[k]].size_bytes * samples);
   for (k = 0; k < p->num_outputs; ++k)
-    if (output_from(k, STAGE_FILTER) && !(outs[k] = calloc(p->tensors[p->outputs[k]].size_bytes * samples + 1, 1)))
+    if (output_from(k, first) && !(outs[k] = calloc(p->tensors[p->outputs[k]].size_bytes * samples + 1, 1)))
       return 3;
   stream.samples = samples;
   stream.inputs = ins;

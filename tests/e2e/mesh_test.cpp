@@ -183,6 +183,20 @@ TEST_P(MeshMpi, StreamUnderMpirunIsBitIdenticalToTheSinglePeBuild) {
   expect_same(s, got, c.model + " mpi");
 }
 
+// The runner and both transports build as strict C99 (as the runtime does),
+// the MPI one with mpicc.
+TEST(Mesh, RunnerAndTransportsAreStrictC99) {
+  TempDir dir("mlipc-mesh");
+  const mesh::Manifest m = compile_mesh_tar("kws_dscnn", 2, dir.path() / "mesh.tar");
+  const std::string inc = " -Ix/" + m.stages.front().module + "/runtime/include -Ix/mesh";
+  const std::string flags = " -std=c99 -Wall -Wextra -Werror -pedantic -c";
+  const std::string script = "set -e; mkdir -p x && tar xf mesh.tar -C x\n"
+                             "cc" + flags + inc + " x/mesh/runner.c x/mesh/transport_threads.c x/mesh/pipeline.c\n"
+                             "mpicc" + flags + " -DMLIPC_MESH_MPI" + inc + " x/mesh/runner.c x/mesh/transport_mpi.c\n";
+  ProcessResult r = run_process({"sh", "-c", script}, dir.path(), 600);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 // kws_dscnn in the suite; every model with MLIPC_MESH_FULL=1.
 std::vector<Case> mpi_cases() {
   std::vector<Case> v = {{"kws_dscnn", 2}, {"kws_dscnn", 4}};
@@ -258,6 +272,24 @@ TEST(Mesh, AManifestThatDoesNotMatchItsStagesIsRejected) {
   EXPECT_EQ(p.exit_code, 1);
   EXPECT_THAT(p.err, HasSubstr("the pipeline failed: mlipc-error 6 shape mismatch (stage 0, tensor"));
   EXPECT_THAT(p.err, HasSubstr(t.name));
+}
+
+// run builds only what compile --pes writes (docs/security.md, "Tarballs").
+TEST(Mesh, AMeshTarballWithFilesMlipcDoesNotWriteIsNotBuilt) {
+  TempDir dir("mlipc-mesh");
+  mesh::MeshResult r = mesh::compile_mesh(model_path("kws_dscnn"), mrvl_options(), {2, 0});
+  const Stream s = make_stream(model_path("kws_dscnn"), dir.path(), 1);
+  io::write_npz(dir.path() / "stream.npz", s.npz);
+  for (const std::string extra : {"mesh/evil.c", "default_stage1/codegen/host/src/extra.c", "Makefile"}) {
+    mlf::FileMap files = r.files;
+    files[extra] = "int main(void) { for (;;) {} }\n";
+    mlf::write_tar(dir.path() / "mesh.tar", files);
+    ProcessResult p = mlipc({"run", "mesh.tar", "--inputs", "stream.npz"}, dir.path());
+    EXPECT_EQ(p.exit_code, 1) << extra;
+    EXPECT_THAT(p.err, HasSubstr("member '" + (extra.rfind("default_stage1/", 0) == 0 ? extra.substr(15) : extra) +
+                                 "' is not a file mlipc compile"))
+        << extra;
+  }
 }
 
 }  // namespace

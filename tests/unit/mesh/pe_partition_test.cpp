@@ -150,7 +150,7 @@ TEST(PePartition, TooFewPesForTheLimitSaysHowManyAreNeeded) {
     partition_pes(r);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("does not fit on 2 PE(s) of 1000 bytes; it needs at least 4 PEs"));
+    EXPECT_THAT(e.what(), HasSubstr("does not fit on 2 PE(s) of 1000 bytes; by the estimate it needs 4 PEs"));
   }
 }
 
