@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,16 @@ std::vector<std::filesystem::path> c_sources(const std::filesystem::path& dir, c
 std::string runtime_unity_source(const std::filesystem::path& dir, std::string* contents);
 // Refuses a member that mlipc compile does not write for `module`.
 void check_members(const mlf::FileMap& files, const std::string& module, const std::filesystem::path& tarball);
+// Links `objects` (then `libs`) into a program in the cache's programs/
+// folder, once per objects and flags; returns it. The linker runs in `dir`.
+std::filesystem::path cached_program(const std::vector<std::string>& objects, const std::vector<std::string>& libs,
+                                     const std::filesystem::path& dir, const std::filesystem::path& cache,
+                                     const Toolchain& cc, int timeout);
+// Runs `build` in a staging folder beside cache/key and renames it to
+// cache/key (a concurrent build of the same key may win: `exe` then
+// exists); errors name `tarball`, and leave no staging folder.
+void build_staged(const std::filesystem::path& cache, const std::string& key, const std::filesystem::path& exe,
+                  const std::filesystem::path& tarball, const std::function<void(const std::filesystem::path&)>& build);
 // The build cache must be the user's own folder (created 0700).
 void check_cache_dir(const std::filesystem::path& dir, bool strict);
 

@@ -1,7 +1,5 @@
 #include "host/mesh_model.h"
 
-#include <unistd.h>
-
 #include <set>
 #include <sstream>
 
@@ -78,23 +76,8 @@ void build_mesh_into(const fs::path& dir, const std::string& bytes, const fs::pa
   for (const char* src : {"../mesh/runner.c", "../mesh/transport_threads.c", "../mesh/pipeline_run.c"})
     objects.push_back(steps::cached_object(first, src, mesh_key, cache / "objects", tc, timeout).string());
 
-  std::string link_key = tc.cc;
-  for (const std::string& f : tc.flags) link_key += " " + f;
-  for (const std::string& o : objects) link_key += " " + o;
-  const fs::path programs = cache / "programs";
-  const fs::path program = programs / steps::sha256_hex(link_key).substr(0, 32);
-  if (!fs::exists(program)) {
-    fs::create_directories(programs);
-    const fs::path tmp = programs / fmt::format(".{}.{}", program.filename().string(), static_cast<long>(getpid()));
-    std::vector<std::string> link = steps::cc_command(tc);
-    link.insert(link.end(), objects.begin(), objects.end());
-    link.insert(link.end(), {"-o", tmp.string(), "-lm", "-lpthread"});
-    steps::compile_or_fail(link, first, tc.cc, timeout);
-    std::error_code ec;
-    fs::rename(tmp, program, ec);
-    fs::remove(tmp, ec);
-  }
-  fs::copy_file(program, dir / "mesh_host", fs::copy_options::overwrite_existing);
+  fs::copy_file(steps::cached_program(objects, {"-lm", "-lpthread"}, first, cache, tc, timeout), dir / "mesh_host",
+                fs::copy_options::overwrite_existing);
 }
 
 }  // namespace
@@ -114,30 +97,11 @@ MeshModel MeshModel::build(const fs::path& tarball, const std::vector<MeshStageF
   MeshModel m;
   m.tarball_ = tarball;
   const std::string key = "mesh-" + steps::sha256_hex(key_text).substr(0, 32);
-  const fs::path final_dir = cache / key;
-  m.exe_ = final_dir / "mesh_host";
+  m.exe_ = cache / key / "mesh_host";
   if (fs::exists(m.exe_)) return m;
-  TempDir staging_holder("mlipc-build");
-  const fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
-  try {
-    fs::create_directories(staging);
+  steps::build_staged(cache, key, m.exe_, tarball, [&](const fs::path& staging) {
     build_mesh_into(staging, bytes, tarball, stages, pipeline_c, tc, cache, options.build_timeout);
-    std::error_code ec;
-    fs::rename(staging, final_dir, ec);
-    if (ec && !fs::exists(m.exe_)) fail("cannot store the build in {}: {}", final_dir.string(), ec.message());
-  } catch (const Error& e) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    const std::string prefix = tarball.string() + ": ";
-    if (std::string_view(e.what()).rfind(prefix, 0) == 0) throw;
-    fail("{}{}", prefix, e.what());
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove_all(staging, ec);
+  });
   return m;
 }
 
