@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "c/kernel.h"
+#include "mlf/metadata.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -115,6 +116,7 @@ std::string manifest_to_json(const Manifest& m) {
 }
 
 Manifest manifest_from_json(const std::string& text) {
+  mlf::check_json_nesting(text, 64, "pipeline.json");
   json j;
   try {
     j = json::parse(text);

@@ -67,6 +67,7 @@ TEST(MeshManifest, DamageIsOneLineNamingTheField) {
     return std::string("accepted");
   };
   EXPECT_THAT(refused("{"), HasSubstr("pipeline.json: not valid JSON"));
+  EXPECT_THAT(refused(std::string(100, '[')), HasSubstr("pipeline.json: nested deeper than 64 levels"));
   std::string v = text;
   v.replace(v.find("\"version\": 1"), 12, "\"version\": 2");
   EXPECT_THAT(refused(v), HasSubstr("pipeline.json: version 2 (this mlipc reads version 1)"));
