@@ -39,7 +39,7 @@ struct CompileArgs {
   std::string llvm_mcpu;
   std::string cross_compiler;
   std::string cross_compiler_options;
-  int pes = 0;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
+  int pes = -1;  // --pes: a mesh tarball (cli/mesh_cmd.cpp); -1: not given
   std::string pe_memory;
 };
 
@@ -66,7 +66,7 @@ void run_compile(const CompileArgs& a) {
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
-  if (a.pes > 0 || !a.pe_memory.empty()) {
+  if (a.pes != -1 || !a.pe_memory.empty()) {
     compile_mesh(a.model, out, opt, a.pes, a.pe_memory);
     return;
   }

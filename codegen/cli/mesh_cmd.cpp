@@ -74,7 +74,7 @@ std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
 void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
                   const std::string& pe_memory) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (pes < 1) fail("--pe-memory needs --pes (the number of processing elements)");
+  if (pes == -1) fail("--pe-memory needs --pes (the number of processing elements)");
   mesh::MeshOptions mo;
   mo.pes = pes;
   mo.pe_memory = pe_memory.empty() ? 0 : mesh::parse_memory_size(pe_memory);
@@ -183,9 +183,9 @@ void run_mesh(const MeshRunArgs& a) {
       fmt::format_to(out, "output '{}' {} {}\n", printable(name), dtype_name(t.dtype()), shape_str(t.shape()));
   fmt::format_to(out, "pipeline: {} samples through {} stage(s), one thread per stage (threads transport)\n", samples,
                  m.stages.size());
-  fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>12} {:>14}\n", "stage", "PE", "module", "est. cycles", "host ms in steps");
+  fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>12} {:>17}\n", "stage", "PE", "module", "est. cycles", "host ms in steps");
   for (size_t s = 0; s < m.stages.size(); ++s)
-    fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>12} {:>14.3f}\n", s, m.stages[s].pe, m.stages[s].module,
+    fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>12} {:>17.3f}\n", s, m.stages[s].pe, m.stages[s].module,
                    with_commas(m.stages[s].est_cycles), r.stage_ns[s] / 1e6);
   print_estimates(text, m);
   fmt::format_to(out, "  measured   {} samples in {:.3f} ms on this host: {:.1f} samples/s\n", samples,

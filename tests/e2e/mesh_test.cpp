@@ -35,13 +35,16 @@ bool full_mode() {
 }
 int stream_samples() { return full_mode() ? 16 : 8; }
 
+// "ic_resnet8" is an MLPerf Tiny model; "quant_..." a folder's own name.
 fs::path model_path(const std::string& name) {
-  return fs::path(MLIPC_TEST_DATA) / "models" / ("mlperf_tiny_" + name) / "model.onnx";
+  const std::string dir = name.rfind("quant_", 0) == 0 ? name : "mlperf_tiny_" + name;
+  return fs::path(MLIPC_TEST_DATA) / "models" / dir / "model.onnx";
 }
 
-driver::CompileOptions mrvl_options() {
+driver::CompileOptions mrvl_options(const std::string& target = "mrvl, c", const std::string& quantize = "fp16") {
   driver::CompileOptions o;
-  o.target = "mrvl, c";
+  o.target = target;
+  o.mlip.quantize = quantize;
   return o;
 }
 
@@ -57,8 +60,9 @@ struct Stream {
   std::vector<std::vector<std::string>> want;  // per output, per sample: raw bytes
 };
 
-Stream make_stream(const fs::path& onnx, const fs::path& dir, int samples) {
-  driver::CompileResult single = driver::compile_model(onnx, mrvl_options());
+Stream make_stream(const fs::path& onnx, const fs::path& dir, int samples,
+                   const driver::CompileOptions& options = mrvl_options()) {
+  driver::CompileResult single = driver::compile_model(onnx, options);
   const fs::path tar = dir / "single.tar";
   driver::write_tarball(single, tar);
   host::HostModel model = host::HostModel::build(tar);
@@ -99,8 +103,9 @@ void expect_same(const Stream& s, const std::vector<std::string>& got, const std
   }
 }
 
-mesh::Manifest compile_mesh_tar(const std::string& model, int pes, const fs::path& tar, uint64_t limit = 512 * 1024) {
-  mesh::MeshResult r = mesh::compile_mesh(model_path(model), mrvl_options(), {pes, limit});
+mesh::Manifest compile_mesh_tar(const std::string& model, int pes, const fs::path& tar, uint64_t limit = 512 * 1024,
+                                const driver::CompileOptions& options = mrvl_options()) {
+  mesh::MeshResult r = mesh::compile_mesh(model_path(model), options, {pes, limit});
   mlf::write_tar(tar, r.files);
   return r.manifest;
 }
@@ -108,22 +113,29 @@ mesh::Manifest compile_mesh_tar(const std::string& model, int pes, const fs::pat
 struct Case {
   std::string model;
   int pes;
+  std::string target = "mrvl, c";
+  std::string quantize = "fp16";  // -quantize= of --target-mrvl-mattr
+  driver::CompileOptions options() const { return mrvl_options(target, quantize); }
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.model << "_" << c.pes; }
-std::string case_name(const ::testing::TestParamInfo<Case>& p) { return p.param.model + "_" + std::to_string(p.param.pes) + "pes"; }
+std::string case_name(const ::testing::TestParamInfo<Case>& p) {
+  const std::string t = p.param.target == "c" ? "_c" : p.param.quantize == "int8" ? "_int8" : "";
+  return p.param.model + "_" + std::to_string(p.param.pes) + "pes" + t;
+}
 
 class MeshThreads : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MeshThreads, StreamIsBitIdenticalToTheSinglePeBuild) {
   const Case c = GetParam();
   TempDir dir("mlipc-mesh");
-  const mesh::Manifest m = compile_mesh_tar(c.model, c.pes, dir.path() / "mesh.tar");
+  const mesh::Manifest m = compile_mesh_tar(c.model, c.pes, dir.path() / "mesh.tar", 512 * 1024, c.options());
   EXPECT_EQ(m.stages.size(), static_cast<size_t>(c.pes)) << m.fewer_note;
   for (const mesh::PipeStage& s : m.stages) EXPECT_LE(s.memory.total(), 512u * 1024) << s.module;
-  const Stream s = make_stream(model_path(c.model), dir.path(), stream_samples());
+  const Stream s = make_stream(model_path(c.model), dir.path(), stream_samples(), c.options());
   io::write_npz(dir.path() / "stream.npz", s.npz);
   ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s", r.out.c_str());  // the figures, in the test's log
   EXPECT_THAT(r.out, HasSubstr("samples/s at 1000 MHz"));
   EXPECT_THAT(r.out, HasSubstr(fmt::format("measured   {} samples", stream_samples())));
   io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
@@ -132,11 +144,16 @@ TEST_P(MeshThreads, StreamIsBitIdenticalToTheSinglePeBuild) {
   expect_same(s, got, c.model + " threads");
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, MeshThreads,
-                         ::testing::Values(Case{"ic_resnet8", 2}, Case{"ic_resnet8", 4},
-                                           Case{"vww_mobilenet_v1_025", 2}, Case{"vww_mobilenet_v1_025", 4},
-                                           Case{"kws_dscnn", 2}, Case{"kws_dscnn", 4}),
-                         case_name);
+// The three models on "mrvl, c", kws_dscnn on the CPU alone; with
+// MLIPC_MESH_FULL=1 also the int8 resnet8 on the MLIP.
+std::vector<Case> thread_cases() {
+  std::vector<Case> v = {{"ic_resnet8", 2}, {"ic_resnet8", 4}, {"vww_mobilenet_v1_025", 2},
+                         {"vww_mobilenet_v1_025", 4}, {"kws_dscnn", 2}, {"kws_dscnn", 4}, {"kws_dscnn", 2, "c"}};
+  if (full_mode()) v.push_back({"quant_qdq_mlperf_tiny_ic_resnet8", 4, "mrvl, c", "int8"});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MeshThreads, ::testing::ValuesIn(thread_cases()), case_name);
 
 bool have(const std::string& tool) {
   return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;
@@ -161,11 +178,11 @@ TEST_P(MeshMpi, StreamUnderMpirunIsBitIdenticalToTheSinglePeBuild) {
   const Case c = GetParam();
   ASSERT_TRUE(have("mpicc") && have("mpirun")) << "Open MPI is missing: scripts/setup.sh installs openmpi-bin and libopenmpi-dev";
   TempDir dir("mlipc-mesh-mpi");
-  const mesh::Manifest m = compile_mesh_tar(c.model, c.pes, dir.path() / "mesh.tar");
+  const mesh::Manifest m = compile_mesh_tar(c.model, c.pes, dir.path() / "mesh.tar", 512 * 1024, c.options());
   ASSERT_EQ(m.stages.size(), static_cast<size_t>(c.pes));
   build_mpi_runner(dir.path(), m);
   const int n = stream_samples();
-  const Stream s = make_stream(model_path(c.model), dir.path(), n);
+  const Stream s = make_stream(model_path(c.model), dir.path(), n, c.options());
   std::vector<std::string> argv = {"mpirun", "-np", std::to_string(c.pes), "--oversubscribe"};
   if (::geteuid() == 0) argv.push_back("--allow-run-as-root");  // Open MPI refuses root without it
   argv.insert(argv.end(), {"./mesh_mpi", "-n", std::to_string(n)});
@@ -236,6 +253,26 @@ TEST(Mesh, AMemoryLimitTooSmallForALayerIsOneLineNamingTheOnnxNode) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("mlipc: error: --pe-memory 98304: ONNX node '/stem/Conv' (Conv) needs "));
   EXPECT_FALSE(fs::exists(dir.path() / "mesh.tar"));
+}
+
+TEST(Mesh, BadMeshOptionsAreOneLineAndWriteNothing) {
+  TempDir dir("mlipc-mesh");
+  const std::string m = model_path("kws_dscnn").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--pes", "0"}, "--pes 0 must be at least 1"},
+      {{"--pe-memory", "1MiB"}, "--pe-memory needs --pes"},
+      {{"--pes", "2", "--pe-memory", "12XB"}, "--pe-memory '12XB': give bytes, or a size in KiB, MiB or GiB"},
+      {{"--pes", "2", "--cross-compiler", "gcc"}, "--pes: cross builds"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {"compile", m, "--target", "mrvl, c", "-o", "mesh.tar"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = mlipc(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 1) << message;
+    EXPECT_THAT(r.err, HasSubstr("mlipc: error: " + message));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "mesh.tar"));
+  }
 }
 
 TEST(Mesh, MorePesThanLayersGiveOnePerLayerAndSaySo) {
