@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mlf/archive.h"
+#include "support/process.h"
 
 namespace mlipc::host::steps {
 
@@ -49,6 +50,11 @@ std::filesystem::path cached_program(const std::vector<std::string>& objects, co
 // exists); errors name `tarball`, and leave no staging folder.
 void build_staged(const std::filesystem::path& cache, const std::string& key, const std::filesystem::path& exe,
                   const std::filesystem::path& tarball, const std::function<void(const std::filesystem::path&)>& build);
+// Runs a built program; a timeout, a crash or a non-zero exit is one line
+// naming the tarball and `what` ran ("model", "pipeline") with the
+// program's first error line.
+ProcessResult run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd, int timeout_seconds,
+                          const std::filesystem::path& tarball, const char* what);
 // The build cache must be the user's own folder (created 0700).
 void check_cache_dir(const std::filesystem::path& dir, bool strict);
 

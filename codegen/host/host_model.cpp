@@ -228,6 +228,19 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
                 fs::copy_options::overwrite_existing);
 }
 
+ProcessResult run_program(const std::vector<std::string>& argv, const fs::path& cwd, int timeout_seconds,
+                          const fs::path& tarball, const char* what) {
+  ProcessResult r = run_process(argv, cwd, timeout_seconds);
+  const std::string t = tarball.string();
+  if (r.timed_out) fail("{}: the {} did not finish within {} s (raise it with --timeout)", t, what, timeout_seconds);
+  if (r.signal) fail("{}: the {} crashed (signal {})", t, what, r.signal);
+  if (r.exit_code != 0) {
+    std::string msg = first_error_line(r.err);
+    fail("{}: the {} failed: {}", t, what, msg.empty() ? fmt::format("exit code {}", r.exit_code) : msg);
+  }
+  return r;
+}
+
 fs::path cached_program(const std::vector<std::string>& objects, const std::vector<std::string>& libs,
                         const fs::path& dir, const fs::path& cache, const Toolchain& cc, int timeout) {
   // The same objects link into the same program: linked once, then copied.
@@ -417,14 +430,7 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
   }
   for (size_t i = 0; i < md.outputs.size(); ++i) argv.push_back((work.path() / fmt::format("out{}.bin", i)).string());
 
-  ProcessResult r = run_process(argv, work.path(), timeout_seconds);
-  const std::string t = tarball_.string();
-  if (r.timed_out) fail("{}: the model did not finish within {} s (raise it with --timeout)", t, timeout_seconds);
-  if (r.signal) fail("{}: the model crashed (signal {})", t, r.signal);
-  if (r.exit_code != 0) {
-    std::string msg = first_error_line(r.err);
-    fail("{}: the model failed: {}", t, msg.empty() ? fmt::format("exit code {}", r.exit_code) : msg);
-  }
+  ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
   RunResult result;
   for (size_t i = 0; i < md.outputs.size(); ++i) {
     const auto& out = md.outputs[i];

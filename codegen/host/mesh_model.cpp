@@ -116,14 +116,8 @@ MeshRunResult MeshModel::run(const std::vector<std::string>& inputs, uint64_t sa
     argv.push_back(p.string());
   }
   for (size_t k = 0; k < output_bytes.size(); ++k) argv.push_back((work.path() / fmt::format("out{}.bin", k)).string());
-  ProcessResult r = run_process(argv, work.path(), timeout_seconds);
+  const ProcessResult r = steps::run_program(argv, work.path(), timeout_seconds, tarball_, "pipeline");
   const std::string t = tarball_.string();
-  if (r.timed_out) fail("{}: the pipeline did not finish within {} s (raise it with --timeout)", t, timeout_seconds);
-  if (r.signal) fail("{}: the pipeline crashed (signal {})", t, r.signal);
-  if (r.exit_code != 0) {
-    std::string msg = first_error_line(r.err);
-    fail("{}: the pipeline failed: {}", t, msg.empty() ? fmt::format("exit code {}", r.exit_code) : msg);
-  }
   MeshRunResult result;
   result.stage_ns.assign(num_stages, 0.0);
   for (size_t k = 0; k < output_bytes.size(); ++k) {

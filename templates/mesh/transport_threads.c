@@ -42,58 +42,63 @@ static mlipc_queue* mlipc_queue_of(mlipc_threads_mesh* m, int32_t tensor, int32_
   return &m->queues[(size_t)tensor * (size_t)m->p->num_stages + (size_t)consumer];
 }
 
-static mlip_status mlipc_threads_recv(void* ctx, uint64_t sample, int32_t peer, int32_t tensor, void* data,
-                                      size_t size) {
-  mlipc_stage_ctx* c = (mlipc_stage_ctx*)ctx;
-  mlipc_threads_mesh* m = c->mesh;
-  mlipc_queue* q;
-  if (peer == MLIP_PIPE_HOST) {
-    int32_t k = mlipc_index_in(m->p->inputs, m->p->num_inputs, tensor);
-    if (k < 0 || sample >= m->stream.samples) return MLIP_ERR_INVALID_ARG;
-    memcpy(data, (const unsigned char*)m->stream.inputs[k] + sample * size, size);
-    return MLIP_OK;
-  }
-  q = mlipc_queue_of(m, tensor, c->stage);
+/* The host's side: the stream's bytes of a model input or output at
+   `sample`, or NULL when the tensor is not one or the sample is past the end. */
+static unsigned char* mlipc_host_bytes(mlipc_threads_mesh* m, int output, int32_t tensor, uint64_t sample,
+                                       size_t size) {
+  int32_t k = output ? mlipc_index_in(m->p->outputs, m->p->num_outputs, tensor)
+                     : mlipc_index_in(m->p->inputs, m->p->num_inputs, tensor);
+  if (k < 0 || sample >= m->stream.samples) return NULL;
+  return (unsigned char*)(output ? m->stream.outputs[k] : m->stream.inputs[k]) + sample * size;
+}
+
+/* Waits (under the lock) until the queue has a copy (take) or room (put),
+   then moves one copy out of or into it. */
+static mlip_status mlipc_queue_move(mlipc_threads_mesh* m, mlipc_queue* q, int take, void* data, const void* src,
+                                    size_t size) {
   if (q->size != size) return MLIP_ERR_INVALID_ARG;
   pthread_mutex_lock(&m->lock);
-  while (q->count == 0 && !m->aborted) pthread_cond_wait(&q->changed, &m->lock);
+  while ((take ? q->count == 0 : q->count == m->depth) && !m->aborted) pthread_cond_wait(&q->changed, &m->lock);
   if (m->aborted) {
     pthread_mutex_unlock(&m->lock);
     return MLIP_ERR_INTERNAL;
   }
-  memcpy(data, q->slots + (size_t)q->head * size, size);
-  q->head = (q->head + 1) % m->depth;
-  --q->count;
+  if (take) {
+    memcpy(data, q->slots + (size_t)q->head * size, size);
+    q->head = (q->head + 1) % m->depth;
+    --q->count;
+  } else {
+    memcpy(q->slots + (size_t)((q->head + q->count) % m->depth) * size, src, size);
+    ++q->count;
+  }
   pthread_cond_broadcast(&q->changed);
   pthread_mutex_unlock(&m->lock);
   return MLIP_OK;
 }
 
+static mlip_status mlipc_threads_recv(void* ctx, uint64_t sample, int32_t peer, int32_t tensor, void* data,
+                                      size_t size) {
+  mlipc_stage_ctx* c = (mlipc_stage_ctx*)ctx;
+  if (peer == MLIP_PIPE_HOST) {
+    const unsigned char* from = mlipc_host_bytes(c->mesh, 0, tensor, sample, size);
+    if (from == NULL) return MLIP_ERR_INVALID_ARG;
+    memcpy(data, from, size);
+    return MLIP_OK;
+  }
+  return mlipc_queue_move(c->mesh, mlipc_queue_of(c->mesh, tensor, c->stage), 1, data, NULL, size);
+}
+
 static mlip_status mlipc_threads_send(void* ctx, uint64_t sample, int32_t peer, int32_t tensor, const void* data,
                                       size_t size) {
   mlipc_stage_ctx* c = (mlipc_stage_ctx*)ctx;
-  mlipc_threads_mesh* m = c->mesh;
-  mlipc_queue* q;
   if (peer == MLIP_PIPE_HOST) {
-    int32_t k = mlipc_index_in(m->p->outputs, m->p->num_outputs, tensor);
-    if (k < 0 || sample >= m->stream.samples) return MLIP_ERR_INVALID_ARG;
-    memcpy((unsigned char*)m->stream.outputs[k] + sample * size, data, size);
+    unsigned char* to = mlipc_host_bytes(c->mesh, 1, tensor, sample, size);
+    if (to == NULL) return MLIP_ERR_INVALID_ARG;
+    memcpy(to, data, size);
     return MLIP_OK;
   }
-  if (peer < 0 || peer >= m->p->num_stages) return MLIP_ERR_INVALID_ARG;
-  q = mlipc_queue_of(m, tensor, peer);
-  if (q->size != size) return MLIP_ERR_INVALID_ARG;
-  pthread_mutex_lock(&m->lock);
-  while (q->count == m->depth && !m->aborted) pthread_cond_wait(&q->changed, &m->lock);
-  if (m->aborted) {
-    pthread_mutex_unlock(&m->lock);
-    return MLIP_ERR_INTERNAL;
-  }
-  memcpy(q->slots + (size_t)((q->head + q->count) % m->depth) * size, data, size);
-  ++q->count;
-  pthread_cond_broadcast(&q->changed);
-  pthread_mutex_unlock(&m->lock);
-  return MLIP_OK;
+  if (peer < 0 || peer >= c->mesh->p->num_stages) return MLIP_ERR_INVALID_ARG;
+  return mlipc_queue_move(c->mesh, mlipc_queue_of(c->mesh, tensor, peer), 0, NULL, data, size);
 }
 
 mlip_status mlipc_threads_open(mlipc_threads_mesh** out, const mlip_pipeline* p, const mlipc_stream* stream,
