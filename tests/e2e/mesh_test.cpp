@@ -6,7 +6,8 @@
 //
 // The suite runs the threads transport for the three models at 2 and 4
 // PEs on 8 samples, and MPI for kws_dscnn at 2 and 4 PEs; MLIPC_MESH_FULL=1
-// streams 16 samples and runs MPI for all three models (docs/mesh.md).
+// streams 16 samples and runs MPI for all three models (docs/mesh.md: run
+// this program itself, as ctest lists the tests when it is built).
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
