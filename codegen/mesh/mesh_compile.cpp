@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <memory>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -401,10 +403,53 @@ MeshResult compile_mesh(const std::filesystem::path& onnx, const driver::Compile
   for (const c::IoInfo& io : whole.module.outputs) req.output_bytes += io.size_bytes;
   const std::set<std::string> whole_mlip = mlip_origins(whole);
 
+  // Compiles the stages of a plan; a stage's graph depends only on its
+  // units (tensors are ordered by their producer), so each (stage, units)
+  // is compiled once, whatever else the plan tries.
+  std::map<std::tuple<size_t, size_t, size_t>, std::shared_ptr<const driver::CompileResult>> compiled;
+  struct Tried {
+    std::vector<std::shared_ptr<const driver::CompileResult>> stages;
+    std::vector<PipeTensor> tensors;
+    int bad_unit = -1;  // a unit whose layers left the MLIP
+    uint64_t over = 0;  // bytes the largest stage needs beyond the limit
+    uint64_t slowest = 0;
+  };
+  auto try_plan = [&](const Plan& plan) {
+    Tried tried;
+    std::vector<int> unit_stage(m.units.size());
+    for (size_t s = 0; s < plan.stages.size(); ++s)
+      for (size_t u = plan.stages[s].first; u <= plan.stages[s].last; ++u) unit_stage[u] = static_cast<int>(s);
+    const std::vector<int> st = node_stages(prepared.graph, m.node_unit, unit_stage);
+    if (st.empty()) fail("internal: --pes: the stages' order contradicts the graph's");
+    std::vector<ValueId> values;
+    tried.tensors = pipe_tensors(prepared.graph, st, values);
+    std::set<std::string> staged_mlip;
+    for (size_t s = 0; s < plan.stages.size(); ++s) {
+      auto& slot = compiled[{s, plan.stages[s].first, plan.stages[s].last}];
+      if (!slot) {
+        driver::CompileOptions so = options;
+        so.codegen.module_name = fmt::format("{}_stage{}", options.codegen.module_name, s);
+        auto sr = std::make_shared<driver::CompileResult>(prepared);
+        sr->graph = stage_graph(prepared.graph, st, static_cast<int>(s), tried.tensors, values);
+        driver::compile_graph(*sr, so);
+        slot = sr;
+      }
+      for (const std::string& o : mlip_origins(*slot)) staged_mlip.insert(o);
+      const uint64_t total = model_memory(*slot).total();
+      if (mesh.pe_memory && total > mesh.pe_memory) tried.over = std::max(tried.over, total - mesh.pe_memory);
+      tried.slowest = std::max(tried.slowest, model_cycles(*slot));
+      tried.stages.push_back(slot);
+    }
+    // The same layers on the MLIP as in the whole model (so the same bits).
+    for (size_t u = 0; u < m.units.size() && tried.bad_unit < 0; ++u)
+      for (const std::string& o : m.units[u].origins)
+        if (whole_mlip.count(o) != staged_mlip.count(o)) tried.bad_unit = static_cast<int>(u);
+    return tried;
+  };
+
   MeshResult result;
-  std::vector<driver::CompileResult> stages;
-  std::vector<PipeTensor> tensors;
   Plan plan;
+  Tried best;
   uint64_t margin = 0;  // what compiled stages needed beyond the estimate
   for (int attempt = 0;; ++attempt) {
     if (attempt == 8) fail("internal: --pes {}: no split of the model compiles as estimated", mesh.pes);
@@ -418,46 +463,43 @@ MeshResult compile_mesh(const std::filesystem::path& onnx, const driver::Compile
            "--pe-memory or --pes",
            mesh.pe_memory, mesh.pes, mesh.pe_memory);
     }
-    std::vector<int> unit_stage(m.units.size());
-    for (size_t s = 0; s < plan.stages.size(); ++s)
-      for (size_t u = plan.stages[s].first; u <= plan.stages[s].last; ++u) unit_stage[u] = static_cast<int>(s);
-    const std::vector<int> st = node_stages(prepared.graph, m.node_unit, unit_stage);
-    if (st.empty()) fail("internal: --pes: the stages' order contradicts the graph's");
-    std::vector<ValueId> values;
-    tensors = pipe_tensors(prepared.graph, st, values);
-    stages.clear();
-    std::set<std::string> staged_mlip;
-    for (size_t s = 0; s < plan.stages.size(); ++s) {
-      driver::CompileOptions so = options;
-      so.codegen.module_name = fmt::format("{}_stage{}", options.codegen.module_name, s);
-      driver::CompileResult sr = prepared;
-      sr.graph = stage_graph(prepared.graph, st, static_cast<int>(s), tensors, values);
-      driver::compile_graph(sr, so);
-      for (const std::string& o : mlip_origins(sr)) staged_mlip.insert(o);
-      stages.push_back(std::move(sr));
+    best = try_plan(plan);
+    if (best.bad_unit >= 0) {  // a cut that moves a layer to the CPU is not taken
+      const size_t u = static_cast<size_t>(best.bad_unit);
+      if (u > 0) req.units[u - 1].cut_after = false;
+      req.units[u].cut_after = false;
+      continue;
     }
-    // The same layers on the MLIP as in the whole model (so the same bits):
-    // a cut that moves one to the CPU is not taken.
-    bool retry = false;
-    for (size_t u = 0; u < m.units.size(); ++u)
-      for (const std::string& o : m.units[u].origins)
-        if (whole_mlip.count(o) != staged_mlip.count(o) && !retry) {
-          if (u > 0) req.units[u - 1].cut_after = false;
-          req.units[u].cut_after = false;
-          retry = true;
-        }
-    if (retry) continue;
-    uint64_t over = 0;
-    for (const driver::CompileResult& sr : stages) {
-      const uint64_t total = model_memory(sr).total();
-      if (mesh.pe_memory && total > mesh.pe_memory) over = std::max(over, total - mesh.pe_memory);
-    }
-    if (over) {
-      margin += over;
+    if (best.over) {
+      margin += best.over;
       continue;
     }
     break;
   }
+  // The estimate chose the cuts; the compiled stages' own cycles settle
+  // them: a boundary moves by one layer while that makes the slowest
+  // compiled stage faster (and every stage still fits and keeps its layers).
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (size_t b = 0; b + 1 < plan.stages.size() && !improved; ++b)
+      for (int delta : {-1, 1}) {
+        const size_t last = plan.stages[b].last + static_cast<size_t>(delta);
+        if (delta < 0 && plan.stages[b].last == plan.stages[b].first) continue;
+        if (last >= plan.stages[b + 1].last || !req.units[last].cut_after) continue;
+        Plan next = plan;
+        next.stages[b].last = last;
+        next.stages[b + 1].first = last + 1;
+        Tried t = try_plan(next);
+        if (t.bad_unit >= 0 || t.over || t.slowest >= best.slowest) continue;
+        plan = next;
+        best = std::move(t);
+        improved = true;
+        break;
+      }
+  }
+  const std::vector<PipeTensor>& tensors = best.tensors;
+  std::vector<driver::CompileResult> stages;
+  for (const auto& sr : best.stages) stages.push_back(*sr);
 
   Manifest& man = result.manifest;
   man.generator = driver::version_string();
