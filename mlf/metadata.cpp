@@ -239,7 +239,7 @@ std::string json_error_reason(const nlohmann::json::exception& e) {
 
 // The JSON library copies and prints nested values recursively: a damaged
 // file nested thousands deep would exhaust the stack. mlipc writes depth 8 or so.
-static void check_nesting(std::string_view text, int max_depth) {
+void check_json_nesting(std::string_view text, int max_depth, std::string_view file) {
   int depth = 0;
   bool in_string = false, escaped = false;
   for (char c : text) {
@@ -250,7 +250,7 @@ static void check_nesting(std::string_view text, int max_depth) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) fail("metadata.json: nested deeper than {} levels", max_depth);
+      if (++depth > max_depth) fail("{}: nested deeper than {} levels", file, max_depth);
     } else if (c == ']' || c == '}') {
       --depth;
     }
@@ -258,7 +258,7 @@ static void check_nesting(std::string_view text, int max_depth) {
 }
 
 Metadata metadata_from_json(std::string_view text) {
-  check_nesting(text, 64);
+  check_json_nesting(text, 64, "metadata.json");
   json root;
   try {
     root = json::parse(text.begin(), text.end());

@@ -64,6 +64,11 @@ std::string metadata_to_json(const Metadata& m);
 // "metadata.json: <what is wrong>".
 Metadata metadata_from_json(std::string_view text);
 
+// Throws "<file>: nested deeper than <max_depth> levels" before the JSON
+// library (which recurses) reads a text nested deeper (metadata.json,
+// pipeline.json).
+void check_json_nesting(std::string_view text, int max_depth, std::string_view file);
+
 // The reason of a JSON exception without its "[json.exception.type_error.302] "
 // prefix, for "<tarball>: metadata.json is damaged (<reason>)" when a reader
 // of the `extra` keys (inspect, run --profile) meets a value of the wrong type.

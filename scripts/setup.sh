@@ -18,6 +18,8 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14
   # rebuilds of a fresh clone come from the compiler cache
   ccache
+  # the mesh pipeline's MPI transport (docs/mesh.md): mpicc and mpirun
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

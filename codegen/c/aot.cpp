@@ -30,18 +30,6 @@ std::string render(const std::string& path, const data& d) {
   return tmpl.render(d);
 }
 
-// A C string literal's content: model names may hold quotes, backslashes,
-// control bytes, or "??/" (a trigraph under -std=c99: every '?' is escaped).
-std::string c_string(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\' || ch == '?') out += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\{:03o}", static_cast<unsigned char>(ch));
-    else out += ch;
-  }
-  return out;
-}
-
 data io_list(const std::vector<IoInfo>& ios, const std::string& prefix, const std::string& kind) {
   data list{data::type::list};
   for (size_t i = 0; i < ios.size(); ++i) {

@@ -40,6 +40,18 @@ std::string c_double(double v) {
   return finish_float(fmt::format("{}", v));
 }
 
+// A C string literal's content: model names may hold quotes, backslashes,
+// control bytes, or "??/" (a trigraph under -std=c99: every '?' is escaped).
+std::string c_string(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\' || ch == '?') out += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\{:03o}", static_cast<unsigned char>(ch));
+    else out += ch;
+  }
+  return out;
+}
+
 std::string c_int(int64_t v) {
   if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807LL - 1)";
   if (v == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";

@@ -58,6 +58,8 @@ const KernelDef* find_kernel(std::string_view op);
 std::string c_float(float v);
 std::string c_double(double v);
 std::string c_int(int64_t v);  // "-2147483647 - 1"-safe, with LL suffix outside int32 range
+// A C string literal's content (quotes, backslashes, '?' and control bytes escaped).
+std::string c_string(const std::string& s);
 // A C literal of a one-element tensor's value in its element type
 // (float16/bfloat16: their bit patterns).
 std::string c_scalar(const TensorData& v);

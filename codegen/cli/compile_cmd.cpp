@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/progress.h"
+#include "cli/mesh_cmd.h"
 #include "driver/compile.h"
 #include "host/cross_build.h"
 #include "memory/planner.h"
@@ -47,6 +48,8 @@ struct CompileArgs {
   double calibration_percentile = 99.99;
   double min_sqnr_db = 20.0;
   std::string emit_qdq;
+  int pes = -1;  // --pes: a mesh tarball (cli/mesh_cmd.cpp); -1: not given
+  std::string pe_memory;
 };
 
 std::string db(double v) { return std::isnan(v) ? "-" : std::isinf(v) ? (v > 0 ? "inf" : "-inf") : fmt::format("{:.1f}", v); }
@@ -111,6 +114,10 @@ void run_compile(const CompileArgs& a) {
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
   if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration, out.string()}, "--emit-qdq");
+  if (a.pes != -1 || !a.pe_memory.empty()) {
+    compile_mesh(a.model, out, opt, a.pes, a.pe_memory);
+    return;
+  }
   driver::CompileResult r = driver::compile_model(a.model, opt);
   opt.quantize_options.progress = nullptr;
   bar.reset();  // ends the progress line before the summary
@@ -218,6 +225,11 @@ void add_compile(CLI::App& app) {
   c->add_option("--cross-compiler", args->cross_compiler,
                 "build the model for the target beside the tarball: lib<module>.a and, for Linux triples, a runner");
   c->add_option("--cross-compiler-options", args->cross_compiler_options, "more flags for the cross compiler");
+  c->add_option("--pes", args->pes,
+                "pipeline the model across this many processing elements: one MLF module per stage and "
+                "pipeline.json in one tarball (docs/mesh.md)");
+  c->add_option("--pe-memory", args->pe_memory,
+                "memory of one PE (arena + constants + I/O + runtime), e.g. 512KiB (with --pes; default: no limit)");
   c->allow_extras();
   c->callback([args, c] {
     refuse_extras(*c);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/inspect.h"
 #include "cli/format.h"
+#include "cli/mesh_cmd.h"
 #include "mlf/archive.h"
 #include "mlf/metadata.h"
 #include "mlip/report.h"
@@ -156,6 +157,7 @@ void run_inspect(const std::string& tarball) { fmt::print("{}", render_inspect(r
 
 std::string render_inspect(const std::string& bytes, const std::string& tarball) {
   mlf::FileMap files = mlf::read_tar_bytes(bytes, tarball);
+  if (is_mesh(files)) return render_mesh_inspect(files, tarball);
   auto it = files.find("metadata.json");
   if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json)", tarball);
   try {

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/mesh_cmd.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
@@ -223,6 +224,14 @@ void run_run(const RunArgs& a) {
     fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
   if (a.timeout < 1) fail("--timeout {} must be at least 1 second", a.timeout);
   if (a.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", a.build_timeout);
+  if (is_mesh(mlf::read_tar(a.tarball))) {  // a pipeline across PEs (docs/mesh.md)
+    if (a.profile || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
+      fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --print-top, "
+           "--print-time, --number, --repeat)",
+           a.tarball);
+    run_mesh({a.tarball, a.inputs, a.outputs, a.timeout, a.build_timeout});
+    return;
+  }
   // Refused before any work: a device, a FIFO, the tarball or the inputs.
   if (!a.outputs.empty()) check_output_path(a.outputs, {a.tarball, a.inputs}, "--outputs");
   // The inputs first: a bad .npz is refused before anything is built.

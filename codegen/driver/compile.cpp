@@ -144,7 +144,7 @@ void check_workspace_alignment(size_t alignment) {
          limits::kMaxWorkspaceAlignment);
 }
 
-CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options) {
+CompileResult import_model(const std::filesystem::path& onnx, const CompileOptions& options) {
   CompileResult r;
   check_workspace_alignment(options.codegen.workspace_alignment);
   r.target = parse_target(options.target);
@@ -156,17 +156,22 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   if (options.io_dtype != "float32" && options.io_dtype != "int8")
     fail("--io-dtype '{}' (allowed: float32, int8)", options.io_dtype);
   const bool int8 = wants_int8(options, r.target);
-  mlip::Options mlip_options = options.mlip;
+  r.mlip_options = options.mlip;
 
   r.graph = frontend::import_onnx(onnx, options.import);
   r.onnx_nodes = r.graph.source_nodes;
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
   passes::fuse_pad(r.graph);
-  if (int8) quantize_model(r, options, mlip_options);
+  if (int8) quantize_model(r, options, r.mlip_options);
   if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);
   passes::fuse_pad(r.graph);  // the integer Pads of QDQ and QOperator models into their QLinearConv
+  return r;
+}
+
+void compile_graph(CompileResult& r, const CompileOptions& options) {
+  const mlip::Options& mlip_options = r.mlip_options;
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, mlip_options);
   passes::fuse_activation(r.graph);
@@ -245,6 +250,11 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   if (r.quantization) md.extra["mlipc"]["quantization"] = quantization_json(*r.quantization);
   if (r.target.mlip) md.extra["mlip"] = mlip::to_json(r.mlip.report(mlip_options));
   r.files["metadata.json"] = mlf::metadata_to_json(md);
+}
+
+CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options) {
+  CompileResult r = import_model(onnx, options);
+  compile_graph(r, options);
   // Last, so that a compilation that fails leaves no file behind.
   if (r.quantization && !options.emit_qdq.empty()) frontend::write_onnx(r.quantization->qdq, options.emit_qdq);
   return r;

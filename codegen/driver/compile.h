@@ -49,10 +49,21 @@ struct CompileResult {
   Target target;
   c::CModule module;
   mlip::MlipResult mlip;  // empty for --target c
+  // The MLIP options the compilation uses: the user's, plus what calibration
+  // decided (its float layers become fp16 layers of their own).
+  mlip::Options mlip_options;
   std::map<std::string, std::string> files;  // the MLF tarball's content
 };
 
 CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options);
+
+// compile_model in two halves, for callers that compile parts of one model
+// (codegen/mesh: a pipeline's stages): import_model reads the file and runs
+// the target-independent passes (the result holds the graph, its ONNX node
+// count, target and float notes); compile_graph compiles r.graph for the
+// target and fills the rest of r.
+CompileResult import_model(const std::filesystem::path& onnx, const CompileOptions& options);
+void compile_graph(CompileResult& r, const CompileOptions& options);
 
 // --workspace-byte-alignment: a power of two from 1 to
 // limits::kMaxWorkspaceAlignment (4096); throws Error otherwise.

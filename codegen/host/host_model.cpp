@@ -1,4 +1,5 @@
 #include "host/host_model.h"
+#include "host/build_steps.h"
 
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <cstdlib>
 #include <map>
@@ -26,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace mlipc::host {
 
-namespace {
+namespace steps {
 
 // Flags for host emulation: the runtime's numerics flags, optimized, with the
 // profiling hooks compiled in (the driver times each layer). -O3 vectorizes the
@@ -49,12 +51,6 @@ std::string sha256_hex(const std::string& bytes) {
   for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
   return hex;
 }
-
-// The C compiler and its flags: the host's (kCFlags) or a cross build's.
-struct Toolchain {
-  std::string cc;
-  std::vector<std::string> flags;
-};
 
 std::string compiler() {
   const char* cc = std::getenv("CC");
@@ -231,10 +227,30 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
   objects.push_back(cached_object(dir, "host_main.c", runtime_key, cache / "objects", cc, timeout).string());
   objects.push_back(cached_object(dir, "runtime_all.c", runtime_key + runtime_sources, cache / "objects", cc, timeout).string());
 
+  fs::copy_file(cached_program(objects, {"-lm"}, dir, cache, cc, timeout), dir / "model_host",
+                fs::copy_options::overwrite_existing);
+}
+
+ProcessResult run_program(const std::vector<std::string>& argv, const fs::path& cwd, int timeout_seconds,
+                          const fs::path& tarball, const char* what) {
+  ProcessResult r = run_process(argv, cwd, timeout_seconds);
+  const std::string t = tarball.string();
+  if (r.timed_out) fail("{}: the {} did not finish within {} s (raise it with --timeout)", t, what, timeout_seconds);
+  if (r.signal) fail("{}: the {} crashed (signal {})", t, what, r.signal);
+  if (r.exit_code != 0) {
+    std::string msg = first_error_line(r.err);
+    fail("{}: the {} failed: {}", t, what, msg.empty() ? fmt::format("exit code {}", r.exit_code) : msg);
+  }
+  return r;
+}
+
+fs::path cached_program(const std::vector<std::string>& objects, const std::vector<std::string>& libs,
+                        const fs::path& dir, const fs::path& cache, const Toolchain& cc, int timeout) {
   // The same objects link into the same program: linked once, then copied.
   std::string link_key = cc.cc;
   for (const std::string& f : cc.flags) link_key += " " + f;
   for (const std::string& o : objects) link_key += " " + o;
+  for (const std::string& l : libs) link_key += " " + l;
   const fs::path programs = cache / "programs";
   const fs::path program = programs / sha256_hex(link_key).substr(0, 32);
   if (!fs::exists(program)) {
@@ -242,13 +258,46 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
     const fs::path tmp = programs / fmt::format(".{}.{}", program.filename().string(), static_cast<long>(getpid()));
     std::vector<std::string> link = cc_command(cc);
     link.insert(link.end(), objects.begin(), objects.end());
-    link.insert(link.end(), {"-o", tmp.string(), "-lm"});
+    link.insert(link.end(), {"-o", tmp.string()});
+    link.insert(link.end(), libs.begin(), libs.end());
     compile_or_fail(link, dir, cc.cc, timeout);
     std::error_code ec;
     fs::rename(tmp, program, ec);
     fs::remove(tmp, ec);
   }
-  fs::copy_file(program, dir / "model_host", fs::copy_options::overwrite_existing);
+  return program;
+}
+
+void build_staged(const fs::path& cache, const std::string& key, const fs::path& exe, const fs::path& tarball,
+                  const std::function<void(const fs::path&)>& build) {
+  // Build beside the final folder, then rename: concurrent runs of the same
+  // tarball never see a half-built cache entry.
+  TempDir staging_holder("mlipc-build");
+  fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
+  try {
+    fs::create_directories(staging);
+    build(staging);
+    std::error_code ec;
+    fs::rename(staging, cache / key, ec);
+    if (ec && !fs::exists(exe)) fail("cannot store the build in {}: {}", (cache / key).string(), ec.message());
+  } catch (const Interrupted&) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  } catch (const Error& e) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    // Every build error names the user's tarball (never the staging folder).
+    const std::string prefix = tarball.string() + ": ";
+    if (std::string_view(e.what()).rfind(prefix, 0) == 0) throw;
+    fail("{}{}", prefix, e.what());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // left over when another process won the rename
 }
 
 // The cache holds binaries that `run` executes, so nobody else may write
@@ -275,7 +324,9 @@ void check_cache_dir(const fs::path& dir, bool strict) {
          dir.string(), strict ? "accessible" : "writable", st.st_mode & 0777);
 }
 
-}  // namespace
+}  // namespace steps
+
+using namespace steps;
 
 const std::vector<std::string>& host_flags() { return kCFlags; }
 
@@ -343,34 +394,9 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
     return m;
   }
 
-  // Build beside the final folder, then rename: concurrent runs of the same
-  // tarball never see a half-built cache entry.
-  TempDir staging_holder("mlipc-build");
-  fs::path staging = cache / fmt::format(".{}.{}", key, fs::path(staging_holder.path()).filename().string());
-  try {
-    fs::create_directories(staging);
+  build_staged(cache, key, m.exe_, tarball, [&](const fs::path& staging) {
     build_into(staging, bytes, tarball, cc, checked.model_c, cache, options.build_timeout);
-    std::error_code ec;
-    fs::rename(staging, m.dir_, ec);
-    if (ec && !fs::exists(m.exe_)) fail("cannot store the build in {}: {}", m.dir_.string(), ec.message());
-  } catch (const Interrupted&) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    throw;
-  } catch (const Error& e) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    // Every build error names the user's tarball (never the staging folder).
-    const std::string prefix = tarball.string() + ": ";
-    if (std::string_view(e.what()).rfind(prefix, 0) == 0) throw;
-    fail("{}{}", prefix, e.what());
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove_all(staging, ec);  // left over when another process won the rename
+  });
   return m;
 }
 
@@ -407,14 +433,7 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
   }
   for (size_t i = 0; i < md.outputs.size(); ++i) argv.push_back((work.path() / fmt::format("out{}.bin", i)).string());
 
-  ProcessResult r = run_process(argv, work.path(), timeout_seconds);
-  const std::string t = tarball_.string();
-  if (r.timed_out) fail("{}: the model did not finish within {} s (raise it with --timeout)", t, timeout_seconds);
-  if (r.signal) fail("{}: the model crashed (signal {})", t, r.signal);
-  if (r.exit_code != 0) {
-    std::string msg = first_error_line(r.err);
-    fail("{}: the model failed: {}", t, msg.empty() ? fmt::format("exit code {}", r.exit_code) : msg);
-  }
+  ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
   RunResult result;
   for (size_t i = 0; i < md.outputs.size(); ++i) {
     const auto& out = md.outputs[i];

@@ -1,0 +1,197 @@
+// compile --pes, inspect and run of a mesh tarball (docs/mesh.md).
+#include "cli/mesh_cmd.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "cli/format.h"
+#include "host/mesh_model.h"
+#include "io/npz.h"
+#include "mesh/mesh_compile.h"
+#include "support/error.h"
+#include "support/file_util.h"
+#include "support/text.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::cli {
+
+namespace {
+
+std::string memory_line(const mesh::StageMemory& m) {
+  return fmt::format("{} bytes (arena {}, constants {}, I/O {}, runtime {})", with_commas(m.total()),
+                     with_commas(m.workspace), with_commas(m.constants), with_commas(m.io), with_commas(m.runtime));
+}
+
+// The estimated figures of a pipeline, the same lines in compile, inspect and run.
+void print_estimates(std::string& text, const mesh::Manifest& m) {
+  auto out = std::back_inserter(text);
+  const double speedup =
+      m.single_pe_throughput() > 0 ? m.throughput() / m.single_pe_throughput() : 0.0;
+  fmt::format_to(out,
+                 "  estimated  slowest stage {} cycles: {:.0f} samples/s at {:.0f} MHz; latency {} cycles ({:.1f} us)\n",
+                 with_commas(m.slowest_stage_cycles()), m.throughput(), m.clock_mhz, with_commas(m.latency_cycles()),
+                 m.clock_mhz > 0 ? static_cast<double>(m.latency_cycles()) / m.clock_mhz : 0.0);
+  fmt::format_to(out, "  single PE  {} cycles: {:.0f} samples/s, {} bytes; the pipeline is {:.2f}x its throughput\n",
+                 with_commas(m.single_pe_cycles), m.single_pe_throughput(), with_commas(m.single_pe_memory), speedup);
+}
+
+void print_stage_table(std::string& text, const mesh::Manifest& m) {
+  auto out = std::back_inserter(text);
+  const std::string limit = m.pe_memory_limit ? with_commas(m.pe_memory_limit) + " bytes" : "none";
+  fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>6} {:>12}  memory (limit {})\n", "stage", "PE", "module", "layers",
+                 "est. cycles", limit);
+  for (size_t s = 0; s < m.stages.size(); ++s) {
+    const mesh::PipeStage& st = m.stages[s];
+    const bool fits = !m.pe_memory_limit || st.memory.total() <= m.pe_memory_limit;
+    fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>6} {:>12}  {}{}\n", s, st.pe, st.module, st.layers.size(),
+                   with_commas(st.est_cycles), memory_line(st.memory), fits ? "" : "  OVER THE LIMIT");
+  }
+}
+
+mesh::Manifest read_manifest(const mlf::FileMap& files, const std::string& tarball) {
+  try {
+    return mesh::manifest_from_json(files.at("pipeline.json"));
+  } catch (const Error& e) {
+    fail("{}: {}", tarball, e.what());
+  }
+}
+
+std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
+  auto who = [](int s) { return s == mesh::kHost ? std::string("host") : fmt::format("stage {}", s); };
+  std::string to;
+  for (int c : t.consumers) to += (to.empty() ? "" : ", ") + who(c);
+  (void)m;
+  return fmt::format("  {:<32} {:<8} {:<18} {:>10} bytes  {} -> {}\n", printable(t.name), dtype_name(t.dtype),
+                     shape_str(t.shape), with_commas(t.bytes), who(t.producer), to);
+}
+
+}  // namespace
+
+void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
+                  const std::string& pe_memory) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (pes == -1) fail("--pe-memory needs --pes (the number of processing elements)");
+  mesh::MeshOptions mo;
+  mo.pes = pes;
+  mo.pe_memory = pe_memory.empty() ? 0 : mesh::parse_memory_size(pe_memory);
+  mesh::MeshResult r = mesh::compile_mesh(model, options, mo);
+  mlf::write_tar(out, r.files);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const mesh::Manifest& m = r.manifest;
+  std::string text;
+  auto o = std::back_inserter(text);
+  fmt::format_to(o, "mlipc: compiled {} ({} ONNX nodes) for target {} into {} in {:.2f} s: {} stage(s) on {} PE(s)\n",
+                 printable(model), r.onnx_nodes, m.target, printable(out.string()), secs, m.stages.size(),
+                 m.stages.size());
+  if (!m.fewer_note.empty()) fmt::format_to(o, "  note       {}\n", m.fewer_note);
+  print_stage_table(text, m);
+  print_estimates(text, m);
+  fmt::print("{}", text);
+}
+
+bool is_mesh(const mlf::FileMap& files) { return files.count("pipeline.json") > 0; }
+
+std::string render_mesh_inspect(const mlf::FileMap& files, const std::string& tarball) {
+  const mesh::Manifest m = read_manifest(files, tarball);
+  std::string text;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out, "{}: pipeline of model '{}' across {} PE(s) ({} asked), target {}, module '{}'\n",
+                 printable(tarball), printable(m.model_name), m.stages.size(), m.pes_requested, printable(m.target),
+                 printable(m.module_name));
+  if (!m.fewer_note.empty()) fmt::format_to(out, "  note: {}\n", printable(m.fewer_note));
+  for (int t : m.inputs) fmt::format_to(out, "  input  {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
+  for (int t : m.outputs) fmt::format_to(out, "  output {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
+  fmt::format_to(out, "stages:\n");
+  print_stage_table(text, m);
+  for (size_t s = 0; s < m.stages.size(); ++s) {
+    const mesh::PipeStage& st = m.stages[s];
+    fmt::format_to(out, "stage {} on PE {} ({}/): {} est. cycles, {}\n", s, st.pe, printable(st.module),
+                   with_commas(st.est_cycles), memory_line(st.memory));
+    for (const std::string& l : st.layers) fmt::format_to(out, "    {}\n", printable(l));
+  }
+  fmt::format_to(out, "tensors between stages (and with the host):\n");
+  for (const mesh::PipeTensor& t : m.tensors) text += tensor_line(m, t);
+  fmt::format_to(out, "pipeline:\n");
+  print_estimates(text, m);
+  return text;
+}
+
+void run_mesh(const MeshRunArgs& a) {
+  if (a.inputs.empty())
+    fail("{}: a mesh tarball runs a stream of samples: give --inputs FILE.npz (each array with a leading sample axis)",
+         a.tarball);
+  if (!a.outputs.empty()) check_output_path(a.outputs, {a.tarball, a.inputs}, "--outputs");
+  const io::NamedTensors given = io::read_npz(a.inputs);
+  const mlf::FileMap files = mlf::read_tar(a.tarball);
+  const mesh::Manifest m = read_manifest(files, a.tarball);
+  // Every model input once, [N, ...its shape] (or its shape: one sample), of its dtype.
+  std::vector<std::string> inputs;
+  int64_t samples = -1;
+  std::string names;
+  for (int t : m.inputs) names += (names.empty() ? "" : ", ") + m.tensors[static_cast<size_t>(t)].name;
+  for (const auto& [name, tensor] : given) {
+    bool known = false;
+    for (int t : m.inputs) known = known || m.tensors[static_cast<size_t>(t)].name == name;
+    if (!known) fail("'{}' is not an input of the model (inputs: {})", printable(name), printable(names));
+  }
+  for (int ti : m.inputs) {
+    const mesh::PipeTensor& t = m.tensors[static_cast<size_t>(ti)];
+    auto it = std::find_if(given.begin(), given.end(), [&](const auto& p) { return p.first == t.name; });
+    if (it == given.end()) fail("input '{}' is missing (inputs: {})", printable(t.name), printable(names));
+    const TensorData& d = it->second;
+    if (d.dtype() != t.dtype) fail("input '{}' must be {}, got {}", printable(t.name), dtype_name(t.dtype), dtype_name(d.dtype()));
+    Shape stream = d.shape();
+    int64_t n = 1;
+    if (stream != t.shape) {
+      Shape tail(stream.begin() + (stream.empty() ? 0 : 1), stream.end());
+      if (stream.empty() || tail != t.shape)
+        fail("input '{}' must have shape [N, {}] (N samples), got {}", printable(t.name),
+             shape_str(t.shape).substr(1, shape_str(t.shape).size() - 2), shape_str(stream));
+      n = stream[0];
+    }
+    if (samples >= 0 && n != samples)
+      fail("input '{}' has {} samples, the others {}", printable(t.name), n, samples);
+    samples = n;
+    if (samples < 1) fail("input '{}' holds no sample", printable(t.name));
+    inputs.emplace_back(reinterpret_cast<const char*>(d.raw()), d.nbytes());
+  }
+  std::vector<host::MeshStageFiles> stages;
+  for (const mesh::PipeStage& s : m.stages) stages.push_back({mesh::stage_dir(s), s.module});
+  host::BuildOptions bo;
+  bo.build_timeout = a.build_timeout;
+  const host::MeshModel model = host::MeshModel::build(a.tarball, stages, mesh::manifest_to_c(m), bo);
+  std::vector<uint64_t> out_bytes;
+  for (int t : m.outputs) out_bytes.push_back(m.tensors[static_cast<size_t>(t)].bytes);
+  const host::MeshRunResult r =
+      model.run(inputs, static_cast<uint64_t>(samples), out_bytes, m.stages.size(), a.timeout);
+
+  io::NamedTensors outs;
+  for (size_t k = 0; k < m.outputs.size(); ++k) {
+    const mesh::PipeTensor& t = m.tensors[static_cast<size_t>(m.outputs[k])];
+    Shape shape = t.shape;
+    shape.insert(shape.begin(), samples);
+    outs.emplace_back(t.name, TensorData(t.dtype, shape, std::vector<uint8_t>(r.outputs[k].begin(), r.outputs[k].end())));
+  }
+  std::string text;
+  auto out = std::back_inserter(text);
+  if (a.outputs.empty())
+    for (const auto& [name, t] : outs)
+      fmt::format_to(out, "output '{}' {} {}\n", printable(name), dtype_name(t.dtype()), shape_str(t.shape()));
+  fmt::format_to(out, "pipeline: {} samples through {} stage(s), one thread per stage (threads transport)\n", samples,
+                 m.stages.size());
+  fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>12} {:>17}\n", "stage", "PE", "module", "est. cycles", "host ms in steps");
+  for (size_t s = 0; s < m.stages.size(); ++s)
+    fmt::format_to(out, "  {:>5} {:>3}  {:<24} {:>12} {:>17.3f}\n", s, m.stages[s].pe, m.stages[s].module,
+                   with_commas(m.stages[s].est_cycles), r.stage_ns[s] / 1e6);
+  print_estimates(text, m);
+  fmt::format_to(out, "  measured   {} samples in {:.3f} ms on this host: {:.1f} samples/s\n", samples,
+                 r.total_ns / 1e6, r.total_ns > 0 ? static_cast<double>(samples) * 1e9 / r.total_ns : 0.0);
+  if (!a.outputs.empty()) io::write_npz(a.outputs, outs);
+  fmt::print("{}", text);
+}
+
+}  // namespace mlipc::cli

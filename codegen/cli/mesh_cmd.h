@@ -1,0 +1,27 @@
+// The commands on a mesh tarball (--pes, docs/mesh.md): compile prints its
+// stages, inspect shows them, run streams samples through the pipeline.
+// compile_cmd, inspect_cmd and run_cmd hand over to these.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "driver/compile.h"
+#include "mlf/archive.h"
+
+namespace mlipc::cli {
+
+void compile_mesh(const std::string& model, const std::filesystem::path& out, const driver::CompileOptions& options,
+                  int pes, const std::string& pe_memory);
+
+// A tarball is a mesh when it holds pipeline.json.
+bool is_mesh(const mlf::FileMap& files);
+std::string render_mesh_inspect(const mlf::FileMap& files, const std::string& tarball);
+
+struct MeshRunArgs {
+  std::string tarball, inputs, outputs;
+  int timeout = 0, build_timeout = 0;
+};
+void run_mesh(const MeshRunArgs& a);
+
+}  // namespace mlipc::cli
