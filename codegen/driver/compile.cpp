@@ -221,7 +221,7 @@ void compile_graph(CompileResult& r, const CompileOptions& options) {
          return v;
        }()},
       {"io_dtype", options.io_dtype},
-      {"quantize", int8 ? "int8" : "none"},
+      {"quantize", wants_int8(options, r.target) ? "int8" : "none"},
       {"quantized_io", [&] {
          nlohmann::json v = nlohmann::json::array();
          for (const auto* list : {&r.module.inputs, &r.module.outputs})

@@ -13,6 +13,7 @@
 #include "frontend/onnx_import.h"
 #include "ir/evaluator.h"
 #include "passes/passes.h"
+#include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
