@@ -63,12 +63,20 @@ void build_mesh_into(const fs::path& dir, const std::string& bytes, const fs::pa
   for (const MeshStageFiles& s : stages) {
     const fs::path sd = dir / s.dir;
     const std::string key = steps::headers_key(sd, "runtime", tc) + steps::headers_key(sd, "codegen/host/include", tc);
-    for (const fs::path& src : steps::c_sources(sd, "codegen/host/src"))
+    for (const fs::path& src : steps::c_sources(sd, "codegen/host/src")) {
+      const std::string name = src.filename().string();
+      if (name.size() > 11 && name.compare(name.size() - 11, 11, "_mlip_sim.c") == 0) continue;  // below, once
       objects.push_back(steps::cached_object(sd, src, key, cache / "objects", tc, timeout).string());
+    }
   }
-  // One runtime (every stage carries the same), the runner, its transport, the manifest.
+  // One runtime (every stage carries the same): the core, the simulator once
+  // for every stage (each MLIP stage carries a copy in its <m>_mlip_sim.c),
+  // the pipeline; then the runner, its transport, the manifest.
   std::string runtime_sources;
-  write_file(first / "runtime_all.c", steps::runtime_unity_source(first, &runtime_sources));
+  std::string unity = steps::runtime_unity_source(first, &runtime_sources);
+  for (const char* part : {"runtime/src/sim", "runtime/src/pipeline"})
+    for (const fs::path& src : steps::c_sources(first, part)) unity += "#include \"" + src.generic_string() + "\"\n";
+  write_file(first / "runtime_all.c", unity);
   const std::string runtime_key = steps::headers_key(first, "runtime", tc);
   objects.push_back(
       steps::cached_object(first, "runtime_all.c", runtime_key + runtime_sources, cache / "objects", tc, timeout).string());
