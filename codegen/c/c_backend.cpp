@@ -10,6 +10,7 @@
 #include "c/aot.h"
 #include "c/constants.h"
 #include "c/kernel.h"
+#include "c/layout.h"
 #include "ir/activation.h"
 #include "ir/op.h"
 #include "resources/resources.h"
@@ -86,7 +87,19 @@ class Generator {
     // at its own step only, planned with the tensors.
     std::vector<KernelSpec> specs(g_.nodes.size());
     for (size_t i = 0; i < g_.nodes.size(); ++i)
-      if (!is_view(g_.nodes[i])) specs[i] = prepare(g_.nodes[i]);
+      if (!is_view(g_.nodes[i])) specs[i] = prepare(g_.nodes[i], {}, {});
+    // Then the layouts the kernels allow (c/layout.h), and the kernels that
+    // touch a channels-last tensor prepared again for it.
+    m_.channels_last = plan_layouts(g_, specs);
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (is_view(n)) continue;
+      std::vector<bool> in_cl, out_cl;
+      bool any = false;
+      for (ValueId v : n.inputs) any |= in_cl.emplace_back(v != kNoValue && m_.channels_last[v]);
+      for (ValueId v : n.outputs) any |= out_cl.emplace_back(v != kNoValue && m_.channels_last[v]);
+      if (any) specs[i] = prepare(n, in_cl, out_cl);
+    }
     m_.liveness = memory::analyze_liveness(g_);
     std::vector<int> scratch_buffer(g_.nodes.size(), -1);
     for (size_t i = 0; i < g_.nodes.size(); ++i)
@@ -160,10 +173,20 @@ class Generator {
     return c_constant_values(sym);
   }
 
-  KernelSpec prepare(const Node& n) {
+  std::string packed_symbol(const std::shared_ptr<const TensorData>& t) {
+    std::string sym = fmt::format("{}_packed_{}", prefix_, m_.packed.size());
+    m_.packed.push_back(t);
+    m_.constants.emplace_back(sym, t.get());
+    m_.constants_size += t->nbytes();
+    return c_constant_values(sym);
+  }
+
+  KernelSpec prepare(const Node& n, std::vector<bool> in_cl, std::vector<bool> out_cl) {
     const KernelDef* def = find_kernel(n.op);
     if (!def) fail_no_kernel(g_, n);
     KernelSpec spec;
+    spec.in_cl = std::move(in_cl);
+    spec.out_cl = std::move(out_cl);
     try {
       def->prepare(g_, n, spec);
     } catch (const Error& e) {
@@ -207,6 +230,7 @@ class Generator {
       if (!n.has_input(static_cast<size_t>(a))) fail("internal: {}: kernel argument #{} is omitted", n.describe(), a);
       args.push_back(pointer(n.inputs[static_cast<size_t>(a)], false));
     }
+    for (const auto& t : spec.packed) args.push_back(packed_symbol(t));
     for (ValueId out : n.outputs) args.push_back(pointer(out, true));
     if (!scratch.empty()) args.push_back(scratch);
     k.call = spec.returns_status

@@ -53,6 +53,8 @@ struct CModule {
   std::vector<IoInfo> inputs, outputs;
   // Constants the generated code holds, by symbol (also written as parameters/<m>.params).
   std::vector<std::pair<std::string, const TensorData*>> constants;
+  std::vector<std::shared_ptr<const TensorData>> packed;  // owns the kernels' packed constants among them
+  std::vector<bool> channels_last;  // per value: stored channels-last (c/layout.h)
 };
 
 // Throws Error naming the node for anything that cannot run on the CPU.

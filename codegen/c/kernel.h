@@ -7,14 +7,21 @@
 //   {{in<i>_t}}, {{out<i>_t}}  C element types of node input/output i
 //   {{in<i>_n}}, {{out<i>_n}}  their element counts
 //   {{act}}             the fused activation as a C statement on float `v` ("" if none)
-// The generated function is `static void {{fn}}(<args as const T*>, <outputs as T*>)`
-// with arguments in `args` order, then every output in order, then, when the
-// kernel asks for scratch_bytes > 0, `void* scratch`: a buffer of the arena
-// that lives only while the kernel runs (recurrent state, a matrix to factor).
+// The generated function is `static void {{fn}}(<args as const T*>, <packed as const T*>, <outputs as T*>)`
+// with arguments in `args` order, then the constants the kernel packed, then
+// every output in order, then, when the kernel asks for scratch_bytes > 0,
+// `void* scratch`: a buffer of the arena that lives only while the kernel
+// runs (recurrent state, a matrix to factor).
+//
+// Layouts (c/layout.h): a tensor is stored as its shape says unless the
+// backend stores it channels-last; it does so only where the kernels that
+// write and read it said they can (KernelSpec::layouts), and tells each
+// kernel its tensors' layouts (in_cl, out_cl) before preparing it.
 #pragma once
 
 #include <kainjow/mustache.hpp>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +33,18 @@ namespace mlipc::c {
 
 using TemplateData = kainjow::mustache::data;
 
+// Which tensors of a node its kernel can store channels-last ([N, C, D...]
+// as [N, D..., C]; c/layout.h). Free: each input listed and the output (when
+// `output`) either way, independently. Tied (the elementwise template): the
+// listed inputs and the output share one layout, whichever it is; inputs not
+// listed have a shape whose bytes are the same in both layouts.
+struct LayoutSupport {
+  enum Kind { None, Free, Tied };
+  Kind kind = None;
+  std::vector<int> inputs;
+  bool output = false;
+};
+
 struct KernelSpec {
   std::string template_name;  // file name under templates/kernels/
   std::string op;             // what the call is, when not the node's op (a sub-graph: "mlip.Region"):
@@ -35,6 +54,17 @@ struct KernelSpec {
   bool returns_status = false;        // the function returns int32_t; non-zero aborts the run
   std::vector<std::string> includes;  // headers lib1.c must include ("mlip/region.h")
   size_t scratch_bytes = 0;           // arena bytes the kernel needs while it runs (its last argument)
+  // Constants the kernel makes at compile time (weights packed into the order
+  // it reads), passed after the `args`, in order.
+  std::vector<std::shared_ptr<const TensorData>> packed;
+  // Set by the backend before prepare: node input / output i is stored
+  // channels-last (absent: as its shape says).
+  std::vector<bool> in_cl, out_cl;
+  // Set by prepare: what the kernel could read and write channels-last.
+  LayoutSupport layouts;
+
+  bool input_cl(size_t i) const { return i < in_cl.size() && in_cl[i]; }
+  bool output_cl(size_t i) const { return i < out_cl.size() && out_cl[i]; }
 
   void set(const std::string& key, const std::string& v) { data.set(key, v); }
   void set(const std::string& key, int64_t v) { data.set(key, std::to_string(v)); }

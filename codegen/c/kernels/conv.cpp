@@ -1,10 +1,54 @@
 // Conv: one template for 1-D, 2-D and 3-D (as 3-D with size-1 leading axes),
-// all geometry baked in; x, w and the optional bias are pointers, so the
-// weights may be constants (.rodata) or computed at run time.
+// all geometry baked in. Constant weights (and bias) are packed at compile
+// time into the order the tiled kernels read (conv_tiled.c, or
+// conv_depthwise.c when every output channel reads one input channel of its
+// own), which read and write either layout (c/layout.h); weights computed at
+// run time go through conv.c, row-major only. All three sum in the
+// reference's order, so they give its bits.
+#include <memory>
+
 #include "c/kernels/kernels.h"
 #include "ir/ops/spatial.h"
 
 namespace mlipc::c::kernels {
+
+namespace {
+
+// Output channels per vector block: the widest of 16, 8, 4 that divides
+// the group's channels, else the one that pads least.
+int64_t block_width(int64_t channels) {
+  for (int64_t mb : {16, 8, 4})
+    if (channels % mb == 0) return mb;
+  return channels > 8 ? 16 : channels > 4 ? 8 : 4;
+}
+
+// The weights [M, ICG, K...] as [group][block][ic][k...][MB] (dense) or,
+// depthwise (ICG = OCG = 1), [block][k...][MB]: both are one formula with
+// `groups` = 1 and `ocg` = M for depthwise. Lanes past the group's channels
+// are 0.
+std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t groups, int64_t ocg, int64_t mb) {
+  const int64_t per_oc = numel(w.shape()) / w.shape()[0];  // ICG * K...
+  const int64_t nb = (ocg + mb - 1) / mb;
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{groups * nb * per_oc * mb});
+  const float* src = w.data<float>();
+  float* dst = t->data<float>();
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t b = 0; b < nb; ++b)
+      for (int64_t q = 0; q < mb && b * mb + q < ocg; ++q)
+        for (int64_t i = 0; i < per_oc; ++i)
+          dst[((g * nb + b) * per_oc + i) * mb + q] = src[(g * ocg + b * mb + q) * per_oc + i];
+  return t;
+}
+
+std::shared_ptr<const TensorData> pack_bias(const TensorData& b, int64_t groups, int64_t ocg, int64_t mb) {
+  const int64_t nb = (ocg + mb - 1) / mb;
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{groups * nb * mb});
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t i = 0; i < ocg; ++i) t->data<float>()[(g * nb + i / mb) * mb + i % mb] = b.data<float>()[g * ocg + i];
+  return t;
+}
+
+}  // namespace
 
 void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_float(g, n, 0);
@@ -13,23 +57,54 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   if (has_bias) expect_float(g, n, 2);
   const Shape& x = g.value(n.inputs[0]).shape;
   const Shape& w = g.value(n.inputs[1]).shape;
+  const Shape& y = g.value(n.outputs[0]).shape;
   const ops::Geometry3 geo = ops::to_3d(ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w),
                                                               {/*dilations=*/true, /*ceil_mode=*/false}));
   const int64_t group = n.attrs.get_int("group", 1);
-  spec.template_name = "conv.c";
+  const int64_t icg = x[1] / group, ocg = w[0] / group;
   spec.set("N", x[0]);
+  set_window(spec, geo);
+  spec.set_flag("has_bias", has_bias);
+
+  const Value& wv = g.value(n.inputs[1]);
+  const bool packable = wv.is_constant() && (!has_bias || g.value(n.inputs[2]).is_constant()) && numel(y) > 0;
+  if (packable) {
+    const bool depthwise = icg == 1 && ocg == 1;
+    const int64_t groups = depthwise ? 1 : group, per_group = depthwise ? w[0] : ocg;
+    const int64_t mb = block_width(per_group);
+    const int64_t nb = (per_group + mb - 1) / mb;
+    const bool x_cl = spec.input_cl(0), y_cl = spec.output_cl(0);
+    spec.template_name = depthwise ? "conv_depthwise.c" : "conv_tiled.c";
+    spec.includes.push_back("mlip/kvec.h");
+    spec.set("G", group);
+    spec.set("C", x[1]);
+    spec.set("ICG", icg);
+    spec.set("OCG", ocg);
+    spec.set("MB", mb);
+    spec.set("NB", nb);
+    spec.set("WBLOCK", numel(w) / w[0] * mb);
+    spec.set_flag("padded", per_group % mb != 0);
+    spec.set_flag("vector_load", x_cl && per_group % mb == 0);
+    set_strides(spec, "X", x, x_cl);
+    set_strides(spec, "Y", y, y_cl);
+    set_rectangles(spec, geo);
+    spec.args = {0};
+    spec.packed.push_back(pack_weights(*wv.constant, groups, per_group, mb));
+    if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
+    spec.layouts = {LayoutSupport::Free, {0}, true};
+    return;
+  }
+
+  spec.template_name = "conv.c";
   spec.set("C", x[1]);
   spec.set("M", w[0]);
-  spec.set("ICG", x[1] / group);
-  spec.set("OCG", w[0] / group);
-  set_window(spec, geo);
+  spec.set("ICG", icg);
+  spec.set("OCG", ocg);
   spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
   // Output channels per pass: up to 4 of one group share each input read.
-  const int64_t ocg = w[0] / group;
   const int64_t mb = ocg % 4 == 0 ? 4 : ocg % 2 == 0 ? 2 : 1;  // 8 measured no faster
   spec.set("MB", mb);
   spec.set("MOSIZE", mb * geo.out[0] * geo.out[1] * geo.out[2]);
-  spec.set_flag("has_bias", has_bias);
   spec.args = {0, 1};
   if (has_bias) spec.args.push_back(2);
 }

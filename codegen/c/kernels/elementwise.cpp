@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
+#include "c/layout.h"
 #include "ir/ops/broadcast.h"
 #include "ir/ops/elem.h"
 #include "support/error.h"
@@ -96,14 +97,24 @@ std::string offset_line(size_t k, size_t d, int64_t stride) {
 
 void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const ElementwiseBody& b) {
   const Value& out = g.value(n.outputs[0]);
+  // Any layout, as long as the inputs whose bytes depend on it share the
+  // output's (c/layout.h): the loops then walk the stored shapes.
+  const bool cl = spec.output_cl(0);
+  if (b.read_shapes.empty() && n.outputs.size() == 1) {
+    spec.layouts = {LayoutSupport::Tied, {}, true};
+    for (int k : b.inputs)
+      if (!layout_invariant(stored_shape(g.value(n.inputs.at(static_cast<size_t>(k))).shape, out.shape.size(), false)))
+        spec.layouts.inputs.push_back(k);
+  }
+  const Shape out_shape = stored_shape(out.shape, out.shape.size(), cl);
   std::vector<std::vector<int64_t>> strides;
   for (size_t k = 0; k < b.inputs.size(); ++k) {
     const Shape& s = k < b.read_shapes.size() && !b.read_shapes[k].empty()
                          ? b.read_shapes[k]
                          : g.value(n.inputs.at(static_cast<size_t>(b.inputs[k]))).shape;
-    strides.push_back(ops::broadcast_strides(s, out.shape));
+    strides.push_back(ops::broadcast_strides(stored_shape(s, out.shape.size(), cl), out_shape));
   }
-  const ops::Loops l = ops::simplify_loops(out.shape, strides);
+  const ops::Loops l = ops::simplify_loops(out_shape, strides);
   std::vector<TemplateData> loops;
   for (size_t d = 1; d <= l.dims.size(); ++d) {
     TemplateData item;

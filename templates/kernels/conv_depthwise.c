@@ -1,0 +1,81 @@
+/* Depthwise Conv (group = C = M) with weights packed at compile time: x [N,
+ * C, D, H, W], y [N, C, OD, OH, OW] (1-D and 2-D as size-1 leading axes),
+ * each stored row-major or channels-last (the strides X* and Y* say which).
+ * wp holds the weights as [block of MB channels][kd][kh][kw][MB], zero-padded
+ * to whole blocks, bp the bias the same way.
+ *
+ * The output positions fall into rectangles whose windows keep the same
+ * taps inside the input (rect: od, oh, ow ranges and the kd, kh, kw ranges
+ * they read), so no loop tests for padding. A tile is PB positions of one
+ * rectangle (the last one repeated to fill it) times MB channels held in
+ * vector lanes; for every tap (kd, kh, kw), in that order, each accumulator
+ * adds x * w. Every output thus sums the products of its taps inside the
+ * input in the reference's order (ops::eval_Conv), starting from 0, then
+ * adds the bias and applies the activation: the same bits at any vector
+ * width (mlip/kvec.h). Channels-last input is read a vector at a time,
+ * row-major input a lane at a time. */
+static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* restrict y) {
+  typedef MLIP_VT_{{MB}} vt;
+  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
+         PB = (MLIP_VREGS - 2 * NV - 1) / NV > 8 ? 8 : (MLIP_VREGS - 2 * NV - 1) / NV < 1 ? 1 : (MLIP_VREGS - 2 * NV - 1) / NV };
+  static const int32_t rect[{{NR}}][12] = {{rects}};
+  for (int32_t n = 0; n < {{N}}; ++n) {
+    for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+      const float* xg = x + n * {{XN}} + blk * {{MB}} * {{XC}};
+      const float* wb = wp + blk * {{WBLOCK}};
+{{#has_bias}}      const float* bb = bp + blk * {{MB}};
+{{/has_bias}}      float* yb = y + n * {{YN}} + blk * {{MB}} * {{YC}};
+      const int32_t nq = {{C}} - blk * {{MB}} < {{MB}} ? {{C}} - blk * {{MB}} : {{MB}};
+      for (int32_t r = 0; r < {{NR}}; ++r) {
+        const int32_t* R = rect[r];
+        const int32_t hh = R[5] - R[4], ww = R[9] - R[8], cnt = (R[1] - R[0]) * hh * ww;
+        for (int32_t i = 0; i < cnt; i += PB) {
+          const int32_t m = cnt - i < PB ? cnt - i : PB;
+          int32_t xo[PB], yo[PB];
+          vt acc[PB][NV];
+          int32_t p, j;
+          for (p = 0; p < PB; ++p) {
+            const int32_t q = i + (p < m ? p : m - 1);
+            const int32_t od = R[0] + q / (hh * ww), oh = R[4] + q / ww % hh, ow = R[8] + q % ww;
+            xo[p] = (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+                    (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
+            yo[p] = od * {{YD}} + oh * {{YH}} + ow * {{YW}};
+            for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+          }
+          for (int32_t kd = R[2]; kd < R[3]; ++kd) {
+            for (int32_t kh = R[6]; kh < R[7]; ++kh) {
+              for (int32_t kw = R[10]; kw < R[11]; ++kw) {
+                const float* wt = wb + ((kd * {{KH}} + kh) * {{KW}} + kw) * {{MB}};
+                const float* xt = xg + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}} + (kw - R[10]) * {{DW}} * {{XW}};
+                vt wv[NV];
+                for (j = 0; j < NV; ++j) wv[j] = MLIP_VLOAD_{{MB}}(wt + j * VW);
+                for (p = 0; p < PB; ++p) {
+                  for (j = 0; j < NV; ++j) {
+{{#vector_load}}                    acc[p][j] += MLIP_VLOAD_{{MB}}(xt + xo[p] + j * VW) * wv[j];
+{{/vector_load}}{{^vector_load}}                    float lane[VW];
+                    vt xv;
+                    int32_t l;
+                    for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xt[xo[p] + (j * VW + l) * {{XC}}] : 0.0f;
+                    memcpy(&xv, lane, sizeof xv);
+                    acc[p][j] += xv * wv[j];
+{{/vector_load}}                  }
+                }
+              }
+            }
+          }
+          for (p = 0; p < m; ++p) {
+            float t[{{MB}}];
+            float* yp = yb + yo[p];
+            memcpy(t, acc[p], sizeof t);
+            for (int32_t q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) {
+              float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
+              {{act}}
+              yp[q * {{YC}}] = v;
+            }
+          }
+        }
+      }
+      (void)nq;
+    }
+  }
+}
