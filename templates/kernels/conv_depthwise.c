@@ -31,33 +31,34 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
         const int32_t hh = R[5] - R[4], ww = R[9] - R[8], cnt = (R[1] - R[0]) * hh * ww;
         for (int32_t i = 0; i < cnt; i += PB) {
           const int32_t m = cnt - i < PB ? cnt - i : PB;
-          int32_t xo[PB], yo[PB];
+          const float* xs[PB];
+          int32_t yo[PB];
           vt acc[PB][NV];
           int32_t p, j;
           for (p = 0; p < PB; ++p) {
             const int32_t q = i + (p < m ? p : m - 1);
             const int32_t od = R[0] + q / (hh * ww), oh = R[4] + q / ww % hh, ow = R[8] + q % ww;
-            xo[p] = (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+            xs[p] = xg + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                     (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
             yo[p] = od * {{YD}} + oh * {{YH}} + ow * {{YW}};
             for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
           }
           for (int32_t kd = R[2]; kd < R[3]; ++kd) {
             for (int32_t kh = R[6]; kh < R[7]; ++kh) {
-              for (int32_t kw = R[10]; kw < R[11]; ++kw) {
-                const float* wt = wb + ((kd * {{KH}} + kh) * {{KW}} + kw) * {{MB}};
-                const float* xt = xg + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}} + (kw - R[10]) * {{DW}} * {{XW}};
-                vt wv[NV];
-                for (j = 0; j < NV; ++j) wv[j] = MLIP_VLOAD_{{MB}}(wt + j * VW);
-                for (p = 0; p < PB; ++p) {
-                  for (j = 0; j < NV; ++j) {
-{{#vector_load}}                    acc[p][j] += MLIP_VLOAD_{{MB}}(xt + xo[p] + j * VW) * wv[j];
+              const float* wt = wb + ((kd * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
+              const int32_t t0 = (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
+              for (int32_t kw = 0; kw < R[11] - R[10]; ++kw, wt += {{MB}}) {
+                const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                for (j = 0; j < NV; ++j) {
+                  const vt w = MLIP_VLOAD_{{MB}}(wt + j * VW);
+                  for (p = 0; p < PB; ++p) {
+{{#vector_load}}                    acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;
 {{/vector_load}}{{^vector_load}}                    float lane[VW];
                     vt xv;
                     int32_t l;
-                    for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xt[xo[p] + (j * VW + l) * {{XC}}] : 0.0f;
+                    for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f;
                     memcpy(&xv, lane, sizeof xv);
-                    acc[p][j] += xv * wv[j];
+                    acc[p][j] += xv * w;
 {{/vector_load}}                  }
                 }
               }

@@ -9,51 +9,61 @@
  * they read), so no loop tests for padding. A tile is PB positions of one
  * rectangle (the last one repeated to fill it) times one block of MB output
  * channels held in vector lanes; for every tap (ic, kd, kh, kw), in that
- * order, each accumulator adds x * w. Every output thus sums the products of
- * its taps inside the input in the reference's order (ops::eval_Conv),
- * starting from 0, then adds the bias and applies the activation: the same
- * bits at any vector width (mlip/kvec.h). */
+ * order, each accumulator adds x * w.
+ * Every output thus sums the products of its taps inside the input in the
+ * reference's order (ops::eval_Conv), starting from 0, then adds the bias and
+ * applies the activation: the same bits at any vector width (mlip/kvec.h).
+ * PB fits the accumulators in the vector registers; PBX caps it at what
+ * suits the layer's rectangles. (Several blocks per tile, reusing each x,
+ * measured slower: the broadcast then takes an instruction of its own.) */
 static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* restrict y) {
   typedef MLIP_VT_{{MB}} vt;
-  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
-         PB = (MLIP_VREGS - NV - 1) / NV > 8 ? 8 : (MLIP_VREGS - NV - 1) / NV < 1 ? 1 : (MLIP_VREGS - NV - 1) / NV };
+  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - NV - 1) / NV,
+         PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
   static const int32_t rect[{{NR}}][12] = {{rects}};
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
+      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
       for (int32_t blk = 0; blk < {{NB}}; ++blk) {
-        const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
         const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};
+        const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
 {{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};
 {{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
-        const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
         for (int32_t r = 0; r < {{NR}}; ++r) {
           const int32_t* R = rect[r];
-          const int32_t hh = R[5] - R[4], ww = R[9] - R[8], cnt = (R[1] - R[0]) * hh * ww;
+          const int32_t cnt = (R[1] - R[0]) * (R[5] - R[4]) * (R[9] - R[8]);
+          int32_t od = R[0], oh = R[4], ow = R[8];
           for (int32_t i = 0; i < cnt; i += PB) {
             const int32_t m = cnt - i < PB ? cnt - i : PB;
-            int32_t xo[PB], yo[PB];
+            const float* xs[PB];
+            int32_t yo[PB];
             vt acc[PB][NV];
             int32_t p, j;
             for (p = 0; p < PB; ++p) {
-              const int32_t q = i + (p < m ? p : m - 1);
-              const int32_t od = R[0] + q / (hh * ww), oh = R[4] + q / ww % hh, ow = R[8] + q % ww;
-              xo[p] = (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+              xs[p] = xg + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                       (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
               yo[p] = od * {{YD}} + oh * {{YH}} + ow * {{YW}};
               for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+              if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
+                if (++ow == R[9]) {
+                  ow = R[8];
+                  if (++oh == R[5]) {
+                    oh = R[4];
+                    ++od;
+                  }
+                }
+              }
             }
             for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
               for (int32_t kd = R[2]; kd < R[3]; ++kd) {
                 for (int32_t kh = R[6]; kh < R[7]; ++kh) {
-                  for (int32_t kw = R[10]; kw < R[11]; ++kw) {
-                    const float* wt = wb + (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + kw) * {{MB}};
-                    const float* xt = xg + ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}} +
-                                      (kw - R[10]) * {{DW}} * {{XW}};
-                    vt wv[NV];
-                    for (j = 0; j < NV; ++j) wv[j] = MLIP_VLOAD_{{MB}}(wt + j * VW);
-                    for (p = 0; p < PB; ++p) {
-                      const float xv = xt[xo[p]];
-                      for (j = 0; j < NV; ++j) acc[p][j] += xv * wv[j];
+                  const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
+                  const int32_t t0 = ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
+                  for (int32_t kw = 0; kw < R[11] - R[10]; ++kw) {
+                    const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                    for (j = 0; j < NV; ++j) {
+                      const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
+                      for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
                     }
                   }
                 }

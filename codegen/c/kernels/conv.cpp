@@ -5,6 +5,7 @@
 // own), which read and write either layout (c/layout.h); weights computed at
 // run time go through conv.c, row-major only. All three sum in the
 // reference's order, so they give its bits.
+#include <algorithm>
 #include <memory>
 
 #include "c/kernels/kernels.h"
@@ -48,6 +49,27 @@ std::shared_ptr<const TensorData> pack_bias(const TensorData& b, int64_t groups,
   return t;
 }
 
+// Positions per tile, at most 8: the count that covers the largest run of
+// output positions with one window in the fewest tile slots, counting each
+// tile's own work as two positions.
+int64_t tile_positions(const ops::Geometry3& geo) {
+  int64_t cnt = 1;  // the interior: the whole output less the border bands
+  for (int a = 0; a < ops::kMaxSpatial; ++a) {
+    int64_t inside = 0;
+    for (int64_t o = 0; o < geo.out[a]; ++o) {
+      const int64_t first = o * geo.stride[a] - geo.pad_begin[a];
+      inside += first >= 0 && first + (geo.kernel[a] - 1) * geo.dilation[a] < geo.in[a];
+    }
+    cnt *= std::max<int64_t>(inside, 1);
+  }
+  int64_t best = 8, best_cost = -1;
+  for (int64_t p = 8; p >= 1; --p) {
+    const int64_t cost = (cnt + p - 1) / p * (p + 2);
+    if (best_cost < 0 || cost < best_cost) best = p, best_cost = cost;
+  }
+  return best;
+}
+
 }  // namespace
 
 void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -88,6 +110,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     set_strides(spec, "X", x, x_cl);
     set_strides(spec, "Y", y, y_cl);
     set_rectangles(spec, geo);
+    spec.set("PBX", tile_positions(geo));
     spec.args = {0};
     spec.packed.push_back(pack_weights(*wv.constant, groups, per_group, mb));
     if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
