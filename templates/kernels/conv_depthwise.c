@@ -28,7 +28,8 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
       const int32_t nq = {{C}} - blk * {{MB}} < {{MB}} ? {{C}} - blk * {{MB}} : {{MB}};
       for (int32_t r = 0; r < {{NR}}; ++r) {
         const int32_t* R = rect[r];
-        const int32_t hh = R[5] - R[4], ww = R[9] - R[8], cnt = (R[1] - R[0]) * hh * ww;
+        const int32_t cnt = (R[1] - R[0]) * (R[5] - R[4]) * (R[9] - R[8]);
+        int32_t od = R[0], oh = R[4], ow = R[8];
         for (int32_t i = 0; i < cnt; i += PB) {
           const int32_t m = cnt - i < PB ? cnt - i : PB;
           const float* xs[PB];
@@ -36,12 +37,19 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
           vt acc[PB][NV];
           int32_t p, j;
           for (p = 0; p < PB; ++p) {
-            const int32_t q = i + (p < m ? p : m - 1);
-            const int32_t od = R[0] + q / (hh * ww), oh = R[4] + q / ww % hh, ow = R[8] + q % ww;
             xs[p] = xg + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                     (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
             yo[p] = od * {{YD}} + oh * {{YH}} + ow * {{YW}};
             for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+            if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
+              if (++ow == R[9]) {
+                ow = R[8];
+                if (++oh == R[5]) {
+                  oh = R[4];
+                  ++od;
+                }
+              }
+            }
           }
           for (int32_t kd = R[2]; kd < R[3]; ++kd) {
             for (int32_t kh = R[6]; kh < R[7]; ++kh) {
