@@ -77,7 +77,7 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   r.module = c::generate(r.graph, cg);
 
   const std::string& m = cg.module_name;
-  r.files = r.module.files;
+  r.files = std::move(r.module.files);  // hundreds of megabytes for a large model: moved, not copied
   for (const auto& [path, content] : r.mlip.files) r.files[path] = content;
   r.files["src/" + m + ".graph"] = graph_to_text(r.graph);
   r.files["parameters/" + m + ".params"] = mlf::write_params(r.module.constants);
