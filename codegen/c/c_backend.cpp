@@ -100,7 +100,12 @@ class Generator {
       for (ValueId v : n.outputs) any |= out_cl.emplace_back(v != kNoValue && m_.channels_last[v]);
       if (any) specs[i] = prepare(n, in_cl, out_cl);
     }
-    m_.liveness = memory::analyze_liveness(g_);
+    std::vector<memory::InPlace> in_place;
+    if (opt_.arena_reuse)
+      for (size_t i = 0; i < g_.nodes.size(); ++i)
+        for (int k : specs[i].in_place)
+          in_place.push_back({static_cast<int>(i), g_.nodes[i].inputs.at(static_cast<size_t>(k)), g_.nodes[i].outputs[0]});
+    m_.liveness = memory::analyze_liveness(g_, in_place);
     std::vector<int> scratch_buffer(g_.nodes.size(), -1);
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (specs[i].scratch_bytes > 0) {

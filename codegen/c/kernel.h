@@ -62,6 +62,11 @@ struct KernelSpec {
   std::vector<bool> in_cl, out_cl;
   // Set by prepare: what the kernel could read and write channels-last.
   LayoutSupport layouts;
+  // Set by prepare: node inputs whose bytes output 0 may take over (the
+  // kernel reads every element before it writes the one at the same index,
+  // and declares neither pointer restrict); the backend does where the input
+  // dies at this node (memory/liveness.h).
+  std::vector<int> in_place;
 
   bool input_cl(size_t i) const { return i < in_cl.size() && in_cl[i]; }
   bool output_cl(size_t i) const { return i < out_cl.size() && out_cl[i]; }

@@ -7,7 +7,7 @@
 
 namespace mlipc::memory {
 
-Liveness analyze_liveness(const Graph& g) {
+Liveness analyze_liveness(const Graph& g, const std::vector<InPlace>& in_place) {
   Liveness L;
   L.storage.resize(g.num_values());
   const auto producers = g.producers();
@@ -63,6 +63,44 @@ Liveness analyze_liveness(const Graph& g) {
       int b = buffer_of[L.storage[in].root];
       if (b >= 0) L.buffers[b].last = std::max(L.buffers[b].last, step);
     }
+  // In place: the output's buffer merges into the input's, which then lives
+  // on to the output's last reader. Merged buffers are dropped below.
+  std::vector<int> merged_into(L.buffers.size(), -1);
+  auto final_buffer = [&](int b) {
+    while (merged_into[static_cast<size_t>(b)] >= 0) b = merged_into[static_cast<size_t>(b)];
+    return b;
+  };
+  for (const InPlace& ip : in_place) {
+    if (ip.input == kNoValue || ip.output == kNoValue || L.storage[ip.input].root == kNoValue) continue;
+    const int bo = buffer_of[L.storage[ip.output].root];
+    int bi = buffer_of[L.storage[ip.input].root];
+    if (bi < 0 || bo < 0 || L.storage[ip.output].root != ip.output) continue;
+    bi = final_buffer(bi);
+    if (bi == bo || merged_into[static_cast<size_t>(bo)] >= 0) continue;
+    Buffer& in = L.buffers[static_cast<size_t>(bi)];
+    const Buffer& out = L.buffers[static_cast<size_t>(bo)];
+    if (in.last != ip.step || out.first != ip.step || in.size != out.size) continue;
+    in.last = out.last;
+    in.name += " = " + out.name;
+    merged_into[static_cast<size_t>(bo)] = bi;
+  }
+  if (!in_place.empty()) {
+    std::vector<int> renumber(L.buffers.size(), -1);
+    std::vector<Buffer> kept;
+    std::vector<ValueId> kept_root;
+    for (size_t b = 0; b < L.buffers.size(); ++b)
+      if (merged_into[b] < 0) {
+        renumber[b] = static_cast<int>(kept.size());
+        kept.push_back(L.buffers[b]);
+        kept_root.push_back(L.buffer_root[b]);
+      }
+    for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v) {
+      Storage& st = L.storage[v];
+      if (st.root == v && st.kind == Storage::Arena) st.index = renumber[static_cast<size_t>(final_buffer(st.index))];
+    }
+    L.buffers = std::move(kept);
+    L.buffer_root = std::move(kept_root);
+  }
   // Views share their root's storage record (kind and index).
   for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v) {
     Storage& s = L.storage[v];

@@ -23,8 +23,19 @@ struct Liveness {
   std::vector<ValueId> buffer_root;  // per buffer, the value owning it
 };
 
+// A node whose output may take over the bytes of one of its inputs (an
+// elementwise kernel reads each element before it writes the element at the
+// same index).
+struct InPlace {
+  int step = -1;  // the node
+  ValueId input = kNoValue, output = kNoValue;
+};
+
 // Requires materialize_outputs to have run (each graph output is computed by
-// its own node). Throws Error on an internal inconsistency.
-Liveness analyze_liveness(const Graph& g);
+// its own node). Each candidate in `in_place` whose input's buffer is read
+// last by that node and has the output's size gives the output that buffer
+// (in schedule order, so chains share one buffer). Throws Error on an
+// internal inconsistency.
+Liveness analyze_liveness(const Graph& g, const std::vector<InPlace>& in_place = {});
 
 }  // namespace mlipc::memory

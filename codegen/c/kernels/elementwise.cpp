@@ -125,10 +125,20 @@ void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const E
     item.set("offsets", offs);
     loops.push_back(item);
   }
+  // An input of the output's shape and element size may give the output its
+  // bytes: element o is read before element o is written.
+  for (size_t k = 0; k < b.inputs.size(); ++k) {
+    const Value& in = g.value(n.inputs.at(static_cast<size_t>(b.inputs[k])));
+    if (n.outputs.size() == 1 && in.shape == out.shape && dtype_size(in.dtype) == dtype_size(out.dtype) &&
+        (k >= b.read_shapes.size() || b.read_shapes[k].empty()))
+      spec.in_place.push_back(b.inputs[k]);
+  }
+  spec.set("y_restrict", spec.in_place.empty() ? "restrict " : "");
   std::string params, start, loads;
   for (size_t k = 0; k < b.inputs.size(); ++k) {
     const DType t = g.value(n.inputs.at(static_cast<size_t>(b.inputs[k]))).dtype;
-    params += fmt::format("const {}* restrict x{}, ", dtype_ctype(t), k);
+    const bool shared = std::find(spec.in_place.begin(), spec.in_place.end(), b.inputs[k]) != spec.in_place.end();
+    params += fmt::format("const {}* {}x{}, ", dtype_ctype(t), shared ? "" : "restrict ", k);
     start += fmt::format("  const int32_t p{}_0 = 0;\n", k);
     loads += fmt::format("    const {} v{} = {};\n", c_compute_type(t), k,
                          c_load(t, fmt::format("x{}[p{}_{}]", k, k, l.dims.size())));

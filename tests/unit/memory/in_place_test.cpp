@@ -1,0 +1,90 @@
+// Outputs that take over the buffer of an input dying at their node
+// (memory::InPlace; the elementwise kernels offer it): the arena shrinks, a
+// chain shares one buffer, an input still read later keeps its own, and the
+// results stay the reference's.
+#include <gtest/gtest.h>
+
+#include "driver/compile.h"
+#include "memory/liveness.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+
+namespace mlipc::unit_memory_in_place {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxBuilder;
+using test::random_tensor;
+
+// x -> Conv -> c; s = Sigmoid(c); t = Tanh(Mul(c, s)); s2 = Sigmoid(t);
+// u = Add(t, s2); y = Conv(u).
+fs::path model(const std::string& name) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 8, 6, 6});
+  b.initializer("w0", random_tensor(DType::Float32, {8, 8, 1, 1}, 1));
+  b.initializer("w1", random_tensor(DType::Float32, {4, 8, 3, 3}, 2));
+  b.node("Conv", {"x", "w0"}, {"c"});
+  b.node("Sigmoid", {"c"}, {"s"});  // c is read again by Mul: s gets a buffer of its own
+  b.node("Mul", {"c", "s"}, {"m"});  // both die here: (Mul + the fused Tanh) takes c's
+  b.node("Tanh", {"m"}, {"t"});
+  b.node("Sigmoid", {"t"}, {"s2"});  // t is read again by Add
+  b.node("Add", {"t", "s2"}, {"u"});
+  b.node("Conv", {"u", "w1"}, {"y"});
+  b.output("y");
+  return b.save(test::scratch_dir(), name + ".onnx");
+}
+
+size_t buffers_named(const driver::CompileResult& r, const std::string& part) {
+  size_t n = 0;
+  for (const memory::Buffer& b : r.module.liveness.buffers) n += b.name.find(part) != std::string::npos;
+  return n;
+}
+
+TEST(InPlace, ElementwiseOutputsTakeOverDyingInputs) {
+  const fs::path p = model("in_place");
+  driver::CompileOptions on, off;
+  off.codegen.arena_reuse = false;
+  const driver::CompileResult a = driver::compile_model(p, on), b = driver::compile_model(p, off);
+  const size_t t = 8 * 6 * 6 * 4;  // bytes of each tensor
+  // Off: c, s and m live together at Mul. On: m is c's buffer, so two.
+  EXPECT_EQ(b.module.workspace_lower_bound, 3 * t);
+  EXPECT_EQ(a.module.workspace_lower_bound, 2 * t);
+  EXPECT_LT(a.module.liveness.buffers.size(), b.module.liveness.buffers.size());
+  // c, t (Mul with Tanh fused) and u (Add, where t and s2 die) share one buffer.
+  std::string names;
+  for (const memory::Buffer& buf : a.module.liveness.buffers) names += buf.name + "; ";
+  EXPECT_EQ(buffers_named(a, "c = t = u"), 1u) << names;
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 8, 6, 6}, 3)}};
+  test::expect_matches_reference(p, in, 0.0, 0.0);
+}
+
+// The candidates alone, on a hand-made schedule: a candidate whose input is
+// read after the node, or whose sizes differ, changes nothing.
+TEST(InPlace, OnlyWhereTheInputDiesAndTheSizesMatch) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {2, 3});
+  b.node("Relu", {"x"}, {"a"});
+  b.node("Neg", {"a"}, {"n"});      // a is read again below
+  b.node("Add", {"a", "n"}, {"s"});
+  b.node("Cast", {"s"}, {"h"}, {{"to", int64_t{10}}});  // float16: half the size
+  b.node("Cast", {"h"}, {"y"}, {{"to", int64_t{1}}});
+  b.output("y");
+  const driver::CompileResult r = driver::compile_model(b.save(test::scratch_dir(), "in_place_rules.onnx"), {});
+  const Graph& g = r.graph;
+  auto step_of = [&](const std::string& out) {
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.value(g.nodes[i].outputs[0]).name == out) return static_cast<int>(i);
+    return -1;
+  };
+  const ValueId a = g.find("a"), n = g.find("n"), s = g.find("s"), h = g.find("h");
+  const std::vector<memory::InPlace> cands = {{step_of("n"), a, n}, {step_of("s"), a, s}, {step_of("h"), s, h}};
+  const memory::Liveness l = memory::analyze_liveness(g, cands);
+  auto buffer = [&](ValueId v) { return l.storage[static_cast<size_t>(v)].index; };
+  EXPECT_NE(buffer(a), buffer(n));  // a is still read by Add
+  EXPECT_EQ(buffer(a), buffer(s));  // a dies at Add
+  EXPECT_NE(buffer(s), buffer(h));  // float16 is half the size
+  EXPECT_EQ(l.buffers.size(), 3u);
+}
+
+}  // namespace
+}  // namespace mlipc::unit_memory_in_place
