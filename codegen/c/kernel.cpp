@@ -85,6 +85,13 @@ std::string c_activation(const Activation& a) {
       return fmt::format("v = v < {0} ? {0} : v; v = v > {1} ? {1} : v;", c_float(a.lo), c_float(a.hi));
     case Activation::Sigmoid: return "v = mlip_sigmoidf(v);";
     case Activation::Tanh: return "v = mlip_tanhf(v);";
+    case Activation::Silu: return "v = v * mlip_sigmoidf(v);";
+    case Activation::HardSigmoid:  // Activation::hard_sigmoid
+      return fmt::format("{{ const float t = {} * v + {}; v = t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t); }}",
+                         c_float(a.alpha), c_float(a.beta));
+    case Activation::HardSwish:  // v times Activation::hard_sigmoid
+      return fmt::format("{{ const float t = {} * v + {}; v = v * (t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t)); }}",
+                         c_float(a.alpha), c_float(a.beta));
     default: return "";
   }
 }

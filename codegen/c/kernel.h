@@ -34,14 +34,13 @@ namespace mlipc::c {
 using TemplateData = kainjow::mustache::data;
 
 // Which tensors of a node its kernel can store channels-last ([N, C, D...]
-// as [N, D..., C]; c/layout.h). Free: each input listed and the output (when
-// `output`) either way, independently. Tied (the elementwise template): the
-// listed inputs and the output share one layout, whichever it is; inputs not
-// listed have a shape whose bytes are the same in both layouts.
+// as [N, D..., C]; c/layout.h): the inputs in `free` either way, each on its
+// own; the inputs in `tied` (the elementwise template's, a convolution's
+// residual) the way the output is, whichever it is; output 0 channels-last
+// when `output`. Inputs in neither list stay row-major, unless their bytes
+// are the same in both layouts.
 struct LayoutSupport {
-  enum Kind { None, Free, Tied };
-  Kind kind = None;
-  std::vector<int> inputs;
+  std::vector<int> free, tied;
   bool output = false;
 };
 

@@ -1,5 +1,6 @@
 #include "c/layout.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "ir/op.h"
@@ -54,17 +55,19 @@ std::vector<bool> plan_layouts(const Graph& g, const std::vector<KernelSpec>& sp
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const LayoutSupport& l = specs[i].layouts;
-    auto listed = [&](int k) { return std::find(l.inputs.begin(), l.inputs.end(), k) != l.inputs.end(); };
+    auto in = [&](const std::vector<int>& list, size_t k) {
+      return std::find(list.begin(), list.end(), static_cast<int>(k)) != list.end();
+    };
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const ValueId v = n.inputs[k];
       if (v == kNoValue) continue;
-      if (is_view(n) || l.kind == LayoutSupport::None || !listed(static_cast<int>(k))) fixed[v] = true;
-      else if (l.kind == LayoutSupport::Tied) tied.unite(v, n.outputs[0]);
+      if (is_view(n) || (!in(l.free, k) && !in(l.tied, k))) fixed[v] = true;
+      else if (in(l.tied, k)) tied.unite(v, n.outputs[0]);
     }
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
       if (v == kNoValue) continue;
-      if (is_view(n) || l.kind == LayoutSupport::None || k > 0 || !l.output) fixed[v] = true;
+      if (is_view(n) || k > 0 || !l.output) fixed[v] = true;
     }
   }
   // A group of tied values is channels-last when none of them is fixed and

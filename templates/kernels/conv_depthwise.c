@@ -11,10 +11,12 @@
  * vector lanes; for every tap (kd, kh, kw), in that order, each accumulator
  * adds x * w. Every output thus sums the products of its taps inside the
  * input in the reference's order (ops::eval_Conv), starting from 0, then
- * adds the bias and applies the activation: the same bits at any vector
- * width (mlip/kvec.h). Channels-last input is read a vector at a time,
+ * adds the bias (and the residual r, which has y's layout and may be y's own
+ * bytes: each element is read just before the same element of y is written)
+ * and applies the activation: the same bits at any vector width
+ * (mlip/kvec.h). Channels-last input is read a vector at a time,
  * row-major input a lane at a time. */
-static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* restrict y) {
+static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y) {
   typedef MLIP_VT_{{MB}} vt;
   enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
          PB = (MLIP_VREGS - 2 * NV - 1) / NV > 8 ? 8 : (MLIP_VREGS - 2 * NV - 1) / NV < 1 ? 1 : (MLIP_VREGS - 2 * NV - 1) / NV };
@@ -25,6 +27,8 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
       const float* wb = wp + blk * {{WBLOCK}};
 {{#has_bias}}      const float* bb = bp + blk * {{MB}};
 {{/has_bias}}      float* yb = y + n * {{YN}} + blk * {{MB}} * {{YC}};
+{{#has_res}}      const float* rb = r + n * {{YN}} + blk * {{MB}} * {{YC}};
+{{/has_res}}
       const int32_t nq = {{C}} - blk * {{MB}} < {{MB}} ? {{C}} - blk * {{MB}} : {{MB}};
       for (int32_t r = 0; r < {{NR}}; ++r) {
         const int32_t* R = rect[r];
@@ -78,7 +82,8 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
             memcpy(t, acc[p], sizeof t);
             for (int32_t q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) {
               float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
-              {{act}}
+{{#has_res}}              v += rb[yo[p] + q * {{YC}}];
+{{/has_res}}              {{act}}
               yp[q * {{YC}}] = v;
             }
           }

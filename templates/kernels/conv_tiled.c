@@ -16,7 +16,7 @@
  * PB fits the accumulators in the vector registers; PBX caps it at what
  * suits the layer's rectangles. (Several blocks per tile, reusing each x,
  * measured slower: the broadcast then takes an instruction of its own.) */
-static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* restrict y) {
+static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y) {
   typedef MLIP_VT_{{MB}} vt;
   enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
@@ -29,6 +29,8 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
         const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
 {{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};
 {{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
+{{#has_res}}        const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
+{{/has_res}}
         for (int32_t r = 0; r < {{NR}}; ++r) {
           const int32_t* R = rect[r];
           const int32_t cnt = (R[1] - R[0]) * (R[5] - R[4]) * (R[9] - R[8]);
@@ -75,7 +77,8 @@ static void {{fn}}(const float* restrict x, const float* restrict wp, {{#has_bia
               memcpy(t, acc[p], sizeof t);
               for (int32_t q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) {
                 float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
-                {{act}}
+{{#has_res}}                v += rb[yo[p] + q * {{YC}}];
+{{/has_res}}                {{act}}
                 yp[q * {{YC}}] = v;
               }
             }

@@ -84,9 +84,11 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
                                                               {/*dilations=*/true, /*ceil_mode=*/false}));
   const int64_t group = n.attrs.get_int("group", 1);
   const int64_t icg = x[1] / group, ocg = w[0] / group;
+  const bool has_res = n.has_input(3);  // passes/fuse_residual
   spec.set("N", x[0]);
   set_window(spec, geo);
   spec.set_flag("has_bias", has_bias);
+  spec.set_flag("has_res", has_res);
 
   const Value& wv = g.value(n.inputs[1]);
   const bool packable = wv.is_constant() && (!has_bias || g.value(n.inputs[2]).is_constant()) && numel(y) > 0;
@@ -114,7 +116,15 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.args = {0};
     spec.packed.push_back(pack_weights(*wv.constant, groups, per_group, mb));
     if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
-    spec.layouts = {LayoutSupport::Free, {0}, true};
+    spec.layouts = {{0}, {}, true};
+    spec.set("y_restrict", has_res ? "" : "restrict ");
+    if (has_res) {
+      // The residual is read with y's strides, each element just before the
+      // same element of y is written: y may take over its bytes.
+      spec.args.push_back(3);
+      spec.layouts.tied.push_back(3);
+      spec.in_place.push_back(3);
+    }
     return;
   }
 
@@ -130,6 +140,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("MOSIZE", mb * geo.out[0] * geo.out[1] * geo.out[2]);
   spec.args = {0, 1};
   if (has_bias) spec.args.push_back(2);
+  if (has_res) spec.args.push_back(3);
 }
 
 }  // namespace mlipc::c::kernels

@@ -101,10 +101,10 @@ void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const E
   // output's (c/layout.h): the loops then walk the stored shapes.
   const bool cl = spec.output_cl(0);
   if (b.read_shapes.empty() && n.outputs.size() == 1) {
-    spec.layouts = {LayoutSupport::Tied, {}, true};
+    spec.layouts.output = true;
     for (int k : b.inputs)
       if (!layout_invariant(stored_shape(g.value(n.inputs.at(static_cast<size_t>(k))).shape, out.shape.size(), false)))
-        spec.layouts.inputs.push_back(k);
+        spec.layouts.tied.push_back(k);
   }
   const Shape out_shape = stored_shape(out.shape, out.shape.size(), cl);
   std::vector<std::vector<int64_t>> strides;

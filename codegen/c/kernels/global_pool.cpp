@@ -10,7 +10,7 @@ void global_pool(const Graph& g, const Node& n, KernelSpec& spec, bool average) 
   const int64_t planes = x[0] * x[1];
   const int64_t size = planes == 0 ? 0 : numel(x) / planes;
   spec.args = {0};
-  if (size > 0) spec.layouts = {LayoutSupport::Free, {0}, true};  // the output [N, C, 1...] is the same in both
+  if (size > 0) spec.layouts = {{0}, {}, true};  // the output [N, C, 1...] is the same in both
   if (spec.input_cl(0)) {
     spec.template_name = "global_pool_cl.c";
     spec.set("op", average ? "GlobalAveragePool" : "GlobalMaxPool");

@@ -63,7 +63,7 @@ bool set_pool_cl(const Graph& g, const Node& n, KernelSpec& spec, const ops::Geo
   const Shape& x = g.value(n.inputs[0]).shape;
   const Shape& y = g.value(n.outputs[0]).shape;
   if (numel(y) == 0 || n.outputs.size() != 1) return false;
-  spec.layouts = {LayoutSupport::Free, {0}, true};
+  spec.layouts = {{0}, {}, true};
   if (!spec.input_cl(0) && !spec.output_cl(0)) return false;
   spec.template_name = "pool_cl.c";
   spec.set("op", n.op);

@@ -1,5 +1,8 @@
 // Conv: 1-D to 3-D convolution with groups, strides, dilations, pads or
-// auto_pad, an optional bias and a fused activation. float32 only.
+// auto_pad, an optional bias and a fused activation. float32 only. After
+// passes/fuse_residual, input 3 is a tensor of the output's shape added
+// before the activation (attribute mlipc_residual = 1; an ONNX model's Conv
+// has at most 3 inputs).
 #include "ir/activation.h"
 #include "ir/ops/ops.h"
 #include "ir/ops/spatial.h"
@@ -18,7 +21,7 @@ Geometry conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w) {
 }  // namespace
 
 void infer_Conv(InferContext& ctx) {
-  ctx.expect_inputs(2, 3);
+  ctx.expect_inputs(2, ctx.attrs().get_int("mlipc_residual", 0) == 1 ? 4 : 3);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
   ctx.expect_dtype(0, {DType::Float32});
   ctx.expect_dtype(1, {DType::Float32});
@@ -46,12 +49,16 @@ void infer_Conv(InferContext& ctx) {
   ctx.attrs().set("group", group);
   Shape out = {x[0], m};
   out.insert(out.end(), g.out.begin(), g.out.end());
+  if (ctx.has_input(3)) {
+    ctx.expect_dtype(3, {DType::Float32});
+    if (ctx.in_shape(3) != out) fail("internal: residual {} is not the output's shape {}", shape_str(ctx.in_shape(3)), shape_str(out));
+  }
   ctx.set_output(0, DType::Float32, out);
 }
 
 // The summation order of templates/kernels/conv.c (which sums tap by tap): for each
 // output, sum over input channels of the group, then kd, kh, kw; padding
-// taps are skipped; bias and activation last.
+// taps are skipped; then the bias, the residual, the activation.
 void eval_Conv(EvalContext& ctx) {
   const TensorData& xt = ctx.in(0);
   const TensorData& wt = ctx.in(1);
@@ -66,6 +73,7 @@ void eval_Conv(EvalContext& ctx) {
   const float* x = xt.data<float>();
   const float* w = wt.data<float>();
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const float* res = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
 
   for (int64_t n = 0; n < n_batch; ++n)
@@ -93,7 +101,9 @@ void eval_Conv(EvalContext& ctx) {
                 }
               }
             float v = b ? sum + b[oc] : sum;
-            ym[(od * g.out[1] + oh) * g.out[2] + ow] = act.apply(v);
+            const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
+            if (res) v += res[(n * m + oc) * osize + o];
+            ym[o] = act.apply(v);
           }
     }
 }

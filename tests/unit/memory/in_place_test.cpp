@@ -16,15 +16,16 @@ namespace fs = std::filesystem;
 using test::OnnxBuilder;
 using test::random_tensor;
 
-// x -> Conv -> c; s = Sigmoid(c); t = Tanh(Mul(c, s)); s2 = Sigmoid(t);
-// u = Add(t, s2); y = Conv(u).
+// x -> Conv -> c; s = Tanh(c); t = Tanh(Mul(c, s)); s2 = Sigmoid(t);
+// u = Add(t, s2); y = Conv(u). (Tanh: c * Sigmoid(c) would be fused into
+// the Conv as SiLU.)
 fs::path model(const std::string& name) {
   OnnxBuilder b;
   b.input("x", DType::Float32, {1, 8, 6, 6});
   b.initializer("w0", random_tensor(DType::Float32, {8, 8, 1, 1}, 1));
   b.initializer("w1", random_tensor(DType::Float32, {4, 8, 3, 3}, 2));
   b.node("Conv", {"x", "w0"}, {"c"});
-  b.node("Sigmoid", {"c"}, {"s"});  // c is read again by Mul: s gets a buffer of its own
+  b.node("Tanh", {"c"}, {"s"});  // c is read again by Mul: s gets a buffer of its own
   b.node("Mul", {"c", "s"}, {"m"});  // both die here: (Mul + the fused Tanh) takes c's
   b.node("Tanh", {"m"}, {"t"});
   b.node("Sigmoid", {"t"}, {"s2"});  // t is read again by Add
