@@ -218,10 +218,14 @@ class Generator {
     }
     Activation act = activation_of(n.attrs);
     spec.set("act", c_activation(act));
+    spec.set("act_block", c_activation_block(act));
 
     std::string text(resources::get("templates/kernels/" + spec.template_name));
-    if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos)
+    const bool block = text.find("{{act_block}}") != std::string::npos;
+    if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos && !block)
       fail("internal: {}: template {} ignores the fused activation", n.describe(), spec.template_name);
+    if (block && (act.kind == Activation::Sigmoid || act.kind == Activation::Silu))
+      spec.includes.push_back("mlip/kmath_n.h");
     kainjow::mustache::mustache tmpl(text);
     if (!tmpl.is_valid())
       fail("internal: template {}: {}", spec.template_name, tmpl.error_message());

@@ -96,6 +96,15 @@ std::string c_activation(const Activation& a) {
   }
 }
 
+std::string c_activation_block(const Activation& a) {
+  if (a.kind == Activation::Sigmoid) return "mlip_sigmoidf_n(t, nt);";
+  if (a.kind == Activation::Silu) return "mlip_siluf_n(t, nt);";
+  const std::string one = c_activation(a);
+  if (one.empty()) return "";
+  return "{\n      int32_t k_;\n      for (k_ = 0; k_ < nt; ++k_) {\n        float v = t[k_];\n        " + one +
+         "\n        t[k_] = v;\n      }\n    }";
+}
+
 void expect_dtype(const Graph& g, const Node& n, int input, std::initializer_list<DType> allowed) {
   DType t = g.value(n.inputs.at(static_cast<size_t>(input))).dtype;
   if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return;

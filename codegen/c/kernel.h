@@ -7,6 +7,7 @@
 //   {{in<i>_t}}, {{out<i>_t}}  C element types of node input/output i
 //   {{in<i>_n}}, {{out<i>_n}}  their element counts
 //   {{act}}             the fused activation as a C statement on float `v` ("" if none)
+//   {{act_block}}       the same on the `nt` floats at `t`, in place (kmath_n.h's vectors)
 // The generated function is `static void {{fn}}(<args as const T*>, <packed as const T*>, <outputs as T*>)`
 // with arguments in `args` order, then the constants the kernel packed, then
 // every output in order, then, when the kernel asks for scratch_bytes > 0,
@@ -99,6 +100,10 @@ std::string c_scalar(const TensorData& v);
 std::string c_ident(std::string_view name);
 // "v = v > 0.0f ? v : 0.0f;" etc., or "" for no activation.
 std::string c_activation(const Activation& act);
+// The activation applied in place to the `nt` floats at `t` ({{act_block}}):
+// Sigmoid and SiLU through mlip/kmath_n.h's vector functions (the same bits
+// as the scalar ones), the others as a loop of c_activation; "" for none.
+std::string c_activation_block(const Activation& act);
 
 // Throws unless input/output i of `n` has one of the element types listed.
 void expect_dtype(const Graph& g, const Node& n, int input, std::initializer_list<DType> allowed);

@@ -78,14 +78,17 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
           }
           for (p = 0; p < m; ++p) {
             float t[{{MB}}];
+            const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
             float* yp = yb + yo[p];
+            int32_t q;
             memcpy(t, acc[p], sizeof t);
-            for (int32_t q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) {
+            for (q = 0; q < nt; ++q) {
               float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
 {{#has_res}}              v += rb[yo[p] + q * {{YC}}];
-{{/has_res}}              {{act}}
-              yp[q * {{YC}}] = v;
+{{/has_res}}              t[q] = v;
             }
+            {{act_block}}
+            for (q = 0; q < nt; ++q) yp[q * {{YC}}] = t[q];
           }
         }
       }
