@@ -6,7 +6,8 @@
  *
  * The output positions fall into rectangles whose windows keep the same
  * taps inside the input (rect: od, oh, ow ranges and the kd, kh, kw ranges
- * they read), so no loop tests for padding. A tile is PB positions of one
+ * they read), so no loop tests for padding; the interior one (FULL, or -1)
+ * has loops of constant bounds. A tile is PB positions of one
  * rectangle (the last one repeated to fill it) times MB channels held in
  * vector lanes; for every tap (kd, kh, kw), in that order, each accumulator
  * adds x * w. Every output thus sums the products of its taps inside the
@@ -55,23 +56,47 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
               }
             }
           }
-          for (int32_t kd = R[2]; kd < R[3]; ++kd) {
-            for (int32_t kh = R[6]; kh < R[7]; ++kh) {
-              const float* wt = wb + ((kd * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
-              const int32_t t0 = (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
-              for (int32_t kw = 0; kw < R[11] - R[10]; ++kw, wt += {{MB}}) {
-                const int32_t t = t0 + kw * {{DW}} * {{XW}};
-                for (j = 0; j < NV; ++j) {
-                  const vt w = MLIP_VLOAD_{{MB}}(wt + j * VW);
-                  for (p = 0; p < PB; ++p) {
-{{#vector_load}}                    acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;
-{{/vector_load}}{{^vector_load}}                    float lane[VW];
-                    vt xv;
-                    int32_t l;
-                    for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f;
-                    memcpy(&xv, lane, sizeof xv);
-                    acc[p][j] += xv * w;
-{{/vector_load}}                  }
+          if (r == {{FULL}}) {  /* the interior: every tap inside, constant loop bounds */
+            for (int32_t kd = 0; kd < {{KD}}; ++kd) {
+              for (int32_t kh = 0; kh < {{KH}}; ++kh) {
+                const float* wt = wb + (kd * {{KH}} + kh) * {{KW}} * {{MB}};
+                const int32_t t0 = kd * {{DD}} * {{XD}} + kh * {{DH}} * {{XH}};
+                for (int32_t kw = 0; kw < {{KW}}; ++kw, wt += {{MB}}) {
+                  const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                  for (j = 0; j < NV; ++j) {
+                    const vt w = MLIP_VLOAD_{{MB}}(wt + j * VW);
+                    for (p = 0; p < PB; ++p) {
+  {{#vector_load}}                    acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;
+  {{/vector_load}}{{^vector_load}}                    float lane[VW];
+                      vt xv;
+                      int32_t l;
+                      for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f;
+                      memcpy(&xv, lane, sizeof xv);
+                      acc[p][j] += xv * w;
+  {{/vector_load}}                  }
+                  }
+                }
+              }
+            }
+          } else {
+            for (int32_t kd = R[2]; kd < R[3]; ++kd) {
+              for (int32_t kh = R[6]; kh < R[7]; ++kh) {
+                const float* wt = wb + ((kd * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
+                const int32_t t0 = (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
+                for (int32_t kw = 0; kw < R[11] - R[10]; ++kw, wt += {{MB}}) {
+                  const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                  for (j = 0; j < NV; ++j) {
+                    const vt w = MLIP_VLOAD_{{MB}}(wt + j * VW);
+                    for (p = 0; p < PB; ++p) {
+  {{#vector_load}}                    acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;
+  {{/vector_load}}{{^vector_load}}                    float lane[VW];
+                      vt xv;
+                      int32_t l;
+                      for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f;
+                      memcpy(&xv, lane, sizeof xv);
+                      acc[p][j] += xv * w;
+  {{/vector_load}}                  }
+                  }
                 }
               }
             }

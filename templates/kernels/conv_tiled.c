@@ -6,7 +6,8 @@
  *
  * The output positions fall into rectangles whose windows keep the same
  * taps inside the input (rect: od, oh, ow ranges and the kd, kh, kw ranges
- * they read), so no loop tests for padding. A tile is PB positions of one
+ * they read), so no loop tests for padding; the interior one (FULL, or -1)
+ * has loops of constant bounds. A tile is PB positions of one
  * rectangle (the last one repeated to fill it) times one block of MB output
  * channels held in vector lanes; for every tap (ic, kd, kh, kw), in that
  * order, each accumulator adds x * w.
@@ -56,16 +57,34 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                 }
               }
             }
-            for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
-              for (int32_t kd = R[2]; kd < R[3]; ++kd) {
-                for (int32_t kh = R[6]; kh < R[7]; ++kh) {
-                  const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
-                  const int32_t t0 = ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
-                  for (int32_t kw = 0; kw < R[11] - R[10]; ++kw) {
-                    const int32_t t = t0 + kw * {{DW}} * {{XW}};
-                    for (j = 0; j < NV; ++j) {
-                      const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
-                      for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
+            if (r == {{FULL}}) {  /* the interior: every tap inside, constant loop bounds */
+              for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
+                for (int32_t kd = 0; kd < {{KD}}; ++kd) {
+                  for (int32_t kh = 0; kh < {{KH}}; ++kh) {
+                    const int32_t w0 = ((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} * {{MB}};
+                    const int32_t t0 = ic * {{XC}} + kd * {{DD}} * {{XD}} + kh * {{DH}} * {{XH}};
+                    for (int32_t kw = 0; kw < {{KW}}; ++kw) {
+                      const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                      for (j = 0; j < NV; ++j) {
+                        const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
+                        for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
+                      }
+                    }
+                  }
+                }
+              }
+            } else {
+              for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
+                for (int32_t kd = R[2]; kd < R[3]; ++kd) {
+                  for (int32_t kh = R[6]; kh < R[7]; ++kh) {
+                    const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
+                    const int32_t t0 = ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
+                    for (int32_t kw = 0; kw < R[11] - R[10]; ++kw) {
+                      const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                      for (j = 0; j < NV; ++j) {
+                        const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
+                        for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
+                      }
                     }
                   }
                 }

@@ -24,7 +24,8 @@ void set_strides(KernelSpec& spec, const std::string& prefix, const Shape& shape
 // NR and "rects": the output positions of a window grouped into boxes whose
 // windows have the same taps inside the input, as a C initializer of
 // int32_t [NR][12]: {od0, od1, kd0, kd1, oh0, oh1, kh0, kh1, ow0, ow1, kw0, kw1}
-// (output ranges and the kernel ranges they read, ends exclusive).
+// (output ranges and the kernel ranges they read, ends exclusive); FULL: the
+// index of the one whose window is whole (at most one), or -1.
 void set_rectangles(KernelSpec& spec, const ops::Geometry3& geo);
 
 // MaxPool and AveragePool (one output): they may read and write either

@@ -82,15 +82,19 @@ bool set_pool_cl(const Graph& g, const Node& n, KernelSpec& spec, const ops::Geo
 
 void set_rectangles(KernelSpec& spec, const ops::Geometry3& geo) {
   std::string rects;
-  int64_t count = 0;
+  int64_t count = 0, full = -1;
   for (const auto& d : bands(geo, 0))
     for (const auto& h : bands(geo, 1))
       for (const auto& w : bands(geo, 2)) {
+        if (d[2] == 0 && d[3] == geo.kernel[0] && h[2] == 0 && h[3] == geo.kernel[1] && w[2] == 0 &&
+            w[3] == geo.kernel[2])
+          full = count;
         rects += fmt::format("{}{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", count ? ", " : "", d[0], d[1],
                              d[2], d[3], h[0], h[1], h[2], h[3], w[0], w[1], w[2], w[3]);
         ++count;
       }
   spec.set("NR", count);
+  spec.set("FULL", full);
   spec.set("rects", "{" + rects + "}");
 }
 
