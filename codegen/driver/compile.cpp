@@ -68,7 +68,10 @@ CompileResult compile_model(const std::filesystem::path& onnx, const CompileOpti
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, options.mlip);
   passes::fuse_activation(r.graph, options.codegen.arena_reuse);
-  if (options.codegen.arena_reuse) passes::fuse_residual(r.graph);
+  if (options.codegen.arena_reuse) {
+    passes::fuse_residual(r.graph);
+    passes::fuse_pool(r.graph);
+  }
   passes::materialize_outputs(r.graph);
   infer_shapes(r.graph);
   if (r.target.mlip) r.mlip = mlip::lower_regions(r.graph, options.mlip, partition);

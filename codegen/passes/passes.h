@@ -53,6 +53,11 @@ void fuse_activation(Graph& g, bool epilogues = true);
 // schedule, and its own output never exists.
 void fuse_residual(Graph& g);
 
+// With a 2-D Conv (one group, constant weights) whose output only a MaxPool
+// reads: the Conv computes the pooled tensor (ir/ops/conv.h), keeping only
+// the rows a window spans, so its own output never exists.
+void fuse_pool(Graph& g);
+
 // Makes every graph output the result of its own computing node: outputs
 // that are graph inputs, constants, views of those, or shared with another
 // output get an explicit copy (Identity), so the caller's output buffer can

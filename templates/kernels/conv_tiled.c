@@ -14,10 +14,13 @@
  * Every output thus sums the products of its taps inside the input in the
  * reference's order (ops::eval_Conv), starting from 0, then adds the bias and
  * applies the activation: the same bits at any vector width (mlip/kvec.h).
+ * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
+ * rows, band by band, and each band's pooled row to y: the convolution's
+ * output never exists whole, and no row is computed twice.
  * PB fits the accumulators in the vector registers; PBX caps it at what
  * suits the layer's rectangles. (Several blocks per tile, reusing each x,
  * measured slower: the broadcast then takes an instruction of its own.) */
-static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y) {
+static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#pool}}, void* scratch{{/pool}}) {
   typedef MLIP_VT_{{MB}} vt;
   enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
@@ -32,80 +35,117 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
 {{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
 {{#has_res}}        const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
 {{/has_res}}
-        for (int32_t r = 0; r < {{NR}}; ++r) {
-          const int32_t* R = rect[r];
-          const int32_t cnt = (R[1] - R[0]) * (R[5] - R[4]) * (R[9] - R[8]);
-          int32_t od = R[0], oh = R[4], ow = R[8];
-          for (int32_t i = 0; i < cnt; i += PB) {
-            const int32_t m = cnt - i < PB ? cnt - i : PB;
-            const float* xs[PB];
-            int32_t yo[PB];
-            vt acc[PB][NV];
-            int32_t p, j;
-            for (p = 0; p < PB; ++p) {
-              xs[p] = xg + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
-                      (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
-              yo[p] = od * {{YD}} + oh * {{YH}} + ow * {{YW}};
-              for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
-              if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
-                if (++ow == R[9]) {
-                  ow = R[8];
-                  if (++oh == R[5]) {
-                    oh = R[4];
-                    ++od;
+        /* Row bands: all the output rows at once, or with a pool, per pooled
+         * row the convolution rows its windows read that are not in the
+         * scratch yet (which holds the last SR rows, row i at i % SR). */
+{{#pool}}        float* sb = (float*)scratch;
+        int32_t done = -1;
+{{/pool}}        for (int32_t band = 0; band < {{NBAND}}; ++band) {
+{{#pool}}          const int32_t first = band * {{PSH}} - {{PPH}}, last = first + ({{PKH}} - 1) * {{PDH}};
+          const int32_t lo = (first > done + 1 ? first : done + 1) < 0 ? 0 : (first > done + 1 ? first : done + 1);
+          const int32_t hi = last + 1 < {{OH}} ? last + 1 : {{OH}};
+{{/pool}}{{^pool}}          const int32_t lo = 0, hi = {{OH}};
+{{/pool}}          for (int32_t ri = 0; ri < {{NR}}; ++ri) {
+            const int32_t* R = rect[ri];
+            const int32_t rh0 = R[4] > lo ? R[4] : lo, rh1 = R[5] < hi ? R[5] : hi;  /* its rows in this band */
+            const int32_t cnt = (R[1] - R[0]) * (rh1 - rh0) * (R[9] - R[8]);
+            int32_t od = R[0], oh = rh0, ow = R[8];
+            for (int32_t i = 0; i < cnt; i += PB) {
+              const int32_t m = cnt - i < PB ? cnt - i : PB;
+              const float* xs[PB];
+              int32_t yo[PB];
+              vt acc[PB][NV];
+              int32_t p, j;
+              for (p = 0; p < PB; ++p) {
+                xs[p] = xg + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+                        (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
+                yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
+                for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
+                  if (++ow == R[9]) {
+                    ow = R[8];
+                    if (++oh == rh1) {
+                      oh = rh0;
+                      ++od;
+                    }
                   }
                 }
               }
-            }
-            if (r == {{FULL}}) {  /* the interior: every tap inside, constant loop bounds */
-              for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
-                for (int32_t kd = 0; kd < {{KD}}; ++kd) {
-                  for (int32_t kh = 0; kh < {{KH}}; ++kh) {
-                    const int32_t w0 = ((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} * {{MB}};
-                    const int32_t t0 = ic * {{XC}} + kd * {{DD}} * {{XD}} + kh * {{DH}} * {{XH}};
-                    for (int32_t kw = 0; kw < {{KW}}; ++kw) {
-                      const int32_t t = t0 + kw * {{DW}} * {{XW}};
-                      for (j = 0; j < NV; ++j) {
-                        const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
-                        for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
+              if (ri == {{FULL}}) {  /* the interior: every tap inside, constant loop bounds */
+                for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
+                  for (int32_t kd = 0; kd < {{KD}}; ++kd) {
+                    for (int32_t kh = 0; kh < {{KH}}; ++kh) {
+                      const int32_t w0 = ((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} * {{MB}};
+                      const int32_t t0 = ic * {{XC}} + kd * {{DD}} * {{XD}} + kh * {{DH}} * {{XH}};
+                      for (int32_t kw = 0; kw < {{KW}}; ++kw) {
+                        const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                        for (j = 0; j < NV; ++j) {
+                          const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
+                          for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
+                        }
+                      }
+                    }
+                  }
+                }
+              } else {
+                for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
+                  for (int32_t kd = R[2]; kd < R[3]; ++kd) {
+                    for (int32_t kh = R[6]; kh < R[7]; ++kh) {
+                      const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
+                      const int32_t t0 = ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
+                      for (int32_t kw = 0; kw < R[11] - R[10]; ++kw) {
+                        const int32_t t = t0 + kw * {{DW}} * {{XW}};
+                        for (j = 0; j < NV; ++j) {
+                          const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
+                          for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
+                        }
                       }
                     }
                   }
                 }
               }
-            } else {
-              for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
-                for (int32_t kd = R[2]; kd < R[3]; ++kd) {
-                  for (int32_t kh = R[6]; kh < R[7]; ++kh) {
-                    const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
-                    const int32_t t0 = ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
-                    for (int32_t kw = 0; kw < R[11] - R[10]; ++kw) {
-                      const int32_t t = t0 + kw * {{DW}} * {{XW}};
-                      for (j = 0; j < NV; ++j) {
-                        const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
-                        for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
-                      }
-                    }
-                  }
+              for (p = 0; p < m; ++p) {
+                float t[{{MB}}];
+                const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
+                float* yp = {{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p];
+                int32_t q;
+                memcpy(t, acc[p], sizeof t);
+                for (q = 0; q < nt; ++q) {
+                  float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
+  {{#has_res}}                v += rb[yo[p] + q * {{YC}}];
+  {{/has_res}}                t[q] = v;
                 }
+                {{act_block}}
+                for (q = 0; q < nt; ++q) yp[q * {{#pool}}1{{/pool}}{{^pool}}{{YC}}{{/pool}}] = t[q];
               }
-            }
-            for (p = 0; p < m; ++p) {
-              float t[{{MB}}];
-              const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
-              float* yp = yb + yo[p];
-              int32_t q;
-              memcpy(t, acc[p], sizeof t);
-              for (q = 0; q < nt; ++q) {
-                float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
-{{#has_res}}                v += rb[yo[p] + q * {{YC}}];
-{{/has_res}}                t[q] = v;
-              }
-              {{act_block}}
-              for (q = 0; q < nt; ++q) yp[q * {{YC}}] = t[q];
             }
           }
-        }
+{{#pool}}          if (hi > done + 1) done = hi - 1;
+          /* The pooled row: per position, the first tap inside, then every
+           * later one that is greater (ops::eval_MaxPool), all lanes at once. */
+          for (int32_t pw = 0; pw < {{POW}}; ++pw) {
+            float best[{{MB}}];
+            int32_t q, any = 0;
+            for (q = 0; q < {{MB}}; ++q) best[q] = -INFINITY;
+            for (int32_t kh = 0; kh < {{PKH}}; ++kh) {
+              const int32_t ih = first + kh * {{PDH}};
+              if (ih < 0 || ih >= {{OH}}) continue;
+              for (int32_t kw = 0; kw < {{PKW}}; ++kw) {
+                const int32_t iw = pw * {{PSW}} - {{PPW}} + kw * {{PDW}};
+                const float* sp;
+                if (iw < 0 || iw >= {{OW}}) continue;
+                sp = sb + ((ih % {{SR}}) * {{OW}} + iw) * {{MB}};
+                if (!any) {
+                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q];
+                } else {
+                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] ? sp[q] : best[q];
+                }
+                any = 1;
+              }
+            }
+            for (q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) yb[band * {{YH}} + pw * {{YW}} + q * {{YC}}] = best[q];
+          }
+{{/pool}}        }
         (void)nq;
       }
     }

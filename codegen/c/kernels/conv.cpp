@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "c/kernels/kernels.h"
+#include "ir/ops/conv.h"
 #include "ir/ops/spatial.h"
 
 namespace mlipc::c::kernels {
@@ -113,6 +114,27 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     set_strides(spec, "Y", y, y_cl);
     set_rectangles(spec, geo);
     spec.set("PBX", tile_positions(geo));
+    // A fused MaxPool (passes/fuse_pool): 2-D, so the pool's axes are H, W.
+    const bool pool = ops::has_fused_pool(n.attrs);
+    spec.set_flag("pool", pool);
+    spec.set("NBAND", 1);
+    if (pool) {
+      Shape conv_out = {x[0], w[0]};
+      conv_out.insert(conv_out.end(), geo.out + 1, geo.out + 3);
+      const ops::Geometry3 pg = ops::to_3d(ops::maxpool_geometry(ops::fused_pool_attrs(n.attrs), conv_out));
+      const int64_t sr = (pg.kernel[1] - 1) * pg.dilation[1] + 1;
+      spec.set("NBAND", pg.out[1]);
+      spec.set("SR", sr);
+      spec.set("POW", pg.out[2]);
+      for (const char* a : {"H", "W"}) {
+        const int i = a[0] == 'H' ? 1 : 2;
+        spec.set(std::string("PK") + a, pg.kernel[i]);
+        spec.set(std::string("PS") + a, pg.stride[i]);
+        spec.set(std::string("PP") + a, pg.pad_begin[i]);
+        spec.set(std::string("PD") + a, pg.dilation[i]);
+      }
+      spec.scratch_bytes = static_cast<size_t>(sr * geo.out[2] * mb) * sizeof(float);
+    }
     spec.args = {0};
     spec.packed.push_back(pack_weights(*wv.constant, groups, per_group, mb));
     if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));

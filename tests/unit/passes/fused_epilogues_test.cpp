@@ -1,10 +1,13 @@
 // The epilogues fused for arena reuse (--arena-reuse on): a residual Add
 // into the Conv before it (passes/fuse_residual), x * Sigmoid(x) (SiLU),
 // x * HardSigmoid(x), HardSigmoid and HardSwish into their producer
-// (passes/fuse_activation). Each keeps the unfused nodes' arithmetic, so the
+// (passes/fuse_activation), a MaxPool into the Conv before it
+// (passes/fuse_pool). Each keeps the unfused nodes' arithmetic, so the
 // generated C equals the reference at tolerance 0; the intermediate tensors
 // are gone; and what may not be fused is not.
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include <fmt/format.h>
 
@@ -159,6 +162,77 @@ TEST(FusedEpilogues, ProductsOfATensorAndItsSigmoidJoinTheProducer) {
   const driver::CompileResult o = driver::compile_model(p, off);
   EXPECT_EQ(count_ops(o.graph, "Sigmoid"), 4);
   EXPECT_EQ(count_ops(o.graph, "HardSigmoid"), 2);
+}
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+
+// Random Conv (+ Relu) -> MaxPool chains: pool windows that overlap (each
+// convolution row read by several pooled rows), leave gaps, have pads,
+// dilations and ceil mode; batch 2; blocks of output channels padded; the
+// pooled tensor a graph output (row-major) or read by another Conv
+// (channels-last). The digits CNN's arena drops to a quarter.
+TEST(FusedEpilogues, MaxPoolJoinsTheConvBeforeIt) {
+  std::mt19937 rng(99);
+  OnnxBuilder b;
+  io::NamedTensors in;
+  for (int c = 0; c < 10; ++c) {
+    const int64_t ch = pick(rng, 1, 5), m = pick(rng, 1, 20), hgt = pick(rng, 5, 13), wid = pick(rng, 5, 13);
+    const Shape s = {pick(rng, 1, 2), ch, hgt, wid};
+    const std::string x = fmt::format("x{}", c), cv = fmt::format("c{}", c), pl = fmt::format("p{}", c);
+    b.input(x, DType::Float32, s);
+    in.emplace_back(x, random_tensor(DType::Float32, s, 30 + static_cast<uint32_t>(c)));
+    const int64_t k = pick(rng, 1, 3);
+    b.initializer(cv + "_w", random_tensor(DType::Float32, {m, ch, k, k}, 50 + static_cast<uint32_t>(c)));
+    b.initializer(cv + "_b", random_tensor(DType::Float32, {m}, 70 + static_cast<uint32_t>(c)));
+    const int64_t pad = pick(rng, 0, 1);
+    b.node("Conv", {x, cv + "_w", cv + "_b"}, {cv}, {{"pads", ints{pad, pad, pad, pad}}, {"strides", ints{1, pick(rng, 1, 2)}}});
+    std::string pin = cv;
+    if (c % 2) {
+      b.node("Relu", {cv}, {cv + "_r"});
+      pin = cv + "_r";
+    }
+    const int64_t pk = pick(rng, 1, 3), pd = pk > 1 && c % 3 == 0 ? 2 : 1;
+    const int64_t pkw = pick(rng, 1, 3), pp = pick(rng, 0, pk - 1), ppw = pick(rng, 0, pkw - 1);
+    b.node("MaxPool", {pin}, {pl},
+           {{"kernel_shape", ints{pk, pkw}}, {"strides", ints{pick(rng, 1, 3), pick(rng, 1, 2)}},
+            {"pads", ints{pp, ppw, 0, ppw}}, {"dilations", ints{pd, 1}}, {"ceil_mode", int64_t{c % 4 == 1}}});
+    if (c % 3 == 2) {
+      b.initializer(pl + "_w", random_tensor(DType::Float32, {3, m, 1, 1}, 90 + static_cast<uint32_t>(c)));
+      b.node("Conv", {pl, pl + "_w"}, {pl + "_next"});
+      b.output(pl + "_next");
+    } else {
+      b.output(pl);
+    }
+  }
+  const fs::path p = b.save(test::scratch_dir(), "fused_pool.onnx");
+  test::expect_matches_reference(p, in, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  EXPECT_EQ(count_ops(r.graph, "MaxPool"), 0);
+
+  const fs::path digits = fs::path(MLIPC_TEST_DATA).parent_path().parent_path() / "examples/digits/model.onnx";
+  driver::CompileOptions off;
+  off.codegen.arena_reuse = false;
+  const driver::CompileResult d = driver::compile_model(digits, {}), o = driver::compile_model(digits, off);
+  EXPECT_EQ(count_ops(d.graph, "MaxPool"), 0);
+  EXPECT_LT(d.module.workspace_size * 4, o.module.workspace_size);
+}
+
+TEST(FusedEpilogues, AMaxPoolThatCannotJoinStaysAMaxPool) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 4, 6, 6});
+  b.initializer("w", random_tensor(DType::Float32, {4, 2, 3, 3}, 1));
+  b.node("Conv", {"x", "w"}, {"c"}, {{"group", int64_t{2}}});  // two groups
+  b.node("MaxPool", {"c"}, {"p"}, {{"kernel_shape", ints{2, 2}}});
+  b.initializer("w2", random_tensor(DType::Float32, {4, 4, 1, 1}, 2));
+  b.node("Conv", {"p", "w2"}, {"c2"});
+  b.node("MaxPool", {"c2"}, {"p2", "idx"}, {{"kernel_shape", ints{2, 2}}});  // with indices
+  b.node("Conv", {"p", "w2"}, {"c3"});
+  b.node("MaxPool", {"c3"}, {"p3"}, {{"kernel_shape", ints{2, 2}}});
+  b.node("Neg", {"c3"}, {"n3"});  // c3 read twice
+  b.output("p2").output("idx").output("p3").output("n3");
+  const fs::path p = b.save(test::scratch_dir(), "fused_pool_not.onnx");
+  EXPECT_EQ(count_ops(driver::compile_model(p, {}).graph, "MaxPool"), 3);
+  test::expect_matches_reference(p, {{"x", random_tensor(DType::Float32, {1, 4, 6, 6}, 3)}}, 0.0, 0.0);
 }
 
 }  // namespace
