@@ -80,8 +80,7 @@ Liveness analyze_liveness(const Graph& g, const std::vector<InPlace>& in_place) 
     Buffer& in = L.buffers[static_cast<size_t>(bi)];
     const Buffer& out = L.buffers[static_cast<size_t>(bo)];
     if (in.last != ip.step || out.first != ip.step || in.size != out.size) continue;
-    in.last = out.last;
-    in.name += " = " + out.name;
+    in.last = out.last;  // named after its first tensor still
     merged_into[static_cast<size_t>(bo)] = bi;
   }
   if (!in_place.empty()) {
