@@ -105,7 +105,13 @@ class Generator {
       for (size_t i = 0; i < g_.nodes.size(); ++i)
         for (int k : specs[i].in_place)
           in_place.push_back({static_cast<int>(i), g_.nodes[i].inputs.at(static_cast<size_t>(k)), g_.nodes[i].outputs[0]});
-    m_.liveness = memory::analyze_liveness(g_, in_place);
+    // Concats whose inputs are written straight into their output (and
+    // then copy nothing).
+    std::vector<memory::Slice> slices;
+    std::vector<bool> elided(g_.nodes.size(), false);
+    if (opt_.arena_reuse)
+      for (int i : memory::concat_slices(g_, slices)) elided[static_cast<size_t>(i)] = true;
+    m_.liveness = memory::analyze_liveness(g_, in_place, slices);
     std::vector<int> scratch_buffer(g_.nodes.size(), -1);
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (specs[i].scratch_bytes > 0) {
@@ -122,7 +128,7 @@ class Generator {
     std::string body;
     for (int i = 0; i < static_cast<int>(g_.nodes.size()); ++i) {
       const Node& n = g_.nodes[i];
-      if (is_view(n)) continue;
+      if (is_view(n) || elided[static_cast<size_t>(i)]) continue;
       int layer = static_cast<int>(m_.layers.size());
       KernelSpec& spec = specs[static_cast<size_t>(i)];
       const std::string op = spec.op.empty() ? n.op : spec.op;
@@ -159,9 +165,11 @@ class Generator {
     const memory::Storage& s = m_.liveness.storage[v];
     switch (s.kind) {
       case memory::Storage::Input: return fmt::format("({}*)i_{}", t, m_.inputs[s.index].member);
-      case memory::Storage::Output: return fmt::format("({}*)o_{}", t, m_.outputs[s.index].member);
+      case memory::Storage::Output:
+        if (s.offset > 0) return fmt::format("({}*)((uint8_t*)o_{} + {})", t, m_.outputs[s.index].member, s.offset);
+        return fmt::format("({}*)o_{}", t, m_.outputs[s.index].member);
       case memory::Storage::Arena:
-        return fmt::format("({}*)(workspace + {})", t, m_.plan.offsets[static_cast<size_t>(s.index)]);
+        return fmt::format("({}*)(workspace + {})", t, m_.plan.offsets[static_cast<size_t>(s.index)] + s.offset);
       case memory::Storage::Constant: return constant_symbol(s.root);
       default: fail("internal: value '{}' has no storage", val.name);
     }

@@ -1,7 +1,9 @@
 // Outputs that take over the buffer of an input dying at their node
 // (memory::InPlace; the elementwise kernels offer it): the arena shrinks, a
 // chain shares one buffer, an input still read later keeps its own, and the
-// results stay the reference's.
+// results stay the reference's. Concat inputs written straight into their
+// slices of its output (memory::Slice), in the arena and in the caller's
+// output buffer.
 #include <gtest/gtest.h>
 
 #include "driver/compile.h"
@@ -88,6 +90,51 @@ TEST(InPlace, OnlyWhereTheInputDiesAndTheSizesMatch) {
   EXPECT_EQ(buffer(a), buffer(s));  // a dies at Add
   EXPECT_NE(buffer(s), buffer(h));  // float16 is half the size
   EXPECT_EQ(l.buffers.size(), 3u);
+}
+
+int count_layers(const driver::CompileResult& r, const std::string& op) {
+  int k = 0;
+  for (const c::Layer& l : r.module.layers) k += l.op == op;
+  return k;
+}
+
+// Two convolutions and an Add concatenated along the channels (the slices
+// are contiguous with N = 1) and read by a Conv; a second Concat that is a
+// graph output; a third whose input is read twice, which copies.
+TEST(InPlace, ConcatInputsAreWrittenIntoTheirSlices) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 3, 6, 5});
+  b.initializer("w1", random_tensor(DType::Float32, {4, 3, 3, 3}, 1));
+  b.initializer("w2", random_tensor(DType::Float32, {5, 3, 1, 1}, 2));
+  b.initializer("w3", random_tensor(DType::Float32, {2, 12, 3, 3}, 3));
+  b.node("Conv", {"x", "w1"}, {"a"}, {{"pads", test::ints{1, 1, 1, 1}}});
+  b.node("Conv", {"x", "w2"}, {"c"});
+  b.node("Add", {"x", "x"}, {"d"});
+  b.node("Concat", {"a", "c", "d"}, {"cat"}, {{"axis", int64_t{1}}});
+  b.node("Conv", {"cat", "w3"}, {"y"});
+  b.node("Relu", {"y"}, {"r1"});
+  b.node("Neg", {"y"}, {"r2"});
+  b.node("Concat", {"r1", "r2"}, {"out"}, {{"axis", int64_t{-3}}});
+  b.node("Sigmoid", {"x"}, {"s"});
+  b.node("Concat", {"s", "s"}, {"twice"}, {{"axis", int64_t{1}}});
+  b.output("out").output("twice");
+  const fs::path p = b.save(test::scratch_dir(), "concat_slices.onnx");
+  test::expect_matches_reference(p, {{"x", random_tensor(DType::Float32, {1, 3, 6, 5}, 4)}}, 0.0, 0.0);
+
+  driver::CompileOptions off;
+  off.codegen.arena_reuse = false;
+  const driver::CompileResult r = driver::compile_model(p, {}), o = driver::compile_model(p, off);
+  EXPECT_EQ(count_layers(r, "Concat"), 1);  // the third
+  EXPECT_EQ(count_layers(o, "Concat"), 3);
+  const memory::Storage& a = r.module.liveness.storage[static_cast<size_t>(r.graph.find("a"))];
+  const memory::Storage& c = r.module.liveness.storage[static_cast<size_t>(r.graph.find("c"))];
+  EXPECT_EQ(a.root, r.graph.find("cat"));
+  EXPECT_EQ(c.offset, 4u * 6 * 5 * 4);  // after a's 4 channels
+  const memory::Storage& r2 = r.module.liveness.storage[static_cast<size_t>(r.graph.find("r2"))];
+  EXPECT_EQ(r2.kind, memory::Storage::Output);
+  EXPECT_EQ(r2.offset, 2u * 4 * 3 * 4);  // y is [1, 2, 4, 3]
+  // Off: a, c, d and cat live together at the Concat.
+  EXPECT_LT(r.module.workspace_lower_bound, o.module.workspace_lower_bound);
 }
 
 }  // namespace
