@@ -112,6 +112,21 @@ class Generator {
     if (opt_.arena_reuse)
       for (int i : memory::concat_slices(g_, slices)) elided[static_cast<size_t>(i)] = true;
     m_.liveness = memory::analyze_liveness(g_, in_place, slices);
+    // Convolutions that offer a zero-padded copy of their input get it
+    // where its scratch keeps their step within the lower bound.
+    {
+      std::vector<size_t> live(g_.nodes.size(), 0);
+      size_t peak = 0;
+      for (const memory::Buffer& b : m_.liveness.buffers)
+        for (int st = b.first; st <= b.last; ++st)
+          live[static_cast<size_t>(st)] += memory::align_up(b.size, opt_.workspace_alignment);
+      for (size_t v : live) peak = std::max(peak, v);
+      for (size_t i = 0; i < g_.nodes.size(); ++i) {
+        const size_t extra = memory::align_up(specs[i].pad_scratch_bytes, opt_.workspace_alignment);
+        if (extra > 0 && live[i] + extra <= peak)
+          specs[i] = prepare(g_.nodes[i], specs[i].in_cl, specs[i].out_cl, true);
+      }
+    }
     std::vector<int> scratch_buffer(g_.nodes.size(), -1);
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (specs[i].scratch_bytes > 0) {
@@ -194,12 +209,13 @@ class Generator {
     return c_constant_values(sym);
   }
 
-  KernelSpec prepare(const Node& n, std::vector<bool> in_cl, std::vector<bool> out_cl) {
+  KernelSpec prepare(const Node& n, std::vector<bool> in_cl, std::vector<bool> out_cl, bool pad_input = false) {
     const KernelDef* def = find_kernel(n.op);
     if (!def) fail_no_kernel(g_, n);
     KernelSpec spec;
     spec.in_cl = std::move(in_cl);
     spec.out_cl = std::move(out_cl);
+    spec.pad_input = pad_input;
     try {
       def->prepare(g_, n, spec);
     } catch (const Error& e) {

@@ -67,6 +67,12 @@ struct KernelSpec {
   // and declares neither pointer restrict); the backend does where the input
   // dies at this node (memory/liveness.h).
   std::vector<int> in_place;
+  // Set by prepare: the scratch bytes a zero-padded copy of the input would
+  // take, if the kernel offers one (0: it does not); set by the backend:
+  // use it (it does where the scratch raises no step above the arena's
+  // lower bound).
+  size_t pad_scratch_bytes = 0;
+  bool pad_input = false;
 
   bool input_cl(size_t i) const { return i < in_cl.size() && in_cl[i]; }
   bool output_cl(size_t i) const { return i < out_cl.size() && out_cl[i]; }

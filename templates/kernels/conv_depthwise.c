@@ -16,15 +16,32 @@
  * bytes: each element is read just before the same element of y is written)
  * and applies the activation: the same bits at any vector width
  * (mlip/kvec.h). Channels-last input is read a vector at a time,
- * row-major input a lane at a time. */
-static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y) {
+ * row-major input a lane at a time. With padx, the scratch holds a
+ * zero-padded channels-last copy of the input (geometry and X* strides are
+ * the copy's, XR* the input's): one rectangle, every tap inside (the
+ * weights are finite, so a padding tap adds +-0, which changes no sum). */
+static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
   enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
          PB = (MLIP_VREGS - 2 * NV - 1) / NV > 8 ? 8 : (MLIP_VREGS - 2 * NV - 1) / NV < 1 ? 1 : (MLIP_VREGS - 2 * NV - 1) / NV };
   static const int32_t rect[{{NR}}][12] = {{rects}};
   for (int32_t n = 0; n < {{N}}; ++n) {
-    for (int32_t blk = 0; blk < {{NB}}; ++blk) {
-      const float* xg = x + n * {{XN}} + blk * {{MB}} * {{XC}};
+{{#padx}}
+    /* The input's channels, zero-padded and channels-last. */
+    {
+      float* sp = (float*)scratch;
+      const float* xr = x + n * {{XRN}};
+      int32_t d, h, w, c;
+      memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
+      for (d = 0; d < {{RID}}; ++d)
+        for (h = 0; h < {{RIH}}; ++h)
+          for (w = 0; w < {{RIW}}; ++w)
+            for (c = 0; c < {{PCN}}; ++c)
+              sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PCN}} + c] =
+                  xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
+    }
+{{/padx}}    for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+      const float* xg = {{#padx}}(const float*)scratch{{/padx}}{{^padx}}x + n * {{XN}}{{/padx}} + blk * {{MB}} * {{XC}};
       const float* wb = wp + blk * {{WBLOCK}};
 {{#has_bias}}      const float* bb = bp + blk * {{MB}};
 {{/has_bias}}      float* yb = y + n * {{YN}} + blk * {{MB}} * {{YC}};

@@ -14,21 +14,40 @@
  * Every output thus sums the products of its taps inside the input in the
  * reference's order (ops::eval_Conv), starting from 0, then adds the bias and
  * applies the activation: the same bits at any vector width (mlip/kvec.h).
+ * With padx, the scratch holds a zero-padded copy of the group's input
+ * (geometry and X* strides are the copy's, XR* the input's): one rectangle,
+ * every tap inside (the weights are finite, so a padding tap adds +-0, which
+ * changes no sum).
  * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
  * rows, band by band, and each band's pooled row to y: the convolution's
  * output never exists whole, and no row is computed twice.
  * PB fits the accumulators in the vector registers; PBX caps it at what
  * suits the layer's rectangles. (Several blocks per tile, reusing each x,
  * measured slower: the broadcast then takes an instruction of its own.) */
-static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#pool}}, void* scratch{{/pool}}) {
+static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
   enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
   static const int32_t rect[{{NR}}][12] = {{rects}};
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
-      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
-      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+{{#padx}}
+      /* The group's input channels, zero-padded and channels-last. */
+      const float* xg = (const float*)scratch;
+      {
+        float* sp = (float*)scratch;
+        const float* xr = x + n * {{XRN}} + g * {{ICG}} * {{XRC}};
+        int32_t d, h, w, c;
+        memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
+        for (d = 0; d < {{RID}}; ++d)
+          for (h = 0; h < {{RIH}}; ++h)
+            for (w = 0; w < {{RIW}}; ++w)
+              for (c = 0; c < {{PCN}}; ++c)
+                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PCN}} + c] =
+                    xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
+      }
+{{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
+{{/padx}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
         const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};
         const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
 {{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};

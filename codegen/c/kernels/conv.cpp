@@ -6,6 +6,7 @@
 // run time go through conv.c, row-major only. All three sum in the
 // reference's order, so they give its bits.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "c/kernels/kernels.h"
@@ -99,6 +100,26 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const int64_t mb = block_width(per_group);
     const int64_t nb = (per_group + mb - 1) / mb;
     const bool x_cl = spec.input_cl(0), y_cl = spec.output_cl(0);
+    const bool pool = ops::has_fused_pool(n.attrs);
+    std::shared_ptr<const TensorData> wpk = pack_weights(*wv.constant, groups, per_group, mb);
+    // A zero-padded copy of the input in the scratch, channels-last: every
+    // position then sees every tap, so there is one rectangle and no border
+    // tile wastes lanes. Bit-exact only with finite weights: a padding tap
+    // then adds x * w = +-0, which leaves every sum as it is (a sum that
+    // starts at +0 is never -0). Offered for small planes, where the
+    // border's share is large and the copy cheap; the backend decides.
+    const int64_t padded_in = (geo.in[0] + geo.pad_begin[0] + geo.pad_end[0]) * (geo.in[1] + geo.pad_begin[1] + geo.pad_end[1]) *
+                              (geo.in[2] + geo.pad_begin[2] + geo.pad_end[2]);
+    const int64_t pad_channels = depthwise ? x[1] : icg;
+    bool finite = true;
+    for (int64_t i = 0; i < wpk->numel() && finite; ++i) finite = std::isfinite(wpk->data<float>()[i]);
+    const bool has_pads = geo.pad_begin[0] + geo.pad_begin[1] + geo.pad_begin[2] + geo.pad_end[0] + geo.pad_end[1] +
+                              geo.pad_end[2] >
+                          0;
+    if (!pool && finite && has_pads && geo.out[0] * geo.out[1] * geo.out[2] <= 400)
+      spec.pad_scratch_bytes = static_cast<size_t>(padded_in * pad_channels) * sizeof(float);
+    const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;
+    spec.set_flag("padx", padx);
     spec.template_name = depthwise ? "conv_depthwise.c" : "conv_tiled.c";
     spec.includes.push_back("mlip/kvec.h");
     spec.set("G", group);
@@ -109,13 +130,34 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("NB", nb);
     spec.set("WBLOCK", numel(w) / w[0] * mb);
     spec.set_flag("padded", per_group % mb != 0);
-    spec.set_flag("vector_load", x_cl && per_group % mb == 0);
-    set_strides(spec, "X", x, x_cl);
+    spec.set_flag("vector_load", (x_cl || padx) && per_group % mb == 0);
     set_strides(spec, "Y", y, y_cl);
-    set_rectangles(spec, geo);
-    spec.set("PBX", tile_positions(geo));
+    if (padx) {
+      // The kernel reads the copy: the geometry of the padded input without
+      // pads; the real input's strides and pads (XR*, RP*) for the copy.
+      ops::Geometry3 gp = geo;
+      const char* axes[] = {"D", "H", "W"};
+      for (int a = 0; a < ops::kMaxSpatial; ++a) {
+        spec.set(std::string("RI") + axes[a], geo.in[a]);
+        spec.set(std::string("RP") + axes[a], geo.pad_begin[a]);
+        gp.in[a] = geo.in[a] + geo.pad_begin[a] + geo.pad_end[a];
+        gp.pad_begin[a] = gp.pad_end[a] = 0;
+      }
+      set_window(spec, gp);
+      set_strides(spec, "XR", x, x_cl);
+      Shape padded = {1, pad_channels, gp.in[0], gp.in[1], gp.in[2]};
+      set_strides(spec, "X", padded, true);
+      spec.set("PCN", pad_channels);
+      spec.set("PAD_ELEMS", padded_in * pad_channels);
+      set_rectangles(spec, gp);
+      spec.set("PBX", tile_positions(gp));
+      spec.scratch_bytes = spec.pad_scratch_bytes;
+    } else {
+      set_strides(spec, "X", x, x_cl);
+      set_rectangles(spec, geo);
+      spec.set("PBX", tile_positions(geo));
+    }
     // A fused MaxPool (passes/fuse_pool): 2-D, so the pool's axes are H, W.
-    const bool pool = ops::has_fused_pool(n.attrs);
     spec.set_flag("pool", pool);
     spec.set("NBAND", 1);
     if (pool) {
@@ -135,8 +177,9 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       }
       spec.scratch_bytes = static_cast<size_t>(sr * geo.out[2] * mb) * sizeof(float);
     }
+    spec.set_flag("has_scratch", spec.scratch_bytes > 0);
     spec.args = {0};
-    spec.packed.push_back(pack_weights(*wv.constant, groups, per_group, mb));
+    spec.packed.push_back(wpk);
     if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
     spec.layouts = {{0}, {}, true};
     spec.set("y_restrict", has_res ? "" : "restrict ");

@@ -189,6 +189,49 @@ TEST(TiledKernels, RandomGemmsMatchTheReferenceBitForBit) {
   test::expect_matches_reference(b.save(test::scratch_dir(), "tiled_gemms.onnx"), inputs, 0.0, 0.0);
 }
 
+// Small convolutions after a large tensor, whose peak leaves room for a
+// zero-padded copy of their input (one rectangle, no border tiles): dense,
+// grouped and depthwise, 1-D to 3-D, strides, dilations, asymmetric pads,
+// both input layouts. A weight of infinity keeps its convolution on the
+// skipping of padding taps (0 * inf would be NaN).
+TEST(TiledKernels, ZeroPaddedCopiesWhereTheArenaHasRoom) {
+  OnnxBuilder b;
+  b.input("big", DType::Float32, {1, 8, 40, 40});
+  b.node("Tanh", {"big"}, {"bigt"});  // 51 KB in the arena
+  b.initializer("wb", random_tensor(DType::Float32, {4, 8, 3, 3}, 1));
+  b.node("Conv", {"bigt", "wb"}, {"s0"}, {{"strides", ints{4, 4}}});  // [1, 4, 10, 10]
+  auto conv = [&](const std::string& x, const Shape& w, const std::string& y, const Attrs_& attrs,
+                  uint32_t seed, bool inf = false) {
+    TensorData wt = random_tensor(DType::Float32, w, seed);
+    if (inf) wt.data<float>()[0] = INFINITY;
+    b.initializer(y + "_w", wt);
+    b.node("Conv", {x, y + "_w"}, {y}, attrs);
+  };
+  conv("s0", {8, 4, 3, 3}, "a", {{"pads", ints{1, 2, 0, 1}}}, 2);
+  conv("a", {8, 1, 3, 3}, "dw", {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{8}}, {"dilations", ints{2, 1}}}, 3);
+  conv("dw", {6, 4, 3, 2}, "gr", {{"pads", ints{2, 1, 1, 1}}, {"group", int64_t{2}}, {"strides", ints{2, 1}}}, 4);
+  conv("gr", {5, 6, 3, 3}, "inf", {{"pads", ints{1, 1, 1, 1}}}, 5, /*inf=*/true);
+  b.output("inf");
+  b.input("x1", DType::Float32, {2, 3, 9});
+  conv("x1", {4, 3, 3}, "c1", {{"pads", ints{2, 1}}, {"strides", ints{2}}}, 6);
+  b.output("c1");
+  b.input("x3", DType::Float32, {1, 2, 3, 4, 5});
+  conv("x3", {3, 2, 2, 3, 3}, "c3", {{"pads", ints{1, 0, 1, 0, 2, 1}}}, 7);
+  b.output("c3");
+  const fs::path p = b.save(test::scratch_dir(), "tiled_padded.onnx");
+  const io::NamedTensors in = {{"big", random_tensor(DType::Float32, {1, 8, 40, 40}, 8)},
+                               {"x1", random_tensor(DType::Float32, {2, 3, 9}, 9)},
+                               {"x3", random_tensor(DType::Float32, {1, 2, 3, 4, 5}, 10)}};
+  test::expect_matches_reference(p, in, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  size_t copies = 0;
+  for (size_t at = lib1.find("zero-padded and channels-last"); at != std::string::npos;
+       at = lib1.find("zero-padded and channels-last", at + 1))
+    ++copies;
+  EXPECT_EQ(copies, 5u);  // a, dw, gr, c1, c3; not the convolution with an infinite weight
+}
+
 // Every form of the new templates in one model, built as strict C99 (cc's
 // default instruction set: the vector path of mlip/kvec.h).
 TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
