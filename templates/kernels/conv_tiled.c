@@ -2,22 +2,27 @@
  * OH, OW] (1-D and 2-D as size-1 leading axes), each stored row-major or
  * channels-last (the strides X* and Y* say which). wp holds the weights as
  * [group][block of MB output channels][ic][kd][kh][kw][MB], zero-padded to
- * whole blocks, bp the bias the same way.
+ * whole blocks, bp the bias the same way. Depthwise (dw: every output
+ * channel reads one input channel of its own) is one group of C channels
+ * with ICG = 1 whose lanes read their own channels: a vector load from
+ * channels-last input, lane by lane from row-major.
  *
  * The output positions fall into rectangles whose windows keep the same
  * taps inside the input (rect: od, oh, ow ranges and the kd, kh, kw ranges
  * they read), so no loop tests for padding; the interior one (FULL, or -1)
- * has loops of constant bounds. A tile is PB positions of one
+ * runs the tap loops with constant bounds. A tile is PB positions of one
  * rectangle (the last one repeated to fill it) times one block of MB output
  * channels held in vector lanes; for every tap (ic, kd, kh, kw), in that
- * order, each accumulator adds x * w.
- * Every output thus sums the products of its taps inside the input in the
- * reference's order (ops::eval_Conv), starting from 0, then adds the bias and
- * applies the activation: the same bits at any vector width (mlip/kvec.h).
- * With padx, the scratch holds a zero-padded copy of the group's input
- * (geometry and X* strides are the copy's, XR* the input's): one rectangle,
- * every tap inside (the weights are finite, so a padding tap adds +-0, which
- * changes no sum).
+ * order, each accumulator adds x * w. Every output thus sums the products of
+ * its taps inside the input in the reference's order (ops::eval_Conv),
+ * starting from 0, then adds the bias (and the residual r, which has y's
+ * layout and may be y's own bytes: each element is read just before the same
+ * element of y is written) and applies the activation: the same bits at any
+ * vector width (mlip/kvec.h).
+ * With padx, the scratch holds a zero-padded channels-last copy of the
+ * input channels (geometry and X* strides are the copy's, XR* the input's):
+ * one rectangle, every tap inside (the weights are finite, so a padding tap
+ * adds +-0, which changes no sum).
  * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
  * rows, band by band, and each band's pooled row to y: the convolution's
  * output never exists whole, and no row is computed twice.
@@ -26,13 +31,38 @@
  * measured slower: the broadcast then takes an instruction of its own.) */
 static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
-  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - NV - 1) / NV,
+  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
   static const int32_t rect[{{NR}}][12] = {{rects}};
+  /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
+   * every input channel, in the reference's order. */
+#define {{fn}}_TAPS(KD0, KD1, KH0, KH1, KW0, KW1)                                                            \
+  for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                 \
+    for (int32_t kd = (KD0); kd < (KD1); ++kd) {                                                             \
+      for (int32_t kh = (KH0); kh < (KH1); ++kh) {                                                           \
+        const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + (KW0)) * {{MB}};                   \
+        const int32_t t0 = ic * {{XC}} + (kd - (KD0)) * {{DD}} * {{XD}} + (kh - (KH0)) * {{DH}} * {{XH}};    \
+        for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
+          const int32_t t = t0 + kw * {{DW}} * {{XW}};                                                       \
+          for (j = 0; j < NV; ++j) {                                                                         \
+            const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                  \
+            for (p = 0; p < PB; ++p) {                                                                       \
+              {{^dw}}acc[p][j] += xs[p][t] * w;{{/dw}}{{#dw}}{{#vector_load}}acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;{{/vector_load}}{{^vector_load}}float lane[VW];                     \
+              vt xv;                                                                                         \
+              int32_t l;                                                                                     \
+              for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f; \
+              memcpy(&xv, lane, sizeof xv);                                                                  \
+              acc[p][j] += xv * w;{{/vector_load}}{{/dw}}                                                    \
+            }                                                                                                \
+          }                                                                                                  \
+        }                                                                                                    \
+      }                                                                                                      \
+    }                                                                                                        \
+  }
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
 {{#padx}}
-      /* The group's input channels, zero-padded and channels-last. */
+      /* The input channels of the group, zero-padded and channels-last. */
       const float* xg = (const float*)scratch;
       {
         float* sp = (float*)scratch;
@@ -49,6 +79,7 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
 {{/padx}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
         const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};
+        const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};
         const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
 {{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};
 {{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
@@ -76,7 +107,7 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
               vt acc[PB][NV];
               int32_t p, j;
               for (p = 0; p < PB; ++p) {
-                xs[p] = xg + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+                xs[p] = xb + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                         (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
                 yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
                 for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
@@ -90,38 +121,10 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                   }
                 }
               }
-              if (ri == {{FULL}}) {  /* the interior: every tap inside, constant loop bounds */
-                for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
-                  for (int32_t kd = 0; kd < {{KD}}; ++kd) {
-                    for (int32_t kh = 0; kh < {{KH}}; ++kh) {
-                      const int32_t w0 = ((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} * {{MB}};
-                      const int32_t t0 = ic * {{XC}} + kd * {{DD}} * {{XD}} + kh * {{DH}} * {{XH}};
-                      for (int32_t kw = 0; kw < {{KW}}; ++kw) {
-                        const int32_t t = t0 + kw * {{DW}} * {{XW}};
-                        for (j = 0; j < NV; ++j) {
-                          const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
-                          for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
-                        }
-                      }
-                    }
-                  }
-                }
+              if (ri == {{FULL}}) {
+                {{fn}}_TAPS(0, {{KD}}, 0, {{KH}}, 0, {{KW}})
               } else {
-                for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
-                  for (int32_t kd = R[2]; kd < R[3]; ++kd) {
-                    for (int32_t kh = R[6]; kh < R[7]; ++kh) {
-                      const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + R[10]) * {{MB}};
-                      const int32_t t0 = ic * {{XC}} + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}};
-                      for (int32_t kw = 0; kw < R[11] - R[10]; ++kw) {
-                        const int32_t t = t0 + kw * {{DW}} * {{XW}};
-                        for (j = 0; j < NV; ++j) {
-                          const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);
-                          for (p = 0; p < PB; ++p) acc[p][j] += xs[p][t] * w;
-                        }
-                      }
-                    }
-                  }
-                }
+                {{fn}}_TAPS(R[2], R[3], R[6], R[7], R[10], R[11])
               }
               for (p = 0; p < m; ++p) {
                 float t[{{MB}}];
@@ -169,4 +172,5 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
       }
     }
   }
+#undef {{fn}}_TAPS
 }

@@ -1,10 +1,9 @@
 // Conv: one template for 1-D, 2-D and 3-D (as 3-D with size-1 leading axes),
 // all geometry baked in. Constant weights (and bias) are packed at compile
-// time into the order the tiled kernels read (conv_tiled.c, or
-// conv_depthwise.c when every output channel reads one input channel of its
-// own), which read and write either layout (c/layout.h); weights computed at
-// run time go through conv.c, row-major only. All three sum in the
-// reference's order, so they give its bits.
+// time into the order the tiled kernel reads (conv_tiled.c, which reads and
+// writes either layout, c/layout.h); weights computed at run time go through
+// conv.c, row-major only. Both sum in the reference's order, so they give
+// its bits.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -120,12 +119,14 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.pad_scratch_bytes = static_cast<size_t>(padded_in * pad_channels) * sizeof(float);
     const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;
     spec.set_flag("padx", padx);
-    spec.template_name = depthwise ? "conv_depthwise.c" : "conv_tiled.c";
+    spec.template_name = "conv_tiled.c";
     spec.includes.push_back("mlip/kvec.h");
-    spec.set("G", group);
+    // Depthwise: one group of C channels, each lane reading its own.
+    spec.set_flag("dw", depthwise);
+    spec.set("G", groups);
     spec.set("C", x[1]);
     spec.set("ICG", icg);
-    spec.set("OCG", ocg);
+    spec.set("OCG", per_group);
     spec.set("MB", mb);
     spec.set("NB", nb);
     spec.set("WBLOCK", numel(w) / w[0] * mb);

@@ -1,4 +1,4 @@
-// The vector kernels with packed weights (conv_tiled.c, conv_depthwise.c,
+// The vector kernels with packed weights (conv_tiled.c, dense and depthwise,
 // gemm_packed.c) and the channels-last layout between kernels (c/layout.h):
 // random geometries (strides, pads, dilations, groups, odd sizes, batch > 1,
 // 1-D to 3-D) against the reference evaluator at tolerance 0, which chains of
