@@ -11,6 +11,9 @@
 #include <fmt/format.h>
 
 #include "driver/compile.h"
+#include "host/host_model.h"
+#include "support/file_util.h"
+#include "support/process.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
@@ -262,6 +265,50 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   b.node("Gemm", {"a", "w"}, {"g2"});
   b.output("gap").output("gmp").output("g1").output("g2");
   EXPECT_EQ(test::strict_c99_errors(b.save(test::scratch_dir(), "tiled_strict.onnx")), "");
+}
+
+// mlipc run's own flags (-O3 -march=native: FMA on this kind of host) on a
+// model with every vector kernel and the vector sigmoid: no fused
+// multiply-add anywhere in the generated code (mlip/strict_fp.h), so the
+// host computes what every other target does. The control without the
+// header's pragma shows that the compiler would fuse.
+TEST(TiledKernels, HostBuildHasNoFusedMultiplyAdd) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 6, 9, 8}).input("a", DType::Float32, {3, 10});
+  b.initializer("w1", random_tensor(DType::Float32, {16, 6, 3, 3}, 1));
+  b.node("Conv", {"x", "w1"}, {"c1"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.node("Sigmoid", {"c1"}, {"s1"});
+  b.node("Mul", {"c1", "s1"}, {"silu"});
+  b.initializer("w2", random_tensor(DType::Float32, {16, 1, 3, 3}, 2));
+  b.node("Conv", {"silu", "w2"}, {"dw"}, {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{16}}});
+  b.initializer("w", random_tensor(DType::Float32, {10, 20}, 3));
+  b.node("Gemm", {"a", "w"}, {"g"});
+  b.output("dw").output("g");
+  const driver::CompileResult r = driver::compile_model(b.save(test::scratch_dir(), "tiled_fma.onnx"), {});
+  const fs::path dir = test::scratch_dir() / "tiled_fma";
+  fs::create_directories(dir);
+  for (const auto& [path, content] : r.files) {
+    fs::create_directories((dir / path).parent_path());
+    write_file(dir / path, content);
+  }
+  auto assembly = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {"cc"};
+    for (const std::string& f : host::host_flags()) argv.push_back(f);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.insert(argv.end(), {"-Icodegen/host/include", "-Iruntime/include", "-S", "codegen/host/src/default_lib1.c",
+                             "-o", "lib1.s"});
+    ProcessResult p = run_process(argv, dir, 300);
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    return read_file(dir / "lib1.s");
+  };
+  auto fused = [](const std::string& as) {
+    for (const char* op : {"vfmadd", "vfmsub", "vfnmadd", "vfnmsub", "\tfmadd", "\tfmla"})
+      if (as.find(op) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(fused(assembly({})));
+  const std::string control = assembly({"-DMLIP_STRICT_FP_H_", "-ffp-contract=fast"});
+  if (!fused(control)) GTEST_SKIP() << "this host's compiler does not fuse (no FMA): nothing to check";
 }
 
 }  // namespace
