@@ -1,33 +1,67 @@
 #!/usr/bin/env bash
-# Benchmarks that print comparable figures, each measured in this run:
-#   1. compile time and arena size against the liveness lower bound, per model
-#      and memory planner (TVM v0.18's published hill-climb arena beside it);
-#   2. latency of the generated C (host, -O3, one thread) against onnxruntime
-#      (onnxruntime-node from npm, one thread) on the same model and input;
+# Benchmarks that print comparable figures, each measured in this run, and
+# write them as JSON (docs/benchmarks.md):
+#   1. compile time, and the arena: before reuse (every tensor in a buffer of
+#      its own, no fused epilogues: --arena-reuse off), after, the liveness
+#      lower bound, per memory planner, with TVM v0.18's hill-climb arena;
+#   2. latency of the generated C (host, -O3 -march=native, one thread)
+#      against onnxruntime (onnxruntime-node from npm, one thread) on the same
+#      model and input;
 #   3. the MLIP target: estimated accelerator time (cycle model) and the
 #      simulator's host throughput;
 #   4. throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf against the
 #      host C library's (bench/kmath_bench.c).
-# Optional peer: set BENCH_NO_ORT=1 to skip onnxruntime (no network needed).
+# The models: the five shared ones (tests/data, examples) and, in the full
+# mode, four 224x224 networks made by bench/make_models.py from torchvision's
+# definitions with random weights (Debian's python3-torch and
+# python3-torchvision; kept in bench/.models, not checked in).
+#
+# usage: bench/run.sh [--short] [--json FILE]
+#   --short      one repetition of everything, no onnxruntime, no 224x224
+#                networks, one tile count: that the script still runs (ctest
+#                bench.short), not figures to quote
+#   --json FILE  where the JSON goes (default bench/results.json)
+# environment: BENCH_RUNS (repetitions, default 200), BENCH_NO_ORT=1 (skip the
+# peer), BENCH_NO_224=1 (skip the 224x224 networks), MLIPC (an mlipc binary to
+# use instead of building one with scripts/setup.sh), MLIPC_CACHE_DIR (where
+# mlipc run keeps its builds; default a fresh temporary folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+SHORT=0
+JSON=bench/results.json
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --short) SHORT=1 ;;
+    --json) JSON=$2; shift ;;
+    *) echo "usage: bench/run.sh [--short] [--json FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ -z "${MLIPC:-}" ]; then
+  ./scripts/setup.sh
+  MLIPC="$PWD/${MLIPC_BUILD_DIR:-build}/bin/mlipc"
+fi
 # Debian's python3 with python3-numpy writes the random inputs.
 PY=/usr/bin/python3
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 "$PY" -c "import numpy" 2>/dev/null || {
   echo "bench: installing python3-numpy (to write random inputs)"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get install -y -qq python3-numpy >/dev/null
 }
-BUILD_DIR="${MLIPC_BUILD_DIR:-build}"
-MLIPC="$PWD/$BUILD_DIR/bin/mlipc"
 RUNS="${BENCH_RUNS:-200}"
+SIM_RUNS=20
+TILE_COUNTS="1 8"
+COMPILES=3
+if [ "$SHORT" = 1 ]; then RUNS=1; SIM_RUNS=1; TILE_COUNTS="8"; COMPILES=1; fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-export MLIPC_CACHE_DIR="$WORK/cache"
+export MLIPC_CACHE_DIR="${MLIPC_CACHE_DIR:-$WORK/cache}"
+ROWS="$WORK/rows.tsv"  # one figure per line, turned into JSON at the end
+: > "$ROWS"
 
 ORT=""
-if [ -z "${BENCH_NO_ORT:-}" ] && command -v node >/dev/null; then
+if [ "$SHORT" = 0 ] && [ -z "${BENCH_NO_ORT:-}" ] && command -v node >/dev/null; then
   PEER="bench/.peer"
   if [ ! -d "$PEER/node_modules/onnxruntime-node" ]; then
     echo "bench: installing onnxruntime-node into $PEER (npm registry)"
@@ -38,35 +72,54 @@ fi
 
 declare -A TVM_HILL=( [seed_digits_cnn]=250880 [kws_dscnn]=112384 [vww_mobilenet_v1_025]=301120
                       [ic_resnet8]=205824 [ad_fc_autoencoder]=1184 )
-MODELS=("seed_digits_cnn:examples/digits" "kws_dscnn:tests/data/models/mlperf_tiny_kws_dscnn"
+SHARED=("seed_digits_cnn:examples/digits" "kws_dscnn:tests/data/models/mlperf_tiny_kws_dscnn"
         "vww_mobilenet_v1_025:tests/data/models/mlperf_tiny_vww_mobilenet_v1_025"
         "ic_resnet8:tests/data/models/mlperf_tiny_ic_resnet8"
         "ad_fc_autoencoder:tests/data/models/mlperf_tiny_ad_fc_autoencoder")
-
+MODELS=("${SHARED[@]}")
+if [ "$SHORT" = 0 ] && [ -z "${BENCH_NO_224:-}" ]; then
+  "$PY" -c "import torch, torchvision" 2>/dev/null || {
+    echo "bench: installing python3-torch and python3-torchvision (the 224x224 networks' definitions)"
+    $SUDO apt-get install -y -qq python3-torch python3-torchvision >/dev/null || true
+  }
+  if "$PY" -c "import torch, torchvision" 2>/dev/null; then
+    "$PY" bench/make_models.py bench/.models 2>/dev/null
+    for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large; do MODELS+=("$n:bench/.models/$n"); done
+  else
+    echo "bench: no python3-torch: the 224x224 networks are skipped"
+  fi
+fi
 
 field() { sed -n "s/.*$1 *\([0-9,]*\) bytes.*/\1/p" | head -1 | tr -d ,; }
+now() { date +%s.%N; }
 
 echo
-echo "1. Compile time (best of 3) and arena (bytes) per memory planner; lower bound = most bytes live at once"
-printf "%-22s %9s %12s %12s %12s %12s %12s %10s\n" model "compile s" "lower bound" greedy_size greedy_confl hill_climb linear "TVM hill*"
+echo "1. Compile time (best of $COMPILES) and arena (bytes): before reuse (own buffers, no fused epilogues), after, and the"
+echo "   liveness lower bound after; the arena of each memory planner (* TVM v0.18 USMP hill_climb, not re-run here)"
+printf "%-22s %9s %12s %12s %12s %12s %12s %12s %12s %10s\n" model "compile s" "before" "after" "lower bound" \
+       greedy_size greedy_confl hill_climb linear "TVM hill*"
 for entry in "${MODELS[@]}"; do
   name="${entry%%:*}"; dir="${entry#*:}"
   best=""
-  for _ in 1 2 3; do  # best of three: the machine may be busy
-    t0=$(date +%s.%N)
+  for _ in $(seq "$COMPILES"); do  # the best: the machine may be busy
+    t0=$(now)
     "$MLIPC" compile "$dir/model.onnx" --target c -o "$WORK/$name.tar" > "$WORK/$name.compile"
-    t1=$(date +%s.%N)
-    t=$(echo "$t1 - $t0" | bc -l)
+    t=$(echo "$(now) - $t0" | bc -l)
     if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
   done
   lb=$(sed -n 's/.*lower bound \([0-9,]*\).*/\1/p' "$WORK/$name.compile" | tr -d ,)
+  after=$(field arena < "$WORK/$name.compile")
+  before=$("$MLIPC" compile "$dir/model.onnx" --target c --arena-reuse off -o "$WORK/p.tar" | field arena)
   row=()
   for p in greedy_by_size greedy_by_conflicts hill_climb linear; do
-    row+=("$("$MLIPC" compile "$dir/model.onnx" --target c --memory-planner $p -o "$WORK/p.tar" | field arena)")
+    a=$("$MLIPC" compile "$dir/model.onnx" --target c --memory-planner $p -o "$WORK/p.tar" | field arena)
+    row+=("$a")
+    printf "planner\t%s\t%s\t%s\n" "$name" "$p" "$a" >> "$ROWS"
   done
-  printf "%-22s %9.2f %12s %12s %12s %12s %12s %10s\n" "$name" "$best" "$lb" "${row[@]}" "${TVM_HILL[$name]}"
+  tvm="${TVM_HILL[$name]:-}"
+  printf "%-22s %9.2f %12s %12s %12s %12s %12s %12s %12s %10s\n" "$name" "$best" "$before" "$after" "$lb" "${row[@]}" "${tvm:--}"
+  printf "compile\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$best" "$before" "$after" "$lb" "${tvm:-0}" >> "$ROWS"
 done
-echo "(* TVM v0.18 USMP hill_climb workspace bytes for these models, measured on a machine of this kind and recorded in docs/benchmarks.md; TVM is not re-run here)"
 
 echo
 echo "2. Latency of one inference, median of $RUNS runs, one thread (us)"
@@ -75,7 +128,7 @@ for entry in "${MODELS[@]}"; do
   name="${entry%%:*}"; dir="${entry#*:}"
   read -r iname dims < <("$MLIPC" inspect "$WORK/$name.tar" | sed -n 's/^  input  \([^ ]*\) float32 \[\(.*\)\]$/\1 \2/p' | head -1)
   "$PY" -c "
-import numpy as np, sys
+import numpy as np
 shape=[int(d) for d in '$dims'.split(',')]
 x=np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 np.savez('$WORK/$name.npz', **{'$iname': x}); x.tofile('$WORK/$name.bin')"
@@ -88,27 +141,65 @@ np.savez('$WORK/$name.npz', **{'$iname': x}); x.tofile('$WORK/$name.bin')"
     ratio=$(echo "$c_us / $o_us" | bc -l)
     printf "%-22s %14s %14s %10.2f\n" "$name" "$c_us" "$o_us" "$ratio"
   else
+    o_us=0
     printf "%-22s %14s %14s %10s\n" "$name" "$c_us" "(skipped)" "-"
   fi
+  printf "latency\t%s\t%s\t%s\n" "$name" "$c_us" "$o_us" >> "$ROWS"
 done
 
 echo
 echo "3. MLIP target (cn10ka, fp16): estimated accelerator time from the cycle model, and simulator host time"
 printf "%-22s %6s %12s %12s %14s %14s\n" model tiles "est. cycles" "est. us" "sim host us" "sim MMAC/s"
-for entry in "${MODELS[@]}"; do
+for entry in "${SHARED[@]}"; do
   name="${entry%%:*}"; dir="${entry#*:}"
-  for tiles in 1 8; do
+  for tiles in $TILE_COUNTS; do
     "$MLIPC" compile "$dir/model.onnx" --target "mrvl, c" --target-mrvl-num_tiles=$tiles -o "$WORK/m.tar" > /dev/null
-    out=$("$MLIPC" run "$WORK/m.tar" --inputs "$WORK/$name.npz" --profile --repeat 20 --print-time)
+    out=$("$MLIPC" run "$WORK/m.tar" --inputs "$WORK/$name.npz" --profile --repeat "$SIM_RUNS" --print-time)
     cycles=$(echo "$out" | sed -n 's/^  total  *\([0-9,]*\) .*/\1/p' | tr -d ,)
     est_us=$(echo "$out" | sed -n 's/.*estimated MLIP time \([0-9.]*\) us.*/\1/p')
     host_us=$(echo "$out" | awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
     macs=$("$MLIPC" inspect "$WORK/m.tar" | awk '/^ +[0-9]+  (conv2d|fc) /{gsub(",","",$3); s+=$3} END{print s+0}')
-    printf "%-22s %6s %12s %12s %14s %14.1f\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$(echo "$macs / $host_us" | bc -l)"
+    mmacs=$(echo "$macs / $host_us" | bc -l)
+    printf "%-22s %6s %12s %12s %14s %14.1f\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$mmacs"
+    printf "mlip\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$mmacs" >> "$ROWS"
   done
 done
 
 echo
 echo "4. Elementary functions: mlip/kmath.h (same bits on every target) against the host C library, ns per call (-O2)"
-cc -O2 -std=c99 -Iinclude bench/kmath_bench.c -lm -o "$WORK/kmath_bench"
-"$WORK/kmath_bench"
+reps=""; [ "$SHORT" = 1 ] && reps="-DREPS=4"
+cc -O2 -std=c99 $reps -Iinclude bench/kmath_bench.c -lm -o "$WORK/kmath_bench"
+"$WORK/kmath_bench" | tee "$WORK/kmath.txt"
+awk 'NR > 1 {printf "kmath\t%s\t%s\t%s\n", $1, $2, $3}' "$WORK/kmath.txt" >> "$ROWS"
+
+"$PY" - "$ROWS" "$JSON" "$SHORT" "$RUNS" "$(nproc)" "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" <<'PY'
+import json, sys, time
+rows, out, short, runs, cores, cpu = sys.argv[1:7]
+models, kmath = {}, {}
+def model(name):
+    return models.setdefault(name, {"name": name})
+num = float
+for line in open(rows):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "compile":
+        m = model(f[1])
+        m["compile_s"] = num(f[2])
+        m["arena"] = {"before": int(f[3]), "after": int(f[4]), "lower_bound": int(f[5]),
+                      "tvm_hill_climb": int(f[6]) or None, "planners": m.get("arena", {}).get("planners", {})}
+    elif f[0] == "planner":
+        model(f[1]).setdefault("arena", {}).setdefault("planners", {})[f[2]] = int(f[3])
+    elif f[0] == "latency":
+        m = model(f[1])
+        c, o = num(f[2]), num(f[3])
+        m["latency_us"] = {"c": c, "onnxruntime": o or None, "ratio": c / o if o else None}
+    elif f[0] == "mlip":
+        model(f[1]).setdefault("mlip", []).append({"tiles": int(f[2]), "est_cycles": int(f[3]), "est_us": num(f[4]),
+                                                    "sim_host_us": num(f[5]), "sim_mmac_per_s": num(f[6])})
+    elif f[0] == "kmath":
+        kmath[f[1]] = {"mlip_ns": num(f[2]), "libc_ns": num(f[3])}
+doc = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mode": "short" if short == "1" else "full",
+       "runs": int(runs), "host": {"cpu": cpu, "cores": int(cores)}, "models": list(models.values()), "kmath": kmath}
+with open(out, "w") as fh:
+    json.dump(doc, fh, indent=1)
+print(f"\nbench: figures written to {out}")
+PY

@@ -97,8 +97,10 @@ la_ssize_t append_cb(archive*, void* client, const void* buf, size_t n) {
 
 class TarWriter {
  public:
-  explicit TarWriter(int64_t mtime) : a_(archive_write_new()), e_(archive_entry_new()), mtime_(mtime) {
+  // `reserve`: the bytes expected, so that a large archive is not copied as it grows.
+  TarWriter(int64_t mtime, size_t reserve) : a_(archive_write_new()), e_(archive_entry_new()), mtime_(mtime) {
     if (!a_ || !e_) fail("out of memory");
+    out_.reserve(reserve);
     // pax_restricted = plain ustar headers unless an entry needs more (long names).
     if (archive_write_set_format_pax_restricted(a_.get()) != ARCHIVE_OK ||
         archive_write_set_bytes_per_block(a_.get(), 10240) != ARCHIVE_OK ||
@@ -249,7 +251,9 @@ void write_tar(const fs::path& path, const FileMap& files) {
   std::string bytes;
   try {
     Node root = build_tree(files);
-    TarWriter w(archive_time());
+    size_t total = 10240;
+    for (const auto& f : files) total += f.second.size() + 2048;  // data, header, padding
+    TarWriter w(archive_time(), total);
     w.emit("./", root);
     bytes = w.finish();
   } catch (const Error& e) {

@@ -155,13 +155,14 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
   for (const std::string& p : params) unused += fmt::format("  (void){};\n", p.substr(p.rfind(' ') + 1));
   d.set("unused_params", unused);
 
-  std::string defs, decls;
-  for (const auto& [sym, t] : in.constants) {
-    defs += c_constant_definition(sym, *t) + "\n";
-    decls += fmt::format("extern {};\n", c_constant_declarator(sym, *t));
-  }
+  // The constants' definitions (for a large model, hundreds of megabytes of
+  // text) do not go through the template engine: lib0.c is rendered around a
+  // marker that they then replace.
+  std::string decls;
+  for (const auto& [sym, t] : in.constants) decls += fmt::format("extern {};\n", c_constant_declarator(sym, *t));
   if (!in.constants.empty()) d.set("has_constants", data::type::bool_true);
-  d.set("constant_defs", defs);
+  const std::string marker = "/* mlipc: constant definitions */";
+  d.set("constant_defs", marker);
   d.set("constant_decls", decls);
 
   std::set<std::string> includes;
@@ -185,9 +186,25 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
     d.set("can_fail", data::type::bool_true);
 
   const std::string m = in.module;
+  const std::string lib0 = render("templates/aot/lib0.c", d);
+  size_t at = lib0.find(marker);
+  if (at == std::string::npos) {
+    if (!in.constants.empty()) fail("internal: template aot/lib0.c has no constant definitions");
+    at = lib0.size();
+  }
+  size_t total = lib0.size();
+  for (const auto& c : in.constants) total += c.second->nbytes() * 4 + c.second->nbytes() / kConstantRowBytes * 4 + 512;
+  std::string lib0_full;
+  lib0_full.reserve(total);
+  lib0_full.append(lib0, 0, at);
+  for (const auto& [sym, t] : in.constants) {
+    lib0_full += c_constant_definition(sym, *t);
+    lib0_full += '\n';
+  }
+  if (at < lib0.size()) lib0_full.append(lib0, at + marker.size(), std::string::npos);
   return {
       {"codegen/host/include/tvmgen_" + m + ".h", render("templates/aot/header.h", d)},
-      {"codegen/host/src/" + m + "_lib0.c", render("templates/aot/lib0.c", d)},
+      {"codegen/host/src/" + m + "_lib0.c", std::move(lib0_full)},
       {"codegen/host/src/" + m + "_lib1.c", render("templates/aot/lib1.c", d)},
       {"templates/firmware/main.c", render("templates/firmware/main.c", firmware_main_data(in))},
   };

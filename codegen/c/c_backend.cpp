@@ -10,6 +10,7 @@
 #include "c/aot.h"
 #include "c/constants.h"
 #include "c/kernel.h"
+#include "c/layout.h"
 #include "ir/activation.h"
 #include "ir/op.h"
 #include "resources/resources.h"
@@ -86,8 +87,46 @@ class Generator {
     // at its own step only, planned with the tensors.
     std::vector<KernelSpec> specs(g_.nodes.size());
     for (size_t i = 0; i < g_.nodes.size(); ++i)
-      if (!is_view(g_.nodes[i])) specs[i] = prepare(g_.nodes[i]);
-    m_.liveness = memory::analyze_liveness(g_);
+      if (!is_view(g_.nodes[i])) specs[i] = prepare(g_.nodes[i], {}, {});
+    // Then the layouts the kernels allow (c/layout.h), and the kernels that
+    // touch a channels-last tensor prepared again for it.
+    m_.channels_last = plan_layouts(g_, specs);
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (is_view(n)) continue;
+      std::vector<bool> in_cl, out_cl;
+      bool any = false;
+      for (ValueId v : n.inputs) any |= in_cl.emplace_back(v != kNoValue && m_.channels_last[v]);
+      for (ValueId v : n.outputs) any |= out_cl.emplace_back(v != kNoValue && m_.channels_last[v]);
+      if (any) specs[i] = prepare(n, in_cl, out_cl);
+    }
+    std::vector<memory::InPlace> in_place;
+    if (opt_.arena_reuse)
+      for (size_t i = 0; i < g_.nodes.size(); ++i)
+        for (int k : specs[i].in_place)
+          in_place.push_back({static_cast<int>(i), g_.nodes[i].inputs.at(static_cast<size_t>(k)), g_.nodes[i].outputs[0]});
+    // Concats whose inputs are written straight into their output (and
+    // then copy nothing).
+    std::vector<memory::Slice> slices;
+    std::vector<bool> elided(g_.nodes.size(), false);
+    if (opt_.arena_reuse)
+      for (int i : memory::concat_slices(g_, slices)) elided[static_cast<size_t>(i)] = true;
+    m_.liveness = memory::analyze_liveness(g_, in_place, slices);
+    // Convolutions that offer a zero-padded copy of their input get it
+    // where its scratch keeps their step within the lower bound.
+    {
+      std::vector<size_t> live(g_.nodes.size(), 0);
+      size_t peak = 0;
+      for (const memory::Buffer& b : m_.liveness.buffers)
+        for (int st = b.first; st <= b.last; ++st)
+          live[static_cast<size_t>(st)] += memory::align_up(b.size, opt_.workspace_alignment);
+      for (size_t v : live) peak = std::max(peak, v);
+      for (size_t i = 0; i < g_.nodes.size(); ++i) {
+        const size_t extra = memory::align_up(specs[i].pad_scratch_bytes, opt_.workspace_alignment);
+        if (extra > 0 && live[i] + extra <= peak)
+          specs[i] = prepare(g_.nodes[i], specs[i].in_cl, specs[i].out_cl, true);
+      }
+    }
     std::vector<int> scratch_buffer(g_.nodes.size(), -1);
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (specs[i].scratch_bytes > 0) {
@@ -104,7 +143,7 @@ class Generator {
     std::string body;
     for (int i = 0; i < static_cast<int>(g_.nodes.size()); ++i) {
       const Node& n = g_.nodes[i];
-      if (is_view(n)) continue;
+      if (is_view(n) || elided[static_cast<size_t>(i)]) continue;
       int layer = static_cast<int>(m_.layers.size());
       KernelSpec& spec = specs[static_cast<size_t>(i)];
       const std::string op = spec.op.empty() ? n.op : spec.op;
@@ -141,9 +180,11 @@ class Generator {
     const memory::Storage& s = m_.liveness.storage[v];
     switch (s.kind) {
       case memory::Storage::Input: return fmt::format("({}*)i_{}", t, m_.inputs[s.index].member);
-      case memory::Storage::Output: return fmt::format("({}*)o_{}", t, m_.outputs[s.index].member);
+      case memory::Storage::Output:
+        if (s.offset > 0) return fmt::format("({}*)((uint8_t*)o_{} + {})", t, m_.outputs[s.index].member, s.offset);
+        return fmt::format("({}*)o_{}", t, m_.outputs[s.index].member);
       case memory::Storage::Arena:
-        return fmt::format("({}*)(workspace + {})", t, m_.plan.offsets[static_cast<size_t>(s.index)]);
+        return fmt::format("({}*)(workspace + {})", t, m_.plan.offsets[static_cast<size_t>(s.index)] + s.offset);
       case memory::Storage::Constant: return constant_symbol(s.root);
       default: fail("internal: value '{}' has no storage", val.name);
     }
@@ -160,10 +201,21 @@ class Generator {
     return c_constant_values(sym);
   }
 
-  KernelSpec prepare(const Node& n) {
+  std::string packed_symbol(const std::shared_ptr<const TensorData>& t) {
+    std::string sym = fmt::format("{}_packed_{}", prefix_, m_.packed.size());
+    m_.packed.push_back(t);
+    m_.constants.emplace_back(sym, t.get());
+    m_.constants_size += t->nbytes();
+    return c_constant_values(sym);
+  }
+
+  KernelSpec prepare(const Node& n, std::vector<bool> in_cl, std::vector<bool> out_cl, bool pad_input = false) {
     const KernelDef* def = find_kernel(n.op);
     if (!def) fail_no_kernel(g_, n);
     KernelSpec spec;
+    spec.in_cl = std::move(in_cl);
+    spec.out_cl = std::move(out_cl);
+    spec.pad_input = pad_input;
     try {
       def->prepare(g_, n, spec);
     } catch (const Error& e) {
@@ -190,10 +242,14 @@ class Generator {
     }
     Activation act = activation_of(n.attrs);
     spec.set("act", c_activation(act));
+    spec.set("act_block", c_activation_block(act));
 
     std::string text(resources::get("templates/kernels/" + spec.template_name));
-    if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos)
+    const bool block = text.find("{{act_block}}") != std::string::npos;
+    if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos && !block)
       fail("internal: {}: template {} ignores the fused activation", n.describe(), spec.template_name);
+    if (block && (act.kind == Activation::Sigmoid || act.kind == Activation::Silu))
+      spec.includes.push_back("mlip/kmath_n.h");
     kainjow::mustache::mustache tmpl(text);
     if (!tmpl.is_valid())
       fail("internal: template {}: {}", spec.template_name, tmpl.error_message());
@@ -207,6 +263,7 @@ class Generator {
       if (!n.has_input(static_cast<size_t>(a))) fail("internal: {}: kernel argument #{} is omitted", n.describe(), a);
       args.push_back(pointer(n.inputs[static_cast<size_t>(a)], false));
     }
+    for (const auto& t : spec.packed) args.push_back(packed_symbol(t));
     for (ValueId out : n.outputs) args.push_back(pointer(out, true));
     if (!scratch.empty()) args.push_back(scratch);
     k.call = spec.returns_status

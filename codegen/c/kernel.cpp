@@ -97,8 +97,24 @@ std::string c_activation(const Activation& a) {
       return fmt::format("v = v < {0} ? {0} : v; v = v > {1} ? {1} : v;", c_float(a.lo), c_float(a.hi));
     case Activation::Sigmoid: return "v = mlip_sigmoidf(v);";
     case Activation::Tanh: return "v = mlip_tanhf(v);";
+    case Activation::Silu: return "v = v * mlip_sigmoidf(v);";
+    case Activation::HardSigmoid:  // Activation::hard_sigmoid
+      return fmt::format("{{ const float t = {} * v + {}; v = t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t); }}",
+                         c_float(a.alpha), c_float(a.beta));
+    case Activation::HardSwish:  // v times Activation::hard_sigmoid
+      return fmt::format("{{ const float t = {} * v + {}; v = v * (t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t)); }}",
+                         c_float(a.alpha), c_float(a.beta));
     default: return "";
   }
+}
+
+std::string c_activation_block(const Activation& a) {
+  if (a.kind == Activation::Sigmoid) return "mlip_sigmoidf_n(t, nt);";
+  if (a.kind == Activation::Silu) return "mlip_siluf_n(t, nt);";
+  const std::string one = c_activation(a);
+  if (one.empty()) return "";
+  return "{\n      int32_t k_;\n      for (k_ = 0; k_ < nt; ++k_) {\n        float v = t[k_];\n        " + one +
+         "\n        t[k_] = v;\n      }\n    }";
 }
 
 void expect_dtype(const Graph& g, const Node& n, int input, std::initializer_list<DType> allowed) {

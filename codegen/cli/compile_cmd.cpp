@@ -33,6 +33,7 @@ struct CompileArgs {
   std::string module_name = "default";
   size_t alignment = 16;
   std::string planner = "hill_climb";
+  std::string arena_reuse = "on";
   std::string output_names = "onnx";
   std::string mcpu = "cn10ka";
   std::string num_tiles = "8";
@@ -91,6 +92,8 @@ void run_compile(const CompileArgs& a) {
   driver::check_workspace_alignment(a.alignment);
   memory::make_allocator(a.planner);  // rejects an unknown planner before any work
   opt.codegen.memory_planner = a.planner;
+  if (a.arena_reuse != "on" && a.arena_reuse != "off") fail("--arena-reuse '{}' (allowed: on, off)", a.arena_reuse);
+  opt.codegen.arena_reuse = a.arena_reuse == "on";
   if (a.output_names != "onnx" && a.output_names != "tvm")
     fail("--output-names '{}' (allowed: onnx, tvm)", a.output_names);
   opt.codegen.tvm_output_names = a.output_names == "tvm";
@@ -196,6 +199,9 @@ void add_compile(CLI::App& app) {
                 "alignment of every arena buffer (bytes): a power of two, at most 4096 (default 16)");
   c->add_option("--memory-planner", args->planner,
                 "greedy_by_size, greedy_by_conflicts, hill_climb (default) or linear");
+  c->add_option("--arena-reuse", args->arena_reuse,
+                "on (default): an output takes over the buffer of an input that dies at its node, and fused epilogues "
+                "save intermediate tensors; off: every tensor in a buffer of its own (the arena before reuse)");
   c->add_option("--output-names", args->output_names,
                 "onnx: struct members named after the model's outputs (default); tvm: output, output0, ...");
   c->add_option("--io-dtype", args->io_dtype,

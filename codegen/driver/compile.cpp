@@ -174,7 +174,11 @@ void compile_graph(CompileResult& r, const CompileOptions& options) {
   const mlip::Options& mlip_options = r.mlip_options;
   mlip::Partition partition;
   if (r.target.mlip) partition = mlip::partition(r.graph, mlip_options);
-  passes::fuse_activation(r.graph);
+  passes::fuse_activation(r.graph, options.codegen.arena_reuse);
+  if (options.codegen.arena_reuse) {
+    passes::fuse_residual(r.graph);
+    passes::fuse_pool(r.graph);
+  }
   passes::materialize_outputs(r.graph);
   infer_shapes(r.graph);
   if (r.target.mlip) r.mlip = mlip::lower_regions(r.graph, mlip_options, partition);
@@ -184,7 +188,7 @@ void compile_graph(CompileResult& r, const CompileOptions& options) {
   r.module = c::generate(r.graph, cg);
 
   const std::string& m = cg.module_name;
-  r.files = r.module.files;
+  r.files = std::move(r.module.files);  // hundreds of megabytes for a large model: moved, not copied
   for (const auto& [path, content] : r.mlip.files) r.files[path] = content;
   r.files["src/" + m + ".graph"] = graph_to_text(r.graph);
   r.files["parameters/" + m + ".params"] = mlf::write_params(r.module.constants);

@@ -36,7 +36,7 @@ namespace steps {
 // -ffast-math), so results are the same bits as at -O0. An mlipc built with
 // MLIPC_ASAN=ON builds the generated code and the runtime under the same
 // sanitizers, so the sanitizer suite covers them too.
-const std::vector<std::string> kCFlags = {"-std=c99", "-O3", "-ffp-contract=off", "-DMLIP_PROFILE", "-w",
+const std::vector<std::string> kCFlags = {"-std=c99", "-O3", "-march=native", "-ffp-contract=off", "-DMLIP_PROFILE", "-w",
 #ifdef MLIPC_HOST_SANITIZE
                                           "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                                           "-fno-omit-frame-pointer",

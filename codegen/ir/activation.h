@@ -1,7 +1,9 @@
 // Activations fused into their producer (Conv, Gemm, MatMul, elementwise
 // binary, BatchNormalization) by passes/fuse_activation. They are stored as
 // node attributes so that the reference kernel and the C kernel apply the
-// same function in the same place: after the bias, before the store.
+// same function in the same place: after the bias, before the store. Silu
+// (x * Sigmoid(x)) and HardSwish (x * HardSigmoid(x)) stand for a product
+// with its own factor: each is the unfused nodes' arithmetic, in their order.
 #pragma once
 
 #include <cmath>
@@ -13,9 +15,10 @@
 namespace mlipc {
 
 struct Activation {
-  enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh };
+  enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, Silu, HardSwish };
   Kind kind = None;
-  float alpha = 0.01f;  // LeakyRelu slope
+  float alpha = 0.01f;  // LeakyRelu slope; HardSigmoid, HardSwish: alpha * x + beta
+  float beta = 0.5f;
   float lo = -INFINITY, hi = INFINITY;  // Clip bounds
 
   float apply(float v) const {
@@ -27,8 +30,16 @@ struct Activation {
         return v > hi ? hi : v;
       case Sigmoid: return mlip_sigmoidf(v);
       case Tanh: return mlip_tanhf(v);
+      case Silu: return v * mlip_sigmoidf(v);
+      case HardSigmoid: return hard_sigmoid(v);
+      case HardSwish: return v * hard_sigmoid(v);
       default: return v;
     }
+  }
+  // ONNX HardSigmoid's arithmetic (ops::eval_HardSigmoid): a NaN stays NaN.
+  float hard_sigmoid(float v) const {
+    const float t = alpha * v + beta;
+    return t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t);
   }
   std::string name() const;  // "relu", "leaky_relu", ... ("" for None)
 };

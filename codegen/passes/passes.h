@@ -98,8 +98,22 @@ void quantize_io(Graph& g);
 void fuse_pad(Graph& g);
 
 // Fuses Relu, LeakyRelu, Clip, Sigmoid and Tanh into the producing Conv,
-// Gemm, MatMul, Add/Sub/Mul/Div or BatchNormalization.
-void fuse_activation(Graph& g);
+// Gemm, MatMul, Add/Sub/Mul/Div or BatchNormalization; with `epilogues`
+// (--arena-reuse on) also HardSigmoid, HardSwish and the products
+// x * Sigmoid(x) (SiLU) and x * HardSigmoid(x), whose intermediate tensors
+// then never exist.
+void fuse_activation(Graph& g, bool epilogues = true);
+
+// With a Conv whose output only an Add reads, adding a tensor of the same
+// shape (a residual connection): the Conv adds it before its activation
+// (input 3, "residual"), takes the Add's activation and place in the
+// schedule, and its own output never exists.
+void fuse_residual(Graph& g);
+
+// With a 2-D Conv (one group, constant weights) whose output only a MaxPool
+// reads: the Conv computes the pooled tensor (ir/ops/conv.h), keeping only
+// the rows a window spans, so its own output never exists.
+void fuse_pool(Graph& g);
 
 // Makes every graph output the result of its own computing node: outputs
 // that are graph inputs, constants, views of those, or shared with another

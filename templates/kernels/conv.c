@@ -5,8 +5,9 @@
  * position lies inside x (padding taps add nothing). Every output thus sums
  * the same products in the same order as the reference kernel
  * (bit-identical), while the inner loop runs along an output row, reading
- * each input once for the MB channels. Then bias and activation. */
-static void {{fn}}(const float* restrict x, const float* restrict w, {{#has_bias}}const float* restrict b, {{/has_bias}}float* restrict y) {
+ * each input once for the MB channels. Then bias, residual r (a tensor of
+ * y's shape, passes/fuse_residual) and activation. */
+static void {{fn}}(const float* restrict x, const float* restrict w, {{#has_bias}}const float* restrict b, {{/has_bias}}{{#has_res}}const float* restrict r, {{/has_res}}float* restrict y) {
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t m0 = 0; m0 < {{M}}; m0 += {{MB}}) {
       const float* xg = x + (n * {{C}} + (m0 / {{OCG}}) * {{ICG}}) * {{ISIZE}};
@@ -61,7 +62,8 @@ static void {{fn}}(const float* restrict x, const float* restrict w, {{#has_bias
       for (int32_t q = 0; q < {{MB}}; ++q) {
         for (int32_t o = 0; o < {{OSIZE}}; ++o) {
           float v = ym[q * {{OSIZE}} + o]{{#has_bias}} + b[m0 + q]{{/has_bias}};
-          {{act}}
+{{#has_res}}          v += r[(n * {{M}} + m0 + q) * {{OSIZE}} + o];
+{{/has_res}}          {{act}}
           ym[q * {{OSIZE}} + o] = v;
         }
       }

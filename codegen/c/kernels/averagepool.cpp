@@ -10,6 +10,11 @@ void prepare_AveragePool(const Graph& g, const Node& n, KernelSpec& spec) {
   const Shape& x = g.value(n.inputs[0]).shape;
   const ops::Geometry3 geo = ops::to_3d(
       ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, {/*dilations=*/true, /*ceil_mode=*/true}));
+  if (set_pool_cl(g, n, spec, geo)) {
+    spec.set_flag("max", false);
+    spec.set_flag("include_pad", n.attrs.get_int("count_include_pad", 0) == 1);
+    return;
+  }
   spec.template_name = "averagepool.c";
   spec.set("P", x[0] * x[1]);
   set_window(spec, geo);

@@ -1,10 +1,77 @@
 // Conv: one template for 1-D, 2-D and 3-D (as 3-D with size-1 leading axes),
-// all geometry baked in; x, w and the optional bias are pointers, so the
-// weights may be constants (.rodata) or computed at run time.
+// all geometry baked in. Constant weights (and bias) are packed at compile
+// time into the order the tiled kernel reads (conv_tiled.c, which reads and
+// writes either layout, c/layout.h); weights computed at run time go through
+// conv.c, row-major only. Both sum in the reference's order, so they give
+// its bits.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
 #include "c/kernels/kernels.h"
+#include "ir/ops/conv.h"
 #include "ir/ops/spatial.h"
 
 namespace mlipc::c::kernels {
+
+namespace {
+
+// Output channels per vector block: the widest of 16, 8, 4 that divides
+// the group's channels, else the one that pads least.
+int64_t block_width(int64_t channels) {
+  for (int64_t mb : {16, 8, 4})
+    if (channels % mb == 0) return mb;
+  return channels > 8 ? 16 : channels > 4 ? 8 : 4;
+}
+
+// The weights [M, ICG, K...] as [group][block][ic][k...][MB] (dense) or,
+// depthwise (ICG = OCG = 1), [block][k...][MB]: both are one formula with
+// `groups` = 1 and `ocg` = M for depthwise. Lanes past the group's channels
+// are 0.
+std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t groups, int64_t ocg, int64_t mb) {
+  const int64_t per_oc = numel(w.shape()) / w.shape()[0];  // ICG * K...
+  const int64_t nb = (ocg + mb - 1) / mb;
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{groups * nb * per_oc * mb});
+  const float* src = w.data<float>();
+  float* dst = t->data<float>();
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t b = 0; b < nb; ++b)
+      for (int64_t q = 0; q < mb && b * mb + q < ocg; ++q)
+        for (int64_t i = 0; i < per_oc; ++i)
+          dst[((g * nb + b) * per_oc + i) * mb + q] = src[(g * ocg + b * mb + q) * per_oc + i];
+  return t;
+}
+
+std::shared_ptr<const TensorData> pack_bias(const TensorData& b, int64_t groups, int64_t ocg, int64_t mb) {
+  const int64_t nb = (ocg + mb - 1) / mb;
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{groups * nb * mb});
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t i = 0; i < ocg; ++i) t->data<float>()[(g * nb + i / mb) * mb + i % mb] = b.data<float>()[g * ocg + i];
+  return t;
+}
+
+// Positions per tile, at most 8: the count that covers the largest run of
+// output positions with one window in the fewest tile slots, counting each
+// tile's own work as two positions.
+int64_t tile_positions(const ops::Geometry3& geo) {
+  int64_t cnt = 1;  // the interior: the whole output less the border bands
+  for (int a = 0; a < ops::kMaxSpatial; ++a) {
+    int64_t inside = 0;
+    for (int64_t o = 0; o < geo.out[a]; ++o) {
+      const int64_t first = o * geo.stride[a] - geo.pad_begin[a];
+      inside += first >= 0 && first + (geo.kernel[a] - 1) * geo.dilation[a] < geo.in[a];
+    }
+    cnt *= std::max<int64_t>(inside, 1);
+  }
+  int64_t best = 8, best_cost = -1;
+  for (int64_t p = 8; p >= 1; --p) {
+    const int64_t cost = (cnt + p - 1) / p * (p + 2);
+    if (best_cost < 0 || cost < best_cost) best = p, best_cost = cost;
+  }
+  return best;
+}
+
+}  // namespace
 
 void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_float(g, n, 0);
@@ -13,25 +80,133 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   if (has_bias) expect_float(g, n, 2);
   const Shape& x = g.value(n.inputs[0]).shape;
   const Shape& w = g.value(n.inputs[1]).shape;
+  const Shape& y = g.value(n.outputs[0]).shape;
   const ops::Geometry3 geo = ops::to_3d(ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w),
                                                               {/*dilations=*/true, /*ceil_mode=*/false}));
   const int64_t group = n.attrs.get_int("group", 1);
-  spec.template_name = "conv.c";
+  const int64_t icg = x[1] / group, ocg = w[0] / group;
+  const bool has_res = n.has_input(3);  // passes/fuse_residual
   spec.set("N", x[0]);
+  set_window(spec, geo);
+  spec.set_flag("has_bias", has_bias);
+  spec.set_flag("has_res", has_res);
+
+  const Value& wv = g.value(n.inputs[1]);
+  const bool packable = wv.is_constant() && (!has_bias || g.value(n.inputs[2]).is_constant()) && numel(y) > 0;
+  if (packable) {
+    const bool depthwise = icg == 1 && ocg == 1;
+    const int64_t groups = depthwise ? 1 : group, per_group = depthwise ? w[0] : ocg;
+    const int64_t mb = block_width(per_group);
+    const int64_t nb = (per_group + mb - 1) / mb;
+    const bool x_cl = spec.input_cl(0), y_cl = spec.output_cl(0);
+    const bool pool = ops::has_fused_pool(n.attrs);
+    std::shared_ptr<const TensorData> wpk = pack_weights(*wv.constant, groups, per_group, mb);
+    // A zero-padded copy of the input in the scratch, channels-last: every
+    // position then sees every tap, so there is one rectangle and no border
+    // tile wastes lanes. Bit-exact only with finite weights: a padding tap
+    // then adds x * w = +-0, which leaves every sum as it is (a sum that
+    // starts at +0 is never -0). Offered for small planes, where the
+    // border's share is large and the copy cheap; the backend decides.
+    const int64_t padded_in = (geo.in[0] + geo.pad_begin[0] + geo.pad_end[0]) * (geo.in[1] + geo.pad_begin[1] + geo.pad_end[1]) *
+                              (geo.in[2] + geo.pad_begin[2] + geo.pad_end[2]);
+    const int64_t pad_channels = depthwise ? x[1] : icg;
+    bool finite = true;
+    for (int64_t i = 0; i < wpk->numel() && finite; ++i) finite = std::isfinite(wpk->data<float>()[i]);
+    const bool has_pads = geo.pad_begin[0] + geo.pad_begin[1] + geo.pad_begin[2] + geo.pad_end[0] + geo.pad_end[1] +
+                              geo.pad_end[2] >
+                          0;
+    if (!pool && finite && has_pads && geo.out[0] * geo.out[1] * geo.out[2] <= 400)
+      spec.pad_scratch_bytes = static_cast<size_t>(padded_in * pad_channels) * sizeof(float);
+    const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;
+    spec.set_flag("padx", padx);
+    spec.template_name = "conv_tiled.c";
+    spec.includes.push_back("mlip/kvec.h");
+    // Depthwise: one group of C channels, each lane reading its own.
+    spec.set_flag("dw", depthwise);
+    spec.set("G", groups);
+    spec.set("C", x[1]);
+    spec.set("ICG", icg);
+    spec.set("OCG", per_group);
+    spec.set("MB", mb);
+    spec.set("NB", nb);
+    spec.set("WBLOCK", numel(w) / w[0] * mb);
+    spec.set_flag("padded", per_group % mb != 0);
+    spec.set_flag("vector_load", (x_cl || padx) && per_group % mb == 0);
+    set_strides(spec, "Y", y, y_cl);
+    if (padx) {
+      // The kernel reads the copy: the geometry of the padded input without
+      // pads; the real input's strides and pads (XR*, RP*) for the copy.
+      ops::Geometry3 gp = geo;
+      const char* axes[] = {"D", "H", "W"};
+      for (int a = 0; a < ops::kMaxSpatial; ++a) {
+        spec.set(std::string("RI") + axes[a], geo.in[a]);
+        spec.set(std::string("RP") + axes[a], geo.pad_begin[a]);
+        gp.in[a] = geo.in[a] + geo.pad_begin[a] + geo.pad_end[a];
+        gp.pad_begin[a] = gp.pad_end[a] = 0;
+      }
+      set_window(spec, gp);
+      set_strides(spec, "XR", x, x_cl);
+      Shape padded = {1, pad_channels, gp.in[0], gp.in[1], gp.in[2]};
+      set_strides(spec, "X", padded, true);
+      spec.set("PCN", pad_channels);
+      spec.set("PAD_ELEMS", padded_in * pad_channels);
+      set_rectangles(spec, gp);
+      spec.set("PBX", tile_positions(gp));
+      spec.scratch_bytes = spec.pad_scratch_bytes;
+    } else {
+      set_strides(spec, "X", x, x_cl);
+      set_rectangles(spec, geo);
+      spec.set("PBX", tile_positions(geo));
+    }
+    // A fused MaxPool (passes/fuse_pool): 2-D, so the pool's axes are H, W.
+    spec.set_flag("pool", pool);
+    spec.set("NBAND", 1);
+    if (pool) {
+      Shape conv_out = {x[0], w[0]};
+      conv_out.insert(conv_out.end(), geo.out + 1, geo.out + 3);
+      const ops::Geometry3 pg = ops::to_3d(ops::maxpool_geometry(ops::fused_pool_attrs(n.attrs), conv_out));
+      const int64_t sr = (pg.kernel[1] - 1) * pg.dilation[1] + 1;
+      spec.set("NBAND", pg.out[1]);
+      spec.set("SR", sr);
+      spec.set("POW", pg.out[2]);
+      for (const char* a : {"H", "W"}) {
+        const int i = a[0] == 'H' ? 1 : 2;
+        spec.set(std::string("PK") + a, pg.kernel[i]);
+        spec.set(std::string("PS") + a, pg.stride[i]);
+        spec.set(std::string("PP") + a, pg.pad_begin[i]);
+        spec.set(std::string("PD") + a, pg.dilation[i]);
+      }
+      spec.scratch_bytes = static_cast<size_t>(sr * geo.out[2] * mb) * sizeof(float);
+    }
+    spec.set_flag("has_scratch", spec.scratch_bytes > 0);
+    spec.args = {0};
+    spec.packed.push_back(wpk);
+    if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
+    spec.layouts = {{0}, {}, true};
+    spec.set("y_restrict", has_res ? "" : "restrict ");
+    if (has_res) {
+      // The residual is read with y's strides, each element just before the
+      // same element of y is written: y may take over its bytes.
+      spec.args.push_back(3);
+      spec.layouts.tied.push_back(3);
+      spec.in_place.push_back(3);
+    }
+    return;
+  }
+
+  spec.template_name = "conv.c";
   spec.set("C", x[1]);
   spec.set("M", w[0]);
-  spec.set("ICG", x[1] / group);
-  spec.set("OCG", w[0] / group);
-  set_window(spec, geo);
+  spec.set("ICG", icg);
+  spec.set("OCG", ocg);
   spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
   // Output channels per pass: up to 4 of one group share each input read.
-  const int64_t ocg = w[0] / group;
   const int64_t mb = ocg % 4 == 0 ? 4 : ocg % 2 == 0 ? 2 : 1;  // 8 measured no faster
   spec.set("MB", mb);
   spec.set("MOSIZE", mb * geo.out[0] * geo.out[1] * geo.out[2]);
-  spec.set_flag("has_bias", has_bias);
   spec.args = {0, 1};
   if (has_bias) spec.args.push_back(2);
+  if (has_res) spec.args.push_back(3);
 }
 
 }  // namespace mlipc::c::kernels

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
+#include "c/layout.h"
 #include "ir/ops/broadcast.h"
 #include "ir/ops/elem.h"
 #include "support/error.h"
@@ -96,14 +97,24 @@ std::string offset_line(size_t k, size_t d, int64_t stride) {
 
 void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const ElementwiseBody& b) {
   const Value& out = g.value(n.outputs[0]);
+  // Any layout, as long as the inputs whose bytes depend on it share the
+  // output's (c/layout.h): the loops then walk the stored shapes.
+  const bool cl = spec.output_cl(0);
+  if (b.read_shapes.empty() && n.outputs.size() == 1) {
+    spec.layouts.output = true;
+    for (int k : b.inputs)
+      if (!layout_invariant(stored_shape(g.value(n.inputs.at(static_cast<size_t>(k))).shape, out.shape.size(), false)))
+        spec.layouts.tied.push_back(k);
+  }
+  const Shape out_shape = stored_shape(out.shape, out.shape.size(), cl);
   std::vector<std::vector<int64_t>> strides;
   for (size_t k = 0; k < b.inputs.size(); ++k) {
     const Shape& s = k < b.read_shapes.size() && !b.read_shapes[k].empty()
                          ? b.read_shapes[k]
                          : g.value(n.inputs.at(static_cast<size_t>(b.inputs[k]))).shape;
-    strides.push_back(ops::broadcast_strides(s, out.shape));
+    strides.push_back(ops::broadcast_strides(stored_shape(s, out.shape.size(), cl), out_shape));
   }
-  const ops::Loops l = ops::simplify_loops(out.shape, strides);
+  const ops::Loops l = ops::simplify_loops(out_shape, strides);
   std::vector<TemplateData> loops;
   for (size_t d = 1; d <= l.dims.size(); ++d) {
     TemplateData item;
@@ -114,10 +125,20 @@ void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const E
     item.set("offsets", offs);
     loops.push_back(item);
   }
+  // An input of the output's shape and element size may give the output its
+  // bytes: element o is read before element o is written.
+  for (size_t k = 0; k < b.inputs.size(); ++k) {
+    const Value& in = g.value(n.inputs.at(static_cast<size_t>(b.inputs[k])));
+    if (n.outputs.size() == 1 && in.shape == out.shape && dtype_size(in.dtype) == dtype_size(out.dtype) &&
+        (k >= b.read_shapes.size() || b.read_shapes[k].empty()))
+      spec.in_place.push_back(b.inputs[k]);
+  }
+  spec.set("y_restrict", spec.in_place.empty() ? "restrict " : "");
   std::string params, start, loads;
   for (size_t k = 0; k < b.inputs.size(); ++k) {
     const DType t = g.value(n.inputs.at(static_cast<size_t>(b.inputs[k]))).dtype;
-    params += fmt::format("const {}* restrict x{}, ", dtype_ctype(t), k);
+    const bool shared = std::find(spec.in_place.begin(), spec.in_place.end(), b.inputs[k]) != spec.in_place.end();
+    params += fmt::format("const {}* {}x{}, ", dtype_ctype(t), shared ? "" : "restrict ", k);
     start += fmt::format("  const int32_t p{}_0 = 0;\n", k);
     loads += fmt::format("    const {} v{} = {};\n", c_compute_type(t), k,
                          c_load(t, fmt::format("x{}[p{}_{}]", k, k, l.dims.size())));

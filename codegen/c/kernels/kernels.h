@@ -17,6 +17,25 @@ namespace mlipc::c::kernels {
 // (axes D, H, W), for Conv and the pools.
 void set_window(KernelSpec& spec, const ops::Geometry3& geo);
 
+// X<N,C,D,H,W> (input) or Y<...> (output, `prefix` "Y"): the element
+// strides of a [N, C, spatial...] tensor's batch, channel and three spatial
+// axes (1-D and 2-D with size-1 leading axes), stored row-major or
+// channels-last (c/layout.h).
+void set_strides(KernelSpec& spec, const std::string& prefix, const Shape& shape, bool channels_last);
+
+// NR and "rects": the output positions of a window grouped into boxes whose
+// windows have the same taps inside the input, as a C initializer of
+// int32_t [NR][12]: {od0, od1, kd0, kd1, oh0, oh1, kh0, kh1, ow0, ow1, kw0, kw1}
+// (output ranges and the kernel ranges they read, ends exclusive); FULL: the
+// index of the one whose window is whole (at most one), or -1.
+void set_rectangles(KernelSpec& spec, const ops::Geometry3& geo);
+
+// MaxPool and AveragePool (one output): they may read and write either
+// layout (spec.layouts); when either tensor is channels-last, fills the
+// common values of pool_cl.c and returns true (the caller adds "max" and its
+// values), else leaves the row-major template to the caller.
+bool set_pool_cl(const Graph& g, const Node& n, KernelSpec& spec, const ops::Geometry3& geo);
+
 // "k", "dims", "strides", "batches", "tuples", "chunk" and "batch_stride" of a
 // GatherND / ScatterND geometry, for their templates.
 void set_nd_geometry(KernelSpec& spec, const ops::NdGeometry& geo);

@@ -11,14 +11,18 @@ void prepare_MaxPool(const Graph& g, const Node& n, KernelSpec& spec) {
   const Shape& x = xv.shape;
   const ops::Geometry3 geo = ops::to_3d(
       ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, {/*dilations=*/true, /*ceil_mode=*/true}));
-  spec.template_name = "maxpool.c";
-  spec.set("P", x[0] * x[1]);
-  set_window(spec, geo);
   switch (xv.dtype) {
     case DType::Int8: spec.set("lowest", "(-128)"); break;
     case DType::UInt8: spec.set("lowest", "0"); break;
     default: spec.set("lowest", "(-INFINITY)"); break;
   }
+  if (set_pool_cl(g, n, spec, geo)) {
+    spec.set_flag("max", true);
+    return;
+  }
+  spec.template_name = "maxpool.c";
+  spec.set("P", x[0] * x[1]);
+  set_window(spec, geo);
   const bool indices = n.outputs.size() > 1 && n.outputs[1] != kNoValue;
   spec.set_flag("indices", indices);
   spec.set_flag("col_major", n.attrs.get_int("storage_order", 0) == 1);

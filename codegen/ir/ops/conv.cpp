@@ -1,6 +1,11 @@
 // Conv: 1-D to 3-D convolution with groups, strides, dilations, pads or
-// auto_pad, an optional bias and a fused activation. float32 only.
+// auto_pad, an optional bias and a fused activation. float32 only. After
+// passes/fuse_residual, input 3 is a tensor of the output's shape added
+// before the activation (attribute mlipc_residual = 1; an ONNX model's Conv
+// has at most 3 inputs). After passes/fuse_pool, the output is a MaxPool of
+// the convolution (ir/ops/conv.h).
 #include "ir/activation.h"
+#include "ir/ops/conv.h"
 #include "ir/ops/ops.h"
 #include "ir/ops/spatial.h"
 #include "support/error.h"
@@ -17,8 +22,22 @@ Geometry conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w) {
 
 }  // namespace
 
+bool has_fused_pool(const Attrs& conv) { return conv.has(std::string(kFusedPoolPrefix) + "kernel_shape"); }
+
+Attrs fused_pool_attrs(const Attrs& conv) {
+  const std::string prefix = kFusedPoolPrefix;
+  Attrs pool;
+  for (const auto& [name, value] : conv.all())
+    if (name.compare(0, prefix.size(), prefix) == 0) pool.set(name.substr(prefix.size()), value);
+  return pool;
+}
+
+void set_fused_pool(Attrs& conv, const Attrs& pool) {
+  for (const auto& [name, value] : pool.all()) conv.set(kFusedPoolPrefix + name, value);
+}
+
 void infer_Conv(InferContext& ctx) {
-  ctx.expect_inputs(2, 3);
+  ctx.expect_inputs(2, ctx.attrs().get_int("mlipc_residual", 0) == 1 ? 4 : 3);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
   ctx.expect_dtype(0, {DType::Float32});
   ctx.expect_dtype(1, {DType::Float32});
@@ -46,13 +65,40 @@ void infer_Conv(InferContext& ctx) {
   ctx.attrs().set("group", group);
   Shape out = {x[0], m};
   out.insert(out.end(), g.out.begin(), g.out.end());
+  if (has_fused_pool(ctx.attrs())) {
+    const Geometry p = maxpool_geometry(fused_pool_attrs(ctx.attrs()), out);
+    out.resize(2);
+    out.insert(out.end(), p.out.begin(), p.out.end());
+  }
+  if (ctx.has_input(3)) {
+    ctx.expect_dtype(3, {DType::Float32});
+    if (ctx.in_shape(3) != out) fail("internal: residual {} is not the output's shape {}", shape_str(ctx.in_shape(3)), shape_str(out));
+  }
   ctx.set_output(0, DType::Float32, out);
 }
 
 // The summation order of templates/kernels/conv.c (which sums tap by tap): for each
 // output, sum over input channels of the group, then kd, kh, kw; padding
-// taps are skipped; bias and activation last.
+// taps are skipped; then the bias, the residual, the activation.
 void eval_Conv(EvalContext& ctx) {
+  if (has_fused_pool(ctx.attrs())) {
+    // The convolution, then MaxPool's own reference on it.
+    Node conv = ctx.node;
+    Node pool;
+    pool.op = "MaxPool";
+    pool.attrs = fused_pool_attrs(conv.attrs);
+    for (const auto& [name, value] : pool.attrs.all()) conv.attrs.erase(kFusedPoolPrefix + name);
+    const TensorData& xt = ctx.in(0);
+    const Geometry g = conv_geometry(conv.attrs, xt.shape(), ctx.in(1).shape());
+    Shape shape = {xt.shape()[0], ctx.in(1).shape()[0]};
+    shape.insert(shape.end(), g.out.begin(), g.out.end());
+    std::vector<TensorData> conv_out = {TensorData(DType::Float32, shape)};
+    EvalContext c{conv, ctx.inputs, conv_out};
+    eval_Conv(c);
+    EvalContext p{pool, {&conv_out[0]}, ctx.outputs};
+    eval_MaxPool(p);
+    return;
+  }
   const TensorData& xt = ctx.in(0);
   const TensorData& wt = ctx.in(1);
   const Geometry3 g = to_3d(conv_geometry(ctx.attrs(), xt.shape(), wt.shape()));
@@ -66,6 +112,7 @@ void eval_Conv(EvalContext& ctx) {
   const float* x = xt.data<float>();
   const float* w = wt.data<float>();
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const float* res = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
 
   for (int64_t n = 0; n < n_batch; ++n)
@@ -93,7 +140,9 @@ void eval_Conv(EvalContext& ctx) {
                 }
               }
             float v = b ? sum + b[oc] : sum;
-            ym[(od * g.out[1] + oh) * g.out[2] + ow] = act.apply(v);
+            const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
+            if (res) v += res[(n * m + oc) * osize + o];
+            ym[o] = act.apply(v);
           }
     }
 }

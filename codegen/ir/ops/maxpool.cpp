@@ -4,6 +4,7 @@
 // column-major).
 #include <limits>
 
+#include "ir/ops/conv.h"
 #include "ir/ops/ops.h"
 #include "ir/ops/spatial.h"
 #include "support/error.h"
@@ -17,6 +18,10 @@ const GeometryRules kMaxPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads
 bool has_indices(const Node& n) { return n.outputs.size() > 1 && n.outputs[1] != kNoValue; }
 
 }  // namespace
+
+Geometry maxpool_geometry(const Attrs& pool, const Shape& x) {
+  return resolve_geometry(pool, spatial_of(x), {}, kMaxPoolRules);
+}
 
 void infer_MaxPool(InferContext& ctx) {
   ctx.expect_inputs(1, 1);

@@ -26,9 +26,11 @@ TEST(CConstants, RowsAndTailFollowTheSize) {
   EXPECT_EQ(c_constant_declarator("k", TensorData::from<float>({2, 129}, std::vector<float>(258, 1.5f))),
             "const union { struct { uint8_t r[2][512]; uint8_t t[8]; } b; float v[258]; } k");
   EXPECT_EQ(c_constant_values("k"), "k.v");
-  // Three octal digits per byte: "\0" followed by a digit byte stays two bytes.
-  const std::string def = c_constant_definition("k", TensorData::from<uint8_t>({2}, {0, '7'}));
-  EXPECT_NE(def.find("\"\\000\\067\""), std::string::npos) << def;
+  // Three octal digits per escape: "\0" followed by a digit byte stays two
+  // bytes; printable bytes stand for themselves, but no quote, backslash or
+  // '?' (a trigraph).
+  const std::string def = c_constant_definition("k", TensorData::from<uint8_t>({7}, {0, '7', 'a', '"', '\\', '?', 0x7f}));
+  EXPECT_NE(def.find("\"\\0007a\\042\\134\\077\\177\""), std::string::npos) << def;
   EXPECT_NE(def.find("MLIP_SECTION(\".rodata.tvm\") MLIP_ALIGNED(16)"), std::string::npos);
 }
 

@@ -1,0 +1,143 @@
+/* mlip/kmath.h's sigmoid over an array, in place: the same bits as calling
+ * mlip_sigmoidf (and, for the SiLU, v * mlip_sigmoidf(v)) on every element,
+ * several elements at a time where the compiler has vectors
+ * (mlip/kvec.h), which a per-element call is not: the CPU kernels apply a
+ * fused Sigmoid or SiLU to a block of outputs with these.
+ *
+ * Each lane performs the scalar function's double operations in its order:
+ * the float widened exactly, e = 2^(m/32) (1 + q) from the same reduction,
+ * table and polynomial (mlip__exp_parts), then e / (1 + e) or 1 / (1 + e),
+ * rounded once to float. The widening and the final rounding use the
+ * hardware's conversions, which equal kmath's integer code except where the
+ * floating-point environment flushes subnormals; so a lane whose input is a
+ * subnormal, or whose result is a subnormal or the smallest normal float
+ * (-105 <= x < -87), goes through mlip_sigmoidf itself. NaN, x > 20 and
+ * x < -105 take the scalar function's answers. Tests:
+ * tests/unit/c/kmath_n_test.cpp (every 4093rd float and the edges, at each
+ * vector width, against the scalar function). */
+#ifndef MLIP_KMATH_N_H_
+#define MLIP_KMATH_N_H_
+
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "mlip/kmath.h"
+#include "mlip/kvec.h"
+
+#if MLIP_VL >= 4 && defined(__has_builtin)
+#if __has_builtin(__builtin_convertvector)
+#define MLIP_KMATH_N_VECTOR 1
+#endif
+#endif
+
+#ifdef MLIP_KMATH_N_VECTOR
+#define MLIP__NH (MLIP_VL / 2) /* doubles per vector: half the floats */
+typedef float mlip__vfh __attribute__((vector_size(MLIP__NH * 4)));
+typedef uint32_t mlip__vuh __attribute__((vector_size(MLIP__NH * 4)));
+typedef double mlip__vd __attribute__((vector_size(MLIP__NH * 8)));
+typedef int64_t mlip__vl __attribute__((vector_size(MLIP__NH * 8)));
+
+/* Sigmoid of MLIP__NH floats at p, in place; returns a mask of the lanes
+ * the caller must recompute with mlip_sigmoidf. 64-bit lanes for the double
+ * arithmetic, 32-bit lanes for the float bits, never converted between. */
+static inline mlip__vuh mlip__sigmoid_v(float* p) {
+  MLIP__STRICT
+  mlip__vfh x, y;
+  mlip__vuh u, a, out, nan, one, zero;
+  mlip__vd xd, z, t, kd, r, q, s, e, num, res, tab;
+  mlip__vl bits, m, j, neg;
+  int l;
+  memcpy(&x, p, sizeof x);
+  memcpy(&u, &x, sizeof u);
+  a = u & 0x7fffffffu;
+  xd = __builtin_convertvector(x, mlip__vd);
+  /* The argument of exp is -|x|: exp(x) for x < 0, exp(-x) for x >= 0
+   * (at -0 both give 0.5). */
+  memcpy(&bits, &xd, sizeof bits);
+  bits |= (mlip__vl){0} - 0x7fffffffffffffffll - 1; /* the sign bit */
+  memcpy(&z, &bits, sizeof z);
+  neg = (mlip__vl)(xd < 0.0);
+  /* e = exp(z) as mlip__exp_parts(z, 0, &s, &q) and mlip__exp_d compute
+   * it: t = round(z * 32/ln2) + 1.5 * 2^52 holds the integer m in its low
+   * bits, so m = bits(t) - bits(1.5 * 2^52). */
+  t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
+  kd = t - MLIP__ROUND;
+  memcpy(&bits, &t, sizeof bits);
+  m = bits - 0x4338000000000000ll;
+  j = m & 31;
+  r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
+  q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
+  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
+  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
+  memcpy(&s, &bits, sizeof s);
+  s = tab * s;
+  e = s + s * q;
+  /* x < 0: e / (1 + e); x >= 0: 1 / (1 + e). */
+  {
+    const mlip__vd ones = (mlip__vd){0} + 1.0;
+    mlip__vl eb, ob;
+    memcpy(&eb, &e, sizeof eb);
+    memcpy(&ob, &ones, sizeof ob);
+    eb = (eb & neg) | (ob & ~neg);
+    memcpy(&num, &eb, sizeof num);
+  }
+  res = num / (1.0 + e);
+  y = __builtin_convertvector(res, mlip__vfh);
+  /* The scalar function's own answers: NaN (quieted), 1 above 20, 0 below -105. */
+  nan = (mlip__vuh)(a > 0x7f800000u);
+  one = (mlip__vuh)((u < 0x80000000u) & (a > 0x41a00000u)) & ~nan;
+  zero = (mlip__vuh)((u >= 0x80000000u) & (a > 0x42d20000u)) & ~nan;
+  memcpy(&out, &y, sizeof out);
+  out = (out & ~(nan | one | zero)) | (nan & (u | 0x00400000u)) | (one & 0x3f800000u);
+  memcpy(p, &out, sizeof out);
+  /* Where a flush-to-zero mode would change the bits: a subnormal x, and
+   * -105 <= x < -87, whose result is a subnormal or the smallest normal. */
+  return (mlip__vuh)((a != 0) & (a < 0x00800000u)) | ((mlip__vuh)((u >= 0x80000000u) & (a > 0x42ae0000u)) & ~zero & ~nan);
+}
+#endif
+
+/* p[i] = mlip_sigmoidf(p[i]) for i < n. */
+static inline void mlip_sigmoidf_n(float* p, int32_t n) {
+  int32_t i = 0;
+#ifdef MLIP_KMATH_N_VECTOR
+  static const mlip__vuh none = {0};
+  for (; i + MLIP__NH <= n; i += MLIP__NH) {
+    float x[MLIP__NH];
+    mlip__vuh fix;
+    int l;
+    memcpy(x, p + i, sizeof x);
+    fix = mlip__sigmoid_v(p + i);
+    if (memcmp(&fix, &none, sizeof fix) != 0)
+      for (l = 0; l < MLIP__NH; ++l)
+        if (fix[l]) p[i + l] = mlip_sigmoidf(x[l]);
+  }
+#endif
+  for (; i < n; ++i) p[i] = mlip_sigmoidf(p[i]);
+}
+
+/* p[i] = p[i] * mlip_sigmoidf(p[i]) for i < n (the SiLU). */
+static inline void mlip_siluf_n(float* p, int32_t n) {
+  MLIP__STRICT
+  int32_t i = 0;
+#ifdef MLIP_KMATH_N_VECTOR
+  static const mlip__vuh none = {0};
+  for (; i + MLIP__NH <= n; i += MLIP__NH) {
+    mlip__vfh x, y;
+    mlip__vuh fix;
+    int l;
+    memcpy(&x, p + i, sizeof x);
+    fix = mlip__sigmoid_v(p + i);
+    if (memcmp(&fix, &none, sizeof fix) != 0)
+      for (l = 0; l < MLIP__NH; ++l)
+        if (fix[l]) p[i + l] = mlip_sigmoidf(x[l]);
+    memcpy(&y, p + i, sizeof y);
+    y = x * y;
+    memcpy(p + i, &y, sizeof y);
+  }
+#endif
+  for (; i < n; ++i) p[i] = p[i] * mlip_sigmoidf(p[i]);
+}
+
+#endif /* MLIP_KMATH_N_H_ */

@@ -1,0 +1,176 @@
+/* Conv with weights packed at compile time: x [N, C, D, H, W], y [N, M, OD,
+ * OH, OW] (1-D and 2-D as size-1 leading axes), each stored row-major or
+ * channels-last (the strides X* and Y* say which). wp holds the weights as
+ * [group][block of MB output channels][ic][kd][kh][kw][MB], zero-padded to
+ * whole blocks, bp the bias the same way. Depthwise (dw: every output
+ * channel reads one input channel of its own) is one group of C channels
+ * with ICG = 1 whose lanes read their own channels: a vector load from
+ * channels-last input, lane by lane from row-major.
+ *
+ * The output positions fall into rectangles whose windows keep the same
+ * taps inside the input (rect: od, oh, ow ranges and the kd, kh, kw ranges
+ * they read), so no loop tests for padding; the interior one (FULL, or -1)
+ * runs the tap loops with constant bounds. A tile is PB positions of one
+ * rectangle (the last one repeated to fill it) times one block of MB output
+ * channels held in vector lanes; for every tap (ic, kd, kh, kw), in that
+ * order, each accumulator adds x * w. Every output thus sums the products of
+ * its taps inside the input in the reference's order (ops::eval_Conv),
+ * starting from 0, then adds the bias (and the residual r, which has y's
+ * layout and may be y's own bytes: each element is read just before the same
+ * element of y is written) and applies the activation: the same bits at any
+ * vector width (mlip/kvec.h).
+ * With padx, the scratch holds a zero-padded channels-last copy of the
+ * input channels (geometry and X* strides are the copy's, XR* the input's):
+ * one rectangle, every tap inside (the weights are finite, so a padding tap
+ * adds +-0, which changes no sum).
+ * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
+ * rows, band by band, and each band's pooled row to y: the convolution's
+ * output never exists whole, and no row is computed twice.
+ * PB fits the accumulators in the vector registers; PBX caps it at what
+ * suits the layer's rectangles. (Several blocks per tile, reusing each x,
+ * measured slower: the broadcast then takes an instruction of its own.) */
+static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
+  typedef MLIP_VT_{{MB}} vt;
+  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
+         PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
+  static const int32_t rect[{{NR}}][12] = {{rects}};
+  /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
+   * every input channel, in the reference's order. */
+#define {{fn}}_TAPS(KD0, KD1, KH0, KH1, KW0, KW1)                                                            \
+  for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                 \
+    for (int32_t kd = (KD0); kd < (KD1); ++kd) {                                                             \
+      for (int32_t kh = (KH0); kh < (KH1); ++kh) {                                                           \
+        const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + (KW0)) * {{MB}};                   \
+        const int32_t t0 = ic * {{XC}} + (kd - (KD0)) * {{DD}} * {{XD}} + (kh - (KH0)) * {{DH}} * {{XH}};    \
+        for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
+          const int32_t t = t0 + kw * {{DW}} * {{XW}};                                                       \
+          for (j = 0; j < NV; ++j) {                                                                         \
+            const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                  \
+            for (p = 0; p < PB; ++p) {                                                                       \
+              {{^dw}}acc[p][j] += xs[p][t] * w;{{/dw}}{{#dw}}{{#vector_load}}acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;{{/vector_load}}{{^vector_load}}float lane[VW];                     \
+              vt xv;                                                                                         \
+              int32_t l;                                                                                     \
+              for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f; \
+              memcpy(&xv, lane, sizeof xv);                                                                  \
+              acc[p][j] += xv * w;{{/vector_load}}{{/dw}}                                                    \
+            }                                                                                                \
+          }                                                                                                  \
+        }                                                                                                    \
+      }                                                                                                      \
+    }                                                                                                        \
+  }
+  for (int32_t n = 0; n < {{N}}; ++n) {
+    for (int32_t g = 0; g < {{G}}; ++g) {
+{{#padx}}
+      /* The input channels of the group, zero-padded and channels-last. */
+      const float* xg = (const float*)scratch;
+      {
+        float* sp = (float*)scratch;
+        const float* xr = x + n * {{XRN}} + g * {{ICG}} * {{XRC}};
+        int32_t d, h, w, c;
+        memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
+        for (d = 0; d < {{RID}}; ++d)
+          for (h = 0; h < {{RIH}}; ++h)
+            for (w = 0; w < {{RIW}}; ++w)
+              for (c = 0; c < {{PCN}}; ++c)
+                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PCN}} + c] =
+                    xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
+      }
+{{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
+{{/padx}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+        const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};
+        const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};
+        const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
+{{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};
+{{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
+{{#has_res}}        const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
+{{/has_res}}
+        /* Row bands: all the output rows at once, or with a pool, per pooled
+         * row the convolution rows its windows read that are not in the
+         * scratch yet (which holds the last SR rows, row i at i % SR). */
+{{#pool}}        float* sb = (float*)scratch;
+        int32_t done = -1;
+{{/pool}}        for (int32_t band = 0; band < {{NBAND}}; ++band) {
+{{#pool}}          const int32_t first = band * {{PSH}} - {{PPH}}, last = first + ({{PKH}} - 1) * {{PDH}};
+          const int32_t lo = (first > done + 1 ? first : done + 1) < 0 ? 0 : (first > done + 1 ? first : done + 1);
+          const int32_t hi = last + 1 < {{OH}} ? last + 1 : {{OH}};
+{{/pool}}{{^pool}}          const int32_t lo = 0, hi = {{OH}};
+{{/pool}}          for (int32_t ri = 0; ri < {{NR}}; ++ri) {
+            const int32_t* R = rect[ri];
+            const int32_t rh0 = R[4] > lo ? R[4] : lo, rh1 = R[5] < hi ? R[5] : hi;  /* its rows in this band */
+            const int32_t cnt = (R[1] - R[0]) * (rh1 - rh0) * (R[9] - R[8]);
+            int32_t od = R[0], oh = rh0, ow = R[8];
+            for (int32_t i = 0; i < cnt; i += PB) {
+              const int32_t m = cnt - i < PB ? cnt - i : PB;
+              const float* xs[PB];
+              int32_t yo[PB];
+              vt acc[PB][NV];
+              int32_t p, j;
+              for (p = 0; p < PB; ++p) {
+                xs[p] = xb + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+                        (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
+                yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
+                for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
+                  if (++ow == R[9]) {
+                    ow = R[8];
+                    if (++oh == rh1) {
+                      oh = rh0;
+                      ++od;
+                    }
+                  }
+                }
+              }
+              if (ri == {{FULL}}) {
+                {{fn}}_TAPS(0, {{KD}}, 0, {{KH}}, 0, {{KW}})
+              } else {
+                {{fn}}_TAPS(R[2], R[3], R[6], R[7], R[10], R[11])
+              }
+              for (p = 0; p < m; ++p) {
+                float t[{{MB}}];
+                const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
+                float* yp = {{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p];
+                int32_t q;
+                memcpy(t, acc[p], sizeof t);
+                for (q = 0; q < nt; ++q) {
+                  float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
+  {{#has_res}}                v += rb[yo[p] + q * {{YC}}];
+  {{/has_res}}                t[q] = v;
+                }
+                {{act_block}}
+                for (q = 0; q < nt; ++q) yp[q * {{#pool}}1{{/pool}}{{^pool}}{{YC}}{{/pool}}] = t[q];
+              }
+            }
+          }
+{{#pool}}          if (hi > done + 1) done = hi - 1;
+          /* The pooled row: per position, the first tap inside, then every
+           * later one that is greater (ops::eval_MaxPool), all lanes at once. */
+          for (int32_t pw = 0; pw < {{POW}}; ++pw) {
+            float best[{{MB}}];
+            int32_t q, any = 0;
+            for (q = 0; q < {{MB}}; ++q) best[q] = -INFINITY;
+            for (int32_t kh = 0; kh < {{PKH}}; ++kh) {
+              const int32_t ih = first + kh * {{PDH}};
+              if (ih < 0 || ih >= {{OH}}) continue;
+              for (int32_t kw = 0; kw < {{PKW}}; ++kw) {
+                const int32_t iw = pw * {{PSW}} - {{PPW}} + kw * {{PDW}};
+                const float* sp;
+                if (iw < 0 || iw >= {{OW}}) continue;
+                sp = sb + ((ih % {{SR}}) * {{OW}} + iw) * {{MB}};
+                if (!any) {
+                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q];
+                } else {
+                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] ? sp[q] : best[q];
+                }
+                any = 1;
+              }
+            }
+            for (q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) yb[band * {{YH}} + pw * {{YW}} + q * {{YC}}] = best[q];
+          }
+{{/pool}}        }
+        (void)nq;
+      }
+    }
+  }
+#undef {{fn}}_TAPS
+}

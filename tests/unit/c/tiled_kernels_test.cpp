@@ -1,0 +1,315 @@
+// The vector kernels with packed weights (conv_tiled.c, dense and depthwise,
+// gemm_packed.c) and the channels-last layout between kernels (c/layout.h):
+// random geometries (strides, pads, dilations, groups, odd sizes, batch > 1,
+// 1-D to 3-D) against the reference evaluator at tolerance 0, which chains of
+// kernels get channels-last tensors, and that every template compiles as
+// strict C99.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <fmt/format.h>
+
+#include "driver/compile.h"
+#include "host/host_model.h"
+#include "support/file_util.h"
+#include "support/process.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+
+namespace mlipc::unit_c_tiled_kernels {
+namespace {
+
+namespace fs = std::filesystem;
+using test::ints;
+using test::OnnxBuilder;
+using test::random_tensor;
+using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+
+// A random Conv on `in` ([N, C, spatial...]) with `m` output channels and
+// `group` groups; adds its weights, and returns the output's shape.
+Shape add_conv(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Shape& in, int64_t m, int64_t group,
+               const std::string& y, uint32_t seed) {
+  const size_t ns = in.size() - 2;
+  ints kernel, strides, dilations, pads(2 * ns);
+  Shape out = {in[0], m};
+  for (size_t a = 0; a < ns; ++a) {
+    const int64_t d = pick(rng, 1, 2), s = pick(rng, 1, 3);
+    int64_t k = pick(rng, 1, 5);
+    const int64_t p0 = pick(rng, 0, k), p1 = pick(rng, 0, k);
+    while (d * (k - 1) + 1 > in[2 + a] + p0 + p1) --k;  // the window fits the padded input
+    kernel.push_back(k);
+    strides.push_back(s);
+    dilations.push_back(d);
+    pads[a] = p0;
+    pads[ns + a] = p1;
+    out.push_back((in[2 + a] + p0 + p1 - d * (k - 1) - 1) / s + 1);
+  }
+  Shape wshape = {m, in[1] / group};
+  wshape.insert(wshape.end(), kernel.begin(), kernel.end());
+  b.initializer(y + "_w", random_tensor(DType::Float32, wshape, seed));
+  std::vector<std::string> ins = {x, y + "_w"};
+  if (pick(rng, 0, 1)) {
+    b.initializer(y + "_b", random_tensor(DType::Float32, {m}, seed + 1));
+    ins.push_back(y + "_b");
+  }
+  b.node("Conv", ins, {y},
+         {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads}, {"group", group}});
+  return out;
+}
+
+// One of the fused activations, or none: `x` -> returned name.
+std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string& x) {
+  switch (pick(rng, 0, 3)) {
+    case 1: b.node("Relu", {x}, {x + "_relu"}); return x + "_relu";
+    case 2: b.node("LeakyRelu", {x}, {x + "_leaky"}, {{"alpha", 0.125f}}); return x + "_leaky";
+    case 3:
+      b.initializer(x + "_lo", TensorData::scalar<float>(-0.25f));
+      b.initializer(x + "_hi", TensorData::scalar<float>(0.5f));
+      b.node("Clip", {x, x + "_lo", x + "_hi"}, {x + "_clip"});
+      return x + "_clip";
+    default: return x;
+  }
+}
+
+int64_t random_divisor(std::mt19937& rng, int64_t a, int64_t b) {
+  std::vector<int64_t> ds;
+  for (int64_t d = 1; d <= std::min(a, b); ++d)
+    if (a % d == 0 && b % d == 0) ds.push_back(d);
+  return ds[static_cast<size_t>(pick(rng, 0, static_cast<int64_t>(ds.size()) - 1))];
+}
+
+// Chains x -> Conv -> activation -> Conv (dense, grouped or depthwise, with
+// or without a channel multiplier) -> y, one per input of one model: the
+// tensor between the two is channels-last, the ends row-major.
+TEST(TiledKernels, RandomConvChainsMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261125);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 14; ++c) {
+    const size_t ns = c % 7 == 0 ? 1 : c % 7 == 1 ? 3 : 2;
+    Shape in = {pick(rng, 1, 2), pick(rng, 1, 6)};
+    for (size_t a = 0; a < ns; ++a) in.push_back(ns == 3 ? pick(rng, 2, 5) : pick(rng, 3, 13));
+    const std::string x = fmt::format("x{}", c), mid = fmt::format("c{}a", c), y = fmt::format("c{}b", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 100 + static_cast<uint32_t>(c)));
+    const int64_t m1 = pick(rng, 1, 24);
+    const Shape s1 = add_conv(b, rng, x, in, m1, random_divisor(rng, in[1], m1), mid, 200 + static_cast<uint32_t>(c));
+    const std::string a = add_activation(b, rng, mid);
+    const int kind = c % 3;  // dense, grouped, depthwise (with a multiplier on odd chains)
+    const int64_t m2 = kind == 2 ? m1 * (c % 2 ? 2 : 1) : pick(rng, 1, 20);
+    const int64_t g2 = kind == 0 ? 1 : kind == 2 ? m1 : random_divisor(rng, m1, m2);
+    add_conv(b, rng, a, s1, m2, g2, y, 300 + static_cast<uint32_t>(c));
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_conv_chains.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
+// Pools, global pools and elementwise operators between convolutions, so
+// that each reads and writes channels-last: max (ceil mode, dilations, pads)
+// and average (with and without the padding in the count), a residual Add,
+// a channel-wise Mul by a constant and by a global pool's result (the
+// squeeze-and-excitation pattern), and a Concat, whose inputs stay row-major.
+TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
+  OnnxBuilder b;
+  const Shape in = {2, 3, 13, 11};
+  b.input("x", DType::Float32, in);
+  auto conv = [&](const std::string& x, int64_t c, int64_t m, int64_t k, int64_t group, const std::string& y,
+                  uint32_t seed) {
+    b.initializer(y + "_w", random_tensor(DType::Float32, {m, c / group, k, k}, seed));
+    b.node("Conv", {x, y + "_w"}, {y}, {{"pads", ints{k / 2, k / 2, k / 2, k / 2}}, {"group", group}});
+  };
+  conv("x", 3, 16, 3, 1, "a", 1);
+  b.node("Relu", {"a"}, {"ar"});
+  b.node("MaxPool", {"ar"}, {"mp"},
+         {{"kernel_shape", ints{3, 2}}, {"strides", ints{2, 2}}, {"pads", ints{1, 0, 1, 1}}, {"dilations", ints{1, 2}},
+          {"ceil_mode", int64_t{1}}});
+  conv("mp", 16, 16, 3, 16, "dw", 2);  // depthwise, reading channels-last
+  b.node("AveragePool", {"dw"}, {"ap"},
+         {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 1}}, {"pads", ints{1, 1, 1, 1}},
+          {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}}});
+  b.node("AveragePool", {"dw"}, {"ap2"}, {{"kernel_shape", ints{2, 3}}, {"pads", ints{0, 1, 1, 0}}});
+  conv("ap", 16, 8, 1, 1, "pw", 3);
+  conv("ap2", 16, 8, 3, 2, "pw2", 4);
+  conv("ap", 16, 8, 3, 1, "r", 5);
+  b.node("Add", {"pw", "r"}, {"sum"});  // residual
+  b.initializer("scale", random_tensor(DType::Float32, {1, 8, 1, 1}, 6));
+  b.node("Mul", {"sum", "scale"}, {"scaled"});
+  b.node("GlobalAveragePool", {"scaled"}, {"gap"});
+  b.node("Sigmoid", {"gap"}, {"gate"});
+  b.node("Mul", {"scaled", "gate"}, {"se"});  // [2, 8, H, W] * [2, 8, 1, 1]
+  b.node("GlobalMaxPool", {"se"}, {"gmp"});
+  conv("se", 8, 5, 3, 1, "out", 7);
+  b.node("Concat", {"ap2", "ap2"}, {"cat"}, {{"axis", int64_t{1}}});
+  conv("cat", 32, 4, 1, 1, "out2", 9);
+  b.output("out").output("gmp").output("pw2").output("out2");
+  const fs::path p = b.save(test::scratch_dir(), "tiled_pools.onnx");
+  const io::NamedTensors inputs = {{"x", random_tensor(DType::Float32, in, 8)}};
+  // Sigmoid goes through mlip/kmath.h in both: exact as well.
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+
+  driver::CompileResult r = driver::compile_model(p, {});
+  auto cl = [&](const std::string& name) {
+    const ValueId v = r.graph.find(name);
+    EXPECT_NE(v, kNoValue) << name;
+    return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
+  };
+  // The Add took the later convolution (r) with it (passes/fuse_residual):
+  // pw is its residual, r never exists.
+  for (const char* v : {"mp", "dw", "ap", "pw", "sum", "scaled", "se"}) EXPECT_TRUE(cl(v)) << v;
+  for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "Add");
+  EXPECT_FALSE(cl("x"));    // a graph input
+  EXPECT_FALSE(cl("out"));  // a graph output
+  EXPECT_FALSE(cl("ap2"));  // read by Concat, which has no channels-last form
+}
+
+TEST(TiledKernels, RandomGemmsMatchTheReferenceBitForBit) {
+  std::mt19937 rng(7);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 10; ++c) {
+    const int64_t m = c < 3 ? 1 : pick(rng, 1, 9), n = c == 4 ? 1 : pick(rng, 1, 70), k = pick(rng, 1, 40);
+    const bool ta = pick(rng, 0, 1), tb = pick(rng, 0, 1);
+    const std::string a = fmt::format("a{}", c), y = fmt::format("g{}", c);
+    const Shape as = ta ? Shape{k, m} : Shape{m, k};
+    b.input(a, DType::Float32, as);
+    inputs.emplace_back(a, random_tensor(DType::Float32, as, 40 + static_cast<uint32_t>(c)));
+    b.initializer(y + "_b", random_tensor(DType::Float32, tb ? Shape{n, k} : Shape{k, n}, 60 + static_cast<uint32_t>(c)));
+    std::vector<std::string> ins = {a, y + "_b"};
+    const Shape cs[] = {Shape{n}, Shape{m, 1}, Shape{m, n}, Shape{}};
+    if (c % 5 != 0) {
+      b.initializer(y + "_c", random_tensor(DType::Float32, cs[c % 4], 80 + static_cast<uint32_t>(c)));
+      ins.push_back(y + "_c");
+    }
+    b.node("Gemm", ins, {y},
+           {{"transA", int64_t{ta}}, {"transB", int64_t{tb}}, {"alpha", c % 2 ? 1.0f : 0.75f},
+            {"beta", c % 3 ? 1.0f : -1.5f}});
+    b.output(add_activation(b, rng, y));
+  }
+  test::expect_matches_reference(b.save(test::scratch_dir(), "tiled_gemms.onnx"), inputs, 0.0, 0.0);
+}
+
+// Small convolutions after a large tensor, whose peak leaves room for a
+// zero-padded copy of their input (one rectangle, no border tiles): dense,
+// grouped and depthwise, 1-D to 3-D, strides, dilations, asymmetric pads,
+// both input layouts. A weight of infinity keeps its convolution on the
+// skipping of padding taps (0 * inf would be NaN).
+TEST(TiledKernels, ZeroPaddedCopiesWhereTheArenaHasRoom) {
+  OnnxBuilder b;
+  b.input("big", DType::Float32, {1, 8, 40, 40});
+  b.node("Tanh", {"big"}, {"bigt"});  // 51 KB in the arena
+  b.initializer("wb", random_tensor(DType::Float32, {4, 8, 3, 3}, 1));
+  b.node("Conv", {"bigt", "wb"}, {"s0"}, {{"strides", ints{4, 4}}});  // [1, 4, 10, 10]
+  auto conv = [&](const std::string& x, const Shape& w, const std::string& y, const Attrs_& attrs,
+                  uint32_t seed, bool inf = false) {
+    TensorData wt = random_tensor(DType::Float32, w, seed);
+    if (inf) wt.data<float>()[0] = INFINITY;
+    b.initializer(y + "_w", wt);
+    b.node("Conv", {x, y + "_w"}, {y}, attrs);
+  };
+  conv("s0", {8, 4, 3, 3}, "a", {{"pads", ints{1, 2, 0, 1}}}, 2);
+  conv("a", {8, 1, 3, 3}, "dw", {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{8}}, {"dilations", ints{2, 1}}}, 3);
+  conv("dw", {6, 4, 3, 2}, "gr", {{"pads", ints{2, 1, 1, 1}}, {"group", int64_t{2}}, {"strides", ints{2, 1}}}, 4);
+  conv("gr", {5, 6, 3, 3}, "inf", {{"pads", ints{1, 1, 1, 1}}}, 5, /*inf=*/true);
+  b.output("inf");
+  b.input("x1", DType::Float32, {2, 3, 9});
+  conv("x1", {4, 3, 3}, "c1", {{"pads", ints{2, 1}}, {"strides", ints{2}}}, 6);
+  b.output("c1");
+  b.input("x3", DType::Float32, {1, 2, 3, 4, 5});
+  conv("x3", {3, 2, 2, 3, 3}, "c3", {{"pads", ints{1, 0, 1, 0, 2, 1}}}, 7);
+  b.output("c3");
+  const fs::path p = b.save(test::scratch_dir(), "tiled_padded.onnx");
+  const io::NamedTensors in = {{"big", random_tensor(DType::Float32, {1, 8, 40, 40}, 8)},
+                               {"x1", random_tensor(DType::Float32, {2, 3, 9}, 9)},
+                               {"x3", random_tensor(DType::Float32, {1, 2, 3, 4, 5}, 10)}};
+  test::expect_matches_reference(p, in, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  size_t copies = 0;
+  for (size_t at = lib1.find("zero-padded and channels-last"); at != std::string::npos;
+       at = lib1.find("zero-padded and channels-last", at + 1))
+    ++copies;
+  EXPECT_EQ(copies, 5u);  // a, dw, gr, c1, c3; not the convolution with an infinite weight
+}
+
+// Every form of the new templates in one model, built as strict C99 (cc's
+// default instruction set: the vector path of mlip/kvec.h).
+TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 6, 9, 8}).input("a", DType::Float32, {3, 10});
+  auto conv = [&](const std::string& x, int64_t c, int64_t m, int64_t group, bool bias, const std::string& y) {
+    b.initializer(y + "_w", random_tensor(DType::Float32, {m, c / group, 3, 3}, 1));
+    std::vector<std::string> ins = {x, y + "_w"};
+    if (bias) {
+      b.initializer(y + "_b", random_tensor(DType::Float32, {m}, 2));
+      ins.push_back(y + "_b");
+    }
+    b.node("Conv", ins, {y}, {{"pads", ints{1, 1, 1, 1}}, {"group", group}});
+  };
+  conv("x", 6, 6, 6, true, "dw_gather");  // depthwise from a row-major input
+  conv("dw_gather", 6, 16, 1, false, "dense");
+  conv("dense", 16, 16, 16, false, "dw_vector");
+  conv("dw_vector", 16, 6, 2, true, "padded");  // 3 channels per group: padded blocks
+  b.node("MaxPool", {"padded"}, {"mp"}, {{"kernel_shape", ints{2, 2}}});
+  b.node("AveragePool", {"mp"}, {"ap"}, {{"kernel_shape", ints{2, 2}}, {"count_include_pad", int64_t{1}}, {"pads", ints{1, 1, 0, 0}}});
+  b.node("AveragePool", {"mp"}, {"ap2"}, {{"kernel_shape", ints{2, 2}}, {"pads", ints{0, 0, 1, 1}}});
+  b.node("Add", {"ap", "ap2"}, {"s"});
+  b.node("GlobalAveragePool", {"s"}, {"gap"});
+  b.node("GlobalMaxPool", {"s"}, {"gmp"});
+  b.initializer("w", random_tensor(DType::Float32, {10, 20}, 3));
+  b.initializer("c", random_tensor(DType::Float32, {20}, 4));
+  b.node("Gemm", {"a", "w", "c"}, {"g1"});
+  b.node("Gemm", {"a", "w"}, {"g2"});
+  b.output("gap").output("gmp").output("g1").output("g2");
+  EXPECT_EQ(test::strict_c99_errors(b.save(test::scratch_dir(), "tiled_strict.onnx")), "");
+}
+
+// mlipc run's own flags (-O3 -march=native: FMA on this kind of host) on a
+// model with every vector kernel and the vector sigmoid: no fused
+// multiply-add anywhere in the generated code (mlip/strict_fp.h), so the
+// host computes what every other target does. The control without the
+// header's pragma shows that the compiler would fuse.
+TEST(TiledKernels, HostBuildHasNoFusedMultiplyAdd) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 6, 9, 8}).input("a", DType::Float32, {3, 10});
+  b.initializer("w1", random_tensor(DType::Float32, {16, 6, 3, 3}, 1));
+  b.node("Conv", {"x", "w1"}, {"c1"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.node("Sigmoid", {"c1"}, {"s1"});
+  b.node("Mul", {"c1", "s1"}, {"silu"});
+  b.initializer("w2", random_tensor(DType::Float32, {16, 1, 3, 3}, 2));
+  b.node("Conv", {"silu", "w2"}, {"dw"}, {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{16}}});
+  b.initializer("w", random_tensor(DType::Float32, {10, 20}, 3));
+  b.node("Gemm", {"a", "w"}, {"g"});
+  b.output("dw").output("g");
+  const driver::CompileResult r = driver::compile_model(b.save(test::scratch_dir(), "tiled_fma.onnx"), {});
+  const fs::path dir = test::scratch_dir() / "tiled_fma";
+  fs::create_directories(dir);
+  for (const auto& [path, content] : r.files) {
+    fs::create_directories((dir / path).parent_path());
+    write_file(dir / path, content);
+  }
+  auto assembly = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {"cc"};
+    for (const std::string& f : host::host_flags()) argv.push_back(f);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.insert(argv.end(), {"-Icodegen/host/include", "-Iruntime/include", "-S", "codegen/host/src/default_lib1.c",
+                             "-o", "lib1.s"});
+    ProcessResult p = run_process(argv, dir, 300);
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    return read_file(dir / "lib1.s");
+  };
+  auto fused = [](const std::string& as) {
+    for (const char* op : {"vfmadd", "vfmsub", "vfnmadd", "vfnmsub", "\tfmadd", "\tfmla"})
+      if (as.find(op) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(fused(assembly({})));
+  const std::string control = assembly({"-DMLIP_STRICT_FP_H_", "-ffp-contract=fast"});
+  if (!fused(control)) GTEST_SKIP() << "this host's compiler does not fuse (no FMA): nothing to check";
+}
+
+}  // namespace
+}  // namespace mlipc::unit_c_tiled_kernels
