@@ -64,8 +64,9 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
  * array (the compiler vectorizes across the lanes) and a run of output
  * positions (in raster order), with the block's weights converted to fp32 once per
  * chunk of input channels and shared by the run. The sizes change no bit;
- * they bound the stack (about 4 KiB with these) and a firmware build may
- * set smaller ones. */
+ * they bound the stack (about 4.5 KiB at these defaults) and a build may
+ * set its own. Built for size (MLIP_SIM_COMPACT, sim_internal.h) it runs
+ * the reference loop instead, one output at a time. */
 #ifndef MLIP_SIM_CONV_CB
 #define MLIP_SIM_CONV_CB 16u /* output channels per block (lanes) */
 #endif
@@ -122,6 +123,40 @@ static int64_t conv_iw(const conv_geom* g, size_t ow, size_t kw) {
   return iw < 0 || iw >= g->in_w ? -1 : iw;
 }
 
+#if MLIP_SIM_COMPACT
+/* The reference: one output at a time, the spec's loop. */
+static void conv_reference(const conv_geom* g) {
+  size_t oh, ow, j, kh, kw, ic;
+  for (oh = 0; oh < g->out_h; ++oh) {
+    for (ow = 0; ow < g->out_w; ++ow) {
+      for (j = 0; j < g->out_c; ++j) {
+        const size_t cb = conv_cbase(g, j);
+        float acc = 0.0f;
+        for (kh = 0; kh < g->kh_n; ++kh) {
+          const int64_t ih = (int64_t)oh * g->sh - g->pt + (int64_t)kh * g->dh;
+          if (ih < 0 || ih >= g->in_h) {
+            continue; /* padding: skipped, adds nothing */
+          }
+          for (kw = 0; kw < g->kw_n; ++kw) {
+            const int64_t iw = conv_iw(g, ow, kw);
+            const uint8_t* xp;
+            if (iw < 0) {
+              continue;
+            }
+            xp = g->in + (((size_t)ih * (size_t)g->in_w + (size_t)iw) * g->in_c + cb) * 2u;
+            for (ic = 0; ic < g->icpg; ++ic) {
+              const float p = mlip_sim_h2f(mlip_sim_ld16(xp + ic * 2u)) * conv_weight(g, j, kh, kw, ic);
+              acc = acc + p;
+            }
+          }
+        }
+        conv_store(g, oh, ow, j, &acc, 1u);
+      }
+    }
+  }
+}
+
+#else
 /* Weights (kh, kw, ic0 .. ic0 + kc) of channels [j, j + nj) in fp32, one row
    of lanes per input channel; lanes past nj hold zeros (their sums are
    never stored). */
@@ -237,11 +272,11 @@ static void conv_depthwise_block(const conv_geom* g, size_t j, size_t nj) {
   }
 }
 
+#endif
+
 mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
   conv_geom g;
-  float wf[CONV_KC][CONV_CB];
-  size_t positions, pos, j, nj;
   if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
     return mlip_sim_exec_conv2d_q8(env, ocm, c); /* op_int8.c */
   }
@@ -269,7 +304,14 @@ mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const ml
   g.ocpg = w[MLIP_CONV_OC_PER_GROUP];
   g.oc_base = w[MLIP_CONV_OC_BASE];
   g.ic_base = w[MLIP_CONV_IC_BASE];
-  positions = g.out_h * g.out_w;
+#if MLIP_SIM_COMPACT
+  conv_reference(&g);
+  return MLIP_OK;
+#else
+  {
+  float wf[CONV_KC][CONV_CB];
+  const size_t positions = g.out_h * g.out_w;
+  size_t pos, j, nj;
   if (g.icpg == 1u && g.ocpg == 1u && g.kh_n * g.kw_n <= CONV_DW_TAPS) {
     for (j = 0; j < g.out_c; j += nj) {
       nj = g.out_c - j < CONV_CB ? g.out_c - j : CONV_CB;
@@ -297,4 +339,6 @@ mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const ml
     }
   }
   return MLIP_OK;
+  }
+#endif
 }

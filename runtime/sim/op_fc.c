@@ -60,7 +60,8 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
  * in ACC unless FIRST), then at LAST bias, activation and one rounding. For
  * speed a block of outputs is summed side by side in the lanes of a small
  * array (the compiler vectorizes across the lanes), over chunks of k whose
- * weights are converted to fp32 first; no sum changes. The
+ * weights are converted to fp32 first; no sum changes (built for size,
+ * MLIP_SIM_COMPACT in sim_internal.h, the reference loop runs). The
  * sizes bound the stack (about 2.3 KiB with these). */
 #ifndef MLIP_SIM_FC_OB
 #define MLIP_SIM_FC_OB 16u /* outputs per block (lanes) */
@@ -82,6 +83,29 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
   const uint8_t* bias = (last && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET) ? ocm + w[MLIP_FC_BIAS] : NULL;
   uint8_t* out = last ? ocm + w[MLIP_FC_OUT] : NULL;
   const size_t n_n = w[MLIP_FC_N], k_n = w[MLIP_FC_K], oc_n = w[MLIP_FC_OUT_C];
+#if MLIP_SIM_COMPACT
+  /* the reference: one output at a time, the spec's loop */
+  size_t n, o, k;
+  (void)env; /* works in the tile's OCM only */
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc_n; ++o) {
+      uint8_t* ap = accm + (n * oc_n + o) * 4u;
+      float acc = first ? 0.0f : mlip_sim_ldf(ap);
+      for (k = 0; k < k_n; ++k) {
+        const float p =
+            mlip_sim_h2f(mlip_sim_ld16(in + (n * k_n + k) * 2u)) * mlip_sim_h2f(mlip_sim_ld16(wt + (o * k_n + k) * 2u));
+        acc = acc + p;
+      }
+      /* a NaN's sign and payload depend on the host: store the quiet NaN */
+      mlip_sim_stf(ap, acc != acc ? mlip_sim_bits_to_float(0x7FC00000u) : acc);
+      if (out != NULL) {
+        float r = bias != NULL ? acc + mlip_sim_ldf(bias + o * 4u) : acc;
+        r = mlip_sim_apply_act(r, w[MLIP_FC_ACT], w[MLIP_FC_ACT_LO], w[MLIP_FC_ACT_HI]);
+        mlip_sim_st16(out + (n * oc_n + o) * 2u, mlip_sim_round_result(r));
+      }
+    }
+  }
+#else
   float wf[MLIP_SIM_FC_KC][MLIP_SIM_FC_OB];
   float row[MLIP_SIM_FC_KC];
   size_t n, o0, q, k0, k;
@@ -131,5 +155,6 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
       }
     }
   }
+#endif
   return MLIP_OK;
 }

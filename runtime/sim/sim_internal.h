@@ -54,6 +54,19 @@ static inline int mlip_sim_host_little_endian(void) {
   return b[0] == 1u;
 }
 
+/* Built for size (-Os: firmware), the simulator's compute opcodes run their
+ * reference loops, one output at a time in the spec's order, and the row
+ * helpers below are plain loops; otherwise CONV2D and FC compute blocks of
+ * outputs side by side in vectorized lanes. Both give the same bits (the
+ * sums keep their order); -DMLIP_SIM_COMPACT=0 or =1 chooses. */
+#ifndef MLIP_SIM_COMPACT
+#if defined(__OPTIMIZE_SIZE__)
+#define MLIP_SIM_COMPACT 1
+#else
+#define MLIP_SIM_COMPACT 0
+#endif
+#endif
+
 /* Exact binary16 -> binary32 (docs/mlip-spec.md, section 4): the normal
  * numbers inline, with one test, because the compute loops convert every
  * operand; zeros, subnormals, infinities and NaNs in fp16.c. */
@@ -71,10 +84,34 @@ static inline float mlip_sim_h2f(uint16_t h) {
   return f;
 }
 
+/* Loads from the OCM / buffer (any alignment). */
+static inline uint16_t mlip_sim_ld16(const uint8_t* p) {
+  uint16_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline float mlip_sim_ldf(const uint8_t* p) {
+  float v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void mlip_sim_st16(uint8_t* p, uint16_t v) {
+  memcpy(p, &v, sizeof v);
+}
+static inline void mlip_sim_stf(uint8_t* p, float v) {
+  memcpy(p, &v, sizeof v);
+}
+
 /* n consecutive halves at src (any alignment) to floats, exactly as
  * mlip_sim_h2f: the normal numbers in a loop the compiler vectorizes, then
  * the few zeros, subnormals, infinities and NaNs one by one. */
 static inline void mlip_sim_h2f_row(const uint8_t* src, float* dst, size_t n) {
+#if MLIP_SIM_COMPACT /* built for size: the plain loop */
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    dst[i] = mlip_sim_h2f(mlip_sim_ld16(src + i * 2u));
+  }
+#else
   uint32_t special = 0u;
   size_t i;
   for (i = 0; i < n; ++i) {
@@ -95,24 +132,7 @@ static inline void mlip_sim_h2f_row(const uint8_t* src, float* dst, size_t n) {
       }
     }
   }
-}
-
-/* Loads from the OCM / buffer (any alignment). */
-static inline uint16_t mlip_sim_ld16(const uint8_t* p) {
-  uint16_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline float mlip_sim_ldf(const uint8_t* p) {
-  float v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline void mlip_sim_st16(uint8_t* p, uint16_t v) {
-  memcpy(p, &v, sizeof v);
-}
-static inline void mlip_sim_stf(uint8_t* p, float v) {
-  memcpy(p, &v, sizeof v);
+#endif
 }
 
 /* A command word read as a signed 32-bit value, two's complement, without
@@ -189,6 +209,12 @@ static inline uint16_t mlip_sim_round_result(float v) {
 /* mlip_sim_apply_act on n values in place: the switch once, and loops the
  * compiler vectorizes for the piecewise-linear activations. */
 static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, uint32_t lo_bits, uint32_t hi_bits) {
+#if MLIP_SIM_COMPACT /* built for size: the plain loop */
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    v[i] = mlip_sim_apply_act(v[i], act, lo_bits, hi_bits);
+  }
+#else
   const float lo = mlip_sim_bits_to_float(lo_bits);
   const float hi = mlip_sim_bits_to_float(hi_bits);
   size_t i;
@@ -211,6 +237,7 @@ static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, uint32_t l
       }
       return;
   }
+#endif
 }
 
 /* mlip_sim_round_result of n results, stored as consecutive halves at dst
@@ -218,6 +245,12 @@ static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, uint32_t l
  * compiler vectorizes (round to nearest even on the bit pattern), then the
  * zeros, subnormals, overflows and NaNs one by one. */
 static inline void mlip_sim_round_row(const float* v, uint8_t* dst, size_t n) {
+#if MLIP_SIM_COMPACT /* built for size: the plain loop */
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    mlip_sim_st16(dst + i * 2u, mlip_sim_round_result(v[i]));
+  }
+#else
   uint32_t special = 0u;
   size_t i;
   for (i = 0; i < n; ++i) {
@@ -242,6 +275,7 @@ static inline void mlip_sim_round_row(const float* v, uint8_t* dst, size_t n) {
       }
     }
   }
+#endif
 }
 
 static inline float mlip_sim_neg_inf(void) {
