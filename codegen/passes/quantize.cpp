@@ -75,8 +75,10 @@ bool is_view(const std::string& op) {
 bool is_same_scale(const std::string& op) { return is_view(op) || op == "MaxPool" || op == "Pad" || op == "Resize"; }
 bool is_table(const Node& n) { return n.op == "Clip" || ops::activation_function(n.op, n.attrs, 0, 0); }
 // The operators whose constant input k is a weight (per channel) or a bias.
-bool weight_input(const Node& n, size_t k) { return (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") && k == 1; }
-bool bias_input(const Node& n, size_t k) { return (n.op == "Conv" || n.op == "Gemm") && k == 2; }
+bool weight_input(const Node& n, size_t k) {
+  return (n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm" || n.op == "MatMul") && k == 1;
+}
+bool bias_input(const Node& n, size_t k) { return (n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm") && k == 2; }
 
 // The inputs of a layer that carry data (the others are shapes, axes, pads).
 std::vector<size_t> data_inputs(const Node& n) {
@@ -90,7 +92,7 @@ std::vector<size_t> data_inputs(const Node& n) {
 // Why node n cannot be an int8 layer (empty: it can), before any folding.
 std::string candidate_reason(const Graph& g, const Node& n) {
   const std::string& op = n.op;
-  const bool compute = op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add" || op == "Mul" ||
+  const bool compute = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul" || op == "Add" || op == "Mul" ||
                        op == "AveragePool" || op == "GlobalAveragePool" || op == "Concat" || is_table(n);
   if (!compute && !is_same_scale(op)) return "-";  // not a layer fold_qdq has an integer form of
   if (op == "Resize" && (n.attrs.get_string("mode", "nearest") != "nearest" ||
@@ -108,9 +110,10 @@ std::string candidate_reason(const Graph& g, const Node& n) {
     else if (is_same_scale(op) || is_table(n)) return "its input is a constant";
   }
   if (!any_computed) return "its inputs are constants";
-  if ((op == "Conv" || op == "Gemm") && (!n.has_input(1) || computed(g, n.inputs[1])))
+  if ((op == "Conv" || op == "ConvTranspose" || op == "Gemm") && (!n.has_input(1) || computed(g, n.inputs[1])))
     return "its weights are computed";
-  if (op == "Conv" && n.has_input(2) && computed(g, n.inputs[2])) return "its bias is computed";
+  if ((op == "Conv" || op == "ConvTranspose") && n.has_input(2) && computed(g, n.inputs[2]))
+    return "its bias is computed";
   if (op == "Gemm" && n.has_input(2) && computed(g, n.inputs[2])) return "its bias is computed";
   return "";
 }
@@ -134,7 +137,7 @@ std::vector<Layer> find_layers(const Graph& g) {
     // A Relu or Clip (constant bounds) that alone reads the output rides
     // inside the pair; not after a MatMul of two computed operands, which
     // fold_qdq folds without a clamp.
-    const bool fuses = n.op == "Conv" || n.op == "Gemm" || n.op == "Add" ||
+    const bool fuses = n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm" || n.op == "Add" ||
                        (n.op == "MatMul" && n.has_input(1) && !computed(g, n.inputs[1]));
     const auto& users = consumers[static_cast<size_t>(l.out)];
     if (fuses && users.size() == 1 && !g.is_graph_output(l.out)) {
@@ -343,7 +346,9 @@ class Inserter {
       if (v == kNoValue || computed(g_, v) || bias_input(node, j)) continue;
       const TensorData& c = *g_.value(v).constant;
       if (weight_input(node, j)) {
-        const bool columns = node.op == "MatMul" || (node.op == "Gemm" && node.attrs.get_int("transB", 0) == 0);
+        // Output channels: ConvTranspose's weights are [C_in, C_out / group, ...].
+        const bool columns = node.op == "MatMul" || node.op == "ConvTranspose" ||
+                             (node.op == "Gemm" && node.attrs.get_int("transB", 0) == 0);
         const int axis = columns ? 1 : 0;
         QWeight w = quantize_weight(c, axis);
         wscale = w.scale;
@@ -371,15 +376,18 @@ class Inserter {
       if (v == kNoValue || !bias_input(node, j) || computed(g_, v) || wscale.empty()) continue;
       const TensorData b = g_.value(v).constant->cast(DType::Float32);
       const int64_t m = static_cast<int64_t>(wscale.size());
-      if (b.numel() != m) continue;  // fold_qdq says why it stays float
+      // (ConvTranspose with groups: the scales repeat for each group)
+      if (b.numel() != m && !(node.op == "ConvTranspose" && b.numel() % m == 0)) continue;  // fold_qdq says why
       // At the scale fold_qdq recomputes (ops::bias_int32 both), so that it
       // reads back the same integers.
       const float xs = params_.at(input_before_dq(node)).scale;
-      std::vector<double> real(b.data<float>(), b.data<float>() + m);
+      const int64_t nb = b.numel();
+      std::vector<double> real(b.data<float>(), b.data<float>() + nb);
       TensorData bq = ops::bias_int32(real, xs, wscale);
-      std::vector<float> s(static_cast<size_t>(m));
-      for (int64_t c = 0; c < m; ++c) s[static_cast<size_t>(c)] = xs * wscale[static_cast<size_t>(c)];
-      dequantize_const(node, j, std::move(bq), TensorData::from<float>({m}, s), TensorData(DType::Int32, {m}), 0, out);
+      std::vector<float> s(static_cast<size_t>(nb));
+      for (int64_t c = 0; c < nb; ++c) s[static_cast<size_t>(c)] = xs * wscale[static_cast<size_t>(c % m)];
+      dequantize_const(node, j, std::move(bq), TensorData::from<float>({nb}, s), TensorData(DType::Int32, {nb}), 0,
+                       out);
     }
   }
 

@@ -135,6 +135,35 @@ TEST(Quantize, OnlyTheBadLayerStaysFloat) {
   EXPECT_EQ(node_named(folded, r.layers[1 - worse].node).op, "QLinearConv");
 }
 
+// A ConvTranspose (groups of 2; weights [C_in, C_out / group, kh, kw], so
+// per channel on axis 1, the bias's scales repeating per group) becomes the
+// integer ConvTranspose, within the output's quantization of the fp32 graph.
+TEST(Quantize, ConvTransposeFoldsIntoTheIntegerConvTranspose) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 2, 6, 6});
+  b.initializer("w", random_tensor(DType::Float32, {2, 3, 3, 3}, 1));
+  b.initializer("b", random_tensor(DType::Float32, {6}, 2));
+  b.node("ConvTranspose", {"x", "w", "b"}, {"c"}, {{"strides", std::vector<int64_t>{2, 2}}, {"group", int64_t{2}}},
+         "up");
+  b.node("Relu", {"c"}, {"y"}, {}, "relu");
+  b.output("y");
+  Graph g = frontend::import_onnx(b.save(test::scratch_dir(), "quantize_convtranspose.onnx"));
+  const Graph fp32 = g;
+  const passes::QuantizeReport r = passes::quantize(g, samples(8, 10), {});
+  ASSERT_EQ(r.layers.size(), 1u);
+  EXPECT_TRUE(r.layers[0].int8) << r.layers[0].why;
+  EXPECT_EQ(node_named(g, "w_DequantizeLinear").attrs.get_int("axis"), 1);
+  Graph folded = g;
+  EXPECT_TRUE(passes::fold_qdq(folded).empty());
+  EXPECT_EQ(node_named(folded, "up").op, "mlipc.QLinearConvTranspose");
+  const std::vector<TensorData> in = samples(1, 99)[0];
+  const std::vector<double> a = evaluate(folded, in)[0].as_double(), e = evaluate(fp32, in)[0].as_double();
+  ASSERT_EQ(a.size(), e.size());
+  double hi = 0;
+  for (double v : e) hi = std::max(hi, std::fabs(v));
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], e[i], 2 * hi / 255 + 1e-6) << i;
+}
+
 TEST(Quantize, EmptyCalibrationSetIsRefused) {
   Graph g = small_cnn();
   EXPECT_THROW(passes::quantize(g, {}, {}), Error);
