@@ -157,6 +157,9 @@ class Folder {
     };
     if (lo > -INFINITY) o.lo = std::max(o.lo, q(lo));
     if (hi < INFINITY) o.hi = std::min(o.hi, q(hi));
+    // Clip with min > max gives max everywhere (ONNX applies min, then max):
+    // an empty range is the one value hi.
+    if (o.lo > o.hi) o.lo = o.hi;
     return o;
   }
 

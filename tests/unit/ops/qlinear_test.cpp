@@ -166,7 +166,8 @@ TEST(QOperators, GeneratedCMatchesReference) {
 
 // x (float) -> Q -> DQ -> Conv (per-channel int8 weights, int32 bias) -> Relu -> Q -> DQ -> y,
 // and a second branch DQ -> Softmax that has no integer form.
-void qdq_conv(OnnxBuilder& m, const TensorData& w_scale, int64_t axis = 0) {
+// `clip`: a Clip(min 4, max 1) in place of the Relu.
+void qdq_conv(OnnxBuilder& m, const TensorData& w_scale, int64_t axis = 0, bool clip = false) {
   m.input("x", DType::Float32, {1, 2, 5, 5});
   m.initializer("xs", TensorData::scalar<float>(0.02f)).initializer("xz", TensorData::scalar<uint8_t>(128));
   m.initializer("w", random_tensor(DType::Int8, {3, 2, 3, 3}, 7, -127, 127));
@@ -179,7 +180,12 @@ void qdq_conv(OnnxBuilder& m, const TensorData& w_scale, int64_t axis = 0) {
   m.node("DequantizeLinear", {"w", "ws"}, {"wd"}, {{"axis", axis}}, "dqw");
   m.node("DequantizeLinear", {"b", "bs"}, {"bd"}, {{"axis", int64_t{0}}}, "dqb");
   m.node("Conv", {"xd", "wd", "bd"}, {"c"}, {{"pads", ints{1, 1, 1, 1}}}, "conv");
-  m.node("Relu", {"c"}, {"r"}, {}, "relu");
+  if (clip) {
+    m.initializer("cmin", TensorData::scalar<float>(4.0f)).initializer("cmax", TensorData::scalar<float>(1.0f));
+    m.node("Clip", {"c", "cmin", "cmax"}, {"r"}, {}, "clip");
+  } else {
+    m.node("Relu", {"c"}, {"r"}, {}, "relu");
+  }
   m.node("QuantizeLinear", {"r", "ys", "yz"}, {"yq"}, {}, "qy");
   m.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"}, {}, "dqy");
   m.node("Softmax", {"xd"}, {"sm"}, {}, "softmax");
@@ -209,6 +215,25 @@ TEST(FoldQdq, ConvWithReluBecomesQLinearConvAndSoftmaxIsNoted) {
   // The float graph's reference (nothing folded) within one output step.
   const io::NamedTensors unfolded = test::reference_run(p, in);
   EXPECT_EQ(test::compare(got[0].second, unfolded[0].second, 0, 0.03 * 1.001), "");
+}
+
+// ONNX's Clip applies min, then max: with min > max every value is max. The
+// folded clamp [lo, hi] is then the one value hi, on the CPU and the MLIP
+// (whose CONV2D requires lo <= hi).
+TEST(FoldQdq, ClipWithMinAboveMaxGivesMaxEverywhere) {
+  OnnxBuilder m;
+  qdq_conv(m, TensorData::from<float>({3}, {0.01f, 0.02f, 0.03f}), 0, true);
+  const fs::path p = save(m);
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 2, 5, 5}, 11, -2.0, 2.0)}};
+  const io::NamedTensors unfolded = test::reference_run(p, in);
+  for (const double v : unfolded[0].second.as_double()) ASSERT_NEAR(v, 0.99, 0.01);  // 1.0, quantized by 0.03
+  for (const char* target : {"c", "mrvl, c"}) {
+    driver::CompileOptions o;
+    o.target = target;
+    o.mlip.quantize = "int8";
+    const io::NamedTensors got = test::compile_and_run(p, in, o);
+    EXPECT_EQ(test::compare(got[0].second, unfolded[0].second, 0, 0), "") << target;
+  }
 }
 
 TEST(FoldQdq, PerAxisScaleOfTheWrongLengthNamesTheNode) {
