@@ -223,7 +223,7 @@ void add_compile(CLI::App& app) {
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,
-                "\"sim|hw -quantize=fp16 -wb_pin_ocm=0|1\" (default \"sim -quantize=fp16 -wb_pin_ocm=0\")");
+                "\"sim|hw -quantize=fp16|int8 -wb_pin_ocm=0|1\" (default \"sim -quantize=fp16 -wb_pin_ocm=0\")");
   c->add_option("--target-llvm-mtriple", args->llvm_mtriple,
                 "the machine the CPU part is built for, e.g. aarch64-linux-gnu (default: the cross compiler's)");
   c->add_option("--target-llvm-mcpu", args->llvm_mcpu,

@@ -53,6 +53,22 @@ static uint16_t ld(uint32_t off) {
   return h;
 }
 
+/* n operands (halves) at off, and n biases (fp32 in [-2, 2]) at off. */
+static void fill_operands(uint32_t off, uint32_t n) {
+  uint32_t i;
+  for (i = 0; i < n; ++i) {
+    const uint16_t h = operand();
+    memcpy(ocm + off + 2u * i, &h, 2);
+  }
+}
+static void fill_biases(uint32_t off, uint32_t n) {
+  uint32_t i;
+  for (i = 0; i < n; ++i) {
+    const float f = ((float)(next() % 2001u) - 1000.0f) / 500.0f;
+    memcpy(ocm + off + 4u * i, &f, 4);
+  }
+}
+
 static void one_case(uint32_t k) {
   const uint32_t groups = k % 5u == 0u ? pick(1, 40) : pick(1, 4), icpg = k % 5u == 0u ? 1u : pick(1, 40), ocpg = k % 5u == 0u ? pick(1, 2) : pick(1, 24);
   const uint32_t kh = pick(1, k % 7u == 0u ? 7 : 3), kw = pick(1, k % 7u == 0u ? 7 : 3);
@@ -83,18 +99,9 @@ static void one_case(uint32_t k) {
   cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
   cb_layer(&b, MLIP_LAYER_CONV2D, "conv");
   memset(ocm, 0, sizeof ocm);
-  for (i = 0; i < in_h * in_w * in_c; ++i) {
-    const uint16_t h = operand();
-    memcpy(ocm + in_off + 2u * i, &h, 2);
-  }
-  for (i = 0; i < out_c * kh * kw * icpg; ++i) {
-    const uint16_t h = operand();
-    memcpy(ocm + w_off + 2u * i, &h, 2);
-  }
-  for (i = 0; i < out_c; ++i) {
-    const float f = ((float)(next() % 2001u) - 1000.0f) / 500.0f;
-    memcpy(ocm + b_off + 4u * i, &f, 4);
-  }
+  fill_operands(in_off, in_h * in_w * in_c);
+  fill_operands(w_off, out_c * kh * kw * icpg);
+  fill_biases(b_off, out_c);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, 0);
   c->w[MLIP_CONV_IN] = in_off;
   c->w[MLIP_CONV_IN_H] = in_h;
@@ -177,18 +184,9 @@ static void one_fc_case(uint32_t k) {
   cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
   cb_layer(&b, MLIP_LAYER_FC, "fc");
   memset(ocm, 0, sizeof ocm);
-  for (i = 0; i < n_n * k_n; ++i) {
-    const uint16_t h = operand();
-    memcpy(ocm + in_off + 2u * i, &h, 2);
-  }
-  for (i = 0; i < oc * k_n; ++i) {
-    const uint16_t h = operand();
-    memcpy(ocm + w_off + 2u * i, &h, 2);
-  }
-  for (i = 0; i < oc; ++i) {
-    const float f = ((float)(next() % 2001u) - 1000.0f) / 500.0f;
-    memcpy(ocm + b_off + 4u * i, &f, 4);
-  }
+  fill_operands(in_off, n_n * k_n);
+  fill_operands(w_off, oc * k_n);
+  fill_biases(b_off, oc);
   for (i = 0; i < n_n * oc; ++i) {
     acc_in[i] = ((float)(next() % 2001u) - 1000.0f) / 100.0f;
     memcpy(ocm + acc_off + 4u * i, &acc_in[i], 4);
