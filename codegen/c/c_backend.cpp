@@ -13,6 +13,7 @@
 #include "c/layout.h"
 #include "ir/activation.h"
 #include "ir/op.h"
+#include "memory/schedule.h"
 #include "resources/resources.h"
 #include "support/error.h"
 #include "support/text.h"
@@ -69,7 +70,7 @@ std::vector<IoInfo> io_infos(const Graph& g, const std::vector<GraphIO>& ios, bo
 
 class Generator {
  public:
-  Generator(const Graph& g, const CodegenOptions& opt) : g_(g), opt_(opt), prefix_("tvmgen_" + opt.module_name) {}
+  Generator(Graph& g, const CodegenOptions& opt) : g_(g), opt_(opt), prefix_("tvmgen_" + opt.module_name) {}
 
   CModule run() {
     if (!valid_module_name(opt_.module_name))
@@ -100,18 +101,11 @@ class Generator {
       for (ValueId v : n.outputs) any |= out_cl.emplace_back(v != kNoValue && m_.channels_last[v]);
       if (any) specs[i] = prepare(n, in_cl, out_cl);
     }
-    std::vector<memory::InPlace> in_place;
-    if (opt_.arena_reuse)
-      for (size_t i = 0; i < g_.nodes.size(); ++i)
-        for (int k : specs[i].in_place)
-          in_place.push_back({static_cast<int>(i), g_.nodes[i].inputs.at(static_cast<size_t>(k)), g_.nodes[i].outputs[0]});
-    // Concats whose inputs are written straight into their output (and
-    // then copy nothing).
-    std::vector<memory::Slice> slices;
-    std::vector<bool> elided(g_.nodes.size(), false);
-    if (opt_.arena_reuse)
-      for (int i : memory::concat_slices(g_, slices)) elided[static_cast<size_t>(i)] = true;
-    m_.liveness = memory::analyze_liveness(g_, in_place, slices);
+    // Where the graph branches, the order whose arena is smallest
+    // (memory/schedule.h), the source order on a tie.
+    if (opt_.arena_reuse) choose_order(specs);
+    std::vector<bool> elided;
+    m_.liveness = liveness(g_, specs, elided);
     // Convolutions that offer a zero-padded copy of their input get it
     // where its scratch keeps their step within the lower bound.
     {
@@ -275,7 +269,63 @@ class Generator {
     return k;
   }
 
-  const Graph& g_;
+  // The arena buffers of g in its order: values, then in place where a
+  // kernel allows it, Concats elided (`elided` flags them) when arena reuse
+  // is on.
+  memory::Liveness liveness(const Graph& g, const std::vector<KernelSpec>& specs, std::vector<bool>& elided) const {
+    std::vector<memory::InPlace> in_place;
+    if (opt_.arena_reuse)
+      for (size_t i = 0; i < g.nodes.size(); ++i)
+        for (int k : specs[i].in_place)
+          in_place.push_back({static_cast<int>(i), g.nodes[i].inputs.at(static_cast<size_t>(k)), g.nodes[i].outputs[0]});
+    // Concats whose inputs are written straight into their output (and
+    // then copy nothing).
+    std::vector<memory::Slice> slices;
+    elided.assign(g.nodes.size(), false);
+    if (opt_.arena_reuse)
+      for (int i : memory::concat_slices(g, slices)) elided[static_cast<size_t>(i)] = true;
+    return memory::analyze_liveness(g, in_place, slices);
+  }
+
+  // The arena a schedule of g needs: its buffers and the kernels' scratch,
+  // planned as the module's arena is.
+  size_t arena_bytes(const Graph& g, const std::vector<KernelSpec>& specs) const {
+    std::vector<bool> elided;
+    std::vector<memory::Buffer> buffers = liveness(g, specs, elided).buffers;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (specs[i].scratch_bytes > 0)
+        buffers.push_back({g.nodes[i].name + ":scratch", specs[i].scratch_bytes, static_cast<int>(i), static_cast<int>(i)});
+    return memory::plan_memory(buffers, opt_.workspace_alignment, opt_.memory_planner).total;
+  }
+
+  // Reorders g_'s nodes (and their specs) into the candidate order whose
+  // arena is strictly smaller than the source order's, if one is.
+  void choose_order(std::vector<KernelSpec>& specs) {
+    std::vector<std::vector<int>> candidates = memory::candidate_orders(g_);
+    if (candidates.empty()) return;
+    size_t best_bytes = arena_bytes(g_, specs);
+    const std::vector<int>* best = nullptr;
+    for (const std::vector<int>& order : candidates) {
+      Graph g = g_;
+      memory::reorder(g, order);
+      std::vector<KernelSpec> s;
+      s.reserve(order.size());
+      for (int i : order) s.push_back(specs[static_cast<size_t>(i)]);
+      const size_t bytes = arena_bytes(g, s);
+      if (bytes < best_bytes) {
+        best_bytes = bytes;
+        best = &order;
+      }
+    }
+    if (!best) return;
+    memory::reorder(g_, *best);
+    std::vector<KernelSpec> s;
+    s.reserve(best->size());
+    for (int i : *best) s.push_back(std::move(specs[static_cast<size_t>(i)]));
+    specs = std::move(s);
+  }
+
+  Graph& g_;
   const CodegenOptions& opt_;
   std::string prefix_;
   CModule m_;
@@ -284,6 +334,6 @@ class Generator {
 
 }  // namespace
 
-CModule generate(const Graph& g, const CodegenOptions& options) { return Generator(g, options).run(); }
+CModule generate(Graph& g, const CodegenOptions& options) { return Generator(g, options).run(); }
 
 }  // namespace mlipc::c

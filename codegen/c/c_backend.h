@@ -62,7 +62,9 @@ struct CModule {
 };
 
 // Throws Error naming the node for anything that cannot run on the CPU.
-CModule generate(const Graph& g, const CodegenOptions& options);
+// With arena_reuse, reorders g's nodes where another topological order
+// needs a smaller arena (memory/schedule.h); Layer::node indexes g after.
+CModule generate(Graph& g, const CodegenOptions& options);
 
 // True when `name` is a valid module name (a C identifier).
 bool valid_module_name(const std::string& name);
