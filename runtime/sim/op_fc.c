@@ -70,6 +70,78 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
 #define MLIP_SIM_FC_KC 32u /* reduction steps per converted chunk */
 #endif
 
+/* Where the compiler targets x86 with F16C (mlipc run builds with
+ * -march=native), a block of 16 outputs takes its weights 8 x 8 at a time:
+ * eight rows of 8 halves converted by the hardware and transposed in
+ * registers, so the lanes are outputs without a scalar transpose. The
+ * conversion is exact like mlip_sim_h2f's (subnormal halves included; a
+ * NaN comes out quiet, and every NaN the FC stores is the canonical one),
+ * the products and sums are the same single operations in the same order
+ * (no FMA: the runtime is built with -ffp-contract=off), so the bits do not
+ * change. -DMLIP_SIM_NO_F16C keeps the portable path. */
+#if !MLIP_SIM_COMPACT && defined(__F16C__) && defined(__AVX__) && !defined(MLIP_SIM_NO_F16C)
+#define MLIP_SIM_FC_F16C 1
+#include <immintrin.h>
+
+/* Columns k0..k0+7 of 8 weight rows (row q at wq + q * stride bytes):
+ * c[k] holds W[0..7][k0 + k]. */
+static void mlip_sim_fc_cols8(const uint8_t* wq, size_t stride, __m256 c[8]) {
+  const __m256 r0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 0u * stride)));
+  const __m256 r1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 1u * stride)));
+  const __m256 r2 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 2u * stride)));
+  const __m256 r3 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 3u * stride)));
+  const __m256 r4 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 4u * stride)));
+  const __m256 r5 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 5u * stride)));
+  const __m256 r6 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 6u * stride)));
+  const __m256 r7 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 7u * stride)));
+  /* pairs of rows interleaved, then columns k and k + 4 of rows 0-3 (and 4-7) */
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  c[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  c[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  c[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  c[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  c[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  c[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  c[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  c[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/* acc[q] (16 outputs, rows of k_n halves at wp) plus x[k] * W[q][k] for
+ * k = 0..k_n-1 in order. */
+static void mlip_sim_fc_block16_f16c(const uint8_t* xp, const uint8_t* wp, size_t k_n, float acc[16]) {
+  const size_t stride = k_n * 2u;
+  __m256 a0 = _mm256_loadu_ps(acc), a1 = _mm256_loadu_ps(acc + 8);
+  size_t k0, k, q;
+  for (k0 = 0; k0 + 8u <= k_n; k0 += 8u) {
+    __m256 c0[8], c1[8];
+    float x[8];
+    mlip_sim_h2f_row(xp + k0 * 2u, x, 8u);
+    mlip_sim_fc_cols8(wp + k0 * 2u, stride, c0);
+    mlip_sim_fc_cols8(wp + 8u * stride + k0 * 2u, stride, c1);
+    for (k = 0; k < 8u; ++k) {
+      const __m256 xv = _mm256_set1_ps(x[k]);
+      a0 = _mm256_add_ps(a0, _mm256_mul_ps(xv, c0[k]));
+      a1 = _mm256_add_ps(a1, _mm256_mul_ps(xv, c1[k]));
+    }
+  }
+  _mm256_storeu_ps(acc, a0);
+  _mm256_storeu_ps(acc + 8, a1);
+  for (; k0 < k_n; ++k0) { /* the last k_n % 8 steps */
+    const float x = mlip_sim_h2f(mlip_sim_ld16(xp + k0 * 2u));
+    for (q = 0; q < 16u; ++q) {
+      acc[q] = acc[q] + x * mlip_sim_h2f(mlip_sim_ld16(wp + q * stride + k0 * 2u));
+    }
+  }
+}
+#endif
+
 mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
   if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
@@ -119,7 +191,17 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
       for (q = 0; q < MLIP_SIM_FC_OB; ++q) {
         acc[q] = first || q >= no ? 0.0f : mlip_sim_ldf(accm + (n * oc_n + o0 + q) * 4u);
       }
-      for (k0 = 0; k0 < k_n; k0 += MLIP_SIM_FC_KC) {
+#ifdef MLIP_SIM_FC_F16C
+      if (no == 16u && MLIP_SIM_FC_OB == 16u) {
+        mlip_sim_fc_block16_f16c(xp, wp, k_n, acc);
+        k0 = k_n; /* done: the portable loop below runs no chunk */
+      } else {
+        k0 = 0;
+      }
+#else
+      k0 = 0;
+#endif
+      for (; k0 < k_n; k0 += MLIP_SIM_FC_KC) {
         const size_t kc = k_n - k0 < MLIP_SIM_FC_KC ? k_n - k0 : MLIP_SIM_FC_KC;
         /* Lanes past no hold zeros; their sums are never stored. */
         for (q = 0; q < MLIP_SIM_FC_OB; ++q) {
