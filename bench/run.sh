@@ -7,8 +7,8 @@
 #   2. latency of the generated C (host, -O3 -march=native, one thread)
 #      against onnxruntime (onnxruntime-node from npm, one thread) on the same
 #      model and input;
-#   3. the MLIP target: estimated accelerator time (cycle model) and the
-#      simulator's host throughput;
+#   3. the MLIP target, fp16 and int8: estimated accelerator time (cycle
+#      model) and the simulator's host throughput;
 #   4. throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf against the
 #      host C library's (bench/kmath_bench.c).
 # The models: the five shared ones (tests/data, examples) and, in the full
@@ -148,20 +148,32 @@ np.savez('$WORK/$name.npz', **{'$iname': x}); x.tofile('$WORK/$name.bin')"
 done
 
 echo
-echo "3. MLIP target (cn10ka, fp16): estimated accelerator time from the cycle model, and simulator host time"
-printf "%-22s %6s %12s %12s %14s %14s\n" model tiles "est. cycles" "est. us" "sim host us" "sim MMAC/s"
+echo "3. MLIP target (cn10ka): estimated accelerator time from the cycle model, and simulator host time"
+echo "   fp16: the fp32 models with -quantize=fp16; int8: their QDQ versions (tests/data) with -quantize=int8"
+printf "%-22s %5s %6s %12s %12s %14s %14s\n" model dtype tiles "est. cycles" "est. us" "sim host us" "sim MMAC/s"
+# One row: model name, dtype, tiles, the ONNX file, the run's input flags.
+mlip_row() {
+  local name=$1 dtype=$2 tiles=$3 onnx=$4; shift 4
+  "$MLIPC" compile "$onnx" --target "mrvl, c" --target-mrvl-num_tiles=$tiles \
+    --target-mrvl-mattr="sim -quantize=$dtype" -o "$WORK/m.tar" > /dev/null
+  local out cycles est_us host_us macs mmacs
+  out=$("$MLIPC" run "$WORK/m.tar" "$@" --profile --repeat "$SIM_RUNS" --print-time)
+  cycles=$(echo "$out" | sed -n 's/^  total  *\([0-9,]*\) .*/\1/p' | tr -d ,)
+  est_us=$(echo "$out" | sed -n 's/.*estimated MLIP time \([0-9.]*\) us.*/\1/p')
+  host_us=$(echo "$out" | awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
+  macs=$("$MLIPC" inspect "$WORK/m.tar" | awk '/^ +[0-9]+  (conv2d|fc) /{gsub(",","",$3); s+=$3} END{print s+0}')
+  mmacs=$(echo "$macs / $host_us" | bc -l)
+  printf "%-22s %5s %6s %12s %12s %14s %14.1f\n" "$name" "$dtype" "$tiles" "$cycles" "$est_us" "$host_us" "$mmacs"
+  printf "mlip\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$mmacs" "$dtype" >> "$ROWS"
+}
 for entry in "${SHARED[@]}"; do
   name="${entry%%:*}"; dir="${entry#*:}"
+  # the QDQ version tests/tools made of it (the same input names)
+  qdir="tests/data/models/quant_qdq_$(basename "$dir")"
+  [ "$dir" = examples/digits ] && qdir=tests/data/models/quant_qdq_seed_digits_cnn
   for tiles in $TILE_COUNTS; do
-    "$MLIPC" compile "$dir/model.onnx" --target "mrvl, c" --target-mrvl-num_tiles=$tiles -o "$WORK/m.tar" > /dev/null
-    out=$("$MLIPC" run "$WORK/m.tar" --inputs "$WORK/$name.npz" --profile --repeat "$SIM_RUNS" --print-time)
-    cycles=$(echo "$out" | sed -n 's/^  total  *\([0-9,]*\) .*/\1/p' | tr -d ,)
-    est_us=$(echo "$out" | sed -n 's/.*estimated MLIP time \([0-9.]*\) us.*/\1/p')
-    host_us=$(echo "$out" | awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
-    macs=$("$MLIPC" inspect "$WORK/m.tar" | awk '/^ +[0-9]+  (conv2d|fc) /{gsub(",","",$3); s+=$3} END{print s+0}')
-    mmacs=$(echo "$macs / $host_us" | bc -l)
-    printf "%-22s %6s %12s %12s %14s %14.1f\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$mmacs"
-    printf "mlip\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$tiles" "$cycles" "$est_us" "$host_us" "$mmacs" >> "$ROWS"
+    mlip_row "$name" fp16 "$tiles" "$dir/model.onnx" --inputs "$WORK/$name.npz"
+    mlip_row "$name" int8 "$tiles" "$qdir/model.onnx" --inputs "$WORK/$name.npz"
   done
 done
 
@@ -193,8 +205,9 @@ for line in open(rows):
         c, o = num(f[2]), num(f[3])
         m["latency_us"] = {"c": c, "onnxruntime": o or None, "ratio": c / o if o else None}
     elif f[0] == "mlip":
-        model(f[1]).setdefault("mlip", []).append({"tiles": int(f[2]), "est_cycles": int(f[3]), "est_us": num(f[4]),
-                                                    "sim_host_us": num(f[5]), "sim_mmac_per_s": num(f[6])})
+        model(f[1]).setdefault("mlip", []).append({"dtype": f[7], "tiles": int(f[2]), "est_cycles": int(f[3]),
+                                                    "est_us": num(f[4]), "sim_host_us": num(f[5]),
+                                                    "sim_mmac_per_s": num(f[6])})
     elif f[0] == "kmath":
         kmath[f[1]] = {"mlip_ns": num(f[2]), "libc_ns": num(f[3])}
 doc = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mode": "short" if short == "1" else "full",

@@ -38,6 +38,25 @@ static void store_requantized(uint8_t* p, int32_t acc, const uint8_t* rec, size_
                             lo, hi));
 }
 
+/* The sum of (x[i] - zx) * w[i] over n bytes, x of type dt, w int8. Integer
+   sums do not depend on their order: the loops are written for the
+   compiler to vectorize (the type tested once, the int8 byte sign-extended
+   by arithmetic rather than a branch). */
+static int32_t dot_q8(uint32_t dt, const uint8_t* x, const uint8_t* w, size_t n, int32_t zx) {
+  int32_t acc = 0; /* callers bound n (MLIP_INT8_MAX_TAPS): no overflow */
+  size_t i;
+  if (dt == MLIP_DT_INT8) {
+    for (i = 0; i < n; ++i) {
+      acc += ((((int32_t)x[i]) ^ 0x80) - 0x80 - zx) * ((((int32_t)w[i]) ^ 0x80) - 0x80);
+    }
+  } else {
+    for (i = 0; i < n; ++i) {
+      acc += ((int32_t)x[i] - zx) * ((((int32_t)w[i]) ^ 0x80) - 0x80);
+    }
+  }
+  return acc;
+}
+
 /* ---- the element type of every command ----------------------------------- */
 
 mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* c) {
@@ -79,6 +98,84 @@ int mlip_sim_conv2d_q8_words_ok(const mlip_cmd* c) {
          mlip_sim_mul3(w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]) <= MLIP_INT8_MAX_TAPS;
 }
 
+#if !MLIP_SIM_COMPACT
+/* Depthwise (one input channel per output channel: the input channel of
+   output j is j + oc_base - ic_base, so a run of outputs reads a run of
+   input bytes at each pixel). For speed, blocks of MLIP_SIM_Q8_DW_CB
+   channels are summed side by side over their taps, which are copied once
+   per block into lanes; the sums are integers, so the bits are the loop's
+   above. Larger kernels take that loop. */
+#ifndef MLIP_SIM_Q8_DW_CB
+#define MLIP_SIM_Q8_DW_CB 32u
+#endif
+#ifndef MLIP_SIM_Q8_DW_TAPS
+#define MLIP_SIM_Q8_DW_TAPS 25u
+#endif
+static void conv2d_q8_depthwise(const mlip_cmd* c, const uint8_t* in, const uint8_t* wt, const uint8_t* rec,
+                                uint8_t* out) {
+  const uint32_t* w = c->w;
+  const uint32_t dt = w[MLIP_DTYPE];
+  const int64_t in_h = w[MLIP_CONV_IN_H], in_w = w[MLIP_CONV_IN_W];
+  const size_t in_c = w[MLIP_CONV_IN_C];
+  const size_t out_h = w[MLIP_CONV_OUT_H], out_w = w[MLIP_CONV_OUT_W], out_c = w[MLIP_CONV_OUT_C];
+  const size_t kh_n = w[MLIP_CONV_KH], kw_n = w[MLIP_CONV_KW], taps = kh_n * kw_n;
+  const int64_t sh = w[MLIP_CONV_STRIDE_H], sw = w[MLIP_CONV_STRIDE_W];
+  const int64_t dh = w[MLIP_CONV_DIL_H], dw = w[MLIP_CONV_DIL_W];
+  const int64_t pt = w[MLIP_CONV_PAD_TOP], pl = w[MLIP_CONV_PAD_LEFT];
+  /* In 64 bits as the validator computed it (size_t may be 32-bit). */
+  const size_t cbase = (size_t)((uint64_t)w[MLIP_CONV_OC_BASE] - w[MLIP_CONV_IC_BASE]);
+  const int32_t zx = mlip_sim_as_i32(w[MLIP_CONV_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_CONV_Y_ZP]);
+  const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
+  const int32_t sx = dt == MLIP_DT_INT8 ? 0x80 : 0; /* flips int8 bytes into x + 128 */
+  int16_t wl[MLIP_SIM_Q8_DW_TAPS][MLIP_SIM_Q8_DW_CB]; /* int8 weights, widened once */
+  size_t j0, oh, ow, kh, kw, q;
+  for (j0 = 0; j0 < out_c; j0 += MLIP_SIM_Q8_DW_CB) {
+    const size_t nj = out_c - j0 < MLIP_SIM_Q8_DW_CB ? out_c - j0 : MLIP_SIM_Q8_DW_CB;
+    size_t t;
+    for (t = 0; t < taps; ++t) {
+      for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
+        wl[t][q] = (int16_t)(q < nj ? (((int32_t)wt[(j0 + q) * taps + t]) ^ 0x80) - 0x80 : 0);
+      }
+    }
+    for (oh = 0; oh < out_h; ++oh) {
+      for (ow = 0; ow < out_w; ++ow) {
+        int32_t acc[MLIP_SIM_Q8_DW_CB];
+        for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
+          acc[q] = 0;
+        }
+        for (kh = 0; kh < kh_n; ++kh) {
+          const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
+          if (ih < 0 || ih >= in_h) {
+            continue; /* padding: the zero point, a real 0 */
+          }
+          for (kw = 0; kw < kw_n; ++kw) {
+            const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
+            const int16_t* wq = wl[kh * kw_n + kw];
+            const uint8_t* xp;
+            if (iw < 0 || iw >= in_w) {
+              continue;
+            }
+            xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase + j0;
+            if (nj == MLIP_SIM_Q8_DW_CB) {
+              for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
+                acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wq[q];
+              }
+            } else {
+              for (q = 0; q < nj; ++q) {
+                acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wq[q];
+              }
+            }
+          }
+        }
+        for (q = 0; q < nj; ++q) {
+          store_requantized(out + (oh * out_w + ow) * out_c + j0 + q, acc[q], rec, j0 + q, zy, lo, hi);
+        }
+      }
+    }
+  }
+}
+#endif
+
 mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
   const uint32_t* w = c->w;
   const uint32_t dt = w[MLIP_DTYPE];
@@ -97,11 +194,17 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
   const size_t oc_base = w[MLIP_CONV_OC_BASE], ic_base = w[MLIP_CONV_IC_BASE];
   const int32_t zx = mlip_sim_as_i32(w[MLIP_CONV_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_CONV_Y_ZP]);
   const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
-  size_t oh, ow, j, kh, kw, ic;
+  size_t oh, ow, j, kh, kw;
   (void)env; /* works in the tile's OCM only */
   if (!records_ok(rec, out_c)) {
     return MLIP_ERR_INVALID_ARG;
   }
+#if !MLIP_SIM_COMPACT
+  if (icpg == 1u && ocpg == 1u && kh_n * kw_n <= MLIP_SIM_Q8_DW_TAPS) {
+    conv2d_q8_depthwise(c, in, wt, rec, out);
+    return MLIP_OK;
+  }
+#endif
   for (oh = 0; oh < out_h; ++oh) {
     for (ow = 0; ow < out_w; ++ow) {
       for (j = 0; j < out_c; ++j) {
@@ -114,6 +217,16 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
           if (ih < 0 || ih >= in_h) {
             continue; /* padding: the zero point, a real 0 */
           }
+#if !MLIP_SIM_COMPACT
+          if (dw == 1 && icpg == in_c && cbase == 0u && (int64_t)ow * sw - pl >= 0 &&
+              (int64_t)ow * sw - pl + (int64_t)kw_n <= in_w) {
+            /* the whole row of taps reads consecutive bytes, and so are its
+               weights: one longer sum (integers: the same value) */
+            const size_t iw0 = (size_t)((int64_t)ow * sw - pl);
+            acc += dot_q8(dt, in + ((size_t)ih * (size_t)in_w + iw0) * in_c, wj + kh * kw_n * icpg, kw_n * icpg, zx);
+            continue;
+          }
+#endif
           for (kw = 0; kw < kw_n; ++kw) {
             const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
             const uint8_t* xp;
@@ -123,9 +236,7 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
             }
             xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
             wp = wj + (kh * kw_n + kw) * icpg;
-            for (ic = 0; ic < icpg; ++ic) {
-              acc += (mlip_sim_q8_load(dt, xp + ic) - zx) * mlip_sim_q8_load(MLIP_DT_INT8, wp + ic);
-            }
+            acc += dot_q8(dt, xp, wp, icpg, zx);
           }
         }
         store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, zy, lo, hi);
@@ -157,7 +268,7 @@ mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mli
   const size_t n_n = w[MLIP_FC_N], k_n = w[MLIP_FC_K], oc_n = w[MLIP_FC_OUT_C];
   const int32_t zx = mlip_sim_as_i32(w[MLIP_FC_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_FC_Y_ZP]);
   const int32_t lo = mlip_sim_as_i32(w[MLIP_FC_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_FC_CLAMP_HI]);
-  size_t n, o, k;
+  size_t n, o;
   (void)env; /* works in the tile's OCM only */
   if (!records_ok(rec, oc_n)) {
     return MLIP_ERR_INVALID_ARG;
@@ -166,11 +277,8 @@ mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mli
     for (o = 0; o < oc_n; ++o) {
       const uint8_t* xp = in + n * k_n;
       const uint8_t* wp = wt + o * k_n;
-      int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
-      for (k = 0; k < k_n; ++k) {
-        acc += (mlip_sim_q8_load(dt, xp + k) - zx) * mlip_sim_q8_load(MLIP_DT_INT8, wp + k);
-      }
-      store_requantized(out + n * oc_n + o, acc, rec, o, zy, lo, hi);
+      /* at most 33025 products of at most 255 * 128: no overflow */
+      store_requantized(out + n * oc_n + o, dot_q8(dt, xp, wp, k_n, zx), rec, o, zy, lo, hi);
     }
   }
   return MLIP_OK;

@@ -22,7 +22,8 @@ for m in d["models"]:
     assert sorted(a["planners"]) == ["greedy_by_conflicts", "greedy_by_size", "hill_climb", "linear"], a
     assert a["planners"]["hill_climb"] == a["after"], a
     assert m["latency_us"]["c"] > 0 and m["latency_us"]["onnxruntime"] is None, m
-    assert [x["tiles"] for x in m["mlip"]] == [8] and m["mlip"][0]["est_cycles"] > 0, m
+    assert [(x["dtype"], x["tiles"]) for x in m["mlip"]] == [("fp16", 8), ("int8", 8)], m
+    assert all(x["est_cycles"] > 0 and x["sim_mmac_per_s"] > 0 for x in m["mlip"]), m
 assert sorted(d["kmath"]) == ["expf", "logf", "sigmoid", "tanhf"], d["kmath"]
 print("bench.short: ok")
 PY
