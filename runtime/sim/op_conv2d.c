@@ -64,14 +64,14 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
  * array (the compiler vectorizes across the lanes) and a run of output
  * positions (in raster order), with the block's weights converted to fp32 once per
  * chunk of input channels and shared by the run. The sizes change no bit;
- * they bound the stack (about 4.5 KiB at these defaults) and a build may
+ * they bound the stack (about 5.5 KiB at these defaults) and a build may
  * set its own. Built for size (MLIP_SIM_COMPACT, sim_internal.h) it runs
  * the reference loop instead, one output at a time. */
 #ifndef MLIP_SIM_CONV_CB
 #define MLIP_SIM_CONV_CB 16u /* output channels per block (lanes) */
 #endif
 #ifndef MLIP_SIM_CONV_PB
-#define MLIP_SIM_CONV_PB 8u /* output positions per run */
+#define MLIP_SIM_CONV_PB 16u /* output positions per run */
 #endif
 #ifndef MLIP_SIM_CONV_KC
 #define MLIP_SIM_CONV_KC 32u /* input channels per converted chunk of weights */

@@ -79,9 +79,8 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
  * the products and sums are the same single operations in the same order
  * (no FMA: the runtime is built with -ffp-contract=off), so the bits do not
  * change. -DMLIP_SIM_NO_F16C keeps the portable path. */
-#if !MLIP_SIM_COMPACT && defined(__F16C__) && defined(__AVX__) && !defined(MLIP_SIM_NO_F16C)
+#ifdef MLIP_SIM_F16C /* sim_internal.h */
 #define MLIP_SIM_FC_F16C 1
-#include <immintrin.h>
 
 /* Columns k0..k0+7 of 8 weight rows (row q at wq + q * stride bytes):
  * c[k] holds W[0..7][k0 + k]. */
