@@ -99,94 +99,30 @@ int mlip_sim_conv2d_q8_words_ok(const mlip_cmd* c) {
 }
 
 #if !MLIP_SIM_COMPACT
-/* Depthwise (one input channel per output channel: the input channel of
-   output j is j + oc_base - ic_base, so a run of outputs reads a run of
-   input bytes at each pixel). For speed, blocks of MLIP_SIM_Q8_DW_CB
-   channels are summed side by side over their taps, which are copied once
-   per block into lanes; the sums are integers, so the bits are the loop's
-   above. Larger kernels take that loop. */
-#ifndef MLIP_SIM_Q8_DW_CB
-#define MLIP_SIM_Q8_DW_CB 32u
+/* For speed, a block of MLIP_SIM_Q8_CB output channels summed side by side,
+   its weights widened once into lanes (the sums are integers, so the bits
+   are the reference loop's below), where a sum per output would be too
+   short to vectorize:
+   - depthwise (one input channel per output channel: the input channel
+     of output j is j + oc_base - ic_base, so the lanes read a run of input
+     bytes at each tap), kernels of at most MLIP_SIM_Q8_DW_TAPS taps;
+   - a kernel of at most MLIP_SIM_Q8_LANE_TAPS weights per output channel
+     (a pointwise layer of few channels, a first layer of one or three):
+     channels of one group, each input byte broadcast to the lanes. */
+#ifndef MLIP_SIM_Q8_CB
+#define MLIP_SIM_Q8_CB 32u
 #endif
 #ifndef MLIP_SIM_Q8_DW_TAPS
 #define MLIP_SIM_Q8_DW_TAPS 25u
 #endif
-static void conv2d_q8_depthwise(const mlip_cmd* c, const uint8_t* in, const uint8_t* wt, const uint8_t* rec,
-                                uint8_t* out) {
-  const uint32_t* w = c->w;
-  const uint32_t dt = w[MLIP_DTYPE];
-  const int64_t in_h = w[MLIP_CONV_IN_H], in_w = w[MLIP_CONV_IN_W];
-  const size_t in_c = w[MLIP_CONV_IN_C];
-  const size_t out_h = w[MLIP_CONV_OUT_H], out_w = w[MLIP_CONV_OUT_W], out_c = w[MLIP_CONV_OUT_C];
-  const size_t kh_n = w[MLIP_CONV_KH], kw_n = w[MLIP_CONV_KW], taps = kh_n * kw_n;
-  const int64_t sh = w[MLIP_CONV_STRIDE_H], sw = w[MLIP_CONV_STRIDE_W];
-  const int64_t dh = w[MLIP_CONV_DIL_H], dw = w[MLIP_CONV_DIL_W];
-  const int64_t pt = w[MLIP_CONV_PAD_TOP], pl = w[MLIP_CONV_PAD_LEFT];
-  /* In 64 bits as the validator computed it (size_t may be 32-bit). */
-  const size_t cbase = (size_t)((uint64_t)w[MLIP_CONV_OC_BASE] - w[MLIP_CONV_IC_BASE]);
-  const int32_t zx = mlip_sim_as_i32(w[MLIP_CONV_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_CONV_Y_ZP]);
-  const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
-  const int32_t sx = dt == MLIP_DT_INT8 ? 0x80 : 0; /* flips int8 bytes into x + 128 */
-  int16_t wl[MLIP_SIM_Q8_DW_TAPS][MLIP_SIM_Q8_DW_CB]; /* int8 weights, widened once */
-  size_t j0, oh, ow, kh, kw, q;
-  for (j0 = 0; j0 < out_c; j0 += MLIP_SIM_Q8_DW_CB) {
-    const size_t nj = out_c - j0 < MLIP_SIM_Q8_DW_CB ? out_c - j0 : MLIP_SIM_Q8_DW_CB;
-    size_t t;
-    for (t = 0; t < taps; ++t) {
-      for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
-        wl[t][q] = (int16_t)(q < nj ? (((int32_t)wt[(j0 + q) * taps + t]) ^ 0x80) - 0x80 : 0);
-      }
-    }
-    for (oh = 0; oh < out_h; ++oh) {
-      for (ow = 0; ow < out_w; ++ow) {
-        int32_t acc[MLIP_SIM_Q8_DW_CB];
-        for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
-          acc[q] = 0;
-        }
-        for (kh = 0; kh < kh_n; ++kh) {
-          const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
-          if (ih < 0 || ih >= in_h) {
-            continue; /* padding: the zero point, a real 0 */
-          }
-          for (kw = 0; kw < kw_n; ++kw) {
-            const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
-            const int16_t* wq = wl[kh * kw_n + kw];
-            const uint8_t* xp;
-            if (iw < 0 || iw >= in_w) {
-              continue;
-            }
-            xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase + j0;
-            if (nj == MLIP_SIM_Q8_DW_CB) {
-              for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
-                acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wq[q];
-              }
-            } else {
-              for (q = 0; q < nj; ++q) {
-                acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wq[q];
-              }
-            }
-          }
-        }
-        for (q = 0; q < nj; ++q) {
-          store_requantized(out + (oh * out_w + ow) * out_c + j0 + q, acc[q], rec, j0 + q, zy, lo, hi);
-        }
-      }
-    }
-  }
-}
-#endif
-
-#if !MLIP_SIM_COMPACT
 #ifndef MLIP_SIM_Q8_LANE_TAPS
 #define MLIP_SIM_Q8_LANE_TAPS 64u
 #endif
-/* A kernel of at most MLIP_SIM_Q8_LANE_TAPS weights per output channel (a
-   pointwise layer of few channels, a first layer of one or three):
-   channels [j0, j0 + nj) of one group side by side, every weight (kh, kw,
-   ic) of the block widened once into lanes, where a sum per output over
-   those few weights would be too short to vectorize. */
-static void conv2d_q8_block(const mlip_cmd* c, const uint8_t* in, const uint8_t* wt, const uint8_t* rec,
-                            uint8_t* out, size_t j0, size_t nj) {
+#define MLIP_SIM_Q8_WL_TAPS \
+  (MLIP_SIM_Q8_DW_TAPS > MLIP_SIM_Q8_LANE_TAPS ? MLIP_SIM_Q8_DW_TAPS : MLIP_SIM_Q8_LANE_TAPS)
+
+static void conv2d_q8_lanes(const mlip_cmd* c, const uint8_t* in, const uint8_t* wt, const uint8_t* rec,
+                            uint8_t* out, size_t j0, size_t nj, int depthwise) {
   const uint32_t* w = c->w;
   const uint32_t dt = w[MLIP_DTYPE];
   const int64_t in_h = w[MLIP_CONV_IN_H], in_w = w[MLIP_CONV_IN_W];
@@ -197,23 +133,24 @@ static void conv2d_q8_block(const mlip_cmd* c, const uint8_t* in, const uint8_t*
   const int64_t sh = w[MLIP_CONV_STRIDE_H], sw = w[MLIP_CONV_STRIDE_W];
   const int64_t dh = w[MLIP_CONV_DIL_H], dw = w[MLIP_CONV_DIL_W];
   const int64_t pt = w[MLIP_CONV_PAD_TOP], pl = w[MLIP_CONV_PAD_LEFT];
-  /* In 64 bits as the validator computed it (size_t may be 32-bit). */
+  /* The block's first input channel, in 64 bits as the validator computed
+     it (size_t may be 32-bit); depthwise, lane q reads the one after q. */
   const size_t cbase = (size_t)((((uint64_t)w[MLIP_CONV_OC_BASE] + j0) / w[MLIP_CONV_OC_PER_GROUP]) * icpg -
                                 w[MLIP_CONV_IC_BASE]);
   const int32_t zx = mlip_sim_as_i32(w[MLIP_CONV_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_CONV_Y_ZP]);
   const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
   const int32_t sx = dt == MLIP_DT_INT8 ? 0x80 : 0; /* flips int8 bytes into x + 128 */
-  int16_t wl[MLIP_SIM_Q8_LANE_TAPS][MLIP_SIM_Q8_DW_CB]; /* int8 weights, widened once */
+  int16_t wl[MLIP_SIM_Q8_WL_TAPS][MLIP_SIM_Q8_CB]; /* int8 weights, widened once */
   size_t oh, ow, kh, kw, ic, q, t;
   for (t = 0; t < taps; ++t) {
-    for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
+    for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
       wl[t][q] = (int16_t)(q < nj ? (((int32_t)wt[(j0 + q) * taps + t]) ^ 0x80) - 0x80 : 0);
     }
   }
   for (oh = 0; oh < out_h; ++oh) {
     for (ow = 0; ow < out_w; ++ow) {
-      int32_t acc[MLIP_SIM_Q8_DW_CB];
-      for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
+      int32_t acc[MLIP_SIM_Q8_CB];
+      for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
         acc[q] = 0;
       }
       for (kh = 0; kh < kh_n; ++kh) {
@@ -223,16 +160,26 @@ static void conv2d_q8_block(const mlip_cmd* c, const uint8_t* in, const uint8_t*
         }
         for (kw = 0; kw < kw_n; ++kw) {
           const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
+          int16_t(*wk)[MLIP_SIM_Q8_CB] = wl + (kh * kw_n + kw) * icpg;
           const uint8_t* xp;
           if (iw < 0 || iw >= in_w) {
             continue;
           }
           xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
-          for (ic = 0; ic < icpg; ++ic) {
-            const int32_t xv = ((((int32_t)xp[ic]) ^ sx) - sx) - zx;
-            const int16_t* wq = wl[(kh * kw_n + kw) * icpg + ic];
-            for (q = 0; q < MLIP_SIM_Q8_DW_CB; ++q) {
-              acc[q] += xv * wq[q];
+          if (depthwise && nj == MLIP_SIM_Q8_CB) {
+            for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
+              acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wk[0][q];
+            }
+          } else if (depthwise) { /* never read past the block's last channel */
+            for (q = 0; q < nj; ++q) {
+              acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wk[0][q];
+            }
+          } else {
+            for (ic = 0; ic < icpg; ++ic) {
+              const int32_t xv = ((((int32_t)xp[ic]) ^ sx) - sx) - zx;
+              for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
+                acc[q] += xv * wk[ic][q];
+              }
             }
           }
         }
@@ -269,20 +216,20 @@ mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const
     return MLIP_ERR_INVALID_ARG;
   }
 #if !MLIP_SIM_COMPACT
-  if (icpg == 1u && ocpg == 1u && kh_n * kw_n <= MLIP_SIM_Q8_DW_TAPS) {
-    conv2d_q8_depthwise(c, in, wt, rec, out);
-    return MLIP_OK;
-  }
-  if (kh_n * kw_n * icpg <= MLIP_SIM_Q8_LANE_TAPS) {
-    size_t j0, nj;
-    for (j0 = 0; j0 < out_c; j0 += nj) {
-      /* blocks never straddle a group: one run of input channels each */
-      const size_t group_end = (size_t)(((uint64_t)oc_base + j0) / ocpg + 1u) * ocpg - oc_base;
-      nj = out_c - j0 < MLIP_SIM_Q8_DW_CB ? out_c - j0 : MLIP_SIM_Q8_DW_CB;
-      nj = group_end - j0 < nj ? group_end - j0 : nj;
-      conv2d_q8_block(c, in, wt, rec, out, j0, nj);
+  {
+    const int depthwise = icpg == 1u && ocpg == 1u && kh_n * kw_n <= MLIP_SIM_Q8_DW_TAPS;
+    if (depthwise || kh_n * kw_n * icpg <= MLIP_SIM_Q8_LANE_TAPS) {
+      size_t j0, nj;
+      for (j0 = 0; j0 < out_c; j0 += nj) {
+        /* other than depthwise, blocks never straddle a group: one run of
+           input channels each */
+        const size_t group_end = (size_t)(((uint64_t)oc_base + j0) / ocpg + 1u) * ocpg - oc_base;
+        nj = out_c - j0 < MLIP_SIM_Q8_CB ? out_c - j0 : MLIP_SIM_Q8_CB;
+        nj = !depthwise && group_end - j0 < nj ? group_end - j0 : nj;
+        conv2d_q8_lanes(c, in, wt, rec, out, j0, nj, depthwise);
+      }
+      return MLIP_OK;
     }
-    return MLIP_OK;
   }
 #endif
   for (oh = 0; oh < out_h; ++oh) {
