@@ -51,7 +51,7 @@ SHORT_EXCLUDE+='|^e2e\.(Digits/TvmDemo|TvmDemoErrors|FirmwarePlatformTemplate|Di
 # stays, the Pad and ConvTranspose models repeat CONV2D on the MLIP; of
 # post-training quantization the CPU digits run, the CLI and the errors stay
 # (the MLIP run and the mixed-precision model repeat the same calibration).
-SHORT_EXCLUDE+='|^unit\.TiledKernels\.Random|^e2e\.Models/QuantizedMlip\.[A-Za-z]+/quant_qdq_(mlip_pad|unet_up)$'
+SHORT_EXCLUDE+='|^unit\.TiledKernels\.Random|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_qdq_(mlip_pad|unet_up)$'
 SHORT_EXCLUDE+='|^e2e\.PtqDigits\.Int8AccuracyOnMrvl|^e2e\.PtqMixedPrecision\.'
 
 source scripts/ccache-env.sh
