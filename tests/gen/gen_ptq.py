@@ -10,10 +10,9 @@
   model `mlipc compile --quantize int8 --calibration digits_calib200.npz
   --emit-qdq` writes (mlipc from build/bin: build it first).
 
-The digits data set is the project's shared digits.npz (UCI handwritten
-digits as scikit-learn ships them), read from $DIGITS_NPZ or
-../shared/data/digits.npz beside the repository; without it the two image
-files are kept as they are and only the onnxruntime outputs are remade."""
+The digits data set is tests/data/digits/digits.npz (UCI handwritten
+digits as scikit-learn ships them; its README gives the arrays), or
+$DIGITS_NPZ."""
 import os
 import subprocess
 import tempfile
@@ -24,17 +23,16 @@ from refs import ROOT, ort_run
 
 OUT = os.path.join(ROOT, "tests", "data", "ptq")
 MLIPC = os.path.join(ROOT, "build", "bin", "mlipc")
-DIGITS = os.environ.get("DIGITS_NPZ", os.path.join(ROOT, "..", "shared", "data", "digits.npz"))
+DIGITS = os.environ.get("DIGITS_NPZ", os.path.join(ROOT, "tests", "data", "digits", "digits.npz"))
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     calib = os.path.join(OUT, "digits_calib200.npz")
     test = os.path.join(OUT, "digits_test397.npz")
-    if os.path.exists(DIGITS):
-        d = np.load(DIGITS)
-        np.savez_compressed(calib, Input3=d["images28"][d["train_idx"][:200]])
-        np.savez_compressed(test, Input3=d["images28"][d["test_idx"]], labels=d["labels"][d["test_idx"]])
+    d = np.load(DIGITS)
+    np.savez_compressed(calib, Input3=d["images28"][d["train_idx"][:200]])
+    np.savez_compressed(test, Input3=d["images28"][d["test_idx"]], labels=d["labels"][d["test_idx"]])
     tmp = tempfile.mkdtemp()
     qdq = os.path.join(tmp, "digits_qdq.onnx")
     subprocess.run([MLIPC, "compile", os.path.join(ROOT, "examples", "digits", "model.onnx"), "--target", "c",

@@ -26,7 +26,7 @@ std::vector<std::string> ops_of(const Graph& g) {
 
 // PyTorch's F.pad export (opset 13): torch-order pads, padded with zeros by
 // ConstantOfShape, reversed pairwise by Reshape/Slice/Transpose/Reshape and
-// Cast to int64 (as in /work/shared/models/seed_digits_cnn).
+// Cast to int64 (as in the digits CNN, examples/digits).
 void pytorch_pads_chain(OnnxBuilder& b, const std::string& torch_pads, const std::string& out) {
   b.node("Constant", {}, {"n_zeros"}, {{"value", i64({4})}});
   b.node("ConstantOfShape", {"n_zeros"}, {"zeros"}, {{"value", TensorData::from<int64_t>({1}, {0})}});
