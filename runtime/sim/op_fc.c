@@ -70,29 +70,21 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
 #define MLIP_SIM_FC_KC 32u /* reduction steps per converted chunk */
 #endif
 
-/* Where the compiler targets x86 with F16C (mlipc run builds with
- * -march=native), a block of 16 outputs takes its weights 8 x 8 at a time:
- * eight rows of 8 halves converted by the hardware and transposed in
- * registers, so the lanes are outputs without a scalar transpose. The
- * conversion is exact like mlip_sim_h2f's (subnormal halves included; a
- * NaN comes out quiet, and every NaN the FC stores is the canonical one),
- * the products and sums are the same single operations in the same order
- * (no FMA: the runtime is built with -ffp-contract=off), so the bits do not
- * change. -DMLIP_SIM_NO_F16C keeps the portable path. */
-#ifdef MLIP_SIM_F16C /* sim_internal.h */
-#define MLIP_SIM_FC_F16C 1
+/* With F16C (MLIP_SIM_F16C, sim_internal.h: exact conversions), a block of
+ * 16 outputs takes its weights 8 x 8 at a time: eight rows of 8 halves
+ * converted and transposed in registers, so the lanes are outputs without
+ * a scalar transpose; the products and sums are the same single operations
+ * in the same order (no FMA: the runtime is built with -ffp-contract=off),
+ * so the bits do not change. */
+#ifdef MLIP_SIM_F16C
 
 /* Columns k0..k0+7 of 8 weight rows (row q at wq + q * stride bytes):
  * c[k] holds W[0..7][k0 + k]. */
 static void mlip_sim_fc_cols8(const uint8_t* wq, size_t stride, __m256 c[8]) {
-  const __m256 r0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 0u * stride)));
-  const __m256 r1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 1u * stride)));
-  const __m256 r2 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 2u * stride)));
-  const __m256 r3 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 3u * stride)));
-  const __m256 r4 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 4u * stride)));
-  const __m256 r5 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 5u * stride)));
-  const __m256 r6 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 6u * stride)));
-  const __m256 r7 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(wq + 7u * stride)));
+  const __m256 r0 = mlip_sim_h2f_8(wq), r1 = mlip_sim_h2f_8(wq + stride);
+  const __m256 r2 = mlip_sim_h2f_8(wq + 2u * stride), r3 = mlip_sim_h2f_8(wq + 3u * stride);
+  const __m256 r4 = mlip_sim_h2f_8(wq + 4u * stride), r5 = mlip_sim_h2f_8(wq + 5u * stride);
+  const __m256 r6 = mlip_sim_h2f_8(wq + 6u * stride), r7 = mlip_sim_h2f_8(wq + 7u * stride);
   /* pairs of rows interleaved, then columns k and k + 4 of rows 0-3 (and 4-7) */
   const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
   const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
@@ -190,15 +182,12 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
       for (q = 0; q < MLIP_SIM_FC_OB; ++q) {
         acc[q] = first || q >= no ? 0.0f : mlip_sim_ldf(accm + (n * oc_n + o0 + q) * 4u);
       }
-#ifdef MLIP_SIM_FC_F16C
+      k0 = 0;
+#ifdef MLIP_SIM_F16C
       if (no == 16u && MLIP_SIM_FC_OB == 16u) {
         mlip_sim_fc_block16_f16c(xp, wp, k_n, acc);
         k0 = k_n; /* done: the portable loop below runs no chunk */
-      } else {
-        k0 = 0;
       }
-#else
-      k0 = 0;
 #endif
       for (; k0 < k_n; k0 += MLIP_SIM_FC_KC) {
         const size_t kc = k_n - k0 < MLIP_SIM_FC_KC ? k_n - k0 : MLIP_SIM_FC_KC;

@@ -39,20 +39,14 @@ static void store_requantized(uint8_t* p, int32_t acc, const uint8_t* rec, size_
 }
 
 /* The sum of (x[i] - zx) * w[i] over n bytes, x of type dt, w int8. Integer
-   sums do not depend on their order: the loops are written for the
-   compiler to vectorize (the type tested once, the int8 byte sign-extended
-   by arithmetic rather than a branch). */
+   sums do not depend on their order: the loop is written for the compiler
+   to vectorize (mlip_sim_q8_value: no branch per byte). */
 static int32_t dot_q8(uint32_t dt, const uint8_t* x, const uint8_t* w, size_t n, int32_t zx) {
+  const int32_t sx = mlip_sim_q8_sign(dt);
   int32_t acc = 0; /* callers bound n (MLIP_INT8_MAX_TAPS): no overflow */
   size_t i;
-  if (dt == MLIP_DT_INT8) {
-    for (i = 0; i < n; ++i) {
-      acc += ((((int32_t)x[i]) ^ 0x80) - 0x80 - zx) * ((((int32_t)w[i]) ^ 0x80) - 0x80);
-    }
-  } else {
-    for (i = 0; i < n; ++i) {
-      acc += ((int32_t)x[i] - zx) * ((((int32_t)w[i]) ^ 0x80) - 0x80);
-    }
+  for (i = 0; i < n; ++i) {
+    acc += (mlip_sim_q8_value(x[i], sx) - zx) * mlip_sim_q8_value(w[i], 0x80);
   }
   return acc;
 }
@@ -139,12 +133,12 @@ static void conv2d_q8_lanes(const mlip_cmd* c, const uint8_t* in, const uint8_t*
                                 w[MLIP_CONV_IC_BASE]);
   const int32_t zx = mlip_sim_as_i32(w[MLIP_CONV_X_ZP]), zy = mlip_sim_as_i32(w[MLIP_CONV_Y_ZP]);
   const int32_t lo = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_LO]), hi = mlip_sim_as_i32(w[MLIP_CONV_CLAMP_HI]);
-  const int32_t sx = dt == MLIP_DT_INT8 ? 0x80 : 0; /* flips int8 bytes into x + 128 */
+  const int32_t sx = mlip_sim_q8_sign(dt);
   int16_t wl[MLIP_SIM_Q8_WL_TAPS][MLIP_SIM_Q8_CB]; /* int8 weights, widened once */
   size_t oh, ow, kh, kw, ic, q, t;
   for (t = 0; t < taps; ++t) {
     for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
-      wl[t][q] = (int16_t)(q < nj ? (((int32_t)wt[(j0 + q) * taps + t]) ^ 0x80) - 0x80 : 0);
+      wl[t][q] = (int16_t)(q < nj ? mlip_sim_q8_value(wt[(j0 + q) * taps + t], 0x80) : 0);
     }
   }
   for (oh = 0; oh < out_h; ++oh) {
@@ -168,15 +162,15 @@ static void conv2d_q8_lanes(const mlip_cmd* c, const uint8_t* in, const uint8_t*
           xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
           if (depthwise && nj == MLIP_SIM_Q8_CB) {
             for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
-              acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wk[0][q];
+              acc[q] += (mlip_sim_q8_value(xp[q], sx) - zx) * wk[0][q];
             }
           } else if (depthwise) { /* never read past the block's last channel */
             for (q = 0; q < nj; ++q) {
-              acc[q] += ((((int32_t)xp[q]) ^ sx) - sx - zx) * wk[0][q];
+              acc[q] += (mlip_sim_q8_value(xp[q], sx) - zx) * wk[0][q];
             }
           } else {
             for (ic = 0; ic < icpg; ++ic) {
-              const int32_t xv = ((((int32_t)xp[ic]) ^ sx) - sx) - zx;
+              const int32_t xv = mlip_sim_q8_value(xp[ic], sx) - zx;
               for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
                 acc[q] += xv * wk[ic][q];
               }

@@ -111,6 +111,11 @@ static inline void mlip_sim_stf(uint8_t* p, float v) {
 #if !MLIP_SIM_COMPACT && defined(__F16C__) && defined(__AVX__) && !defined(MLIP_SIM_NO_F16C)
 #define MLIP_SIM_F16C 1
 #include <immintrin.h>
+
+/* 8 consecutive halves at src (any alignment) to floats, by the hardware. */
+static inline __m256 mlip_sim_h2f_8(const uint8_t* src) {
+  return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)src));
+}
 #endif
 
 /* n consecutive halves at src (any alignment) to floats, exactly as
@@ -128,7 +133,7 @@ static inline void mlip_sim_h2f_row(const uint8_t* src, float* dst, size_t n) {
   size_t i = 0;
 #ifdef MLIP_SIM_F16C
   for (; i + 8u <= n; i += 8u) {
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(src + i * 2u))));
+    _mm256_storeu_ps(dst + i, mlip_sim_h2f_8(src + i * 2u));
   }
   src += i * 2u;
   dst += i;
@@ -444,9 +449,17 @@ static inline int mlip_sim_q8_requant_ok(uint32_t q, uint32_t shift, int32_t max
 }
 
 /* An element of the command's type at p. */
+/* The sign mask of an 8-bit type (0x80: int8, 0: uint8) and the value of
+ * one of its bytes under it, by arithmetic rather than a branch, so that
+ * loops over bytes vectorize. */
+static inline int32_t mlip_sim_q8_sign(uint32_t dt) {
+  return dt == MLIP_DT_INT8 ? 0x80 : 0;
+}
+static inline int32_t mlip_sim_q8_value(uint8_t byte, int32_t sign) {
+  return ((int32_t)byte ^ sign) - sign;
+}
 static inline int32_t mlip_sim_q8_load(uint32_t dt, const uint8_t* p) {
-  const int32_t v = *p;
-  return dt == MLIP_DT_INT8 && v >= 128 ? v - 256 : v;
+  return mlip_sim_q8_value(*p, mlip_sim_q8_sign(dt));
 }
 
 /* Stores v (already inside the type) as its byte. */
