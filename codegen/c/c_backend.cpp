@@ -105,7 +105,7 @@ class Generator {
     // (memory/schedule.h), the source order on a tie.
     if (opt_.arena_reuse) choose_order(specs);
     std::vector<bool> elided;
-    m_.liveness = liveness(g_, specs, elided);
+    m_.liveness = liveness(g_, pointers(specs), elided);
     // Convolutions that offer a zero-padded copy of their input get it
     // where its scratch keeps their step within the lower bound.
     {
@@ -269,14 +269,23 @@ class Generator {
     return k;
   }
 
+  static std::vector<const KernelSpec*> pointers(const std::vector<KernelSpec>& specs) {
+    std::vector<const KernelSpec*> p;
+    p.reserve(specs.size());
+    for (const KernelSpec& s : specs) p.push_back(&s);
+    return p;
+  }
+
   // The arena buffers of g in its order: values, then in place where a
   // kernel allows it, Concats elided (`elided` flags them) when arena reuse
   // is on.
-  memory::Liveness liveness(const Graph& g, const std::vector<KernelSpec>& specs, std::vector<bool>& elided) const {
+  // (specs[i] is node i's spec.)
+  memory::Liveness liveness(const Graph& g, const std::vector<const KernelSpec*>& specs,
+                            std::vector<bool>& elided) const {
     std::vector<memory::InPlace> in_place;
     if (opt_.arena_reuse)
       for (size_t i = 0; i < g.nodes.size(); ++i)
-        for (int k : specs[i].in_place)
+        for (int k : specs[i]->in_place)
           in_place.push_back({static_cast<int>(i), g.nodes[i].inputs.at(static_cast<size_t>(k)), g.nodes[i].outputs[0]});
     // Concats whose inputs are written straight into their output (and
     // then copy nothing).
@@ -289,12 +298,12 @@ class Generator {
 
   // The arena a schedule of g needs: its buffers and the kernels' scratch,
   // planned as the module's arena is.
-  size_t arena_bytes(const Graph& g, const std::vector<KernelSpec>& specs) const {
+  size_t arena_bytes(const Graph& g, const std::vector<const KernelSpec*>& specs) const {
     std::vector<bool> elided;
     std::vector<memory::Buffer> buffers = liveness(g, specs, elided).buffers;
     for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (specs[i].scratch_bytes > 0)
-        buffers.push_back({g.nodes[i].name + ":scratch", specs[i].scratch_bytes, static_cast<int>(i), static_cast<int>(i)});
+      if (specs[i]->scratch_bytes > 0)
+        buffers.push_back({g.nodes[i].name + ":scratch", specs[i]->scratch_bytes, static_cast<int>(i), static_cast<int>(i)});
     return memory::plan_memory(buffers, opt_.workspace_alignment, opt_.memory_planner).total;
   }
 
@@ -303,14 +312,14 @@ class Generator {
   void choose_order(std::vector<KernelSpec>& specs) {
     std::vector<std::vector<int>> candidates = memory::candidate_orders(g_);
     if (candidates.empty()) return;
-    size_t best_bytes = arena_bytes(g_, specs);
+    size_t best_bytes = arena_bytes(g_, pointers(specs));
     const std::vector<int>* best = nullptr;
     for (const std::vector<int>& order : candidates) {
       Graph g = g_;
       memory::reorder(g, order);
-      std::vector<KernelSpec> s;
+      std::vector<const KernelSpec*> s;
       s.reserve(order.size());
-      for (int i : order) s.push_back(specs[static_cast<size_t>(i)]);
+      for (int i : order) s.push_back(&specs[static_cast<size_t>(i)]);
       const size_t bytes = arena_bytes(g, s);
       if (bytes < best_bytes) {
         best_bytes = bytes;
