@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/activation.h"
+#include "ops/activation.h"
 #include "ir/graph.h"
 
 namespace mlipc::c {

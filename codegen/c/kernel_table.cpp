@@ -5,8 +5,8 @@
 
 #include "c/kernel.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/conv_transpose.h"
-#include "ir/ops/qlinear.h"
+#include "ops/conv_transpose.h"
+#include "ops/qlinear.h"
 
 namespace mlipc::c {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "ir/op.h"
+#include "ops/op.h"
 
 namespace mlipc::c {
 

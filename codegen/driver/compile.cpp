@@ -7,7 +7,7 @@
 
 #include "driver/calibration_data.h"
 #include "frontend/onnx_export.h"
-#include "ir/infer.h"
+#include "ops/infer.h"
 #include "mlf/archive.h"
 #include "mlf/metadata.h"
 #include "mlf/params.h"

@@ -9,7 +9,7 @@
 
 #include "frontend/opset.h"
 #include "frontend/tensor_proto.h"
-#include "ir/infer.h"
+#include "ops/infer.h"
 #include "support/error.h"
 #include "support/file_util.h"
 #include "support/limits.h"

@@ -1,7 +1,7 @@
 // ONNX -> IR. Parses the model with libonnx's protobuf classes, brings every
 // node to the form the IR implements (opset.cpp: opset 17's, and opset 18's
 // axes input for Pad and Reduce*), then infers static shapes and folds
-// constant sub-graphs (ir/infer.h).
+// constant sub-graphs (ops/infer.h).
 #pragma once
 
 #include <filesystem>

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "ir/op.h"
-#include "ir/ops/concat.h"
+#include "ops/op.h"
+#include "ops/concat.h"
 #include "support/error.h"
 
 namespace mlipc::memory {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "ir/op.h"
+#include "ops/op.h"
 #include "support/error.h"
 
 namespace mlipc::memory {

@@ -1,7 +1,7 @@
 // Folds QDQ groups into integer operators: DequantizeLinear -> op (-> Relu
 // or Clip) -> QuantizeLinear becomes the op's integer form reading the
 // quantized tensors and writing the QuantizeLinear's output, with the
-// requantization fused (ir/ops/qlinear.h, include/mlip/requant.h):
+// requantization fused (ops/qlinear.h, include/mlip/requant.h):
 //   Conv                       -> QLinearConv (per-channel weights, int32 bias)
 //   ConvTranspose              -> mlipc.QLinearConvTranspose (weights per channel on axis 1)
 //   Gemm, MatMul (const B, 2-D) -> Reshape, QLinearConv 1x1, Reshape
@@ -26,10 +26,10 @@
 
 #include <fmt/format.h>
 
-#include "ir/evaluator.h"
-#include "ir/infer.h"
-#include "ir/ops/conv_transpose.h"
-#include "ir/ops/qlinear.h"
+#include "ops/evaluator.h"
+#include "ops/infer.h"
+#include "ops/conv_transpose.h"
+#include "ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
 

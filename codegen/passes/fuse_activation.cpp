@@ -1,7 +1,7 @@
 #include <set>
 #include <string>
 
-#include "ir/activation.h"
+#include "ops/activation.h"
 #include "passes/passes.h"
 
 namespace mlipc::passes {

@@ -2,7 +2,7 @@
 // convolution that reads it, when the Pad adds what the convolution's own
 // padding stands for: zeros before a float Conv, the input zero point (a
 // real 0) before a QLinearConv, whose padding taps are that zero point
-// (ir/ops/conv_integer.h; the int8 CONV2D skips them likewise). The driver
+// (ops/conv_integer.h; the int8 CONV2D skips them likewise). The driver
 // runs it before passes/fold_qdq (a float Pad -> Conv) and after it (the
 // integer Pad that a QDQ Pad becomes, and QOperator models' Pad ->
 // QLinearConv, as TF/Keras exporters write 'same' padding).

@@ -1,7 +1,7 @@
 // Conv -> MaxPool -> one Conv computing the pooled tensor (passes.h): the
 // C kernel keeps the few convolution rows the pool's window spans in a
 // scratch buffer, so the convolution's output never exists.
-#include "ir/ops/conv.h"
+#include "ops/conv.h"
 #include "passes/passes.h"
 
 namespace mlipc::passes {

@@ -1,6 +1,6 @@
 // Conv + Add(conv, r) -> Conv with residual r (passes.h). The Conv moves to
 // the Add's place in the schedule: every input of both is computed by then.
-#include "ir/activation.h"
+#include "ops/activation.h"
 #include "passes/passes.h"
 
 namespace mlipc::passes {

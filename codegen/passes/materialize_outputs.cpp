@@ -1,6 +1,6 @@
 #include <set>
 
-#include "ir/op.h"
+#include "ops/op.h"
 #include "passes/passes.h"
 
 namespace mlipc::passes {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/calibration.h"
+#include "ptq/calibration.h"
 #include "ir/graph.h"
 
 namespace mlipc::passes {
@@ -111,7 +111,7 @@ void fuse_activation(Graph& g, bool epilogues = true);
 void fuse_residual(Graph& g);
 
 // With a 2-D Conv (one group, constant weights) whose output only a MaxPool
-// reads: the Conv computes the pooled tensor (ir/ops/conv.h), keeping only
+// reads: the Conv computes the pooled tensor (ops/conv.h), keeping only
 // the rows a window spans, so its own output never exists.
 void fuse_pool(Graph& g);
 

@@ -3,7 +3,7 @@
 // into integer operators.
 //   1. The reference evaluator runs the samples; every float tensor's range
 //      (and, for the percentile and entropy methods, its histogram) is
-//      recorded (ir/calibration.h turns them into ranges).
+//      recorded (ptq/calibration.h turns them into ranges).
 //   2. Layers: Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool,
 //      Concat and the activations fold_qdq makes tables of are compute
 //      layers (a Relu or Clip after a Conv, Gemm, MatMul or Add is part of
@@ -32,10 +32,10 @@
 
 #include <fmt/format.h>
 
-#include "ir/calibration.h"
-#include "ir/evaluator.h"
-#include "ir/infer.h"
-#include "ir/ops/qlinear.h"
+#include "ptq/calibration.h"
+#include "ops/evaluator.h"
+#include "ops/infer.h"
+#include "ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
 

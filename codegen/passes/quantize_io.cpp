@@ -8,7 +8,7 @@
 // metadata.json. Runs before fold_qdq, which then sees integer borders.
 #include <fmt/format.h>
 
-#include "ir/ops/qlinear.h"
+#include "ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
 

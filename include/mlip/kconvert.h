@@ -1,6 +1,6 @@
 /* Conversions between the 16-bit float formats and float/double, for the
  * generated Cast kernels (templates/kernels/cast.c) and the compiler's
- * reference Cast (codegen/ir/ops/cast.cpp): one definition that both include,
+ * reference Cast (codegen/ops/cast.cpp): one definition that both include,
  * so that kernel and reference agree bit for bit.
  *
  * Narrowing rounds to nearest even, once, from the double value (a float64

@@ -1,6 +1,6 @@
 /* {{outer}} x {{inner}} discrete Fourier transforms of length {{length}},
  * {{bins}} bins each, from {{taken}} {{#complex}}complex{{/complex}}{{^complex}}real{{/complex}} inputs{{#window}} times the window{{/window}}{{#inverse}}, inverse (scaled by 1 / {{length}}){{/inverse}}.
- * Direct summation in the reference's order (ir/ops/dft.h) with its twiddle
+ * Direct summation in the reference's order (ops/dft.h) with its twiddle
  * table: tw[2m], tw[2m + 1] = cos, sin of 2 pi m / {{length}}. */
 static void {{fn}}(const {{in0_t}}* x, {{#window}}const {{in0_t}}* w, {{/window}}{{out0_t}}* y) {
   static const double tw[2 * {{length}}] = { {{twiddles}} };

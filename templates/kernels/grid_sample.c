@@ -1,6 +1,6 @@
 /* GridSample ({{mode}}, padding {{padding}}, align_corners {{align_n}}): x [N, C, H, W],
  * grid [N, HO, WO, 2] holding (x, y) in [-1, 1]; y [N, C, HO, WO]. The
- * operations and their order are the reference's (ir/ops/grid_sample.cpp):
+ * operations and their order are the reference's (ops/grid_sample.cpp):
  * denormalize, {{#nearest}}round half to even, {{/nearest}}apply the padding rule to the coordinate, then
  * read the taps, a tap outside the image by the padding rule. */
 {{#reflection}}

@@ -1,5 +1,5 @@
 /* {{op}}: x viewed as [{{ROWS}}, {{N}}], each row normalized in the order of
- * ir/ops/normalize.h: the mean, the mean of squared deviations, the inverse
+ * ops/normalize.h: the mean, the mean of squared deviations, the inverse
  * standard deviation, then d * inv * scale{{#bias}} + bias{{/bias}}. */
 static void {{fn}}(const float* x, const float* scale{{#bias}}, const float* bias{{/bias}}, float* y{{#mean}}, float* mean_out{{/mean}}{{#inv}}, float* inv_out{{/inv}}) {
   for (int32_t r = 0; r < {{ROWS}}; ++r) {

@@ -4,7 +4,7 @@
  * direction); the state lives in the scratch. Every gate pre-activation is
  * s = dot(x, W_j); s = s + dot(h, R_j); s = s + (Wb_j + Rb_j) [+ P_j * c],
  * each dot a float sum in index order, then clip and activation: the
- * expressions and order of the reference kernel (ir/ops/recurrent.cpp). */
+ * expressions and order of the reference kernel (ops/recurrent.cpp). */
 static float {{fn}}_act(int32_t k, float v) {
   switch (k) {
 {{#acts}}

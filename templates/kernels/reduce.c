@@ -1,6 +1,6 @@
 /* {{op}}: the kept axes' loops outside (the output in order), the reduced
  * axes' loops inside, folding one element at a time in row-major order
- * (ir/ops/reduce.h); s<d> is the input offset after d loops. */
+ * (ops/reduce.h); s<d> is the input offset after d loops. */
 static void {{fn}}(const {{in0_t}}* x, {{out0_t}}* y) {
   int32_t o = 0;
   const int32_t s0 = 0;

@@ -1,7 +1,7 @@
 /* RoiAlign ({{mode}}, {{coord}}): x [N, C, H, W], rois [R, 4] (x1, y1, x2, y2),
  * batch_indices [R]; y [R, C, OH, OW]. Each bin pools a grid of bilinear
  * samples: {{#fixed}}{{ratio}} x {{ratio}}{{/fixed}}{{^fixed}}ceil(roi size / output size) per axis{{/fixed}}. The float operations and
- * their order are the reference's (ir/ops/roi_align.cpp). A batch index
+ * their order are the reference's (ops/roi_align.cpp). A batch index
  * outside [0, N) or an adaptive grid above {{max_gh}} x {{max_gw}} stops the run
  * before anything is written. */
 struct {{fn}}_axis {

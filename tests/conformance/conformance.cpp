@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "frontend/tensor_proto.h"
-#include "ir/op.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"

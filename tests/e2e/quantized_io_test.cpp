@@ -18,7 +18,7 @@
 #include "driver/compile.h"
 #include "frontend/tensor_proto.h"
 #include "io/npz.h"
-#include "ir/ops/quant.h"
+#include "ops/quant.h"
 #include "support/error.h"
 #include "support/file_util.h"
 #include "support/process.h"

@@ -17,8 +17,8 @@
 
 #include "driver/compile.h"
 #include "frontend/tensor_proto.h"
-#include "ir/evaluator.h"
-#include "ir/ops/qlinear.h"
+#include "ops/evaluator.h"
+#include "ops/qlinear.h"
 #include "models.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"

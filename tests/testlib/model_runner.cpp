@@ -9,7 +9,7 @@
 
 #include "frontend/onnx_import.h"
 #include "host/host_model.h"
-#include "ir/evaluator.h"
+#include "ops/evaluator.h"
 #include "support/error.h"
 #include "mlf/archive.h"
 #include "support/file_util.h"

@@ -2,11 +2,11 @@
 // pass along n per output, the pick replaced when the element is better
 // (ops::arg_better: NaN wins, ties go to the first or, with
 // select_last_index, the last). Same order as the reference in
-// ir/ops/arg_minmax.cpp.
+// ops/arg_minmax.cpp.
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/arg_minmax.h"
+#include "ops/arg_minmax.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,7 +1,7 @@
 // AveragePool: one template for 1-D to 3-D (as 3-D with size-1 leading
 // axes), geometry baked in. float32.
 #include "c/kernels/kernels.h"
-#include "ir/ops/spatial.h"
+#include "ops/spatial.h"
 
 namespace mlipc::c::kernels {
 

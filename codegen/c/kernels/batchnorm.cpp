@@ -3,7 +3,7 @@
 // constant parameters the per-channel factors are computed here and baked
 // into .rodata; otherwise the kernel computes them from the four pointers.
 #include "c/kernels/kernels.h"
-#include "ir/ops/batchnorm.h"
+#include "ops/batchnorm.h"
 
 namespace mlipc::c::kernels {
 

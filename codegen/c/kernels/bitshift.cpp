@@ -1,10 +1,10 @@
 // BitShift: x << s or x >> s in the unsigned type's wrapping width, 0 when s
-// is the type's width or more (C leaves that undefined), as ir/ops/bitshift.cpp.
+// is the type's width or more (C leaves that undefined), as ops/bitshift.cpp.
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,6 +1,6 @@
 // Cast and CastLike: one loop, the element conversion chosen at compile time
 // for the (source, destination) pair; the rules and the 16-bit float
-// conversions (include/mlip/kconvert.h) are the reference's (ir/ops/cast.cpp).
+// conversions (include/mlip/kconvert.h) are the reference's (ops/cast.cpp).
 #include <fmt/format.h>
 
 #include <limits>

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/clip.h"
+#include "ops/clip.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

@@ -1,8 +1,8 @@
 // Equal, Greater, Less, GreaterOrEqual, LessOrEqual: bool results (0 or 1)
-// of two inputs in their compute type, as ir/ops/compare.cpp.
+// of two inputs in their compute type, as ops/compare.cpp.
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

@@ -2,7 +2,7 @@
 // in order; chunk sizes and offsets are baked in. Zero-size inputs are not
 // passed at all.
 #include "c/kernels/kernels.h"
-#include "ir/ops/concat.h"
+#include "ops/concat.h"
 
 namespace mlipc::c::kernels {
 

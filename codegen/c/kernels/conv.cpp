@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/conv.h"
-#include "ir/ops/spatial.h"
+#include "ops/conv.h"
+#include "ops/spatial.h"
 
 namespace mlipc::c::kernels {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/conv_integer.h"
+#include "ops/conv_integer.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

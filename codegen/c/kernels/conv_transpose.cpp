@@ -1,10 +1,10 @@
 // ConvTranspose: one template for 1-D, 2-D and 3-D (as 3-D with size-1
 // leading axes), geometry baked in; x, w and the optional bias are pointers.
-// mlipc.QLinearConvTranspose (ir/ops/conv_transpose.h): the same geometry,
+// mlipc.QLinearConvTranspose (ops/conv_transpose.h): the same geometry,
 // int32 sums of products of zero-point-shifted integers, QLinearConv's
 // bias and per-channel requantization constants baked in.
 #include "c/kernels/kernels.h"
-#include "ir/ops/conv_transpose.h"
+#include "ops/conv_transpose.h"
 
 namespace mlipc::c::kernels {
 

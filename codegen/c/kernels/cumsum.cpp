@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/op.h"
+#include "ops/op.h"
 
 namespace mlipc::c::kernels {
 

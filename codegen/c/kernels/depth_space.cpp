@@ -3,7 +3,7 @@
 // 6-D form (n, c', h, i, w, j) resp. (n, i, j, c, h', w').
 #include "c/kernels/kernels.h"
 #include "c/kernels/strided_copy.h"
-#include "ir/ops/depth_space.h"
+#include "ops/depth_space.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,4 +1,4 @@
-// DFT and STFT: the plan of ir/ops/dft.h baked into templates/kernels/dft.c,
+// DFT and STFT: the plan of ops/dft.h baked into templates/kernels/dft.c,
 // with the reference's twiddle table as constants, so the C gives the
 // reference's bits. dft_length, frame_step and frame_length are constants
 // (the shape rules require them); STFT's window may be a run-time input.
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/dft.h"
+#include "ops/dft.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

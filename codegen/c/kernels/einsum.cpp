@@ -1,10 +1,10 @@
-// Einsum: the plan of ir/ops/einsum.h as a loop nest baked into the
+// Einsum: the plan of ops/einsum.h as a loop nest baked into the
 // template: the output's outer axes, then the summed labels, then the
 // output's last axis innermost (accumulating a row of y).
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/einsum.h"
+#include "ops/einsum.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

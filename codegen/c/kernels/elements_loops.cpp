@@ -1,7 +1,7 @@
 #include "c/kernels/elements_loops.h"
 
-#include "ir/ops/broadcast.h"
-#include "ir/ops/indexing.h"
+#include "ops/broadcast.h"
+#include "ops/indexing.h"
 
 namespace mlipc::c::kernels {
 

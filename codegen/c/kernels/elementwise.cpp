@@ -1,6 +1,6 @@
 // The elementwise template's preparation (c/kernels/elementwise.h), and Add,
 // Sub, Mul, Div, whose integer expressions match ops::binary_apply
-// (ir/ops/elementwise.h).
+// (ops/elementwise.h).
 #include "c/kernels/elementwise.h"
 
 #include <algorithm>
@@ -10,8 +10,8 @@
 
 #include "c/kernels/kernels.h"
 #include "c/layout.h"
-#include "ir/ops/broadcast.h"
-#include "ir/ops/elem.h"
+#include "ops/broadcast.h"
+#include "ops/elem.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

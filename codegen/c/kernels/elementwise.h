@@ -2,7 +2,7 @@
 // k inputs broadcast together (numpy's rule; k = 1 is a plain map), nested
 // loops over the simplified output axes with each input's offset built from
 // baked strides, and a per-operator body that computes the element. The
-// element access matches the reference's (ir/ops/elem.h): float16 is loaded
+// element access matches the reference's (ops/elem.h): float16 is loaded
 // into float and rounded back on store, bool reads as 0 or 1.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace mlipc::c::kernels {
 
-// C spellings of ir/ops/elem.h for element type t.
+// C spellings of ops/elem.h for element type t.
 std::string c_compute_type(DType t);                    // "float" for float16, "int" for bool
 std::string c_load(DType t, const std::string& e);      // storage -> compute
 std::string c_store(DType t, const std::string& e);     // compute -> storage

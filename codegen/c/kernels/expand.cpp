@@ -5,7 +5,7 @@
 
 #include "c/kernels/kernels.h"
 #include "c/kernels/strided_copy.h"
-#include "ir/ops/broadcast.h"
+#include "ops/broadcast.h"
 
 namespace mlipc::c::kernels {
 

@@ -2,7 +2,7 @@
 // from the end); each picks a contiguous chunk of the input. An index out of
 // range makes the kernel return MLIP_ERR_INVALID_ARG before it writes.
 #include "c/kernels/kernels.h"
-#include "ir/ops/gather.h"
+#include "ops/gather.h"
 
 namespace mlipc::c::kernels {
 

@@ -4,7 +4,7 @@
 // indices make the kernel return MLIP_ERR_INVALID_ARG before it writes.
 #include "c/kernels/elements_loops.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/indexing.h"
+#include "ops/indexing.h"
 
 namespace mlipc::c::kernels {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/gather_nd.h"
+#include "ops/gather_nd.h"
 
 namespace mlipc::c::kernels {
 

@@ -24,7 +24,7 @@ void global_pool(const Graph& g, const Node& n, KernelSpec& spec, bool average) 
   spec.set("P", planes);
   spec.set("S", planes == 0 ? 0 : numel(x) / planes);
   spec.set("op", average ? "GlobalAveragePool" : "GlobalMaxPool");
-  // Same order and arithmetic as the reference kernels in ir/ops/global_pool.cpp.
+  // Same order and arithmetic as the reference kernels in ops/global_pool.cpp.
   spec.set("init", average ? "0.0f" : "-INFINITY");
   spec.set("update", average ? "acc += xp[i]" : "if (i == 0 || xp[i] > acc) acc = xp[i]");
   spec.set("result", average ? "acc / (float)" + std::to_string(planes == 0 ? 0 : numel(x) / planes) : "acc");

@@ -1,8 +1,8 @@
 // GridSample: the grid is read at run time, so the kernel computes each
-// sampling position as the reference does (ir/ops/grid_sample.cpp); the
+// sampling position as the reference does (ops/grid_sample.cpp); the
 // shapes, mode, padding rule and the per-axis bounds are baked in.
 #include "c/kernels/kernels.h"
-#include "ir/ops/grid_sample.h"
+#include "ops/grid_sample.h"
 
 namespace mlipc::c::kernels {
 

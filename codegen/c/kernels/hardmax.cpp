@@ -1,8 +1,8 @@
 // Hardmax: the [outer, n, inner] view (ops::softmax_dims) baked in; one pass
 // for the first maximum (ops::arg_better), one to write the one-hot row.
-// Same order as the reference in ir/ops/hardmax.cpp.
+// Same order as the reference in ops/hardmax.cpp.
 #include "c/kernels/kernels.h"
-#include "ir/ops/softmax.h"
+#include "ops/softmax.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,6 +1,6 @@
 // InstanceNormalization: the row-normalization template shared with
 // LayerNormalization, one row per (n, c) plane, scale[c] and B[c] per row.
-// Same order as ir/ops/normalize.h.
+// Same order as ops/normalize.h.
 #include "c/kernels/kernels.h"
 
 namespace mlipc::c::kernels {

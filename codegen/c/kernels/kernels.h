@@ -4,8 +4,8 @@
 #include <array>
 
 #include "c/kernel.h"
-#include "ir/ops/gather_nd.h"
-#include "ir/ops/spatial.h"
+#include "ops/gather_nd.h"
+#include "ops/spatial.h"
 
 namespace mlipc::c::kernels {
 
@@ -44,7 +44,7 @@ void set_nd_geometry(KernelSpec& spec, const ops::NdGeometry& geo);
 // of the runtime's mlip_region_run (c/kernels/mlip_region.cpp).
 void prepare_Subgraph(const Graph& g, const Node& n, KernelSpec& spec);
 
-// mlipc.QLinearLookup (ir/ops/qlinear.h): y = table[x - type minimum].
+// mlipc.QLinearLookup (ops/qlinear.h): y = table[x - type minimum].
 void prepare_QLinearLookup(const Graph& g, const Node& n, KernelSpec& spec);
 // The integer operands of ConvInteger, QLinearConv and mlipc.QLinearConvTranspose
 // (c/kernels/conv_integer.cpp): inputs x, w and their optional zero points
@@ -59,7 +59,7 @@ void set_integer_operands(const Graph& g, const Node& n, KernelSpec& spec, const
 // output's entry, or 0 for one entry), the clamp LO, HI, has_bias, and the
 // arguments y_zero_point (input 7) and the optional bias (input 8).
 void set_qlinear_conv_requant(const Graph& g, const Node& n, KernelSpec& spec, const char* channel);
-// mlipc.QLinearConvTranspose (ir/ops/conv_transpose.h), in c/kernels/conv_transpose.cpp.
+// mlipc.QLinearConvTranspose (ops/conv_transpose.h), in c/kernels/conv_transpose.cpp.
 void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spec);
 
 }  // namespace mlipc::c::kernels

@@ -1,11 +1,11 @@
 // LayerNormalization: rows and row length (ops::layer_norm_dims) baked into
 // the row-normalization template shared with InstanceNormalization; Scale
 // and B indexed by the element's position in the row (modulo their size
-// when they cover a trailing block of it). Same order as ir/ops/normalize.h.
+// when they cover a trailing block of it). Same order as ops/normalize.h.
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/layer_norm.h"
+#include "ops/layer_norm.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,4 +1,4 @@
-// Not, And, Or, Xor on bool (loaded as 0 or 1), as ir/ops/logical.cpp.
+// Not, And, Or, Xor on bool (loaded as 0 or 1), as ops/logical.cpp.
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
 

@@ -1,7 +1,7 @@
 // LpPool, GlobalLpPool: one template (lp_pool.c) for 1-D to 3-D windows,
 // geometry and p baked in.
 #include "c/kernels/kernels.h"
-#include "ir/ops/lp_pool.h"
+#include "ops/lp_pool.h"
 
 namespace mlipc::c::kernels {
 
@@ -15,7 +15,7 @@ void prepare_lp(const Graph& g, const Node& n, KernelSpec& spec, bool global) {
   spec.template_name = "lp_pool.c";
   spec.set("P", x[0] * x[1]);
   set_window(spec, geo);
-  // The same expressions as lp_term / lp_root in ir/ops/lp_pool.cpp.
+  // The same expressions as lp_term / lp_root in ops/lp_pool.cpp.
   spec.set("term", p == 1 ? "fabsf(v)" : p == 2 ? "v * v" : "mlip_powf(fabsf(v), " + c_float(static_cast<float>(p)) + ")");
   spec.set("root", p == 1 ? "sum"
                    : p == 2 ? "sqrtf(sum)"

@@ -1,7 +1,7 @@
 // LRN: batch, channel and spatial loops with the channel window clipped at
-// the edges; same order and expressions as ir/ops/lrn.h.
+// the edges; same order and expressions as ops/lrn.h.
 #include "c/kernels/kernels.h"
-#include "ir/ops/lrn.h"
+#include "ops/lrn.h"
 
 namespace mlipc::c::kernels {
 

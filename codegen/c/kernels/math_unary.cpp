@@ -1,11 +1,11 @@
 // C expressions of the one-input math operators, each the reference's
-// (ir/ops/math_unary.cpp): float32 functions through mlip/kmath.h, exact
+// (ops/math_unary.cpp): float32 functions through mlip/kmath.h, exact
 // ones in every type the shape rule accepts (float16 computed in float).
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

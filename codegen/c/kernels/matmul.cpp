@@ -3,7 +3,7 @@
 // order as ops::eval_MatMul.
 #include "c/kernels/kernels.h"
 #include "c/kernels/matmul_loops.h"
-#include "ir/ops/matmul.h"
+#include "ops/matmul.h"
 
 namespace mlipc::c::kernels {
 

@@ -5,7 +5,7 @@
 
 #include "c/kernels/kernels.h"
 #include "c/kernels/matmul_loops.h"
-#include "ir/ops/matmul_integer.h"
+#include "ops/matmul_integer.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

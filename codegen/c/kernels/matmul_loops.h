@@ -4,7 +4,7 @@
 #pragma once
 
 #include "c/kernel.h"
-#include "ir/ops/matmul.h"
+#include "ops/matmul.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,7 +1,7 @@
 // MaxPool: one template for 1-D to 3-D (as 3-D with size-1 leading axes) and
 // every element type the shape rule accepts; the Indices output too.
 #include "c/kernels/kernels.h"
-#include "ir/ops/spatial.h"
+#include "ops/spatial.h"
 
 namespace mlipc::c::kernels {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/maxunpool.h"
+#include "ops/maxunpool.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,9 +1,9 @@
-// Mod: the statements of ops::mod_apply (ir/ops/elementwise.h) in C.
+// Mod: the statements of ops::mod_apply (ops/elementwise.h) in C.
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

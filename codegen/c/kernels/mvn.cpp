@@ -1,8 +1,8 @@
 // MeanVarianceNormalization: the reduce family's loop nests
 // (ops::mvn_loops); per kept index one pass for the sums of x and x * x,
-// one to write the normalized elements. Same order as ir/ops/mvn.cpp.
+// one to write the normalized elements. Same order as ops/mvn.cpp.
 #include "c/kernels/kernels.h"
-#include "ir/ops/mvn.h"
+#include "ops/mvn.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,12 +1,12 @@
 // OneHot: indices and values are read at run time; depth and the axis are
-// baked. The index rule is the reference's (ir/ops/one_hot.cpp): floats
+// baked. The index rule is the reference's (ops/one_hot.cpp): floats
 // truncated toward zero, negative counting from the end, out of range
 // addressing nothing.
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/op.h"
-#include "ir/ops/one_hot.h"
+#include "ops/op.h"
+#include "ops/one_hot.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

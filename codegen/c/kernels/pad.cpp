@@ -2,7 +2,7 @@
 // the mode (constant: a validity flag, edge: clamp, reflect: fold) with the
 // pads, crops and strides baked in. Same mapping as ops::pad_source.
 #include "c/kernels/kernels.h"
-#include "ir/ops/pad.h"
+#include "ops/pad.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

@@ -1,11 +1,11 @@
-// Pow: the cases of ir/ops/pow.cpp in C (float powers through mlip/kmath.h,
+// Pow: the cases of ops/pow.cpp in C (float powers through mlip/kmath.h,
 // integer powers by repeated squaring as ops::int_pow, integer bases with
 // float exponents converted back as ops::saturate_cast).
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

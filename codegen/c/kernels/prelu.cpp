@@ -1,10 +1,10 @@
 // PRelu: x < 0 ? x * slope : x, the slope read with the shape the shape rule
-// chose (slope_shape), as ir/ops/prelu.cpp.
+// chose (slope_shape), as ops/prelu.cpp.
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,11 +1,11 @@
 // QLinearAdd and QLinearMul: the elementwise template (broadcast loops)
 // with an integer body; the scales' (q, shift) and the zero points are
-// baked in (ir/ops/qlinear.h computes them as the reference does).
+// baked in (ops/qlinear.h computes them as the reference does).
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/qlinear.h"
+#include "ops/qlinear.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/spatial.h"
-#include "ir/ops/qlinear.h"
+#include "ops/spatial.h"
+#include "ops/qlinear.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

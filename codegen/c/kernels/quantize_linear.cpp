@@ -2,7 +2,7 @@
 // one scale (and zero point) per C (C = 1 per tensor); the scale and zero
 // point are pointers, so they may be computed at run time.
 #include "c/kernels/kernels.h"
-#include "ir/ops/quant.h"
+#include "ops/quant.h"
 
 namespace mlipc::c::kernels {
 

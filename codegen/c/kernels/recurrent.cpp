@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/recurrent.h"
+#include "ops/recurrent.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {
@@ -14,7 +14,7 @@ namespace {
 using Act = ops::RecurrentActivation;
 
 // The body of `static float act(float v)`: the same expressions, in the same
-// order, as RecurrentActivation::apply (ir/ops/recurrent.cpp).
+// order, as RecurrentActivation::apply (ops/recurrent.cpp).
 std::string activation_body(const Act& a) {
   const std::string A = c_float(a.alpha), B = c_float(a.beta);
   switch (a.kind) {

@@ -1,13 +1,13 @@
 // The Reduce* family: nested loops over the kept axes (the output in order),
 // inside them nested loops over the reduced axes, input offsets from baked
 // strides; the kind's accumulator, step and result are C snippets. Same
-// order and expressions as the reference in ir/ops/reduce.cpp.
+// order and expressions as the reference in ops/reduce.cpp.
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/reduce.h"
+#include "ops/reduce.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

@@ -11,8 +11,8 @@
 
 #include "c/kernels/kernels.h"
 #include "c/kernels/strided_copy.h"
-#include "ir/ops/cast.h"
-#include "ir/ops/resize.h"
+#include "ops/cast.h"
+#include "ops/resize.h"
 
 namespace mlipc::c::kernels {
 

@@ -2,7 +2,7 @@
 // (MLIP_ERR_INVALID_ARG when outside [0, time length], before any write) and
 // each time step copies its chunk from the mirrored step.
 #include "c/kernels/kernels.h"
-#include "ir/ops/reverse_sequence.h"
+#include "ops/reverse_sequence.h"
 
 namespace mlipc::c::kernels {
 

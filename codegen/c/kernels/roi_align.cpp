@@ -1,10 +1,10 @@
 // RoiAlign: rois and batch_indices are read at run time, so the kernel
 // computes each roi's sampling grid as the reference does
-// (ir/ops/roi_align.cpp); shapes and attributes are baked in. Bad run-time
+// (ops/roi_align.cpp); shapes and attributes are baked in. Bad run-time
 // rois (batch index out of range, adaptive grid too large) make it return
 // MLIP_ERR_INVALID_ARG before it writes.
 #include "c/kernels/kernels.h"
-#include "ir/ops/roi_align.h"
+#include "ops/roi_align.h"
 
 namespace mlipc::c::kernels {
 

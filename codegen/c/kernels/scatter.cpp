@@ -7,8 +7,8 @@
 
 #include "c/kernels/elements_loops.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/gather_nd.h"
-#include "ir/ops/indexing.h"
+#include "ops/gather_nd.h"
+#include "ops/indexing.h"
 
 namespace mlipc::c::kernels {
 

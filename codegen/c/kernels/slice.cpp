@@ -8,7 +8,7 @@
 
 #include "c/kernels/kernels.h"
 #include "c/kernels/strided_copy.h"
-#include "ir/ops/slice.h"
+#include "ops/slice.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,8 +1,8 @@
 // Softmax, LogSoftmax: the [outer, n, inner] view (ops::softmax_dims) baked
 // in; one pass for the max, one for the exponentials and their sum, one to
-// normalize. Same order as the reference in ir/ops/softmax.cpp.
+// normalize. Same order as the reference in ops/softmax.cpp.
 #include "c/kernels/kernels.h"
-#include "ir/ops/softmax.h"
+#include "ops/softmax.h"
 
 namespace mlipc::c::kernels {
 

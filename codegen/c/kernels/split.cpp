@@ -2,7 +2,7 @@
 // the input row, at an offset baked in per output; the inverse of Concat.
 // Sizes computed at run time are checked against the declared ones first.
 #include "c/kernels/kernels.h"
-#include "ir/ops/split.h"
+#include "ops/split.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,6 +1,6 @@
 #include "c/kernels/strided_copy.h"
 
-#include "ir/ops/broadcast.h"
+#include "ops/broadcast.h"
 
 namespace mlipc::c::kernels {
 

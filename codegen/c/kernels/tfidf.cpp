@@ -5,7 +5,7 @@
 #include <map>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/tfidf.h"
+#include "ops/tfidf.h"
 
 namespace mlipc::c::kernels {
 

@@ -2,11 +2,11 @@
 // kept sorted in the output itself: each element in index order is inserted
 // after every element that ranks at least as high (ops::topk_before), so
 // equal values keep the lower index first. O(n k) per slice, no scratch.
-// Gives the reference's order (ir/ops/topk.h) element for element.
+// Gives the reference's order (ops/topk.h) element for element.
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/topk.h"
+#include "ops/topk.h"
 #include "support/error.h"
 
 namespace mlipc::c::kernels {

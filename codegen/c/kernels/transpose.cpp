@@ -2,7 +2,7 @@
 // from baked-in strides. Size-1 axes are dropped and output axes that stay
 // adjacent in the input are merged, so e.g. NCHW->NHWC is a 3-deep loop.
 #include "c/kernels/kernels.h"
-#include "ir/ops/transpose.h"
+#include "ops/transpose.h"
 
 namespace mlipc::c::kernels {
 

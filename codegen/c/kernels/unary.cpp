@@ -1,11 +1,11 @@
 // The activations' C expressions, one per operator, each the reference's
-// (ir/ops/unary.cpp) term for term; the shape rule has written every
+// (ops/unary.cpp) term for term; the shape rule has written every
 // attribute's default into the node.
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

@@ -1,11 +1,11 @@
 // Max, Min, Sum, Mean: the inputs folded from first to last in the compute
-// type, as ir/ops/variadic.cpp (float16 sums rounded after every addition;
+// type, as ops/variadic.cpp (float16 sums rounded after every addition;
 // Max and Min keep a NaN of either side).
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
-#include "ir/ops/elem.h"
+#include "ops/elem.h"
 
 namespace mlipc::c::kernels {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
-#include "ir/ops/broadcast.h"
+#include "ops/broadcast.h"
 
 namespace mlipc::c::kernels {
 

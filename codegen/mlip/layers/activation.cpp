@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "ir/ops/qlinear.h"
+#include "ops/qlinear.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"

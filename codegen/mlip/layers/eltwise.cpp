@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ir/ops/quant.h"
+#include "ops/quant.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -205,7 +205,7 @@ void lower(LowerContext& ctx, const Node& n) {
   l.operand_len = o.len;
   l.output = ctx.output_tensor(n);
   if (q8) {
-    // The CPU kernel's words (ir/ops/qlinear_binary.cpp): (q, shift) of
+    // The CPU kernel's words (ops/qlinear_binary.cpp): (q, shift) of
     // a_scale * b_scale / c_scale, the zero points (the full operand's
     // first), the output clamp.
     const DType t = g.value(n.outputs[0]).dtype;

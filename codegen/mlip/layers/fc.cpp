@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ir/ops/conv_integer.h"
-#include "ir/ops/matmul_integer.h"
-#include "ir/ops/quant.h"
+#include "ops/conv_integer.h"
+#include "ops/matmul_integer.h"
+#include "ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "ir/ops/qlinear.h"
-#include "ir/ops/quant.h"
+#include "ops/qlinear.h"
+#include "ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ir/ops/qlinear.h"
-#include "ir/ops/spatial.h"
+#include "ops/qlinear.h"
+#include "ops/spatial.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
@@ -24,7 +24,7 @@ namespace mlipc::mlip::layers {
 namespace {
 
 constexpr ops::GeometryRules kPoolRules{/*dilations=*/true, /*ceil_mode=*/true};
-// QLinearAveragePool's, as its shape rule (ir/ops/qlinear_pool.cpp).
+// QLinearAveragePool's, as its shape rule (ops/qlinear_pool.cpp).
 constexpr ops::GeometryRules kQPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
 
 const ops::GeometryRules& rules_of(const Node& n) { return n.op == "QLinearAveragePool" ? kQPoolRules : kPoolRules; }

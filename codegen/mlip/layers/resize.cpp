@@ -2,7 +2,7 @@
 // (any nearest_mode and coordinate mode) and linear (bilinear: half_pixel,
 // pytorch_half_pixel, align_corners, asymmetric, ...). The compiler computes
 // every output row's and column's input indices and weights once, as the
-// reference kernel does (ir/ops/resize.h), and stores them as two tap
+// reference kernel does (ops/resize.h), and stores them as two tap
 // tables in WEIGHTS; the command reads them. Split across tiles by output
 // rows, each tile's share in groups of channels and passes of output rows
 // that fit OCM. int8 (docs/mlip-spec.md 4a): a nearest Resize of an
@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ir/ops/resize.h"
+#include "ops/resize.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"

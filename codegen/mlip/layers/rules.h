@@ -8,7 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ir/graph.h"
-#include "ir/ops/spatial.h"
+#include "ops/spatial.h"
 #include "mlip/region_ir.h"
 #include "mlip/layer_kind.h"
 #include "mlip/target.h"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ir/activation.h"
+#include "ops/activation.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "ir/ops/quant.h"
+#include "ops/quant.h"
 #include "mlip/requant.h"
 #include "support/error.h"
 

@@ -1,4 +1,4 @@
-// ArgMax, ArgMin (ir/ops/arg_minmax.cpp, c/kernels/arg_minmax.cpp).
+// ArgMax, ArgMin (ops/arg_minmax.cpp, c/kernels/arg_minmax.cpp).
 #include <cmath>
 #include <random>
 

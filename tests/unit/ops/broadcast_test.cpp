@@ -1,4 +1,4 @@
-#include "ir/ops/broadcast.h"
+#include "ops/broadcast.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

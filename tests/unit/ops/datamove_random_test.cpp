@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "driver/compile.h"
-#include "ir/ops/broadcast.h"
-#include "ir/ops/slice.h"
+#include "ops/broadcast.h"
+#include "ops/slice.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 

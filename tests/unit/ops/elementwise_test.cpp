@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/onnx_import.h"
-#include "ir/evaluator.h"
+#include "ops/evaluator.h"
 #include "passes/passes.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"

@@ -1,4 +1,4 @@
-// Hardmax (ir/ops/hardmax.cpp, c/kernels/hardmax.cpp): the opset-13 axis
+// Hardmax (ops/hardmax.cpp, c/kernels/hardmax.cpp): the opset-13 axis
 // form and the opset < 13 coerced-2D form.
 #include <cmath>
 

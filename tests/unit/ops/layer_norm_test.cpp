@@ -1,4 +1,4 @@
-// LayerNormalization (ir/ops/layer_norm.cpp, c/kernels/layer_norm.cpp).
+// LayerNormalization (ops/layer_norm.cpp, c/kernels/layer_norm.cpp).
 #include <cmath>
 #include <random>
 

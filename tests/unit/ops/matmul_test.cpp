@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/onnx_import.h"
-#include "ir/ops/matmul.h"
+#include "ops/matmul.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"

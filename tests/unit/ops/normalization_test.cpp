@@ -1,5 +1,5 @@
 // InstanceNormalization, LRN, MeanVarianceNormalization
-// (ir/ops/{instance_norm,lrn,mvn}.cpp and their kernels).
+// (ops/{instance_norm,lrn,mvn}.cpp and their kernels).
 #include <cmath>
 #include <random>
 

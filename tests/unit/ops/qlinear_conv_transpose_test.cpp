@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <random>
 
-#include "ir/evaluator.h"
-#include "ir/ops/conv_transpose.h"
+#include "ops/evaluator.h"
+#include "ops/conv_transpose.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 

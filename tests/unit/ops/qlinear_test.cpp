@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "driver/compile.h"
-#include "ir/evaluator.h"
+#include "ops/evaluator.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 

@@ -1,4 +1,4 @@
-// The Reduce* family (ir/ops/reduce.cpp, c/kernels/reduce.cpp).
+// The Reduce* family (ops/reduce.cpp, c/kernels/reduce.cpp).
 #include <cmath>
 #include <limits>
 #include <optional>

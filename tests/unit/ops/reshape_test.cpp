@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/onnx_import.h"
-#include "ir/op.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"

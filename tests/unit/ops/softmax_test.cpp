@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/onnx_import.h"
-#include "ir/ops/softmax.h"
+#include "ops/softmax.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"

@@ -1,5 +1,5 @@
-// Window geometry shared by Conv and the pooling operators (ir/ops/spatial).
-#include "ir/ops/spatial.h"
+// Window geometry shared by Conv and the pooling operators (ops/spatial).
+#include "ops/spatial.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

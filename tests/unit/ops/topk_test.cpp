@@ -1,4 +1,4 @@
-// TopK (ir/ops/topk.cpp, c/kernels/topk.cpp).
+// TopK (ops/topk.cpp, c/kernels/topk.cpp).
 #include <cmath>
 #include <random>
 

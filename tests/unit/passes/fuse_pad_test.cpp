@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "frontend/onnx_import.h"
-#include "ir/evaluator.h"
+#include "ops/evaluator.h"
 #include "passes/passes.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"

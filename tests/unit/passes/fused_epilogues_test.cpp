@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "driver/compile.h"
-#include "ir/activation.h"
+#include "ops/activation.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 

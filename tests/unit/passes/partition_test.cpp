@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/onnx_import.h"
-#include "ir/evaluator.h"
+#include "ops/evaluator.h"
 #include "passes/partition.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"

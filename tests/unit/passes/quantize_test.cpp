@@ -11,7 +11,7 @@
 
 #include "frontend/onnx_export.h"
 #include "frontend/onnx_import.h"
-#include "ir/evaluator.h"
+#include "ops/evaluator.h"
 #include "passes/passes.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"

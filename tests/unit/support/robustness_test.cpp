@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "io/npz.h"
-#include "ir/ops/spatial.h"
+#include "ops/spatial.h"
 #include "ir/tensor_data.h"
 #include "mlf/archive.h"
 #include "mlf/metadata.h"

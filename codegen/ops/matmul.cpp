@@ -1,0 +1,67 @@
+// MatMul with numpy semantics: 1-D operands are promoted and the promoted
+// axis dropped from the result, batch axes broadcast. float32, with an
+// optional fused activation.
+#include "ops/matmul.h"
+
+#include "ops/activation.h"
+#include "ops/broadcast.h"
+#include "ops/ops.h"
+#include "support/error.h"
+
+namespace mlipc::ops {
+
+MatMulDims matmul_dims(const Shape& a_in, const Shape& b_in) {
+  if (a_in.empty() || b_in.empty())
+    fail("MatMul needs operands of rank >= 1, got {} and {}", shape_str(a_in), shape_str(b_in));
+  Shape a = a_in, b = b_in;
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  MatMulDims d;
+  d.m = a[a.size() - 2];
+  d.k = a[a.size() - 1];
+  d.n = b[b.size() - 1];
+  if (b[b.size() - 2] != d.k)
+    fail("inner dimensions differ: A {} has K = {}, B {} has K = {}", shape_str(a_in), d.k, shape_str(b_in),
+         b[b.size() - 2]);
+  const Shape ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+  d.batch = broadcast_shapes(ab, bb);
+  // Batch strides counted in elements: one batch step skips a whole matrix.
+  d.a_batch_stride = broadcast_strides(ab, d.batch);
+  d.b_batch_stride = broadcast_strides(bb, d.batch);
+  for (int64_t& s : d.a_batch_stride) s *= d.m * d.k;
+  for (int64_t& s : d.b_batch_stride) s *= d.k * d.n;
+  d.out = d.batch;
+  if (a_in.size() > 1) d.out.push_back(d.m);
+  if (b_in.size() > 1) d.out.push_back(d.n);
+  return d;
+}
+
+void infer_MatMul(InferContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_dtype(0, {DType::Float32});
+  ctx.expect_dtype(1, {DType::Float32});
+  ctx.set_output(0, DType::Float32, matmul_dims(ctx.in_shape(0), ctx.in_shape(1)).out);
+}
+
+void eval_MatMul(EvalContext& ctx) {
+  const MatMulDims d = matmul_dims(ctx.in(0).shape(), ctx.in(1).shape());
+  const Activation act = activation_of(ctx.attrs());
+  const float* a = ctx.in(0).data<float>();
+  const float* b = ctx.in(1).data<float>();
+  float* y = ctx.outputs[0].data<float>();
+  for_each_broadcast(d.batch, {d.a_batch_stride, d.b_batch_stride},
+                     [&](int64_t batch, const std::vector<int64_t>& off) {
+                       const float* pa = a + off[0];
+                       const float* pb = b + off[1];
+                       float* py = y + batch * d.m * d.n;
+                       // Same order as templates/kernels/matmul.c.
+                       for (int64_t i = 0; i < d.m; ++i)
+                         for (int64_t j = 0; j < d.n; ++j) {
+                           float v = 0.0f;
+                           for (int64_t p = 0; p < d.k; ++p) v += pa[i * d.k + p] * pb[p * d.n + j];
+                           py[i * d.n + j] = act.apply(v);
+                         }
+                     });
+}
+
+}  // namespace mlipc::ops

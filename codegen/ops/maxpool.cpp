@@ -1,0 +1,93 @@
+// MaxPool: 1-D to 3-D max pooling with strides, dilations, pads or auto_pad
+// and ceil_mode, on float and 8-bit integer data, with the optional Indices
+// output (flat positions in X; storage_order 1 numbers the spatial axes
+// column-major).
+#include <limits>
+
+#include "ops/conv.h"
+#include "ops/ops.h"
+#include "ops/spatial.h"
+#include "support/error.h"
+
+namespace mlipc::ops {
+
+namespace {
+
+const GeometryRules kMaxPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
+
+bool has_indices(const Node& n) { return n.outputs.size() > 1 && n.outputs[1] != kNoValue; }
+
+}  // namespace
+
+Geometry maxpool_geometry(const Attrs& pool, const Shape& x) {
+  return resolve_geometry(pool, spatial_of(x), {}, kMaxPoolRules);
+}
+
+void infer_MaxPool(InferContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  if (ctx.num_outputs() > 2) fail("expects at most 2 outputs (Y, Indices), got {}", ctx.num_outputs());
+  ctx.expect_dtype(0, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8});
+  const Shape& x = ctx.in_shape(0);
+  if (x.size() < 3 || x.size() > 2 + kMaxSpatial)
+    fail("input X has shape {}; MaxPool supports 1-D to 3-D data: [N, C, D1 (, D2 (, D3))]", shape_str(x));
+  const int64_t order = ctx.attrs().get_int("storage_order", 0);
+  if (order != 0 && order != 1) fail("attribute storage_order is {}; it must be 0 (row major) or 1 (column major)", order);
+  Geometry g = resolve_geometry(ctx.attrs(), spatial_of(x), {}, kMaxPoolRules);
+  store_geometry(ctx.attrs(), g, kMaxPoolRules);
+  Shape out = {x[0], x[1]};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  ctx.set_output(0, ctx.in_dtype(0), out);
+  if (ctx.num_outputs() > 1) ctx.set_output(1, DType::Int64, out);
+}
+
+// Same loop nest as templates/kernels/maxpool.c: the first maximum in window
+// order wins; padding taps are skipped; an all-padding window gives the
+// type's lowest value and index -1.
+void eval_MaxPool(EvalContext& ctx) {
+  const TensorData& xt = ctx.in(0);
+  const Geometry3 g = to_3d(resolve_geometry(ctx.attrs(), spatial_of(xt.shape()), {}, kMaxPoolRules));
+  const bool col_major = ctx.attrs().get_int("storage_order", 0) == 1;
+  const bool want_indices = has_indices(ctx.node);
+  const int64_t planes = xt.shape()[0] * xt.shape()[1];
+  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
+  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  int64_t* yi = want_indices ? ctx.outputs[1].data<int64_t>() : nullptr;
+  visit_numeric(xt.dtype(), "MaxPool", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                          : std::numeric_limits<T>::lowest();
+    const T* x = xt.data<T>();
+    T* y = ctx.outputs[0].data<T>();
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* xp = x + p * isize;
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh)
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            T best = lowest;
+            int64_t at = -1;
+            for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+              const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+              if (id < 0 || id >= g.in[0]) continue;
+              for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+                if (ih < 0 || ih >= g.in[1]) continue;
+                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                  const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+                  if (iw < 0 || iw >= g.in[2]) continue;
+                  const T v = xp[(id * g.in[1] + ih) * g.in[2] + iw];
+                  if (at < 0 || v > best) {
+                    best = v;
+                    at = col_major ? (iw * g.in[1] + ih) * g.in[0] + id : (id * g.in[1] + ih) * g.in[2] + iw;
+                  }
+                }
+              }
+            }
+            const int64_t o = p * osize + (od * g.out[1] + oh) * g.out[2] + ow;
+            y[o] = best;
+            if (yi) yi[o] = at < 0 ? -1 : p * isize + at;
+          }
+    }
+  });
+}
+
+}  // namespace mlipc::ops

@@ -1,0 +1,71 @@
+// What the int8 operators share: the quantized element types, per-tensor
+// or per-axis scales and zero points and their checks, QuantizeLinear's
+// rounding, and the (multiplier, shift) pairs of requantization
+// (include/mlip/requant.h holds the arithmetic itself). The reference
+// evaluators (ir/ops) and the kernel preparations (c/kernels) both read
+// these, so the checks and the constants are the same on both sides.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "ops/op.h"
+
+namespace mlipc::ops {
+
+// int8 and uint8: the quantized types these operators take.
+bool is_quant_type(DType t);
+int32_t quant_min(DType t);  // -128 or 0
+int32_t quant_max(DType t);  // 127 or 255
+// The output range of an integer operator: the type's, narrowed by the
+// clamp passes/fold_qdq sets when it absorbs a Relu or Clip
+// (attributes mlipc_clamp_lo, mlipc_clamp_hi).
+int32_t clamp_lo(const Attrs& attrs, DType t);
+int32_t clamp_hi(const Attrs& attrs, DType t);
+// Checks input i is int8 or uint8 (`name` as the spec names it); other
+// integer widths (int16, int4) and float8 are refused naming the type.
+void expect_quant_type(const InferContext& ctx, int i, std::string_view name);
+// Checks an optional zero point (input `zp`) has the element type `want`
+// (its tensor's), e.g. "x_zero_point is int8 but x is uint8".
+void expect_same_type(const InferContext& ctx, int zp, std::string_view zp_name, DType want,
+                      std::string_view of_name);
+
+// Where a scale applies: per tensor (count 1) or along one axis of x
+// (count = x.shape[axis]); x viewed as [outer, count, inner].
+struct QuantAxis {
+  int axis = -1;  // -1 per tensor
+  int64_t outer = 1, count = 1, inner = 1;
+};
+// A scale of one element (a scalar or [1]) is per tensor; a 1-D scale is per
+// axis and its length must be x.shape[axis]. Throws otherwise.
+QuantAxis quant_axis(const Shape& x, const Shape& scale, int64_t axis, std::string_view scale_name);
+// A scale or zero point that must be one value (y_scale of QLinearConv ...).
+void expect_one_value(const Shape& s, std::string_view name);
+// Each value of a constant scale must be positive and finite.
+void check_scale_values(const TensorData& scale, std::string_view name);
+// A zero point's shape must be its scale's (both per tensor, or the same axis).
+void expect_zero_point_shape(const Shape& zp, const Shape& scale, std::string_view zp_name,
+                             std::string_view scale_name);
+
+// QuantizeLinear of one value: x / scale in float, rounded half to even,
+// plus the zero point, saturated to [lo, hi]; NaN gives the zero point.
+// templates/kernels/quantize_linear.c computes the same, step for step.
+int32_t quantize_value(float x, float scale, int32_t zero_point, int32_t lo, int32_t hi);
+
+// A real multiplier as mlip_quantize_multiplier's Q31 value and shift.
+struct Requant {
+  int32_t q = 0, shift = 0;
+};
+// The multiplier of an output: in_scale * w_scale / out_scale, in double
+// from the float scales. Throws when it is 2^30 or more (it cannot be held).
+Requant requant_multiplier(float in_scale, float w_scale, float out_scale);
+
+// The largest number of int8/uint8 products an int32 accumulator holds
+// without overflow: each |(a - za)(b - zb)| <= 255 * 255.
+constexpr int64_t kMaxAccumulatedProducts = 2147483647LL / (255 * 255);
+
+// Values of an integer tensor (any integer type) widened to int32.
+std::vector<int32_t> int32_values(const TensorData& t);
+
+}  // namespace mlipc::ops

@@ -1,0 +1,68 @@
+// Softmax, LogSoftmax on float32, numerically stable: exponentials of
+// x - max, so large inputs do not overflow.
+#include "ops/softmax.h"
+
+#include <cmath>
+
+#include "ops/ops.h"
+#include "mlip/kmath.h"
+#include "support/error.h"
+
+namespace mlipc::ops {
+
+SoftmaxDims softmax_dims(const Attrs& attrs, const Shape& shape) {
+  const int rank = static_cast<int>(shape.size());
+  if (rank == 0) fail("the input must have rank >= 1, got a scalar");
+  const int axis = normalize_axis(attrs.get_int("axis", -1), rank);
+  const bool coerce = attrs.get_int("coerce_2d", 0) != 0;
+  SoftmaxDims d;
+  for (int i = 0; i < rank; ++i) {
+    if (i < axis) d.outer *= shape[i];
+    else if (i == axis || coerce) d.n *= shape[i];
+    else d.inner *= shape[i];
+  }
+  return d;
+}
+
+namespace {
+
+void infer_softmax(InferContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  ctx.expect_dtype(0, {DType::Float32});
+  softmax_dims(ctx.attrs(), ctx.in_shape(0));  // checks the axis
+  ctx.set_output(0, DType::Float32, ctx.in_shape(0));
+}
+
+// Same operation order as templates/kernels/softmax.c.
+void eval_softmax(EvalContext& ctx, bool log) {
+  const SoftmaxDims d = softmax_dims(ctx.attrs(), ctx.in(0).shape());
+  const float* x = ctx.in(0).data<float>();
+  float* y = ctx.outputs[0].data<float>();
+  for (int64_t o = 0; o < d.outer; ++o)
+    for (int64_t i = 0; i < d.inner; ++i) {
+      const int64_t base = o * d.n * d.inner + i;
+      float mx = -INFINITY;
+      for (int64_t k = 0; k < d.n; ++k) mx = std::fmax(mx, x[base + k * d.inner]);
+      float sum = 0.0f;
+      for (int64_t k = 0; k < d.n; ++k) {
+        const float e = mlip_expf(x[base + k * d.inner] - mx);
+        if (!log) y[base + k * d.inner] = e;
+        sum += e;
+      }
+      if (log) {
+        const float ls = mlip_logf(sum);
+        for (int64_t k = 0; k < d.n; ++k) y[base + k * d.inner] = x[base + k * d.inner] - mx - ls;
+      } else {
+        for (int64_t k = 0; k < d.n; ++k) y[base + k * d.inner] /= sum;
+      }
+    }
+}
+
+}  // namespace
+
+void infer_Softmax(InferContext& ctx) { infer_softmax(ctx); }
+void eval_Softmax(EvalContext& ctx) { eval_softmax(ctx, false); }
+void infer_LogSoftmax(InferContext& ctx) { infer_softmax(ctx); }
+void eval_LogSoftmax(EvalContext& ctx) { eval_softmax(ctx, true); }
+
+}  // namespace mlipc::ops
