@@ -117,6 +117,7 @@ void run_compile(const CompileArgs& a) {
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
   if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration, out.string()}, "--emit-qdq");
+  if (!opt.cross.compiler.empty()) host::check_build_folder(host::cross_dir(out, opt.cross.triple), opt.codegen.module_name);
   if (a.pes != -1 || !a.pe_memory.empty()) {
     compile_mesh(a.model, out, opt, a.pes, a.pe_memory);
     return;

@@ -85,6 +85,9 @@ nlohmann::json CrossTarget::to_json() const {
 CrossTarget CrossTarget::from_json(const nlohmann::json& j) {
   CrossTarget t;
   t.triple = j.value("triple", "");
+  // What metadata.json says is checked as the command line is.
+  if (!t.triple.empty() && !is_triple_name(t.triple))
+    throw nlohmann::json::other_error::create(501, "mlipc.cross.triple is not a target triple", &j);
   t.mcpu = j.value("mcpu", "");
   t.compiler = j.value("compiler", "");
   t.options = j.value("options", std::vector<std::string>{});
@@ -99,6 +102,9 @@ CrossTarget resolve_cross(const std::string& triple, const std::string& mcpu, co
   t.mcpu = mcpu;
   t.compiler = compiler;
   t.options = split_words(options);
+  if (!triple.empty() && !is_triple_name(triple))
+    fail("--target-llvm-mtriple '{}' is not a target triple (letters, digits, '_', '.', '+' and '-', no '..')",
+         printable(triple));
   for (const auto& [what, value] : {std::pair{"--target-llvm-mtriple", &triple}, {"--target-llvm-mcpu", &mcpu}})
     if (value->find_first_of(" \t\n") != std::string::npos || (!value->empty() && value->front() == '-'))
       fail("{} '{}' is not a single name", what, printable(*value));
@@ -110,7 +116,7 @@ CrossTarget resolve_cross(const std::string& triple, const std::string& mcpu, co
   TempDir probe("mlipc-cross");
   ProcessResult dm = ask({compiler, "-dumpmachine"}, probe.path());
   std::string machine = dm.out.substr(0, dm.out.find('\n'));
-  if (dm.exit_code != 0 || machine.empty())
+  if (dm.exit_code != 0 || machine.empty() || !is_triple_name(machine))
     fail("--cross-compiler '{}' does not say what it builds for (-dumpmachine: {})", printable(compiler), why(dm));
   if (is_clang(compiler) && !triple.empty()) machine = triple;  // clang builds for whatever --target says
   if (t.triple.empty()) t.triple = machine;

@@ -12,6 +12,7 @@
 #include "host/host_model.h"
 #include "mlf/archive.h"
 #include "support/error.h"
+#include "support/text.h"
 #include "support/file_util.h"
 #include "support/process.h"
 
@@ -73,6 +74,9 @@ std::string archiver_for(const std::string& compiler) {
 }
 
 fs::path cross_dir(const fs::path& tarball, const std::string& triple) {
+  // The triple was checked to be a name (driver::is_triple_name); this keeps
+  // the folder beside the tarball whatever a caller passes.
+  if (!is_triple_name(triple)) fail("internal: '{}' is not a target triple", printable(triple));
   fs::path base = tarball;
   if (base.extension() == ".tar") base.replace_extension();
   return base.string() + "." + triple;
@@ -90,6 +94,36 @@ std::vector<std::string> runner_flags(const std::vector<std::string>& target_fla
   f.insert(f.end(), target_flags.begin(), target_flags.end());
   return f;
 }
+
+void check_build_folder(const fs::path& out, const std::string& module) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(out, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(st))
+    fail("{} exists and is not a folder: remove it or choose another output name", out.string());
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    if ((name != "lib" + module + ".a" && name != runner_name(module)) || !e.is_regular_file())
+      fail("{} holds '{}', which a cross build does not write: mlipc replaces only its own build folder; move it "
+           "or choose another output name",
+           out.string(), printable(name));
+  }
+}
+
+namespace {
+
+// Puts the staged build at `out`, replacing only a folder check_build_folder
+// accepts.
+void replace_build_folder(const fs::path& out, const fs::path& staging, const std::string& module) {
+  check_build_folder(out, module);
+  std::error_code ec;
+  fs::remove_all(out, ec);
+  if (ec) fail("cannot replace {}: {}", out.string(), ec.message());
+  fs::rename(staging, out, ec);
+  if (ec) fail("cannot write {}: {}", out.string(), ec.message());
+}
+
+}  // namespace
 
 void build_cross(const fs::path& tarball, const std::string& module, const CrossBuild& b, const fs::path& out) {
   const std::string ar = archiver_for(b.compiler);
@@ -132,8 +166,7 @@ void build_cross(const fs::path& tarball, const std::string& module, const Cross
       HostModel m = HostModel::build(tarball, bo);
       fs::copy_file(m.executable(), staging / runner_name(module), fs::copy_options::overwrite_existing);
     }
-    fs::remove_all(out, ec);
-    fs::rename(staging, out);
+    replace_build_folder(out, staging, module);
   } catch (...) {
     fs::remove_all(staging, ec);
     throw;

@@ -33,8 +33,14 @@ const std::vector<std::string>& cross_base_flags();
 // The runner's flags: mlipc run's driver flags at -O2, then the target's.
 std::vector<std::string> runner_flags(const std::vector<std::string>& target_flags);
 
-// Builds `tarball` (module `module`) with `b` into `out` (created; its
-// previous content is replaced only when everything built). Throws Error with
+// Refuses (Error naming it) an existing `out` that is not a folder a cross
+// build wrote: one holding anything but lib<module>.a and <module>_runner.
+// A folder of the user's that happens to have the name is never deleted.
+void check_build_folder(const std::filesystem::path& out, const std::string& module);
+
+// Builds `tarball` (module `module`) with `b` into `out` (created; a
+// previous build there is replaced only when everything built, and only if
+// check_build_folder accepts it). Throws Error with
 // one line naming the compiler and its first error.
 void build_cross(const std::filesystem::path& tarball, const std::string& module, const CrossBuild& b,
                  const std::filesystem::path& out);

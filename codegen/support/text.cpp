@@ -1,5 +1,7 @@
 #include "support/text.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace mlipc {
@@ -56,6 +58,14 @@ bool is_c_identifier(std::string_view s) {
     const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
   }
+  return true;
+}
+
+bool is_triple_name(std::string_view s) {
+  if (s.empty() || s.size() > 128 || !std::isalnum(static_cast<unsigned char>(s.front()))) return false;
+  if (s.find("..") != std::string_view::npos) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '+' && c != '-') return false;
   return true;
 }
 

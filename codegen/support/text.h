@@ -20,4 +20,11 @@ bool is_utf8(std::string_view s);
 // True for a C identifier: [A-Za-z_][A-Za-z0-9_]*.
 bool is_c_identifier(std::string_view s);
 
+// True when `s` can be a target triple (aarch64-linux-gnu,
+// thumbv8.1m.main-none-eabi): letters, digits and '_', '.', '+', '-',
+// starting with a letter or digit, no "..", at most 128 bytes. A triple
+// names a folder beside the tarball and Debian's sysroot (/usr/<triple>):
+// a path in it would put a cross build anywhere.
+bool is_triple_name(std::string_view s);
+
 }  // namespace mlipc

@@ -183,6 +183,46 @@ TEST_F(GuideCli, CrossCompilerIsAskedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(p("x.tar")));
 }
 
+// Issue 26, item 1: a triple is a name. With a path in it the cross build
+// replaced the contents of a folder outside the output (../shared/robustness/
+// round2, F1), and a folder of the user's named as the build's is never
+// deleted.
+TEST_F(GuideCli, TripleIsANameNeverAPath) {
+  fs::create_directories(p("victim"));
+  write_file(p("victim/data.txt"), "precious\n");
+  fs::create_directories(p("cross"));
+  for (const std::string triple : {"aarch64-linux-gnu/../../victim", "../victim", "aarch64 linux", ".hidden", "a..b"}) {
+    ProcessResult r = run_process({MLIPC_BINARY, "compile", "../model.onnx", "--target", "c", "--cross-compiler",
+                                   "aarch64-linux-gnu-gcc", "--target-llvm-mtriple", triple, "-o", "o.tar"},
+                                  p("cross"), 600);
+    std::string e = expect_error(r);
+    EXPECT_THAT(e, HasSubstr("--target-llvm-mtriple")) << triple;
+    EXPECT_THAT(e, HasSubstr("is not a target triple")) << triple;
+  }
+  EXPECT_EQ(read_file(p("victim/data.txt")), "precious\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(p("victim")), fs::directory_iterator()), 1);
+  EXPECT_TRUE(fs::is_empty(p("cross")));  // no tarball, no o.<triple>/ folder
+  if (!have("aarch64-linux-gnu-gcc")) GTEST_SKIP() << "aarch64-linux-gnu-gcc missing (scripts/setup.sh installs it)";
+  // A folder of the user's where the build would go: refused before any work, untouched.
+  fs::create_directories(p("o.aarch64-linux-gnu"));
+  write_file(p("o.aarch64-linux-gnu/notes.txt"), "mine\n");
+  std::string e = expect_error(mlipc({"compile", "model.onnx", "--target", "c", "--cross-compiler",
+                                      "aarch64-linux-gnu-gcc", "--target-llvm-mtriple", "aarch64-linux-gnu", "-o",
+                                      "o.tar"}));
+  EXPECT_THAT(e, HasSubstr("holds 'notes.txt', which a cross build does not write"));
+  EXPECT_EQ(read_file(p("o.aarch64-linux-gnu/notes.txt")), "mine\n");
+  EXPECT_FALSE(fs::exists(p("o.tar")));
+  // Its own build folder is replaced as before.
+  fs::remove_all(p("o.aarch64-linux-gnu"));
+  ProcessResult c = mlipc({"compile", "model.onnx", "--target", "c", "--cross-compiler", "aarch64-linux-gnu-gcc",
+                           "--target-llvm-mtriple", "aarch64-linux-gnu", "-o", "o.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  c = mlipc({"compile", "model.onnx", "--target", "c", "--cross-compiler", "aarch64-linux-gnu-gcc",
+             "--target-llvm-mtriple", "aarch64-linux-gnu", "-o", "o.tar"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_TRUE(fs::exists(p("o.aarch64-linux-gnu/libdefault.a")));
+}
+
 TEST_F(GuideCli, NumberRepeatPrintTimeAsTvmc) {
   ASSERT_EQ(mlipc({"compile", "model.onnx", "-o", "model.tar"}).exit_code, 0);
   ProcessResult r = mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number", "2", "--repeat", "3", "--print-time"});

@@ -96,6 +96,12 @@ TEST(Text, PrintableEscapesControlBytesOnly) {
   EXPECT_TRUE(is_c_identifier("tvmgen_default_0"));
   EXPECT_TRUE(is_c_identifier("_x"));
   for (const char* bad : {"", "9lives", "a b", "x;y", "a-b", "x()"}) EXPECT_FALSE(is_c_identifier(bad)) << bad;
+  for (const char* ok : {"aarch64-linux-gnu", "x86_64-pc-linux-gnu", "thumbv8.1m.main-none-eabi", "arm64", "riscv64gc+x"})
+    EXPECT_TRUE(is_triple_name(ok)) << ok;
+  for (const char* bad : {"", "aarch64-linux-gnu/../../victim", "../x", "a..b", ".hidden", "-x", "a b", "a/b", "a\\b",
+                          "a\nb"})
+    EXPECT_FALSE(is_triple_name(bad)) << bad;
+  EXPECT_FALSE(is_triple_name(std::string(129, 'a')));
 }
 
 TEST(Text, Utf8ValidityAndEscapingOfWhatIsNot) {
