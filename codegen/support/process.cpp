@@ -47,6 +47,11 @@ extern "C" void on_interrupt(int sig) {
   ::kill(child, SIGTERM);
 }
 
+// Set in a guard process (run_process) when mlipc, its parent, died.
+volatile sig_atomic_t g_orphaned = 0;
+
+extern "C" void on_parent_death(int) { g_orphaned = 1; }
+
 sigset_t interrupt_set() {
   sigset_t s;
   sigemptyset(&s);
@@ -127,11 +132,21 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
     pid = fork();
     if (pid < 0) fail("cannot start {}: {}", argv[0], std::strerror(errno));
     if (pid == 0) {
-      // Child: only async-signal-safe calls until exec.
-      setpgid(0, 0);  // its own group, so a timeout or an interrupt kills its children too
+      // Child: only async-signal-safe calls until exec. It is the guard of
+      // a process group of its own (a timeout or an interrupt kills the
+      // group: the program and its children); it runs the program in a
+      // child of its own and waits for it.
+      setpgid(0, 0);
 #ifdef __linux__
-      prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it dies with mlipc, even on SIGKILL
-      if (getppid() != parent) _exit(126);
+      // mlipc killed, even by SIGKILL: the kernel tells the guard, which
+      // kills the whole group. PR_SET_PDEATHSIG on the program itself would
+      // reach only the program: a compiler driver's cc1 would live on.
+      struct sigaction orphaned {};
+      orphaned.sa_handler = on_parent_death;
+      sigemptyset(&orphaned.sa_mask);
+      sigaction(SIGUSR1, &orphaned, nullptr);
+      prctl(PR_SET_PDEATHSIG, SIGUSR1);
+      if (getppid() != parent) kill(0, SIGKILL);
 #endif
       (void)parent;
       // No file the child writes (object files, model outputs, captured
@@ -139,18 +154,43 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
       struct rlimit fsize {};
       fsize.rlim_cur = fsize.rlim_max = rlim_t{1} << 32;
       setrlimit(RLIMIT_FSIZE, &fsize);
-      for (int sig : kSignals) signal(sig, SIG_DFL);
+      // The guard outlives a SIGTERM or SIGINT that mlipc sends the group
+      // (the program gets it too and ends, or gets SIGKILL after the grace).
+      for (int sig : kSignals) signal(sig, SIG_IGN);
       sigset_t none;
       sigemptyset(&none);
       sigprocmask(SIG_SETMASK, &none, nullptr);
-      int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-      int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-      if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || chdir(cwd.c_str()) != 0) _exit(126);
-      execvpe(args[0], args.data(), envp.data());
-      const char msg[] = "exec failed\n";
-      ssize_t ignored = write(2, msg, sizeof msg - 1);
-      (void)ignored;
-      _exit(127);
+      const pid_t program = fork();
+      if (program < 0) _exit(126);
+      if (program == 0) {
+        for (int sig : kSignals) signal(sig, SIG_DFL);
+        signal(SIGUSR1, SIG_DFL);
+        int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || chdir(cwd.c_str()) != 0) _exit(126);
+        execvpe(args[0], args.data(), envp.data());
+        const char msg[] = "exec failed\n";
+        ssize_t ignored = write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        _exit(127);
+      }
+      int st = 0;
+      while (waitpid(program, &st, 0) < 0) {
+        if (errno != EINTR) _exit(126);
+        if (g_orphaned) kill(0, SIGKILL);  // mlipc is gone: the group goes with it
+      }
+      if (WIFSIGNALED(st)) {
+        // End as the program did, so that mlipc reads its signal.
+        const int sig = WTERMSIG(st);
+        signal(sig, SIG_DFL);
+        sigset_t only;
+        sigemptyset(&only);
+        sigaddset(&only, sig);
+        sigprocmask(SIG_UNBLOCK, &only, nullptr);
+        kill(getpid(), sig);
+        _exit(128 + sig);
+      }
+      _exit(WEXITSTATUS(st));
     }
     setpgid(pid, pid);  // also from here: no race with a kill(-pid) below
     g_child = pid;

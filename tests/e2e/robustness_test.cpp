@@ -649,6 +649,30 @@ TEST_F(Robust, InterruptingTheBuildLeavesNoCompilerAndNoStagingFolder) {
     if (e.path().filename().string().rfind(".", 0) == 0) ADD_FAILURE() << "staging folder left: " << e.path();
 }
 
+// Issue 26, item 6: SIGKILL of mlipc during the build. PR_SET_PDEATHSIG
+// reached the compiler driver only and its children lived on (cc1 here is
+// the script's background sleep); the guard of the process group kills them
+// all. The staging folder the build left is removed by the next build.
+TEST_F(Robust, SigkillDuringTheBuildLeavesNoCompiler) {
+  const std::string naptime = fmt::format("303.{}", static_cast<long>(getpid()));
+  write_file(p("slow-cc"), fmt::format("#!/bin/sh\nsleep {0} &\nsleep {0}\n", naptime));
+  fs::permissions(p("slow-cc"), fs::perms::owner_all);
+  fs::path tar = compile(digits(), "c", "d.tar");
+  Child c = spawn({MLIPC_BINARY, "run", tar.string(), "--inputs", digit_npz().string()}, dir.path(),
+                  {"MLIPC_CACHE_DIR=" + cache().string(), "CC=" + p("slow-cc").string()});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (processes_with({"sleep", naptime}).size() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(processes_with({"sleep", naptime}).size(), 2u) << read_file(c.err);
+  ASSERT_EQ(kill(c.pid, SIGKILL), 0);
+  int status = wait_child(c.pid, 60);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const auto gone = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!processes_with({"sleep", naptime}).empty() && std::chrono::steady_clock::now() < gone)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(processes_with({"sleep", naptime}).empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM),
                          [](const ::testing::TestParamInfo<int>& i) { return i.param == SIGINT ? "SIGINT" : "SIGTERM"; });
 
