@@ -5,6 +5,7 @@
 #include "ops/evaluator.h"
 #include "ops/op.h"
 #include "support/error.h"
+#include "support/limits.h"
 
 namespace mlipc {
 
@@ -53,15 +54,30 @@ bool all_inputs_constant(const Graph& g, const Node& n) {
   return true;
 }
 
+// Bytes the outputs of `n` will hold once folded, from their inferred shapes.
+uint64_t output_bytes(const Graph& g, const Node& n) {
+  uint64_t bytes = 0;
+  for (ValueId out : n.outputs)
+    if (out != kNoValue) bytes += tensor_bytes(g.value(out).dtype, g.value(out).shape);
+  return bytes;
+}
+
 }  // namespace
 
 void infer_and_fold(Graph& g) {
   std::vector<bool> folded(g.nodes.size(), false);
+  uint64_t folded_bytes = 0;  // limits::kMaxFoldedBytes, checked before each evaluation
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     infer_node(g, n);
     std::vector<TensorData> outs;
     if (all_inputs_constant(g, n) && !keeps_quantized_constant(g, n)) {
+      const uint64_t bytes = output_bytes(g, n);
+      if (bytes > limits::kMaxFoldedBytes - folded_bytes)
+        fail("{}: folding it at compile time would make {} bytes of constants, {} in all with the nodes folded "
+             "before it, more than mlipc folds ({} bytes)",
+             n.describe(), bytes, folded_bytes + bytes, limits::kMaxFoldedBytes);
+      folded_bytes += bytes;
       outs = eval_node(g, n);
     } else if (reads_only_shape(n)) {
       // A zero-filled stand-in of the run-time input's type and shape: the

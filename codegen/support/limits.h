@@ -19,6 +19,11 @@ inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 30;
 // it (so that it explores shapes rather than gigabyte allocations).
 uint64_t max_tensor_bytes();
 void set_max_tensor_bytes(uint64_t bytes);
+// Constants that compile-time folding makes, all together (ConstantOfShape,
+// Expand, Tile ... of constants): a model of a few bytes cannot make
+// gigabytes of constants, tarball and C. The model's own initializers are
+// bounded by the file limit.
+inline constexpr uint64_t kMaxFoldedBytes = uint64_t{128} << 20;
 // ONNX nodes of one graph (the host driver also times at most this many layers).
 inline constexpr int64_t kMaxNodes = 65536;
 // The header of one .npy array (numpy writes a few hundred bytes).

@@ -212,6 +212,28 @@ TEST_F(Robust, TensorAndNodeCountLimits) {
   EXPECT_FALSE(fs::exists(p("o.tar")));
 }
 
+// Issue 26, item 7: constants that folding makes are bounded in all, not
+// only one by one (limits::kMaxFoldedBytes, 128 MiB), and refused before
+// they are computed: quickly, with no output.
+TEST_F(Robust, FoldedConstantsAreBoundedInAll) {
+  std::string e = expect_error(mlipc({"compile", (kData / "const256m.onnx").string(), "-o", p("o.tar")}));
+  EXPECT_THAT(e, HasSubstr("node 'cos0' (ConstantOfShape): folding it at compile time would make 268435456 bytes of "
+                           "constants, 268435456 in all with the nodes folded before it, more than mlipc folds "
+                           "(134217728 bytes)"));
+  e = expect_error(mlipc({"compile", (kData / "fold64m_x8.onnx").string(), "-o", p("o.tar")}));
+  EXPECT_THAT(e, HasSubstr("node 'fold1' (Add): folding it at compile time would make 67108864 bytes of constants, "
+                           "201326592 in all"));
+  EXPECT_FALSE(fs::exists(p("o.tar")));
+  // Within the total a constant folds as before.
+  OnnxBuilder ok;
+  ok.input("x", DType::Float32, {4});
+  ok.initializer("s", TensorData::from<int64_t>({1}, {4}));
+  ok.node("ConstantOfShape", {"s"}, {"k"}, {{"value", TensorData::from<float>({1}, {2.0f})}});
+  ok.node("Add", {"k", "x"}, {"y"});
+  ok.output("y");
+  ASSERT_EQ(mlipc({"compile", ok.save(dir.path(), "ok.onnx").string(), "-o", p("o.tar")}).exit_code, 0);
+}
+
 TEST_F(Robust, PoolPadsNotSmallerThanTheKernelAreRefused) {
   for (const char* file : {"pool_pads_ge_kernel.onnx", "avgpool_pads_big.onnx"})
     for (const char* target : {"c", "mrvl, c"}) {
