@@ -409,6 +409,10 @@ NamedTensors read_npz_bytes(const std::string& bytes, const std::string& where) 
       if (bytes.rfind("PK\x03\x04", 0) == 0) fail("{}: truncated or corrupt zip/npz file (no central directory)", where);
       fail("{}: not a zip/npz file", where);
     }
+    // libzip's consistency check refuses a second member of the same name
+    // ("File already exists"): numpy never writes one, and which of the two
+    // is the array would be a guess.
+    if (err == ZIP_ER_EXISTS) fail("{}: two members have the same name; an .npz holds each array once", where);
     fail("{}: corrupt zip/npz file ({})", where, zip_code_message(err));
   }
   src.release();  // the archive holds it now

@@ -65,6 +65,10 @@ def main():
     short = npy_bytes(np.arange(10, dtype=np.float32))[:-32]
     raw_zip("short_data.npz", {"x.npy": short})
     raw_zip("not_npy_member.npz", {"x.npy": npy_bytes(np.arange(2, dtype=np.int8)), "readme.txt": b"hi"})
+    # Two members of one name (issue 26, item 12; ../shared/robustness/round2/gen_npz.py).
+    with zipfile.ZipFile(HERE / "duplicate_member.npz", "w") as z:
+        z.writestr("x.npy", npy_bytes(np.zeros(3, np.float32)))
+        z.writestr("x.npy", npy_bytes(np.full(3, 7, np.float32)))
     (HERE / "not_a_zip.npz").write_bytes(b"this is a text file, not a zip archive\n")
     stored = (HERE / "stored.npz").read_bytes()
     (HERE / "truncated.npz").write_bytes(stored[: len(stored) // 2])

@@ -154,6 +154,8 @@ TEST(Npz, ReadErrorsNameFileAndKey) {
   expect_error([] { read_npz(kData / "fortran.npz"); }, {"fortran.npz", "'x'", "Fortran", "not supported"});
   expect_error([] { read_npz(kData / "short_data.npz"); }, {"short_data.npz", "'x'", "shorter than the shape"});
   expect_error([] { read_npz(kData / "not_npy_member.npz"); }, {"not_npy_member.npz", "readme.txt"});
+  expect_error([] { read_npz(kData / "duplicate_member.npz"); },
+               {"duplicate_member.npz", "two members have the same name"});
 }
 
 TEST(Npz, CrcMismatchIsAnError) {
