@@ -461,6 +461,15 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
         mt.ns /= count;
       }
       result.mlip_layers.push_back(mt);
+    } else if (tag == "mlipc-mlip-region") {
+      MlipRegionTime rt{};
+      double count = 0;
+      lines >> rt.region >> rt.cycles >> rt.ns >> count;
+      if (count > 0) {
+        rt.cycles /= count;
+        rt.ns /= count;
+      }
+      result.mlip_regions.push_back(rt);
     }
   }
   if (!result.run_ns.empty()) {

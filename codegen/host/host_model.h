@@ -46,12 +46,21 @@ struct MlipLayerTime {
   double ns;      // per run (mean)
 };
 
+// An MLIP region as a whole (its stats entry after its layers'): the cycles
+// its backend counted (the simulator's cycle model here), per run.
+struct MlipRegionTime {
+  int region;
+  double cycles;  // per run
+  double ns;      // per run (mean)
+};
+
 struct RunResult {
   io::NamedTensors outputs;  // in model order, keyed by the model's output names
   double total_ns = 0;       // the median over the runs
   std::vector<double> run_ns;  // every run
   std::vector<LayerTime> layers;
   std::vector<MlipLayerTime> mlip_layers;
+  std::vector<MlipRegionTime> mlip_regions;
 };
 
 class HostModel {

@@ -171,7 +171,7 @@ ops::SubgraphCall CompiledRegion::c_call(const Node& n) const {
   call.args.push_back(static_cast<int>(n.inputs.size()) - 1);  // the command buffer first
   for (size_t i = 0; i < n.body->inputs.size(); ++i) call.args.push_back(static_cast<int>(i));
   call.values = {{"region", n.name},
-                 {"num_layers", std::to_string(num_layers)},
+                 {"stats_entries", std::to_string(num_layers + 1)},  // the layers, then the region
                  {"ocm_bytes", std::to_string(sim_ocm_bytes)},
                  {"cmdbuf_bytes", std::to_string(command_buffer.size())},
                  {"scratch_bytes", std::to_string(report.scratch_size)}};

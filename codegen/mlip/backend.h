@@ -28,7 +28,7 @@ struct CompiledRegion : ops::CallableSubgraph {
   RegionReport report;
   std::vector<uint8_t> command_buffer;  // mlip/<region>.bin
   std::string nodes_json, consts_json;  // mlip/<region>-nodes.json, -consts.json
-  uint32_t num_layers = 0;     // layer records in the buffer (weight loading included): the call's stats entries
+  uint32_t num_layers = 0;     // layer records in the buffer (weight loading included): the call's stats entries, and the region's
   uint64_t sim_ocm_bytes = 0;  // OCM the simulator provides: num_tiles * ocm_size
   bool hardware = false;       // -mattr=hw: the call runs on the hardware backend
 
