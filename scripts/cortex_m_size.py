@@ -188,17 +188,16 @@ def main():
         arch = [f"-mcpu={a.mcpu}", "-mthumb", f"-mfloat-abi={a.float_abi}"]
         flags = arch + [a.opt, "-std=c99", "-ffp-contract=off", "-ffunction-sections",
                  "-fdata-sections", "-fcallgraph-info=su", "-Icodegen/host/include", "-Iruntime/include"]
-        # What every build of a tarball compiles: the runtime core and
-        # codegen/host/src, where <m>_mlip_sim.c carries the simulator of an
-        # MLIP module (runtime/src/sim, one translation unit).
+        # What every build of a tarball compiles: the runtime core, the
+        # simulator of an MLIP module (runtime/src/sim: one file, one
+        # translation unit) and codegen/host/src.
         sources = [("main", "main.c")]
-        for sub, prefix in (("runtime/src/core", "core_"), ("codegen/host/src", "gen_")):
+        for sub, prefix in (("runtime/src/core", "core_"), ("runtime/src/sim", "sim_"), ("codegen/host/src", "gen_")):
             d = os.path.join(work, sub)
             if os.path.isdir(d):
                 for s in sorted(os.listdir(d)):
                     if s.endswith(".c"):
-                        stem = os.path.splitext(s)[0]
-                        sources.append(("sim_" + stem if s.endswith("_mlip_sim.c") else prefix + stem, os.path.join(sub, s)))
+                        sources.append((prefix + os.path.splitext(s)[0], os.path.join(sub, s)))
         objects = []
         for name, src in sources:
             r = subprocess.run([a.cc] + flags + ["-c", src, "-o", name + ".o"], cwd=work, capture_output=True, text=True)

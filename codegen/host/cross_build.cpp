@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "host/host_model.h"
+#include "host/object_cache.h"
+#include "host/runtime_object.h"
 #include "mlf/archive.h"
 #include "support/error.h"
 #include "support/text.h"
@@ -32,15 +34,15 @@ void run_or_fail(const std::vector<std::string>& argv, const fs::path& dir, cons
   }
 }
 
-// The generated code (with the simulator it carries for an MLIP module) and
-// the runtime core; runtime/src/sim is compiled through the carrier, and
-// runtime/src/runtime/crt is the TVM adapter firmware builds instead of the core.
+// The generated code and the runtime (the core, and the simulator of an
+// MLIP module); runtime/src/runtime/crt is the TVM adapter, which firmware
+// built the TVM way compiles instead.
 std::vector<std::string> sources(const fs::path& dir) {
   std::vector<std::string> srcs;
-  for (const char* sub : {"codegen/host/src", "runtime/src/core"})
-    if (fs::exists(dir / sub))
-      for (const auto& e : fs::recursive_directory_iterator(dir / sub))
-        if (e.path().extension() == ".c") srcs.push_back(fs::relative(e.path(), dir).generic_string());
+  std::vector<std::string> subs = {"codegen/host/src"};
+  subs.insert(subs.end(), steps::runtime_parts().begin(), steps::runtime_parts().end());
+  for (const std::string& sub : subs)
+    for (const fs::path& s : steps::c_sources(dir, sub)) srcs.push_back(s.generic_string());
   std::sort(srcs.begin(), srcs.end());
   return srcs;
 }

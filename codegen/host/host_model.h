@@ -2,7 +2,12 @@
 // together with the runtime and a small driver, then run on host tensors.
 // Builds are cached per tarball content (and compiler), so running the same
 // tarball twice compiles it once; objects and programs are cached per what
-// the compiler reads, so equal sources in other tarballs compile once too.
+// the compiler reads (host/object_cache.h), so equal sources in other
+// tarballs compile once too, and the runtime is one object per runtime
+// content and flags, whatever the model (host/runtime_object.h). The steps:
+// toolchain.h (the compiler), member_check.h (what may be built),
+// build_cache.h (the cache folder, staged builds), host_program.h (the
+// driver's model half, its output), run_program.h.
 #pragma once
 
 #include <filesystem>
@@ -46,12 +51,21 @@ struct MlipLayerTime {
   double ns;      // per run (mean)
 };
 
+// An MLIP region as a whole (its stats entry after its layers'): the cycles
+// its backend counted (the simulator's cycle model here), per run.
+struct MlipRegionTime {
+  int region;
+  double cycles;  // per run
+  double ns;      // per run (mean)
+};
+
 struct RunResult {
   io::NamedTensors outputs;  // in model order, keyed by the model's output names
   double total_ns = 0;       // the median over the runs
   std::vector<double> run_ns;  // every run
   std::vector<LayerTime> layers;
   std::vector<MlipLayerTime> mlip_layers;
+  std::vector<MlipRegionTime> mlip_regions;
 };
 
 class HostModel {

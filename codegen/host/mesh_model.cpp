@@ -5,9 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "host/build_steps.h"
+#include "host/build_cache.h"
+#include "host/member_check.h"
+#include "host/object_cache.h"
+#include "host/run_program.h"
+#include "host/runtime_object.h"
 #include "mlf/archive.h"
 #include "resources/resources.h"
+#include "resources/tarball_files.h"
 #include "support/error.h"
 #include "support/file_util.h"
 #include "support/process.h"
@@ -27,7 +32,7 @@ constexpr const char* kTemplates = "templates/mesh/";
 // the files of its module; nothing else (docs/security.md, "Tarballs").
 void check_mesh_members(const mlf::FileMap& files, const std::vector<MeshStageFiles>& stages, const fs::path& tarball) {
   std::set<std::string> known = {"pipeline.json", "mesh/pipeline.c"};
-  for (const auto& r : resources::under(kTemplates)) known.insert("mesh/" + std::string(r.path.substr(15)));
+  for (const auto& r : resources::under(kTemplates)) known.insert("mesh/" + std::string(resources::below(r.path, kTemplates)));
   std::vector<mlf::FileMap> per_stage(stages.size());
   for (const auto& [name, data] : files) {
     if (known.count(name)) continue;
@@ -58,29 +63,28 @@ void build_mesh_into(const fs::path& dir, const std::string& bytes, const fs::pa
   mlf::extract_tar_bytes(bytes, tarball, dir);
   // The manifest the caller rendered from pipeline.json, not the tarball's copy.
   write_file(dir / "mesh" / "pipeline_run.c", pipeline_c);
-  const fs::path first = dir / stages.front().dir;
   std::vector<std::string> objects;
   for (const MeshStageFiles& s : stages) {
     const fs::path sd = dir / s.dir;
-    const std::string key = steps::headers_key(sd, "runtime", tc) + steps::headers_key(sd, "codegen/host/include", tc);
-    for (const fs::path& src : steps::c_sources(sd, "codegen/host/src")) {
-      const std::string name = src.filename().string();
-      if (name.size() > 11 && name.compare(name.size() - 11, 11, "_mlip_sim.c") == 0) continue;  // below, once
+    const std::string key = steps::headers_key(sd, {"runtime/include", "codegen/host/include"}, tc);
+    for (const fs::path& src : steps::c_sources(sd, "codegen/host/src"))
       objects.push_back(steps::cached_object(sd, src, key, cache / "objects", tc, timeout).string());
-    }
   }
-  // One runtime (every stage carries the same): the core, the simulator once
-  // for every stage (each MLIP stage carries a copy in its <m>_mlip_sim.c),
-  // the pipeline; then the runner, its transport, the manifest.
-  std::string runtime_sources;
-  std::string unity = steps::runtime_unity_source(first, &runtime_sources);
-  for (const char* part : {"runtime/src/sim", "runtime/src/pipeline"})
-    for (const fs::path& src : steps::c_sources(first, part)) unity += "#include \"" + src.generic_string() + "\"\n";
-  write_file(first / "runtime_all.c", unity);
-  const std::string runtime_key = steps::headers_key(first, "runtime", tc);
-  objects.push_back(
-      steps::cached_object(first, "runtime_all.c", runtime_key + runtime_sources, cache / "objects", tc, timeout).string());
-  const std::string mesh_key = runtime_key + steps::headers_key(dir, "mesh", tc);
+  // One runtime for every stage (they carry the same, those with MLIP
+  // regions the simulator too): the core, the simulator, the pipeline, from
+  // a stage that has the simulator if any does; then the runner, its
+  // transport, the manifest.
+  fs::path first = dir / stages.front().dir;
+  for (const MeshStageFiles& s : stages)
+    if (fs::exists(dir / s.dir / "runtime/src/sim")) {
+      first = dir / s.dir;
+      break;
+    }
+  std::vector<std::string> parts = steps::runtime_parts();
+  parts.push_back("runtime/src/pipeline");
+  objects.push_back(steps::runtime_object(first, parts, tc, cache, timeout).string());
+  const std::string runtime_key = steps::headers_key(first, {"runtime/include"}, tc);
+  const std::string mesh_key = runtime_key + steps::headers_key(dir, {"mesh"}, tc);
   for (const char* src : {"../mesh/runner.c", "../mesh/transport_threads.c", "../mesh/pipeline_run.c"})
     objects.push_back(steps::cached_object(first, src, mesh_key, cache / "objects", tc, timeout).string());
 

@@ -160,6 +160,25 @@ MlipResult lower_regions(Graph& g, const Options& opt, const Partition& partitio
   return result;
 }
 
+ops::SubgraphCall CompiledRegion::c_call(const Node& n) const {
+  if (!n.body || n.inputs.size() != n.body->inputs.size() + 1 || n.outputs.size() != n.body->outputs.size() + 1)
+    fail("internal: region {} is not the node its command buffer was lowered for", n.name);
+  ops::SubgraphCall call;
+  call.template_name = "mlip_region.c";
+  call.op = "mlip.Region";
+  call.includes = {"mlip/compiler.h", "mlip/region.h"};
+  call.returns_status = true;
+  call.args.push_back(static_cast<int>(n.inputs.size()) - 1);  // the command buffer first
+  for (size_t i = 0; i < n.body->inputs.size(); ++i) call.args.push_back(static_cast<int>(i));
+  call.values = {{"region", n.name},
+                 {"stats_entries", std::to_string(num_layers + 1)},  // the layers, then the region
+                 {"ocm_bytes", std::to_string(sim_ocm_bytes)},
+                 {"cmdbuf_bytes", std::to_string(command_buffer.size())},
+                 {"scratch_bytes", std::to_string(report.scratch_size)}};
+  call.flags = {{"hw", hardware}};
+  return call;
+}
+
 MlipReport MlipResult::report(const Options& options) const {
   MlipReport rep;
   rep.options = options;

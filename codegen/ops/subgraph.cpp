@@ -1,7 +1,9 @@
 // kSubgraphOp: a sub-graph a backend compiles (passes/partition), e.g. an
 // MLIP region. Its shape rule copies the body's output types; its reference
 // kernel evaluates the body, so the reference evaluator still runs
-// partitioned graphs.
+// partitioned graphs. The call the CPU code makes: ops/subgraph.h.
+#include "ops/subgraph.h"
+
 #include "ops/evaluator.h"
 #include "ops/ops.h"
 #include "support/error.h"

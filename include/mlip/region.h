@@ -2,7 +2,8 @@
  * accelerator, as one command buffer (include/mlip/cmdbuf.h). Generated
  * code calls mlip_region_run() for each region, in schedule order. The
  * simulator backend runs the commands bit-exactly on the host; the
- * hardware backend hands them to a driver that a port registers. */
+ * hardware backend hands them to a driver that a port registers (none
+ * ships with mlipc: the instruction set is mlipc's own, docs/mlip-spec.md). */
 #ifndef MLIP_REGION_H_
 #define MLIP_REGION_H_
 
@@ -15,11 +16,18 @@
 extern "C" {
 #endif
 
-/* Per-layer counters, accumulated over runs (set to zero when the region
-   is validated, its first run). */
+/* Counters, accumulated over runs (set to zero when the region is
+   validated, its first run). The stats array a caller gives holds one entry
+   per layer of the buffer (the simulator's counts; the hardware backend
+   leaves them alone: a device reports whole jobs), optionally followed by
+   one entry for the whole region, filled after every successful run by
+   either backend: `cycles` the device's cycle counter as the driver's
+   wait() reported it (hardware), or the sum of the layers' cycle-model
+   counts (simulator); `host_ns` the time around the run; `runs`. The
+   generated code gives both (<region function>_stats[layers + 1]). */
 typedef struct mlip_layer_stats {
-  uint64_t cycles;   /* estimated MLIP cycles (the cycle model of docs/mlip-spec.md) */
-  uint64_t host_ns;  /* host time spent simulating the layer (mlip_platform_time_ns) */
+  uint64_t cycles;   /* MLIP cycles: the cycle model of docs/mlip-spec.md, or the device's (region entry, hardware) */
+  uint64_t host_ns;  /* host time spent on the layer (simulator) or the run (region entry), mlip_platform_time_ns */
   uint32_t runs;
   uint32_t reserved;
 } mlip_layer_stats;
@@ -48,8 +56,8 @@ typedef struct mlip_region {
   uint32_t cmdbuf_size;
   uint8_t* ocm;                /* simulator OCM: num_tiles * header.ocm_size bytes; NULL for hw */
   uint32_t ocm_capacity;       /* bytes available at ocm */
-  mlip_layer_stats* stats;     /* one entry per layer, or NULL */
-  uint32_t stats_capacity;     /* entries available at stats */
+  mlip_layer_stats* stats;     /* one entry per layer, then optionally the region's, or NULL */
+  uint32_t stats_capacity;     /* entries available at stats: at least the layer count */
   mlip_region_state* state;
 } mlip_region;
 
@@ -84,7 +92,8 @@ typedef struct mlip_hw_driver {
   /* Starts the MAIN section with every binding resolved (in BINDINGS order). */
   mlip_status (*submit)(void* ctx, const uint8_t* cmdbuf, uint32_t size, void* const* bindings,
                         const uint32_t* binding_sizes, uint32_t num_bindings);
-  /* Waits for completion; reports the device's cycle counter for the job. */
+  /* Waits for completion; reports the device's cycle counter for the job,
+     which mlip_region_run() adds to the region's stats entry. */
   mlip_status (*wait)(void* ctx, uint64_t* hw_cycles);
 } mlip_hw_driver;
 

@@ -8,8 +8,9 @@
 #include "mlip/compiler.h"
 
 /* The TVM adapter (runtime/src/runtime/crt/common/crt_backend_api.c)
-   compiles this file with its own abort and error hooks, bound to TVM's
-   TVMPlatformAbort and TVMLogf. */
+   carries a copy of this file without these two: its own abort and error
+   hooks, bound to TVM's TVMPlatformAbort and TVMLogf, replace them (and
+   win over these weak ones in an image that compiles both). */
 #ifndef MLIP_PLATFORM_TVM_REPORTS
 MLIP_WEAK void mlip_platform_abort(mlip_status s) {
   /* Bare metal has nowhere to return to. Spin on a volatile read so the loop

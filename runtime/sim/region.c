@@ -1,74 +1,21 @@
 /* mlip_region_run(): validate once, check what the caller provides, then
  * either hand the buffer to the registered hardware driver (header flag
- * MLIP_FLAG_HW) or simulate it: INIT once, MAIN every run. */
-#include "sim_internal.h"
+ * MLIP_FLAG_HW, hw_backend.c) or simulate it: INIT once, MAIN every run.
+ * Either way a successful run is counted in the region's own stats entry
+ * (after its layers' entries, when the caller provides it): the cycles the
+ * backend counted (the device's counter, or the cycle model's sum), the
+ * host time, the runs. */
+#include "hw_backend.h"
+#include "mlip/platform.h"
 
-/* The registered hardware driver: a copy, so the caller's struct may be
- * temporary. The slot is read only while the flag says present; the flag's
- * non-zero initializer keeps it in .data, so an image whose .bss is not
- * zeroed never calls through a stale slot. */
-#define MLIP_HW_ABSENT 0x4D4C4841u  /* "AHLM" */
-#define MLIP_HW_PRESENT 0x4D4C4850u /* "PHLM" */
-static mlip_hw_driver mlip_hw_driver_slot;
-static uint32_t mlip_hw_driver_present = MLIP_HW_ABSENT;
-
-void mlip_hw_register(const mlip_hw_driver* driver) {
-  if (driver == NULL || driver->load == NULL || driver->submit == NULL || driver->wait == NULL) {
-    memset(&mlip_hw_driver_slot, 0, sizeof mlip_hw_driver_slot);
-    mlip_hw_driver_present = MLIP_HW_ABSENT;
-    return;
-  }
-  mlip_hw_driver_slot = *driver;
-  mlip_hw_driver_present = MLIP_HW_PRESENT;
-}
-
-/* The DDR pointer and size of binding b as the caller resolved it. */
-static void resolve_binding(const mlip_sim_view* v, const mlip_binding* b, void* const* inputs, void* const* outputs,
-                            uint8_t* scratch, void** ptr) {
-  switch (b->kind) {
-    case MLIP_BIND_INPUT: *ptr = b->index < v->hdr.num_inputs ? inputs[b->index] : NULL; break;
-    case MLIP_BIND_OUTPUT: *ptr = b->index < v->hdr.num_outputs ? outputs[b->index] : NULL; break;
-    case MLIP_BIND_SCRATCH: *ptr = scratch; break;
-    /* The driver API takes non-const pointers; DMA_OUT never writes WEIGHTS. */
-    case MLIP_BIND_WEIGHTS:
-      *ptr = (void*)(uintptr_t)(v->buf + v->hdr.sections[MLIP_SEC_WEIGHTS].offset);
-      break;
-    default: *ptr = NULL; break;
-  }
-}
-
-static mlip_status run_hw(const mlip_region* region, const mlip_sim_view* v, void* const* inputs,
-                          void* const* outputs, uint8_t* scratch) {
-  void* ptrs[MLIP_REGION_MAX_BINDINGS];
-  uint32_t sizes[MLIP_REGION_MAX_BINDINGS];
-  uint32_t n = v->hdr.sections[MLIP_SEC_BINDINGS].count;
+/* The sum of the layers' cycles so far (the simulator's per-layer counts). */
+static uint64_t layer_cycles_sum(const mlip_layer_stats* stats, uint32_t layers) {
+  uint64_t sum = 0;
   uint32_t i;
-  uint64_t hw_cycles = 0;
-  mlip_status st;
-  if (mlip_hw_driver_present != MLIP_HW_PRESENT) {
-    return MLIP_ERR_NO_DEVICE;
+  for (i = 0; i < layers; ++i) {
+    sum += stats[i].cycles;
   }
-  if (n > MLIP_REGION_MAX_BINDINGS) {
-    return MLIP_ERR_UNSUPPORTED;
-  }
-  if (region->state->loaded != MLIP_STATE_DONE) {
-    st = mlip_hw_driver_slot.load(mlip_hw_driver_slot.ctx, region->cmdbuf, region->cmdbuf_size);
-    if (st != MLIP_OK) {
-      return st;
-    }
-    region->state->loaded = MLIP_STATE_DONE;
-  }
-  for (i = 0; i < n; ++i) {
-    mlip_binding b;
-    mlip_sim_read_binding(v, i, &b);
-    resolve_binding(v, &b, inputs, outputs, scratch, &ptrs[i]);
-    sizes[i] = b.size;
-  }
-  st = mlip_hw_driver_slot.submit(mlip_hw_driver_slot.ctx, region->cmdbuf, region->cmdbuf_size, ptrs, sizes, n);
-  if (st != MLIP_OK) {
-    return st;
-  }
-  return mlip_hw_driver_slot.wait(mlip_hw_driver_slot.ctx, &hw_cycles);
+  return sum;
 }
 
 /* Each word of the state is one of its three values, and INIT never ran
@@ -86,7 +33,9 @@ mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, cons
   mlip_sim_view v;
   mlip_sim_env env;
   mlip_status st;
-  uint32_t i;
+  uint32_t i, layers;
+  uint64_t t0, cycles = 0;
+  mlip_layer_stats* whole;
   int hw;
   if (region == NULL || region->state == NULL || region->cmdbuf == NULL) {
     return MLIP_ERR_NULL;
@@ -124,9 +73,11 @@ mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, cons
       return MLIP_ERR_BOUNDS;
     }
   }
-  if (region->stats != NULL && region->stats_capacity < v.hdr.sections[MLIP_SEC_LAYERS].count) {
+  layers = v.hdr.sections[MLIP_SEC_LAYERS].count;
+  if (region->stats != NULL && region->stats_capacity < layers) {
     return MLIP_ERR_BOUNDS;
   }
+  whole = region->stats != NULL && region->stats_capacity > layers ? &region->stats[layers] : NULL;
   if (num_inputs != v.hdr.num_inputs || num_outputs != v.hdr.num_outputs) {
     return MLIP_ERR_COUNT;
   }
@@ -173,23 +124,36 @@ mlip_status mlip_region_run(const mlip_region* region, void* const* inputs, cons
     }
   }
 
+  t0 = mlip_platform_time_ns();
   if (hw) {
-    return run_hw(region, &v, inputs, outputs, scratch);
-  }
-
-  env.view = &v;
-  env.ocm = region->ocm;
-  env.inputs = inputs;
-  env.outputs = outputs;
-  env.scratch = scratch;
-  env.scratch_size = scratch == NULL ? 0u : scratch_size;
-  env.stats = region->stats;
-  if (region->state->loaded != MLIP_STATE_DONE) {
-    st = mlip_sim_run_section(&env, MLIP_SEC_INIT);
-    if (st != MLIP_OK) {
-      return st;
+    st = mlip_hw_run(region, &v, inputs, outputs, scratch, &cycles);
+  } else {
+    const uint64_t before = whole != NULL ? layer_cycles_sum(region->stats, layers) : 0u;
+    env.view = &v;
+    env.ocm = region->ocm;
+    env.inputs = inputs;
+    env.outputs = outputs;
+    env.scratch = scratch;
+    env.scratch_size = scratch == NULL ? 0u : scratch_size;
+    env.stats = region->stats;
+    st = MLIP_OK;
+    if (region->state->loaded != MLIP_STATE_DONE) {
+      st = mlip_sim_run_section(&env, MLIP_SEC_INIT);
+      if (st == MLIP_OK) {
+        region->state->loaded = MLIP_STATE_DONE;
+      }
     }
-    region->state->loaded = MLIP_STATE_DONE;
+    if (st == MLIP_OK) {
+      st = mlip_sim_run_section(&env, MLIP_SEC_MAIN);
+    }
+    if (whole != NULL) {
+      cycles = layer_cycles_sum(region->stats, layers) - before;
+    }
   }
-  return mlip_sim_run_section(&env, MLIP_SEC_MAIN);
+  if (st == MLIP_OK && whole != NULL) {
+    whole->cycles += cycles;
+    whole->host_ns += mlip_platform_time_ns() - t0;
+    whole->runs += 1u;
+  }
+  return st;
 }

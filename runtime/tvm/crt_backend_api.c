@@ -1,14 +1,16 @@
-/* The TVM adapter: TVM's backend API (tvm/runtime/c_backend_api.h) and the
- * mlipc runtime core in one file, for firmware built the way TVM's demos
- * build it: an mlipc tarball's runtime/ as STANDALONE_CRT_PATH, a Makefile
- * that compiles the .c files of codegen/host/src, this file and
- * memory/stack_allocator.c, and never runtime/src/core. So this translation
- * unit carries the core (status strings, the checked entry, the platform
- * hooks) and binds mlipc's report hooks to the hooks such firmware defines:
- * a failed run reaches TVMLogf and, unless crt_config.h sets
- * MLIP_TVM_ABORT_ON_ERROR to 0, TVMPlatformAbort. Build either this file or
- * runtime/src/core, not both (docs/runtime.md, "Firmware built the TVM
- * way"). */
+/* The TVM adapter: TVM's backend API (tvm/runtime/c_backend_api.h) for
+ * firmware built the way TVM's demos build it: an mlipc tarball's runtime/
+ * as STANDALONE_CRT_PATH, a Makefile that compiles the .c files of
+ * codegen/host/src, this file and memory/stack_allocator.c, and nothing
+ * else of runtime/src. So this translation unit also carries the runtime
+ * the generated code calls: mlip_runtime_copy.h, which mlipc writes for the
+ * tarball, includes the runtime core and, for a module with MLIP regions,
+ * the simulator, every definition weak, so that a build that compiles
+ * runtime/src/core and runtime/src/sim as well (every .c of the tarball)
+ * links those once and this copy yields. And it binds mlipc's report hooks
+ * to the hooks such firmware defines: a failed run reaches TVMLogf and,
+ * unless crt_config.h sets MLIP_TVM_ABORT_ON_ERROR to 0, TVMPlatformAbort
+ * (docs/runtime.md, "Firmware built the TVM way"). */
 #include "mlip/strict_fp.h" /* first: no contraction, same bits everywhere */
 
 #include <stddef.h>
@@ -22,25 +24,25 @@
 #include "tvm/runtime/crt/logging.h"
 #include "tvm/runtime/crt/platform.h"
 
-/* The core, with the abort and error hooks left to this file. */
+/* The runtime, with the abort and error hooks left to this file. */
 #define MLIP_PLATFORM_TVM_REPORTS 1
-#include "../../../core/model.c"
-#include "../../../core/platform.c"
-#include "../../../core/status.c"
+#include "mlip_runtime_copy.h"
 
 #ifndef MLIP_TVM_ABORT_ON_ERROR
 #define MLIP_TVM_ABORT_ON_ERROR 1
 #endif
 
-/* A failed tvmgen_<m>_run: TVM's firmware often ignores the status. */
-MLIP_WEAK void mlip_platform_error(mlip_status s, const char* where) {
+/* A failed tvmgen_<m>_run: TVM's firmware often ignores the status. Not
+   weak: in an image that also compiles runtime/src/core, these win over
+   its weak defaults. */
+void mlip_platform_error(mlip_status s, const char* where) {
   TVMLogf("mlip: %s failed: %s (status %d)\n", where, mlip_status_str(s), (int)s);
 #if MLIP_TVM_ABORT_ON_ERROR
   TVMPlatformAbort(kTvmErrorPlatformCheckFailure);
 #endif
 }
 
-MLIP_WEAK void mlip_platform_abort(mlip_status s) {
+void mlip_platform_abort(mlip_status s) {
   TVMLogf("mlip: fatal: %s (status %d)\n", mlip_status_str(s), (int)s);
   TVMPlatformAbort(kTvmErrorPlatformCheckFailure);
 }

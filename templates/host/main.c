@@ -6,6 +6,7 @@
  *   mlipc-total-ns <ns>          whole model, one line per run
  *   mlipc-layer <k> <ns>         one run, layer k
  *   mlipc-mlip-layer <r> <k> <cycles> <ns> <runs>   MLIP region r, its layer k, summed over runs
+ *   mlipc-mlip-region <r> <cycles> <ns> <runs>      MLIP region r as a whole, summed over runs
  * Usage: host [-r RUNS] <input files...> <output files...> (model order).
  * Layer times are those of the first run.
  * Unlike the runtime, this program may use stdio and malloc: it is the
@@ -144,6 +145,9 @@ int main(int argc, char** argv) {
     for (k = 0; k < mlipc_host_region_layers[r]; ++k)
       printf("mlipc-mlip-layer %ld %d %llu %llu %lu\n", r, (int)k, (unsigned long long)st[k].cycles,
              (unsigned long long)st[k].host_ns, (unsigned long)st[k].runs);
+    k = mlipc_host_region_layers[r]; /* the region's own entry */
+    printf("mlipc-mlip-region %ld %llu %llu %lu\n", r, (unsigned long long)st[k].cycles,
+           (unsigned long long)st[k].host_ns, (unsigned long)st[k].runs);
   }
   for (k = 0; k < n; ++k) free(data[k]);
   free(tensors);

@@ -1,6 +1,7 @@
-/* Per-layer counters of region {{region}}: estimated MLIP cycles and host
- * time, read by profilers (mlipc run --profile). */
-mlip_layer_stats {{fn}}_stats[{{num_layers}}];
+/* Counters of region {{region}}, read by profilers (mlipc run --profile):
+ * one per layer (estimated MLIP cycles, host time), then the whole
+ * region's (the device's cycles on the hardware backend). */
+mlip_layer_stats {{fn}}_stats[{{stats_entries}}];
 /* Initialized (.data): the runtime refuses a state it did not write. */
 static mlip_region_state {{fn}}_state = MLIP_REGION_STATE_INIT;
 {{^hw}}
@@ -34,7 +35,7 @@ static int32_t {{fn}}(const uint8_t* cmdbuf, {{#ins}}const {{t}}* {{var}}, {{/in
   region.ocm_capacity = {{ocm_bytes}}u;
 {{/hw}}
   region.stats = {{fn}}_stats;
-  region.stats_capacity = {{num_layers}}u;
+  region.stats_capacity = {{stats_entries}}u;
   region.state = &{{fn}}_state;
   return mlip_region_run(&region, inputs, input_sizes, {{num_inputs}}u, outputs, output_sizes, {{num_outputs}}u, scratch,
                          {{scratch_bytes}}u);

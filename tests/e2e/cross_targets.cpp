@@ -34,9 +34,10 @@ bool have_tool(const std::string& tool) {
 
 std::vector<std::string> tarball_c_sources(const fs::path& dir) {
   std::vector<std::string> files;
-  for (const char* sub : {"codegen/host/src", "runtime/src/core"})
-    for (const auto& e : fs::recursive_directory_iterator(dir / sub))
-      if (e.path().extension() == ".c") files.push_back(fs::relative(e.path(), dir).string());
+  for (const char* sub : {"codegen/host/src", "runtime/src/core", "runtime/src/sim"})
+    if (fs::exists(dir / sub))
+      for (const auto& e : fs::recursive_directory_iterator(dir / sub))
+        if (e.path().extension() == ".c") files.push_back(fs::relative(e.path(), dir).string());
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -167,10 +167,10 @@ void build_mpi_runner(const fs::path& dir, const mesh::Manifest& m) {
   const std::string s0 = m.stages.front().module;
   script += "mpicc -std=c99 -O2 -DMLIPC_MESH_MPI -I" + s0 + "/runtime/include -Imesh";
   for (const mesh::PipeStage& s : m.stages) script += " -I" + s.module + "/codegen/host/include";
-  script += " $(ls";
   for (const mesh::PipeStage& s : m.stages) script += " " + s.module + "/codegen/host/src/*.c";
-  script += " | grep -v '_mlip_sim\\.c$')";  // the simulator once, from runtime/src/sim
-  for (const char* part : {"core", "sim", "pipeline"}) script += " " + s0 + "/runtime/src/" + part + "/*.c";
+  // The runtime once: core, simulator (in the stages with MLIP regions), pipeline.
+  script += " $(S=$(ls -d */runtime/src/sim 2>/dev/null | head -n 1); S=${S%%/*}; S=${S:-" + s0 +
+            "}; ls $S/runtime/src/core/*.c $S/runtime/src/pipeline/*.c; ls $S/runtime/src/sim/*.c 2>/dev/null || true)";
   script += " mesh/pipeline.c mesh/runner.c mesh/transport_mpi.c -o ../mesh_mpi -lm\n";
   ProcessResult r = run_process({"sh", "-c", script}, dir, 900);
   ASSERT_EQ(r.exit_code, 0) << script << r.err;

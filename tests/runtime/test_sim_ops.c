@@ -1045,6 +1045,7 @@ static void test_hw_driver(void** state) {
   mlip_region_state st = {0, 0};
   mlip_region r;
   mlip_hw_driver drv;
+  mlip_layer_stats stats[2]; /* the layer, then the region */
   size_t n;
   const uint16_t wdata[2] = {1, 2};
   mlip_header h;
@@ -1067,8 +1068,8 @@ static void test_hw_driver(void** state) {
   r.cmdbuf_size = (uint32_t)n;
   r.ocm = NULL; /* no OCM for hardware */
   r.ocm_capacity = 0;
-  r.stats = NULL;
-  r.stats_capacity = 0;
+  r.stats = stats;
+  r.stats_capacity = 2;
   r.state = &st;
 
   mlip_hw_register(NULL);
@@ -1085,6 +1086,12 @@ static void test_hw_driver(void** state) {
   assert_int_equal(drv_loads, 1);
   assert_int_equal(drv_submits, 2);
   assert_int_equal(drv_waits, 2);
+  /* The device's cycles reach the region's entry; the layer's stays the
+     simulator's (a device reports whole jobs). */
+  assert_int_equal(stats[1].cycles, 2u * 1234u);
+  assert_int_equal(stats[1].runs, 2);
+  assert_int_equal(stats[0].cycles, 0u);
+  assert_int_equal(stats[0].runs, 0);
   assert_ptr_equal(drv_buf, cmdbuf);
   assert_int_equal(drv_n, 5);
   cb_get_header(cmdbuf, &h);
@@ -1147,11 +1154,12 @@ static void test_init_runs_once(void** state) {
   const uint32_t out_sizes[1] = {sizeof out};
   mlip_region_state st = {0, 0};
   mlip_region r;
-  mlip_layer_stats stats[2];
+  mlip_layer_stats stats[3]; /* the two layers, then the region */
   uint32_t i;
   size_t n;
   (void)state;
   pin_region(&r, &st, stats, wdata, sizeof wdata);
+  r.stats_capacity = 3;
   n = r.cmdbuf_size;
   memset(ocm, 0, sizeof ocm);
   memset(stats, 0, sizeof stats);
@@ -1181,6 +1189,9 @@ static void test_init_runs_once(void** state) {
     memcpy(&l, cmdbuf + h.sections[MLIP_SEC_LAYERS].offset + pin_lw * sizeof l, sizeof l);
     assert_int_equal(l.est_cycles, 44u);
     assert_int_equal(stats[pin_lo].cycles, 2u * 44u);
+    /* The region's entry: both runs' cycles (INIT once, MAIN twice). */
+    assert_int_equal(stats[2].cycles, 44u + 2u * 44u);
+    assert_int_equal(stats[2].runs, 2);
   }
 }
 

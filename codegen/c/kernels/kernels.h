@@ -40,8 +40,8 @@ bool set_pool_cl(const Graph& g, const Node& n, KernelSpec& spec, const ops::Geo
 // GatherND / ScatterND geometry, for their templates.
 void set_nd_geometry(KernelSpec& spec, const ops::NdGeometry& geo);
 
-// A sub-graph compiled by a backend: for the MLIP's (codegen/mlip), a call
-// of the runtime's mlip_region_run (c/kernels/mlip_region.cpp).
+// A sub-graph compiled by a backend: the C call its compiled form describes
+// (ops/subgraph.h; c/kernels/subgraph.cpp).
 void prepare_Subgraph(const Graph& g, const Node& n, KernelSpec& spec);
 
 // mlipc.QLinearLookup (ops/qlinear.h): y = table[x - type minimum].

@@ -1,0 +1,80 @@
+# Script mode (cmake/MlipcLayers.cmake runs it at build time): fails when a
+# codegen layer includes a header of a codegen folder that is neither its
+# own nor one of the layers it depends on (codegen/CMakeLists.txt).
+#
+# MANIFEST lines: "<layer>|<dirs>|<allowed dirs>", dirs relative to ROOT
+# (codegen/), lists separated by ','. An include is resolved the way the
+# compiler resolves it: a quoted name first beside the including file, then
+# under codegen/ (the first include directory of every layer); a name found
+# in neither is not codegen's (a public header of include/, such as
+# "mlip/region.h", or a system one) and is not checked. So the public
+# include/mlip/region.h and codegen/mlip/backend.h are told apart by where
+# the file is, as the compiler tells them apart.
+cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
+file(STRINGS ${MANIFEST} manifest)
+set(owner_dirs "")
+foreach(line IN LISTS manifest)
+  string(REPLACE "|" ";" parts "${line}")
+  list(GET parts 0 layer)
+  list(GET parts 1 dirs)
+  string(REPLACE "," ";" dirs "${dirs}")
+  foreach(d IN LISTS dirs)
+    set(owner_of_${d} ${layer})
+  endforeach()
+endforeach()
+
+set(violations "")
+foreach(line IN LISTS manifest)
+  string(REPLACE "|" ";" parts "${line}")
+  list(GET parts 0 layer)
+  list(GET parts 1 dirs)
+  list(GET parts 2 allowed)
+  string(REPLACE "," ";" dirs "${dirs}")
+  string(REPLACE "," ";" allowed "${allowed}")
+  foreach(d IN LISTS dirs)
+    file(GLOB files ${ROOT}/${d}/*.cpp ${ROOT}/${d}/*.h ${ROOT}/${d}/*.inc)
+    foreach(f IN LISTS files)
+      file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
+      foreach(inc IN LISTS includes)
+        if(NOT inc MATCHES "#[ \t]*include[ \t]*([\"<])([^\">]+)[\">]")
+          continue()
+        endif()
+        set(form "${CMAKE_MATCH_1}")
+        set(name "${CMAKE_MATCH_2}")
+        set(close "\"")
+        if(form STREQUAL "<")
+          set(close ">")
+        endif()
+        set(target "")
+        if(form STREQUAL "\"" AND EXISTS ${ROOT}/${d}/${name} AND NOT IS_DIRECTORY ${ROOT}/${d}/${name})
+          set(target ${ROOT}/${d}/${name})
+        elseif(EXISTS ${ROOT}/${name} AND NOT IS_DIRECTORY ${ROOT}/${name})
+          set(target ${ROOT}/${name})
+        endif()
+        if(NOT target)
+          continue()
+        endif()
+        file(RELATIVE_PATH rel ${ROOT} ${target})
+        if(rel MATCHES "^\\.\\./")
+          continue()
+        endif()
+        get_filename_component(dir "${rel}" DIRECTORY)
+        if(dir IN_LIST allowed)
+          continue()
+        endif()
+        file(RELATIVE_PATH shown ${ROOT}/.. ${f})
+        if(DEFINED owner_of_${dir})
+          set(why "codegen/${dir} is layer ${owner_of_${dir}}, which ${layer} does not depend on")
+        else()
+          set(why "codegen/${dir} belongs to no layer ${layer} depends on")
+        endif()
+        string(APPEND violations "  ${shown}: #include ${form}${name}${close}: ${why}\n")
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(violations)
+  message(FATAL_ERROR "codegen layers include folders they do not depend on "
+                      "(declare the dependency in codegen/CMakeLists.txt, or move the code):\n${violations}")
+endif()
