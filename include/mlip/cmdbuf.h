@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mlip/cmd_table.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -149,26 +151,17 @@ typedef struct mlip_io_desc {
 } mlip_io_desc;
 MLIP_STATIC_ASSERT(sizeof(mlip_io_desc) == 48, io_desc_is_48_bytes);
 
-/* Opcodes. */
-enum {
-  MLIP_OP_DMA_IN = 1,    /* DDR -> OCM, 2-D strided */
-  MLIP_OP_DMA_OUT = 2,   /* OCM -> DDR, 2-D strided */
-  MLIP_OP_CONVERT = 3,   /* OCM: fp32 <-> fp16 */
-  MLIP_OP_LAYOUT = 4,    /* OCM: [A][B] -> [B][A] transpose of elements (CHW <-> HWC) */
-  MLIP_OP_CONV2D = 5,
-  MLIP_OP_FC = 6,
-  MLIP_OP_MAXPOOL = 7,
-  MLIP_OP_AVGPOOL = 8,
-  MLIP_OP_GLOBAL_AVGPOOL = 9,
-  MLIP_OP_GLOBAL_MAXPOOL = 10,
-  MLIP_OP_ADD = 11,
-  MLIP_OP_BARRIER = 12,  /* all tiles: every earlier command completes first */
-  MLIP_OP_ACTIVATION = 13, /* out[i] = act(in[i]) */
-  MLIP_OP_ELTWISE = 14,  /* out[i] = act(f(a[i], b[(b_base + i) % b_len])) */
-  MLIP_OP_RESIZE = 15,   /* NHWC block resampled through row and column tap tables */
-  MLIP_OP_TABLE = 16,    /* int8/uint8 only: out[i] = table[in[i] - type minimum] */
-  MLIP_OP_COUNT_
-};
+/* Opcodes: MLIP_OP_<NAME> of MLIP_OPCODES (mlip/cmd_table.h), which also
+ * names each one's operand table. DMA_IN / DMA_OUT: DDR <-> OCM, 2-D
+ * strided; CONVERT: fp32 <-> fp16 in OCM; LAYOUT: [A][B] -> [B][A]
+ * transpose (CHW <-> HWC); BARRIER: all tiles, every earlier command
+ * completes first; ACTIVATION: out[i] = act(in[i]); ELTWISE: out[i] =
+ * act(f(a[i], b[(b_base + i) % b_len])); RESIZE: an NHWC block resampled
+ * through row and column tap tables; TABLE (8-bit only): out[i] =
+ * table[in[i] - type minimum]. */
+#define MLIP_OP_ENUM_(NAME, value, fmt, forms) MLIP_OP_##NAME = value,
+enum { MLIP_OPCODES(MLIP_OP_ENUM_) MLIP_OP_COUNT_ };
+#undef MLIP_OP_ENUM_
 
 /* Activations: fused into CONV2D, FC, ADD, ELTWISE and the pools, or the
  * whole of an ACTIVATION command. Three words each: the kind and two float32
@@ -194,11 +187,10 @@ enum {
   MLIP_ELT_MAX = 5, MLIP_ELT_MIN = 6, MLIP_ELT_PRELU = 7 /* a < 0 ? a * b : a */, MLIP_ELT_COUNT_
 };
 
-/* Element type of a compute command (word MLIP_DTYPE of every opcode; 0 in
- * every fp16 buffer). An int8 buffer (header.quantize MLIP_QUANT_INT8)
+/* Element type of a command (its `dtype` field, word 29; 0 in every fp16
+ * buffer and in commands that have none). An int8 buffer (header.quantize MLIP_QUANT_INT8)
  * holds only 8-bit compute commands, an fp16 buffer only fp16 ones
  * (docs/mlip-spec.md section 4a). */
-#define MLIP_DTYPE 29
 enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
 /* The int8 bounds that keep every int32 sum exact: products per CONV2D
  * output (255 * 255 * 33025 < 2^31, as the compiler's own bound) and
@@ -212,7 +204,9 @@ enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
 /* CONVERT modes */
 enum { MLIP_CVT_F32_TO_F16 = 1, MLIP_CVT_F16_TO_F32 = 2 };
 
-/* Every command is 128 bytes: a common head and 28 opcode-specific words. */
+/* Every command is 128 bytes: a common head and 30 operand words, whose
+ * meaning is the opcode's table (mlip/cmd_table.h): write and read them as
+ * its typed struct (mlip/cmd_args.h), never by index. Unused words are 0. */
 typedef struct mlip_cmd {
   uint8_t opcode;
   uint8_t tile;
@@ -222,6 +216,15 @@ typedef struct mlip_cmd {
 } mlip_cmd;
 MLIP_STATIC_ASSERT(sizeof(mlip_cmd) == 128, cmd_is_128_bytes);
 
+/* Operand constants (the tables' rules, mlip/cmd_table.h). */
+#define MLIP_POOL_TABLE_ENTRY_BYTES 8u /* an 8-bit AVGPOOL's {int32 q, int32 shift} per window count */
+#define MLIP_POOL_MAX_GAP 65535u       /* a pool window's dilation - 1 */
+#define MLIP_TABLE_BYTES 256u          /* TABLE: one output value per input value */
+#define MLIP_RESIZE_ENTRY_BYTES 8u     /* RESIZE: a tap, uint32 index and float32 weight */
+
+/* LEGACY (issue 23, removed once the compiler and the tests fill typed
+ * structs): the word indices. */
+#define MLIP_DTYPE 29
 /* Word indices of each opcode's operands in mlip_cmd.w. */
 enum { /* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides */
   MLIP_DMA_BINDING = 0, MLIP_DMA_DDR_OFFSET = 1, MLIP_DMA_OCM_OFFSET = 2, MLIP_DMA_ROWS = 3,
@@ -279,8 +282,7 @@ enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
   MLIP_POOL_PADDED_LEFT = 16, MLIP_POOL_PADDED_RIGHT = 17,
   MLIP_POOL_ACT = 18, MLIP_POOL_ACT_LO = 19, MLIP_POOL_ACT_HI = 20,
   /* The window's dilation minus one: the positions skipped between two taps
-     (0, a dense window, in every buffer written before pools had dilation);
-     at most MLIP_POOL_MAX_GAP. */
+     (0, a dense window, in every buffer written before pools had dilation). */
   MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22,
   /* int8/uint8 AVGPOOL (MAXPOOL has no other word): the zero points, the
      OCM offset of kh * kw + 1 {int32 q, int32 shift} pairs (entry n
@@ -289,8 +291,6 @@ enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
      with q 0), and the output clamp. */
   MLIP_POOL_X_ZP = 23, MLIP_POOL_Y_ZP = 24, MLIP_POOL_TABLE = 25, MLIP_POOL_LO = 26, MLIP_POOL_HI = 27
 };
-#define MLIP_POOL_TABLE_ENTRY_BYTES 8u
-#define MLIP_POOL_MAX_GAP 65535u
 enum { /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] fp16 -> output [c] fp16 */
   MLIP_GPOOL_IN = 0, MLIP_GPOOL_OUT = 1, MLIP_GPOOL_HW = 2, MLIP_GPOOL_C = 3,
   MLIP_GPOOL_ACT = 4, MLIP_GPOOL_ACT_LO = 5, MLIP_GPOOL_ACT_HI = 6,
@@ -327,7 +327,6 @@ enum { /* TABLE (8-bit buffers only): count elements of the command's type
           value type minimum + k); in place or no overlap */
   MLIP_TBL_IN = 0, MLIP_TBL_OUT = 1, MLIP_TBL_COUNT = 2, MLIP_TBL_TABLE = 3
 };
-#define MLIP_TABLE_BYTES 256u
 enum { /* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c], fp16 or
           (one tap each way: nearest) 8-bit.
           The row table holds out_h * row_taps entries, the column table
@@ -342,8 +341,13 @@ enum { /* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c], fp16 or
   MLIP_RESIZE_ROW_BASE = 11
 };
 
+
 #ifdef __cplusplus
 }
 #endif
+
+/* The operands of every opcode, typed: mlip_<format>_args, its encoder and
+ * decoder (mlip/cmd_args.h, from the tables of mlip/cmd_table.h). */
+#include "mlip/cmd_args.h"
 
 #endif /* MLIP_CMDBUF_H_ */

@@ -163,7 +163,9 @@ uint64_t cb_est_layer(const cb_builder* b, uint32_t layer) {
     mlip_cycle_run_reset(&run);
     for (i = 0; i <= b->num_cmds[list]; ++i) {
       if (i < b->num_cmds[list] && b->cmds[list][i].layer == layer) {
-        mlip_cycle_run_add(&run, &rates, &b->cmds[list][i]);
+        mlip_decoded_cmd d;
+        (void)mlip_cmd_decode(&b->cmds[list][i], &d);
+        mlip_cycle_run_add(&run, &rates, &d);
         in_run = 1;
       } else if (in_run) {
         total += mlip_cycle_run_total(&run, &rates);

@@ -155,7 +155,7 @@ static void one_case(uint32_t k) {
           memcpy(&bv, ocm + b_off + 4u * j, 4);
           acc = acc + bv;
         }
-        acc = mlip_sim_apply_act(acc, act, 0u, 0x40C00000u);
+        acc = mlip_sim_apply_act(acc, act, 0.0f, 6.0f);
         want[(oh * out_w + ow) * out_c + j] = mlip_sim_round_result(acc);
       }
     }
@@ -225,7 +225,7 @@ static void one_fc_case(uint32_t k) {
           memcpy(&bv, ocm + b_off + 4u * o, 4);
           r = r + bv;
         }
-        r = mlip_sim_apply_act(r, MLIP_ACT_RELU, 0u, 0u);
+        r = mlip_sim_apply_act(r, MLIP_ACT_RELU, 0.0f, 0.0f);
         assert_int_equal(ld(out_off + 2u * (n * oc + o)), mlip_sim_round_result(r));
       }
     }
