@@ -46,7 +46,7 @@ struct Activation {
 // One MLIP layer: a composite of ONNX nodes. Its kind's description (name,
 // composite, nodes-JSON name, rules) is layer_kind(kind) (layer_kind.h).
 // What every kind has is here; what one kind alone reads (a window, an
-// ELTWISE function, RESIZE's tables, the int8 requantization words) is its
+// ELTWISE function, RESIZE's tables, the int8 requantization fields) is its
 // `params`, a type its file layers/<kind>.cpp defines and only it reads
 // (layers::params_of, layers/rules.h).
 struct RLayer {

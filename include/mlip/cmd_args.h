@@ -188,7 +188,7 @@ enum { MLIP_FORMATS(MLIP_FORMAT_ENUM_) MLIP_FORMAT_COUNT_ };
 #undef MLIP_FORMAT_ENUM_
 static inline int mlip_opcode_format(uint32_t opcode) {
   switch (opcode) {
-#define MLIP_OPCODE_FORMAT_(NAME, value, fmt, forms) \
+#define MLIP_OPCODE_FORMAT_(NAME, name, value, fmt, forms) \
   case value: return MLIP_FORMAT_##fmt;
     MLIP_OPCODES(MLIP_OPCODE_FORMAT_)
 #undef MLIP_OPCODE_FORMAT_
@@ -200,7 +200,7 @@ static inline int mlip_opcode_format(uint32_t opcode) {
  * unknown one. */
 static inline uint32_t mlip_opcode_forms(uint32_t opcode) {
   switch (opcode) {
-#define MLIP_OPCODE_FORMS_(NAME, value, fmt, forms) \
+#define MLIP_OPCODE_FORMS_(NAME, name, value, fmt, forms) \
   case value: return MLIP_FORMS_##forms;
     MLIP_OPCODES(MLIP_OPCODE_FORMS_)
 #undef MLIP_OPCODE_FORMS_
@@ -223,7 +223,7 @@ static inline int mlip_cmd_decode(const mlip_cmd* c, mlip_decoded_cmd* d) {
   memcpy(d->u.storage_, &c->w[MLIP_DTYPE_WORD], 4u);
   memcpy(d->u.storage_ + 4u, c->w, 4u * MLIP_OPERAND_WORDS);
   switch (c->opcode) {
-#define MLIP_DECODE_OPCODE_(NAME, value, fmt, forms)                     \
+#define MLIP_DECODE_OPCODE_(NAME, name, value, fmt, forms)                     \
   case value:                                                            \
     MLIP_FIELDS_##fmt(MLIP_ARGS_SKIP_W_, MLIP_DECODE_U_A_, fmt) return 1;
     MLIP_OPCODES(MLIP_DECODE_OPCODE_)

@@ -9,8 +9,9 @@
  * Included by mlip/cmdbuf.h (through mlip/cmd_args.h); X-macros only, no
  * definitions of its own.
  *
- * MLIP_OPCODES(X): X(NAME, value, format, forms), one row per opcode in
- * value order (the enum MLIP_OP_<NAME> = value; values are the wire format).
+ * MLIP_OPCODES(X): X(NAME, name, value, format, forms), one row per opcode
+ * in value order (the enum MLIP_OP_<NAME> = value; values are the wire
+ * format; `name` is NAME in lower case, for generated function names).
  * `format` names the opcode's table MLIP_FIELDS_<format> (opcodes with the
  * same operands share one). `forms`: the element types the opcode has
  * (word 29, the `dtype` field of every format):
@@ -21,23 +22,23 @@
 #ifndef MLIP_CMD_TABLE_H_
 #define MLIP_CMD_TABLE_H_
 
-#define MLIP_OPCODES(X)                     \
-  X(DMA_IN, 1, dma, NONE)                   \
-  X(DMA_OUT, 2, dma, NONE)                  \
-  X(CONVERT, 3, convert, F16)               \
-  X(LAYOUT, 4, layout, NONE)                \
-  X(CONV2D, 5, conv2d, BOTH)                \
-  X(FC, 6, fc, BOTH)                        \
-  X(MAXPOOL, 7, pool, BOTH)                 \
-  X(AVGPOOL, 8, pool, BOTH)                 \
-  X(GLOBAL_AVGPOOL, 9, global_pool, BOTH)   \
-  X(GLOBAL_MAXPOOL, 10, global_pool, BOTH)  \
-  X(ADD, 11, add, BOTH)                     \
-  X(BARRIER, 12, barrier, NONE)             \
-  X(ACTIVATION, 13, activation, F16)        \
-  X(ELTWISE, 14, eltwise, BOTH)             \
-  X(RESIZE, 15, resize, BOTH)               \
-  X(TABLE, 16, table, Q8)
+#define MLIP_OPCODES(X)                                    \
+  X(DMA_IN, dma_in, 1, dma, NONE)                          \
+  X(DMA_OUT, dma_out, 2, dma, NONE)                        \
+  X(CONVERT, convert, 3, convert, F16)                     \
+  X(LAYOUT, layout, 4, layout, NONE)                       \
+  X(CONV2D, conv2d, 5, conv2d, BOTH)                       \
+  X(FC, fc, 6, fc, BOTH)                                   \
+  X(MAXPOOL, maxpool, 7, pool, BOTH)                       \
+  X(AVGPOOL, avgpool, 8, pool, BOTH)                       \
+  X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, BOTH)  \
+  X(GLOBAL_MAXPOOL, global_maxpool, 10, global_pool, BOTH) \
+  X(ADD, add, 11, add, BOTH)                               \
+  X(BARRIER, barrier, 12, barrier, NONE)                   \
+  X(ACTIVATION, activation, 13, activation, F16)           \
+  X(ELTWISE, eltwise, 14, eltwise, BOTH)                   \
+  X(RESIZE, resize, 15, resize, BOTH)                      \
+  X(TABLE, table, 16, table, Q8)
 
 /* Every format once, in the order of MLIP_OPCODES. */
 #define MLIP_FORMATS(X) \

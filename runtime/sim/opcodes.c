@@ -23,7 +23,7 @@ mlip_status mlip_sim_exec_barrier(const mlip_sim_env* env, uint8_t* ocm, const m
 const mlip_sim_opcode* mlip_sim_opcode_of(uint32_t opcode) {
   /* Indexed by opcode; the rest (0 among them) stays {NULL, NULL}. */
   static const mlip_sim_opcode table[MLIP_OP_COUNT_] = {
-#define MLIP_SIM_OPCODE_ROW_(NAME, value, fmt, forms) [value] = {mlip_sim_check_##fmt, mlip_sim_exec_##fmt},
+#define MLIP_SIM_OPCODE_ROW_(NAME, name, value, fmt, forms) [value] = {mlip_sim_check_##fmt, mlip_sim_exec_##fmt},
     MLIP_OPCODES(MLIP_SIM_OPCODE_ROW_)
 #undef MLIP_SIM_OPCODE_ROW_
   };

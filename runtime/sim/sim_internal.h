@@ -430,7 +430,7 @@ const mlip_sim_opcode* mlip_sim_opcode_of(uint32_t opcode);
 /* mlip_sim_check_<format> and mlip_sim_exec_<format> of every opcode of
  * MLIP_OPCODES (mlip/cmd_table.h), in op_<format>.c (BARRIER: opcodes.c);
  * declared once per opcode, so twice for a format two opcodes share. */
-#define MLIP_SIM_OPCODE_DECL_(NAME, value, fmt, forms)                                                     \
+#define MLIP_SIM_OPCODE_DECL_(NAME, name, value, fmt, forms)                                                     \
   mlip_status mlip_sim_check_##fmt(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d); \
   mlip_status mlip_sim_exec_##fmt(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d);
 MLIP_OPCODES(MLIP_SIM_OPCODE_DECL_)

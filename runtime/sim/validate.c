@@ -342,7 +342,7 @@ MLIP_FORMATS(CHECK_TABLE_)
 
 static const field_check* checks_of(uint32_t opcode) {
   switch (opcode) {
-#define CHECK_OF_OPCODE_(NAME, value, fmt, forms) \
+#define CHECK_OF_OPCODE_(NAME, name, value, fmt, forms) \
   case value: return checks_##fmt;
     MLIP_OPCODES(CHECK_OF_OPCODE_)
 #undef CHECK_OF_OPCODE_

@@ -51,7 +51,7 @@ static const int rule_checked[MLIP_RULE_COUNT_] = {MLIP_RULES(RULE_CHECKED_)};
 /* The opcodes of each format (two for dma, pool, global_pool). */
 static uint32_t opcodes_of(int format, uint32_t out[2]) {
   uint32_t n = 0;
-#define OPCODE_OF_(NAME, value, fmt, forms) \
+#define OPCODE_OF_(NAME, name, value, fmt, forms) \
   if (MLIP_FORMAT_##fmt == format) out[n++] = value;
   MLIP_OPCODES(OPCODE_OF_)
 #undef OPCODE_OF_

@@ -141,7 +141,7 @@ std::vector<size_t> ohwi_index(const Shape& w) {
 
 // The int8 form: weights int8 OHWI, one {bias, q, shift} record per output
 // channel (the (q, shift) of the CPU kernel, ops::conv_requant), the
-// zero points and the output clamp (a folded Relu/Clip) as command words.
+// zero points and the output clamp (a folded Relu/Clip) as command fields.
 void lower_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] int8

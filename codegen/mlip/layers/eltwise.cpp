@@ -217,7 +217,7 @@ void lower(LowerContext& ctx, const Node& n) {
   ep.operand_len = o.len;
   l.output = ctx.output_tensor(n);
   if (q8) {
-    // The CPU kernel's words (ops/qlinear_binary.cpp): (q, shift) of
+    // The CPU kernel's constants (ops/qlinear_binary.cpp): (q, shift) of
     // a_scale * b_scale / c_scale, the zero points (the full operand's
     // first), the output clamp.
     const DType t = g.value(n.outputs[0]).dtype;

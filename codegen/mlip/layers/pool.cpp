@@ -103,7 +103,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
-// An int8 AVGPOOL's words and table: the CPU kernel's (q, shift) of
+// An int8 AVGPOOL's fields and table: the CPU kernel's (q, shift) of
 // x_scale / (y_scale * count) for every count (ops::average_requant), the
 // zero points, and the type's range (QLinearAveragePool has no clamp).
 void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {
