@@ -42,7 +42,7 @@ OcmLayout lay_out_ocm(const TargetInfo& t, const std::vector<LayerPlan>& plans, 
 // Offsets relative to the pinned range become OCM offsets.
 void place_pinned(std::vector<RCommand>& commands, uint32_t pinned_base) {
   for (RCommand& c : commands)
-    for (int w : c.pinned_words) c.cmd.w[w] += pinned_base;
+    if (c.pinned) mlip_cmd_relocate_pinned(&c.cmd, pinned_base);
 }
 
 std::vector<uint8_t> encode_region(const LoweredRegion& r, const Options& opt, const TargetInfo& t,

@@ -10,7 +10,11 @@ uint64_t layer_cycles(const std::vector<RCommand>& commands, const TargetInfo& t
   const mlip_cycle_rates rates = cycle_rates(t);
   mlip_cycle_run run;
   mlip_cycle_run_reset(&run);
-  for (const RCommand& c : commands) mlip_cycle_run_add(&run, &rates, &c.cmd);
+  for (const RCommand& c : commands) {
+    mlip_decoded_cmd d;
+    mlip_cmd_decode(&c.cmd, &d);
+    mlip_cycle_run_add(&run, &rates, &d);
+  }
   return mlip_cycle_run_total(&run, &rates);
 }
 

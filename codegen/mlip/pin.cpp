@@ -45,19 +45,16 @@ Pinning pin_weights(const PlanContext& ctx, std::vector<LayerPlan>& plans, bool 
         const int64_t off = part ? s.b_off : s.w_off, bytes = part ? s.b_bytes : s.w_bytes;
         const int64_t rel = part ? pw.bias_rel[tile] : pw.weight_rel[tile];
         if (bytes == 0) continue;
-        RCommand c;
-        c.cmd.opcode = MLIP_OP_DMA_IN;
-        c.cmd.tile = static_cast<uint8_t>(tile);
-        c.cmd.layer = static_cast<uint16_t>(num_layers);  // the load_weights layer follows the model's
-        c.cmd.w[MLIP_DMA_BINDING] = weights_binding(r);
-        c.cmd.w[MLIP_DMA_DDR_OFFSET] = u32(off);
-        c.cmd.w[MLIP_DMA_OCM_OFFSET] = u32(rel);
-        c.cmd.w[MLIP_DMA_ROWS] = 1;
-        c.cmd.w[MLIP_DMA_ROW_BYTES] = u32(bytes);
-        c.cmd.w[MLIP_DMA_DDR_STRIDE] = u32(bytes);
-        c.cmd.w[MLIP_DMA_OCM_STRIDE] = u32(bytes);
-        c.pinned_words = {MLIP_DMA_OCM_OFFSET};
-        pin.load.push_back(c);
+        mlip_dma_args a{};
+        a.binding = weights_binding(r);
+        a.ddr_offset = u32(off);
+        a.ocm_offset = u32(rel);  // relative to the pinned range: a PIN field
+        a.rows = 1;
+        a.row_bytes = u32(bytes);
+        a.ddr_stride = u32(bytes);
+        a.ocm_stride = u32(bytes);
+        // The load_weights layer follows the model's.
+        pin.load.push_back(make_command(MLIP_OP_DMA_IN, tile, num_layers, a, /*pinned=*/true));
         pin.pinned_bytes += static_cast<uint64_t>(bytes);
       }
     }

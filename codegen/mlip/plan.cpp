@@ -1,7 +1,7 @@
 #include "mlip/plan.h"
 
 #include <algorithm>
-#include <cstring>
+#include <climits>
 
 #include <fmt/format.h>
 
@@ -48,6 +48,11 @@ uint32_t u32(int64_t v) {
   return static_cast<uint32_t>(v);
 }
 
+int32_t i32(int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX) fail("internal: MLIP operand {} out of range", v);
+  return static_cast<int32_t>(v);
+}
+
 uint32_t Ocm::take(uint64_t bytes) {
   uint32_t off = static_cast<uint32_t>(top_);
   top_ += ocm_round(bytes);
@@ -87,26 +92,18 @@ uint32_t LayerPlanner::binding(const RTensor& t) const {
 
 uint32_t LayerPlanner::weights_binding() const { return mlip::weights_binding(r_); }
 
-RCommand& LayerPlanner::cmd(uint8_t opcode, int tile) {
-  RCommand c;
-  c.cmd.opcode = opcode;
-  c.cmd.tile = static_cast<uint8_t>(tile);
-  c.cmd.layer = static_cast<uint16_t>(index_);
-  plan_.commands.push_back(c);
-  return plan_.commands.back();
-}
-
 void LayerPlanner::dma(uint8_t opcode, int tile, uint32_t bind, int64_t ddr, uint32_t ocm, int64_t rows,
                        int64_t row_bytes, int64_t ddr_stride, int64_t ocm_stride) {
-  RCommand& c = cmd(opcode, tile);
-  c.cmd.w[MLIP_DMA_BINDING] = bind;
-  c.cmd.w[MLIP_DMA_DDR_OFFSET] = u32(ddr);
-  c.cmd.w[MLIP_DMA_OCM_OFFSET] = ocm;
-  c.cmd.w[MLIP_DMA_ROWS] = u32(rows);
-  c.cmd.w[MLIP_DMA_ROW_BYTES] = u32(row_bytes);
+  mlip_dma_args a{};
+  a.binding = bind;
+  a.ddr_offset = u32(ddr);
+  a.ocm_offset = ocm;
+  a.rows = u32(rows);
+  a.row_bytes = u32(row_bytes);
   // One row has no stride; the format wants it equal to the row then.
-  c.cmd.w[MLIP_DMA_DDR_STRIDE] = u32(rows > 1 ? ddr_stride : row_bytes);
-  c.cmd.w[MLIP_DMA_OCM_STRIDE] = u32(rows > 1 ? ocm_stride : row_bytes);
+  a.ddr_stride = u32(rows > 1 ? ddr_stride : row_bytes);
+  a.ocm_stride = u32(rows > 1 ? ocm_stride : row_bytes);
+  emit(opcode, tile, a);
 }
 
 void LayerPlanner::dma_in(int tile, uint32_t bind, int64_t ddr, uint32_t ocm, int64_t rows, int64_t row_bytes,
@@ -119,25 +116,8 @@ void LayerPlanner::dma_out(int tile, uint32_t bind, int64_t ddr, uint32_t ocm, i
   dma(MLIP_OP_DMA_OUT, tile, bind, ddr, ocm, rows, row_bytes, ddr_stride, ocm_stride);
 }
 
-void LayerPlanner::set_activation(uint32_t* w, int word) const {
-  w[word] = l_.act.kind;
-  std::memcpy(&w[word + 1], &l_.act.lo, sizeof(float));
-  std::memcpy(&w[word + 2], &l_.act.hi, sizeof(float));
-  if (!l_.q8()) return;
-  // int8: no activation (fused Relu/Clip are the clamp among the words).
-  w[word] = MLIP_ACT_NONE;
-  w[word + 1] = 0;
-  w[word + 2] = 0;
-  for (size_t i = 0; i < l_.q8_words.size(); ++i)
-    std::memcpy(&w[static_cast<size_t>(l_.q8_first) + i], &l_.q8_words[i], sizeof(uint32_t));
-  w[MLIP_DTYPE] = l_.dtype;
-}
-
 LayerPlan LayerPlanner::finish() {
-  RCommand barrier;
-  barrier.cmd.opcode = MLIP_OP_BARRIER;
-  barrier.cmd.layer = static_cast<uint16_t>(index_);
-  plan_.commands.push_back(barrier);
+  plan_.commands.push_back(make_command(MLIP_OP_BARRIER, 0, index_, mlip_barrier_args{}));
   plan_.est_cycles = layer_cycles(plan_.commands, ctx_.target);
   plan_.pinned = pinned_ && pinned_->any();
   return std::move(plan_);

@@ -16,6 +16,7 @@
 #include "mlip/lower.h"
 #include "mlip/region_ir.h"
 #include "mlip/target.h"
+#include "support/error.h"
 
 namespace mlipc::mlip {
 
@@ -49,8 +50,32 @@ std::vector<std::pair<int64_t, int64_t>> split_range(int64_t n, int parts, int64
 // Largest v in [1, hi] with fits(v), or 0 (fits is monotone).
 int64_t largest(int64_t hi, const std::function<bool(int64_t)>& fits);
 
-// A command word; throws on a value outside uint32.
+// A command field; throws on a value outside uint32.
 uint32_t u32(int64_t v);
+// The same for a signed (int32) field.
+int32_t i32(int64_t v);
+
+// The typed operands of each format (mlip_<format>_args) encoded into a
+// command record: one overload per format of mlip/cmd_table.h.
+#define MLIPC_MLIP_ENCODE_(fmt)                                                                     \
+  inline void encode_args(const mlip_##fmt##_args& a, mlip_cmd& c) { mlip_##fmt##_encode(&a, &c); } \
+  constexpr int format_id(const mlip_##fmt##_args*) { return MLIP_FORMAT_##fmt; }
+MLIP_FORMATS(MLIPC_MLIP_ENCODE_)
+#undef MLIPC_MLIP_ENCODE_
+
+// Command `opcode` of layer `layer` on `tile` from its operands (whose
+// format must be the opcode's); `pinned`: RCommand::pinned.
+template <class Args>
+RCommand make_command(uint8_t opcode, int tile, int layer, const Args& args, bool pinned = false) {
+  if (mlip_opcode_format(opcode) != format_id(&args)) fail("internal: MLIP opcode {} given another format", opcode);
+  RCommand c;
+  encode_args(args, c.cmd);
+  c.cmd.opcode = opcode;
+  c.cmd.tile = static_cast<uint8_t>(tile);
+  c.cmd.layer = static_cast<uint16_t>(layer);
+  c.pinned = pinned;
+  return c;
+}
 
 // Bump allocation in one tile's OCM working area for one group of passes.
 class Ocm {
@@ -97,8 +122,15 @@ class LayerPlanner {
   int64_t ddr_base(const RTensor& t) const { return t.home == RTensor::Scratch ? t.offset : 0; }
   uint32_t weights_binding() const;
 
-  // Appends a command of this layer for `tile`; fill its words.
-  RCommand& cmd(uint8_t opcode, int tile);
+  // Appends command `opcode` of this layer for `tile`, its operands typed
+  // (mlip_<format>_args of the opcode's table, mlip/cmd_table.h); `pinned`
+  // when it reads the layer's weights from the pinned range (its PIN fields
+  // then hold offsets relative to the range: pinned_weights, pinned_bias).
+  template <class Args>
+  RCommand& emit(uint8_t opcode, int tile, const Args& args, bool pinned = false) {
+    plan_.commands.push_back(make_command(opcode, tile, index_, args, pinned));
+    return plan_.commands.back();
+  }
   // rows x row_bytes between DDR (binding, offset, stride) and OCM (offset, stride).
   void dma_in(int tile, uint32_t binding, int64_t ddr, uint32_t ocm, int64_t rows, int64_t row_bytes,
               int64_t ddr_stride, int64_t ocm_stride);
@@ -111,8 +143,17 @@ class LayerPlanner {
   void dma_out(int tile, uint32_t binding, int64_t ddr, uint32_t ocm, int64_t bytes) {
     dma_out(tile, binding, ddr, ocm, 1, bytes, 0, 0);
   }
-  // The layer's fused activation into words [word, word + 3) (kind, lo, hi).
-  void set_activation(uint32_t* w, int word) const;
+  // The layer's element type, and its fused activation in an fp16 command
+  // (an 8-bit command has none: its kind sets the output clamp), into a
+  // command's fields.
+  template <class Args>
+  void fused(Args& a) const {
+    a.dtype = l_.dtype;
+    if (l_.q8()) return;
+    a.act = l_.act.kind;
+    a.act_lo = l_.act.lo;
+    a.act_hi = l_.act.hi;
+  }
 
   // The kind cannot read its weights from the pinned range in this plan (a
   // dense layer whose reduction needs several passes): the plan function

@@ -2,6 +2,7 @@
 // in NHWC/OHWI form with fp16 weights), and finally commands per tile.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -44,53 +45,38 @@ struct Activation {
 
 // One MLIP layer: a composite of ONNX nodes. Its kind's description (name,
 // composite, nodes-JSON name, rules) is layer_kind(kind) (layer_kind.h).
+// What every kind has is here; what one kind alone reads (a window, an
+// ELTWISE function, RESIZE's tables, the int8 requantization fields) is its
+// `params`, a type its file layers/<kind>.cpp defines and only it reads
+// (layers::params_of, layers/rules.h).
 struct RLayer {
   uint32_t kind = 0;                 // MLIP_LAYER_*
   std::string name;                  // the main ONNX node's name
   std::vector<std::string> origins;  // every ONNX node it stands for
   std::vector<int> inputs;           // RTensor indices
   int output = -1;
-  // Window geometry (conv, pools).
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
-  int64_t groups = 1;
-  bool count_include_pad = false;
-  Activation act;
-  // ELTWISE: its function (MLIP_ELT_*), and a constant second operand
-  // (fp16 in WEIGHTS, always streamed: it is one value per channel at most)
-  // of operand_len values, when the second operand is not a tensor.
-  uint32_t func = 0;
-  int64_t operand_offset = -1, operand_len = 0;
-  // RESIZE: its tap tables in WEIGHTS (rows, columns; always streamed), the
-  // taps per output row and column in kh and kw, the input row of every row
-  // tap (the planner's passes), and the method for nodes-JSON.
-  int64_t row_table = -1, col_table = -1;
-  std::vector<int64_t> resize_rows;
-  std::string resize_method;
-  // int8 AVGPOOL: its requantization table in WEIGHTS (one {q, shift} pair
-  // per window count from 0 to kh * kw; always streamed).
-  int64_t q8_table = -1, q8_table_bytes = 0;
-  // CHANNEL_SLICE: the input channel its output's channel 0 is.
-  int64_t channel_offset = 0;
-  // Weights in the WEIGHTS section: fp16 OHWI (conv) or [out][in] (fc); fp32 bias.
+  Activation act;                    // fused (kinds that fuse one, layer_kind.h) or ACTIVATION's own
+  // Weights in the WEIGHTS section, by output channel (the planner slices and
+  // pins them per tile): fp16 OHWI (conv) or [out][in] (fc), int8 likewise;
+  // the bias fp32, or an int8 layer's requantization records.
   int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
   std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)
   uint64_t macs = 0;
-  // int8 layers (docs/mlip-spec.md 4a): the element type, and the command
-  // words from q8_first on (zero points, multipliers, shifts, clamp) that
-  // every command of the layer carries; the activation word stays NONE.
+  // The element type of its commands: fp16, or int8/uint8 (docs/mlip-spec.md 4a).
   uint32_t dtype = MLIP_DT_FP16;
-  int q8_first = 0;
-  std::vector<int32_t> q8_words;
+  std::any params;                   // the kind's own (layers/<kind>.cpp)
   bool q8() const { return dtype != MLIP_DT_FP16; }
   bool has_weights() const { return weight_offset >= 0; }
   bool has_bias() const { return bias_offset >= 0; }
 };
 
-// A command as the planner builds it: the encoded record plus where the
-// pinned-weights base must be added once the pinned range is placed.
+// A command as the planner builds it: the encoded record (from its typed
+// operands, mlip/cmd_args.h), and whether the offsets of its weights (the
+// fields the table marks PIN and PIN_OPT) are relative to the pinned range,
+// to be placed once the range is (backend.cpp).
 struct RCommand {
   mlip_cmd cmd{};
-  std::vector<int> pinned_words;  // w[] indices holding an offset relative to the pinned base
+  bool pinned = false;
 };
 
 // How a layer's work is divided between tiles.

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mlip/cmd_table.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -149,26 +151,17 @@ typedef struct mlip_io_desc {
 } mlip_io_desc;
 MLIP_STATIC_ASSERT(sizeof(mlip_io_desc) == 48, io_desc_is_48_bytes);
 
-/* Opcodes. */
-enum {
-  MLIP_OP_DMA_IN = 1,    /* DDR -> OCM, 2-D strided */
-  MLIP_OP_DMA_OUT = 2,   /* OCM -> DDR, 2-D strided */
-  MLIP_OP_CONVERT = 3,   /* OCM: fp32 <-> fp16 */
-  MLIP_OP_LAYOUT = 4,    /* OCM: [A][B] -> [B][A] transpose of elements (CHW <-> HWC) */
-  MLIP_OP_CONV2D = 5,
-  MLIP_OP_FC = 6,
-  MLIP_OP_MAXPOOL = 7,
-  MLIP_OP_AVGPOOL = 8,
-  MLIP_OP_GLOBAL_AVGPOOL = 9,
-  MLIP_OP_GLOBAL_MAXPOOL = 10,
-  MLIP_OP_ADD = 11,
-  MLIP_OP_BARRIER = 12,  /* all tiles: every earlier command completes first */
-  MLIP_OP_ACTIVATION = 13, /* out[i] = act(in[i]) */
-  MLIP_OP_ELTWISE = 14,  /* out[i] = act(f(a[i], b[(b_base + i) % b_len])) */
-  MLIP_OP_RESIZE = 15,   /* NHWC block resampled through row and column tap tables */
-  MLIP_OP_TABLE = 16,    /* int8/uint8 only: out[i] = table[in[i] - type minimum] */
-  MLIP_OP_COUNT_
-};
+/* Opcodes: MLIP_OP_<NAME> of MLIP_OPCODES (mlip/cmd_table.h), which also
+ * names each one's operand table. DMA_IN / DMA_OUT: DDR <-> OCM, 2-D
+ * strided; CONVERT: fp32 <-> fp16 in OCM; LAYOUT: [A][B] -> [B][A]
+ * transpose (CHW <-> HWC); BARRIER: all tiles, every earlier command
+ * completes first; ACTIVATION: out[i] = act(in[i]); ELTWISE: out[i] =
+ * act(f(a[i], b[(b_base + i) % b_len])); RESIZE: an NHWC block resampled
+ * through row and column tap tables; TABLE (8-bit only): out[i] =
+ * table[in[i] - type minimum]. */
+#define MLIP_OP_ENUM_(NAME, name, value, fmt, forms) MLIP_OP_##NAME = value,
+enum { MLIP_OPCODES(MLIP_OP_ENUM_) MLIP_OP_COUNT_ };
+#undef MLIP_OP_ENUM_
 
 /* Activations: fused into CONV2D, FC, ADD, ELTWISE and the pools, or the
  * whole of an ACTIVATION command. Three words each: the kind and two float32
@@ -194,11 +187,10 @@ enum {
   MLIP_ELT_MAX = 5, MLIP_ELT_MIN = 6, MLIP_ELT_PRELU = 7 /* a < 0 ? a * b : a */, MLIP_ELT_COUNT_
 };
 
-/* Element type of a compute command (word MLIP_DTYPE of every opcode; 0 in
- * every fp16 buffer). An int8 buffer (header.quantize MLIP_QUANT_INT8)
+/* Element type of a command (its `dtype` field, word 29; 0 in every fp16
+ * buffer and in commands that have none). An int8 buffer (header.quantize MLIP_QUANT_INT8)
  * holds only 8-bit compute commands, an fp16 buffer only fp16 ones
  * (docs/mlip-spec.md section 4a). */
-#define MLIP_DTYPE 29
 enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
 /* The int8 bounds that keep every int32 sum exact: products per CONV2D
  * output (255 * 255 * 33025 < 2^31, as the compiler's own bound) and
@@ -212,7 +204,9 @@ enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
 /* CONVERT modes */
 enum { MLIP_CVT_F32_TO_F16 = 1, MLIP_CVT_F16_TO_F32 = 2 };
 
-/* Every command is 128 bytes: a common head and 28 opcode-specific words. */
+/* Every command is 128 bytes: a common head and 30 operand words, whose
+ * meaning is the opcode's table (mlip/cmd_table.h): write and read them as
+ * its typed struct (mlip/cmd_args.h), never by index. Unused words are 0. */
 typedef struct mlip_cmd {
   uint8_t opcode;
   uint8_t tile;
@@ -222,128 +216,18 @@ typedef struct mlip_cmd {
 } mlip_cmd;
 MLIP_STATIC_ASSERT(sizeof(mlip_cmd) == 128, cmd_is_128_bytes);
 
-/* Word indices of each opcode's operands in mlip_cmd.w. */
-enum { /* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides */
-  MLIP_DMA_BINDING = 0, MLIP_DMA_DDR_OFFSET = 1, MLIP_DMA_OCM_OFFSET = 2, MLIP_DMA_ROWS = 3,
-  MLIP_DMA_ROW_BYTES = 4, MLIP_DMA_DDR_STRIDE = 5, MLIP_DMA_OCM_STRIDE = 6
-};
-enum { /* CONVERT: count elements from src to dst (may not overlap) */
-  MLIP_CVT_SRC = 0, MLIP_CVT_DST = 1, MLIP_CVT_COUNT = 2, MLIP_CVT_MODE = 3
-};
-enum { /* LAYOUT: src [outer][a][b] -> dst [outer][b][a], elem_bytes 1, 2 or 4 */
-  MLIP_LAY_SRC = 0, MLIP_LAY_DST = 1, MLIP_LAY_OUTER = 2, MLIP_LAY_A = 3, MLIP_LAY_B = 4, MLIP_LAY_ELEM = 5
-};
-enum { /* CONV2D on an NHWC block: input [in_h][in_w][in_c] fp16, weights
-          [out_c][kh][kw][in_c/groups] fp16 (OHWI), bias [out_c] fp32,
-          output [out_h][out_w][out_c] fp16. Output channel j of the block
-          is channel oc_base + j of the layer; its group is
-          (oc_base + j) / (layer_out_c / groups), and it reads input
-          channels group * ic_per_group - ic_base .. + ic_per_group of the block. */
-  MLIP_CONV_IN = 0, MLIP_CONV_IN_H = 1, MLIP_CONV_IN_W = 2, MLIP_CONV_IN_C = 3,
-  MLIP_CONV_WEIGHTS = 4, MLIP_CONV_BIAS = 5,
-  MLIP_CONV_OUT = 6, MLIP_CONV_OUT_H = 7, MLIP_CONV_OUT_W = 8, MLIP_CONV_OUT_C = 9,
-  MLIP_CONV_KH = 10, MLIP_CONV_KW = 11, MLIP_CONV_STRIDE_H = 12, MLIP_CONV_STRIDE_W = 13,
-  MLIP_CONV_DIL_H = 14, MLIP_CONV_DIL_W = 15,
-  MLIP_CONV_PAD_TOP = 16,   /* input row of output row 0 is 0 * stride - pad_top (block coordinates) */
-  MLIP_CONV_PAD_LEFT = 17,
-  MLIP_CONV_GROUPS = 18, MLIP_CONV_IC_PER_GROUP = 19, MLIP_CONV_OC_PER_GROUP = 20,
-  MLIP_CONV_OC_BASE = 21, MLIP_CONV_IC_BASE = 22,
-  MLIP_CONV_ACT = 23, MLIP_CONV_ACT_LO = 24, MLIP_CONV_ACT_HI = 25, /* float32 bits */
-  /* int8/uint8 (MLIP_DTYPE): act NONE, ACT_LO/ACT_HI the output clamp as
-     int32, the input and output zero points; BIAS holds the records. */
-  MLIP_CONV_CLAMP_LO = 24, MLIP_CONV_CLAMP_HI = 25, MLIP_CONV_X_ZP = 26, MLIP_CONV_Y_ZP = 27
-};
-enum { /* FC: input [n][k_count] fp16 (a K chunk), weights [out_c][k_count] fp16,
-          accumulator [n][out_c] fp32, bias [out_c] fp32, output [n][out_c] fp16.
-          FIRST starts the accumulator at zero; LAST adds the bias, applies
-          the activation and rounds into the output. */
-  MLIP_FC_IN = 0, MLIP_FC_WEIGHTS = 1, MLIP_FC_BIAS = 2, MLIP_FC_ACC = 3, MLIP_FC_OUT = 4,
-  MLIP_FC_N = 5, MLIP_FC_K = 6, MLIP_FC_OUT_C = 7, MLIP_FC_FIRST = 8, MLIP_FC_LAST = 9,
-  MLIP_FC_ACT = 10, MLIP_FC_ACT_LO = 11, MLIP_FC_ACT_HI = 12,
-  /* int8/uint8 (MLIP_DTYPE): the whole reduction in one command (FIRST and
-     LAST 1, ACC MLIP_NO_OFFSET, K at most MLIP_INT8_MAX_TAPS), act NONE,
-     ACT_LO/ACT_HI the output clamp as int32, the input and output zero
-     points; BIAS holds one requantization record per output, as CONV2D's. */
-  MLIP_FC_CLAMP_LO = 11, MLIP_FC_CLAMP_HI = 12, MLIP_FC_X_ZP = 13, MLIP_FC_Y_ZP = 14
-};
-enum { /* MAXPOOL / AVGPOOL on an NHWC block (same geometry words as CONV2D) */
-  MLIP_POOL_IN = 0, MLIP_POOL_IN_H = 1, MLIP_POOL_IN_W = 2, MLIP_POOL_C = 3,
-  MLIP_POOL_OUT = 4, MLIP_POOL_OUT_H = 5, MLIP_POOL_OUT_W = 6,
-  MLIP_POOL_KH = 7, MLIP_POOL_KW = 8, MLIP_POOL_STRIDE_H = 9, MLIP_POOL_STRIDE_W = 10,
-  MLIP_POOL_PAD_TOP = 11, MLIP_POOL_PAD_LEFT = 12,
-  MLIP_POOL_COUNT_INCLUDE_PAD = 13, /* AVGPOOL: 1 counts window positions inside the padded
-                                       bounds below, 0 only those inside the block */
-  /* The padded input's bounds in block coordinates (int32 two's complement):
-     rows [padded_top, padded_bottom), columns [padded_left, padded_right). */
-  MLIP_POOL_PADDED_TOP = 14, MLIP_POOL_PADDED_BOTTOM = 15,
-  MLIP_POOL_PADDED_LEFT = 16, MLIP_POOL_PADDED_RIGHT = 17,
-  MLIP_POOL_ACT = 18, MLIP_POOL_ACT_LO = 19, MLIP_POOL_ACT_HI = 20,
-  /* The window's dilation minus one: the positions skipped between two taps
-     (0, a dense window, in every buffer written before pools had dilation);
-     at most MLIP_POOL_MAX_GAP. */
-  MLIP_POOL_GAP_H = 21, MLIP_POOL_GAP_W = 22,
-  /* int8/uint8 AVGPOOL (MAXPOOL has no other word): the zero points, the
-     OCM offset of kh * kw + 1 {int32 q, int32 shift} pairs (entry n
-     requantizes the sum of a window of count n: x_scale / (y_scale * n);
-     entry 0 is never used by a valid geometry and gives the zero point
-     with q 0), and the output clamp. */
-  MLIP_POOL_X_ZP = 23, MLIP_POOL_Y_ZP = 24, MLIP_POOL_TABLE = 25, MLIP_POOL_LO = 26, MLIP_POOL_HI = 27
-};
-#define MLIP_POOL_TABLE_ENTRY_BYTES 8u
-#define MLIP_POOL_MAX_GAP 65535u
-enum { /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] fp16 -> output [c] fp16 */
-  MLIP_GPOOL_IN = 0, MLIP_GPOOL_OUT = 1, MLIP_GPOOL_HW = 2, MLIP_GPOOL_C = 3,
-  MLIP_GPOOL_ACT = 4, MLIP_GPOOL_ACT_LO = 5, MLIP_GPOOL_ACT_HI = 6,
-  /* int8/uint8 GLOBAL_AVGPOOL: zero points, (q, shift) of x_scale / (y_scale * hw), clamp */
-  MLIP_GPOOL_X_ZP = 7, MLIP_GPOOL_Y_ZP = 8, MLIP_GPOOL_Q = 9, MLIP_GPOOL_SHIFT = 10,
-  MLIP_GPOOL_LO = 11, MLIP_GPOOL_HI = 12
-};
-enum { /* ADD: out[i] = round(act(a[i] + b[i])), fp16 */
-  MLIP_ADD_A = 0, MLIP_ADD_B = 1, MLIP_ADD_OUT = 2, MLIP_ADD_COUNT = 3,
-  MLIP_ADD_ACT = 4, MLIP_ADD_ACT_LO = 5, MLIP_ADD_ACT_HI = 6,
-  /* int8/uint8 (QLinearAdd, mlip_qadd_sum): zero points, each operand's and
-     the output's (q, shift), the output clamp */
-  MLIP_ADD_A_ZP = 7, MLIP_ADD_B_ZP = 8, MLIP_ADD_Y_ZP = 9, MLIP_ADD_QA = 10, MLIP_ADD_SA = 11,
-  MLIP_ADD_QB = 12, MLIP_ADD_SB = 13, MLIP_ADD_QY = 14, MLIP_ADD_SY = 15, MLIP_ADD_LO = 16, MLIP_ADD_HI = 17
-};
-enum { /* ACTIVATION: out[i] = round(act(in[i])), count fp16 elements */
-  MLIP_ACTV_IN = 0, MLIP_ACTV_OUT = 1, MLIP_ACTV_COUNT = 2,
-  MLIP_ACTV_ACT = 3, MLIP_ACTV_ACT_LO = 4, MLIP_ACTV_ACT_HI = 5
-};
-enum { /* ELTWISE: a [count] fp16, b [b_len] fp16 read cyclically from index
-          b_base (b_len == count, b_base 0: equal shapes; b_len == C: one value
-          per channel of an NHWC block starting at channel b_base; b_len 1:
-          a scalar), out [count] fp16 = round(act(f(a[i], b[(b_base + i) % b_len]))) */
-  MLIP_ELT_A = 0, MLIP_ELT_B = 1, MLIP_ELT_OUT = 2, MLIP_ELT_COUNT = 3,
-  MLIP_ELT_B_LEN = 4, MLIP_ELT_B_BASE = 5, MLIP_ELT_FUNC = 6,
-  MLIP_ELT_ACT = 7, MLIP_ELT_ACT_LO = 8, MLIP_ELT_ACT_HI = 9,
-  /* int8/uint8 (QLinearMul, func MUL only, act NONE): out[i] =
-     requantize((a[i] - a_zp) * (b[j] - b_zp), q, shift, y_zp, lo, hi) */
-  MLIP_ELT_A_ZP = 10, MLIP_ELT_B_ZP = 11, MLIP_ELT_Y_ZP = 12, MLIP_ELT_Q = 13, MLIP_ELT_SHIFT = 14,
-  MLIP_ELT_LO = 15, MLIP_ELT_HI = 16
-};
-enum { /* TABLE (8-bit buffers only): count elements of the command's type
-          through a 256-byte table of output values (entry k for the input
-          value type minimum + k); in place or no overlap */
-  MLIP_TBL_IN = 0, MLIP_TBL_OUT = 1, MLIP_TBL_COUNT = 2, MLIP_TBL_TABLE = 3
-};
-#define MLIP_TABLE_BYTES 256u
-enum { /* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c], fp16 or
-          (one tap each way: nearest) 8-bit.
-          The row table holds out_h * row_taps entries, the column table
-          out_w * col_taps, each 8 bytes: a uint32 index and a float32
-          weight. A row entry names block row index - row_base (in
-          [0, in_h)), a column entry column index (in [0, in_w)). One tap
-          copies the element; two taps weight it (docs/mlip-spec.md 4). */
-  MLIP_RESIZE_IN = 0, MLIP_RESIZE_IN_H = 1, MLIP_RESIZE_IN_W = 2, MLIP_RESIZE_C = 3,
-  MLIP_RESIZE_OUT = 4, MLIP_RESIZE_OUT_H = 5, MLIP_RESIZE_OUT_W = 6,
-  MLIP_RESIZE_ROW_TABLE = 7, MLIP_RESIZE_COL_TABLE = 8,
-  MLIP_RESIZE_ROW_TAPS = 9, MLIP_RESIZE_COL_TAPS = 10, /* 1 or 2 */
-  MLIP_RESIZE_ROW_BASE = 11
-};
+/* Operand constants (the tables' rules, mlip/cmd_table.h). */
+#define MLIP_POOL_TABLE_ENTRY_BYTES 8u /* an 8-bit AVGPOOL's {int32 q, int32 shift} per window count */
+#define MLIP_POOL_MAX_GAP 65535u       /* a pool window's dilation - 1 */
+#define MLIP_TABLE_BYTES 256u          /* TABLE: one output value per input value */
+#define MLIP_RESIZE_ENTRY_BYTES 8u     /* RESIZE: a tap, uint32 index and float32 weight */
 
 #ifdef __cplusplus
 }
 #endif
+
+/* The operands of every opcode, typed: mlip_<format>_args, its encoder and
+ * decoder (mlip/cmd_args.h, from the tables of mlip/cmd_table.h). */
+#include "mlip/cmd_args.h"
 
 #endif /* MLIP_CMDBUF_H_ */

@@ -29,11 +29,12 @@ typedef struct mlip_cycle_rates {
 
 mlip_cycle_rates mlip_cycle_rates_of(const mlip_header* hdr);
 
-/* One command's work on its tile: cycles of the compute engine and of the
- * DMA engine (at most one is non-zero). Returns 1 when the command counts
- * as a command (pays cmd_overhead_cycles), 0 for BARRIER. An unknown opcode
- * costs nothing. A zero rate (the validator rejects one) divides by one. */
-int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* cmd, uint64_t* compute, uint64_t* dma);
+/* One command's work on its tile (a decoded command: mlip_cmd_decode):
+ * cycles of the compute engine and of the DMA engine (at most one is
+ * non-zero). Returns 1 when the command counts as a command (pays
+ * cmd_overhead_cycles), 0 for BARRIER. An unknown opcode costs nothing. A
+ * zero rate (the validator rejects one) divides by one. */
+int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* cmd, uint64_t* compute, uint64_t* dma);
 
 /* A contiguous run of one layer's commands, per tile. */
 typedef struct mlip_cycle_run {
@@ -44,7 +45,7 @@ typedef struct mlip_cycle_run {
 
 void mlip_cycle_run_reset(mlip_cycle_run* run);
 /* Adds a command to its tile (a tile number past MLIP_MAX_TILES counts as the last tile). */
-void mlip_cycle_run_add(mlip_cycle_run* run, const mlip_cycle_rates* rates, const mlip_cmd* cmd);
+void mlip_cycle_run_add(mlip_cycle_run* run, const mlip_cycle_rates* rates, const mlip_decoded_cmd* cmd);
 /* DMA and compute overlap: a tile takes max(compute, DMA) + overhead * its
  * commands; the run takes as long as its slowest tile. */
 uint64_t mlip_cycle_run_total(const mlip_cycle_run* run, const mlip_cycle_rates* rates);

@@ -22,8 +22,8 @@ mlip_cycle_rates mlip_cycle_rates_of(const mlip_header* hdr) {
   return r;
 }
 
-int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* compute, uint64_t* dma) {
-  const uint32_t* w = c->w;
+int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, uint64_t* compute, uint64_t* dma) {
+  const mlip_args* a = &c->u;
   uint64_t work = 0;                        /* MACs or elements */
   uint32_t rate = rates->eltwise_per_cycle; /* of work per cycle */
   *compute = 0;
@@ -32,35 +32,34 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_cmd* c, uint64_t* 
     case MLIP_OP_DMA_IN:
     case MLIP_OP_DMA_OUT: {
       /* 128-byte bursts: every row is rounded up to whole bursts. */
-      uint64_t bytes = (uint64_t)w[MLIP_DMA_ROWS] * (ceil_div_u64(w[MLIP_DMA_ROW_BYTES], MLIP_OCM_ALIGN) * MLIP_OCM_ALIGN);
+      uint64_t bytes = (uint64_t)a->dma.rows * (ceil_div_u64(a->dma.row_bytes, MLIP_OCM_ALIGN) * MLIP_OCM_ALIGN);
       *dma = ceil_div_u64(bytes, rates->dma_bytes_per_cycle);
       return 1;
     }
     case MLIP_OP_CONV2D:
-      work = (uint64_t)w[MLIP_CONV_OUT_H] * w[MLIP_CONV_OUT_W] * w[MLIP_CONV_OUT_C] * w[MLIP_CONV_KH] *
-             w[MLIP_CONV_KW] * w[MLIP_CONV_IC_PER_GROUP];
-      rate = w[MLIP_DTYPE] != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
+      work = (uint64_t)a->conv2d.out_h * a->conv2d.out_w * a->conv2d.out_c * a->conv2d.kh * a->conv2d.kw *
+             a->conv2d.ic_per_group;
+      rate = a->conv2d.dtype != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
       break;
     case MLIP_OP_FC:
-      work = (uint64_t)w[MLIP_FC_N] * w[MLIP_FC_K] * w[MLIP_FC_OUT_C];
-      rate = w[MLIP_DTYPE] != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
+      work = (uint64_t)a->fc.n * a->fc.k * a->fc.out_c;
+      rate = a->fc.dtype != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
       break;
     case MLIP_OP_MAXPOOL:
     case MLIP_OP_AVGPOOL:
-      work = (uint64_t)w[MLIP_POOL_OUT_H] * w[MLIP_POOL_OUT_W] * w[MLIP_POOL_C] * w[MLIP_POOL_KH] * w[MLIP_POOL_KW];
+      work = (uint64_t)a->pool.out_h * a->pool.out_w * a->pool.c * a->pool.kh * a->pool.kw;
       break;
     case MLIP_OP_GLOBAL_AVGPOOL:
-    case MLIP_OP_GLOBAL_MAXPOOL: work = (uint64_t)w[MLIP_GPOOL_HW] * w[MLIP_GPOOL_C]; break;
-    case MLIP_OP_ADD: work = w[MLIP_ADD_COUNT]; break;
-    case MLIP_OP_ACTIVATION: work = w[MLIP_ACTV_COUNT]; break;
-    case MLIP_OP_TABLE: work = w[MLIP_TBL_COUNT]; break;
-    case MLIP_OP_ELTWISE: work = w[MLIP_ELT_COUNT]; break;
+    case MLIP_OP_GLOBAL_MAXPOOL: work = (uint64_t)a->global_pool.hw * a->global_pool.c; break;
+    case MLIP_OP_ADD: work = a->add.count; break;
+    case MLIP_OP_ACTIVATION: work = a->activation.count; break;
+    case MLIP_OP_TABLE: work = a->table.count; break;
+    case MLIP_OP_ELTWISE: work = a->eltwise.count; break;
     case MLIP_OP_RESIZE: /* one element read per tap of each output element */
-      work = (uint64_t)w[MLIP_RESIZE_OUT_H] * w[MLIP_RESIZE_OUT_W] * w[MLIP_RESIZE_C] * w[MLIP_RESIZE_ROW_TAPS] *
-             w[MLIP_RESIZE_COL_TAPS];
+      work = (uint64_t)a->resize.out_h * a->resize.out_w * a->resize.c * a->resize.row_taps * a->resize.col_taps;
       break;
-    case MLIP_OP_CONVERT: work = w[MLIP_CVT_COUNT]; break;
-    case MLIP_OP_LAYOUT: work = (uint64_t)w[MLIP_LAY_OUTER] * w[MLIP_LAY_A] * w[MLIP_LAY_B]; break;
+    case MLIP_OP_CONVERT: work = a->convert.count; break;
+    case MLIP_OP_LAYOUT: work = (uint64_t)a->layout.outer * a->layout.a * a->layout.b; break;
     case MLIP_OP_BARRIER: return 0; /* no work, and not counted as a command */
     default: return 0;
   }
@@ -72,7 +71,7 @@ void mlip_cycle_run_reset(mlip_cycle_run* run) {
   memset(run, 0, sizeof *run);
 }
 
-void mlip_cycle_run_add(mlip_cycle_run* run, const mlip_cycle_rates* rates, const mlip_cmd* c) {
+void mlip_cycle_run_add(mlip_cycle_run* run, const mlip_cycle_rates* rates, const mlip_decoded_cmd* c) {
   uint64_t compute, dma;
   uint32_t t = c->tile < MLIP_MAX_TILES ? c->tile : MLIP_MAX_TILES - 1u;
   int counted = mlip_cmd_cycles(rates, c, &compute, &dma);

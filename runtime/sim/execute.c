@@ -1,9 +1,9 @@
 /* Running the sections of a command buffer (docs/mlip-spec.md, sections 2
- * and 5): every command, in buffer order, through its opcode's executor
- * (op_<name>.c), with per-layer stats from the cycle model
- * (mlip/cycle_model.h). Every command is re-checked with the validator's
- * rules right before it runs, so even a buffer that changed after
- * validation is never read or written out of bounds. */
+ * and 5): every command, in buffer order, decoded once (mlip/cmd_args.h)
+ * and run by its opcode's executor (op_<format>.c), with per-layer stats
+ * from the cycle model (mlip/cycle_model.h). Every command is re-checked
+ * with the validator's rules right before it runs, so even a buffer that
+ * changed after validation is never read or written out of bounds. */
 #include "mlip/cycle_model.h"
 #include "mlip/platform.h"
 #include "sim_internal.h"
@@ -28,7 +28,7 @@ mlip_status mlip_sim_layer_cycles(const uint8_t* buf, size_t size, uint32_t laye
     int open = 0;
     mlip_cycle_run_reset(&run);
     for (i = 0; i < v.hdr.sections[sec].count; ++i) {
-      mlip_cmd c;
+      mlip_decoded_cmd c;
       mlip_sim_read_cmd(&v, sec, i, &c);
       if (open && c.layer != layer) {
         total += mlip_cycle_run_total(&run, &rates);
@@ -48,7 +48,7 @@ mlip_status mlip_sim_layer_cycles(const uint8_t* buf, size_t size, uint32_t laye
   return MLIP_OK;
 }
 
-static mlip_status exec_cmd(const mlip_sim_env* env, const mlip_cmd* c) {
+static mlip_status exec_cmd(const mlip_sim_env* env, const mlip_decoded_cmd* c) {
   const mlip_sim_opcode* op = mlip_sim_opcode_of(c->opcode);
   uint8_t* ocm = env->ocm + (size_t)c->tile * (size_t)env->view->hdr.ocm_size;
   if (op == NULL) {
@@ -85,7 +85,7 @@ mlip_status mlip_sim_run_section(const mlip_sim_env* env, uint32_t section) {
   }
   mlip_cycle_run_reset(&run);
   for (i = 0; i < v->hdr.sections[section].count; ++i) {
-    mlip_cmd c;
+    mlip_decoded_cmd c;
     mlip_status st;
     mlip_sim_read_cmd(v, section, i, &c);
     if (mlip_sim_check_cmd(v, section, &c) != MLIP_OK) {

@@ -1,40 +1,60 @@
-/* ADD: element-wise sum with a fused activation (fp16), or of two 8-bit
- * tensors requantized (op_int8.c executes that form; one validator here).
- * Its validation rule (docs/command-buffer.md) and its executor
- * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+/* ADD: element-wise sum with a fused activation (fp16), or QLinearAdd of two
+ * 8-bit tensors (operands: MLIP_FIELDS_add, mlip/cmd_table.h).
+ * Its validation rule (docs/command-buffer.md) and its executor for both
+ * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
+ * (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_add(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16; /* an 8-bit type: mlip_sim_check_dtype checked which */
-  const uint64_t len = (uint64_t)w[MLIP_ADD_COUNT] * (q8 ? 1u : 2u);
-  if (w[MLIP_ADD_COUNT] < 1u || !mlip_sim_act_ok(w[MLIP_ADD_ACT]) || (q8 && !mlip_sim_add_q8_words_ok(c))) {
+mlip_status mlip_sim_check_add(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_add_args* a = &d->u.add;
+  const int q8 = a->dtype != MLIP_DT_FP16; /* an 8-bit type: the element type's rule checked which */
+  const uint64_t len = (uint64_t)a->count * (q8 ? 1u : 2u);
+  /* 8-bit: the operands' multipliers are below 1 (sa, sb at most 0: the
+     per-field rule SHIFT0), so each term of mlip_qadd_sum stays within
+     255 * 2^20 and their sum within int32. */
+  if (q8 && a->lo > a->hi) {
     return MLIP_ERR_INVALID_ARG;
   }
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_A], len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_B], len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ADD_OUT], len));
-  if (mlip_sim_overlaps(w[MLIP_ADD_OUT], len, w[MLIP_ADD_A], len) ||
-      mlip_sim_overlaps(w[MLIP_ADD_OUT], len, w[MLIP_ADD_B], len)) {
+  MLIP_TRY(mlip_sim_check_ocm(v, a->a, len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->b, len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->out, len));
+  if (mlip_sim_overlaps(a->out, len, a->a, len) || mlip_sim_overlaps(a->out, len, a->b, len)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  return mlip_sim_check_write(v, section, w[MLIP_ADD_OUT], len);
+  return mlip_sim_check_write(v, section, a->out, len);
 }
 
-mlip_status mlip_sim_exec_add(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_exec_add_q8(env, ocm, c); /* op_int8.c */
+/* 8-bit: s = mlip_qadd_sum(a - a_zp, qa, sa, b - b_zp, qb, sb), then
+   requantized by (qy, sy) into [lo, hi]. */
+static void add_q8(const mlip_add_args* a, uint8_t* ocm) {
+  const uint32_t dt = a->dtype;
+  const uint8_t* x = ocm + a->a;
+  const uint8_t* y = ocm + a->b;
+  uint8_t* out = ocm + a->out;
+  const size_t n = a->count;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    const int32_t s =
+        mlip_qadd_sum(mlip_sim_q8_load(dt, x + i) - a->a_zp, a->qa, a->sa, mlip_sim_q8_load(dt, y + i) - a->b_zp, a->qb, a->sb);
+    mlip_sim_q8_store(out + i, mlip_requantize(s, a->qy, a->sy, a->y_zp, a->lo, a->hi));
   }
-  const uint8_t* a = ocm + w[MLIP_ADD_A];
-  const uint8_t* b = ocm + w[MLIP_ADD_B];
-  uint8_t* out = ocm + w[MLIP_ADD_OUT];
-  const size_t n = w[MLIP_ADD_COUNT];
+}
+
+mlip_status mlip_sim_exec_add(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_add_args* a = &d->u.add;
+  const uint8_t* x = ocm + a->a;
+  const uint8_t* y = ocm + a->b;
+  uint8_t* out = ocm + a->out;
+  const size_t n = a->count;
   size_t i;
   (void)env; /* works in the tile's OCM only */
+  if (a->dtype != MLIP_DT_FP16) {
+    add_q8(a, ocm);
+    return MLIP_OK;
+  }
   for (i = 0; i < n; ++i) {
-    float s = mlip_sim_h2f(mlip_sim_ld16(a + i * 2u)) + mlip_sim_h2f(mlip_sim_ld16(b + i * 2u));
-    s = mlip_sim_apply_act(s, w[MLIP_ADD_ACT], w[MLIP_ADD_ACT_LO], w[MLIP_ADD_ACT_HI]);
+    float s = mlip_sim_h2f(mlip_sim_ld16(x + i * 2u)) + mlip_sim_h2f(mlip_sim_ld16(y + i * 2u));
+    s = mlip_sim_apply_act(s, a->act, a->act_lo, a->act_hi);
     mlip_sim_st16(out + i * 2u, mlip_sim_round_result(s));
   }
   return MLIP_OK;

@@ -1,60 +1,51 @@
 /* CONV2D on an NHWC block: groups, strides, dilations, padding taps skipped,
- * fused bias and activation.
- * Its validation rule (docs/command-buffer.md) and its executor
- * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+ * fused bias and activation (fp16), or the int8/uint8 form with its
+ * requantization records (operands: MLIP_FIELDS_conv2d, mlip/cmd_table.h).
+ * Its validation rule (docs/command-buffer.md) and its executors for both
+ * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
+ * (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  /* fp16, or an 8-bit type (mlip_sim_check_dtype checked which): one-byte
-     elements, a requantization record per output channel at BIAS. */
-  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16;
+mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_conv2d_args* a = &d->u.conv2d;
+  /* fp16, or an 8-bit type (the element type's rule checked which): one-byte
+     elements, a requantization record per output channel at bias. */
+  const int q8 = a->dtype != MLIP_DT_FP16;
   const uint64_t eb = q8 ? 1u : 2u, bb = q8 ? MLIP_REQUANT_RECORD_BYTES : 4u;
-  static const uint8_t nonzero[] = {
-    MLIP_CONV_IN_H, MLIP_CONV_IN_W, MLIP_CONV_IN_C, MLIP_CONV_OUT_H, MLIP_CONV_OUT_W, MLIP_CONV_OUT_C,
-    MLIP_CONV_KH, MLIP_CONV_KW, MLIP_CONV_STRIDE_H, MLIP_CONV_STRIDE_W, MLIP_CONV_DIL_H, MLIP_CONV_DIL_W,
-    MLIP_CONV_GROUPS, MLIP_CONV_IC_PER_GROUP, MLIP_CONV_OC_PER_GROUP,
-  };
+  const int has_bias = a->bias != MLIP_NO_OFFSET;
   uint64_t in_len, w_len, b_len, out_len;
   uint64_t icpg, g_lo, g_hi;
-  int has_bias = w[MLIP_CONV_BIAS] != MLIP_NO_OFFSET;
-  size_t i;
-  for (i = 0; i < sizeof nonzero; ++i) {
-    if (w[nonzero[i]] == 0u) {
-      return MLIP_ERR_INVALID_ARG;
-    }
-  }
-  if (q8 ? !mlip_sim_conv2d_q8_words_ok(c) : !mlip_sim_act_ok(w[MLIP_CONV_ACT])) {
+  /* 8-bit: at most 33025 products of at most 255 * 128 per output, so the
+     int32 sum cannot overflow; the clamp ordered. */
+  if (q8 && (mlip_sim_mul3(a->kh, a->kw, a->ic_per_group) > MLIP_INT8_MAX_TAPS || a->clamp_lo > a->clamp_hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  in_len = mlip_sim_mul4(w[MLIP_CONV_IN_H], w[MLIP_CONV_IN_W], w[MLIP_CONV_IN_C], eb);
-  w_len = mlip_sim_sat_mul(
-      mlip_sim_mul4(w[MLIP_CONV_OUT_C], w[MLIP_CONV_KH], w[MLIP_CONV_KW], w[MLIP_CONV_IC_PER_GROUP]), eb);
-  b_len = (uint64_t)w[MLIP_CONV_OUT_C] * bb;
-  out_len = mlip_sim_mul4(w[MLIP_CONV_OUT_H], w[MLIP_CONV_OUT_W], w[MLIP_CONV_OUT_C], eb);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_WEIGHTS], w_len));
+  in_len = mlip_sim_mul4(a->in_h, a->in_w, a->in_c, eb);
+  w_len = mlip_sim_sat_mul(mlip_sim_mul4(a->out_c, a->kh, a->kw, a->ic_per_group), eb);
+  b_len = (uint64_t)a->out_c * bb;
+  out_len = mlip_sim_mul4(a->out_h, a->out_w, a->out_c, eb);
+  MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->weights, w_len));
   if (has_bias) {
-    MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_BIAS], b_len));
+    MLIP_TRY(mlip_sim_check_ocm(v, a->bias, b_len));
   }
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CONV_OUT], out_len));
-  if (mlip_sim_overlaps(w[MLIP_CONV_OUT], out_len, w[MLIP_CONV_IN], in_len) ||
-      mlip_sim_overlaps(w[MLIP_CONV_OUT], out_len, w[MLIP_CONV_WEIGHTS], w_len) ||
-      (has_bias && mlip_sim_overlaps(w[MLIP_CONV_OUT], out_len, w[MLIP_CONV_BIAS], b_len))) {
+  MLIP_TRY(mlip_sim_check_ocm(v, a->out, out_len));
+  if (mlip_sim_overlaps(a->out, out_len, a->in, in_len) || mlip_sim_overlaps(a->out, out_len, a->weights, w_len) ||
+      (has_bias && mlip_sim_overlaps(a->out, out_len, a->bias, b_len))) {
     return MLIP_ERR_INVALID_ARG;
   }
   /* Block channel j is layer channel oc_base + j, of group
      (oc_base + j) / oc_per_group, which reads block input channels
      [group * ic_per_group - ic_base, + ic_per_group). The groups grow with j,
      so the first and last channel bound them all. */
-  icpg = w[MLIP_CONV_IC_PER_GROUP];
-  g_lo = (uint64_t)w[MLIP_CONV_OC_BASE] / w[MLIP_CONV_OC_PER_GROUP];
-  g_hi = ((uint64_t)w[MLIP_CONV_OC_BASE] + w[MLIP_CONV_OUT_C] - 1u) / w[MLIP_CONV_OC_PER_GROUP];
-  if (g_hi >= (uint64_t)w[MLIP_CONV_GROUPS] || g_lo * icpg < (uint64_t)w[MLIP_CONV_IC_BASE] ||
-      g_hi * icpg + icpg - (uint64_t)w[MLIP_CONV_IC_BASE] > (uint64_t)w[MLIP_CONV_IN_C]) {
+  icpg = a->ic_per_group;
+  g_lo = (uint64_t)a->oc_base / a->oc_per_group;
+  g_hi = ((uint64_t)a->oc_base + a->out_c - 1u) / a->oc_per_group;
+  if (g_hi >= (uint64_t)a->groups || g_lo * icpg < (uint64_t)a->ic_base ||
+      g_hi * icpg + icpg - (uint64_t)a->ic_base > (uint64_t)a->in_c) {
     return MLIP_ERR_BOUNDS;
   }
-  return mlip_sim_check_write(v, section, w[MLIP_CONV_OUT], out_len);
+  return mlip_sim_check_write(v, section, a->out, out_len);
 }
 
 /* The executor computes each output as the spec's sum in the order kh, kw,
@@ -89,7 +80,7 @@ typedef struct conv_geom {
   const uint8_t* wt;
   const uint8_t* bias; /* NULL: none */
   uint8_t* out;
-  const uint32_t* w;   /* the command's words (activation) */
+  const mlip_conv2d_args* a; /* the command (activation) */
   int64_t in_h, in_w, sh, sw, dh, dw, pt, pl;
   size_t in_c, out_h, out_w, out_c, kh_n, kw_n, icpg, ocpg, oc_base, ic_base;
 } conv_geom;
@@ -113,7 +104,7 @@ static void conv_store(const conv_geom* g, size_t oh, size_t ow, size_t j, const
   for (q = 0; q < nj; ++q) {
     v[q] = g->bias != NULL ? acc[q] + mlip_sim_ldf(g->bias + (j + q) * 4u) : acc[q];
   }
-  mlip_sim_act_row(v, nj, g->w[MLIP_CONV_ACT], g->w[MLIP_CONV_ACT_LO], g->w[MLIP_CONV_ACT_HI]);
+  mlip_sim_act_row(v, nj, g->a->act, g->a->act_lo, g->a->act_hi);
   mlip_sim_round_row(v, g->out + ((oh * g->out_w + ow) * g->out_c + j) * 2u, nj);
 }
 
@@ -274,36 +265,38 @@ static void conv_depthwise_block(const conv_geom* g, size_t j, size_t nj) {
 
 #endif
 
-mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
+static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_t* ocm); /* below */
+
+mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_conv2d_args* a = &d->u.conv2d;
   conv_geom g;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_exec_conv2d_q8(env, ocm, c); /* op_int8.c */
-  }
   (void)env; /* works in the tile's OCM only */
-  g.in = ocm + w[MLIP_CONV_IN];
-  g.wt = ocm + w[MLIP_CONV_WEIGHTS];
-  g.bias = w[MLIP_CONV_BIAS] != MLIP_NO_OFFSET ? ocm + w[MLIP_CONV_BIAS] : NULL;
-  g.out = ocm + w[MLIP_CONV_OUT];
-  g.w = w;
-  g.in_h = w[MLIP_CONV_IN_H];
-  g.in_w = w[MLIP_CONV_IN_W];
-  g.sh = w[MLIP_CONV_STRIDE_H];
-  g.sw = w[MLIP_CONV_STRIDE_W];
-  g.dh = w[MLIP_CONV_DIL_H];
-  g.dw = w[MLIP_CONV_DIL_W];
-  g.pt = w[MLIP_CONV_PAD_TOP];
-  g.pl = w[MLIP_CONV_PAD_LEFT];
-  g.in_c = w[MLIP_CONV_IN_C];
-  g.out_h = w[MLIP_CONV_OUT_H];
-  g.out_w = w[MLIP_CONV_OUT_W];
-  g.out_c = w[MLIP_CONV_OUT_C];
-  g.kh_n = w[MLIP_CONV_KH];
-  g.kw_n = w[MLIP_CONV_KW];
-  g.icpg = w[MLIP_CONV_IC_PER_GROUP];
-  g.ocpg = w[MLIP_CONV_OC_PER_GROUP];
-  g.oc_base = w[MLIP_CONV_OC_BASE];
-  g.ic_base = w[MLIP_CONV_IC_BASE];
+  if (a->dtype != MLIP_DT_FP16) {
+    return conv2d_q8(a, ocm);
+  }
+  g.in = ocm + a->in;
+  g.wt = ocm + a->weights;
+  g.bias = a->bias != MLIP_NO_OFFSET ? ocm + a->bias : NULL;
+  g.out = ocm + a->out;
+  g.a = a;
+  g.in_h = a->in_h;
+  g.in_w = a->in_w;
+  g.sh = a->stride_h;
+  g.sw = a->stride_w;
+  g.dh = a->dil_h;
+  g.dw = a->dil_w;
+  g.pt = a->pad_top;
+  g.pl = a->pad_left;
+  g.in_c = a->in_c;
+  g.out_h = a->out_h;
+  g.out_w = a->out_w;
+  g.out_c = a->out_c;
+  g.kh_n = a->kh;
+  g.kw_n = a->kw;
+  g.icpg = a->ic_per_group;
+  g.ocpg = a->oc_per_group;
+  g.oc_base = a->oc_base;
+  g.ic_base = a->ic_base;
 #if MLIP_SIM_COMPACT
   conv_reference(&g);
   return MLIP_OK;
@@ -341,4 +334,180 @@ mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const ml
   return MLIP_OK;
   }
 #endif
+}
+
+/* ---- 8-bit (docs/mlip-spec.md 4a) ----------------------------------------- *
+ * acc = sum (x - x_zp) * w in int32 over the taps inside the block, then
+ * the record's bias and requantization (mlip_sim_q8_store_requantized). */
+
+#if !MLIP_SIM_COMPACT
+/* For speed, a block of MLIP_SIM_Q8_CB output channels summed side by side,
+   its weights widened once into lanes (the sums are integers, so the bits
+   are the reference loop's below), where a sum per output would be too
+   short to vectorize:
+   - depthwise (one input channel per output channel: the input channel
+     of output j is j + oc_base - ic_base, so the lanes read a run of input
+     bytes at each tap), kernels of at most MLIP_SIM_Q8_DW_TAPS taps;
+   - a kernel of at most MLIP_SIM_Q8_LANE_TAPS weights per output channel
+     (a pointwise layer of few channels, a first layer of one or three):
+     channels of one group, each input byte broadcast to the lanes. */
+#ifndef MLIP_SIM_Q8_CB
+#define MLIP_SIM_Q8_CB 32u
+#endif
+#ifndef MLIP_SIM_Q8_DW_TAPS
+#define MLIP_SIM_Q8_DW_TAPS 25u
+#endif
+#ifndef MLIP_SIM_Q8_LANE_TAPS
+#define MLIP_SIM_Q8_LANE_TAPS 64u
+#endif
+#define MLIP_SIM_Q8_WL_TAPS \
+  (MLIP_SIM_Q8_DW_TAPS > MLIP_SIM_Q8_LANE_TAPS ? MLIP_SIM_Q8_DW_TAPS : MLIP_SIM_Q8_LANE_TAPS)
+
+static void conv2d_q8_lanes(const mlip_conv2d_args* a, const uint8_t* in, const uint8_t* wt, const uint8_t* rec,
+                            uint8_t* out, size_t j0, size_t nj, int depthwise) {
+  const uint32_t dt = a->dtype;
+  const int64_t in_h = a->in_h, in_w = a->in_w;
+  const size_t in_c = a->in_c;
+  const size_t out_h = a->out_h, out_w = a->out_w, out_c = a->out_c;
+  const size_t kh_n = a->kh, kw_n = a->kw, icpg = a->ic_per_group;
+  const size_t taps = kh_n * kw_n * icpg;
+  const int64_t sh = a->stride_h, sw = a->stride_w;
+  const int64_t dh = a->dil_h, dw = a->dil_w;
+  const int64_t pt = a->pad_top, pl = a->pad_left;
+  /* The block's first input channel, in 64 bits as the validator computed
+     it (size_t may be 32-bit); depthwise, lane q reads the one after q. */
+  const size_t cbase = (size_t)((((uint64_t)a->oc_base + j0) / a->oc_per_group) * icpg - a->ic_base);
+  const int32_t zx = a->x_zp, zy = a->y_zp;
+  const int32_t lo = a->clamp_lo, hi = a->clamp_hi;
+  const int32_t sx = mlip_sim_q8_sign(dt);
+  int16_t wl[MLIP_SIM_Q8_WL_TAPS][MLIP_SIM_Q8_CB]; /* int8 weights, widened once */
+  size_t oh, ow, kh, kw, ic, q, t;
+  for (t = 0; t < taps; ++t) {
+    for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
+      wl[t][q] = (int16_t)(q < nj ? mlip_sim_q8_value(wt[(j0 + q) * taps + t], 0x80) : 0);
+    }
+  }
+  for (oh = 0; oh < out_h; ++oh) {
+    for (ow = 0; ow < out_w; ++ow) {
+      int32_t acc[MLIP_SIM_Q8_CB];
+      for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
+        acc[q] = 0;
+      }
+      for (kh = 0; kh < kh_n; ++kh) {
+        const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
+        if (ih < 0 || ih >= in_h) {
+          continue; /* padding: the zero point, a real 0 */
+        }
+        for (kw = 0; kw < kw_n; ++kw) {
+          const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
+          int16_t(*wk)[MLIP_SIM_Q8_CB] = wl + (kh * kw_n + kw) * icpg;
+          const uint8_t* xp;
+          if (iw < 0 || iw >= in_w) {
+            continue;
+          }
+          xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
+          if (depthwise && nj == MLIP_SIM_Q8_CB) {
+            for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
+              acc[q] += (mlip_sim_q8_value(xp[q], sx) - zx) * wk[0][q];
+            }
+          } else if (depthwise) { /* never read past the block's last channel */
+            for (q = 0; q < nj; ++q) {
+              acc[q] += (mlip_sim_q8_value(xp[q], sx) - zx) * wk[0][q];
+            }
+          } else {
+            for (ic = 0; ic < icpg; ++ic) {
+              const int32_t xv = mlip_sim_q8_value(xp[ic], sx) - zx;
+              for (q = 0; q < MLIP_SIM_Q8_CB; ++q) {
+                acc[q] += xv * wk[ic][q];
+              }
+            }
+          }
+        }
+      }
+      for (q = 0; q < nj; ++q) {
+        mlip_sim_q8_store_requantized(out + (oh * out_w + ow) * out_c + j0 + q, acc[q], rec, j0 + q, zy, lo, hi);
+      }
+    }
+  }
+}
+#endif
+
+static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_t* ocm) {
+  const uint32_t dt = a->dtype;
+  const uint8_t* in = ocm + a->in;
+  const uint8_t* wt = ocm + a->weights;
+  const uint8_t* rec = ocm + a->bias;
+  uint8_t* out = ocm + a->out;
+  const int64_t in_h = a->in_h, in_w = a->in_w;
+  const size_t in_c = a->in_c;
+  const size_t out_h = a->out_h, out_w = a->out_w, out_c = a->out_c;
+  const size_t kh_n = a->kh, kw_n = a->kw;
+  const int64_t sh = a->stride_h, sw = a->stride_w;
+  const int64_t dh = a->dil_h, dw = a->dil_w;
+  const int64_t pt = a->pad_top, pl = a->pad_left;
+  const size_t icpg = a->ic_per_group, ocpg = a->oc_per_group;
+  const size_t oc_base = a->oc_base, ic_base = a->ic_base;
+  const int32_t zx = a->x_zp, zy = a->y_zp;
+  const int32_t lo = a->clamp_lo, hi = a->clamp_hi;
+  size_t oh, ow, j, kh, kw;
+  if (!mlip_sim_q8_records_ok(rec, out_c)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+#if !MLIP_SIM_COMPACT
+  {
+    const int depthwise = icpg == 1u && ocpg == 1u && kh_n * kw_n <= MLIP_SIM_Q8_DW_TAPS;
+    if (depthwise || kh_n * kw_n * icpg <= MLIP_SIM_Q8_LANE_TAPS) {
+      size_t j0, nj;
+      for (j0 = 0; j0 < out_c; j0 += nj) {
+        /* other than depthwise, blocks never straddle a group: one run of
+           input channels each */
+        const size_t group_end = (size_t)(((uint64_t)oc_base + j0) / ocpg + 1u) * ocpg - oc_base;
+        nj = out_c - j0 < MLIP_SIM_Q8_CB ? out_c - j0 : MLIP_SIM_Q8_CB;
+        nj = !depthwise && group_end - j0 < nj ? group_end - j0 : nj;
+        conv2d_q8_lanes(a, in, wt, rec, out, j0, nj, depthwise);
+      }
+      return MLIP_OK;
+    }
+  }
+#endif
+  for (oh = 0; oh < out_h; ++oh) {
+    for (ow = 0; ow < out_w; ++ow) {
+      for (j = 0; j < out_c; ++j) {
+        /* In 64 bits as the validator computed it (size_t may be 32-bit). */
+        const size_t cbase = (size_t)((((uint64_t)oc_base + j) / ocpg) * icpg - ic_base);
+        const uint8_t* wj = wt + j * kh_n * kw_n * icpg;
+        int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
+        for (kh = 0; kh < kh_n; ++kh) {
+          const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
+          if (ih < 0 || ih >= in_h) {
+            continue; /* padding: the zero point, a real 0 */
+          }
+#if !MLIP_SIM_COMPACT
+          if (dw == 1 && icpg == in_c && cbase == 0u && (int64_t)ow * sw - pl >= 0 &&
+              (int64_t)ow * sw - pl + (int64_t)kw_n <= in_w) {
+            /* the whole row of taps reads consecutive bytes, and so are its
+               weights: one longer sum (integers: the same value) */
+            const size_t iw0 = (size_t)((int64_t)ow * sw - pl);
+            acc += mlip_sim_q8_dot(dt, in + ((size_t)ih * (size_t)in_w + iw0) * in_c, wj + kh * kw_n * icpg,
+                                   kw_n * icpg, zx);
+            continue;
+          }
+#endif
+          for (kw = 0; kw < kw_n; ++kw) {
+            const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
+            const uint8_t* xp;
+            const uint8_t* wp;
+            if (iw < 0 || iw >= in_w) {
+              continue;
+            }
+            xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
+            wp = wj + (kh * kw_n + kw) * icpg;
+            acc += mlip_sim_q8_dot(dt, xp, wp, icpg, zx);
+          }
+        }
+        mlip_sim_q8_store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, zy, lo, hi);
+      }
+    }
+  }
+  return MLIP_OK;
 }

@@ -1,40 +1,31 @@
-/* CONVERT: fp32 <-> fp16 in OCM (no arithmetic: the sign of a NaN is kept).
+/* CONVERT: fp32 <-> fp16 in OCM (no arithmetic: the sign of a NaN is kept)
+ * (operands: MLIP_FIELDS_convert, mlip/cmd_table.h; fp16 only).
  * Its validation rule (docs/command-buffer.md) and its executor
  * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_convert(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  uint64_t n = w[MLIP_CVT_COUNT];
-  uint64_t src_len, dst_len;
-  if (w[MLIP_CVT_MODE] == MLIP_CVT_F32_TO_F16) {
-    src_len = mlip_sim_sat_mul(n, 4u);
-    dst_len = mlip_sim_sat_mul(n, 2u);
-  } else if (w[MLIP_CVT_MODE] == MLIP_CVT_F16_TO_F32) {
-    src_len = mlip_sim_sat_mul(n, 2u);
-    dst_len = mlip_sim_sat_mul(n, 4u);
-  } else {
+mlip_status mlip_sim_check_convert(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_convert_args* a = &d->u.convert;
+  const uint64_t n = a->count;
+  /* mode and count: the per-field rules (CVT, NZ) */
+  const uint64_t src_len = mlip_sim_sat_mul(n, a->mode == MLIP_CVT_F32_TO_F16 ? 4u : 2u);
+  const uint64_t dst_len = mlip_sim_sat_mul(n, a->mode == MLIP_CVT_F32_TO_F16 ? 2u : 4u);
+  MLIP_TRY(mlip_sim_check_ocm(v, a->src, src_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->dst, dst_len));
+  if (mlip_sim_overlaps(a->src, src_len, a->dst, dst_len)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  if (n < 1u) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CVT_SRC], src_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_CVT_DST], dst_len));
-  if (mlip_sim_overlaps(w[MLIP_CVT_SRC], src_len, w[MLIP_CVT_DST], dst_len)) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  return mlip_sim_check_write(v, section, w[MLIP_CVT_DST], dst_len);
+  return mlip_sim_check_write(v, section, a->dst, dst_len);
 }
 
-mlip_status mlip_sim_exec_convert(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  const uint8_t* src = ocm + w[MLIP_CVT_SRC];
-  uint8_t* dst = ocm + w[MLIP_CVT_DST];
-  uint32_t n = w[MLIP_CVT_COUNT];
+mlip_status mlip_sim_exec_convert(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_convert_args* a = &d->u.convert;
+  const uint8_t* src = ocm + a->src;
+  uint8_t* dst = ocm + a->dst;
+  uint32_t n = a->count;
   uint32_t i;
   (void)env; /* works in the tile's OCM only */
-  if (w[MLIP_CVT_MODE] == MLIP_CVT_F32_TO_F16) {
+  if (a->mode == MLIP_CVT_F32_TO_F16) {
     for (i = 0; i < n; ++i) {
       mlip_sim_st16(dst + (size_t)i * 2u, mlip_f32_to_f16(mlip_sim_ldf(src + (size_t)i * 4u)));
     }

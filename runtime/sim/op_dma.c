@@ -1,63 +1,59 @@
 /* DMA_IN and DMA_OUT: 2-D strided copies between a binding in DDR and the OCM
- * of a tile.
+ * of a tile (operands: MLIP_FIELDS_dma, mlip/cmd_table.h).
  * Its validation rule (docs/command-buffer.md) and its executor
  * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_dma(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
+mlip_status mlip_sim_check_dma(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_dma_args* a = &d->u.dma;
   mlip_binding b;
-  uint64_t rows = w[MLIP_DMA_ROWS];
-  uint64_t row_bytes = w[MLIP_DMA_ROW_BYTES];
+  uint64_t rows = a->rows;
+  uint64_t row_bytes = a->row_bytes;
   uint64_t ddr_end, ocm_end;
-  if (w[MLIP_DMA_BINDING] >= v->hdr.sections[MLIP_SEC_BINDINGS].count) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  if (rows < 1u || row_bytes < 1u) {
+  if (a->binding >= v->hdr.sections[MLIP_SEC_BINDINGS].count) {
     return MLIP_ERR_INVALID_ARG;
   }
   /* Rows do not overlap in OCM, so a DMA moves at most ocm_size bytes. */
-  if (rows > 1u && (uint64_t)w[MLIP_DMA_OCM_STRIDE] < row_bytes) {
+  if (rows > 1u && (uint64_t)a->ocm_stride < row_bytes) {
     return MLIP_ERR_INVALID_ARG;
   }
-  mlip_sim_read_binding(v, w[MLIP_DMA_BINDING], &b);
-  if (c->opcode == MLIP_OP_DMA_OUT && b.kind != MLIP_BIND_OUTPUT && b.kind != MLIP_BIND_SCRATCH) {
+  mlip_sim_read_binding(v, a->binding, &b);
+  if (d->opcode == MLIP_OP_DMA_OUT && b.kind != MLIP_BIND_OUTPUT && b.kind != MLIP_BIND_SCRATCH) {
     return MLIP_ERR_INVALID_ARG;
   }
   if (section == MLIP_SEC_INIT && b.kind != MLIP_BIND_WEIGHTS) {
     return MLIP_ERR_INVALID_ARG; /* loading runs without the run-time bindings */
   }
-  ddr_end = mlip_sim_sat_add(
-      mlip_sim_sat_add(w[MLIP_DMA_DDR_OFFSET], mlip_sim_sat_mul(rows - 1u, w[MLIP_DMA_DDR_STRIDE])), row_bytes);
+  ddr_end = mlip_sim_sat_add(mlip_sim_sat_add(a->ddr_offset, mlip_sim_sat_mul(rows - 1u, a->ddr_stride)), row_bytes);
   if (ddr_end > (uint64_t)b.size) {
     return MLIP_ERR_BOUNDS;
   }
   /* extent from ocm_offset */
-  ocm_end = mlip_sim_sat_add(mlip_sim_sat_mul(rows - 1u, w[MLIP_DMA_OCM_STRIDE]), row_bytes);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_DMA_OCM_OFFSET], ocm_end));
-  if (c->opcode == MLIP_OP_DMA_IN) {
+  ocm_end = mlip_sim_sat_add(mlip_sim_sat_mul(rows - 1u, a->ocm_stride), row_bytes);
+  MLIP_TRY(mlip_sim_check_ocm(v, a->ocm_offset, ocm_end));
+  if (d->opcode == MLIP_OP_DMA_IN) {
     if (section == MLIP_SEC_INIT) {
-      if (w[MLIP_DMA_OCM_OFFSET] < v->hdr.ocm_pinned_offset) {
+      if (a->ocm_offset < v->hdr.ocm_pinned_offset) {
         return MLIP_ERR_BOUNDS; /* INIT fills only the pinned range */
       }
     } else {
-      MLIP_TRY(mlip_sim_check_write(v, section, w[MLIP_DMA_OCM_OFFSET], ocm_end));
+      MLIP_TRY(mlip_sim_check_write(v, section, a->ocm_offset, ocm_end));
     }
   }
   return MLIP_OK;
 }
 
-mlip_status mlip_sim_exec_dma(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
+mlip_status mlip_sim_exec_dma(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_sim_view* v = env->view;
-  const uint32_t* w = c->w;
+  const mlip_dma_args* a = &d->u.dma;
   mlip_binding b;
   const uint8_t* src_ddr = NULL;
   uint8_t* dst_ddr = NULL;
-  uint64_t rows = w[MLIP_DMA_ROWS];
-  uint64_t row_bytes = w[MLIP_DMA_ROW_BYTES];
-  uint64_t ddr_end = (uint64_t)w[MLIP_DMA_DDR_OFFSET] + (rows - 1u) * w[MLIP_DMA_DDR_STRIDE] + row_bytes;
+  uint64_t rows = a->rows;
+  uint64_t row_bytes = a->row_bytes;
+  uint64_t ddr_end = (uint64_t)a->ddr_offset + (rows - 1u) * a->ddr_stride + row_bytes;
   uint64_t r;
-  mlip_sim_read_binding(v, w[MLIP_DMA_BINDING], &b);
+  mlip_sim_read_binding(v, a->binding, &b);
   switch (b.kind) {
     case MLIP_BIND_INPUT:
       if (b.index >= v->hdr.num_inputs) {
@@ -87,13 +83,13 @@ mlip_status mlip_sim_exec_dma(const mlip_sim_env* env, uint8_t* ocm, const mlip_
       break;
     default: return MLIP_ERR_INTERNAL;
   }
-  if (src_ddr == NULL || (c->opcode == MLIP_OP_DMA_OUT && dst_ddr == NULL)) {
+  if (src_ddr == NULL || (d->opcode == MLIP_OP_DMA_OUT && dst_ddr == NULL)) {
     return MLIP_ERR_INTERNAL;
   }
   for (r = 0; r < rows; ++r) {
-    size_t ddr_off = (size_t)(w[MLIP_DMA_DDR_OFFSET] + r * w[MLIP_DMA_DDR_STRIDE]);
-    size_t ocm_off = (size_t)(w[MLIP_DMA_OCM_OFFSET] + r * w[MLIP_DMA_OCM_STRIDE]);
-    if (c->opcode == MLIP_OP_DMA_IN) {
+    size_t ddr_off = (size_t)(a->ddr_offset + r * a->ddr_stride);
+    size_t ocm_off = (size_t)(a->ocm_offset + r * a->ocm_stride);
+    if (d->opcode == MLIP_OP_DMA_IN) {
       memmove(ocm + ocm_off, src_ddr + ddr_off, (size_t)row_bytes);
     } else {
       memmove(dst_ddr + ddr_off, ocm + ocm_off, (size_t)row_bytes);

@@ -1,31 +1,29 @@
 /* ELTWISE: a binary function of a full-size operand and a cycled one (equal
  * shapes, one value per channel, or a scalar), with a fused activation;
- * the 8-bit MUL's words and arithmetic are op_int8.c's, its operands'
- * bounds these.
- * Its validation rule (docs/command-buffer.md) and its executor
- * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+ * 8-bit: MUL only, the product requantized (QLinearMul) (operands:
+ * MLIP_FIELDS_eltwise, mlip/cmd_table.h).
+ * Its validation rule (docs/command-buffer.md) and its executor for both
+ * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
+ * (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_eltwise(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16; /* an 8-bit type: mlip_sim_check_dtype checked which */
+mlip_status mlip_sim_check_eltwise(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_eltwise_args* a = &d->u.eltwise;
+  const int q8 = a->dtype != MLIP_DT_FP16; /* an 8-bit type: the element type's rule checked which */
   const uint64_t eb = q8 ? 1u : 2u;
-  const uint64_t len = (uint64_t)w[MLIP_ELT_COUNT] * eb;
-  const uint64_t b_len = (uint64_t)w[MLIP_ELT_B_LEN] * eb;
-  if (w[MLIP_ELT_COUNT] < 1u || w[MLIP_ELT_B_LEN] < 1u ||
-      w[MLIP_ELT_B_BASE] >= w[MLIP_ELT_B_LEN] || w[MLIP_ELT_FUNC] < (uint32_t)MLIP_ELT_ADD ||
-      w[MLIP_ELT_FUNC] >= (uint32_t)MLIP_ELT_COUNT_ || !mlip_sim_act_ok(w[MLIP_ELT_ACT]) ||
-      (q8 && !mlip_sim_eltwise_q8_words_ok(c))) {
+  const uint64_t len = (uint64_t)a->count * eb;
+  const uint64_t b_len = (uint64_t)a->b_len * eb;
+  /* 8-bit: |(a - a_zp) * (b - b_zp)| <= 255 * 255, exact in int32. */
+  if (a->b_base >= a->b_len || (q8 && a->lo > a->hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ELT_A], len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ELT_B], b_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_ELT_OUT], len));
-  if (mlip_sim_overlaps(w[MLIP_ELT_OUT], len, w[MLIP_ELT_A], len) ||
-      mlip_sim_overlaps(w[MLIP_ELT_OUT], len, w[MLIP_ELT_B], b_len)) {
+  MLIP_TRY(mlip_sim_check_ocm(v, a->a, len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->b, b_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->out, len));
+  if (mlip_sim_overlaps(a->out, len, a->a, len) || mlip_sim_overlaps(a->out, len, a->b, b_len)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  return mlip_sim_check_write(v, section, w[MLIP_ELT_OUT], len);
+  return mlip_sim_check_write(v, section, a->out, len);
 }
 
 /* f(a, b) in fp32 (docs/mlip-spec.md section 4). */
@@ -50,20 +48,37 @@ static float eltwise_fn(uint32_t fn, float a, float b) {
   }
 }
 
-mlip_status mlip_sim_exec_eltwise(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_exec_eltwise_q8(env, ocm, c); /* op_int8.c */
-  }
-  const uint8_t* a = ocm + w[MLIP_ELT_A];
-  const uint8_t* b = ocm + w[MLIP_ELT_B];
-  uint8_t* out = ocm + w[MLIP_ELT_OUT];
-  const size_t n = w[MLIP_ELT_COUNT], b_len = w[MLIP_ELT_B_LEN];
-  size_t i, j = w[MLIP_ELT_B_BASE];
-  (void)env; /* works in the tile's OCM only */
+/* 8-bit MUL (docs/mlip-spec.md 4a): (a - a_zp) * (b - b_zp), requantized
+   by (q, shift) into [lo, hi]. */
+static void eltwise_q8(const mlip_eltwise_args* a, uint8_t* ocm) {
+  const uint32_t dt = a->dtype;
+  const uint8_t* x = ocm + a->a;
+  const uint8_t* y = ocm + a->b;
+  uint8_t* out = ocm + a->out;
+  const size_t n = a->count, b_len = a->b_len;
+  size_t i, j = a->b_base;
   for (i = 0; i < n; ++i) {
-    float r = eltwise_fn(w[MLIP_ELT_FUNC], mlip_sim_h2f(mlip_sim_ld16(a + i * 2u)), mlip_sim_h2f(mlip_sim_ld16(b + j * 2u)));
-    r = mlip_sim_apply_act(r, w[MLIP_ELT_ACT], w[MLIP_ELT_ACT_LO], w[MLIP_ELT_ACT_HI]);
+    const int32_t p = (mlip_sim_q8_load(dt, x + i) - a->a_zp) * (mlip_sim_q8_load(dt, y + j) - a->b_zp);
+    mlip_sim_q8_store(out + i, mlip_requantize(p, a->q, a->shift, a->y_zp, a->lo, a->hi));
+    j = j + 1u == b_len ? 0u : j + 1u;
+  }
+}
+
+mlip_status mlip_sim_exec_eltwise(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_eltwise_args* a = &d->u.eltwise;
+  const uint8_t* x = ocm + a->a;
+  const uint8_t* y = ocm + a->b;
+  uint8_t* out = ocm + a->out;
+  const size_t n = a->count, b_len = a->b_len;
+  size_t i, j = a->b_base;
+  (void)env; /* works in the tile's OCM only */
+  if (a->dtype != MLIP_DT_FP16) {
+    eltwise_q8(a, ocm);
+    return MLIP_OK;
+  }
+  for (i = 0; i < n; ++i) {
+    float r = eltwise_fn(a->func, mlip_sim_h2f(mlip_sim_ld16(x + i * 2u)), mlip_sim_h2f(mlip_sim_ld16(y + j * 2u)));
+    r = mlip_sim_apply_act(r, a->act, a->act_lo, a->act_hi);
     mlip_sim_st16(out + i * 2u, mlip_sim_round_result(r));
     j = j + 1u == b_len ? 0u : j + 1u;
   }

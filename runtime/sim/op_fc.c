@@ -1,22 +1,26 @@
 /* FC: a K chunk of a dense layer into an fp32 accumulator; the last chunk adds
- * the bias, applies the activation and rounds.
- * Its validation rule (docs/command-buffer.md) and its executor
- * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+ * the bias, applies the activation and rounds (fp16); or the int8/uint8
+ * dense layer, its whole reduction in one command, requantized by one
+ * record per output (operands: MLIP_FIELDS_fc, mlip/cmd_table.h).
+ * Its validation rule (docs/command-buffer.md) and its executors for both
+ * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
+ * (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  /* fp16, or an 8-bit type (mlip_sim_check_dtype checked which): one-byte
-     elements, a requantization record per output at BIAS, no accumulator
-     (the whole reduction in one command). */
-  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16;
+mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_fc_args* a = &d->u.fc;
+  /* fp16, or an 8-bit type (the element type's rule checked which): one-byte
+     elements, a requantization record per output at bias, no accumulator
+     (the whole reduction in one command: the per-field rules FLAG, ACC). */
+  const int q8 = a->dtype != MLIP_DT_FP16;
   const uint64_t eb = q8 ? 1u : 2u, bb = q8 ? MLIP_REQUANT_RECORD_BYTES : 4u;
-  uint64_t n = w[MLIP_FC_N], k = w[MLIP_FC_K], oc = w[MLIP_FC_OUT_C];
+  const uint64_t n = a->n, k = a->k, oc = a->out_c;
+  const int last = a->last != 0u;
+  const int has_bias = last && a->bias != MLIP_NO_OFFSET;
   uint64_t in_len, w_len, acc_len, b_len, out_len;
-  int last = w[MLIP_FC_LAST] != 0u;
-  int has_bias = last && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET;
-  if (n < 1u || k < 1u || oc < 1u || w[MLIP_FC_FIRST] > 1u || w[MLIP_FC_LAST] > 1u ||
-      (q8 ? !mlip_sim_fc_q8_words_ok(c) : !mlip_sim_act_ok(w[MLIP_FC_ACT]))) {
+  /* 8-bit: at most 33025 products of at most 255 * 128 per output, so the
+     int32 sum cannot overflow; the clamp ordered. */
+  if (q8 && (k > MLIP_INT8_MAX_TAPS || a->clamp_lo > a->clamp_hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = mlip_sim_mul3(n, k, eb);
@@ -24,34 +28,32 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
   acc_len = q8 ? 0u : mlip_sim_mul3(n, oc, 4u);
   b_len = oc * bb;
   out_len = mlip_sim_mul3(n, oc, eb);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_WEIGHTS], w_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->weights, w_len));
   if (!q8) {
-    MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_ACC], acc_len));
+    MLIP_TRY(mlip_sim_check_ocm(v, a->acc, acc_len));
   }
   if (has_bias) {
-    MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_BIAS], b_len));
+    MLIP_TRY(mlip_sim_check_ocm(v, a->bias, b_len));
   }
   if (last) {
-    MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_FC_OUT], out_len));
+    MLIP_TRY(mlip_sim_check_ocm(v, a->out, out_len));
   }
   /* The accumulator (fp16) is written, and so is the output when LAST. */
-  if (!q8 && (mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_IN], in_len) ||
-              mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_WEIGHTS], w_len) ||
-              (has_bias && mlip_sim_overlaps(w[MLIP_FC_ACC], acc_len, w[MLIP_FC_BIAS], b_len)))) {
+  if (!q8 && (mlip_sim_overlaps(a->acc, acc_len, a->in, in_len) || mlip_sim_overlaps(a->acc, acc_len, a->weights, w_len) ||
+              (has_bias && mlip_sim_overlaps(a->acc, acc_len, a->bias, b_len)))) {
     return MLIP_ERR_INVALID_ARG;
   }
-  if (last && (mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_IN], in_len) ||
-               mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_WEIGHTS], w_len) ||
-               (!q8 && mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_ACC], acc_len)) ||
-               (has_bias && mlip_sim_overlaps(w[MLIP_FC_OUT], out_len, w[MLIP_FC_BIAS], b_len)))) {
+  if (last && (mlip_sim_overlaps(a->out, out_len, a->in, in_len) || mlip_sim_overlaps(a->out, out_len, a->weights, w_len) ||
+               (!q8 && mlip_sim_overlaps(a->out, out_len, a->acc, acc_len)) ||
+               (has_bias && mlip_sim_overlaps(a->out, out_len, a->bias, b_len)))) {
     return MLIP_ERR_INVALID_ARG;
   }
   if (!q8) {
-    MLIP_TRY(mlip_sim_check_write(v, section, w[MLIP_FC_ACC], acc_len));
+    MLIP_TRY(mlip_sim_check_write(v, section, a->acc, acc_len));
   }
   if (last) {
-    MLIP_TRY(mlip_sim_check_write(v, section, w[MLIP_FC_OUT], out_len));
+    MLIP_TRY(mlip_sim_check_write(v, section, a->out, out_len));
   }
   return MLIP_OK;
 }
@@ -133,23 +135,48 @@ static void mlip_sim_fc_block16_f16c(const uint8_t* xp, const uint8_t* wp, size_
 }
 #endif
 
-mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_exec_fc_q8(env, ocm, c); /* op_int8.c */
+/* 8-bit (docs/mlip-spec.md 4a): each output the dot product of its row
+   and its weights, then its record's bias and requantization. */
+static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
+  const uint32_t dt = a->dtype;
+  const uint8_t* in = ocm + a->in;
+  const uint8_t* wt = ocm + a->weights;
+  const uint8_t* rec = ocm + a->bias;
+  uint8_t* out = ocm + a->out;
+  const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
+  size_t n, o;
+  if (!mlip_sim_q8_records_ok(rec, oc_n)) {
+    return MLIP_ERR_INVALID_ARG;
   }
-  const uint8_t* in = ocm + w[MLIP_FC_IN];
-  const uint8_t* wt = ocm + w[MLIP_FC_WEIGHTS];
-  uint8_t* accm = ocm + w[MLIP_FC_ACC];
-  const int first = w[MLIP_FC_FIRST] != 0u;
-  const int last = w[MLIP_FC_LAST] != 0u;
-  const uint8_t* bias = (last && w[MLIP_FC_BIAS] != MLIP_NO_OFFSET) ? ocm + w[MLIP_FC_BIAS] : NULL;
-  uint8_t* out = last ? ocm + w[MLIP_FC_OUT] : NULL;
-  const size_t n_n = w[MLIP_FC_N], k_n = w[MLIP_FC_K], oc_n = w[MLIP_FC_OUT_C];
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc_n; ++o) {
+      const uint8_t* xp = in + n * k_n;
+      const uint8_t* wp = wt + o * k_n;
+      /* at most 33025 products of at most 255 * 128: no overflow */
+      mlip_sim_q8_store_requantized(out + n * oc_n + o, mlip_sim_q8_dot(dt, xp, wp, k_n, a->x_zp), rec, o, a->y_zp,
+                                    a->clamp_lo, a->clamp_hi);
+    }
+  }
+  return MLIP_OK;
+}
+
+mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_fc_args* a = &d->u.fc;
+  const uint8_t* in = ocm + a->in;
+  const uint8_t* wt = ocm + a->weights;
+  uint8_t* accm = ocm + a->acc;
+  const int first = a->first != 0u;
+  const int last = a->last != 0u;
+  const uint8_t* bias = (last && a->bias != MLIP_NO_OFFSET) ? ocm + a->bias : NULL;
+  uint8_t* out = last ? ocm + a->out : NULL;
+  const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
 #if MLIP_SIM_COMPACT
   /* the reference: one output at a time, the spec's loop */
   size_t n, o, k;
   (void)env; /* works in the tile's OCM only */
+  if (a->dtype != MLIP_DT_FP16) {
+    return fc_q8(a, ocm);
+  }
   for (n = 0; n < n_n; ++n) {
     for (o = 0; o < oc_n; ++o) {
       uint8_t* ap = accm + (n * oc_n + o) * 4u;
@@ -163,7 +190,7 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
       mlip_sim_stf(ap, acc != acc ? mlip_sim_bits_to_float(0x7FC00000u) : acc);
       if (out != NULL) {
         float r = bias != NULL ? acc + mlip_sim_ldf(bias + o * 4u) : acc;
-        r = mlip_sim_apply_act(r, w[MLIP_FC_ACT], w[MLIP_FC_ACT_LO], w[MLIP_FC_ACT_HI]);
+        r = mlip_sim_apply_act(r, a->act, a->act_lo, a->act_hi);
         mlip_sim_st16(out + (n * oc_n + o) * 2u, mlip_sim_round_result(r));
       }
     }
@@ -173,6 +200,9 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
   float row[MLIP_SIM_FC_KC];
   size_t n, o0, q, k0, k;
   (void)env; /* works in the tile's OCM only */
+  if (a->dtype != MLIP_DT_FP16) {
+    return fc_q8(a, ocm);
+  }
   for (n = 0; n < n_n; ++n) {
     const uint8_t* xp = in + n * k_n * 2u;
     for (o0 = 0; o0 < oc_n; o0 += MLIP_SIM_FC_OB) {
@@ -220,7 +250,7 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_c
         for (q = 0; q < no; ++q) {
           acc[q] = bias != NULL ? acc[q] + mlip_sim_ldf(bias + (o0 + q) * 4u) : acc[q];
         }
-        mlip_sim_act_row(acc, no, w[MLIP_FC_ACT], w[MLIP_FC_ACT_LO], w[MLIP_FC_ACT_HI]);
+        mlip_sim_act_row(acc, no, a->act, a->act_lo, a->act_hi);
         mlip_sim_round_row(acc, out + (n * oc_n + o0) * 2u, no);
       }
     }

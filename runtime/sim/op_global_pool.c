@@ -1,42 +1,71 @@
-/* GLOBAL_AVGPOOL and GLOBAL_MAXPOOL: [hw][c] -> [c].
- * Its validation rule (docs/command-buffer.md) and its executor
- * (docs/mlip-spec.md); the opcode table (opcodes.c) names both. */
+/* GLOBAL_AVGPOOL and GLOBAL_MAXPOOL: [hw][c] -> [c], fp16 or 8-bit
+ * (operands: MLIP_FIELDS_global_pool, mlip/cmd_table.h).
+ * Its validation rule (docs/command-buffer.md) and its executor for both
+ * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
+ * (opcodes.c) names both. */
 #include "sim_internal.h"
 
-mlip_status mlip_sim_check_global_pool(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_check_global_pool_q8(v, section, c); /* op_int8.c */
-  }
-  uint64_t in_len, out_len;
-  if (w[MLIP_GPOOL_HW] < 1u || w[MLIP_GPOOL_C] < 1u || !mlip_sim_act_ok(w[MLIP_GPOOL_ACT])) {
+mlip_status mlip_sim_check_global_pool(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_global_pool_args* a = &d->u.global_pool;
+  const int q8 = a->dtype != MLIP_DT_FP16; /* an 8-bit type: the element type's rule checked which */
+  const uint64_t eb = q8 ? 1u : 2u;
+  const uint64_t in_len = mlip_sim_mul3(a->hw, a->c, eb);
+  const uint64_t out_len = (uint64_t)a->c * eb;
+  /* 8-bit GLOBAL_AVGPOOL: at most 8421504 positions of at most 255, so the
+     int32 sum cannot overflow; its clamp ordered. */
+  if (q8 && d->opcode == MLIP_OP_GLOBAL_AVGPOOL && (a->hw > MLIP_INT8_MAX_POOL_HW || a->lo > a->hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  in_len = mlip_sim_mul3(w[MLIP_GPOOL_HW], w[MLIP_GPOOL_C], 2u);
-  out_len = (uint64_t)w[MLIP_GPOOL_C] * 2u;
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_GPOOL_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_GPOOL_OUT], out_len));
-  if (mlip_sim_overlaps(w[MLIP_GPOOL_OUT], out_len, w[MLIP_GPOOL_IN], in_len)) {
+  MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->out, out_len));
+  if (mlip_sim_overlaps(a->out, out_len, a->in, in_len)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  return mlip_sim_check_write(v, section, w[MLIP_GPOOL_OUT], out_len);
+  return mlip_sim_check_write(v, section, a->out, out_len);
 }
 
-mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  if (w[MLIP_DTYPE] != MLIP_DT_FP16) {
-    return mlip_sim_exec_global_pool_q8(env, ocm, c); /* op_int8.c */
+/* 8-bit: the largest integer, or the int32 sum of x - x_zp requantized by
+   (q, shift) into [lo, hi]. */
+static void global_pool_q8(const mlip_global_pool_args* a, int is_max, uint8_t* ocm) {
+  const uint32_t dt = a->dtype;
+  const uint8_t* in = ocm + a->in;
+  uint8_t* out = ocm + a->out;
+  const size_t hw = a->hw, ch = a->c;
+  size_t p, cc;
+  for (cc = 0; cc < ch; ++cc) {
+    if (is_max) {
+      int32_t r = mlip_sim_q8_lo(dt);
+      for (p = 0; p < hw; ++p) {
+        const int32_t x = mlip_sim_q8_load(dt, in + p * ch + cc);
+        r = x > r ? x : r;
+      }
+      mlip_sim_q8_store(out + cc, r);
+    } else {
+      int32_t acc = 0; /* at most 8421504 terms of at most 255: no overflow */
+      for (p = 0; p < hw; ++p) {
+        acc += mlip_sim_q8_load(dt, in + p * ch + cc) - a->x_zp;
+      }
+      mlip_sim_q8_store(out + cc, mlip_requantize(acc, a->q, a->shift, a->y_zp, a->lo, a->hi));
+    }
   }
-  const uint8_t* in = ocm + w[MLIP_GPOOL_IN];
-  uint8_t* out = ocm + w[MLIP_GPOOL_OUT];
-  const size_t hw = w[MLIP_GPOOL_HW], ch = w[MLIP_GPOOL_C];
-  const int is_max = c->opcode == MLIP_OP_GLOBAL_MAXPOOL;
+}
+
+mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_global_pool_args* a = &d->u.global_pool;
+  const uint8_t* in = ocm + a->in;
+  uint8_t* out = ocm + a->out;
+  const size_t hw = a->hw, ch = a->c;
+  const int is_max = d->opcode == MLIP_OP_GLOBAL_MAXPOOL;
   /* Converted once, outside the branch: GCC 12 at -Os for Cortex-M55 turns
    * a conversion under `if` into a conditional vcvt that MVE does not have
    * (the assembler stops on "vcvtne.f32.u32"). */
   const float count = (float)hw;
   size_t p, cc;
   (void)env; /* works in the tile's OCM only */
+  if (a->dtype != MLIP_DT_FP16) {
+    global_pool_q8(a, is_max, ocm);
+    return MLIP_OK;
+  }
   for (cc = 0; cc < ch; ++cc) {
     float r = is_max ? mlip_sim_neg_inf() : 0.0f;
     for (p = 0; p < hw; ++p) {
@@ -52,7 +81,7 @@ mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, con
     if (!is_max) {
       r = r / count;
     }
-    r = mlip_sim_apply_act(r, w[MLIP_GPOOL_ACT], w[MLIP_GPOOL_ACT_LO], w[MLIP_GPOOL_ACT_HI]);
+    r = mlip_sim_apply_act(r, a->act, a->act_lo, a->act_hi);
     mlip_sim_st16(out + cc * 2u, mlip_sim_round_result(r));
   }
   return MLIP_OK;

@@ -1,49 +1,33 @@
 /* RESIZE: an NHWC block resampled through a row and a column tap table
  * (nearest: one tap, a copy; bilinear: two weighted taps), fp16 or 8-bit
- * (MLIP_DTYPE; nearest only: a copy of the byte, exact, input and output
- * sharing scale and zero point). One validator and one executor for both
+ * (nearest only: a copy of the byte, exact, input and output sharing scale
+ * and zero point) (operands: MLIP_FIELDS_resize, mlip/cmd_table.h). One
+ * validator and one executor for both
  * element sizes. Its validation rule (docs/command-buffer.md) and its
  * executor (docs/mlip-spec.md sections 4 and 4a); the opcode table
  * (opcodes.c) names both. */
 #include "sim_internal.h"
 
-#define RESIZE_ENTRY_BYTES 8u /* uint32 index, float32 weight */
+#define RESIZE_ENTRY_BYTES MLIP_RESIZE_ENTRY_BYTES /* uint32 index, float32 weight */
 
-mlip_status mlip_sim_check_resize(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  const int q8 = w[MLIP_DTYPE] != MLIP_DT_FP16; /* an 8-bit type: mlip_sim_check_dtype checked which */
-  const uint64_t eb = q8 ? 1u : 2u;
-  static const uint8_t nonzero[] = {
-    MLIP_RESIZE_IN_H, MLIP_RESIZE_IN_W, MLIP_RESIZE_C, MLIP_RESIZE_OUT_H, MLIP_RESIZE_OUT_W,
-  };
-  uint64_t in_len, out_len, row_len, col_len;
-  size_t i;
-  for (i = 0; i < sizeof nonzero; ++i) {
-    if (w[nonzero[i]] == 0u) {
-      return MLIP_ERR_INVALID_ARG;
-    }
-  }
-  if (w[MLIP_RESIZE_ROW_TAPS] < 1u || w[MLIP_RESIZE_ROW_TAPS] > 2u || w[MLIP_RESIZE_COL_TAPS] < 1u ||
-      w[MLIP_RESIZE_COL_TAPS] > 2u) {
+mlip_status mlip_sim_check_resize(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_resize_args* a = &d->u.resize;
+  /* fp16, or an 8-bit type (the element type's rule checked which; the
+     per-field rule TAPS allows it one tap each way: nearest, a copy) */
+  const uint64_t eb = a->dtype != MLIP_DT_FP16 ? 1u : 2u;
+  const uint64_t in_len = mlip_sim_mul4(a->in_h, a->in_w, a->c, eb);
+  const uint64_t out_len = mlip_sim_mul4(a->out_h, a->out_w, a->c, eb);
+  const uint64_t row_len = mlip_sim_mul3(a->out_h, a->row_taps, RESIZE_ENTRY_BYTES);
+  const uint64_t col_len = mlip_sim_mul3(a->out_w, a->col_taps, RESIZE_ENTRY_BYTES);
+  MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->out, out_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->row_table, row_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->col_table, col_len));
+  if (mlip_sim_overlaps(a->out, out_len, a->in, in_len) || mlip_sim_overlaps(a->out, out_len, a->row_table, row_len) ||
+      mlip_sim_overlaps(a->out, out_len, a->col_table, col_len)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  if (q8 && (w[MLIP_RESIZE_ROW_TAPS] != 1u || w[MLIP_RESIZE_COL_TAPS] != 1u)) {
-    return MLIP_ERR_INVALID_ARG; /* 8-bit: nearest only (no integer interpolation) */
-  }
-  in_len = mlip_sim_mul4(w[MLIP_RESIZE_IN_H], w[MLIP_RESIZE_IN_W], w[MLIP_RESIZE_C], eb);
-  out_len = mlip_sim_mul4(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_C], eb);
-  row_len = mlip_sim_mul3(w[MLIP_RESIZE_OUT_H], w[MLIP_RESIZE_ROW_TAPS], RESIZE_ENTRY_BYTES);
-  col_len = mlip_sim_mul3(w[MLIP_RESIZE_OUT_W], w[MLIP_RESIZE_COL_TAPS], RESIZE_ENTRY_BYTES);
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_IN], in_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_OUT], out_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_ROW_TABLE], row_len));
-  MLIP_TRY(mlip_sim_check_ocm(v, w[MLIP_RESIZE_COL_TABLE], col_len));
-  if (mlip_sim_overlaps(w[MLIP_RESIZE_OUT], out_len, w[MLIP_RESIZE_IN], in_len) ||
-      mlip_sim_overlaps(w[MLIP_RESIZE_OUT], out_len, w[MLIP_RESIZE_ROW_TABLE], row_len) ||
-      mlip_sim_overlaps(w[MLIP_RESIZE_OUT], out_len, w[MLIP_RESIZE_COL_TABLE], col_len)) {
-    return MLIP_ERR_INVALID_ARG;
-  }
-  return mlip_sim_check_write(v, section, w[MLIP_RESIZE_OUT], out_len);
+  return mlip_sim_check_write(v, section, a->out, out_len);
 }
 
 static uint32_t ld32(const uint8_t* p) {
@@ -71,16 +55,16 @@ static float tap_weight(const uint8_t* t, size_t o, uint32_t taps, uint32_t k) {
   return mlip_sim_bits_to_float(ld32(t + ((size_t)o * taps + k) * RESIZE_ENTRY_BYTES + 4u));
 }
 
-mlip_status mlip_sim_exec_resize(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c) {
-  const uint32_t* w = c->w;
-  const uint8_t* in = ocm + w[MLIP_RESIZE_IN];
-  uint8_t* out = ocm + w[MLIP_RESIZE_OUT];
-  const uint8_t* rows = ocm + w[MLIP_RESIZE_ROW_TABLE];
-  const uint8_t* cols = ocm + w[MLIP_RESIZE_COL_TABLE];
-  const uint32_t in_h = w[MLIP_RESIZE_IN_H], in_w = w[MLIP_RESIZE_IN_W];
-  const size_t ch = w[MLIP_RESIZE_C], out_h = w[MLIP_RESIZE_OUT_H], out_w = w[MLIP_RESIZE_OUT_W];
-  const uint32_t rt = w[MLIP_RESIZE_ROW_TAPS], ct = w[MLIP_RESIZE_COL_TAPS], base = w[MLIP_RESIZE_ROW_BASE];
-  const size_t eb = w[MLIP_DTYPE] != MLIP_DT_FP16 ? 1u : 2u; /* 8-bit: nearest only (the validator) */
+mlip_status mlip_sim_exec_resize(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_resize_args* a = &d->u.resize;
+  const uint8_t* in = ocm + a->in;
+  uint8_t* out = ocm + a->out;
+  const uint8_t* rows = ocm + a->row_table;
+  const uint8_t* cols = ocm + a->col_table;
+  const uint32_t in_h = a->in_h, in_w = a->in_w;
+  const size_t ch = a->c, out_h = a->out_h, out_w = a->out_w;
+  const uint32_t rt = a->row_taps, ct = a->col_taps, base = a->row_base;
+  const size_t eb = a->dtype != MLIP_DT_FP16 ? 1u : 2u; /* 8-bit: nearest only (the validator) */
   size_t oh, ow, cc;
   (void)env; /* works in the tile's OCM only */
   if (!table_ok(rows, (uint64_t)out_h * rt, base, in_h) || !table_ok(cols, (uint64_t)out_w * ct, 0u, in_w)) {

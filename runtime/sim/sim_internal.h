@@ -1,10 +1,13 @@
 /* Private declarations of the MLIP command-buffer validator and simulator
- * (runtime/sim): validate.c (the buffer and the rules every command obeys),
- * execute.c (running sections), opcodes.c (the opcode table) and one
- * op_<name>.c per opcode (its own rules and its executor). Not installed with the public headers: the tests include it
+ * (runtime/sim): validate.c (the buffer, the rules every command obeys and
+ * the per-field rules of the operand tables), execute.c (running sections),
+ * opcodes.c (the opcode table) and one op_<format>.c per operand format (its
+ * opcodes' own rules and executors, fp16 and 8-bit). Commands are decoded
+ * once (mlip_cmd_decode, mlip/cmd_args.h) and checked and run as typed
+ * structs. Not installed with the public headers: the tests include it
  * to reach the cycle model and the reader helpers. The machine is defined in
  * docs/mlip-spec.md, the format in docs/command-buffer.md and
- * include/mlip/cmdbuf.h. */
+ * include/mlip/cmdbuf.h (the operand tables: mlip/cmd_table.h). */
 #ifndef MLIP_SIM_INTERNAL_H_
 #define MLIP_SIM_INTERNAL_H_
 
@@ -65,6 +68,16 @@ static inline int mlip_sim_host_little_endian(void) {
 #else
 #define MLIP_SIM_COMPACT 0
 #endif
+#endif
+
+/* Built for speed, a function the compiler must not inline into its one
+ * caller (GCC and Clang; elsewhere a hint it may ignore): the 8-bit CONV2D
+ * inlined into the fp16 executor ran its loops 4% slower. Built for size,
+ * inlining is what saves bytes. */
+#if !MLIP_SIM_COMPACT && defined(__GNUC__)
+#define MLIP_SIM_NOINLINE __attribute__((noinline))
+#else
+#define MLIP_SIM_NOINLINE
 #endif
 
 /* Exact binary16 -> binary32 (docs/mlip-spec.md, section 4): the normal
@@ -189,9 +202,7 @@ static inline float mlip_sim_hardsigmoid(float v, float alpha, float beta) {
   return t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t); /* NaN stays NaN */
 }
 
-static inline float mlip_sim_apply_act(float v, uint32_t act, uint32_t lo_bits, uint32_t hi_bits) {
-  const float lo = mlip_sim_bits_to_float(lo_bits);
-  const float hi = mlip_sim_bits_to_float(hi_bits);
+static inline float mlip_sim_apply_act(float v, uint32_t act, float lo, float hi) {
   float t;
   switch (act) {
     case MLIP_ACT_RELU: return v > 0.0f ? v : 0.0f; /* also turns -0 and NaN into +0 */
@@ -233,15 +244,13 @@ static inline uint16_t mlip_sim_round_result(float v) {
 
 /* mlip_sim_apply_act on n values in place: the switch once, and loops the
  * compiler vectorizes for the piecewise-linear activations. */
-static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, uint32_t lo_bits, uint32_t hi_bits) {
+static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, float lo, float hi) {
 #if MLIP_SIM_COMPACT /* built for size: the plain loop */
   size_t i;
   for (i = 0; i < n; ++i) {
-    v[i] = mlip_sim_apply_act(v[i], act, lo_bits, hi_bits);
+    v[i] = mlip_sim_apply_act(v[i], act, lo, hi);
   }
 #else
-  const float lo = mlip_sim_bits_to_float(lo_bits);
-  const float hi = mlip_sim_bits_to_float(hi_bits);
   size_t i;
   switch (act) {
     case MLIP_ACT_NONE: return;
@@ -258,7 +267,7 @@ static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, uint32_t l
       return;
     default:
       for (i = 0; i < n; ++i) {
-        v[i] = mlip_sim_apply_act(v[i], act, lo_bits, hi_bits);
+        v[i] = mlip_sim_apply_act(v[i], act, lo, hi);
       }
       return;
   }
@@ -335,11 +344,6 @@ static inline int mlip_sim_overlaps(uint32_t a, uint64_t a_len, uint32_t b, uint
   return (uint64_t)a < (uint64_t)b + b_len && (uint64_t)b < (uint64_t)a + a_len;
 }
 
-/* An activation every compute command may carry (any parameters). */
-static inline int mlip_sim_act_ok(uint32_t act) {
-  return act < (uint32_t)MLIP_ACT_COUNT_;
-}
-
 #define MLIP_TRY(expr)        \
   do {                        \
     mlip_status st_ = (expr); \
@@ -360,7 +364,9 @@ mlip_status mlip_sim_open(const uint8_t* buf, size_t size, int check_crc, mlip_s
 /* Reads record i of a section (the caller has checked i < count). */
 void mlip_sim_read_binding(const mlip_sim_view* v, uint32_t i, mlip_binding* out);
 void mlip_sim_read_layer(const mlip_sim_view* v, uint32_t i, mlip_layer* out);
-void mlip_sim_read_cmd(const mlip_sim_view* v, uint32_t section, uint32_t i, mlip_cmd* out);
+/* Command i of a section, decoded (mlip_cmd_decode: an unknown opcode has
+ * no operand). */
+void mlip_sim_read_cmd(const mlip_sim_view* v, uint32_t section, uint32_t i, mlip_decoded_cmd* out);
 
 /* An OCM operand [off, off + bytes) of the command's tile: aligned and inside
  * ocm_size (MLIP_ERR_INVALID_ARG, MLIP_ERR_BOUNDS). */
@@ -368,10 +374,20 @@ mlip_status mlip_sim_check_ocm(const mlip_sim_view* v, uint32_t off, uint64_t by
 /* MAIN and FINISH write nothing at or above ocm_pinned_offset (MLIP_ERR_BOUNDS). */
 mlip_status mlip_sim_check_write(const mlip_sim_view* v, uint32_t section, uint32_t off, uint64_t bytes);
 
+/* The per-field rules of a decoded command's operand table (the checked
+ * rules of mlip/cmd_table.h, for the fields its opcode and dtype have):
+ * MLIP_OK or MLIP_ERR_INVALID_ARG (also for an unknown opcode). */
+mlip_status mlip_sim_check_fields(const mlip_decoded_cmd* d);
+/* One value against one rule (MLIP_RULE_*) for element type dt: 1 when it
+ * holds; the marker rules (checked 0 in MLIP_RULES) always hold. */
+int mlip_sim_rule_ok(uint32_t rule, uint32_t value, uint32_t dt);
+
 /* Every rule of docs/command-buffer.md for one command of `section`
- * (MLIP_SEC_INIT, _MAIN or _FINISH). The executor re-checks each command
- * with it before running it (cheap next to the command itself). */
-mlip_status mlip_sim_check_cmd(const mlip_sim_view* v, uint32_t section, const mlip_cmd* cmd);
+ * (MLIP_SEC_INIT, _MAIN or _FINISH): opcode, tile, layer, the element
+ * type, the per-field rules, then the opcode's own (op_<format>.c). The
+ * executor re-checks each command with it before running it (cheap next
+ * to the command itself). */
+mlip_status mlip_sim_check_cmd(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d);
 
 /* ---- execute.c ----------------------------------------------------------- */
 
@@ -393,13 +409,15 @@ typedef struct mlip_sim_env {
   mlip_layer_stats* stats;      /* one per layer, or NULL */
 } mlip_sim_env;
 
-/* ---- opcodes.c and op_<name>.c ------------------------------------------- */
+/* ---- opcodes.c and op_<format>.c ----------------------------------------- */
 
-/* One opcode: its own validation rules (after the ones every command obeys,
- * checked by mlip_sim_check_cmd) and its executor, which runs in the OCM of
- * the command's tile (`ocm`) and may assume the command passed `check`. */
-typedef mlip_status (*mlip_sim_check_fn)(const mlip_sim_view* v, uint32_t section, const mlip_cmd* cmd);
-typedef mlip_status (*mlip_sim_exec_fn)(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* cmd);
+/* One opcode: its own validation rules (after the ones every command obeys
+ * and the per-field ones, checked by mlip_sim_check_cmd) and its executor,
+ * which runs in the OCM of the command's tile (`ocm`) and may assume the
+ * command passed `check`. Both read the decoded command's operands
+ * (d->u.<format>). */
+typedef mlip_status (*mlip_sim_check_fn)(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d);
+typedef mlip_status (*mlip_sim_exec_fn)(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d);
 
 typedef struct mlip_sim_opcode {
   mlip_sim_check_fn check;
@@ -409,13 +427,14 @@ typedef struct mlip_sim_opcode {
 /* The table entry of an opcode, or NULL when it is not one. */
 const mlip_sim_opcode* mlip_sim_opcode_of(uint32_t opcode);
 
-/* mlip_sim_check_<name> and mlip_sim_exec_<name> of every row of
- * opcode_list.h (declared again for a second opcode of the same file). */
-#define MLIP_SIM_OPCODE(opcode, name)                                                                \
-  mlip_status mlip_sim_check_##name(const mlip_sim_view* v, uint32_t section, const mlip_cmd* cmd); \
-  mlip_status mlip_sim_exec_##name(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* cmd);
-#include "opcode_list.h"
-#undef MLIP_SIM_OPCODE
+/* mlip_sim_check_<format> and mlip_sim_exec_<format> of every opcode of
+ * MLIP_OPCODES (mlip/cmd_table.h), in op_<format>.c (BARRIER: opcodes.c);
+ * declared once per opcode, so twice for a format two opcodes share. */
+#define MLIP_SIM_OPCODE_DECL_(NAME, name, value, fmt, forms)                                                     \
+  mlip_status mlip_sim_check_##fmt(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d); \
+  mlip_status mlip_sim_exec_##fmt(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d);
+MLIP_OPCODES(MLIP_SIM_OPCODE_DECL_)
+#undef MLIP_SIM_OPCODE_DECL_
 
 /* Runs every command of a section in order, accumulating stats per
  * contiguous run of a layer. Returns MLIP_ERR_INTERNAL if a command fails its
@@ -423,23 +442,14 @@ const mlip_sim_opcode* mlip_sim_opcode_of(uint32_t opcode);
 mlip_status mlip_sim_run_section(const mlip_sim_env* env, uint32_t section);
 
 /* ---- 8-bit commands (docs/mlip-spec.md section 4a) -------------------------
- * What op_int8.c and op_pool.c share: the element type's range, the checks
- * of zero-point, clamp and requantization words, and the byte loads and
- * stores. */
+ * What the 8-bit forms in op_<format>.c share: the element type's range, a
+ * requantization pair's rule, the byte loads and stores, and CONV2D's and
+ * FC's per-output-channel records and dot product. The arithmetic is
+ * mlip/requant.h, the header the CPU's int8 kernels include, so a region
+ * gives the bits of those kernels. */
 
 static inline int32_t mlip_sim_q8_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? -128 : 0; }
 static inline int32_t mlip_sim_q8_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
-
-/* A value word inside the command's element type. */
-static inline int mlip_sim_q8_in_type(uint32_t dt, uint32_t word) {
-  const int32_t v = mlip_sim_as_i32(word);
-  return v >= mlip_sim_q8_lo(dt) && v <= mlip_sim_q8_hi(dt);
-}
-
-/* An output clamp [lo, hi] inside the type. */
-static inline int mlip_sim_q8_clamp_ok(uint32_t dt, uint32_t lo, uint32_t hi) {
-  return mlip_sim_q8_in_type(dt, lo) && mlip_sim_q8_in_type(dt, hi) && mlip_sim_as_i32(lo) <= mlip_sim_as_i32(hi);
-}
 
 /* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
  * [2^30, 2^31), shift in [MLIP_REQUANT_MIN_SHIFT, max_shift]. */
@@ -448,7 +458,6 @@ static inline int mlip_sim_q8_requant_ok(uint32_t q, uint32_t shift, int32_t max
   return (q == 0u || (q >= 0x40000000u && q <= 0x7FFFFFFFu)) && s >= MLIP_REQUANT_MIN_SHIFT && s <= max_shift;
 }
 
-/* An element of the command's type at p. */
 /* The sign mask of an 8-bit type (0x80: int8, 0: uint8) and the value of
  * one of its bytes under it, by arithmetic rather than a branch, so that
  * loops over bytes vectorize. */
@@ -458,6 +467,7 @@ static inline int32_t mlip_sim_q8_sign(uint32_t dt) {
 static inline int32_t mlip_sim_q8_value(uint8_t byte, int32_t sign) {
   return ((int32_t)byte ^ sign) - sign;
 }
+/* An element of the command's type at p. */
 static inline int32_t mlip_sim_q8_load(uint32_t dt, const uint8_t* p) {
   return mlip_sim_q8_value(*p, mlip_sim_q8_sign(dt));
 }
@@ -467,26 +477,48 @@ static inline void mlip_sim_q8_store(uint8_t* p, int32_t v) {
   *p = (uint8_t)(v < 0 ? v + 256 : v);
 }
 
-/* ---- op_int8.c ------------------------------------------------------------ */
+/* Record j's word k (0 bias, 1 q, 2 shift) of CONV2D's and FC's records
+ * (MLIP_REQUANT_RECORD_BYTES each). */
+static inline uint32_t mlip_sim_q8_record_word(const uint8_t* rec, size_t j, size_t k) {
+  uint32_t u;
+  memcpy(&u, rec + j * MLIP_REQUANT_RECORD_BYTES + k * 4u, sizeof u);
+  return u;
+}
 
-/* The element-type word (MLIP_DTYPE) of any command against the buffer's
- * quantize mode (docs/command-buffer.md "int8 commands"). */
-mlip_status mlip_sim_check_dtype(const mlip_sim_view* v, const mlip_cmd* cmd);
-/* The 8-bit forms, reached from op_<name>.c when MLIP_DTYPE is not fp16. */
-/* CONV2D's 8-bit words (op_conv2d.c checks the operands for both types). */
-int mlip_sim_conv2d_q8_words_ok(const mlip_cmd* c);
-mlip_status mlip_sim_exec_conv2d_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-/* FC's 8-bit words (op_fc.c checks the operands for both types). */
-int mlip_sim_fc_q8_words_ok(const mlip_cmd* c);
-mlip_status mlip_sim_exec_fc_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-mlip_status mlip_sim_check_global_pool_q8(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c);
-mlip_status mlip_sim_exec_global_pool_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-/* ELTWISE's 8-bit words (op_eltwise.c checks the operands for both types). */
-int mlip_sim_eltwise_q8_words_ok(const mlip_cmd* c);
-mlip_status mlip_sim_exec_eltwise_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
-/* ADD's 8-bit words (op_add.c checks the operands for both types). */
-int mlip_sim_add_q8_words_ok(const mlip_cmd* c);
-mlip_status mlip_sim_exec_add_q8(const mlip_sim_env* env, uint8_t* ocm, const mlip_cmd* c);
+/* The n records at rec are data, not command words: CONV2D and FC check
+   them before they write anything. */
+static inline int mlip_sim_q8_records_ok(const uint8_t* rec, size_t n) {
+  size_t j;
+  for (j = 0; j < n; ++j) {
+    if (!mlip_sim_q8_requant_ok(mlip_sim_q8_record_word(rec, j, 1), mlip_sim_q8_record_word(rec, j, 2),
+                                MLIP_REQUANT_MAX_SHIFT)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Output channel j of CONV2D and FC: the products' sum plus record j's
+   bias (saturated to int32), requantized by its (q, shift) into [lo, hi]. */
+static inline void mlip_sim_q8_store_requantized(uint8_t* p, int32_t acc, const uint8_t* rec, size_t j, int32_t zy,
+                                                 int32_t lo, int32_t hi) {
+  const int32_t s = mlip_add_sat_i32(acc, mlip_sim_as_i32(mlip_sim_q8_record_word(rec, j, 0)));
+  mlip_sim_q8_store(p, mlip_requantize(s, mlip_sim_as_i32(mlip_sim_q8_record_word(rec, j, 1)),
+                                       mlip_sim_as_i32(mlip_sim_q8_record_word(rec, j, 2)), zy, lo, hi));
+}
+
+/* The sum of (x[i] - zx) * w[i] over n bytes, x of type dt, w int8. Integer
+   sums do not depend on their order: the loop is written for the compiler
+   to vectorize (mlip_sim_q8_value: no branch per byte). */
+static inline int32_t mlip_sim_q8_dot(uint32_t dt, const uint8_t* x, const uint8_t* w, size_t n, int32_t zx) {
+  const int32_t sx = mlip_sim_q8_sign(dt);
+  int32_t acc = 0; /* callers bound n (MLIP_INT8_MAX_TAPS): no overflow */
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    acc += (mlip_sim_q8_value(x[i], sx) - zx) * mlip_sim_q8_value(w[i], 0x80);
+  }
+  return acc;
+}
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,8 @@
  * header_size (a header of another version may not even have its CRC where
  * v1 has it), header CRC, target, header fields, total_size, section table,
  * payload CRC, then IO descriptors, bindings, layers and every command: the
- * rules all commands share here, each opcode's own in its op_<name>.c. */
+ * rules all commands share and the per-field rules of the operand tables
+ * (mlip/cmd_table.h) here, each opcode's own in its op_<format>.c. */
 #include "sim_internal.h"
 
 /* ---- reading records ----------------------------------------------------- */
@@ -40,8 +41,10 @@ void mlip_sim_read_layer(const mlip_sim_view* v, uint32_t i, mlip_layer* out) {
   memcpy(out, record_ptr(v, MLIP_SEC_LAYERS, i), sizeof *out);
 }
 
-void mlip_sim_read_cmd(const mlip_sim_view* v, uint32_t section, uint32_t i, mlip_cmd* out) {
-  memcpy(out, record_ptr(v, section, i), sizeof *out);
+void mlip_sim_read_cmd(const mlip_sim_view* v, uint32_t section, uint32_t i, mlip_decoded_cmd* out) {
+  mlip_cmd c;
+  memcpy(&c, record_ptr(v, section, i), sizeof c);
+  (void)mlip_cmd_decode(&c, out);
 }
 
 static void read_io(const mlip_sim_view* v, uint32_t i, mlip_io_desc* out) {
@@ -272,23 +275,146 @@ mlip_status mlip_sim_check_write(const mlip_sim_view* v, uint32_t section, uint3
   return MLIP_OK;
 }
 
-/* The rules every command obeys, then its opcode's own (op_<name>.c). */
-mlip_status mlip_sim_check_cmd(const mlip_sim_view* v, uint32_t section, const mlip_cmd* c) {
-  const mlip_sim_opcode* op = mlip_sim_opcode_of(c->opcode);
+/* ---- the operand tables' per-field rules ------------------------------------ */
+
+int mlip_sim_rule_ok(uint32_t rule, uint32_t v, uint32_t dt) {
+  const int q8 = dt != MLIP_DT_FP16;
+  const int32_t s = mlip_sim_as_i32(v);
+  switch (rule) {
+    case MLIP_RULE_PIN_OPT: return !q8 || v != MLIP_NO_OFFSET;
+    case MLIP_RULE_ACC: return !q8 || v == MLIP_NO_OFFSET;
+    case MLIP_RULE_NZ: return v != 0u;
+    case MLIP_RULE_BOOL: return v <= 1u;
+    case MLIP_RULE_FLAG: return q8 ? v == 1u : v <= 1u;
+    case MLIP_RULE_ACT: return q8 ? v == MLIP_ACT_NONE : v < (uint32_t)MLIP_ACT_COUNT_;
+    case MLIP_RULE_ACT1: return v != MLIP_ACT_NONE && v < (uint32_t)MLIP_ACT_COUNT_;
+    case MLIP_RULE_FUNC: return q8 ? v == MLIP_ELT_MUL : v >= (uint32_t)MLIP_ELT_ADD && v < (uint32_t)MLIP_ELT_COUNT_;
+    case MLIP_RULE_CVT: return v == MLIP_CVT_F32_TO_F16 || v == MLIP_CVT_F16_TO_F32;
+    case MLIP_RULE_ELEM: return v == 1u || v == 2u || v == 4u;
+    case MLIP_RULE_TAPS: return v >= 1u && v <= (q8 ? 1u : 2u);
+    case MLIP_RULE_GAP: return v <= MLIP_POOL_MAX_GAP;
+    case MLIP_RULE_ZP:
+    case MLIP_RULE_CLAMP: return s >= mlip_sim_q8_lo(dt) && s <= mlip_sim_q8_hi(dt);
+    case MLIP_RULE_Q: return v == 0u || (v >= 0x40000000u && v <= 0x7FFFFFFFu);
+    case MLIP_RULE_SHIFT: return s >= MLIP_REQUANT_MIN_SHIFT && s <= MLIP_REQUANT_MAX_SHIFT;
+    case MLIP_RULE_SHIFT0: return s >= MLIP_REQUANT_MIN_SHIFT && s <= 0;
+    default: return 1; /* the markers: the opcode's own check, the pinning, the docs */
+  }
+}
+
+/* The checked rows of every operand table, generated: {the field's word in
+ * its struct (mlip_<format>_args), rule | when << 5}, ending with 0xFF.
+ * A row expands through its rule's CHECK_ROW_<rule>_: nothing for a marker
+ * (a rule whose MLIP_RULES `checked` is 0; tests/runtime/test_cmd_table.c
+ * checks the two agree), the row otherwise. */
+typedef struct field_check {
+  uint8_t at;  /* struct word: 0 dtype, 1 + word for a W field */
+  uint8_t how; /* MLIP_RULE_* | MLIP_WHEN_* << 5 */
+} field_check;
+#define CHECK_ROW_(x, name, when, rule) \
+  {(uint8_t)(offsetof(mlip_##x##_args, name) / 4u), (uint8_t)(MLIP_RULE_##rule | MLIP_WHEN_##when << 5)},
+#define CHECK_ROW_ANY_(x, name, when)
+#define CHECK_ROW_BIND_(x, name, when)
+#define CHECK_ROW_OCM_(x, name, when)
+#define CHECK_ROW_PIN_(x, name, when)
+#define CHECK_ROW_F32_(x, name, when)
+#define CHECK_ROW_PIN_OPT_(x, name, when) CHECK_ROW_(x, name, when, PIN_OPT)
+#define CHECK_ROW_ACC_(x, name, when) CHECK_ROW_(x, name, when, ACC)
+#define CHECK_ROW_NZ_(x, name, when) CHECK_ROW_(x, name, when, NZ)
+#define CHECK_ROW_BOOL_(x, name, when) CHECK_ROW_(x, name, when, BOOL)
+#define CHECK_ROW_FLAG_(x, name, when) CHECK_ROW_(x, name, when, FLAG)
+#define CHECK_ROW_ACT_(x, name, when) CHECK_ROW_(x, name, when, ACT)
+#define CHECK_ROW_ACT1_(x, name, when) CHECK_ROW_(x, name, when, ACT1)
+#define CHECK_ROW_FUNC_(x, name, when) CHECK_ROW_(x, name, when, FUNC)
+#define CHECK_ROW_CVT_(x, name, when) CHECK_ROW_(x, name, when, CVT)
+#define CHECK_ROW_ELEM_(x, name, when) CHECK_ROW_(x, name, when, ELEM)
+#define CHECK_ROW_TAPS_(x, name, when) CHECK_ROW_(x, name, when, TAPS)
+#define CHECK_ROW_GAP_(x, name, when) CHECK_ROW_(x, name, when, GAP)
+#define CHECK_ROW_ZP_(x, name, when) CHECK_ROW_(x, name, when, ZP)
+#define CHECK_ROW_CLAMP_(x, name, when) CHECK_ROW_(x, name, when, CLAMP)
+#define CHECK_ROW_Q_(x, name, when) CHECK_ROW_(x, name, when, Q)
+#define CHECK_ROW_SHIFT_(x, name, when) CHECK_ROW_(x, name, when, SHIFT)
+#define CHECK_ROW_SHIFT0_(x, name, when) CHECK_ROW_(x, name, when, SHIFT0)
+#define CHECK_W_(x, name, word, type, when, rule, doc) CHECK_ROW_##rule##_(x, name, when)
+#define CHECK_A_(x, name, word, type, when, rule, doc, shadow) CHECK_ROW_##rule##_(x, name, when)
+#define CHECK_TABLE_(fmt) static const field_check checks_##fmt[] = {MLIP_FIELDS_##fmt(CHECK_W_, CHECK_A_, fmt){0xFFu, 0u}};
+MLIP_FORMATS(CHECK_TABLE_)
+
+static const field_check* checks_of(uint32_t opcode) {
+  switch (opcode) {
+#define CHECK_OF_OPCODE_(NAME, name, value, fmt, forms) \
+  case value: return checks_##fmt;
+    MLIP_OPCODES(CHECK_OF_OPCODE_)
+#undef CHECK_OF_OPCODE_
+    default: return NULL;
+  }
+}
+
+/* Whether a field of `when` is part of a command of this opcode and type. */
+static int when_holds(uint32_t when, uint32_t opcode, uint32_t dt) {
+  const int avg = opcode == MLIP_OP_AVGPOOL || opcode == MLIP_OP_GLOBAL_AVGPOOL;
+  switch (when) {
+    case MLIP_WHEN_F16: return dt == MLIP_DT_FP16;
+    case MLIP_WHEN_Q8: return dt != MLIP_DT_FP16;
+    case MLIP_WHEN_AVG: return avg;
+    case MLIP_WHEN_AVG_Q8: return avg && dt != MLIP_DT_FP16;
+    default: return 1;
+  }
+}
+
+mlip_status mlip_sim_check_fields(const mlip_decoded_cmd* d) {
+  const field_check* row = checks_of(d->opcode);
+  uint32_t dt;
+  if (row == NULL) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  memcpy(&dt, &d->u, sizeof dt); /* every format's first field */
+  for (; row->at != 0xFFu; ++row) {
+    uint32_t v;
+    memcpy(&v, (const unsigned char*)&d->u + 4u * row->at, sizeof v);
+    if (when_holds((uint32_t)row->how >> 5, d->opcode, dt) && !mlip_sim_rule_ok(row->how & 31u, v, dt)) {
+      return MLIP_ERR_INVALID_ARG;
+    }
+  }
+  return MLIP_OK;
+}
+
+/* The element type (every format's dtype, word 29) against the opcode's
+ * forms and the buffer's quantize mode (docs/command-buffer.md "int8
+ * commands"). */
+static mlip_status check_dtype(const mlip_sim_view* v, const mlip_decoded_cmd* d) {
+  const int q8 = v->hdr.quantize == MLIP_QUANT_INT8;
+  uint32_t dt;
+  int ok;
+  memcpy(&dt, &d->u, sizeof dt);
+  switch (mlip_opcode_forms(d->opcode)) {
+    case MLIP_FORMS_BOTH: ok = q8 ? dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 : dt == MLIP_DT_FP16; break;
+    case MLIP_FORMS_Q8: ok = q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8); break;
+    case MLIP_FORMS_F16: ok = !q8 && dt == MLIP_DT_FP16; break;
+    default: ok = dt == 0u; break; /* DMA, LAYOUT, BARRIER: the word is unused */
+  }
+  return ok ? MLIP_OK : MLIP_ERR_INVALID_ARG;
+}
+
+/* The rules every command obeys, the per-field ones, then its opcode's own
+ * (op_<format>.c). */
+mlip_status mlip_sim_check_cmd(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_sim_opcode* op = mlip_sim_opcode_of(d->opcode);
   if (op == NULL) {
     return MLIP_ERR_OPCODE;
   }
-  if ((uint32_t)c->tile >= v->hdr.num_tiles) {
+  if (d->tile >= v->hdr.num_tiles) {
     return MLIP_ERR_TILE;
   }
-  if ((uint32_t)c->layer >= v->hdr.sections[MLIP_SEC_LAYERS].count) {
+  if (d->layer >= v->hdr.sections[MLIP_SEC_LAYERS].count) {
     return MLIP_ERR_INVALID_ARG;
   }
-  if (section == MLIP_SEC_INIT && c->opcode != MLIP_OP_DMA_IN && c->opcode != MLIP_OP_BARRIER) {
+  if (section == MLIP_SEC_INIT && d->opcode != MLIP_OP_DMA_IN && d->opcode != MLIP_OP_BARRIER) {
     return MLIP_ERR_INVALID_ARG; /* INIT only loads the pinned weights */
   }
-  MLIP_TRY(mlip_sim_check_dtype(v, c));
-  return op->check(v, section, c);
+  MLIP_TRY(check_dtype(v, d));
+  MLIP_TRY(mlip_sim_check_fields(d));
+  return op->check(v, section, d);
 }
 
 /* ---- the whole buffer ---------------------------------------------------- */
@@ -303,9 +429,9 @@ mlip_status mlip_cmdbuf_validate(const uint8_t* buf, size_t size) {
   MLIP_TRY(check_layers(&v));
   for (sec = MLIP_SEC_INIT; sec <= MLIP_SEC_FINISH; ++sec) {
     for (i = 0; i < v.hdr.sections[sec].count; ++i) {
-      mlip_cmd c;
-      mlip_sim_read_cmd(&v, sec, i, &c);
-      MLIP_TRY(mlip_sim_check_cmd(&v, sec, &c));
+      mlip_decoded_cmd d;
+      mlip_sim_read_cmd(&v, sec, i, &d);
+      MLIP_TRY(mlip_sim_check_cmd(&v, sec, &d));
     }
   }
   return MLIP_OK;

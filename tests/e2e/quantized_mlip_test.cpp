@@ -367,18 +367,25 @@ TEST(QuantizedMlipErrors, DamagedInt8WordsOfACompiledBufferAreRefused) {
   for (uint32_t i = 0; i < main.count && conv == 0; ++i)
     if (good[main.offset + i * sizeof(mlip_cmd)] == MLIP_OP_CONV2D) conv = main.offset + i * sizeof(mlip_cmd);
   ASSERT_NE(conv, 0u);
-  auto damaged = [&](int word, uint32_t value) {
+  // The CONV2D decoded (mlip/cmd_args.h), one field changed, encoded back.
+  auto damaged = [&](auto change) {
     std::vector<uint8_t> b = good;
-    std::memcpy(&b[conv + offsetof(mlip_cmd, w) + static_cast<size_t>(word) * 4], &value, 4);
+    mlip_cmd c;
+    mlip_conv2d_args a;
+    std::memcpy(&c, &b[conv], sizeof c);
+    mlip_conv2d_decode(&c, &a);
+    change(a);
+    mlip_conv2d_encode(&a, &c);
+    std::memcpy(&b[conv], &c, sizeof c);
     q8_fix_crcs(b);
     return mlip_cmdbuf_validate(b.data(), b.size());
   };
-  EXPECT_EQ(damaged(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);  // fp16 in an int8 buffer
-  EXPECT_EQ(damaged(MLIP_DTYPE, 7), MLIP_ERR_INVALID_ARG);
-  EXPECT_EQ(damaged(MLIP_CONV_X_ZP, 300), MLIP_ERR_INVALID_ARG);     // outside either type
-  EXPECT_EQ(damaged(MLIP_CONV_CLAMP_HI, 0xFFFFFF00u), MLIP_ERR_INVALID_ARG);  // hi -256: below lo
-  EXPECT_EQ(damaged(MLIP_CONV_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);   // no records
-  EXPECT_EQ(damaged(MLIP_CONV_KH, 0x10000u), MLIP_ERR_INVALID_ARG);           // taps above the int8 bound
+  EXPECT_EQ(damaged([](mlip_conv2d_args& a) { a.dtype = MLIP_DT_FP16; }), MLIP_ERR_INVALID_ARG);  // fp16 in an int8 buffer
+  EXPECT_EQ(damaged([](mlip_conv2d_args& a) { a.dtype = 7; }), MLIP_ERR_INVALID_ARG);
+  EXPECT_EQ(damaged([](mlip_conv2d_args& a) { a.x_zp = 300; }), MLIP_ERR_INVALID_ARG);      // outside either type
+  EXPECT_EQ(damaged([](mlip_conv2d_args& a) { a.clamp_hi = -256; }), MLIP_ERR_INVALID_ARG);  // below lo
+  EXPECT_EQ(damaged([](mlip_conv2d_args& a) { a.bias = MLIP_NO_OFFSET; }), MLIP_ERR_INVALID_ARG);  // no records
+  EXPECT_EQ(damaged([](mlip_conv2d_args& a) { a.kh = 0x10000u; }), MLIP_ERR_INVALID_ARG);  // taps above the int8 bound
   // The header's mode flipped to fp16 makes every int8 command a misfit.
   std::vector<uint8_t> b = good;
   mlip_header bad = h;

@@ -101,53 +101,60 @@ uint32_t cb_weights(cb_builder* b, const void* data, uint32_t bytes) {
   return off;
 }
 
-mlip_cmd* cb_cmd(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer) {
-  mlip_cmd* c = &b->cmds[list][b->num_cmds[list]++];
+mlip_decoded_cmd* cb_cmd(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer) {
+  mlip_decoded_cmd* c = &b->cmds[list][b->num_cmds[list]++];
   memset(c, 0, sizeof *c);
-  c->opcode = (uint8_t)opcode;
-  c->tile = (uint8_t)tile;
-  c->layer = (uint16_t)layer;
+  c->opcode = opcode;
+  c->tile = tile;
+  c->layer = layer;
   return c;
 }
 
-mlip_cmd* cb_dma(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer, uint32_t binding,
-                 uint32_t ddr_offset, uint32_t ocm_offset, uint32_t rows, uint32_t row_bytes, uint32_t ddr_stride,
-                 uint32_t ocm_stride) {
-  mlip_cmd* c = cb_cmd(b, list, opcode, tile, layer);
-  c->w[MLIP_DMA_BINDING] = binding;
-  c->w[MLIP_DMA_DDR_OFFSET] = ddr_offset;
-  c->w[MLIP_DMA_OCM_OFFSET] = ocm_offset;
-  c->w[MLIP_DMA_ROWS] = rows;
-  c->w[MLIP_DMA_ROW_BYTES] = row_bytes;
-  c->w[MLIP_DMA_DDR_STRIDE] = ddr_stride;
-  c->w[MLIP_DMA_OCM_STRIDE] = ocm_stride;
-  return c;
+#define CB_OP_BUILDER_(NAME, name, value, fmt, forms)                                       \
+  mlip_##fmt##_args* cb_op_##name(cb_builder* b, int list, uint32_t tile, uint32_t layer) { \
+    return &cb_cmd(b, list, MLIP_OP_##NAME, tile, layer)->u.fmt;                            \
+  }
+MLIP_OPCODES(CB_OP_BUILDER_)
+#undef CB_OP_BUILDER_
+
+mlip_dma_args* cb_dma(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer, uint32_t binding,
+                      uint32_t ddr_offset, uint32_t ocm_offset, uint32_t rows, uint32_t row_bytes,
+                      uint32_t ddr_stride, uint32_t ocm_stride) {
+  mlip_dma_args* a = &cb_cmd(b, list, opcode, tile, layer)->u.dma;
+  a->binding = binding;
+  a->ddr_offset = ddr_offset;
+  a->ocm_offset = ocm_offset;
+  a->rows = rows;
+  a->row_bytes = row_bytes;
+  a->ddr_stride = ddr_stride;
+  a->ocm_stride = ocm_stride;
+  return a;
 }
 
-mlip_cmd* cb_convert(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
-                     uint32_t count, uint32_t mode) {
-  mlip_cmd* c = cb_cmd(b, list, MLIP_OP_CONVERT, tile, layer);
-  c->w[MLIP_CVT_SRC] = src;
-  c->w[MLIP_CVT_DST] = dst;
-  c->w[MLIP_CVT_COUNT] = count;
-  c->w[MLIP_CVT_MODE] = mode;
-  return c;
+mlip_convert_args* cb_convert(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                              uint32_t count, uint32_t mode) {
+  mlip_convert_args* a = cb_op_convert(b, list, tile, layer);
+  a->src = src;
+  a->dst = dst;
+  a->count = count;
+  a->mode = mode;
+  return a;
 }
 
-mlip_cmd* cb_layout(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
-                    uint32_t outer, uint32_t a, uint32_t bdim, uint32_t elem) {
-  mlip_cmd* c = cb_cmd(b, list, MLIP_OP_LAYOUT, tile, layer);
-  c->w[MLIP_LAY_SRC] = src;
-  c->w[MLIP_LAY_DST] = dst;
-  c->w[MLIP_LAY_OUTER] = outer;
-  c->w[MLIP_LAY_A] = a;
-  c->w[MLIP_LAY_B] = bdim;
-  c->w[MLIP_LAY_ELEM] = elem;
-  return c;
+mlip_layout_args* cb_layout(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                            uint32_t outer, uint32_t a, uint32_t bdim, uint32_t elem) {
+  mlip_layout_args* l = cb_op_layout(b, list, tile, layer);
+  l->src = src;
+  l->dst = dst;
+  l->outer = outer;
+  l->a = a;
+  l->b = bdim;
+  l->elem_bytes = elem;
+  return l;
 }
 
 void cb_barrier(cb_builder* b, int list, uint32_t tile, uint32_t layer) {
-  (void)cb_cmd(b, list, MLIP_OP_BARRIER, tile, layer);
+  (void)cb_op_barrier(b, list, tile, layer);
 }
 
 /* ---- estimated cycles: the runtime's cycle model ----------------------- */
@@ -163,7 +170,12 @@ uint64_t cb_est_layer(const cb_builder* b, uint32_t layer) {
     mlip_cycle_run_reset(&run);
     for (i = 0; i <= b->num_cmds[list]; ++i) {
       if (i < b->num_cmds[list] && b->cmds[list][i].layer == layer) {
-        mlip_cycle_run_add(&run, &rates, &b->cmds[list][i]);
+        /* the command as the simulator will read it: encoded, then decoded */
+        mlip_cmd c;
+        mlip_decoded_cmd d;
+        mlip_cmd_encode(&b->cmds[list][i], &c);
+        (void)mlip_cmd_decode(&c, &d);
+        mlip_cycle_run_add(&run, &rates, &d);
         in_run = 1;
       } else if (in_run) {
         total += mlip_cycle_run_total(&run, &rates);
@@ -227,9 +239,14 @@ size_t cb_build(const cb_builder* b, uint8_t* out, size_t cap) {
     }
     memcpy(out + h.sections[MLIP_SEC_LAYERS].offset + i * sizeof(mlip_layer), &l, sizeof l);
   }
-  memcpy(out + h.sections[MLIP_SEC_INIT].offset, b->cmds[CB_INIT], b->num_cmds[CB_INIT] * sizeof(mlip_cmd));
-  memcpy(out + h.sections[MLIP_SEC_MAIN].offset, b->cmds[CB_MAIN], b->num_cmds[CB_MAIN] * sizeof(mlip_cmd));
-  memcpy(out + h.sections[MLIP_SEC_FINISH].offset, b->cmds[CB_FINISH], b->num_cmds[CB_FINISH] * sizeof(mlip_cmd));
+  for (sec = MLIP_SEC_INIT; sec <= MLIP_SEC_FINISH; ++sec) {
+    const int list = (int)(sec - MLIP_SEC_INIT); /* CB_INIT, CB_MAIN, CB_FINISH */
+    for (i = 0; i < b->num_cmds[list]; ++i) {
+      mlip_cmd c;
+      mlip_cmd_encode(&b->cmds[list][i], &c);
+      memcpy(out + h.sections[sec].offset + i * sizeof(mlip_cmd), &c, sizeof c);
+    }
+  }
   memcpy(out + h.sections[MLIP_SEC_IO].offset, b->in_io, b->num_in * sizeof(mlip_io_desc));
   memcpy(out + h.sections[MLIP_SEC_IO].offset + b->num_in * sizeof(mlip_io_desc), b->out_io,
          b->num_out * sizeof(mlip_io_desc));
@@ -252,6 +269,18 @@ size_t cb_cmd_offset(const uint8_t* buf, uint32_t section, uint32_t i) {
   mlip_header h;
   cb_get_header(buf, &h);
   return (size_t)h.sections[section].offset + (size_t)i * sizeof(mlip_cmd);
+}
+
+void cb_get_cmd(const uint8_t* buf, uint32_t section, uint32_t i, mlip_decoded_cmd* d) {
+  mlip_cmd c;
+  memcpy(&c, buf + cb_cmd_offset(buf, section, i), sizeof c);
+  (void)mlip_cmd_decode(&c, d);
+}
+
+void cb_put_cmd(uint8_t* buf, uint32_t section, uint32_t i, const mlip_decoded_cmd* d) {
+  mlip_cmd c;
+  mlip_cmd_encode(d, &c);
+  memcpy(buf + cb_cmd_offset(buf, section, i), &c, sizeof c);
 }
 
 void cb_fix_crcs(uint8_t* buf, size_t size) {

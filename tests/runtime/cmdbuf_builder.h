@@ -3,8 +3,12 @@
  * header and the sections, fills every layer's est_cycles from the cycle
  * model (mlip/cycle_model.h, the one the compiler and the simulator share;
  * test_cycle_model.c checks it against hand-computed figures), and
- * computes both CRCs. It does not validate: tests build bad buffers with it
- * on purpose. C99, no heap: a builder is a large struct, keep it static. */
+ * computes both CRCs. Commands are held typed (mlip_decoded_cmd: the head
+ * and the operands as the fields of the opcode's table, mlip/cmd_table.h)
+ * and encoded by the generated encoder when the buffer is built, so a test
+ * names every operand it sets and never a word. It does not validate:
+ * tests build bad buffers with it on purpose. C99, no heap: a builder is a
+ * large struct, keep it static. */
 #ifndef MLIP_TESTS_CMDBUF_BUILDER_H_
 #define MLIP_TESTS_CMDBUF_BUILDER_H_
 
@@ -41,7 +45,7 @@ typedef struct cb_builder {
   uint32_t num_bindings;
   mlip_layer layers[CB_MAX_LAYERS];
   uint32_t num_layers;
-  mlip_cmd cmds[3][CB_MAX_CMDS];
+  mlip_decoded_cmd cmds[3][CB_MAX_CMDS]; /* typed; cb_build encodes them (mlip_cmd_encode) */
   uint32_t num_cmds[3];
   mlip_io_desc in_io[CB_MAX_IO];
   uint32_t num_in;
@@ -69,18 +73,30 @@ uint32_t cb_scratch(cb_builder* b, uint32_t size);
 /* Appends bytes to WEIGHTS at the next multiple of 128; returns their offset. */
 uint32_t cb_weights(cb_builder* b, const void* data, uint32_t bytes);
 
-/* Appends a zeroed command to list (CB_INIT/MAIN/FINISH); fill ->w. */
-mlip_cmd* cb_cmd(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer);
-mlip_cmd* cb_dma(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer, uint32_t binding,
-                 uint32_t ddr_offset, uint32_t ocm_offset, uint32_t rows, uint32_t row_bytes, uint32_t ddr_stride,
-                 uint32_t ocm_stride);
+/* Appends a command of `opcode` with every operand 0 to list
+   (CB_INIT/MAIN/FINISH); set its operands in ->u.<format> (mlip/cmd_args.h),
+   e.g. cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer)->u.conv2d.kh = 3. Any
+   opcode, a bad one too: an unknown opcode is built with no operand. */
+mlip_decoded_cmd* cb_cmd(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer);
+
+/* The same for each opcode of MLIP_OPCODES, returning its typed operands:
+   cb_op_conv2d(&b, CB_MAIN, 0, layer)->kh = 3 (generated from the table). */
+#define CB_OP_BUILDER_(NAME, name, value, fmt, forms) \
+  mlip_##fmt##_args* cb_op_##name(cb_builder* b, int list, uint32_t tile, uint32_t layer);
+MLIP_OPCODES(CB_OP_BUILDER_)
+#undef CB_OP_BUILDER_
+
+/* Shorthands: a DMA (MLIP_OP_DMA_IN or _OUT) with all its operands, a
+   barrier, CONVERT of count elements (mode MLIP_CVT_*), LAYOUT of outer
+   blocks of [a][b] elements of elem bytes. */
+mlip_dma_args* cb_dma(cb_builder* b, int list, uint32_t opcode, uint32_t tile, uint32_t layer, uint32_t binding,
+                      uint32_t ddr_offset, uint32_t ocm_offset, uint32_t rows, uint32_t row_bytes,
+                      uint32_t ddr_stride, uint32_t ocm_stride);
 void cb_barrier(cb_builder* b, int list, uint32_t tile, uint32_t layer);
-/* CONVERT of count elements, mode MLIP_CVT_*. */
-mlip_cmd* cb_convert(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
-                     uint32_t count, uint32_t mode);
-/* LAYOUT: outer blocks of [a][b] elements of elem bytes, transposed. */
-mlip_cmd* cb_layout(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
-                    uint32_t outer, uint32_t a, uint32_t bdim, uint32_t elem);
+mlip_convert_args* cb_convert(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                              uint32_t count, uint32_t mode);
+mlip_layout_args* cb_layout(cb_builder* b, int list, uint32_t tile, uint32_t layer, uint32_t src, uint32_t dst,
+                            uint32_t outer, uint32_t a, uint32_t bdim, uint32_t elem);
 
 /* Lays the buffer out in out[0, cap); returns its size, or 0 if cap is too
    small. */
@@ -91,12 +107,17 @@ size_t cb_build(const cb_builder* b, uint8_t* out, size_t cap);
 uint64_t cb_est_layer(const cb_builder* b, uint32_t layer);
 
 /* Editing a built buffer: header in and out (memcpy), the byte offset of
-   command i of a section (MLIP_SEC_INIT/MAIN/FINISH), and both CRCs
-   recomputed over [0, size) (payload CRC of [256, size)). */
+   command i of a section (MLIP_SEC_INIT/MAIN/FINISH), both CRCs
+   recomputed over [0, size) (payload CRC of [256, size)), a command in and
+   out. */
 void cb_get_header(const uint8_t* buf, mlip_header* h);
 void cb_put_header(uint8_t* buf, const mlip_header* h);
 size_t cb_cmd_offset(const uint8_t* buf, uint32_t section, uint32_t i);
 void cb_fix_crcs(uint8_t* buf, size_t size);
+/* Command i of a section of a built buffer, decoded; and written back from
+   its typed form (encoded; the CRCs are the caller's: cb_fix_crcs). */
+void cb_get_cmd(const uint8_t* buf, uint32_t section, uint32_t i, mlip_decoded_cmd* d);
+void cb_put_cmd(uint8_t* buf, uint32_t section, uint32_t i, const mlip_decoded_cmd* d);
 
 /* Builds b and runs it once as a fresh region (state zero) on the given
    memory. Stats may be NULL. */

@@ -17,15 +17,17 @@
 static const mlip_cycle_rates cn10ka = {256u, 32u, 64u, 40u};
 static const mlip_cycle_rates cnf10kb = {128u, 16u, 32u, 40u};
 
-static mlip_cmd cmd(uint32_t opcode, uint32_t tile) {
-  mlip_cmd c;
+/* A command of `opcode` on `tile`, every operand 0 (typed: mlip/cmd_args.h). */
+static mlip_decoded_cmd cmd(uint32_t opcode, uint32_t tile) {
+  mlip_decoded_cmd c;
   memset(&c, 0, sizeof c);
-  c.opcode = (uint8_t)opcode;
-  c.tile = (uint8_t)tile;
+  c.opcode = opcode;
+  c.tile = tile;
   return c;
 }
 
-static void expect_cost(const mlip_cycle_rates* r, const mlip_cmd* c, int counted, uint64_t compute, uint64_t dma) {
+static void expect_cost(const mlip_cycle_rates* r, const mlip_decoded_cmd* c, int counted, uint64_t compute,
+                        uint64_t dma) {
   uint64_t got_compute = 99, got_dma = 99;
   assert_int_equal(mlip_cmd_cycles(r, c, &got_compute, &got_dma), counted);
   assert_int_equal(got_compute, compute);
@@ -33,120 +35,120 @@ static void expect_cost(const mlip_cycle_rates* r, const mlip_cmd* c, int counte
 }
 
 static void test_dma_rounds_rows_to_bursts(void** state) {
-  mlip_cmd c = cmd(MLIP_OP_DMA_IN, 0);
+  mlip_decoded_cmd c = cmd(MLIP_OP_DMA_IN, 0);
   (void)state;
-  c.w[MLIP_DMA_ROWS] = 3;
-  c.w[MLIP_DMA_ROW_BYTES] = 129; /* 2 bursts per row: 3 x 256 = 768 bytes */
+  c.u.dma.rows = 3;
+  c.u.dma.row_bytes = 129; /* 2 bursts per row: 3 x 256 = 768 bytes */
   expect_cost(&cn10ka, &c, 1, 0, 24);  /* 768 / 32 */
   expect_cost(&cnf10kb, &c, 1, 0, 48); /* 768 / 16 */
   c.opcode = MLIP_OP_DMA_OUT;
-  c.w[MLIP_DMA_ROWS] = 1;
-  c.w[MLIP_DMA_ROW_BYTES] = 1; /* one burst */
+  c.u.dma.rows = 1;
+  c.u.dma.row_bytes = 1; /* one burst */
   expect_cost(&cn10ka, &c, 1, 0, 4);
 }
 
 static void test_conv_and_fc_count_macs(void** state) {
-  mlip_cmd c = cmd(MLIP_OP_CONV2D, 0);
+  mlip_decoded_cmd c = cmd(MLIP_OP_CONV2D, 0);
   (void)state;
-  c.w[MLIP_CONV_OUT_H] = 4;
-  c.w[MLIP_CONV_OUT_W] = 5;
-  c.w[MLIP_CONV_OUT_C] = 6;
-  c.w[MLIP_CONV_KH] = 3;
-  c.w[MLIP_CONV_KW] = 3;
-  c.w[MLIP_CONV_IC_PER_GROUP] = 7; /* 4*5*6*3*3*7 = 7560 MACs */
-  c.w[MLIP_CONV_IN_C] = 1000;      /* not part of the work */
+  c.u.conv2d.out_h = 4;
+  c.u.conv2d.out_w = 5;
+  c.u.conv2d.out_c = 6;
+  c.u.conv2d.kh = 3;
+  c.u.conv2d.kw = 3;
+  c.u.conv2d.ic_per_group = 7; /* 4*5*6*3*3*7 = 7560 MACs */
+  c.u.conv2d.in_c = 1000;      /* not part of the work */
   expect_cost(&cn10ka, &c, 1, 30, 0);  /* ceil(7560 / 256) = 29.53 -> 30 */
   expect_cost(&cnf10kb, &c, 1, 60, 0); /* ceil(7560 / 128) = 59.06 -> 60 */
   c = cmd(MLIP_OP_FC, 0);
-  c.w[MLIP_FC_N] = 2;
-  c.w[MLIP_FC_K] = 300;
-  c.w[MLIP_FC_OUT_C] = 64; /* 38400 MACs */
+  c.u.fc.n = 2;
+  c.u.fc.k = 300;
+  c.u.fc.out_c = 64; /* 38400 MACs */
   expect_cost(&cn10ka, &c, 1, 150, 0);
   expect_cost(&cnf10kb, &c, 1, 300, 0);
 }
 
 static void test_elementwise_commands_count_elements(void** state) {
-  mlip_cmd c = cmd(MLIP_OP_MAXPOOL, 0);
+  mlip_decoded_cmd c = cmd(MLIP_OP_MAXPOOL, 0);
   (void)state;
-  c.w[MLIP_POOL_OUT_H] = 2;
-  c.w[MLIP_POOL_OUT_W] = 3;
-  c.w[MLIP_POOL_C] = 5;
-  c.w[MLIP_POOL_KH] = 2;
-  c.w[MLIP_POOL_KW] = 2; /* 120 window elements */
+  c.u.pool.out_h = 2;
+  c.u.pool.out_w = 3;
+  c.u.pool.c = 5;
+  c.u.pool.kh = 2;
+  c.u.pool.kw = 2; /* 120 window elements */
   expect_cost(&cn10ka, &c, 1, 2, 0);
   c.opcode = MLIP_OP_AVGPOOL;
   expect_cost(&cnf10kb, &c, 1, 4, 0); /* ceil(120 / 32) */
   c = cmd(MLIP_OP_GLOBAL_AVGPOOL, 0);
-  c.w[MLIP_GPOOL_HW] = 49;
-  c.w[MLIP_GPOOL_C] = 10; /* 490 */
+  c.u.global_pool.hw = 49;
+  c.u.global_pool.c = 10; /* 490 */
   expect_cost(&cn10ka, &c, 1, 8, 0);
   c.opcode = MLIP_OP_GLOBAL_MAXPOOL;
   expect_cost(&cn10ka, &c, 1, 8, 0);
   c = cmd(MLIP_OP_ADD, 0);
-  c.w[MLIP_ADD_COUNT] = 64;
+  c.u.add.count = 64;
   expect_cost(&cn10ka, &c, 1, 1, 0);
-  c.w[MLIP_ADD_COUNT] = 65;
+  c.u.add.count = 65;
   expect_cost(&cn10ka, &c, 1, 2, 0);
   c = cmd(MLIP_OP_ACTIVATION, 0);
-  c.w[MLIP_ACTV_COUNT] = 129; /* any activation: elements, ceil(129 / 64) */
-  c.w[MLIP_ACTV_ACT] = MLIP_ACT_SIGMOID;
+  c.u.activation.count = 129; /* any activation: elements, ceil(129 / 64) */
+  c.u.activation.act = MLIP_ACT_SIGMOID;
   expect_cost(&cn10ka, &c, 1, 3, 0);
   expect_cost(&cnf10kb, &c, 1, 5, 0);
   c = cmd(MLIP_OP_ELTWISE, 0);
-  c.w[MLIP_ELT_COUNT] = 640;
-  c.w[MLIP_ELT_B_LEN] = 32; /* the cycled operand costs nothing more */
+  c.u.eltwise.count = 640;
+  c.u.eltwise.b_len = 32; /* the cycled operand costs nothing more */
   expect_cost(&cn10ka, &c, 1, 10, 0);
   c = cmd(MLIP_OP_RESIZE, 0);
-  c.w[MLIP_RESIZE_OUT_H] = 4;
-  c.w[MLIP_RESIZE_OUT_W] = 8;
-  c.w[MLIP_RESIZE_C] = 3;
-  c.w[MLIP_RESIZE_ROW_TAPS] = 1;
-  c.w[MLIP_RESIZE_COL_TAPS] = 1; /* nearest: one element per output, 96 */
+  c.u.resize.out_h = 4;
+  c.u.resize.out_w = 8;
+  c.u.resize.c = 3;
+  c.u.resize.row_taps = 1;
+  c.u.resize.col_taps = 1; /* nearest: one element per output, 96 */
   expect_cost(&cn10ka, &c, 1, 2, 0);
-  c.w[MLIP_RESIZE_ROW_TAPS] = 2;
-  c.w[MLIP_RESIZE_COL_TAPS] = 2; /* bilinear: four taps, 384 */
+  c.u.resize.row_taps = 2;
+  c.u.resize.col_taps = 2; /* bilinear: four taps, 384 */
   expect_cost(&cn10ka, &c, 1, 6, 0);
-  c.w[MLIP_RESIZE_IN_H] = 100; /* the input block's size does not matter */
+  c.u.resize.in_h = 100; /* the input block's size does not matter */
   expect_cost(&cn10ka, &c, 1, 6, 0);
   c = cmd(MLIP_OP_CONVERT, 0);
-  c.w[MLIP_CVT_COUNT] = 1000;
+  c.u.convert.count = 1000;
   expect_cost(&cn10ka, &c, 1, 16, 0);
   c = cmd(MLIP_OP_LAYOUT, 0);
-  c.w[MLIP_LAY_OUTER] = 2;
-  c.w[MLIP_LAY_A] = 3;
-  c.w[MLIP_LAY_B] = 11;
-  c.w[MLIP_LAY_ELEM] = 4; /* bytes per element do not matter: 66 elements */
+  c.u.layout.outer = 2;
+  c.u.layout.a = 3;
+  c.u.layout.b = 11;
+  c.u.layout.elem_bytes = 4; /* bytes per element do not matter: 66 elements */
   expect_cost(&cn10ka, &c, 1, 2, 0);
 }
 
 static void test_barrier_is_free_and_not_a_command(void** state) {
-  mlip_cmd c = cmd(MLIP_OP_BARRIER, 0);
+  mlip_decoded_cmd c = cmd(MLIP_OP_BARRIER, 0);
   (void)state;
   expect_cost(&cn10ka, &c, 0, 0, 0);
 }
 
 static void test_run_overlaps_dma_and_compute_and_takes_the_slowest_tile(void** state) {
   mlip_cycle_run run;
-  mlip_cmd c;
+  mlip_decoded_cmd c;
   (void)state;
   mlip_cycle_run_reset(&run);
   assert_int_equal(mlip_cycle_run_total(&run, &cn10ka), 0);
   /* tile 0: DMA 640 bytes = 20 cycles, ADD 1280 = 20 cycles, barrier: max(20, 20) + 2 * 40 = 100 */
   c = cmd(MLIP_OP_DMA_IN, 0);
-  c.w[MLIP_DMA_ROWS] = 5;
-  c.w[MLIP_DMA_ROW_BYTES] = 128;
+  c.u.dma.rows = 5;
+  c.u.dma.row_bytes = 128;
   mlip_cycle_run_add(&run, &cn10ka, &c);
   c = cmd(MLIP_OP_ADD, 0);
-  c.w[MLIP_ADD_COUNT] = 1280;
+  c.u.add.count = 1280;
   mlip_cycle_run_add(&run, &cn10ka, &c);
   c = cmd(MLIP_OP_BARRIER, 0);
   mlip_cycle_run_add(&run, &cn10ka, &c);
   assert_int_equal(mlip_cycle_run_total(&run, &cn10ka), 100);
   /* tile 3: one FC of 25600 MACs = 100 cycles + 40 = 140: the slowest */
   c = cmd(MLIP_OP_FC, 3);
-  c.w[MLIP_FC_N] = 1;
-  c.w[MLIP_FC_K] = 256;
-  c.w[MLIP_FC_OUT_C] = 100;
+  c.u.fc.n = 1;
+  c.u.fc.k = 256;
+  c.u.fc.out_c = 100;
   mlip_cycle_run_add(&run, &cn10ka, &c);
   assert_int_equal(mlip_cycle_run_total(&run, &cn10ka), 140);
   /* A tile number past the last counts as the last tile (7): two FCs there, 200 + 2 * 40 = 280. */

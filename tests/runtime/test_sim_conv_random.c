@@ -84,7 +84,7 @@ static void one_case(uint32_t k) {
   const int has_bias = (int)(next() % 2u);
   const uint32_t acts[] = {MLIP_ACT_NONE, MLIP_ACT_RELU, MLIP_ACT_CLIP};
   const uint32_t act = acts[next() % 3u];
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   /* at least one output position */
   if (in_h + pt + pb < dh * (kh - 1u) + 1u) in_h = dh * (kh - 1u) + 1u;
   if (in_w + pl + pr < dw * (kw - 1u) + 1u) in_w = dw * (kw - 1u) + 1u;
@@ -103,32 +103,32 @@ static void one_case(uint32_t k) {
   fill_operands(w_off, out_c * kh * kw * icpg);
   fill_biases(b_off, out_c);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, 0);
-  c->w[MLIP_CONV_IN] = in_off;
-  c->w[MLIP_CONV_IN_H] = in_h;
-  c->w[MLIP_CONV_IN_W] = in_w;
-  c->w[MLIP_CONV_IN_C] = in_c;
-  c->w[MLIP_CONV_WEIGHTS] = w_off;
-  c->w[MLIP_CONV_BIAS] = has_bias ? b_off : MLIP_NO_OFFSET;
-  c->w[MLIP_CONV_OUT] = out_off;
-  c->w[MLIP_CONV_OUT_H] = out_h;
-  c->w[MLIP_CONV_OUT_W] = out_w;
-  c->w[MLIP_CONV_OUT_C] = out_c;
-  c->w[MLIP_CONV_KH] = kh;
-  c->w[MLIP_CONV_KW] = kw;
-  c->w[MLIP_CONV_STRIDE_H] = sh;
-  c->w[MLIP_CONV_STRIDE_W] = sw;
-  c->w[MLIP_CONV_DIL_H] = dh;
-  c->w[MLIP_CONV_DIL_W] = dw;
-  c->w[MLIP_CONV_PAD_TOP] = pt;
-  c->w[MLIP_CONV_PAD_LEFT] = pl;
-  c->w[MLIP_CONV_GROUPS] = groups;
-  c->w[MLIP_CONV_IC_PER_GROUP] = icpg;
-  c->w[MLIP_CONV_OC_PER_GROUP] = ocpg;
-  c->w[MLIP_CONV_OC_BASE] = oc_base;
-  c->w[MLIP_CONV_IC_BASE] = ic_base;
-  c->w[MLIP_CONV_ACT] = act;
-  c->w[MLIP_CONV_ACT_LO] = 0u;          /* 0.0f */
-  c->w[MLIP_CONV_ACT_HI] = 0x40C00000u; /* 6.0f */
+  c->u.conv2d.in = in_off;
+  c->u.conv2d.in_h = in_h;
+  c->u.conv2d.in_w = in_w;
+  c->u.conv2d.in_c = in_c;
+  c->u.conv2d.weights = w_off;
+  c->u.conv2d.bias = has_bias ? b_off : MLIP_NO_OFFSET;
+  c->u.conv2d.out = out_off;
+  c->u.conv2d.out_h = out_h;
+  c->u.conv2d.out_w = out_w;
+  c->u.conv2d.out_c = out_c;
+  c->u.conv2d.kh = kh;
+  c->u.conv2d.kw = kw;
+  c->u.conv2d.stride_h = sh;
+  c->u.conv2d.stride_w = sw;
+  c->u.conv2d.dil_h = dh;
+  c->u.conv2d.dil_w = dw;
+  c->u.conv2d.pad_top = pt;
+  c->u.conv2d.pad_left = pl;
+  c->u.conv2d.groups = groups;
+  c->u.conv2d.ic_per_group = icpg;
+  c->u.conv2d.oc_per_group = ocpg;
+  c->u.conv2d.oc_base = oc_base;
+  c->u.conv2d.ic_base = ic_base;
+  c->u.conv2d.act = act;
+  c->u.conv2d.act_lo = 0.0f;
+  c->u.conv2d.act_hi = 6.0f;
 
   /* the spec's loop, one output at a time */
   for (oh = 0; oh < out_h; ++oh) {
@@ -155,7 +155,7 @@ static void one_case(uint32_t k) {
           memcpy(&bv, ocm + b_off + 4u * j, 4);
           acc = acc + bv;
         }
-        acc = mlip_sim_apply_act(acc, act, 0u, 0x40C00000u);
+        acc = mlip_sim_apply_act(acc, act, 0.0f, 6.0f);
         want[(oh * out_w + ow) * out_c + j] = mlip_sim_round_result(acc);
       }
     }
@@ -180,7 +180,7 @@ static void one_fc_case(uint32_t k) {
   const int has_bias = (int)(next() % 2u);
   uint32_t i, n, o, kk;
   float acc_in[8u * 70u];
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
   cb_layer(&b, MLIP_LAYER_FC, "fc");
   memset(ocm, 0, sizeof ocm);
@@ -192,17 +192,17 @@ static void one_fc_case(uint32_t k) {
     memcpy(ocm + acc_off + 4u * i, &acc_in[i], 4);
   }
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, 0);
-  c->w[MLIP_FC_IN] = in_off;
-  c->w[MLIP_FC_WEIGHTS] = w_off;
-  c->w[MLIP_FC_BIAS] = has_bias ? b_off : MLIP_NO_OFFSET;
-  c->w[MLIP_FC_ACC] = acc_off;
-  c->w[MLIP_FC_OUT] = out_off;
-  c->w[MLIP_FC_N] = n_n;
-  c->w[MLIP_FC_K] = k_n;
-  c->w[MLIP_FC_OUT_C] = oc;
-  c->w[MLIP_FC_FIRST] = first;
-  c->w[MLIP_FC_LAST] = last;
-  c->w[MLIP_FC_ACT] = MLIP_ACT_RELU;
+  c->u.fc.in = in_off;
+  c->u.fc.weights = w_off;
+  c->u.fc.bias = has_bias ? b_off : MLIP_NO_OFFSET;
+  c->u.fc.acc = acc_off;
+  c->u.fc.out = out_off;
+  c->u.fc.n = n_n;
+  c->u.fc.k = k_n;
+  c->u.fc.out_c = oc;
+  c->u.fc.first = first;
+  c->u.fc.last = last;
+  c->u.fc.act = MLIP_ACT_RELU;
   assert_int_equal(cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
   for (n = 0; n < n_n; ++n) {
     for (o = 0; o < oc; ++o) {
@@ -225,7 +225,7 @@ static void one_fc_case(uint32_t k) {
           memcpy(&bv, ocm + b_off + 4u * o, 4);
           r = r + bv;
         }
-        r = mlip_sim_apply_act(r, MLIP_ACT_RELU, 0u, 0u);
+        r = mlip_sim_apply_act(r, MLIP_ACT_RELU, 0.0f, 0.0f);
         assert_int_equal(ld(out_off + 2u * (n * oc + o)), mlip_sim_round_result(r));
       }
     }

@@ -204,7 +204,7 @@ static float get_half(uint32_t off) {
 static void test_fc_order(void** state) {
   const float x[4] = {4096.0f, 1.0f, 1.0f, 4096.0f};
   const float w[4] = {4096.0f, 1.0f, 1.0f, -4096.0f};
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t layer;
   (void)state;
   cb_init(&b, MLIP_MCPU_CN10KA, 1, 4096);
@@ -213,16 +213,16 @@ static void test_fc_order(void** state) {
   put_halves(0, x, 4);
   put_halves(128, w, 4);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer);
-  c->w[MLIP_FC_IN] = 0;
-  c->w[MLIP_FC_WEIGHTS] = 128;
-  c->w[MLIP_FC_BIAS] = MLIP_NO_OFFSET;
-  c->w[MLIP_FC_ACC] = 256;
-  c->w[MLIP_FC_OUT] = 384;
-  c->w[MLIP_FC_N] = 1;
-  c->w[MLIP_FC_K] = 4;
-  c->w[MLIP_FC_OUT_C] = 1;
-  c->w[MLIP_FC_FIRST] = 1;
-  c->w[MLIP_FC_LAST] = 1;
+  c->u.fc.in = 0;
+  c->u.fc.weights = 128;
+  c->u.fc.bias = MLIP_NO_OFFSET;
+  c->u.fc.acc = 256;
+  c->u.fc.out = 384;
+  c->u.fc.n = 1;
+  c->u.fc.k = 4;
+  c->u.fc.out_c = 1;
+  c->u.fc.first = 1;
+  c->u.fc.last = 1;
   assert_int_equal(cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
   assert_true(get_half(384) == 0.0f);
 }
@@ -235,7 +235,7 @@ static float conv_case(uint32_t kh, uint32_t kw, uint32_t ic, const float* terms
      factor, the weights the second. */
   float xin[8], wt[8];
   uint32_t i, n = kh * kw * ic;
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t layer;
   for (i = 0; i < n; ++i) {
     if (terms[i] == 1.0f) {
@@ -252,25 +252,25 @@ static float conv_case(uint32_t kh, uint32_t kw, uint32_t ic, const float* terms
   put_halves(0, xin, n);   /* [kh][kw][ic] == the NHWC input block */
   put_halves(128, wt, n);  /* [1][kh][kw][ic] == OHWI */
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer);
-  c->w[MLIP_CONV_IN] = 0;
-  c->w[MLIP_CONV_IN_H] = kh;
-  c->w[MLIP_CONV_IN_W] = kw;
-  c->w[MLIP_CONV_IN_C] = ic;
-  c->w[MLIP_CONV_WEIGHTS] = 128;
-  c->w[MLIP_CONV_BIAS] = MLIP_NO_OFFSET;
-  c->w[MLIP_CONV_OUT] = 256;
-  c->w[MLIP_CONV_OUT_H] = 1;
-  c->w[MLIP_CONV_OUT_W] = 1;
-  c->w[MLIP_CONV_OUT_C] = 1;
-  c->w[MLIP_CONV_KH] = kh;
-  c->w[MLIP_CONV_KW] = kw;
-  c->w[MLIP_CONV_STRIDE_H] = 1;
-  c->w[MLIP_CONV_STRIDE_W] = 1;
-  c->w[MLIP_CONV_DIL_H] = 1;
-  c->w[MLIP_CONV_DIL_W] = 1;
-  c->w[MLIP_CONV_GROUPS] = 1;
-  c->w[MLIP_CONV_IC_PER_GROUP] = ic;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
+  c->u.conv2d.in = 0;
+  c->u.conv2d.in_h = kh;
+  c->u.conv2d.in_w = kw;
+  c->u.conv2d.in_c = ic;
+  c->u.conv2d.weights = 128;
+  c->u.conv2d.bias = MLIP_NO_OFFSET;
+  c->u.conv2d.out = 256;
+  c->u.conv2d.out_h = 1;
+  c->u.conv2d.out_w = 1;
+  c->u.conv2d.out_c = 1;
+  c->u.conv2d.kh = kh;
+  c->u.conv2d.kw = kw;
+  c->u.conv2d.stride_h = 1;
+  c->u.conv2d.stride_w = 1;
+  c->u.conv2d.dil_h = 1;
+  c->u.conv2d.dil_w = 1;
+  c->u.conv2d.groups = 1;
+  c->u.conv2d.ic_per_group = ic;
+  c->u.conv2d.oc_per_group = 1;
   assert_int_equal(cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
   return get_half(256);
 }

@@ -2,7 +2,7 @@
    ADD, ELTWISE MUL, TABLE and RESIZE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
-   rate of the cycle model; the validator's refusals of bad int8 words and
+   rate of the cycle model; the validator's refusals of bad int8 fields and
    the executor's refusal of a damaged requantization record (output
    untouched). */
 #include <setjmp.h>
@@ -58,38 +58,33 @@ static void set_record(uint32_t off, uint32_t j, int32_t bias, int32_t q, int32_
   r[2] = shift;
   memcpy(ocm + off + j * MLIP_REQUANT_RECORD_BYTES, r, sizeof r);
 }
-static uint32_t w32(int32_t v) {
-  uint32_t u;
-  memcpy(&u, &v, 4);
-  return u;
-}
 
 /* An int8 CONV2D: input at 0, weights at 512, records at 768, output at 1024. */
-static mlip_cmd* conv8(uint32_t dt, uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w,
-                       uint32_t out_c, uint32_t kh, uint32_t kw) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
-  c->w[MLIP_CONV_IN] = 0;
-  c->w[MLIP_CONV_IN_H] = in_h;
-  c->w[MLIP_CONV_IN_W] = in_w;
-  c->w[MLIP_CONV_IN_C] = in_c;
-  c->w[MLIP_CONV_WEIGHTS] = 512;
-  c->w[MLIP_CONV_BIAS] = 768;
-  c->w[MLIP_CONV_OUT] = 1024;
-  c->w[MLIP_CONV_OUT_H] = out_h;
-  c->w[MLIP_CONV_OUT_W] = out_w;
-  c->w[MLIP_CONV_OUT_C] = out_c;
-  c->w[MLIP_CONV_KH] = kh;
-  c->w[MLIP_CONV_KW] = kw;
-  c->w[MLIP_CONV_STRIDE_H] = 1;
-  c->w[MLIP_CONV_STRIDE_W] = 1;
-  c->w[MLIP_CONV_DIL_H] = 1;
-  c->w[MLIP_CONV_DIL_W] = 1;
-  c->w[MLIP_CONV_GROUPS] = 1;
-  c->w[MLIP_CONV_IC_PER_GROUP] = in_c;
-  c->w[MLIP_CONV_OC_PER_GROUP] = out_c;
-  c->w[MLIP_CONV_CLAMP_LO] = w32(dt == MLIP_DT_INT8 ? -128 : 0);
-  c->w[MLIP_CONV_CLAMP_HI] = w32(dt == MLIP_DT_INT8 ? 127 : 255);
-  c->w[MLIP_DTYPE] = dt;
+static mlip_decoded_cmd* conv8(uint32_t dt, uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w,
+                               uint32_t out_c, uint32_t kh, uint32_t kw) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
+  c->u.conv2d.in = 0;
+  c->u.conv2d.in_h = in_h;
+  c->u.conv2d.in_w = in_w;
+  c->u.conv2d.in_c = in_c;
+  c->u.conv2d.weights = 512;
+  c->u.conv2d.bias = 768;
+  c->u.conv2d.out = 1024;
+  c->u.conv2d.out_h = out_h;
+  c->u.conv2d.out_w = out_w;
+  c->u.conv2d.out_c = out_c;
+  c->u.conv2d.kh = kh;
+  c->u.conv2d.kw = kw;
+  c->u.conv2d.stride_h = 1;
+  c->u.conv2d.stride_w = 1;
+  c->u.conv2d.dil_h = 1;
+  c->u.conv2d.dil_w = 1;
+  c->u.conv2d.groups = 1;
+  c->u.conv2d.ic_per_group = in_c;
+  c->u.conv2d.oc_per_group = out_c;
+  c->u.conv2d.clamp_lo = dt == MLIP_DT_INT8 ? -128 : 0;
+  c->u.conv2d.clamp_hi = dt == MLIP_DT_INT8 ? 127 : 255;
+  c->u.conv2d.dtype = dt;
   return c;
 }
 
@@ -101,7 +96,7 @@ static mlip_cmd* conv8(uint32_t dt, uint32_t in_h, uint32_t in_w, uint32_t in_c,
    -7, -11.5 -> -11, -13.5 -> -13 (toward +infinity), then the rounding
    shift -2.5 -> -3, -3.5 -> -4, -5.5 -> -6, -6.5 -> -7 (away from zero). */
 static void test_conv_negative_ties(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   const int32_t expect[8] = {2, -6, 4, -7, 8, -9, 10, -10}; /* NHWC: (pos, ch) */
   (void)state;
@@ -112,12 +107,12 @@ static void test_conv_negative_ties(void** state) {
   set_record(768, 0, 1, 1 << 30, 0);
   set_record(768, 1, -3, 1 << 30, -1);
   c = conv8(MLIP_DT_INT8, 3, 3, 1, 2, 2, 2, 3, 3);
-  c->w[MLIP_CONV_STRIDE_H] = 2;
-  c->w[MLIP_CONV_STRIDE_W] = 2;
-  c->w[MLIP_CONV_PAD_TOP] = 1;
-  c->w[MLIP_CONV_PAD_LEFT] = 1;
-  c->w[MLIP_CONV_X_ZP] = 1;
-  c->w[MLIP_CONV_Y_ZP] = w32(-3);
+  c->u.conv2d.stride_h = 2;
+  c->u.conv2d.stride_w = 2;
+  c->u.conv2d.pad_top = 1;
+  c->u.conv2d.pad_left = 1;
+  c->u.conv2d.x_zp = 1;
+  c->u.conv2d.y_zp = -3;
   assert_int_equal(run(), MLIP_OK);
   for (i = 0; i < 8; ++i) assert_int_equal(get_i8(1024 + i), expect[i]);
 }
@@ -128,7 +123,7 @@ static void test_conv_negative_ties(void** state) {
    shift -31 (the extreme): 2^31 - 1 -> 2^30 (tie up) -> 0.5 -> 1 (away
    from zero). Channel 3: multiplier 0 gives the zero point. */
 static void test_conv_saturation(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_CONV2D);
   set8(0, 5);
@@ -141,14 +136,14 @@ static void test_conv_saturation(void** state) {
   set_record(768, 2, INT32_MAX, 1 << 30, -31);
   set_record(768, 3, 1000, 0, 0);
   c = conv8(MLIP_DT_INT8, 1, 1, 1, 1, 1, 4, 1, 1);
-  c->w[MLIP_CONV_Y_ZP] = w32(2);
+  c->u.conv2d.y_zp = 2;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(1024), 127);
   assert_int_equal(get_i8(1025), -128);
   assert_int_equal(get_i8(1026), 1 + 2);
   assert_int_equal(get_i8(1027), 2);
-  c->w[MLIP_CONV_CLAMP_LO] = w32(-10);
-  c->w[MLIP_CONV_CLAMP_HI] = w32(20);
+  c->u.conv2d.clamp_lo = -10;
+  c->u.conv2d.clamp_hi = 20;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(1024), 20);
   assert_int_equal(get_i8(1025), -10);
@@ -159,7 +154,7 @@ static void test_conv_saturation(void** state) {
 /* uint8 activations (zero point 128) with int8 weights; a depthwise pair
    of groups: channel 0 reads input channel 0, channel 1 input channel 1. */
 static void test_conv_uint8_depthwise(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_CONV2D);
   ocm[0] = 130; /* 2 */
@@ -169,32 +164,32 @@ static void test_conv_uint8_depthwise(void** state) {
   set_record(768, 0, 0, 1 << 30, 0);
   set_record(768, 1, 0, 1 << 30, 0);
   c = conv8(MLIP_DT_UINT8, 1, 1, 2, 1, 1, 2, 1, 1);
-  c->w[MLIP_CONV_GROUPS] = 2;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
-  c->w[MLIP_CONV_X_ZP] = 128;
-  c->w[MLIP_CONV_Y_ZP] = 128;
+  c->u.conv2d.groups = 2;
+  c->u.conv2d.ic_per_group = 1;
+  c->u.conv2d.oc_per_group = 1;
+  c->u.conv2d.x_zp = 128;
+  c->u.conv2d.y_zp = 128;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(ocm[1024], 131); /* 2 * 3 * 0.5 + 128 */
   assert_int_equal(ocm[1025], 0);   /* -384 * 0.5 + 128 = -64: saturates to 0 */
 }
 
 /* An int8 FC: input at 0, weights at 512, records at 768, output at 1024. */
-static mlip_cmd* fc8(uint32_t dt, uint32_t n, uint32_t k, uint32_t out_c) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
-  c->w[MLIP_FC_IN] = 0;
-  c->w[MLIP_FC_WEIGHTS] = 512;
-  c->w[MLIP_FC_BIAS] = 768;
-  c->w[MLIP_FC_ACC] = MLIP_NO_OFFSET;
-  c->w[MLIP_FC_OUT] = 1024;
-  c->w[MLIP_FC_N] = n;
-  c->w[MLIP_FC_K] = k;
-  c->w[MLIP_FC_OUT_C] = out_c;
-  c->w[MLIP_FC_FIRST] = 1;
-  c->w[MLIP_FC_LAST] = 1;
-  c->w[MLIP_FC_CLAMP_LO] = w32(dt == MLIP_DT_INT8 ? -128 : 0);
-  c->w[MLIP_FC_CLAMP_HI] = w32(dt == MLIP_DT_INT8 ? 127 : 255);
-  c->w[MLIP_DTYPE] = dt;
+static mlip_decoded_cmd* fc8(uint32_t dt, uint32_t n, uint32_t k, uint32_t out_c) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
+  c->u.fc.in = 0;
+  c->u.fc.weights = 512;
+  c->u.fc.bias = 768;
+  c->u.fc.acc = MLIP_NO_OFFSET;
+  c->u.fc.out = 1024;
+  c->u.fc.n = n;
+  c->u.fc.k = k;
+  c->u.fc.out_c = out_c;
+  c->u.fc.first = 1;
+  c->u.fc.last = 1;
+  c->u.fc.clamp_lo = dt == MLIP_DT_INT8 ? -128 : 0;
+  c->u.fc.clamp_hi = dt == MLIP_DT_INT8 ? 127 : 255;
+  c->u.fc.dtype = dt;
   return c;
 }
 
@@ -205,7 +200,7 @@ static mlip_cmd* fc8(uint32_t dt, uint32_t n, uint32_t k, uint32_t out_c) {
    -> 95 (away from zero); 1 -> 0.5 -> 1 (high multiply tie up) -> 0.5 -> 1.
    Plus y_zp -2; then a clamp [-128, 80] (a fused Clip) takes 93 to 80. */
 static void test_fc(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_FC);
   set8(0, 3);
@@ -223,14 +218,14 @@ static void test_fc(void** state) {
   set_record(768, 0, 0, 1 << 30, 0);
   set_record(768, 1, -1, 1 << 30, -1);
   c = fc8(MLIP_DT_INT8, 2, 3, 2);
-  c->w[MLIP_FC_X_ZP] = 1;
-  c->w[MLIP_FC_Y_ZP] = w32(-2);
+  c->u.fc.x_zp = 1;
+  c->u.fc.y_zp = -2;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(1024), 2);
   assert_int_equal(get_i8(1025), 93);
   assert_int_equal(get_i8(1026), 58);
   assert_int_equal(get_i8(1027), -1);
-  c->w[MLIP_FC_CLAMP_HI] = 80;
+  c->u.fc.clamp_hi = 80;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(1025), 80);
   /* A damaged record is refused before anything is written. */
@@ -242,7 +237,7 @@ static void test_fc(void** state) {
 
 /* uint8 rows (zero point 128) with int8 weights. */
 static void test_fc_uint8(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_FC);
   ocm[0] = 255; /* 127 */
@@ -251,8 +246,8 @@ static void test_fc_uint8(void** state) {
   set8(513, 1);
   set_record(768, 0, 0, 1 << 30, 0);
   c = fc8(MLIP_DT_UINT8, 1, 2, 1);
-  c->w[MLIP_FC_X_ZP] = 128;
-  c->w[MLIP_FC_Y_ZP] = 100;
+  c->u.fc.x_zp = 128;
+  c->u.fc.y_zp = 100;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(ocm[1024], 163); /* (254 - 128) * 0.5 + 100 */
 }
@@ -282,26 +277,26 @@ static void test_conv_bad_record(void** state) {
 /* MAXPOOL 1x2 windows over [-5, 7, -128] with a padded column on each
    side: padding is skipped (never a 0), so -5 and -128 survive. */
 static void test_maxpool(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_MAXPOOL);
   set8(0, -5);
   set8(1, 7);
   set8(2, -128);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 1;
-  c->w[MLIP_POOL_IN_W] = 3;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 128;
-  c->w[MLIP_POOL_OUT_H] = 1;
-  c->w[MLIP_POOL_OUT_W] = 4;
-  c->w[MLIP_POOL_KH] = 1;
-  c->w[MLIP_POOL_KW] = 2;
-  c->w[MLIP_POOL_STRIDE_H] = 1;
-  c->w[MLIP_POOL_STRIDE_W] = 1;
-  c->w[MLIP_POOL_PAD_LEFT] = 1;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = 3;
+  c->u.pool.c = 1;
+  c->u.pool.out = 128;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 4;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.pad_left = 1;
+  c->u.pool.dtype = MLIP_DT_INT8;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(128), -5);
   assert_int_equal(get_i8(129), 7);
@@ -313,7 +308,7 @@ static void test_maxpool(void** state) {
    M = 1/4: q 2^30, shift -1): 10 -> 5 -> 2.5 -> 3 and -10 -> -5 -> -2.5 ->
    -3 (the mean's tie away from zero); GLOBAL_MAXPOOL of the same. */
 static void test_global_pools(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t p;
   (void)state;
   fresh(MLIP_LAYER_GLOBAL_AVGPOOL);
@@ -322,21 +317,21 @@ static void test_global_pools(void** state) {
     set8(2 * p + 1, -(int32_t)p - 1);
   }
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 128;
-  c->w[MLIP_GPOOL_HW] = 4;
-  c->w[MLIP_GPOOL_C] = 2;
-  c->w[MLIP_GPOOL_Q] = 1u << 30;
-  c->w[MLIP_GPOOL_SHIFT] = w32(-1);
-  c->w[MLIP_GPOOL_LO] = w32(-128);
-  c->w[MLIP_GPOOL_HI] = 127;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 128;
+  c->u.global_pool.hw = 4;
+  c->u.global_pool.c = 2;
+  c->u.global_pool.q = 1 << 30;
+  c->u.global_pool.shift = -1;
+  c->u.global_pool.lo = -128;
+  c->u.global_pool.hi = 127;
+  c->u.global_pool.dtype = MLIP_DT_INT8;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_MAXPOOL, 0, layer0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 256;
-  c->w[MLIP_GPOOL_HW] = 4;
-  c->w[MLIP_GPOOL_C] = 2;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 256;
+  c->u.global_pool.hw = 4;
+  c->u.global_pool.c = 2;
+  c->u.global_pool.dtype = MLIP_DT_INT8;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(128), 3);
   assert_int_equal(get_i8(129), -3);
@@ -348,7 +343,7 @@ static void test_global_pools(void** state) {
    output multiplier 2^-18 (q 2^30, shift -17): a + b exactly, plus y_zp 1,
    saturated at both ends. */
 static void test_add(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_ADD);
   set8(0, 100);
@@ -358,20 +353,20 @@ static void test_add(void** state) {
   set8(129, -100);
   set8(130, -5);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 128;
-  c->w[MLIP_ADD_OUT] = 256;
-  c->w[MLIP_ADD_COUNT] = 3;
-  c->w[MLIP_ADD_Y_ZP] = 1;
-  c->w[MLIP_ADD_QA] = 1u << 30;
-  c->w[MLIP_ADD_SA] = w32(-1);
-  c->w[MLIP_ADD_QB] = 1u << 30;
-  c->w[MLIP_ADD_SB] = w32(-1);
-  c->w[MLIP_ADD_QY] = 1u << 30;
-  c->w[MLIP_ADD_SY] = w32(-17);
-  c->w[MLIP_ADD_LO] = w32(-128);
-  c->w[MLIP_ADD_HI] = 127;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.add.a = 0;
+  c->u.add.b = 128;
+  c->u.add.out = 256;
+  c->u.add.count = 3;
+  c->u.add.y_zp = 1;
+  c->u.add.qa = 1 << 30;
+  c->u.add.sa = -1;
+  c->u.add.qb = 1 << 30;
+  c->u.add.sb = -1;
+  c->u.add.qy = 1 << 30;
+  c->u.add.sy = -17;
+  c->u.add.lo = -128;
+  c->u.add.hi = 127;
+  c->u.add.dtype = MLIP_DT_INT8;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(256), 127);
   assert_int_equal(get_i8(257), -128);
@@ -386,37 +381,37 @@ static void test_add(void** state) {
    +infinity) -> -3; -1.5 -> -1 -> 1; 4 -> 6. count_include_pad 1: the
    first window counts its padding (2): -2 -> 0; the last window's second
    tap lies past the padded bounds, so its count stays 1. */
-static mlip_cmd* avgpool8(void) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
+static mlip_decoded_cmd* avgpool8(void) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
   int32_t table[6] = {0, 0, 1 << 30, 1, 1 << 30, 0};
   memcpy(ocm + 256, table, sizeof table);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 1;
-  c->w[MLIP_POOL_IN_W] = 3;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 128;
-  c->w[MLIP_POOL_OUT_H] = 1;
-  c->w[MLIP_POOL_OUT_W] = 4;
-  c->w[MLIP_POOL_KH] = 1;
-  c->w[MLIP_POOL_KW] = 2;
-  c->w[MLIP_POOL_STRIDE_H] = 1;
-  c->w[MLIP_POOL_STRIDE_W] = 1;
-  c->w[MLIP_POOL_PAD_LEFT] = 1;
-  c->w[MLIP_POOL_PADDED_TOP] = 0;
-  c->w[MLIP_POOL_PADDED_BOTTOM] = 1;
-  c->w[MLIP_POOL_PADDED_LEFT] = w32(-1);
-  c->w[MLIP_POOL_PADDED_RIGHT] = 3;
-  c->w[MLIP_POOL_X_ZP] = w32(-1);
-  c->w[MLIP_POOL_Y_ZP] = 2;
-  c->w[MLIP_POOL_TABLE] = 256;
-  c->w[MLIP_POOL_LO] = w32(-128);
-  c->w[MLIP_POOL_HI] = 127;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = 3;
+  c->u.pool.c = 1;
+  c->u.pool.out = 128;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 4;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.pad_left = 1;
+  c->u.pool.padded_top = 0;
+  c->u.pool.padded_bottom = 1;
+  c->u.pool.padded_left = -1;
+  c->u.pool.padded_right = 3;
+  c->u.pool.x_zp = -1;
+  c->u.pool.y_zp = 2;
+  c->u.pool.table = 256;
+  c->u.pool.lo = -128;
+  c->u.pool.hi = 127;
+  c->u.pool.dtype = MLIP_DT_INT8;
   return c;
 }
 
 static void test_avgpool(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_AVGPOOL);
   set8(0, -5);
@@ -428,12 +423,12 @@ static void test_avgpool(void** state) {
   assert_int_equal(get_i8(129), -3);
   assert_int_equal(get_i8(130), 1);
   assert_int_equal(get_i8(131), 6);
-  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = 1;
+  c->u.pool.count_include_pad = 1;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(128), 0);
   assert_int_equal(get_i8(129), -3);
   assert_int_equal(get_i8(131), 6);
-  c->w[MLIP_POOL_LO] = w32(-1); /* a clamp */
+  c->u.pool.lo = -1; /* a clamp */
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(129), -1);
   /* A damaged table entry is refused before anything is written. */
@@ -444,34 +439,29 @@ static void test_avgpool(void** state) {
   assert_int_equal(ocm[128], 0x5A);
 }
 
-static mlip_status avgpool_with(uint32_t word, uint32_t value) {
-  mlip_cmd* c;
-  fresh(MLIP_LAYER_AVGPOOL);
-  c = avgpool8();
-  c->w[word] = value;
-  return validate();
-}
+/* The status of the good int8 AVGPOOL below with one field changed. */
+#define AVGPOOL_WITH(field, value) (fresh(MLIP_LAYER_AVGPOOL), avgpool8()->u.pool.field = (value), validate())
 
-/* The validator on one bad word at a time of a good int8 AVGPOOL. */
+/* The validator on one bad field at a time of a good int8 AVGPOOL. */
 static void test_validate_avgpool(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
-  assert_int_equal(avgpool_with(MLIP_POOL_X_ZP, 5), MLIP_OK);
-  assert_int_equal(avgpool_with(MLIP_POOL_X_ZP, 128), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(avgpool_with(MLIP_POOL_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(avgpool_with(MLIP_POOL_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(avgpool_with(MLIP_POOL_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(avgpool_with(MLIP_POOL_COUNT_INCLUDE_PAD, 2), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 200), MLIP_ERR_INVALID_ARG);   /* unaligned */
-  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 4096), MLIP_ERR_BOUNDS);      /* past OCM */
-  assert_int_equal(avgpool_with(MLIP_POOL_TABLE, 128), MLIP_ERR_INVALID_ARG);  /* under the output */
-  assert_int_equal(avgpool_with(MLIP_POOL_KW, 0x10000u), MLIP_ERR_BOUNDS); /* 65536 taps: the table past OCM */
-  assert_int_equal(avgpool_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(avgpool_with(MLIP_DTYPE, 3), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(x_zp, 5), MLIP_OK);
+  assert_int_equal(AVGPOOL_WITH(x_zp, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(y_zp, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(hi, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(count_include_pad, 2), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(table, 200), MLIP_ERR_INVALID_ARG);   /* unaligned */
+  assert_int_equal(AVGPOOL_WITH(table, 4096), MLIP_ERR_BOUNDS);      /* past OCM */
+  assert_int_equal(AVGPOOL_WITH(table, 128), MLIP_ERR_INVALID_ARG);  /* under the output */
+  assert_int_equal(AVGPOOL_WITH(kw, 0x10000u), MLIP_ERR_BOUNDS); /* 65536 taps: the table past OCM */
+  assert_int_equal(AVGPOOL_WITH(dtype, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(AVGPOOL_WITH(dtype, 3), MLIP_ERR_INVALID_ARG);
   fresh(MLIP_LAYER_AVGPOOL);
   c = avgpool8();
-  c->w[MLIP_POOL_KH] = 3000u;
-  c->w[MLIP_POOL_KW] = 3000u;
+  c->u.pool.kh = 3000u;
+  c->u.pool.kw = 3000u;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* 9000000 taps: above 8421504, a sum could overflow */
 }
 
@@ -482,7 +472,7 @@ static void test_validate_avgpool(void** state) {
    +infinity), -1.5 -> -1, -7875 -> plus 3 and saturated: -6, -128, 2,
    -128. A clamp [-5, 127] then takes -6 to -5. */
 static void test_eltwise_mul(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(MLIP_LAYER_ELTWISE);
   set8(0, -5);
@@ -492,55 +482,55 @@ static void test_eltwise_mul(void** state) {
   set8(128, -127);
   set8(129, 1);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ELTWISE, 0, layer0);
-  c->w[MLIP_ELT_A] = 0;
-  c->w[MLIP_ELT_B] = 128;
-  c->w[MLIP_ELT_OUT] = 256;
-  c->w[MLIP_ELT_COUNT] = 4;
-  c->w[MLIP_ELT_B_LEN] = 2;
-  c->w[MLIP_ELT_B_BASE] = 1;
-  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
-  c->w[MLIP_ELT_A_ZP] = 1;
-  c->w[MLIP_ELT_B_ZP] = w32(-2);
-  c->w[MLIP_ELT_Y_ZP] = 3;
-  c->w[MLIP_ELT_Q] = 1u << 30;
-  c->w[MLIP_ELT_SHIFT] = 0;
-  c->w[MLIP_ELT_LO] = w32(-128);
-  c->w[MLIP_ELT_HI] = 127;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.eltwise.a = 0;
+  c->u.eltwise.b = 128;
+  c->u.eltwise.out = 256;
+  c->u.eltwise.count = 4;
+  c->u.eltwise.b_len = 2;
+  c->u.eltwise.b_base = 1;
+  c->u.eltwise.func = MLIP_ELT_MUL;
+  c->u.eltwise.a_zp = 1;
+  c->u.eltwise.b_zp = -2;
+  c->u.eltwise.y_zp = 3;
+  c->u.eltwise.q = 1 << 30;
+  c->u.eltwise.shift = 0;
+  c->u.eltwise.lo = -128;
+  c->u.eltwise.hi = 127;
+  c->u.eltwise.dtype = MLIP_DT_INT8;
   assert_int_equal(validate(), MLIP_OK);
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(256), -6);
   assert_int_equal(get_i8(257), -128);
   assert_int_equal(get_i8(258), 2);
   assert_int_equal(get_i8(259), -128);
-  c->w[MLIP_ELT_LO] = w32(-5);
+  c->u.eltwise.lo = -5;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(get_i8(256), -5);
-  /* The validator: one bad word at a time. */
-  c->w[MLIP_ELT_FUNC] = MLIP_ELT_ADD; /* only MUL has an 8-bit form */
+  /* The validator: one bad field at a time. */
+  c->u.eltwise.func = MLIP_ELT_ADD; /* only MUL has an 8-bit form */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
-  c->w[MLIP_ELT_ACT] = MLIP_ACT_RELU;
+  c->u.eltwise.func = MLIP_ELT_MUL;
+  c->u.eltwise.act = MLIP_ACT_RELU;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_ACT] = MLIP_ACT_NONE;
-  c->w[MLIP_ELT_B_ZP] = 200;
+  c->u.eltwise.act = MLIP_ACT_NONE;
+  c->u.eltwise.b_zp = 200;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_B_ZP] = 0;
-  c->w[MLIP_ELT_SHIFT] = 31;
+  c->u.eltwise.b_zp = 0;
+  c->u.eltwise.shift = 31;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_SHIFT] = 0;
-  c->w[MLIP_ELT_Q] = 7;
+  c->u.eltwise.shift = 0;
+  c->u.eltwise.q = 7;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_Q] = 1u << 30;
-  c->w[MLIP_ELT_HI] = w32(-6); /* below lo */
+  c->u.eltwise.q = 1 << 30;
+  c->u.eltwise.hi = -6; /* below lo */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_HI] = 127;
-  c->w[MLIP_ELT_OUT] = 0; /* over a */
+  c->u.eltwise.hi = 127;
+  c->u.eltwise.out = 0; /* over a */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_ELT_OUT] = 256;
-  c->w[MLIP_ELT_B_LEN] = 0xFFFFFFFFu; /* b past OCM, no wrap */
+  c->u.eltwise.out = 256;
+  c->u.eltwise.b_len = 0xFFFFFFFFu; /* b past OCM, no wrap */
   assert_int_equal(validate(), MLIP_ERR_BOUNDS);
-  c->w[MLIP_ELT_B_LEN] = 2;
+  c->u.eltwise.b_len = 2;
   assert_int_equal(validate(), MLIP_OK);
 }
 
@@ -548,7 +538,7 @@ static void test_eltwise_mul(void** state) {
    whose entry k is 255 - k (as bytes: -128 -> 127 ...); in place; uint8
    takes the byte itself as the index. */
 static void test_table(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t k;
   (void)state;
   fresh(MLIP_LAYER_ACTIVATION);
@@ -558,49 +548,49 @@ static void test_table(void** state) {
   set8(2, 0);
   set8(3, 127);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
-  c->w[MLIP_TBL_IN] = 0;
-  c->w[MLIP_TBL_OUT] = 0;
-  c->w[MLIP_TBL_COUNT] = 4;
-  c->w[MLIP_TBL_TABLE] = 512;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.table.in = 0;
+  c->u.table.out = 0;
+  c->u.table.count = 4;
+  c->u.table.table = 512;
+  c->u.table.dtype = MLIP_DT_INT8;
   assert_int_equal(validate(), MLIP_OK);
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(ocm[0], 255u);
   assert_int_equal(ocm[1], 128u);
   assert_int_equal(ocm[2], 127u);
   assert_int_equal(ocm[3], 0u);
-  c->w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  c->u.table.dtype = MLIP_DT_UINT8;
   ocm[0] = 0;
   ocm[1] = 200;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(ocm[0], 255u);
   assert_int_equal(ocm[1], 55u);
   /* The validator. */
-  c->w[MLIP_DTYPE] = MLIP_DT_FP16; /* no fp16 form */
+  c->u.table.dtype = MLIP_DT_FP16; /* no fp16 form */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
-  c->w[MLIP_TBL_COUNT] = 0;
+  c->u.table.dtype = MLIP_DT_INT8;
+  c->u.table.count = 0;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_TBL_COUNT] = 4;
-  c->w[MLIP_TBL_OUT] = 512; /* over the table */
+  c->u.table.count = 4;
+  c->u.table.out = 512; /* over the table */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_TBL_OUT] = 128;
+  c->u.table.out = 128;
   assert_int_equal(validate(), MLIP_OK); /* out of place */
-  c->w[MLIP_TBL_TABLE] = 4096 - 128; /* the table past OCM */
+  c->u.table.table = 4096 - 128; /* the table past OCM */
   assert_int_equal(validate(), MLIP_ERR_BOUNDS);
-  c->w[MLIP_TBL_TABLE] = 520; /* unaligned */
+  c->u.table.table = 520; /* unaligned */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_TBL_TABLE] = 512;
-  c->w[MLIP_TBL_COUNT] = 0xFFFFFFFFu; /* no wrap */
+  c->u.table.table = 512;
+  c->u.table.count = 0xFFFFFFFFu; /* no wrap */
   assert_int_equal(validate(), MLIP_ERR_BOUNDS);
   /* In an fp16 buffer TABLE has no form at all. */
   fresh(MLIP_LAYER_ACTIVATION);
   b.hdr.quantize = MLIP_QUANT_FP16;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
-  c->w[MLIP_TBL_OUT] = 0;
-  c->w[MLIP_TBL_COUNT] = 4;
-  c->w[MLIP_TBL_TABLE] = 512;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.table.out = 0;
+  c->u.table.count = 4;
+  c->u.table.table = 512;
+  c->u.table.dtype = MLIP_DT_INT8;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
@@ -611,22 +601,22 @@ static void test_table(void** state) {
    form, the operands are one byte per element (an output 12 bytes long
    fits where 24 would not), and a table index outside the block leaves the
    output untouched. */
-static mlip_cmd* resize8(uint32_t dt) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, layer0);
+static mlip_decoded_cmd* resize8(uint32_t dt) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, layer0);
   uint32_t t[4];
-  c->w[MLIP_RESIZE_IN] = 0;
-  c->w[MLIP_RESIZE_IN_H] = 2;
-  c->w[MLIP_RESIZE_IN_W] = 3;
-  c->w[MLIP_RESIZE_C] = 2;
-  c->w[MLIP_RESIZE_OUT] = 128;
-  c->w[MLIP_RESIZE_OUT_H] = 3;
-  c->w[MLIP_RESIZE_OUT_W] = 2;
-  c->w[MLIP_RESIZE_ROW_TABLE] = 256;
-  c->w[MLIP_RESIZE_COL_TABLE] = 384;
-  c->w[MLIP_RESIZE_ROW_TAPS] = 1;
-  c->w[MLIP_RESIZE_COL_TAPS] = 1;
-  c->w[MLIP_RESIZE_ROW_BASE] = 10;
-  c->w[MLIP_DTYPE] = dt;
+  c->u.resize.in = 0;
+  c->u.resize.in_h = 2;
+  c->u.resize.in_w = 3;
+  c->u.resize.c = 2;
+  c->u.resize.out = 128;
+  c->u.resize.out_h = 3;
+  c->u.resize.out_w = 2;
+  c->u.resize.row_table = 256;
+  c->u.resize.col_table = 384;
+  c->u.resize.row_taps = 1;
+  c->u.resize.col_taps = 1;
+  c->u.resize.row_base = 10;
+  c->u.resize.dtype = dt;
   /* tap entries: uint32 index, float32 weight (unread for one tap) */
   memset(ocm + 256, 0, 256);
   t[0] = 11;
@@ -647,7 +637,7 @@ static void test_resize(void** state) {
   static const int32_t x[12] = {-128, 127, -1, 0, 5, -6, 1, 2, 100, -100, 3, -4};
   /* out[oh][ow] = x[row oh][col ow]: rows 1, 0, 1; columns 2, 0 */
   static const uint32_t src[6] = {5, 3, 2, 0, 5, 3};
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i, k;
   (void)state;
   for (k = 0; k < 2; ++k) {
@@ -668,23 +658,23 @@ static void test_resize(void** state) {
   /* The validator. */
   fresh(MLIP_LAYER_RESIZE);
   c = resize8(MLIP_DT_INT8);
-  c->w[MLIP_RESIZE_COL_TAPS] = 2; /* bilinear: no 8-bit form */
+  c->u.resize.col_taps = 2; /* bilinear: no 8-bit form */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_RESIZE_COL_TAPS] = 1;
-  c->w[MLIP_RESIZE_ROW_TAPS] = 2;
+  c->u.resize.col_taps = 1;
+  c->u.resize.row_taps = 2;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_RESIZE_ROW_TAPS] = 1;
-  c->w[MLIP_RESIZE_OUT] = 4096 - 128; /* 12 bytes fit before the end of OCM ... */
+  c->u.resize.row_taps = 1;
+  c->u.resize.out = 4096 - 128; /* 12 bytes fit before the end of OCM ... */
   assert_int_equal(validate(), MLIP_OK);
-  c->w[MLIP_RESIZE_OUT_W] = 22; /* ... 132 do not */
+  c->u.resize.out_w = 22; /* ... 132 do not */
   assert_int_equal(validate(), MLIP_ERR_BOUNDS);
-  c->w[MLIP_RESIZE_OUT_W] = 2;
-  c->w[MLIP_RESIZE_OUT] = 0; /* over the input */
+  c->u.resize.out_w = 2;
+  c->u.resize.out = 0; /* over the input */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_RESIZE_OUT] = 128;
-  c->w[MLIP_DTYPE] = MLIP_DT_FP16; /* fp16 in an int8 buffer */
+  c->u.resize.out = 128;
+  c->u.resize.dtype = MLIP_DT_FP16; /* fp16 in an int8 buffer */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_DTYPE] = 3; /* no such type */
+  c->u.resize.dtype = 3; /* no such type */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   /* An 8-bit RESIZE in an fp16 buffer. */
   fresh(MLIP_LAYER_RESIZE);
@@ -706,192 +696,182 @@ static void test_resize(void** state) {
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
    (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
 static void test_cycles(void** state) {
-  mlip_cmd c;
+  mlip_decoded_cmd c;
   mlip_cycle_rates r;
   uint64_t compute, dma;
   (void)state;
   memset(&c, 0, sizeof c);
   c.opcode = MLIP_OP_CONV2D;
-  c.w[MLIP_CONV_OUT_H] = 8;
-  c.w[MLIP_CONV_OUT_W] = 8;
-  c.w[MLIP_CONV_OUT_C] = 16;
-  c.w[MLIP_CONV_KH] = 3;
-  c.w[MLIP_CONV_KW] = 3;
-  c.w[MLIP_CONV_IC_PER_GROUP] = 16;
+  c.u.conv2d.out_h = 8;
+  c.u.conv2d.out_w = 8;
+  c.u.conv2d.out_c = 16;
+  c.u.conv2d.kh = 3;
+  c.u.conv2d.kw = 3;
+  c.u.conv2d.ic_per_group = 16;
   r.macs_per_cycle = 256;
   r.dma_bytes_per_cycle = 32;
   r.eltwise_per_cycle = 64;
   r.cmd_overhead_cycles = 40;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 576); /* 147456 / 256 */
-  c.w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c.u.conv2d.dtype = MLIP_DT_INT8;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 144); /* 147456 / 1024 */
   /* An int8 FC too: 2 rows x 1000 inputs x 512 outputs = 1024000 MACs. */
   memset(&c, 0, sizeof c);
   c.opcode = MLIP_OP_FC;
-  c.w[MLIP_FC_N] = 2;
-  c.w[MLIP_FC_K] = 1000;
-  c.w[MLIP_FC_OUT_C] = 512;
+  c.u.fc.n = 2;
+  c.u.fc.k = 1000;
+  c.u.fc.out_c = 512;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 4000);
-  c.w[MLIP_DTYPE] = MLIP_DT_UINT8;
+  c.u.fc.dtype = MLIP_DT_UINT8;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 1000);
 }
 
-static mlip_status fc_with(uint32_t word, uint32_t value) {
-  mlip_cmd* c;
-  fresh(MLIP_LAYER_FC);
-  c = fc8(MLIP_DT_INT8, 1, 3, 2);
-  c->w[word] = value;
-  return validate();
-}
+/* The status of a good int8 FC with one field changed. */
+#define FC_WITH(field, value) (fresh(MLIP_LAYER_FC), fc8(MLIP_DT_INT8, 1, 3, 2)->u.fc.field = (value), validate())
 
-/* The validator on one bad word at a time of a good int8 FC. */
+/* The validator on one bad field at a time of a good int8 FC. */
 static void test_validate_fc(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
-  assert_int_equal(fc_with(MLIP_FC_X_ZP, w32(-128)), MLIP_OK);
-  assert_int_equal(fc_with(MLIP_FC_X_ZP, 128), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_CLAMP_LO, 128), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_CLAMP_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_FIRST, 0), MLIP_ERR_INVALID_ARG);  /* the whole reduction in one command */
-  assert_int_equal(fc_with(MLIP_FC_LAST, 0), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_ACC, 1536), MLIP_ERR_INVALID_ARG); /* no accumulator */
-  assert_int_equal(fc_with(MLIP_FC_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_BIAS, 4000), MLIP_ERR_INVALID_ARG); /* unaligned */
-  assert_int_equal(fc_with(MLIP_FC_BIAS, 4096), MLIP_ERR_BOUNDS);
-  assert_int_equal(fc_with(MLIP_FC_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_N, 0), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(fc_with(MLIP_FC_OUT, 0), MLIP_ERR_INVALID_ARG);      /* output over the input */
-  assert_int_equal(fc_with(MLIP_FC_OUT, 768), MLIP_ERR_INVALID_ARG);    /* output over the records */
-  assert_int_equal(fc_with(MLIP_FC_OUT_C, 0xFFFFFFFFu), MLIP_ERR_BOUNDS); /* no wrap */
-  assert_int_equal(fc_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(x_zp, -128), MLIP_OK);
+  assert_int_equal(FC_WITH(x_zp, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(y_zp, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(clamp_lo, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(clamp_hi, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(first, 0), MLIP_ERR_INVALID_ARG);  /* the whole reduction in one command */
+  assert_int_equal(FC_WITH(last, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(acc, 1536), MLIP_ERR_INVALID_ARG); /* no accumulator */
+  assert_int_equal(FC_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(bias, 4000), MLIP_ERR_INVALID_ARG); /* unaligned */
+  assert_int_equal(FC_WITH(bias, 4096), MLIP_ERR_BOUNDS);
+  assert_int_equal(FC_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(n, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(out, 0), MLIP_ERR_INVALID_ARG);      /* output over the input */
+  assert_int_equal(FC_WITH(out, 768), MLIP_ERR_INVALID_ARG);    /* output over the records */
+  assert_int_equal(FC_WITH(out_c, 0xFFFFFFFFu), MLIP_ERR_BOUNDS); /* no wrap */
+  assert_int_equal(FC_WITH(dtype, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
   /* 33025 products per output is the bound. */
   fresh(MLIP_LAYER_FC);
   b.hdr.ocm_size = 1024u * 1024u;
   b.hdr.ocm_pinned_offset = b.hdr.ocm_size;
   c = fc8(MLIP_DT_INT8, 1, 33025, 1);
-  c->w[MLIP_FC_WEIGHTS] = 33792;
-  c->w[MLIP_FC_BIAS] = 67584;
-  c->w[MLIP_FC_OUT] = 67712;
+  c->u.fc.weights = 33792;
+  c->u.fc.bias = 67584;
+  c->u.fc.out = 67712;
   assert_int_equal(validate(), MLIP_OK);
-  c->w[MLIP_FC_K] = 33026;
+  c->u.fc.k = 33026;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
-/* The validator: one bad word at a time on a good int8 CONV2D, ADD and
+/* The validator: one bad field at a time on a good int8 CONV2D, ADD and
    GLOBAL_AVGPOOL, and the element type against the buffer's mode. */
-static mlip_status conv_with(uint32_t word, uint32_t value) {
-  mlip_cmd* c;
-  fresh(MLIP_LAYER_CONV2D);
-  c = conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3);
-  c->w[word] = value;
-  return validate();
-}
+#define CONV_WITH(field, value) \
+  (fresh(MLIP_LAYER_CONV2D), conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3)->u.conv2d.field = (value), validate())
 
 static void test_validate_conv(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
-  assert_int_equal(conv_with(MLIP_CONV_X_ZP, 0), MLIP_OK);
-  assert_int_equal(conv_with(MLIP_CONV_X_ZP, 128), MLIP_ERR_INVALID_ARG);      /* outside int8 */
-  assert_int_equal(conv_with(MLIP_CONV_Y_ZP, w32(-129)), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(conv_with(MLIP_CONV_CLAMP_LO, 127), MLIP_OK); /* [127, 127]: one value */
+  assert_int_equal(CONV_WITH(x_zp, 0), MLIP_OK);
+  assert_int_equal(CONV_WITH(x_zp, 128), MLIP_ERR_INVALID_ARG);      /* outside int8 */
+  assert_int_equal(CONV_WITH(y_zp, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(CONV_WITH(clamp_lo, 127), MLIP_OK); /* [127, 127]: one value */
   fresh(MLIP_LAYER_CONV2D);
   c = conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3);
-  c->w[MLIP_CONV_CLAMP_LO] = 5;
-  c->w[MLIP_CONV_CLAMP_HI] = 4;
+  c->u.conv2d.clamp_lo = 5;
+  c->u.conv2d.clamp_hi = 4;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* lo > hi */
-  assert_int_equal(conv_with(MLIP_CONV_CLAMP_HI, w32(-129)), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(conv_with(MLIP_CONV_BIAS, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG); /* records required */
-  assert_int_equal(conv_with(MLIP_CONV_ACT, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);   /* clamps, not activations */
-  assert_int_equal(conv_with(MLIP_DTYPE, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);       /* fp16 in an int8 buffer */
-  assert_int_equal(conv_with(MLIP_DTYPE, 3), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(conv_with(MLIP_CONV_BIAS, 4000), MLIP_ERR_INVALID_ARG);           /* records unaligned */
-  assert_int_equal(conv_with(MLIP_CONV_BIAS, 4096), MLIP_ERR_BOUNDS);                /* records past OCM */
+  assert_int_equal(CONV_WITH(clamp_hi, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(CONV_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG); /* records required */
+  assert_int_equal(CONV_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);   /* clamps, not activations */
+  assert_int_equal(CONV_WITH(dtype, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);       /* fp16 in an int8 buffer */
+  assert_int_equal(CONV_WITH(dtype, 3), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(CONV_WITH(bias, 4000), MLIP_ERR_INVALID_ARG);           /* records unaligned */
+  assert_int_equal(CONV_WITH(bias, 4096), MLIP_ERR_BOUNDS);                /* records past OCM */
   /* 33025 products per output is the bound; one more channel is refused. */
   fresh(MLIP_LAYER_CONV2D);
   c = conv8(MLIP_DT_INT8, 1, 1, 1, 1, 1, 1, 1, 1);
-  c->w[MLIP_CONV_IN] = 0;
-  c->w[MLIP_CONV_IN_C] = 33025;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 33025;
+  c->u.conv2d.in = 0;
+  c->u.conv2d.in_c = 33025;
+  c->u.conv2d.ic_per_group = 33025;
   b.hdr.ocm_size = 1024u * 1024u;
   b.hdr.ocm_pinned_offset = b.hdr.ocm_size;
-  c->w[MLIP_CONV_WEIGHTS] = 33792;
-  c->w[MLIP_CONV_BIAS] = 67584;
-  c->w[MLIP_CONV_OUT] = 67712;
+  c->u.conv2d.weights = 33792;
+  c->u.conv2d.bias = 67584;
+  c->u.conv2d.out = 67712;
   assert_int_equal(validate(), MLIP_OK);
-  c->w[MLIP_CONV_IN_C] = 33026;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 33026;
+  c->u.conv2d.in_c = 33026;
+  c->u.conv2d.ic_per_group = 33026;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   /* An int8 command in an fp16 buffer. */
   fresh(MLIP_LAYER_CONV2D);
   b.hdr.quantize = MLIP_QUANT_FP16;
   conv8(MLIP_DT_INT8, 3, 3, 1, 1, 1, 1, 3, 3);
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  /* CONVERT has no int8 form; DMA's type word is unused (zero). */
+  /* CONVERT has no int8 form; LAYOUT has no element type (its dtype 0). */
   fresh(MLIP_LAYER_CONVERT_IN);
   cb_convert(&b, CB_MAIN, 0, layer0, 0, 1024, 4, MLIP_CVT_F32_TO_F16);
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   fresh(MLIP_LAYER_CONVERT_IN);
   cb_layout(&b, CB_MAIN, 0, layer0, 0, 1024, 1, 2, 3, 1);
   assert_int_equal(validate(), MLIP_OK); /* 1-byte LAYOUT */
-  cb_layout(&b, CB_MAIN, 0, layer0, 0, 1024, 1, 2, 3, 1)->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  cb_layout(&b, CB_MAIN, 0, layer0, 0, 1024, 1, 2, 3, 1)->dtype = MLIP_DT_INT8;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
-static mlip_status add_with(uint32_t word, uint32_t value) {
-  mlip_cmd* c;
-  fresh(MLIP_LAYER_ADD);
+/* A good uint8 ADD. */
+static mlip_decoded_cmd* add8(void) {
+  mlip_decoded_cmd* c;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 128;
-  c->w[MLIP_ADD_OUT] = 256;
-  c->w[MLIP_ADD_COUNT] = 3;
-  c->w[MLIP_ADD_QA] = 1u << 30;
-  c->w[MLIP_ADD_SA] = w32(-1);
-  c->w[MLIP_ADD_QB] = 1u << 30;
-  c->w[MLIP_ADD_SB] = w32(-1);
-  c->w[MLIP_ADD_QY] = 1u << 30;
-  c->w[MLIP_ADD_SY] = w32(-17);
-  c->w[MLIP_ADD_LO] = 0;
-  c->w[MLIP_ADD_HI] = 255;
-  c->w[MLIP_DTYPE] = MLIP_DT_UINT8;
-  c->w[word] = value;
-  return validate();
+  c->u.add.a = 0;
+  c->u.add.b = 128;
+  c->u.add.out = 256;
+  c->u.add.count = 3;
+  c->u.add.qa = 1 << 30;
+  c->u.add.sa = -1;
+  c->u.add.qb = 1 << 30;
+  c->u.add.sb = -1;
+  c->u.add.qy = 1 << 30;
+  c->u.add.sy = -17;
+  c->u.add.lo = 0;
+  c->u.add.hi = 255;
+  c->u.add.dtype = MLIP_DT_UINT8;
+  return c;
 }
+#define ADD_WITH(field, value) (fresh(MLIP_LAYER_ADD), add8()->u.add.field = (value), validate())
 
 static void test_validate_add_gpool(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
-  assert_int_equal(add_with(MLIP_ADD_Y_ZP, 255), MLIP_OK);
-  assert_int_equal(add_with(MLIP_ADD_Y_ZP, w32(-1)), MLIP_ERR_INVALID_ARG); /* outside uint8 */
-  assert_int_equal(add_with(MLIP_ADD_SA, 1), MLIP_ERR_INVALID_ARG);        /* operand multiplier >= 1 */
-  assert_int_equal(add_with(MLIP_ADD_QB, 5), MLIP_ERR_INVALID_ARG);        /* not 0, not >= 2^30 */
-  assert_int_equal(add_with(MLIP_ADD_QY, 0x80000000u), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(add_with(MLIP_ADD_SY, 31), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(add_with(MLIP_ADD_LO, 256), MLIP_ERR_INVALID_ARG);
-  assert_int_equal(add_with(MLIP_ADD_ACT, MLIP_ACT_CLIP), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ADD_WITH(y_zp, 255), MLIP_OK);
+  assert_int_equal(ADD_WITH(y_zp, -1), MLIP_ERR_INVALID_ARG); /* outside uint8 */
+  assert_int_equal(ADD_WITH(sa, 1), MLIP_ERR_INVALID_ARG);        /* operand multiplier >= 1 */
+  assert_int_equal(ADD_WITH(qb, 5), MLIP_ERR_INVALID_ARG);        /* not 0, not >= 2^30 */
+  assert_int_equal(ADD_WITH(qy, INT32_MIN), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ADD_WITH(sy, 31), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ADD_WITH(lo, 256), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ADD_WITH(act, MLIP_ACT_CLIP), MLIP_ERR_INVALID_ARG);
   fresh(MLIP_LAYER_GLOBAL_AVGPOOL);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 128;
-  c->w[MLIP_GPOOL_HW] = 4;
-  c->w[MLIP_GPOOL_C] = 2;
-  c->w[MLIP_GPOOL_Q] = 1u << 30;
-  c->w[MLIP_GPOOL_LO] = w32(-128);
-  c->w[MLIP_GPOOL_HI] = 127;
-  c->w[MLIP_DTYPE] = MLIP_DT_INT8;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 128;
+  c->u.global_pool.hw = 4;
+  c->u.global_pool.c = 2;
+  c->u.global_pool.q = 1 << 30;
+  c->u.global_pool.lo = -128;
+  c->u.global_pool.hi = 127;
+  c->u.global_pool.dtype = MLIP_DT_INT8;
   assert_int_equal(validate(), MLIP_OK);
-  c->w[MLIP_GPOOL_HW] = MLIP_INT8_MAX_POOL_HW + 1u;
+  c->u.global_pool.hw = MLIP_INT8_MAX_POOL_HW + 1u;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->w[MLIP_GPOOL_HW] = 4;
-  c->w[MLIP_GPOOL_SHIFT] = 31;
+  c->u.global_pool.hw = 4;
+  c->u.global_pool.shift = 31;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   /* RESIZE has no int8 form. */
-  c->w[MLIP_GPOOL_SHIFT] = 0;
+  c->u.global_pool.shift = 0;
   c->opcode = MLIP_OP_RESIZE;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }

@@ -157,33 +157,33 @@ static void test_layout(void** state) {
 
 /* ---- CONV2D --------------------------------------------------------------------- */
 
-static mlip_cmd* conv(uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w, uint32_t out_c,
-                      uint32_t kh, uint32_t kw) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
-  c->w[MLIP_CONV_IN] = 0;
-  c->w[MLIP_CONV_IN_H] = in_h;
-  c->w[MLIP_CONV_IN_W] = in_w;
-  c->w[MLIP_CONV_IN_C] = in_c;
-  c->w[MLIP_CONV_WEIGHTS] = 512;
-  c->w[MLIP_CONV_BIAS] = MLIP_NO_OFFSET;
-  c->w[MLIP_CONV_OUT] = 1024;
-  c->w[MLIP_CONV_OUT_H] = out_h;
-  c->w[MLIP_CONV_OUT_W] = out_w;
-  c->w[MLIP_CONV_OUT_C] = out_c;
-  c->w[MLIP_CONV_KH] = kh;
-  c->w[MLIP_CONV_KW] = kw;
-  c->w[MLIP_CONV_STRIDE_H] = 1;
-  c->w[MLIP_CONV_STRIDE_W] = 1;
-  c->w[MLIP_CONV_DIL_H] = 1;
-  c->w[MLIP_CONV_DIL_W] = 1;
-  c->w[MLIP_CONV_GROUPS] = 1;
-  c->w[MLIP_CONV_IC_PER_GROUP] = in_c;
-  c->w[MLIP_CONV_OC_PER_GROUP] = out_c;
+static mlip_decoded_cmd* conv(uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w, uint32_t out_c,
+                              uint32_t kh, uint32_t kw) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
+  c->u.conv2d.in = 0;
+  c->u.conv2d.in_h = in_h;
+  c->u.conv2d.in_w = in_w;
+  c->u.conv2d.in_c = in_c;
+  c->u.conv2d.weights = 512;
+  c->u.conv2d.bias = MLIP_NO_OFFSET;
+  c->u.conv2d.out = 1024;
+  c->u.conv2d.out_h = out_h;
+  c->u.conv2d.out_w = out_w;
+  c->u.conv2d.out_c = out_c;
+  c->u.conv2d.kh = kh;
+  c->u.conv2d.kw = kw;
+  c->u.conv2d.stride_h = 1;
+  c->u.conv2d.stride_w = 1;
+  c->u.conv2d.dil_h = 1;
+  c->u.conv2d.dil_w = 1;
+  c->u.conv2d.groups = 1;
+  c->u.conv2d.ic_per_group = in_c;
+  c->u.conv2d.oc_per_group = out_c;
   return c;
 }
 
 static void test_conv_pad_stride_bias_relu(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   (void)state;
   fresh(1, MLIP_LAYER_CONV2D);
@@ -191,12 +191,12 @@ static void test_conv_pad_stride_bias_relu(void** state) {
   for (i = 0; i < 9; ++i) seth(512 + 2u * i, 1.0f);      /* 3x3 ones */
   setf(768, -13.0f);
   c = conv(3, 3, 1, 2, 2, 1, 3, 3);
-  c->w[MLIP_CONV_STRIDE_H] = 2;
-  c->w[MLIP_CONV_STRIDE_W] = 2;
-  c->w[MLIP_CONV_PAD_TOP] = 1;
-  c->w[MLIP_CONV_PAD_LEFT] = 1;
-  c->w[MLIP_CONV_BIAS] = 768;
-  c->w[MLIP_CONV_ACT] = MLIP_ACT_RELU;
+  c->u.conv2d.stride_h = 2;
+  c->u.conv2d.stride_w = 2;
+  c->u.conv2d.pad_top = 1;
+  c->u.conv2d.pad_left = 1;
+  c->u.conv2d.bias = 768;
+  c->u.conv2d.act = MLIP_ACT_RELU;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   /* windows: 1+2+4+5 = 12, 2+3+5+6 = 16, 4+5+7+8 = 24, 5+6+8+9 = 28; minus 13; relu */
   assert_true(gethf(1024) == 0.0f);
@@ -207,7 +207,7 @@ static void test_conv_pad_stride_bias_relu(void** state) {
 }
 
 static void test_conv_dilation_clip(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   (void)state;
   fresh(1, MLIP_LAYER_CONV2D);
@@ -216,7 +216,7 @@ static void test_conv_dilation_clip(void** state) {
   seth(514, 10.0f);
   seth(516, 100.0f);
   c = conv(1, 5, 1, 1, 1, 1, 1, 3);
-  c->w[MLIP_CONV_DIL_W] = 2; /* taps 0, 2, 4: 1 + 30 + 500 */
+  c->u.conv2d.dil_w = 2; /* taps 0, 2, 4: 1 + 30 + 500 */
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_true(gethf(1024) == 531.0f);
 
@@ -227,9 +227,9 @@ static void test_conv_dilation_clip(void** state) {
   seth(514, 4.0f);
   seth(516, 10.0f);
   c = conv(1, 1, 1, 1, 1, 3, 1, 1);
-  c->w[MLIP_CONV_ACT] = MLIP_ACT_CLIP;
-  c->w[MLIP_CONV_ACT_LO] = fbits(0.0f);
-  c->w[MLIP_CONV_ACT_HI] = fbits(6.0f);
+  c->u.conv2d.act = MLIP_ACT_CLIP;
+  c->u.conv2d.act_lo = 0.0f;
+  c->u.conv2d.act_hi = 6.0f;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_true(gethf(1024) == 0.0f);
   assert_true(gethf(1026) == 4.0f);
@@ -237,7 +237,7 @@ static void test_conv_dilation_clip(void** state) {
 }
 
 static void test_conv_padding_skipped(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   /* 1x2 kernel [inf, 1], pad_left 1, input [2]: the padded tap has weight
      inf; skipped, it adds nothing (as a zero it would give 0 * inf = NaN). */
@@ -246,7 +246,7 @@ static void test_conv_padding_skipped(void** state) {
   sethb(512, 0x7C00);
   seth(514, 1.0f);
   c = conv(1, 1, 1, 1, 1, 1, 1, 2);
-  c->w[MLIP_CONV_PAD_LEFT] = 1;
+  c->u.conv2d.pad_left = 1;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_true(gethf(1024) == 2.0f);
   /* All taps padding: acc stays +0 (never -0), then the bias. */
@@ -254,14 +254,14 @@ static void test_conv_padding_skipped(void** state) {
   seth(0, -1.0f);
   seth(512, 0.0f);
   c = conv(1, 1, 1, 1, 2, 1, 1, 1);
-  c->w[MLIP_CONV_PAD_LEFT] = 1; /* output column 0 reads column -1 */
+  c->u.conv2d.pad_left = 1; /* output column 0 reads column -1 */
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_int_equal(geth(1024), 0x0000);
   assert_int_equal(geth(1026), 0x0000); /* -1 * 0 = -0, but acc = +0 + -0 = +0 */
 }
 
 static void test_conv_groups_depthwise(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   /* Depthwise (groups 4, 1 in and 1 out per group): this block is layer
      channels 2..3, its input block holds channels 2..3 (ic_base 2). */
@@ -271,11 +271,11 @@ static void test_conv_groups_depthwise(void** state) {
   seth(512, 2.0f);
   seth(514, 7.0f);
   c = conv(1, 1, 2, 1, 1, 2, 1, 1);
-  c->w[MLIP_CONV_GROUPS] = 4;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
-  c->w[MLIP_CONV_OC_BASE] = 2;
-  c->w[MLIP_CONV_IC_BASE] = 2;
+  c->u.conv2d.groups = 4;
+  c->u.conv2d.ic_per_group = 1;
+  c->u.conv2d.oc_per_group = 1;
+  c->u.conv2d.oc_base = 2;
+  c->u.conv2d.ic_base = 2;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_true(gethf(1024) == 6.0f);
   assert_true(gethf(1026) == 35.0f);
@@ -293,10 +293,10 @@ static void test_conv_groups_depthwise(void** state) {
   seth(516, 1.0f); /* j = 1: [1, -1] */
   seth(518, -1.0f);
   c = conv(1, 1, 4, 1, 1, 2, 1, 1);
-  c->w[MLIP_CONV_GROUPS] = 2;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 2;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 2;
-  c->w[MLIP_CONV_OC_BASE] = 2;
+  c->u.conv2d.groups = 2;
+  c->u.conv2d.ic_per_group = 2;
+  c->u.conv2d.oc_per_group = 2;
+  c->u.conv2d.oc_base = 2;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_true(gethf(1024) == 7.0f);
   assert_true(gethf(1026) == -1.0f);
@@ -312,9 +312,9 @@ static void test_conv_groups_depthwise(void** state) {
     for (i = 0; i < 8; ++i) seth(512 + 2u * i, w[i]);
   }
   c = conv(2, 1, 4, 2, 1, 4, 1, 1);
-  c->w[MLIP_CONV_GROUPS] = 2;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 2;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 2;
+  c->u.conv2d.groups = 2;
+  c->u.conv2d.ic_per_group = 2;
+  c->u.conv2d.oc_per_group = 2;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   {
     const float y[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -338,24 +338,24 @@ static uint16_t rand_half(void) {
   return (uint16_t)((r & 0x83FFu) | ((10u + (r >> 16) % 7u) << 10));
 }
 
-static mlip_cmd* fc(uint32_t in, uint32_t w, uint32_t acc, uint32_t out, uint32_t n, uint32_t k, uint32_t oc,
-                    uint32_t first, uint32_t last) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
-  c->w[MLIP_FC_IN] = in;
-  c->w[MLIP_FC_WEIGHTS] = w;
-  c->w[MLIP_FC_BIAS] = MLIP_NO_OFFSET;
-  c->w[MLIP_FC_ACC] = acc;
-  c->w[MLIP_FC_OUT] = out;
-  c->w[MLIP_FC_N] = n;
-  c->w[MLIP_FC_K] = k;
-  c->w[MLIP_FC_OUT_C] = oc;
-  c->w[MLIP_FC_FIRST] = first;
-  c->w[MLIP_FC_LAST] = last;
+static mlip_decoded_cmd* fc(uint32_t in, uint32_t w, uint32_t acc, uint32_t out, uint32_t n, uint32_t k, uint32_t oc,
+                            uint32_t first, uint32_t last) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
+  c->u.fc.in = in;
+  c->u.fc.weights = w;
+  c->u.fc.bias = MLIP_NO_OFFSET;
+  c->u.fc.acc = acc;
+  c->u.fc.out = out;
+  c->u.fc.n = n;
+  c->u.fc.k = k;
+  c->u.fc.out_c = oc;
+  c->u.fc.first = first;
+  c->u.fc.last = last;
   return c;
 }
 
 static void test_fc_hand(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(1, MLIP_LAYER_FC);
   /* x = [[1, 2], [3, -4]], w = [[1, 1], [0.5, -1], [2, 0]], bias [0.25, 0, -100] */
@@ -373,8 +373,8 @@ static void test_fc_hand(void** state) {
   setf(260, 0.0f);
   setf(264, -100.0f);
   c = fc(0, 128, 384, 512, 2, 2, 3, 1, 1);
-  c->w[MLIP_FC_BIAS] = 256;
-  c->w[MLIP_FC_ACT] = MLIP_ACT_RELU;
+  c->u.fc.bias = 256;
+  c->u.fc.act = MLIP_ACT_RELU;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   {
     const float y[6] = {3.25f, 0.0f, 0.0f, 0.0f, 5.5f, 0.0f}; /* [3.25, -1.5, -98], [-0.75, 5.5, -94] */
@@ -390,7 +390,7 @@ static void test_fc_two_chunks_equal_one(void** state) {
   uint16_t x[N][K], w[OC][K];
   uint16_t one[N * OC];
   uint32_t n, k, o;
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   for (n = 0; n < N; ++n)
     for (k = 0; k < K; ++k) x[n][k] = rand_half();
@@ -405,10 +405,10 @@ static void test_fc_two_chunks_equal_one(void** state) {
     for (k = 0; k < K; ++k) sethb(128 + 2u * (o * K + k), w[o][k]);
   for (o = 0; o < OC; ++o) setf(512 + 4u * o, 0.1f * (float)o - 0.2f);
   c = fc(0, 128, 640, 768, N, K, OC, 1, 1);
-  c->w[MLIP_FC_BIAS] = 512;
-  c->w[MLIP_FC_ACT] = MLIP_ACT_CLIP;
-  c->w[MLIP_FC_ACT_LO] = fbits(-3.0f);
-  c->w[MLIP_FC_ACT_HI] = fbits(3.0f);
+  c->u.fc.bias = 512;
+  c->u.fc.act = MLIP_ACT_CLIP;
+  c->u.fc.act_lo = -3.0f;
+  c->u.fc.act_hi = 3.0f;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   memcpy(one, ocm + 768, sizeof one);
 
@@ -425,38 +425,38 @@ static void test_fc_two_chunks_equal_one(void** state) {
   for (o = 0; o < OC; ++o) setf(512 + 4u * o, 0.1f * (float)o - 0.2f);
   memset(ocm + 640, 0x7F, 64); /* FIRST must not read the old accumulator */
   c = fc(0, 128, 640, 768, N, K1, OC, 1, 0);
-  c->w[MLIP_FC_OUT] = 0; /* unused without LAST */
+  c->u.fc.out = 0; /* unused without LAST */
   c = fc(1024, 1152, 640, 768, N, K - K1, OC, 0, 1);
-  c->w[MLIP_FC_BIAS] = 512;
-  c->w[MLIP_FC_ACT] = MLIP_ACT_CLIP;
-  c->w[MLIP_FC_ACT_LO] = fbits(-3.0f);
-  c->w[MLIP_FC_ACT_HI] = fbits(3.0f);
+  c->u.fc.bias = 512;
+  c->u.fc.act = MLIP_ACT_CLIP;
+  c->u.fc.act_lo = -3.0f;
+  c->u.fc.act_hi = 3.0f;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_memory_equal(ocm + 768, one, sizeof one);
 }
 
 /* ---- pools -------------------------------------------------------------------- */
 
-static mlip_cmd* pool(uint32_t op, uint32_t include_pad, int32_t ptop, int32_t pbottom) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, op, 0, layer0);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 3;
-  c->w[MLIP_POOL_IN_W] = 3;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 512;
-  c->w[MLIP_POOL_OUT_H] = 2;
-  c->w[MLIP_POOL_OUT_W] = 2;
-  c->w[MLIP_POOL_KH] = 2;
-  c->w[MLIP_POOL_KW] = 2;
-  c->w[MLIP_POOL_STRIDE_H] = 2;
-  c->w[MLIP_POOL_STRIDE_W] = 2;
-  c->w[MLIP_POOL_PAD_TOP] = 1;
-  c->w[MLIP_POOL_PAD_LEFT] = 1;
-  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = include_pad;
-  c->w[MLIP_POOL_PADDED_TOP] = (uint32_t)ptop;
-  c->w[MLIP_POOL_PADDED_BOTTOM] = (uint32_t)pbottom;
-  c->w[MLIP_POOL_PADDED_LEFT] = (uint32_t)ptop;
-  c->w[MLIP_POOL_PADDED_RIGHT] = (uint32_t)pbottom;
+static mlip_decoded_cmd* pool(uint32_t op, uint32_t include_pad, int32_t ptop, int32_t pbottom) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, op, 0, layer0);
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 3;
+  c->u.pool.in_w = 3;
+  c->u.pool.c = 1;
+  c->u.pool.out = 512;
+  c->u.pool.out_h = 2;
+  c->u.pool.out_w = 2;
+  c->u.pool.kh = 2;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = 2;
+  c->u.pool.stride_w = 2;
+  c->u.pool.pad_top = 1;
+  c->u.pool.pad_left = 1;
+  c->u.pool.count_include_pad = include_pad;
+  c->u.pool.padded_top = ptop;
+  c->u.pool.padded_bottom = pbottom;
+  c->u.pool.padded_left = ptop;
+  c->u.pool.padded_right = pbottom;
   return c;
 }
 
@@ -493,31 +493,31 @@ static void test_pools(void** state) {
  * above MLIP_POOL_MAX_GAP is refused. */
 static void dilated_case(uint32_t op, uint32_t stride, uint32_t pad, uint32_t include_pad, uint32_t gap_h,
                          const float* expect) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   fresh(1, op == MLIP_OP_MAXPOOL ? MLIP_LAYER_MAXPOOL : MLIP_LAYER_AVGPOOL);
   for (i = 0; i < 25; ++i) seth(2u * i, (float)(i + 1u));
   c = cb_cmd(&b, CB_MAIN, op, 0, layer0);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 5;
-  c->w[MLIP_POOL_IN_W] = 5;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 512;
-  c->w[MLIP_POOL_OUT_H] = 3;
-  c->w[MLIP_POOL_OUT_W] = 3;
-  c->w[MLIP_POOL_KH] = 2;
-  c->w[MLIP_POOL_KW] = 2;
-  c->w[MLIP_POOL_STRIDE_H] = stride;
-  c->w[MLIP_POOL_STRIDE_W] = stride;
-  c->w[MLIP_POOL_PAD_TOP] = pad;
-  c->w[MLIP_POOL_PAD_LEFT] = pad;
-  c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = include_pad;
-  c->w[MLIP_POOL_PADDED_TOP] = (uint32_t)-(int32_t)pad;
-  c->w[MLIP_POOL_PADDED_BOTTOM] = 5u + pad;
-  c->w[MLIP_POOL_PADDED_LEFT] = (uint32_t)-(int32_t)pad;
-  c->w[MLIP_POOL_PADDED_RIGHT] = 5u + pad;
-  c->w[MLIP_POOL_GAP_H] = gap_h;
-  c->w[MLIP_POOL_GAP_W] = 1;
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 5;
+  c->u.pool.in_w = 5;
+  c->u.pool.c = 1;
+  c->u.pool.out = 512;
+  c->u.pool.out_h = 3;
+  c->u.pool.out_w = 3;
+  c->u.pool.kh = 2;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = stride;
+  c->u.pool.stride_w = stride;
+  c->u.pool.pad_top = pad;
+  c->u.pool.pad_left = pad;
+  c->u.pool.count_include_pad = include_pad;
+  c->u.pool.padded_top = -(int32_t)pad;
+  c->u.pool.padded_bottom = 5 + (int32_t)pad;
+  c->u.pool.padded_left = -(int32_t)pad;
+  c->u.pool.padded_right = 5 + (int32_t)pad;
+  c->u.pool.gap_h = gap_h;
+  c->u.pool.gap_w = 1;
   if (expect == NULL) {
     assert_int_equal(run_ocm_only(), MLIP_ERR_INVALID_ARG);
     return;
@@ -547,7 +547,7 @@ static void test_pool_dilation(void** state) {
 }
 
 static void test_pool_edges(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   /* A window with no position inside the block: MAXPOOL gives -inf. A NaN
      is never chosen over a number, whatever its place in the window. */
@@ -556,18 +556,18 @@ static void test_pool_edges(void** state) {
   seth(2, 1.0f);
   sethb(4, 0xFE00);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 1;
-  c->w[MLIP_POOL_IN_W] = 3;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 512;
-  c->w[MLIP_POOL_OUT_H] = 1;
-  c->w[MLIP_POOL_OUT_W] = 4;
-  c->w[MLIP_POOL_KH] = 1;
-  c->w[MLIP_POOL_KW] = 2;
-  c->w[MLIP_POOL_STRIDE_H] = 1;
-  c->w[MLIP_POOL_STRIDE_W] = 1;
-  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = 3;
+  c->u.pool.c = 1;
+  c->u.pool.out = 512;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 4;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.pad_left = 1;
   /* windows: {-1, 0} -> NaN only, {0, 1}, {1, 2}, {2, 3} -> NaN only */
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_int_equal(geth(512), 0xFC00); /* only a NaN inside: -inf */
@@ -579,40 +579,40 @@ static void test_pool_edges(void** state) {
   fresh(1, MLIP_LAYER_AVGPOOL);
   seth(0, 4.0f);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 1;
-  c->w[MLIP_POOL_IN_W] = 1;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 512;
-  c->w[MLIP_POOL_OUT_H] = 1;
-  c->w[MLIP_POOL_OUT_W] = 2;
-  c->w[MLIP_POOL_KH] = 1;
-  c->w[MLIP_POOL_KW] = 1;
-  c->w[MLIP_POOL_STRIDE_H] = 1;
-  c->w[MLIP_POOL_STRIDE_W] = 1;
-  c->w[MLIP_POOL_PAD_LEFT] = 1;
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = 1;
+  c->u.pool.c = 1;
+  c->u.pool.out = 512;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 2;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = 1;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.pad_left = 1;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_int_equal(geth(512), 0x7E00);
   assert_true(gethf(514) == 4.0f);
 }
 
 static void test_global_pools(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   const float x[6] = {1, -1, 2, -5, 4, -3}; /* [hw = 3][c = 2] */
   uint32_t i;
   (void)state;
   fresh(1, MLIP_LAYER_GLOBAL_AVGPOOL);
   for (i = 0; i < 6; ++i) seth(2u * i, x[i]);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 128;
-  c->w[MLIP_GPOOL_HW] = 3;
-  c->w[MLIP_GPOOL_C] = 2;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 128;
+  c->u.global_pool.hw = 3;
+  c->u.global_pool.c = 2;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_MAXPOOL, 0, layer0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 256;
-  c->w[MLIP_GPOOL_HW] = 3;
-  c->w[MLIP_GPOOL_C] = 2;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 256;
+  c->u.global_pool.hw = 3;
+  c->u.global_pool.c = 2;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   /* 7 / 3 = 2.33333325 in fp32 -> 0x40AB (2.333984375) in fp16 */
   assert_int_equal(geth(128), 0x40AB);
@@ -626,7 +626,7 @@ static void test_global_pools(void** state) {
 static void add_case(uint32_t act, float lo, float hi, const uint16_t* expect) {
   const float a[4] = {1.0f, -2.0f, 65504.0f, -0.0f};
   const float bb[4] = {2.0f, 1.0f, 65504.0f, -0.0f};
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   fresh(1, MLIP_LAYER_ADD);
   for (i = 0; i < 4; ++i) {
@@ -634,13 +634,13 @@ static void add_case(uint32_t act, float lo, float hi, const uint16_t* expect) {
     seth(128 + 2u * i, bb[i]);
   }
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 128;
-  c->w[MLIP_ADD_OUT] = 256;
-  c->w[MLIP_ADD_COUNT] = 4;
-  c->w[MLIP_ADD_ACT] = act;
-  c->w[MLIP_ADD_ACT_LO] = fbits(lo);
-  c->w[MLIP_ADD_ACT_HI] = fbits(hi);
+  c->u.add.a = 0;
+  c->u.add.b = 128;
+  c->u.add.out = 256;
+  c->u.add.count = 4;
+  c->u.add.act = act;
+  c->u.add.act_lo = lo;
+  c->u.add.act_hi = hi;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   for (i = 0; i < 4; ++i) assert_int_equal(geth(256 + 2u * i), expect[i]);
 }
@@ -662,17 +662,17 @@ static void test_add(void** state) {
  * fp16. Saturation, tiny (subnormal) and huge inputs, infinities and NaN. */
 
 static void act_case(uint32_t act, float lo, float hi, const uint16_t* in, const uint16_t* expect, uint32_t count) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   fresh(1, MLIP_LAYER_ACTIVATION);
   for (i = 0; i < count; ++i) sethb(2u * i, in[i]);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ACTIVATION, 0, layer0);
-  c->w[MLIP_ACTV_IN] = 0;
-  c->w[MLIP_ACTV_OUT] = 128;
-  c->w[MLIP_ACTV_COUNT] = count;
-  c->w[MLIP_ACTV_ACT] = act;
-  c->w[MLIP_ACTV_ACT_LO] = fbits(lo);
-  c->w[MLIP_ACTV_ACT_HI] = fbits(hi);
+  c->u.activation.in = 0;
+  c->u.activation.out = 128;
+  c->u.activation.count = count;
+  c->u.activation.act = act;
+  c->u.activation.act_lo = lo;
+  c->u.activation.act_hi = hi;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   for (i = 0; i < count; ++i) {
     if (geth(128 + 2u * i) != expect[i]) print_error("act %u element %u: in 0x%04X\n", act, i, in[i]);
@@ -777,32 +777,32 @@ static void test_activation_edges(void** state) {
 
 /* Fused activations ride on the pools too: a max pool of [-1, 3] with SIGMOID, a global average with SILU. */
 static void test_activation_fused_pools(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   fresh(1, MLIP_LAYER_MAXPOOL);
   sethb(0, 0xBC00);
   sethb(2, 0x4200);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
-  c->w[MLIP_POOL_IN] = 0;
-  c->w[MLIP_POOL_IN_H] = 1;
-  c->w[MLIP_POOL_IN_W] = 2;
-  c->w[MLIP_POOL_C] = 1;
-  c->w[MLIP_POOL_OUT] = 128;
-  c->w[MLIP_POOL_OUT_H] = 1;
-  c->w[MLIP_POOL_OUT_W] = 1;
-  c->w[MLIP_POOL_KH] = 1;
-  c->w[MLIP_POOL_KW] = 2;
-  c->w[MLIP_POOL_STRIDE_H] = 1;
-  c->w[MLIP_POOL_STRIDE_W] = 1;
-  c->w[MLIP_POOL_PADDED_BOTTOM] = 1;
-  c->w[MLIP_POOL_PADDED_RIGHT] = 2;
-  c->w[MLIP_POOL_ACT] = MLIP_ACT_SIGMOID;
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = 2;
+  c->u.pool.c = 1;
+  c->u.pool.out = 128;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 1;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.padded_bottom = 1;
+  c->u.pool.padded_right = 2;
+  c->u.pool.act = MLIP_ACT_SIGMOID;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 256;
-  c->w[MLIP_GPOOL_HW] = 2;
-  c->w[MLIP_GPOOL_C] = 1;
-  c->w[MLIP_GPOOL_ACT] = MLIP_ACT_SILU;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 256;
+  c->u.global_pool.hw = 2;
+  c->u.global_pool.c = 1;
+  c->u.global_pool.act = MLIP_ACT_SILU;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_int_equal(geth(128), 0x3B9F); /* sigmoid(3) = 0.952574 */
   assert_int_equal(geth(256), 0x39D9); /* silu(1) = 0.731059 */
@@ -812,19 +812,19 @@ static void test_activation_fused_pools(void** state) {
 
 static void elt_case(uint32_t fn, uint32_t count, uint32_t b_len, uint32_t b_base, const uint16_t* a,
                      const uint16_t* bv, const uint16_t* expect) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   fresh(1, MLIP_LAYER_ELTWISE);
   for (i = 0; i < count; ++i) sethb(2u * i, a[i]);
   for (i = 0; i < b_len; ++i) sethb(128 + 2u * i, bv[i]);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ELTWISE, 0, layer0);
-  c->w[MLIP_ELT_A] = 0;
-  c->w[MLIP_ELT_B] = 128;
-  c->w[MLIP_ELT_OUT] = 256;
-  c->w[MLIP_ELT_COUNT] = count;
-  c->w[MLIP_ELT_B_LEN] = b_len;
-  c->w[MLIP_ELT_B_BASE] = b_base;
-  c->w[MLIP_ELT_FUNC] = fn;
+  c->u.eltwise.a = 0;
+  c->u.eltwise.b = 128;
+  c->u.eltwise.out = 256;
+  c->u.eltwise.count = count;
+  c->u.eltwise.b_len = b_len;
+  c->u.eltwise.b_base = b_base;
+  c->u.eltwise.func = fn;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   for (i = 0; i < count; ++i) assert_int_equal(geth(256 + 2u * i), expect[i]);
 }
@@ -863,21 +863,21 @@ static void set_tap(uint32_t off, uint32_t index, float weight) {
   setf(off + 4u, weight);
 }
 
-static mlip_cmd* resize_cmd(uint32_t in_h, uint32_t in_w, uint32_t ch, uint32_t out_h, uint32_t out_w, uint32_t rt,
-                            uint32_t ct, uint32_t row_base) {
-  mlip_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, layer0);
-  c->w[MLIP_RESIZE_IN] = 0;
-  c->w[MLIP_RESIZE_IN_H] = in_h;
-  c->w[MLIP_RESIZE_IN_W] = in_w;
-  c->w[MLIP_RESIZE_C] = ch;
-  c->w[MLIP_RESIZE_OUT] = 256;
-  c->w[MLIP_RESIZE_OUT_H] = out_h;
-  c->w[MLIP_RESIZE_OUT_W] = out_w;
-  c->w[MLIP_RESIZE_ROW_TABLE] = 512;
-  c->w[MLIP_RESIZE_COL_TABLE] = 640;
-  c->w[MLIP_RESIZE_ROW_TAPS] = rt;
-  c->w[MLIP_RESIZE_COL_TAPS] = ct;
-  c->w[MLIP_RESIZE_ROW_BASE] = row_base;
+static mlip_decoded_cmd* resize_cmd(uint32_t in_h, uint32_t in_w, uint32_t ch, uint32_t out_h, uint32_t out_w, uint32_t rt,
+                                    uint32_t ct, uint32_t row_base) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, layer0);
+  c->u.resize.in = 0;
+  c->u.resize.in_h = in_h;
+  c->u.resize.in_w = in_w;
+  c->u.resize.c = ch;
+  c->u.resize.out = 256;
+  c->u.resize.out_h = out_h;
+  c->u.resize.out_w = out_w;
+  c->u.resize.row_table = 512;
+  c->u.resize.col_table = 640;
+  c->u.resize.row_taps = rt;
+  c->u.resize.col_taps = ct;
+  c->u.resize.row_base = row_base;
   return c;
 }
 
@@ -956,7 +956,7 @@ static void test_resize(void** state) {
 static void test_nan_results(void** state) {
   const uint16_t a[4] = {0x7C00 /* inf */, 0xFE00 /* -NaN */, 0x3C00, 0xFC01 /* -sNaN */};
   const uint16_t bb[4] = {0xFC00 /* -inf */, 0x3C00, 0xFE00, 0x3C00};
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t i;
   (void)state;
   fresh(1, MLIP_LAYER_ADD);
@@ -965,17 +965,17 @@ static void test_nan_results(void** state) {
     sethb(128 + 2u * i, bb[i]);
   }
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 128;
-  c->w[MLIP_ADD_OUT] = 256;
-  c->w[MLIP_ADD_COUNT] = 4;
+  c->u.add.a = 0;
+  c->u.add.b = 128;
+  c->u.add.out = 256;
+  c->u.add.count = 4;
   /* CONV2D: 0 * -inf = NaN; FC: -NaN input */
   sethb(384, 0x0000);
   sethb(512, 0xFC00);
   c = conv(1, 1, 1, 1, 1, 1, 1, 1);
-  c->w[MLIP_CONV_IN] = 384;
-  c->w[MLIP_CONV_WEIGHTS] = 512;
-  c->w[MLIP_CONV_OUT] = 640;
+  c->u.conv2d.in = 384;
+  c->u.conv2d.weights = 512;
+  c->u.conv2d.out = 640;
   sethb(768, 0xFE00);
   sethb(896, 0x3C00);
   c = fc(768, 896, 1024, 1152, 1, 1, 1, 1, 1);
@@ -987,11 +987,11 @@ static void test_nan_results(void** state) {
   fresh(1, MLIP_LAYER_ADD);
   sethb(0, 0xFE00);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 0;
-  c->w[MLIP_ADD_OUT] = 128;
-  c->w[MLIP_ADD_COUNT] = 1;
-  c->w[MLIP_ADD_ACT] = MLIP_ACT_RELU;
+  c->u.add.a = 0;
+  c->u.add.b = 0;
+  c->u.add.out = 128;
+  c->u.add.count = 1;
+  c->u.add.act = MLIP_ACT_RELU;
   assert_int_equal(run_ocm_only(), MLIP_OK);
   assert_int_equal(geth(128), 0x0000);
 }
@@ -1250,7 +1250,7 @@ static void test_stats_and_cycles(void** state) {
   mlip_layer_stats stats[3];
   mlip_region_state st = {0, 0};
   mlip_region r;
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t l1, l2, l3, bi, i;
   size_t n;
   uint64_t cyc;
@@ -1263,40 +1263,40 @@ static void test_stats_and_cycles(void** state) {
   bi = cb_input(&b, sizeof in);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, l1, bi, 0, 0, 2, 100, 100, 128);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, l1);
-  c->w[MLIP_CONV_IN] = 0;
-  c->w[MLIP_CONV_IN_H] = 3;
-  c->w[MLIP_CONV_IN_W] = 3;
-  c->w[MLIP_CONV_IN_C] = 1;
-  c->w[MLIP_CONV_WEIGHTS] = 256;
-  c->w[MLIP_CONV_BIAS] = MLIP_NO_OFFSET;
-  c->w[MLIP_CONV_OUT] = 384;
-  c->w[MLIP_CONV_OUT_H] = 1;
-  c->w[MLIP_CONV_OUT_W] = 1;
-  c->w[MLIP_CONV_OUT_C] = 1;
-  c->w[MLIP_CONV_KH] = 3;
-  c->w[MLIP_CONV_KW] = 3;
-  c->w[MLIP_CONV_STRIDE_H] = 1;
-  c->w[MLIP_CONV_STRIDE_W] = 1;
-  c->w[MLIP_CONV_DIL_H] = 1;
-  c->w[MLIP_CONV_DIL_W] = 1;
-  c->w[MLIP_CONV_GROUPS] = 1;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 1;
+  c->u.conv2d.in = 0;
+  c->u.conv2d.in_h = 3;
+  c->u.conv2d.in_w = 3;
+  c->u.conv2d.in_c = 1;
+  c->u.conv2d.weights = 256;
+  c->u.conv2d.bias = MLIP_NO_OFFSET;
+  c->u.conv2d.out = 384;
+  c->u.conv2d.out_h = 1;
+  c->u.conv2d.out_w = 1;
+  c->u.conv2d.out_c = 1;
+  c->u.conv2d.kh = 3;
+  c->u.conv2d.kw = 3;
+  c->u.conv2d.stride_h = 1;
+  c->u.conv2d.stride_w = 1;
+  c->u.conv2d.dil_h = 1;
+  c->u.conv2d.dil_w = 1;
+  c->u.conv2d.groups = 1;
+  c->u.conv2d.ic_per_group = 1;
+  c->u.conv2d.oc_per_group = 1;
   c = fc(0, 640, 2048, 2176, 1, 300, 2, 1, 1);
   c->tile = 1;
   c->layer = (uint16_t)l1;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 1, l1);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 384;
-  c->w[MLIP_ADD_OUT] = 2304;
-  c->w[MLIP_ADD_COUNT] = 130;
+  c->u.add.a = 0;
+  c->u.add.b = 384;
+  c->u.add.out = 2304;
+  c->u.add.count = 130;
   cb_barrier(&b, CB_MAIN, 0, l1);
   /* layer 2: tile 0 ADD 1000 elements = 16 cycles + 40 = 56 */
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, l2);
-  c->w[MLIP_ADD_A] = 0;
-  c->w[MLIP_ADD_B] = 0;
-  c->w[MLIP_ADD_OUT] = 2048;
-  c->w[MLIP_ADD_COUNT] = 1000;
+  c->u.add.a = 0;
+  c->u.add.b = 0;
+  c->u.add.out = 2048;
+  c->u.add.count = 1000;
   n = cb_build(&b, cmdbuf, sizeof cmdbuf);
   assert_true(n > 0);
 

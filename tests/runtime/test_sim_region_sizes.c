@@ -70,6 +70,15 @@ static uint32_t binding_of(uint32_t kind) {
   return 0;
 }
 
+/* The first MAIN command (a DMA of the input) made to move row_bytes bytes. */
+static void grow_first_dma(uint32_t row_bytes) {
+  mlip_decoded_cmd d;
+  cb_get_cmd(cmdbuf, MLIP_SEC_MAIN, 0, &d);
+  assert_int_equal(d.opcode, MLIP_OP_DMA_IN);
+  d.u.dma.row_bytes = row_bytes;
+  cb_put_cmd(cmdbuf, MLIP_SEC_MAIN, 0, &d);
+}
+
 static void test_exact_arrays_run(void** state) {
   uint8_t* in = (uint8_t*)malloc(IO_BYTES);
   uint8_t* out = (uint8_t*)malloc(IO_BYTES);
@@ -153,7 +162,7 @@ static void test_buffer_changed_after_validation(void** state) {
   memcpy(&bd, cmdbuf + off, sizeof bd);
   bd.size = big;
   memcpy(cmdbuf + off, &bd, sizeof bd);
-  memcpy(cmdbuf + cb_cmd_offset(cmdbuf, MLIP_SEC_MAIN, 0) + offsetof(mlip_cmd, w) + 4u * MLIP_DMA_ROW_BYTES, &big, sizeof big);
+  grow_first_dma(big);
   cb_fix_crcs(cmdbuf, cmdbuf_size);
   assert_int_equal(mlip_region_run(&r, ins, sizes, 1, outs, sizes, 1, NULL, 0), MLIP_ERR_BOUNDS);
 
@@ -181,7 +190,7 @@ static void test_buffer_changed_after_validation(void** state) {
   build_copy();
   region_for(&r, &st);
   assert_int_equal(mlip_region_run(&r, ins, sizes, 1, outs, sizes, 1, NULL, 0), MLIP_OK);
-  memcpy(cmdbuf + cb_cmd_offset(cmdbuf, MLIP_SEC_MAIN, 0) + offsetof(mlip_cmd, w) + 4u * MLIP_DMA_ROW_BYTES, &big, sizeof big);
+  grow_first_dma(big);
   assert_int_not_equal(mlip_region_run(&r, ins, sizes, 1, outs, sizes, 1, NULL, 0), MLIP_OK);
   free(in);
   free(out);

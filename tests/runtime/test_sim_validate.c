@@ -30,7 +30,7 @@ enum {
 
 static void base(void) {
   uint8_t wts[288];
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   uint32_t l_pin, l_in, l_conv, l_pool, l_add, l_fc, l_out, l_act, l_elt, i;
   cb_init(&b, MLIP_MCPU_CN10KA, 2, OCM);
   b.hdr.flags = MLIP_FLAG_WB_PIN_OCM;
@@ -58,83 +58,83 @@ static void base(void) {
   (void)cb_convert(&b, CB_MAIN, 0, l_in, 0, 128, 16, MLIP_CVT_F32_TO_F16);
   (void)cb_layout(&b, CB_MAIN, 0, l_in, 128, 256, 1, 4, 4, 2);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, l_conv); /* 4x4x1 -> 4x4x2, 3x3, pad 1 */
-  c->w[MLIP_CONV_IN] = 256;
-  c->w[MLIP_CONV_IN_H] = 4;
-  c->w[MLIP_CONV_IN_W] = 4;
-  c->w[MLIP_CONV_IN_C] = 1;
-  c->w[MLIP_CONV_WEIGHTS] = PINNED;
-  c->w[MLIP_CONV_BIAS] = PINNED + 128u;
-  c->w[MLIP_CONV_OUT] = 384;
-  c->w[MLIP_CONV_OUT_H] = 4;
-  c->w[MLIP_CONV_OUT_W] = 4;
-  c->w[MLIP_CONV_OUT_C] = 2;
-  c->w[MLIP_CONV_KH] = 3;
-  c->w[MLIP_CONV_KW] = 3;
-  c->w[MLIP_CONV_STRIDE_H] = 1;
-  c->w[MLIP_CONV_STRIDE_W] = 1;
-  c->w[MLIP_CONV_DIL_H] = 1;
-  c->w[MLIP_CONV_DIL_W] = 1;
-  c->w[MLIP_CONV_PAD_TOP] = 1;
-  c->w[MLIP_CONV_PAD_LEFT] = 1;
-  c->w[MLIP_CONV_GROUPS] = 1;
-  c->w[MLIP_CONV_IC_PER_GROUP] = 1;
-  c->w[MLIP_CONV_OC_PER_GROUP] = 2;
-  c->w[MLIP_CONV_ACT] = MLIP_ACT_RELU;
+  c->u.conv2d.in = 256;
+  c->u.conv2d.in_h = 4;
+  c->u.conv2d.in_w = 4;
+  c->u.conv2d.in_c = 1;
+  c->u.conv2d.weights = PINNED;
+  c->u.conv2d.bias = PINNED + 128u;
+  c->u.conv2d.out = 384;
+  c->u.conv2d.out_h = 4;
+  c->u.conv2d.out_w = 4;
+  c->u.conv2d.out_c = 2;
+  c->u.conv2d.kh = 3;
+  c->u.conv2d.kw = 3;
+  c->u.conv2d.stride_h = 1;
+  c->u.conv2d.stride_w = 1;
+  c->u.conv2d.dil_h = 1;
+  c->u.conv2d.dil_w = 1;
+  c->u.conv2d.pad_top = 1;
+  c->u.conv2d.pad_left = 1;
+  c->u.conv2d.groups = 1;
+  c->u.conv2d.ic_per_group = 1;
+  c->u.conv2d.oc_per_group = 2;
+  c->u.conv2d.act = MLIP_ACT_RELU;
   for (i = 0; i < 2; ++i) {
     c = cb_cmd(&b, CB_MAIN, i == 0 ? MLIP_OP_MAXPOOL : MLIP_OP_AVGPOOL, 0, l_pool);
-    c->w[MLIP_POOL_IN] = 384;
-    c->w[MLIP_POOL_IN_H] = 4;
-    c->w[MLIP_POOL_IN_W] = 4;
-    c->w[MLIP_POOL_C] = 2;
-    c->w[MLIP_POOL_OUT] = i == 0 ? 512 : 640;
-    c->w[MLIP_POOL_OUT_H] = 2;
-    c->w[MLIP_POOL_OUT_W] = 2;
-    c->w[MLIP_POOL_KH] = 2;
-    c->w[MLIP_POOL_KW] = 2;
-    c->w[MLIP_POOL_STRIDE_H] = 2;
-    c->w[MLIP_POOL_STRIDE_W] = 2;
-    c->w[MLIP_POOL_COUNT_INCLUDE_PAD] = i;
-    c->w[MLIP_POOL_PADDED_BOTTOM] = 4;
-    c->w[MLIP_POOL_PADDED_RIGHT] = 4;
+    c->u.pool.in = 384;
+    c->u.pool.in_h = 4;
+    c->u.pool.in_w = 4;
+    c->u.pool.c = 2;
+    c->u.pool.out = i == 0 ? 512 : 640;
+    c->u.pool.out_h = 2;
+    c->u.pool.out_w = 2;
+    c->u.pool.kh = 2;
+    c->u.pool.kw = 2;
+    c->u.pool.stride_h = 2;
+    c->u.pool.stride_w = 2;
+    c->u.pool.count_include_pad = i;
+    c->u.pool.padded_bottom = 4;
+    c->u.pool.padded_right = 4;
   }
   for (i = 0; i < 2; ++i) {
     c = cb_cmd(&b, CB_MAIN, i == 0 ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, 0, l_pool);
-    c->w[MLIP_GPOOL_IN] = 384;
-    c->w[MLIP_GPOOL_OUT] = i == 0 ? 768 : 896;
-    c->w[MLIP_GPOOL_HW] = 16;
-    c->w[MLIP_GPOOL_C] = 2;
+    c->u.global_pool.in = 384;
+    c->u.global_pool.out = i == 0 ? 768 : 896;
+    c->u.global_pool.hw = 16;
+    c->u.global_pool.c = 2;
   }
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, l_add);
-  c->w[MLIP_ADD_A] = 512;
-  c->w[MLIP_ADD_B] = 640;
-  c->w[MLIP_ADD_OUT] = 1024;
-  c->w[MLIP_ADD_COUNT] = 8;
+  c->u.add.a = 512;
+  c->u.add.b = 640;
+  c->u.add.out = 1024;
+  c->u.add.count = 8;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ACTIVATION, 0, l_act); /* sigmoid of the max pool's 8 halves */
-  c->w[MLIP_ACTV_IN] = 512;
-  c->w[MLIP_ACTV_OUT] = 1536;
-  c->w[MLIP_ACTV_COUNT] = 8;
-  c->w[MLIP_ACTV_ACT] = MLIP_ACT_SIGMOID;
+  c->u.activation.in = 512;
+  c->u.activation.out = 1536;
+  c->u.activation.count = 8;
+  c->u.activation.act = MLIP_ACT_SIGMOID;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ELTWISE, 0, l_elt); /* max pool * global average per channel, SiLU */
-  c->w[MLIP_ELT_A] = 512;
-  c->w[MLIP_ELT_B] = 768;
-  c->w[MLIP_ELT_OUT] = 1664;
-  c->w[MLIP_ELT_COUNT] = 8;
-  c->w[MLIP_ELT_B_LEN] = 2;
-  c->w[MLIP_ELT_B_BASE] = 1;
-  c->w[MLIP_ELT_FUNC] = MLIP_ELT_MUL;
-  c->w[MLIP_ELT_ACT] = MLIP_ACT_SILU;
+  c->u.eltwise.a = 512;
+  c->u.eltwise.b = 768;
+  c->u.eltwise.out = 1664;
+  c->u.eltwise.count = 8;
+  c->u.eltwise.b_len = 2;
+  c->u.eltwise.b_base = 1;
+  c->u.eltwise.func = MLIP_ELT_MUL;
+  c->u.eltwise.act = MLIP_ACT_SILU;
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, l_fc);
-  c->w[MLIP_FC_IN] = 1024;
-  c->w[MLIP_FC_WEIGHTS] = PINNED + 256u;
-  c->w[MLIP_FC_BIAS] = MLIP_NO_OFFSET;
-  c->w[MLIP_FC_ACC] = 1152;
-  c->w[MLIP_FC_OUT] = 1280;
-  c->w[MLIP_FC_N] = 1;
-  c->w[MLIP_FC_K] = 8;
-  c->w[MLIP_FC_OUT_C] = 2;
-  c->w[MLIP_FC_FIRST] = 1;
-  c->w[MLIP_FC_LAST] = 1;
-  c->w[MLIP_FC_ACT] = MLIP_ACT_RELU;
+  c->u.fc.in = 1024;
+  c->u.fc.weights = PINNED + 256u;
+  c->u.fc.bias = MLIP_NO_OFFSET;
+  c->u.fc.acc = 1152;
+  c->u.fc.out = 1280;
+  c->u.fc.n = 1;
+  c->u.fc.k = 8;
+  c->u.fc.out_c = 2;
+  c->u.fc.first = 1;
+  c->u.fc.last = 1;
+  c->u.fc.act = MLIP_ACT_RELU;
   (void)cb_convert(&b, CB_MAIN, 0, l_out, 1280, 1408, 2, MLIP_CVT_F16_TO_F32);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, l_out, bind_out, 0, 1408, 1, 8, 0, 0);
   cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, l_out, bind_scratch, 0, 1408, 1, 8, 0, 0);
@@ -151,11 +151,12 @@ static mlip_status build_validate(void) {
 }
 
 #define CMD(i) (&b.cmds[CB_MAIN][(i)])
-/* One MAIN command word changed in the base buffer. */
-#define EXPECT_WORD(cmd, word, value, status) \
-  do {                                        \
-    base();                                   \
-    CMD(cmd)->w[(word)] = (value);            \
+/* One field of a MAIN command of the base buffer changed: `field` is the
+   decoded command's member, u.<format>.<name>. */
+#define EXPECT_FIELD(cmd, field, value, status)   \
+  do {                                            \
+    base();                                       \
+    CMD(cmd)->field = (value);                    \
     assert_int_equal(build_validate(), (status)); \
   } while (0)
 
@@ -436,211 +437,211 @@ static void test_command_head(void** state) {
 
 static void test_dma_rules(void** state) {
   (void)state;
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_BINDING, 4, MLIP_ERR_INVALID_ARG); /* 4 bindings */
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_BINDING, 0xFFFFFFFFu, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_ROWS, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_ROW_BYTES, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_DMA_IN, u.dma.binding, 4, MLIP_ERR_INVALID_ARG); /* 4 bindings */
+  EXPECT_FIELD(C_DMA_IN, u.dma.binding, 0xFFFFFFFFu, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_DMA_IN, u.dma.rows, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_DMA_IN, u.dma.row_bytes, 0, MLIP_ERR_INVALID_ARG);
   /* DMA out of its binding: one byte past the input, offsets and strides that would wrap */
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_DDR_OFFSET, 1, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_ROW_BYTES, 65, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_DDR_OFFSET, 0xFFFFFFC0u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_DMA_IN, u.dma.ddr_offset, 1, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_DMA_IN, u.dma.row_bytes, 65, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_DMA_IN, u.dma.ddr_offset, 0xFFFFFFC0u, MLIP_ERR_BOUNDS);
   base();
-  CMD(C_DMA_IN)->w[MLIP_DMA_ROWS] = 0xFFFFFFFFu;
-  CMD(C_DMA_IN)->w[MLIP_DMA_ROW_BYTES] = 1;
-  CMD(C_DMA_IN)->w[MLIP_DMA_OCM_STRIDE] = 1;
-  CMD(C_DMA_IN)->w[MLIP_DMA_DDR_STRIDE] = 0x80000000u;
+  CMD(C_DMA_IN)->u.dma.rows = 0xFFFFFFFFu;
+  CMD(C_DMA_IN)->u.dma.row_bytes = 1;
+  CMD(C_DMA_IN)->u.dma.ocm_stride = 1;
+  CMD(C_DMA_IN)->u.dma.ddr_stride = 0x80000000u;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_OUT0, MLIP_DMA_DDR_OFFSET, 9, MLIP_ERR_BOUNDS);   /* output is 16 bytes */
-  EXPECT_WORD(C_SCR_OUT, MLIP_DMA_DDR_OFFSET, 249, MLIP_ERR_BOUNDS); /* scratch is 256 bytes */
+  EXPECT_FIELD(C_OUT0, u.dma.ddr_offset, 9, MLIP_ERR_BOUNDS);   /* output is 16 bytes */
+  EXPECT_FIELD(C_SCR_OUT, u.dma.ddr_offset, 249, MLIP_ERR_BOUNDS); /* scratch is 256 bytes */
   base();
-  CMD(C_T1_IN)->w[MLIP_DMA_ROWS] = 2;
-  CMD(C_T1_IN)->w[MLIP_DMA_DDR_STRIDE] = 249;
-  CMD(C_T1_IN)->w[MLIP_DMA_OCM_STRIDE] = 128;
+  CMD(C_T1_IN)->u.dma.rows = 2;
+  CMD(C_T1_IN)->u.dma.ddr_stride = 249;
+  CMD(C_T1_IN)->u.dma.ocm_stride = 128;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
   /* DMA OCM out of range, misaligned, rows overlapping in OCM */
-  EXPECT_WORD(C_T1_IN, MLIP_DMA_OCM_OFFSET, OCM, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_T1_OUT, MLIP_DMA_OCM_OFFSET, 0xFFFFFF80u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_OCM_OFFSET, 64, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_T1_IN, u.dma.ocm_offset, OCM, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_T1_OUT, u.dma.ocm_offset, 0xFFFFFF80u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_DMA_IN, u.dma.ocm_offset, 64, MLIP_ERR_INVALID_ARG);
   base();
-  CMD(C_T1_IN)->w[MLIP_DMA_ROWS] = 2;
-  CMD(C_T1_IN)->w[MLIP_DMA_ROW_BYTES] = 4;
-  CMD(C_T1_IN)->w[MLIP_DMA_OCM_STRIDE] = (OCM - 4u);
+  CMD(C_T1_IN)->u.dma.rows = 2;
+  CMD(C_T1_IN)->u.dma.row_bytes = 4;
+  CMD(C_T1_IN)->u.dma.ocm_stride = (OCM - 4u);
   b.hdr.ocm_pinned_offset = OCM; /* (no pinning, so that only the OCM size bounds tile 1) */
   b.num_cmds[CB_INIT] = 0;
   assert_int_equal(build_validate(), MLIP_OK);
-  CMD(C_T1_IN)->w[MLIP_DMA_OCM_STRIDE] = (OCM - 3u);
+  CMD(C_T1_IN)->u.dma.ocm_stride = (OCM - 3u);
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  CMD(C_T1_IN)->w[MLIP_DMA_OCM_STRIDE] = 3; /* < row_bytes */
+  CMD(C_T1_IN)->u.dma.ocm_stride = 3; /* < row_bytes */
   assert_int_equal(build_validate(), MLIP_ERR_INVALID_ARG);
   /* DMA_OUT only into OUTPUT or SCRATCH */
-  EXPECT_WORD(C_OUT0, MLIP_DMA_BINDING, bind_in, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_OUT0, MLIP_DMA_BINDING, b.weights_binding, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_OUT0, u.dma.binding, bind_in, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_OUT0, u.dma.binding, b.weights_binding, MLIP_ERR_INVALID_ARG);
   /* DMA_IN may read any binding (here: the output, the weights) */
   base();
-  CMD(C_T1_IN)->w[MLIP_DMA_BINDING] = bind_out;
+  CMD(C_T1_IN)->u.dma.binding = bind_out;
   assert_int_equal(build_validate(), MLIP_OK);
 }
 
 static void test_compute_rules(void** state) {
   (void)state;
   /* operands out of OCM, including sizes that overflow 32 (and 64) bits */
-  EXPECT_WORD(C_T1_OUT, MLIP_DMA_OCM_OFFSET, OCM - 4u * 128u, MLIP_OK); /* reading the end of OCM */
-  EXPECT_WORD(C_T1_OUT, MLIP_DMA_OCM_OFFSET, OCM, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_CONV, MLIP_CONV_IN_H, 0x40000000u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_T1_OUT, u.dma.ocm_offset, OCM - 4u * 128u, MLIP_OK); /* reading the end of OCM */
+  EXPECT_FIELD(C_T1_OUT, u.dma.ocm_offset, OCM, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_CONV, u.conv2d.in_h, 0x40000000u, MLIP_ERR_BOUNDS);
   base();
-  CMD(C_CONV)->w[MLIP_CONV_KH] = 0x80000000u;
-  CMD(C_CONV)->w[MLIP_CONV_KW] = 0x80000000u;
-  CMD(C_CONV)->w[MLIP_CONV_IC_PER_GROUP] = 0x80000000u;
-  CMD(C_CONV)->w[MLIP_CONV_OUT_C] = 0x80000000u;
-  CMD(C_CONV)->w[MLIP_CONV_OC_PER_GROUP] = 0x80000000u;
+  CMD(C_CONV)->u.conv2d.kh = 0x80000000u;
+  CMD(C_CONV)->u.conv2d.kw = 0x80000000u;
+  CMD(C_CONV)->u.conv2d.ic_per_group = 0x80000000u;
+  CMD(C_CONV)->u.conv2d.out_c = 0x80000000u;
+  CMD(C_CONV)->u.conv2d.oc_per_group = 0x80000000u;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_CONV, MLIP_CONV_BIAS, OCM - 4u * 128u + 0u, MLIP_OK);
-  EXPECT_WORD(C_FC, MLIP_FC_ACC, OCM, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_FC, MLIP_FC_K, 0xFFFFFFFFu, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_MAXPOOL, MLIP_POOL_IN, 0xFFFFFF80u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_GAP, MLIP_GPOOL_HW, 0xFFFFFFFFu, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ADD, MLIP_ADD_COUNT, 0x80000000u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_CVT, MLIP_CVT_COUNT, 0x40000000u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_LAYOUT, MLIP_LAY_OUTER, 0xFFFFFFFFu, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_CONV, u.conv2d.bias, OCM - 4u * 128u + 0u, MLIP_OK);
+  EXPECT_FIELD(C_FC, u.fc.acc, OCM, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_FC, u.fc.k, 0xFFFFFFFFu, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_MAXPOOL, u.pool.in, 0xFFFFFF80u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_GAP, u.global_pool.hw, 0xFFFFFFFFu, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ADD, u.add.count, 0x80000000u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_CVT, u.convert.count, 0x40000000u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_LAYOUT, u.layout.outer, 0xFFFFFFFFu, MLIP_ERR_BOUNDS);
   /* misaligned operands */
-  EXPECT_WORD(C_CONV, MLIP_CONV_IN, 258, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_BIAS, PINNED + 132u, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_OUT, 1290, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ADD, MLIP_ADD_B, 641, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_GMP, MLIP_GPOOL_OUT, 900, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CVT2, MLIP_CVT_SRC, 1300, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.in, 258, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.bias, PINNED + 132u, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.out, 1290, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ADD, u.add.b, 641, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_GMP, u.global_pool.out, 900, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CVT2, u.convert.src, 1300, MLIP_ERR_INVALID_ARG);
   /* overlapping in / out */
-  EXPECT_WORD(C_CONV, MLIP_CONV_OUT, 256, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_IN, 384, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ADD, MLIP_ADD_OUT, 640, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ADD, MLIP_ADD_OUT, 512, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_ACC, 1024, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_OUT, 1152, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_MAXPOOL, MLIP_POOL_OUT, 384, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_GAP, MLIP_GPOOL_OUT, 384, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CVT, MLIP_CVT_DST, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_LAYOUT, MLIP_LAY_DST, 128, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.out, 256, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.in, 384, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ADD, u.add.out, 640, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ADD, u.add.out, 512, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.acc, 1024, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.out, 1152, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_MAXPOOL, u.pool.out, 384, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_GAP, u.global_pool.out, 384, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CVT, u.convert.dst, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_LAYOUT, u.layout.dst, 128, MLIP_ERR_INVALID_ARG);
   /* ADD's two inputs may be the same */
-  EXPECT_WORD(C_ADD, MLIP_ADD_B, 512, MLIP_OK);
+  EXPECT_FIELD(C_ADD, u.add.b, 512, MLIP_OK);
   /* zero dimensions, strides, dilations */
-  EXPECT_WORD(C_CONV, MLIP_CONV_IN_C, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_OUT_W, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_KH, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_STRIDE_W, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_DIL_H, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_GROUPS, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_OC_PER_GROUP, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_N, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_K, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_AVGPOOL, MLIP_POOL_KW, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_MAXPOOL, MLIP_POOL_STRIDE_H, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_GMP, MLIP_GPOOL_C, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ADD, MLIP_ADD_COUNT, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CVT, MLIP_CVT_COUNT, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_LAYOUT, MLIP_LAY_A, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.in_c, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.out_w, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.kh, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.stride_w, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.dil_h, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.groups, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.oc_per_group, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.n, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.k, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_AVGPOOL, u.pool.kw, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_MAXPOOL, u.pool.stride_h, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_GMP, u.global_pool.c, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ADD, u.add.count, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CVT, u.convert.count, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_LAYOUT, u.layout.a, 0, MLIP_ERR_INVALID_ARG);
   /* modes, element sizes, activations, flags */
-  EXPECT_WORD(C_CVT, MLIP_CVT_MODE, 3, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CVT, MLIP_CVT_MODE, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_LAYOUT, MLIP_LAY_ELEM, 3, MLIP_ERR_INVALID_ARG); /* 1 (int8) is valid */
-  EXPECT_WORD(C_CONV, MLIP_DTYPE, MLIP_DT_INT8, MLIP_ERR_INVALID_ARG); /* int8 in an fp16 buffer */
-  EXPECT_WORD(C_DMA_IN, MLIP_DTYPE, 1, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_LAYOUT, MLIP_LAY_ELEM, 8, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_CONV, MLIP_CONV_ACT, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_ACT, 0xFFFFFFFFu, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ADD, MLIP_ADD_ACT, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_FIRST, 2, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_FC, MLIP_FC_LAST, 2, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_AVGPOOL, MLIP_POOL_COUNT_INCLUDE_PAD, 2, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_MAXPOOL, MLIP_POOL_GAP_H, MLIP_POOL_MAX_GAP + 1u, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_AVGPOOL, MLIP_POOL_GAP_W, 0xFFFFFFFFu, MLIP_ERR_INVALID_ARG);
-  /* without LAST, FC's output and bias words are not operands */
+  EXPECT_FIELD(C_CVT, u.convert.mode, 3, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CVT, u.convert.mode, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_LAYOUT, u.layout.elem_bytes, 3, MLIP_ERR_INVALID_ARG); /* 1 (int8) is valid */
+  EXPECT_FIELD(C_CONV, u.conv2d.dtype, MLIP_DT_INT8, MLIP_ERR_INVALID_ARG); /* int8 in an fp16 buffer */
+  EXPECT_FIELD(C_DMA_IN, u.dma.dtype, 1, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_LAYOUT, u.layout.elem_bytes, 8, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_CONV, u.conv2d.act, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.act, 0xFFFFFFFFu, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ADD, u.add.act, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.first, 2, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_FC, u.fc.last, 2, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_AVGPOOL, u.pool.count_include_pad, 2, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_MAXPOOL, u.pool.gap_h, MLIP_POOL_MAX_GAP + 1u, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_AVGPOOL, u.pool.gap_w, 0xFFFFFFFFu, MLIP_ERR_INVALID_ARG);
+  /* without LAST, FC's output and bias fields are not operands */
   base();
-  CMD(C_FC)->w[MLIP_FC_LAST] = 0;
-  CMD(C_FC)->w[MLIP_FC_OUT] = 0xFFFFFFFFu;
-  CMD(C_FC)->w[MLIP_FC_BIAS] = 3;
+  CMD(C_FC)->u.fc.last = 0;
+  CMD(C_FC)->u.fc.out = 0xFFFFFFFFu;
+  CMD(C_FC)->u.fc.bias = 3;
   assert_int_equal(build_validate(), MLIP_OK);
 }
 
-/* ACTIVATION and ELTWISE, and the activation words of the pools: each
+/* ACTIVATION and ELTWISE, and the activation fields of the pools: each
    rule broken once. */
 static void test_activation_eltwise_rules(void** state) {
   (void)state;
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_COUNT, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_ACT, MLIP_ACT_NONE, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_ACT, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_IN, 513, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_OUT, 4096, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_COUNT, 0x80000000u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_OUT, PINNED, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ACTV, MLIP_ACTV_OUT, 512, MLIP_OK); /* in place */
+  EXPECT_FIELD(C_ACTV, u.activation.count, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ACTV, u.activation.act, MLIP_ACT_NONE, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ACTV, u.activation.act, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ACTV, u.activation.in, 513, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ACTV, u.activation.out, 4096, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ACTV, u.activation.count, 0x80000000u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ACTV, u.activation.out, PINNED, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ACTV, u.activation.out, 512, MLIP_OK); /* in place */
   base();
-  CMD(C_ACTV)->w[MLIP_ACTV_COUNT] = 128; /* 256 bytes from 512: [640, 896) overlaps them */
-  CMD(C_ACTV)->w[MLIP_ACTV_OUT] = 640;
+  CMD(C_ACTV)->u.activation.count = 128; /* 256 bytes from 512: [640, 896) overlaps them */
+  CMD(C_ACTV)->u.activation.out = 640;
   assert_int_equal(build_validate(), MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_COUNT, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_B_LEN, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_B_BASE, 2, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_FUNC, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_FUNC, MLIP_ELT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_ACT, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_OUT, 512, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_OUT, 768, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_ELT, MLIP_ELT_B, 4096, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ELT, MLIP_ELT_B_LEN, 0x40000000u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ELT, MLIP_ELT_OUT, PINNED, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ELT, MLIP_ELT_B_LEN, 8, MLIP_OK); /* equal shapes */
-  EXPECT_WORD(C_MAXPOOL, MLIP_POOL_ACT, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_GAP, MLIP_GPOOL_ACT, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
-  EXPECT_WORD(C_GAP, MLIP_GPOOL_ACT, MLIP_ACT_ELU, MLIP_OK);
+  EXPECT_FIELD(C_ELT, u.eltwise.count, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.b_len, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.b_base, 2, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.func, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.func, MLIP_ELT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.act, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.out, 512, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.out, 768, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_ELT, u.eltwise.b, 4096, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ELT, u.eltwise.b_len, 0x40000000u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ELT, u.eltwise.out, PINNED, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ELT, u.eltwise.b_len, 8, MLIP_OK); /* equal shapes */
+  EXPECT_FIELD(C_MAXPOOL, u.pool.act, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_GAP, u.global_pool.act, MLIP_ACT_COUNT_, MLIP_ERR_INVALID_ARG);
+  EXPECT_FIELD(C_GAP, u.global_pool.act, MLIP_ACT_ELU, MLIP_OK);
 }
 
 static void test_conv_channels(void** state) {
   (void)state;
   /* The base conv: groups 1, 2 out per group: oc_base 1 would be group 1 */
-  EXPECT_WORD(C_CONV, MLIP_CONV_OC_BASE, 1, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_CONV, MLIP_CONV_IC_BASE, 1, MLIP_ERR_BOUNDS);     /* channel -1 */
-  EXPECT_WORD(C_CONV, MLIP_CONV_IC_PER_GROUP, 2, MLIP_ERR_BOUNDS); /* in_c 1; also a larger weights extent */
+  EXPECT_FIELD(C_CONV, u.conv2d.oc_base, 1, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_CONV, u.conv2d.ic_base, 1, MLIP_ERR_BOUNDS);     /* channel -1 */
+  EXPECT_FIELD(C_CONV, u.conv2d.ic_per_group, 2, MLIP_ERR_BOUNDS); /* in_c 1; also a larger weights extent */
   base();
-  CMD(C_CONV)->w[MLIP_CONV_GROUPS] = 2;
-  CMD(C_CONV)->w[MLIP_CONV_OC_PER_GROUP] = 1; /* j = 1 is group 1: channel 1 of a 1-channel block */
+  CMD(C_CONV)->u.conv2d.groups = 2;
+  CMD(C_CONV)->u.conv2d.oc_per_group = 1; /* j = 1 is group 1: channel 1 of a 1-channel block */
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  CMD(C_CONV)->w[MLIP_CONV_IC_BASE] = 1;      /* now j = 0 reads channel -1 */
+  CMD(C_CONV)->u.conv2d.ic_base = 1;      /* now j = 0 reads channel -1 */
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  CMD(C_CONV)->w[MLIP_CONV_OC_BASE] = 1;      /* groups 1..2 of a 2-group layer */
+  CMD(C_CONV)->u.conv2d.oc_base = 1;      /* groups 1..2 of a 2-group layer */
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  CMD(C_CONV)->w[MLIP_CONV_GROUPS] = 3;       /* a valid depthwise block: channels 1..2, block holds 1 */
-  CMD(C_CONV)->w[MLIP_CONV_OUT_C] = 1;
+  CMD(C_CONV)->u.conv2d.groups = 3;       /* a valid depthwise block: channels 1..2, block holds 1 */
+  CMD(C_CONV)->u.conv2d.out_c = 1;
   assert_int_equal(build_validate(), MLIP_OK);
   base();
-  CMD(C_CONV)->w[MLIP_CONV_OC_BASE] = 0xFFFFFFFFu; /* huge bases stay in 64 bits */
-  CMD(C_CONV)->w[MLIP_CONV_OC_PER_GROUP] = 1;
-  CMD(C_CONV)->w[MLIP_CONV_GROUPS] = 0xFFFFFFFFu;
-  CMD(C_CONV)->w[MLIP_CONV_IC_BASE] = 0xFFFFFFFFu;
+  CMD(C_CONV)->u.conv2d.oc_base = 0xFFFFFFFFu; /* huge bases stay in 64 bits */
+  CMD(C_CONV)->u.conv2d.oc_per_group = 1;
+  CMD(C_CONV)->u.conv2d.groups = 0xFFFFFFFFu;
+  CMD(C_CONV)->u.conv2d.ic_base = 0xFFFFFFFFu;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
 }
 
 static void test_pinned_and_sections(void** state) {
-  mlip_cmd* c;
+  mlip_decoded_cmd* c;
   (void)state;
   /* MAIN writing the pinned range (reading it is fine: conv and FC weights) */
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_OCM_OFFSET, PINNED, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_DMA_IN, MLIP_DMA_OCM_OFFSET, PINNED - 128u, MLIP_OK);
+  EXPECT_FIELD(C_DMA_IN, u.dma.ocm_offset, PINNED, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_DMA_IN, u.dma.ocm_offset, PINNED - 128u, MLIP_OK);
   base();
-  CMD(C_DMA_IN)->w[MLIP_DMA_OCM_OFFSET] = PINNED - 128u;
-  CMD(C_DMA_IN)->w[MLIP_DMA_ROWS] = 2;
-  CMD(C_DMA_IN)->w[MLIP_DMA_ROW_BYTES] = 32;
-  CMD(C_DMA_IN)->w[MLIP_DMA_OCM_STRIDE] = 97; /* last row ends at PINNED + 1 */
+  CMD(C_DMA_IN)->u.dma.ocm_offset = PINNED - 128u;
+  CMD(C_DMA_IN)->u.dma.rows = 2;
+  CMD(C_DMA_IN)->u.dma.row_bytes = 32;
+  CMD(C_DMA_IN)->u.dma.ocm_stride = 97; /* last row ends at PINNED + 1 */
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_CONV, MLIP_CONV_OUT, PINNED + 256u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_FC, MLIP_FC_ACC, PINNED - 128u + 0u, MLIP_OK);
-  EXPECT_WORD(C_FC, MLIP_FC_ACC, OCM - 128u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_ADD, MLIP_ADD_OUT, PINNED + 384u, MLIP_ERR_BOUNDS);
-  EXPECT_WORD(C_CVT2, MLIP_CVT_DST, PINNED - 128u + 0u, MLIP_OK);
-  EXPECT_WORD(C_CVT2, MLIP_CVT_DST, OCM - 128u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_CONV, u.conv2d.out, PINNED + 256u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_FC, u.fc.acc, PINNED - 128u + 0u, MLIP_OK);
+  EXPECT_FIELD(C_FC, u.fc.acc, OCM - 128u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_ADD, u.add.out, PINNED + 384u, MLIP_ERR_BOUNDS);
+  EXPECT_FIELD(C_CVT2, u.convert.dst, PINNED - 128u + 0u, MLIP_OK);
+  EXPECT_FIELD(C_CVT2, u.convert.dst, OCM - 128u, MLIP_ERR_BOUNDS);
   /* FINISH writing the pinned range */
   base();
   b.cmds[CB_FINISH][0] = *CMD(C_T1_IN);
-  b.cmds[CB_FINISH][0].w[MLIP_DMA_OCM_OFFSET] = PINNED;
+  b.cmds[CB_FINISH][0].u.dma.ocm_offset = PINNED;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
   /* INIT with a compute command, a DMA_OUT, a DMA below the pinned range, a DMA from an input */
   base();
@@ -650,80 +651,81 @@ static void test_pinned_and_sections(void** state) {
   b.cmds[CB_INIT][1] = *CMD(C_OUT0);
   assert_int_equal(build_validate(), MLIP_ERR_INVALID_ARG);
   base();
-  b.cmds[CB_INIT][0].w[MLIP_DMA_OCM_OFFSET] = PINNED - 128u;
+  b.cmds[CB_INIT][0].u.dma.ocm_offset = PINNED - 128u;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
   base();
-  b.cmds[CB_INIT][0].w[MLIP_DMA_OCM_OFFSET] = OCM - 128u; /* 288 bytes past the end */
+  b.cmds[CB_INIT][0].u.dma.ocm_offset = OCM - 128u; /* 288 bytes past the end */
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS);
   base();
-  b.cmds[CB_INIT][0].w[MLIP_DMA_BINDING] = bind_in;
-  b.cmds[CB_INIT][0].w[MLIP_DMA_ROW_BYTES] = 64;
+  b.cmds[CB_INIT][0].u.dma.binding = bind_in;
+  b.cmds[CB_INIT][0].u.dma.row_bytes = 64;
   assert_int_equal(build_validate(), MLIP_ERR_INVALID_ARG);
   /* a buffer without pinning: INIT may hold no DMA, MAIN may use the whole OCM */
   base();
   b.hdr.ocm_pinned_offset = OCM;
   assert_int_equal(build_validate(), MLIP_ERR_BOUNDS); /* INIT's DMA is now below the pinned range */
   b.num_cmds[CB_INIT] = 0;
-  CMD(C_CONV)->w[MLIP_CONV_OUT] = OCM - 128u;
+  CMD(C_CONV)->u.conv2d.out = OCM - 128u;
   assert_int_equal(build_validate(), MLIP_OK);
   /* an empty MAIN is valid; a second FINISH command too */
   base();
   b.num_cmds[CB_MAIN] = 0;
   c = cb_cmd(&b, CB_FINISH, MLIP_OP_GLOBAL_MAXPOOL, 1, 0);
-  c->w[MLIP_GPOOL_IN] = 0;
-  c->w[MLIP_GPOOL_OUT] = 128;
-  c->w[MLIP_GPOOL_HW] = 1;
-  c->w[MLIP_GPOOL_C] = 1;
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 128;
+  c->u.global_pool.hw = 1;
+  c->u.global_pool.c = 1;
   assert_int_equal(build_validate(), MLIP_OK);
 }
 
 /* RESIZE: a buffer of its own (in at 0, out at 256, row table at 512, column
    table at 640; 2x2x2 -> 3x4x2, two taps each way), each rule broken once. */
-static void resize_base(uint32_t word, uint32_t value) {
-  mlip_cmd* c;
+static mlip_resize_args* resize_base(void) {
+  mlip_resize_args* c;
   uint32_t l;
   cb_init(&b, MLIP_MCPU_CN10KA, 1, OCM);
   l = cb_layer(&b, MLIP_LAYER_RESIZE, "resize");
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_RESIZE, 0, l);
-  c->w[MLIP_RESIZE_IN] = 0;
-  c->w[MLIP_RESIZE_IN_H] = 2;
-  c->w[MLIP_RESIZE_IN_W] = 2;
-  c->w[MLIP_RESIZE_C] = 2;
-  c->w[MLIP_RESIZE_OUT] = 256;
-  c->w[MLIP_RESIZE_OUT_H] = 3;
-  c->w[MLIP_RESIZE_OUT_W] = 4;
-  c->w[MLIP_RESIZE_ROW_TABLE] = 512;
-  c->w[MLIP_RESIZE_COL_TABLE] = 640;
-  c->w[MLIP_RESIZE_ROW_TAPS] = 2;
-  c->w[MLIP_RESIZE_COL_TAPS] = 2;
-  c->w[word] = value;
+  c = cb_op_resize(&b, CB_MAIN, 0, l);
+  c->in = 0;
+  c->in_h = 2;
+  c->in_w = 2;
+  c->c = 2;
+  c->out = 256;
+  c->out_h = 3;
+  c->out_w = 4;
+  c->row_table = 512;
+  c->col_table = 640;
+  c->row_taps = 2;
+  c->col_taps = 2;
   cb_barrier(&b, CB_MAIN, 0, l);
+  return c;
 }
-#define EXPECT_RESIZE(word, value, status) \
-  do {                                     \
-    resize_base((word), (value));          \
+/* One field of that RESIZE changed. */
+#define EXPECT_RESIZE(field, value, status)       \
+  do {                                            \
+    resize_base()->field = (value);               \
     assert_int_equal(build_validate(), (status)); \
   } while (0)
 
 static void test_resize_rules(void** state) {
   (void)state;
-  EXPECT_RESIZE(MLIP_RESIZE_ROW_BASE, 0, MLIP_OK);
-  EXPECT_RESIZE(MLIP_RESIZE_ROW_BASE, 7, MLIP_OK); /* the tables' contents are checked when it runs */
-  EXPECT_RESIZE(MLIP_RESIZE_IN_H, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_IN_W, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_C, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_OUT_H, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_OUT_W, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_ROW_TAPS, 0, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_COL_TAPS, 3, MLIP_ERR_INVALID_ARG);
-  EXPECT_RESIZE(MLIP_RESIZE_IN, 1, MLIP_ERR_INVALID_ARG);          /* not a multiple of 128 */
-  EXPECT_RESIZE(MLIP_RESIZE_OUT, 0, MLIP_ERR_INVALID_ARG);         /* over the input */
-  EXPECT_RESIZE(MLIP_RESIZE_OUT, 512, MLIP_ERR_INVALID_ARG);       /* over the row table */
-  EXPECT_RESIZE(MLIP_RESIZE_COL_TABLE, 256, MLIP_ERR_INVALID_ARG); /* under the output */
-  EXPECT_RESIZE(MLIP_RESIZE_ROW_TABLE, OCM - 128u, MLIP_OK);       /* 48 bytes: fits */
-  EXPECT_RESIZE(MLIP_RESIZE_OUT_H, 0x20000000u, MLIP_ERR_BOUNDS);
-  EXPECT_RESIZE(MLIP_RESIZE_COL_TABLE, OCM, MLIP_ERR_BOUNDS);
-  EXPECT_RESIZE(MLIP_RESIZE_IN_W, 0x40000000u, MLIP_ERR_BOUNDS);
+  EXPECT_RESIZE(row_base, 0, MLIP_OK);
+  EXPECT_RESIZE(row_base, 7, MLIP_OK); /* the tables' contents are checked when it runs */
+  EXPECT_RESIZE(in_h, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(in_w, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(c, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(out_h, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(out_w, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(row_taps, 0, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(col_taps, 3, MLIP_ERR_INVALID_ARG);
+  EXPECT_RESIZE(in, 1, MLIP_ERR_INVALID_ARG);          /* not a multiple of 128 */
+  EXPECT_RESIZE(out, 0, MLIP_ERR_INVALID_ARG);         /* over the input */
+  EXPECT_RESIZE(out, 512, MLIP_ERR_INVALID_ARG);       /* over the row table */
+  EXPECT_RESIZE(col_table, 256, MLIP_ERR_INVALID_ARG); /* under the output */
+  EXPECT_RESIZE(row_table, OCM - 128u, MLIP_OK);       /* 48 bytes: fits */
+  EXPECT_RESIZE(out_h, 0x20000000u, MLIP_ERR_BOUNDS);
+  EXPECT_RESIZE(col_table, OCM, MLIP_ERR_BOUNDS);
+  EXPECT_RESIZE(in_w, 0x40000000u, MLIP_ERR_BOUNDS);
 }
 
 int main(void) {

@@ -25,6 +25,13 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// An 8-bit lookup's own parameters (RLayer::params): its 256-byte table in
+// WEIGHTS (streamed once per tile). An fp16 ACTIVATION has none: its
+// activation is RLayer::act.
+struct LookupParams {
+  int64_t table = -1;
+};
+
 // One buffer of `elems` elements, read and written in place.
 uint64_t pass_bytes(int64_t elems) { return ocm_round(elems * kF16Bytes); }
 
@@ -60,8 +67,7 @@ void lower(LowerContext& ctx, const Node& n) {
   }
   RLayer& l = ctx.new_layer(MLIP_LAYER_ACTIVATION, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
-  l.q8_table = ctx.add_bytes(bytes);
-  l.q8_table_bytes = MLIP_TABLE_BYTES;
+  l.params = LookupParams{ctx.add_bytes(bytes)};
   ctx.add_const({ctx.graph().value(n.inputs[1]).name, {256}, shown});
   l.output = ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;
@@ -84,17 +90,18 @@ void plan_q8(LayerPlanner& p) {
     const uint32_t table = ocm.take(MLIP_TABLE_BYTES);
     const uint32_t off = ocm.take(n);
     p.note_ocm(tile, ocm);
-    p.dma_in(tile, p.weights_binding(), l.q8_table, table, MLIP_TABLE_BYTES);
+    p.dma_in(tile, p.weights_binding(), params_of<LookupParams>(l).table, table, MLIP_TABLE_BYTES);
     for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
       const int64_t en = std::min(n, parts[t].second - e0);
       p.count_pass();
       p.dma_in(tile, p.binding(x), p.ddr_base(x) + e0, off, en);
-      RCommand& c = p.cmd(MLIP_OP_TABLE, tile);
-      c.cmd.w[MLIP_TBL_IN] = off;
-      c.cmd.w[MLIP_TBL_OUT] = off;
-      c.cmd.w[MLIP_TBL_COUNT] = u32(en);
-      c.cmd.w[MLIP_TBL_TABLE] = table;
-      c.cmd.w[MLIP_DTYPE] = l.dtype;
+      mlip_table_args a{};
+      a.in = off;
+      a.out = off;
+      a.count = u32(en);
+      a.table = table;
+      a.dtype = l.dtype;
+      p.emit(MLIP_OP_TABLE, tile, a);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0, off, en);
     }
   }
@@ -118,11 +125,12 @@ void plan(LayerPlanner& p) {
       const int64_t en = std::min(n, parts[t].second - e0);
       p.count_pass();
       p.dma_in(tile, p.binding(x), p.ddr_base(x) + e0 * kF16Bytes, off, en * kF16Bytes);
-      RCommand& c = p.cmd(MLIP_OP_ACTIVATION, tile);
-      c.cmd.w[MLIP_ACTV_IN] = off;
-      c.cmd.w[MLIP_ACTV_OUT] = off;
-      c.cmd.w[MLIP_ACTV_COUNT] = u32(en);
-      p.set_activation(c.cmd.w, MLIP_ACTV_ACT);
+      mlip_activation_args a{};
+      a.in = off;
+      a.out = off;
+      a.count = u32(en);
+      p.fused(a);
+      p.emit(MLIP_OP_ACTIVATION, tile, a);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * kF16Bytes, off, en * kF16Bytes);
     }
   }

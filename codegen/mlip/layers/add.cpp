@@ -18,6 +18,12 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// An 8-bit ADD's own parameters (RLayer::params): QLinearAdd's zero
+// points, each operand's and the sum's requantization, the output range.
+struct AddQ8Params {
+  int32_t a_zp = 0, b_zp = 0, y_zp = 0, qa = 0, sa = 0, qb = 0, sb = 0, qy = 0, sy = 0, lo = 0, hi = 0;
+};
+
 // Both operands and the sum of `elems` elements.
 uint64_t pass_bytes(int64_t elems, int64_t eb) { return 3 * ocm_round(elems * eb); }
 
@@ -57,9 +63,8 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
   const ops::AddRequant r = ops::add_requant(a, b, y);
   l.dtype = mlip_dtype(t);
-  l.q8_first = MLIP_ADD_A_ZP;
-  l.q8_words = {a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
-                r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+  l.params = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
+                         r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
 }
 
 // Two computed tensors of the same shape; other Adds are ELTWISE layers.
@@ -91,6 +96,7 @@ void lower(LowerContext& ctx, const Node& n) {
 }
 
 void plan(LayerPlanner& p) {
+  const RLayer& l = p.layer();
   const RTensor& a = p.in(0);
   const RTensor& b = p.in(1);
   const RTensor& y = p.out();
@@ -110,12 +116,27 @@ void plan(LayerPlanner& p) {
       p.count_pass();
       p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, a_off, en * eb);
       p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * eb, b_off, en * eb);
-      RCommand& c = p.cmd(MLIP_OP_ADD, tile);
-      c.cmd.w[MLIP_ADD_A] = a_off;
-      c.cmd.w[MLIP_ADD_B] = b_off;
-      c.cmd.w[MLIP_ADD_OUT] = o_off;
-      c.cmd.w[MLIP_ADD_COUNT] = u32(en);
-      p.set_activation(c.cmd.w, MLIP_ADD_ACT);
+      mlip_add_args c{};
+      c.a = a_off;
+      c.b = b_off;
+      c.out = o_off;
+      c.count = u32(en);
+      p.fused(c);
+      if (l.q8()) {
+        const AddQ8Params& q = params_of<AddQ8Params>(l);
+        c.a_zp = q.a_zp;
+        c.b_zp = q.b_zp;
+        c.y_zp = q.y_zp;
+        c.qa = q.qa;
+        c.sa = q.sa;
+        c.qb = q.qb;
+        c.sb = q.sb;
+        c.qy = q.qy;
+        c.sy = q.sy;
+        c.lo = q.lo;
+        c.hi = q.hi;
+      }
+      p.emit(MLIP_OP_ADD, tile, c);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * eb, o_off, en * eb);
     }
   }

@@ -20,6 +20,11 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// A CHANNEL_SHUFFLE layer's own parameters (RLayer::params): its groups.
+struct ShuffleParams {
+  int64_t groups = 1;
+};
+
 // The only consumer of v (not a graph output), or -1.
 int only_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
   if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
@@ -89,7 +94,7 @@ void lower_shuffle(LowerContext& ctx, const Shuffle& s) {
     l.origins.insert(l.origins.end(), o.begin(), o.end());
   }
   l.inputs = {ctx.tensor_of(g.nodes[static_cast<size_t>(s.reshape)].inputs[0])};
-  l.groups = s.groups;
+  l.params = ShuffleParams{s.groups};
   l.output = ctx.output_tensor(last);
 }
 
@@ -99,6 +104,7 @@ namespace {
 // DMA in, LAYOUT [positions][g][C/g] -> [positions][C/g][g], DMA out.
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const int64_t groups = params_of<ShuffleParams>(l).groups;
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t P = y.n * y.h * y.w, C = y.c;
@@ -116,19 +122,20 @@ void plan(LayerPlanner& p) {
       const int64_t pn = std::min(pc, parts[t].second - p0);
       p.count_pass();
       p.dma_in(tile, p.binding(x), p.ddr_base(x) + p0 * C * kF16Bytes, in_off, pn * C * kF16Bytes);
-      RCommand& c = p.cmd(MLIP_OP_LAYOUT, tile);
-      c.cmd.w[MLIP_LAY_SRC] = in_off;
-      c.cmd.w[MLIP_LAY_DST] = out_off;
-      c.cmd.w[MLIP_LAY_OUTER] = u32(pn);
-      c.cmd.w[MLIP_LAY_A] = u32(l.groups);
-      c.cmd.w[MLIP_LAY_B] = u32(C / l.groups);
-      c.cmd.w[MLIP_LAY_ELEM] = u32(kF16Bytes);
+      mlip_layout_args a{};
+      a.src = in_off;
+      a.dst = out_off;
+      a.outer = u32(pn);
+      a.a = u32(groups);
+      a.b = u32(C / groups);
+      a.elem_bytes = u32(kF16Bytes);
+      p.emit(MLIP_OP_LAYOUT, tile, a);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + p0 * C * kF16Bytes, out_off, pn * C * kF16Bytes);
     }
   }
 }
 
-void json(const RLayer& l, nlohmann::json& a) { a["groups"] = l.groups; }
+void json(const RLayer& l, nlohmann::json& a) { a["groups"] = params_of<ShuffleParams>(l).groups; }
 
 }  // namespace
 

@@ -18,6 +18,12 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// A CHANNEL_SLICE layer's own parameters (RLayer::params): the input
+// channel its output's channel 0 is.
+struct SliceParams {
+  int64_t channel_offset = 0;
+};
+
 // `positions` positions of `channels` channels.
 uint64_t pass_bytes(int64_t positions, int64_t channels) { return ocm_round(positions * channels * kF16Bytes); }
 
@@ -62,7 +68,7 @@ void lower(LowerContext& ctx, const Node& n) {
       RLayer& l = ctx.new_layer(MLIP_LAYER_CHANNEL_SLICE, n);
       if (n.outputs.size() > 1) l.name = fmt::format("{}:{}", n.name, i);
       l.inputs = {x};
-      l.channel_offset = first;
+      l.params = SliceParams{first};
       l.output = ctx.output_tensor(n, i);
     }
     first += g.value(n.outputs[i]).shape[1];
@@ -74,6 +80,7 @@ void lower(LowerContext& ctx, const Node& n) {
 // one writes the chunk.
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const int64_t first = params_of<SliceParams>(l).channel_offset;
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t P = y.n * y.h * y.w, C = x.c, Co = y.c;
@@ -89,14 +96,14 @@ void plan(LayerPlanner& p) {
     for (int64_t p0 = parts[t].first; p0 < parts[t].second; p0 += pc) {
       const int64_t pn = std::min(pc, parts[t].second - p0);
       p.count_pass();
-      p.dma_in(tile, p.binding(x), p.ddr_base(x) + (p0 * C + l.channel_offset) * kF16Bytes, off, pn, Co * kF16Bytes,
+      p.dma_in(tile, p.binding(x), p.ddr_base(x) + (p0 * C + first) * kF16Bytes, off, pn, Co * kF16Bytes,
                C * kF16Bytes, Co * kF16Bytes);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + p0 * Co * kF16Bytes, off, pn * Co * kF16Bytes);
     }
   }
 }
 
-void json(const RLayer& l, nlohmann::json& a) { a["channel_offset"] = l.channel_offset; }
+void json(const RLayer& l, nlohmann::json& a) { a["channel_offset"] = params_of<SliceParams>(l).channel_offset; }
 
 }  // namespace
 

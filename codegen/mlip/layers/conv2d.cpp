@@ -22,6 +22,15 @@ namespace {
 
 constexpr ops::GeometryRules kConvRules{/*dilations=*/true, /*ceil_mode=*/false};
 
+// A CONV2D layer's own parameters (RLayer::params): its window and groups,
+// and in the 8-bit form the zero points and the output clamp (a folded
+// Relu/Clip) its commands carry.
+struct ConvParams {
+  Window win;
+  int64_t groups = 1;
+  int32_t x_zp = 0, y_zp = 0, lo = 0, hi = 0;
+};
+
 // What one pass of one image works on, and the OCM it needs: the planner
 // sizes its passes with it and the support rule asks whether the smallest
 // pass (one output row of one output channel) fits.
@@ -110,17 +119,10 @@ RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
                                                   ops::spatial_of(w), kConvRules);
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
-  l.kh = w[2];
-  l.kw = w[3];
-  l.sh = geo.strides[0];
-  l.sw = geo.strides[1];
-  l.dh = geo.dilations[0];
-  l.dw = geo.dilations[1];
-  l.pt = geo.pad_begin(0);
-  l.pl = geo.pad_begin(1);
-  l.pb = geo.pad_end(0);
-  l.pr = geo.pad_end(1);
-  l.groups = n.attrs.get_int("group", 1);
+  ConvParams p;
+  p.win = window_of(geo, w[2], w[3]);
+  p.groups = n.attrs.get_int("group", 1);
+  l.params = p;
   return l;
 }
 
@@ -139,7 +141,7 @@ std::vector<size_t> ohwi_index(const Shape& w) {
 
 // The int8 form: weights int8 OHWI, one {bias, q, shift} record per output
 // channel (the (q, shift) of the CPU kernel, ops::conv_requant), the
-// zero points and the output clamp (a folded Relu/Clip) as command words.
+// zero points and the output clamp (a folded Relu/Clip) as command fields.
 void lower_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] int8
@@ -175,8 +177,11 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   const int32_t zy = n.has_input(7) ? static_cast<int32_t>(ctx.any_constant(n, 7).as_int64()[0]) : 0;
   if (xt != yt) fail("int8 convolution with input {} and output {} types", dtype_name(xt), dtype_name(yt));
   l.dtype = mlip_dtype(yt);
-  l.q8_first = MLIP_CONV_CLAMP_LO;
-  l.q8_words = {ops::clamp_lo(n.attrs, yt), ops::clamp_hi(n.attrs, yt), zx, zy};
+  ConvParams& p = params_of<ConvParams>(l);
+  p.x_zp = zx;
+  p.y_zp = zy;
+  p.lo = ops::clamp_lo(n.attrs, yt);
+  p.hi = ops::clamp_hi(n.attrs, yt);
   l.output = ctx.output_tensor(n);
   l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);
 }
@@ -217,11 +222,13 @@ std::vector<Split> splits(const RTensor& out) {
 // group in passes of output rows.
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const ConvParams& cp = params_of<ConvParams>(l);
+  const Window& win = cp.win;
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w, OC = y.c;
-  const int64_t cg = C / l.groups, ocpg = OC / l.groups;
-  ConvPass pass{H, W, C, OW, l.kh, l.sh, l.dh, l.kh * l.kw * cg, l.has_bias()};
+  const int64_t cg = C / cp.groups, ocpg = OC / cp.groups;
+  ConvPass pass{H, W, C, OW, win.kh, win.sh, win.dh, win.kh * win.kw * cg, l.has_bias()};
   if (l.q8()) pass = q8_pass(pass);
   const int64_t eb = pass.eb, wb = pass.wb, bb = pass.bb;
   const int64_t wper = pass.weights_per_oc;
@@ -260,43 +267,45 @@ void plan(LayerPlanner& p) {
         p.note_ocm(tile, ocm);
         for (int64_t p0 = r0; p0 < r1; p0 += R) {
           const int64_t p1 = std::min(r1, p0 + R);
-          const int64_t top = p0 * l.sh - l.pt;  // input row of the pass's first window
+          const int64_t top = p0 * win.sh - win.pt;  // input row of the pass's first window
           int64_t ir0 = std::max<int64_t>(0, top);
-          int64_t ir1 = std::min(H, (p1 - 1) * l.sh - l.pt + (l.kh - 1) * l.dh + 1);
+          int64_t ir1 = std::min(H, (p1 - 1) * win.sh - win.pt + (win.kh - 1) * win.dh + 1);
           ir0 = std::min(ir0, H - 1);  // a pass whose windows are all padding still loads one real row
           ir1 = std::max(ir1, ir0 + 1);
           p.count_pass();
           p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
-          RCommand& c = p.cmd(MLIP_OP_CONV2D, tile);
-          uint32_t* w = c.cmd.w;
-          w[MLIP_CONV_IN] = in_off;
-          w[MLIP_CONV_IN_H] = u32(ir1 - ir0);
-          w[MLIP_CONV_IN_W] = u32(W);
-          w[MLIP_CONV_IN_C] = u32(C);
-          w[MLIP_CONV_WEIGHTS] = w_off;
-          w[MLIP_CONV_BIAS] = b_off;
-          w[MLIP_CONV_OUT] = out_off;
-          w[MLIP_CONV_OUT_H] = u32(p1 - p0);
-          w[MLIP_CONV_OUT_W] = u32(OW);
-          w[MLIP_CONV_OUT_C] = u32(cn);
-          w[MLIP_CONV_KH] = u32(l.kh);
-          w[MLIP_CONV_KW] = u32(l.kw);
-          w[MLIP_CONV_STRIDE_H] = u32(l.sh);
-          w[MLIP_CONV_STRIDE_W] = u32(l.sw);
-          w[MLIP_CONV_DIL_H] = u32(l.dh);
-          w[MLIP_CONV_DIL_W] = u32(l.dw);
-          w[MLIP_CONV_PAD_TOP] = u32(ir0 - top);
-          w[MLIP_CONV_PAD_LEFT] = u32(l.pl);
-          w[MLIP_CONV_GROUPS] = u32(l.groups);
-          w[MLIP_CONV_IC_PER_GROUP] = u32(cg);
-          w[MLIP_CONV_OC_PER_GROUP] = u32(ocpg);
-          w[MLIP_CONV_OC_BASE] = u32(cs);
-          w[MLIP_CONV_IC_BASE] = 0;
-          p.set_activation(w, MLIP_CONV_ACT);
-          if (pin) {
-            c.pinned_words.push_back(MLIP_CONV_WEIGHTS);
-            if (l.has_bias()) c.pinned_words.push_back(MLIP_CONV_BIAS);
+          mlip_conv2d_args a{};
+          a.in = in_off;
+          a.in_h = u32(ir1 - ir0);
+          a.in_w = u32(W);
+          a.in_c = u32(C);
+          a.weights = w_off;
+          a.bias = b_off;
+          a.out = out_off;
+          a.out_h = u32(p1 - p0);
+          a.out_w = u32(OW);
+          a.out_c = u32(cn);
+          a.kh = u32(win.kh);
+          a.kw = u32(win.kw);
+          a.stride_h = u32(win.sh);
+          a.stride_w = u32(win.sw);
+          a.dil_h = u32(win.dh);
+          a.dil_w = u32(win.dw);
+          a.pad_top = u32(ir0 - top);
+          a.pad_left = u32(win.pl);
+          a.groups = u32(cp.groups);
+          a.ic_per_group = u32(cg);
+          a.oc_per_group = u32(ocpg);
+          a.oc_base = u32(cs);
+          a.ic_base = 0;
+          p.fused(a);
+          if (l.q8()) {
+            a.clamp_lo = cp.lo;
+            a.clamp_hi = cp.hi;
+            a.x_zp = cp.x_zp;
+            a.y_zp = cp.y_zp;
           }
+          p.emit(MLIP_OP_CONV2D, tile, a, pin);
           if (cn == OC)
             p.dma_out(tile, p.binding(y), yb + p0 * OW * OC * eb, out_off, (p1 - p0) * OW * OC * eb);
           else
@@ -309,10 +318,11 @@ void plan(LayerPlanner& p) {
 }
 
 void json(const RLayer& l, nlohmann::json& a) {
+  const ConvParams& cp = params_of<ConvParams>(l);
   json_weights(l, "OHWI", a);
-  json_window(l, a);
-  a["dilation"] = {l.dh, l.dw};
-  a["groups"] = l.groups;
+  json_window(cp.win, a);
+  a["dilation"] = {cp.win.dh, cp.win.dw};
+  a["groups"] = cp.groups;
 }
 
 }  // namespace

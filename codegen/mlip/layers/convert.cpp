@@ -45,22 +45,24 @@ uint64_t rows_bytes(const BorderElems& e, int64_t R, int64_t W, int64_t channels
 
 // One CONVERT of `count` elements between OCM buffers.
 void convert(LayerPlanner& p, int tile, uint32_t src, uint32_t dst, int64_t count, bool to_f16) {
-  RCommand& c = p.cmd(MLIP_OP_CONVERT, tile);
-  c.cmd.w[MLIP_CVT_SRC] = src;
-  c.cmd.w[MLIP_CVT_DST] = dst;
-  c.cmd.w[MLIP_CVT_COUNT] = u32(count);
-  c.cmd.w[MLIP_CVT_MODE] = to_f16 ? MLIP_CVT_F32_TO_F16 : MLIP_CVT_F16_TO_F32;
+  mlip_convert_args a{};
+  a.src = src;
+  a.dst = dst;
+  a.count = u32(count);
+  a.mode = to_f16 ? MLIP_CVT_F32_TO_F16 : MLIP_CVT_F16_TO_F32;
+  p.emit(MLIP_OP_CONVERT, tile, a);
 }
 
 // One LAYOUT: an [a, b] matrix of `elem`-byte elements transposed.
 void layout(LayerPlanner& p, int tile, uint32_t src, uint32_t dst, int64_t a, int64_t b, int64_t elem) {
-  RCommand& lay = p.cmd(MLIP_OP_LAYOUT, tile);
-  lay.cmd.w[MLIP_LAY_SRC] = src;
-  lay.cmd.w[MLIP_LAY_DST] = dst;
-  lay.cmd.w[MLIP_LAY_OUTER] = 1;
-  lay.cmd.w[MLIP_LAY_A] = u32(a);
-  lay.cmd.w[MLIP_LAY_B] = u32(b);
-  lay.cmd.w[MLIP_LAY_ELEM] = u32(elem);
+  mlip_layout_args l{};
+  l.src = src;
+  l.dst = dst;
+  l.outer = 1;
+  l.a = u32(a);
+  l.b = u32(b);
+  l.elem_bytes = u32(elem);
+  p.emit(MLIP_OP_LAYOUT, tile, l);
 }
 
 // Both directions: `planar` is the CPU's NCHW tensor, `inward` says whether

@@ -28,6 +28,17 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// An ELTWISE layer's own parameters (RLayer::params): its function
+// (MLIP_ELT_*), its constant second operand (in WEIGHTS, always streamed:
+// one value per channel at most) of operand_len values when that operand
+// is not a tensor, and the 8-bit form's zero points, requantization and
+// output clamp.
+struct EltwiseParams {
+  uint32_t func = 0;
+  int64_t operand_offset = -1, operand_len = 0;
+  int32_t a_zp = 0, b_zp = 0, y_zp = 0, q = 0, shift = 0, lo = 0, hi = 0;
+};
+
 // How a node's two operands map onto the command: a (input `full`) has the
 // output's shape; b (input `other`) is either the same shape (equal) or
 // cycled with `len` values per image (one per channel, or one).
@@ -200,12 +211,13 @@ void lower(LowerContext& ctx, const Node& n) {
   }
   RLayer& l = ctx.new_layer(MLIP_LAYER_ELTWISE, n);
   l.inputs = inputs;
-  l.func = func_of(n, o);
-  l.operand_offset = operand_offset;
-  l.operand_len = o.len;
+  EltwiseParams ep;
+  ep.func = func_of(n, o);
+  ep.operand_offset = operand_offset;
+  ep.operand_len = o.len;
   l.output = ctx.output_tensor(n);
   if (q8) {
-    // The CPU kernel's words (ops/qlinear_binary.cpp): (q, shift) of
+    // The CPU kernel's constants (ops/qlinear_binary.cpp): (q, shift) of
     // a_scale * b_scale / c_scale, the zero points (the full operand's
     // first), the output clamp.
     const DType t = g.value(n.outputs[0]).dtype;
@@ -216,26 +228,33 @@ void lower(LowerContext& ctx, const Node& n) {
     const ops::Requant r = ops::requant_multiplier(scale(1), scale(4), scale(6));
     const int32_t za = zp(o.full == 0 ? 2 : 5), zb = zp(o.full == 0 ? 5 : 2);
     l.dtype = mlip_dtype(t);
-    l.q8_first = MLIP_ELT_A_ZP;
-    l.q8_words = {za, zb, zp(7), r.q, r.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+    ep.a_zp = za;
+    ep.b_zp = zb;
+    ep.y_zp = zp(7);
+    ep.q = r.q;
+    ep.shift = r.shift;
+    ep.lo = ops::clamp_lo(n.attrs, t);
+    ep.hi = ops::clamp_hi(n.attrs, t);
   }
+  l.params = ep;
 }
 
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const EltwiseParams& ep = params_of<EltwiseParams>(l);
   const RTensor& a = p.in(0);
   const RTensor& y = p.out();
   const int64_t eb = a.elem_bytes();
   const bool has_b = l.inputs.size() > 1;
   const int64_t E = a.image_elems();
-  const int64_t len = has_b ? p.in(1).image_elems() : l.operand_len;
+  const int64_t len = has_b ? p.in(1).image_elems() : ep.operand_len;
   const bool equal = len == E;
   const int64_t b_image = has_b && p.in(1).n > 1 ? len : 0;  // b's elements per image, 0 when shared
   const auto parts = split_range(E, p.num_tiles(), 64);
   p.set_split(Split::Elements, parts);
   const int64_t chunk = largest(E, [&](int64_t v) { return pass_bytes(v, equal, len, eb) <= p.work_limit(); });
   for (int64_t img = 0; img < a.n; ++img) {
-    const int64_t bb = has_b ? p.ddr_base(p.in(1)) + img * b_image * eb : l.operand_offset;
+    const int64_t bb = has_b ? p.ddr_base(p.in(1)) + img * b_image * eb : ep.operand_offset;
     const uint32_t b_bind = has_b ? p.binding(p.in(1)) : p.weights_binding();
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
@@ -250,15 +269,25 @@ void plan(LayerPlanner& p) {
         p.count_pass();
         p.dma_in(tile, p.binding(a), p.ddr_base(a) + (img * E + e0) * eb, a_off, en * eb);
         if (equal) p.dma_in(tile, b_bind, bb + e0 * eb, b_off, en * eb);
-        RCommand& c = p.cmd(MLIP_OP_ELTWISE, tile);
-        c.cmd.w[MLIP_ELT_A] = a_off;
-        c.cmd.w[MLIP_ELT_B] = b_off;
-        c.cmd.w[MLIP_ELT_OUT] = o_off;
-        c.cmd.w[MLIP_ELT_COUNT] = u32(en);
-        c.cmd.w[MLIP_ELT_B_LEN] = u32(equal ? en : len);
-        c.cmd.w[MLIP_ELT_B_BASE] = u32(equal ? 0 : e0 % len);
-        c.cmd.w[MLIP_ELT_FUNC] = l.func;
-        p.set_activation(c.cmd.w, MLIP_ELT_ACT);
+        mlip_eltwise_args c{};
+        c.a = a_off;
+        c.b = b_off;
+        c.out = o_off;
+        c.count = u32(en);
+        c.b_len = u32(equal ? en : len);
+        c.b_base = u32(equal ? 0 : e0 % len);
+        c.func = ep.func;
+        p.fused(c);
+        if (l.q8()) {
+          c.a_zp = ep.a_zp;
+          c.b_zp = ep.b_zp;
+          c.y_zp = ep.y_zp;
+          c.q = ep.q;
+          c.shift = ep.shift;
+          c.lo = ep.lo;
+          c.hi = ep.hi;
+        }
+        p.emit(MLIP_OP_ELTWISE, tile, c);
         p.dma_out(tile, p.binding(y), p.ddr_base(y) + (img * E + e0) * eb, o_off, en * eb);
       }
     }
@@ -266,8 +295,9 @@ void plan(LayerPlanner& p) {
 }
 
 void json(const RLayer& l, nlohmann::json& attrs) {
-  attrs["eltwise_op"] = func_name(l.func);
-  if (l.operand_offset >= 0) attrs["operand_len"] = l.operand_len;
+  const EltwiseParams& ep = params_of<EltwiseParams>(l);
+  attrs["eltwise_op"] = func_name(ep.func);
+  if (ep.operand_offset >= 0) attrs["operand_len"] = ep.operand_len;
 }
 
 }  // namespace

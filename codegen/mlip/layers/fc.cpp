@@ -26,6 +26,12 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// An 8-bit FC's own parameters (RLayer::params): the zero points and the
+// output clamp its commands carry. An fp16 FC has none.
+struct FcQ8Params {
+  int32_t x_zp = 0, y_zp = 0, lo = 0, hi = 0;
+};
+
 // The OCM a pass needs: N rows of kc inputs, occ outputs' weights and bias
 // (unless pinned), the fp32 accumulator and the fp16 output. int8: one-byte
 // inputs, weights and outputs, a requantization record per output, and no
@@ -153,8 +159,7 @@ void lower_q8_common(LowerContext& ctx, const Node& n, int64_t o, int64_t k, con
   l.bias_bytes = o * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
   l.bias_name = bias_name;
   l.dtype = mlip_dtype(yt);
-  l.q8_first = MLIP_FC_CLAMP_LO;
-  l.q8_words = {lo, hi, zx, zy};
+  l.params = FcQ8Params{zx, zy, lo, hi};
   l.output = ctx.output_tensor(n);
   l.macs = static_cast<uint64_t>(x.n * k * o);
 }
@@ -222,6 +227,7 @@ void lower(LowerContext& ctx, const Node& n) {
 // command (the support rule made sure one output fits).
 void plan_q8(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const FcQ8Params& q = params_of<FcQ8Params>(l);
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t K = x.image_elems(), O = y.c, N = x.n;
@@ -249,20 +255,23 @@ void plan_q8(LayerPlanner& p) {
         p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * K, w_off, cn * K);
       }
       p.dma_in(tile, p.binding(x), p.ddr_base(x), in_off, N * K);
-      RCommand& c = p.cmd(MLIP_OP_FC, tile);
-      uint32_t* w = c.cmd.w;
-      w[MLIP_FC_IN] = in_off;
-      w[MLIP_FC_WEIGHTS] = w_off;
-      w[MLIP_FC_BIAS] = b_off;
-      w[MLIP_FC_ACC] = MLIP_NO_OFFSET;
-      w[MLIP_FC_OUT] = out_off;
-      w[MLIP_FC_N] = u32(N);
-      w[MLIP_FC_K] = u32(K);
-      w[MLIP_FC_OUT_C] = u32(cn);
-      w[MLIP_FC_FIRST] = 1;
-      w[MLIP_FC_LAST] = 1;
-      p.set_activation(w, MLIP_FC_ACT);
-      if (pin) c.pinned_words = {MLIP_FC_WEIGHTS, MLIP_FC_BIAS};
+      mlip_fc_args a{};
+      a.in = in_off;
+      a.weights = w_off;
+      a.bias = b_off;
+      a.acc = MLIP_NO_OFFSET;
+      a.out = out_off;
+      a.n = u32(N);
+      a.k = u32(K);
+      a.out_c = u32(cn);
+      a.first = 1;
+      a.last = 1;
+      p.fused(a);
+      a.clamp_lo = q.lo;
+      a.clamp_hi = q.hi;
+      a.x_zp = q.x_zp;
+      a.y_zp = q.y_zp;
+      p.emit(MLIP_OP_FC, tile, a, pin);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs, out_off, N, cn, O, cn);
     }
   }
@@ -308,25 +317,21 @@ void plan(LayerPlanner& p) {
         if (!pin)
           p.dma_in(tile, p.weights_binding(), l.weight_offset + (cs * K + k0) * kF16Bytes, w_off, cn,
                    kn * kF16Bytes, K * kF16Bytes, kn * kF16Bytes);
-        RCommand& c = p.cmd(MLIP_OP_FC, tile);
-        uint32_t* w = c.cmd.w;
-        w[MLIP_FC_IN] = in_off;
-        w[MLIP_FC_WEIGHTS] = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K * kF16Bytes) : w_off;
-        w[MLIP_FC_BIAS] = !l.has_bias() ? MLIP_NO_OFFSET
-                          : pin         ? u32(p.pinned_bias(tile) + (cs - c0) * kF32Bytes)
-                                        : b_off;
-        w[MLIP_FC_ACC] = acc_off;
-        w[MLIP_FC_OUT] = out_off;
-        w[MLIP_FC_N] = u32(N);
-        w[MLIP_FC_K] = u32(kn);
-        w[MLIP_FC_OUT_C] = u32(cn);
-        w[MLIP_FC_FIRST] = k0 == 0;
-        w[MLIP_FC_LAST] = k0 + kn >= K;
-        p.set_activation(w, MLIP_FC_ACT);
-        if (pin) {
-          c.pinned_words.push_back(MLIP_FC_WEIGHTS);
-          if (l.has_bias()) c.pinned_words.push_back(MLIP_FC_BIAS);
-        }
+        mlip_fc_args a{};
+        a.in = in_off;
+        a.weights = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K * kF16Bytes) : w_off;
+        a.bias = !l.has_bias() ? MLIP_NO_OFFSET
+                 : pin         ? u32(p.pinned_bias(tile) + (cs - c0) * kF32Bytes)
+                               : b_off;
+        a.acc = acc_off;
+        a.out = out_off;
+        a.n = u32(N);
+        a.k = u32(kn);
+        a.out_c = u32(cn);
+        a.first = k0 == 0;
+        a.last = k0 + kn >= K;
+        p.fused(a);
+        p.emit(MLIP_OP_FC, tile, a, pin);
       }
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs * kF16Bytes, out_off, N, cn * kF16Bytes, O * kF16Bytes,
                 cn * kF16Bytes);

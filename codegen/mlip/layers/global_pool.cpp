@@ -17,6 +17,12 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
+// An 8-bit GLOBAL_AVGPOOL's own parameters (RLayer::params): zero points,
+// the requantization of x_scale / (y_scale * hw), the output range.
+struct GlobalAvgQ8Params {
+  int32_t x_zp = 0, y_zp = 0, q = 0, shift = 0, lo = 0, hi = 0;
+};
+
 // The OCM `channels` channels of an image of `hw` positions need.
 uint64_t pass_bytes(int64_t hw, int64_t channels, int64_t eb = kF16Bytes) {
   return ocm_round(hw * channels * eb) + ocm_round(channels * eb);
@@ -69,8 +75,7 @@ void lower(LowerContext& ctx, const Node& n) {
                                              (static_cast<double>(ctx.any_constant(n, 3).data<float>()[0]) *
                                               static_cast<double>(x[2] * x[3])),
                                          "the mean");
-  l.q8_first = MLIP_GPOOL_X_ZP;
-  l.q8_words = {zx, zy, r.q, r.shift, ops::quant_min(t), ops::quant_max(t)};
+  l.params = GlobalAvgQ8Params{zx, zy, r.q, r.shift, ops::quant_min(t), ops::quant_max(t)};
 }
 
 void plan(LayerPlanner& p) {
@@ -99,12 +104,22 @@ void plan(LayerPlanner& p) {
           p.dma_in(tile, p.binding(x), xb, in_off, HW * C * eb);
         else
           p.dma_in(tile, p.binding(x), xb + cs * eb, in_off, HW, cn * eb, C * eb, cn * eb);
-        RCommand& c = p.cmd(l.kind == MLIP_LAYER_GLOBAL_AVGPOOL ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, tile);
-        c.cmd.w[MLIP_GPOOL_IN] = in_off;
-        c.cmd.w[MLIP_GPOOL_OUT] = out_off;
-        c.cmd.w[MLIP_GPOOL_HW] = u32(HW);
-        c.cmd.w[MLIP_GPOOL_C] = u32(cn);
-        p.set_activation(c.cmd.w, MLIP_GPOOL_ACT);
+        mlip_global_pool_args a{};
+        a.in = in_off;
+        a.out = out_off;
+        a.hw = u32(HW);
+        a.c = u32(cn);
+        p.fused(a);
+        if (l.q8() && l.kind == MLIP_LAYER_GLOBAL_AVGPOOL) {
+          const GlobalAvgQ8Params& q = params_of<GlobalAvgQ8Params>(l);
+          a.x_zp = q.x_zp;
+          a.y_zp = q.y_zp;
+          a.q = q.q;
+          a.shift = q.shift;
+          a.lo = q.lo;
+          a.hi = q.hi;
+        }
+        p.emit(l.kind == MLIP_LAYER_GLOBAL_AVGPOOL ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, tile, a);
         p.dma_out(tile, p.binding(y), yb + cs * eb, out_off, cn * eb);
       }
     }

@@ -29,6 +29,17 @@ constexpr ops::GeometryRules kQPoolRules{/*dilations=*/true, /*ceil_mode=*/true,
 
 const ops::GeometryRules& rules_of(const Node& n) { return n.op == "QLinearAveragePool" ? kQPoolRules : kPoolRules; }
 
+// A pool layer's own parameters (RLayer::params): its window and
+// count_include_pad; an 8-bit AVGPOOL's requantization table in WEIGHTS (a
+// {q, shift} pair per window count from 0 to kh * kw; always streamed), its
+// zero points and output range.
+struct PoolParams {
+  Window win;
+  bool count_include_pad = false;
+  int64_t table = -1, table_bytes = 0;
+  int32_t x_zp = 0, y_zp = 0, lo = 0, hi = 0;
+};
+
 // Bytes of an int8 AVGPOOL's table: a {q, shift} pair per count 0 .. taps.
 int64_t table_bytes(int64_t taps) { return (taps + 1) * static_cast<int64_t>(MLIP_POOL_TABLE_ENTRY_BYTES); }
 
@@ -92,25 +103,26 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
-// An int8 AVGPOOL's words and table: the CPU kernel's (q, shift) of
+// An int8 AVGPOOL's fields and table: the CPU kernel's (q, shift) of
 // x_scale / (y_scale * count) for every count (ops::average_requant), the
 // zero points, and the type's range (QLinearAveragePool has no clamp).
-void lower_q8_avg(LowerContext& ctx, const Node& n, RLayer& l) {
+void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {
   const Graph& g = ctx.graph();
   const DType t = g.value(n.inputs[0]).dtype;
+  const int64_t taps = p.win.kh * p.win.kw;
   const std::vector<ops::Requant> r = ops::average_requant(ctx.any_constant(n, 1).data<float>()[0],
-                                                          ctx.any_constant(n, 3).data<float>()[0], l.kh * l.kw);
+                                                          ctx.any_constant(n, 3).data<float>()[0], taps);
   std::vector<uint32_t> table;
   for (const ops::Requant& e : r) {
     table.push_back(static_cast<uint32_t>(e.q));
     table.push_back(static_cast<uint32_t>(e.shift));
   }
-  l.q8_table = ctx.add_u32(table);
-  l.q8_table_bytes = table_bytes(l.kh * l.kw);
-  const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
-  const int32_t zy = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
-  l.q8_first = MLIP_POOL_X_ZP;
-  l.q8_words = {zx, zy, 0 /* the table's OCM offset: per pass */, ops::quant_min(t), ops::quant_max(t)};
+  p.table = ctx.add_u32(table);
+  p.table_bytes = table_bytes(taps);
+  p.x_zp = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
+  p.y_zp = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
+  p.lo = ops::quant_min(t);
+  p.hi = ops::quant_max(t);
 }
 
 void lower(LowerContext& ctx, const Node& n) {
@@ -118,22 +130,15 @@ void lower(LowerContext& ctx, const Node& n) {
   const ops::Geometry geo =
       ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape), {}, rules_of(n));
   if (geo.rank() != 2) fail("only 2-D windows run on the MLIP");
+  PoolParams p;
+  p.win = window_of(geo, geo.kernel[0], geo.kernel[1]);
+  p.count_include_pad = avg && n.attrs.get_int("count_include_pad", 0) != 0;
+  if (n.op == "QLinearAveragePool") lower_q8_avg(ctx, n, p);
   RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_AVGPOOL : MLIP_LAYER_MAXPOOL, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
-  l.kh = geo.kernel[0];
-  l.kw = geo.kernel[1];
-  l.sh = geo.strides[0];
-  l.sw = geo.strides[1];
-  l.dh = geo.dilations[0];
-  l.dw = geo.dilations[1];
-  l.pt = geo.pad_begin(0);
-  l.pl = geo.pad_begin(1);
-  l.pb = geo.pad_end(0);
-  l.pr = geo.pad_end(1);
-  l.count_include_pad = avg && n.attrs.get_int("count_include_pad", 0) != 0;
+  l.params = p;
   l.output = ctx.output_tensor(n);
-  l.dtype = ctx.tensor(l.output).dtype;  // int8 MAXPOOL: no other word (scale and zero point pass through)
-  if (n.op == "QLinearAveragePool") lower_q8_avg(ctx, n, l);
+  l.dtype = ctx.tensor(l.output).dtype;  // int8 MAXPOOL: no other field (scale and zero point pass through)
 }
 
 std::vector<Split> splits(const RTensor&) { return {Split::Rows}; }
@@ -143,12 +148,14 @@ std::vector<Split> splits(const RTensor&) { return {Split::Rows}; }
 // the channels it writes), each group in passes of output rows.
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const PoolParams& pp = params_of<PoolParams>(l);
+  const Window& win = pp.win;
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t eb = x.elem_bytes();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w;
-  const int64_t extent_h = (l.kh - 1) * l.dh + 1;  // input rows one window spans
-  const PoolPass pass{H, W, OW, extent_h, l.sh, eb, l.q8_table_bytes};
+  const int64_t extent_h = (win.kh - 1) * win.dh + 1;  // input rows one window spans
+  const PoolPass pass{H, W, OW, extent_h, win.sh, eb, pp.table_bytes};
   const auto parts = split_range(OH, p.num_tiles());
   p.set_split(Split::Rows, parts);
   const uint64_t limit = p.work_limit();
@@ -166,14 +173,14 @@ void plan(LayerPlanner& p) {
         Ocm ocm(p.work_limit());
         const uint32_t in_off = ocm.take(pass.rows_for(R) * W * cn * eb);
         const uint32_t out_off = ocm.take(R * OW * cn * eb);
-        const uint32_t table_off = l.q8_table >= 0 ? ocm.take(l.q8_table_bytes) : MLIP_NO_OFFSET;
+        const uint32_t table_off = pp.table >= 0 ? ocm.take(pp.table_bytes) : MLIP_NO_OFFSET;
         p.note_ocm(tile, ocm);
-        if (l.q8_table >= 0) p.dma_in(tile, p.weights_binding(), l.q8_table, table_off, l.q8_table_bytes);
+        if (pp.table >= 0) p.dma_in(tile, p.weights_binding(), pp.table, table_off, pp.table_bytes);
         for (int64_t p0 = r0; p0 < r1; p0 += R) {
           const int64_t p1 = std::min(r1, p0 + R);
-          const int64_t top = p0 * l.sh - l.pt;  // input row of the pass's first window
+          const int64_t top = p0 * win.sh - win.pt;  // input row of the pass's first window
           int64_t ir0 = std::max<int64_t>(0, top);
-          int64_t ir1 = std::min(H, (p1 - 1) * l.sh - l.pt + extent_h);
+          int64_t ir1 = std::min(H, (p1 - 1) * win.sh - win.pt + extent_h);
           ir0 = std::min(ir0, H - 1);  // a pass whose windows are all padding still loads one real row
           ir1 = std::max(ir1, ir0 + 1);
           p.count_pass();
@@ -182,31 +189,37 @@ void plan(LayerPlanner& p) {
           else
             p.dma_in(tile, p.binding(x), xb + (ir0 * W * C + cs) * eb, in_off, (ir1 - ir0) * W,
                      cn * eb, C * eb, cn * eb);
-          RCommand& c = p.cmd(l.kind == MLIP_LAYER_MAXPOOL ? MLIP_OP_MAXPOOL : MLIP_OP_AVGPOOL, tile);
-          uint32_t* w = c.cmd.w;
-          w[MLIP_POOL_IN] = in_off;
-          w[MLIP_POOL_IN_H] = u32(ir1 - ir0);
-          w[MLIP_POOL_IN_W] = u32(W);
-          w[MLIP_POOL_C] = u32(cn);
-          w[MLIP_POOL_OUT] = out_off;
-          w[MLIP_POOL_OUT_H] = u32(p1 - p0);
-          w[MLIP_POOL_OUT_W] = u32(OW);
-          w[MLIP_POOL_KH] = u32(l.kh);
-          w[MLIP_POOL_KW] = u32(l.kw);
-          w[MLIP_POOL_STRIDE_H] = u32(l.sh);
-          w[MLIP_POOL_STRIDE_W] = u32(l.sw);
-          w[MLIP_POOL_PAD_TOP] = u32(ir0 - top);
-          w[MLIP_POOL_PAD_LEFT] = u32(l.pl);
-          w[MLIP_POOL_COUNT_INCLUDE_PAD] = l.count_include_pad ? 1u : 0u;
-          // The padded input's bounds in block coordinates (int32 two's complement).
-          w[MLIP_POOL_PADDED_TOP] = static_cast<uint32_t>(static_cast<int32_t>(-l.pt - ir0));
-          w[MLIP_POOL_PADDED_BOTTOM] = static_cast<uint32_t>(static_cast<int32_t>(H + l.pb - ir0));
-          w[MLIP_POOL_PADDED_LEFT] = static_cast<uint32_t>(static_cast<int32_t>(-l.pl));
-          w[MLIP_POOL_PADDED_RIGHT] = static_cast<uint32_t>(static_cast<int32_t>(W + l.pr));
-          w[MLIP_POOL_GAP_H] = u32(l.dh - 1);
-          w[MLIP_POOL_GAP_W] = u32(l.dw - 1);
-          p.set_activation(w, MLIP_POOL_ACT);
-          if (l.q8_table >= 0) w[MLIP_POOL_TABLE] = table_off;
+          mlip_pool_args a{};
+          a.in = in_off;
+          a.in_h = u32(ir1 - ir0);
+          a.in_w = u32(W);
+          a.c = u32(cn);
+          a.out = out_off;
+          a.out_h = u32(p1 - p0);
+          a.out_w = u32(OW);
+          a.kh = u32(win.kh);
+          a.kw = u32(win.kw);
+          a.stride_h = u32(win.sh);
+          a.stride_w = u32(win.sw);
+          a.pad_top = u32(ir0 - top);
+          a.pad_left = u32(win.pl);
+          a.count_include_pad = pp.count_include_pad ? 1u : 0u;
+          // The padded input's bounds in block coordinates.
+          a.padded_top = i32(-win.pt - ir0);
+          a.padded_bottom = i32(H + win.pb - ir0);
+          a.padded_left = i32(-win.pl);
+          a.padded_right = i32(W + win.pr);
+          a.gap_h = u32(win.dh - 1);
+          a.gap_w = u32(win.dw - 1);
+          p.fused(a);
+          if (pp.table >= 0) {  // 8-bit AVGPOOL
+            a.x_zp = pp.x_zp;
+            a.y_zp = pp.y_zp;
+            a.table = table_off;
+            a.lo = pp.lo;
+            a.hi = pp.hi;
+          }
+          p.emit(l.kind == MLIP_LAYER_MAXPOOL ? MLIP_OP_MAXPOOL : MLIP_OP_AVGPOOL, tile, a);
           if (cn == C)
             p.dma_out(tile, p.binding(y), yb + p0 * OW * C * eb, out_off, (p1 - p0) * OW * C * eb);
           else
@@ -219,8 +232,9 @@ void plan(LayerPlanner& p) {
 }
 
 void json(const RLayer& l, nlohmann::json& a) {
-  json_window(l, a);
-  if (l.dh != 1 || l.dw != 1) a["dilation"] = {l.dh, l.dw};
+  const Window& win = params_of<PoolParams>(l).win;
+  json_window(win, a);
+  if (win.dh != 1 || win.dw != 1) a["dilation"] = {win.dh, win.dw};
 }
 
 }  // namespace

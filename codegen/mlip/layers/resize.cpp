@@ -27,7 +27,18 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
-constexpr int64_t kEntryBytes = 8;  // a tap: uint32 index, float32 weight
+constexpr int64_t kEntryBytes = MLIP_RESIZE_ENTRY_BYTES;  // a tap: uint32 index, float32 weight
+
+// A RESIZE layer's own parameters (RLayer::params): its tap tables in
+// WEIGHTS (rows, columns; always streamed), the taps per output row and
+// column, the input row of every row tap (the planner sizes passes with
+// them), and the method for nodes-JSON.
+struct ResizeParams {
+  int64_t row_table = -1, col_table = -1;
+  int64_t row_taps = 1, col_taps = 1;
+  std::vector<int64_t> rows;
+  std::string method;
+};
 
 // One axis' taps: index and weight of tap t of output index o at [o * taps + t].
 struct AxisTaps {
@@ -130,12 +141,7 @@ void lower(LowerContext& ctx, const Node& n) {
   const int64_t row_table = add_taps(ctx, rows), col_table = add_taps(ctx, cols);
   RLayer& l = ctx.new_layer(MLIP_LAYER_RESIZE, n);
   l.inputs = {ctx.tensor_of(n.inputs[0])};
-  l.row_table = row_table;
-  l.col_table = col_table;
-  l.kh = rows.taps;  // taps per output row and column
-  l.kw = cols.taps;
-  l.resize_method = method_name(p);
-  l.resize_rows = rows.index;
+  l.params = ResizeParams{row_table, col_table, rows.taps, cols.taps, rows.index, method_name(p)};
   l.output = ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;  // int8: nearest only (support), a copy of bytes
 }
@@ -145,14 +151,15 @@ void lower(LowerContext& ctx, const Node& n) {
 // of output rows reading the input rows their taps name.
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
+  const ResizeParams& rp = params_of<ResizeParams>(l);
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t eb = x.elem_bytes();
   const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w;
   AxisTaps rows, cols;
-  rows.taps = l.kh;
-  rows.index = l.resize_rows;
-  cols.taps = l.kw;
+  rows.taps = rp.row_taps;
+  rows.index = rp.rows;
+  cols.taps = rp.col_taps;
   const auto parts = split_range(OH, p.num_tiles());
   p.set_split(Split::Rows, parts);
   const uint64_t limit = p.work_limit();
@@ -177,33 +184,33 @@ void plan(LayerPlanner& p) {
         const uint32_t row_off = ocm.take(R * rows.taps * kEntryBytes);
         const uint32_t col_off = ocm.take(OW * cols.taps * kEntryBytes);
         p.note_ocm(tile, ocm);
-        p.dma_in(tile, p.weights_binding(), l.col_table, col_off, OW * cols.taps * kEntryBytes);
+        p.dma_in(tile, p.weights_binding(), rp.col_table, col_off, OW * cols.taps * kEntryBytes);
         for (int64_t p0 = r0; p0 < r1; p0 += R) {
           const int64_t p1 = std::min(r1, p0 + R);
           const auto [ir0, ir1] = rows_read(rows, p0, p1);
           p.count_pass();
-          p.dma_in(tile, p.weights_binding(), l.row_table + p0 * rows.taps * kEntryBytes, row_off,
+          p.dma_in(tile, p.weights_binding(), rp.row_table + p0 * rows.taps * kEntryBytes, row_off,
                    (p1 - p0) * rows.taps * kEntryBytes);
           if (cn == C)
             p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
           else
             p.dma_in(tile, p.binding(x), xb + (ir0 * W * C + cs) * eb, in_off, (ir1 - ir0) * W,
                      cn * eb, C * eb, cn * eb);
-          RCommand& c = p.cmd(MLIP_OP_RESIZE, tile);
-          uint32_t* w = c.cmd.w;
-          w[MLIP_RESIZE_IN] = in_off;
-          w[MLIP_RESIZE_IN_H] = u32(ir1 - ir0);
-          w[MLIP_RESIZE_IN_W] = u32(W);
-          w[MLIP_RESIZE_C] = u32(cn);
-          w[MLIP_RESIZE_OUT] = out_off;
-          w[MLIP_RESIZE_OUT_H] = u32(p1 - p0);
-          w[MLIP_RESIZE_OUT_W] = u32(OW);
-          w[MLIP_RESIZE_ROW_TABLE] = row_off;
-          w[MLIP_RESIZE_COL_TABLE] = col_off;
-          w[MLIP_RESIZE_ROW_TAPS] = u32(rows.taps);
-          w[MLIP_RESIZE_COL_TAPS] = u32(cols.taps);
-          w[MLIP_RESIZE_ROW_BASE] = u32(ir0);
-          w[MLIP_DTYPE] = l.dtype;  // fp16, or the 8-bit type of a nearest copy
+          mlip_resize_args a{};
+          a.in = in_off;
+          a.in_h = u32(ir1 - ir0);
+          a.in_w = u32(W);
+          a.c = u32(cn);
+          a.out = out_off;
+          a.out_h = u32(p1 - p0);
+          a.out_w = u32(OW);
+          a.row_table = row_off;
+          a.col_table = col_off;
+          a.row_taps = u32(rows.taps);
+          a.col_taps = u32(cols.taps);
+          a.row_base = u32(ir0);
+          a.dtype = l.dtype;  // fp16, or the 8-bit type of a nearest copy
+          p.emit(MLIP_OP_RESIZE, tile, a);
           if (cn == C)
             p.dma_out(tile, p.binding(y), yb + p0 * OW * C * eb, out_off, (p1 - p0) * OW * C * eb);
           else
@@ -216,8 +223,9 @@ void plan(LayerPlanner& p) {
 }
 
 void json(const RLayer& l, nlohmann::json& a) {
-  a["method"] = l.resize_method;
-  a["taps"] = {l.kh, l.kw};
+  const ResizeParams& rp = params_of<ResizeParams>(l);
+  a["method"] = rp.method;
+  a["taps"] = {rp.row_taps, rp.col_taps};
 }
 
 }  // namespace

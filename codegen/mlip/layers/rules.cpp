@@ -35,10 +35,25 @@ void json_weights(const RLayer& l, const char* kernel_layout, nlohmann::json& a)
   }
 }
 
-void json_window(const RLayer& l, nlohmann::json& a) {
-  a["padding"] = {l.pt, l.pl, l.pb, l.pr};
-  a["strides"] = {l.sh, l.sw};
-  a["pool_size"] = {l.kh, l.kw};
+Window window_of(const ops::Geometry& geo, int64_t kh, int64_t kw) {
+  Window w;
+  w.kh = kh;
+  w.kw = kw;
+  w.sh = geo.strides[0];
+  w.sw = geo.strides[1];
+  w.dh = geo.dilations[0];
+  w.dw = geo.dilations[1];
+  w.pt = geo.pad_begin(0);
+  w.pl = geo.pad_begin(1);
+  w.pb = geo.pad_end(0);
+  w.pr = geo.pad_end(1);
+  return w;
+}
+
+void json_window(const Window& w, nlohmann::json& a) {
+  a["padding"] = {w.pt, w.pl, w.pb, w.pr};
+  a["strides"] = {w.sh, w.sw};
+  a["pool_size"] = {w.kh, w.kw};
 }
 
 }  // namespace mlipc::mlip::layers

@@ -1,6 +1,7 @@
 // Pieces the layer kinds' support rules and nodes-JSON writers share.
 #pragma once
 
+#include <any>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,8 +13,29 @@
 #include "mlip/region_ir.h"
 #include "mlip/layer_kind.h"
 #include "mlip/target.h"
+#include "support/error.h"
 
 namespace mlipc::mlip::layers {
+
+// The parameters of layer l's kind, of the type its lowering stored in
+// RLayer::params (each kind's file defines its own).
+template <class P>
+const P& params_of(const RLayer& l) {
+  if (const P* p = std::any_cast<P>(&l.params)) return *p;
+  fail("internal: MLIP layer '{}' does not hold its kind's parameters", l.name);
+}
+template <class P>
+P& params_of(RLayer& l) {
+  if (P* p = std::any_cast<P>(&l.params)) return *p;
+  fail("internal: MLIP layer '{}' does not hold its kind's parameters", l.name);
+}
+
+// A 2-D window (CONV2D, the pools): kernel, strides, dilations, pads.
+struct Window {
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
+};
+// The window of a resolved geometry with kernel kh x kw.
+Window window_of(const ops::Geometry& geo, int64_t kh, int64_t kw);
 
 // A float32 4-D (NCHW) tensor.
 bool is_float4d(const Graph& g, ValueId v);
@@ -56,9 +78,9 @@ std::string shuffle_reason(const Graph& g, const Shuffle& s, const SupportLimits
 // Its layer (at the last Reshape; the other two make none).
 void lower_shuffle(LowerContext& ctx, const Shuffle& s);
 
-// nodes-JSON: the weights (kernel_layout, kernel_const_name, bias) and the
-// window (padding, strides, pool_size) of a layer.
+// nodes-JSON: the weights (kernel_layout, kernel_const_name, bias) of a
+// layer and a window (padding, strides, pool_size).
 void json_weights(const RLayer& l, const char* kernel_layout, nlohmann::json& attrs);
-void json_window(const RLayer& l, nlohmann::json& attrs);
+void json_window(const Window& w, nlohmann::json& attrs);
 
 }  // namespace mlipc::mlip::layers

@@ -1,0 +1,320 @@
+/* The operands of every MLIP command, one table per opcode: each field's
+ * name, the word of mlip_cmd.w that holds it, its C type, when it is part of
+ * the command, its validation rule and one line on what it is. mlip/cmd_args.h
+ * generates from these tables the typed structs (mlip_<format>_args), their
+ * encoders and decoders and the relocation of pinned weights; the simulator
+ * (runtime/sim/validate.c) generates its per-field validation from them, and
+ * the tests their builders. docs/command-buffer.md shows the same tables,
+ * and a unit test keeps the two equal (tests/unit/mlip/cmd_table_test.cpp).
+ * Included by mlip/cmdbuf.h (through mlip/cmd_args.h); X-macros only, no
+ * definitions of its own.
+ *
+ * MLIP_OPCODES(X): X(NAME, name, value, format, forms), one row per opcode
+ * in value order (the enum MLIP_OP_<NAME> = value; values are the wire
+ * format; `name` is NAME in lower case, for generated function names).
+ * `format` names the opcode's table MLIP_FIELDS_<format> (opcodes with the
+ * same operands share one). `forms`: the element types the opcode has
+ * (word 29, the `dtype` field of every format):
+ *   NONE  moves bytes and has none: 0 in every buffer
+ *   F16   fp16 only (MLIP_DT_FP16, so fp16 buffers only)
+ *   Q8    8-bit only (MLIP_DT_INT8 or _UINT8, so int8 buffers only)
+ *   BOTH  fp16 in an fp16 buffer, int8 or uint8 in an int8 buffer */
+#ifndef MLIP_CMD_TABLE_H_
+#define MLIP_CMD_TABLE_H_
+
+#define MLIP_OPCODES(X)                                    \
+  X(DMA_IN, dma_in, 1, dma, NONE)                          \
+  X(DMA_OUT, dma_out, 2, dma, NONE)                        \
+  X(CONVERT, convert, 3, convert, F16)                     \
+  X(LAYOUT, layout, 4, layout, NONE)                       \
+  X(CONV2D, conv2d, 5, conv2d, BOTH)                       \
+  X(FC, fc, 6, fc, BOTH)                                   \
+  X(MAXPOOL, maxpool, 7, pool, BOTH)                       \
+  X(AVGPOOL, avgpool, 8, pool, BOTH)                       \
+  X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, BOTH)  \
+  X(GLOBAL_MAXPOOL, global_maxpool, 10, global_pool, BOTH) \
+  X(ADD, add, 11, add, BOTH)                               \
+  X(BARRIER, barrier, 12, barrier, NONE)                   \
+  X(ACTIVATION, activation, 13, activation, F16)           \
+  X(ELTWISE, eltwise, 14, eltwise, BOTH)                   \
+  X(RESIZE, resize, 15, resize, BOTH)                      \
+  X(TABLE, table, 16, table, Q8)
+
+/* Every format once, in the order of MLIP_OPCODES. */
+#define MLIP_FORMATS(X) \
+  X(dma) X(convert) X(layout) X(conv2d) X(fc) X(pool) X(global_pool) X(add) X(barrier) X(activation) \
+  X(eltwise) X(resize) X(table)
+
+/* A format's table: MLIP_FIELDS_<format>(W, A, x), where x is passed
+ * through to every row (the format, for the generators).
+ *
+ * W(x, name, word, type, when, rule, doc): the field of word `word`. The
+ *   W rows of a table name the words 0, 1, 2, ... in order, with no gap
+ *   (mlip/cmd_args.h checks it at compile time).
+ * A(x, name, word, type, when, rule, doc, shadow): the other meaning of a
+ *   word a W row (`shadow`) already names: the 8-bit clamp in the words of
+ *   the fp16 activation's parameters. The dtype decides which one the word
+ *   holds: the A field when `when` holds, else the W field.
+ *
+ * type: uint32_t, int32_t (two's complement), or float (its bits).
+ * when: the commands that have the field (the others leave its word 0):
+ *   ANY, F16 (fp16 commands), Q8 (8-bit commands), AVG (AVGPOOL and
+ *   GLOBAL_AVGPOOL), AVG_Q8 (8-bit AVGPOOL and GLOBAL_AVGPOOL).
+ * rule: MLIP_RULES below. A rule that holds for the field's value alone is
+ *   checked field by field (the validator's generated part); the rules that
+ *   relate fields (an operand's extent inside OCM, no overlap, lo <= hi,
+ *   b_base < b_len, ...) are each opcode's own check in runtime/sim. */
+
+/* MLIP_RULES(X): X(NAME, checked, doc). `checked` 1: the field's value
+ * alone decides (runtime/sim/validate.c checks it, MLIP_ERR_INVALID_ARG
+ * otherwise); 0: a marker for the opcode's own check, the pinning and the
+ * docs. */
+#define MLIP_RULES(X)                                                                                              \
+  X(ANY, 0, "any value")                                                                                         \
+  X(BIND, 0, "a binding index, below the binding count")                                                         \
+  X(OCM, 0, "an OCM offset: a multiple of 128, the operand's extent inside ocm_size")                           \
+  X(PIN, 0, "an OCM offset of constant data (weights), relative to the pinned range in a command that reads it pinned") \
+  X(PIN_OPT, 1, "as PIN, or MLIP_NO_OFFSET (none); 8-bit: required")                                            \
+  X(ACC, 1, "an OCM offset (the fp32 accumulator); 8-bit: MLIP_NO_OFFSET (no accumulator)")                    \
+  X(NZ, 1, "at least 1")                                                                                         \
+  X(BOOL, 1, "0 or 1")                                                                                           \
+  X(FLAG, 1, "0 or 1; 8-bit: 1 (the whole reduction in one command)")                                            \
+  X(ACT, 1, "an MLIP_ACT_* below MLIP_ACT_COUNT_; 8-bit: MLIP_ACT_NONE (the clamp replaces it)")                 \
+  X(ACT1, 1, "an MLIP_ACT_* other than MLIP_ACT_NONE, below MLIP_ACT_COUNT_")                                    \
+  X(F32, 0, "float32 bits, any")                                                                                 \
+  X(FUNC, 1, "MLIP_ELT_ADD .. MLIP_ELT_PRELU; 8-bit: MLIP_ELT_MUL")                                              \
+  X(CVT, 1, "MLIP_CVT_F32_TO_F16 or MLIP_CVT_F16_TO_F32")                                                       \
+  X(ELEM, 1, "1, 2 or 4")                                                                                        \
+  X(TAPS, 1, "1 or 2; 8-bit: 1 (nearest)")                                                                       \
+  X(GAP, 1, "at most MLIP_POOL_MAX_GAP")                                                                         \
+  X(ZP, 1, "inside the 8-bit type: [-128, 127] or [0, 255]")                                                     \
+  X(CLAMP, 1, "inside the 8-bit type, lo <= hi")                                                                 \
+  X(Q, 1, "0 or in [2^30, 2^31)")                                                                                \
+  X(SHIFT, 1, "in [-31, 30]")                                                                                    \
+  X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1)")
+
+/* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides. */
+#define MLIP_FIELDS_dma(W, A, x)                                                                         \
+  W(x, binding, 0, uint32_t, ANY, BIND, "the DDR binding (DMA_OUT: OUTPUT or SCRATCH)")                  \
+  W(x, ddr_offset, 1, uint32_t, ANY, ANY, "first byte in the binding")                                   \
+  W(x, ocm_offset, 2, uint32_t, ANY, PIN, "first byte in the tile's OCM (INIT: in the pinned range)")   \
+  W(x, rows, 3, uint32_t, ANY, NZ, "rows")                                                               \
+  W(x, row_bytes, 4, uint32_t, ANY, NZ, "bytes per row")                                                 \
+  W(x, ddr_stride, 5, uint32_t, ANY, ANY, "bytes from a row to the next in DDR")                         \
+  W(x, ocm_stride, 6, uint32_t, ANY, ANY, "bytes from a row to the next in OCM (at least row_bytes)")
+
+/* CONVERT: count elements from src to dst (no overlap). */
+#define MLIP_FIELDS_convert(W, A, x)                                                 \
+  W(x, src, 0, uint32_t, ANY, OCM, "the elements read")                              \
+  W(x, dst, 1, uint32_t, ANY, OCM, "the elements written")                           \
+  W(x, count, 2, uint32_t, ANY, NZ, "elements")                                      \
+  W(x, mode, 3, uint32_t, ANY, CVT, "fp32 -> fp16 or fp16 -> fp32")
+
+/* LAYOUT: src [outer][a][b] -> dst [outer][b][a] (no overlap). */
+#define MLIP_FIELDS_layout(W, A, x)                                         \
+  W(x, src, 0, uint32_t, ANY, OCM, "[outer][a][b] elements")                \
+  W(x, dst, 1, uint32_t, ANY, OCM, "[outer][b][a] elements")                \
+  W(x, outer, 2, uint32_t, ANY, NZ, "matrices")                             \
+  W(x, a, 3, uint32_t, ANY, NZ, "rows of each source matrix")               \
+  W(x, b, 4, uint32_t, ANY, NZ, "columns of each source matrix")            \
+  W(x, elem_bytes, 5, uint32_t, ANY, ELEM, "bytes per element")
+
+/* CONV2D on an NHWC block: input [in_h][in_w][in_c], weights
+ * [out_c][kh][kw][in_c / groups] (OHWI), bias [out_c] fp32 (8-bit: a
+ * requantization record of MLIP_REQUANT_RECORD_BYTES per output channel),
+ * output [out_h][out_w][out_c]. Output channel j of the block is channel
+ * oc_base + j of the layer; its group is (oc_base + j) / oc_per_group, and
+ * it reads input channels group * ic_per_group - ic_base .. + ic_per_group
+ * of the block. */
+#define MLIP_FIELDS_conv2d(W, A, x)                                                                              \
+  W(x, in, 0, uint32_t, ANY, OCM, "input block [in_h][in_w][in_c]")                                              \
+  W(x, in_h, 1, uint32_t, ANY, NZ, "input rows")                                                                 \
+  W(x, in_w, 2, uint32_t, ANY, NZ, "input columns")                                                              \
+  W(x, in_c, 3, uint32_t, ANY, NZ, "input channels")                                                             \
+  W(x, weights, 4, uint32_t, ANY, PIN, "weights [out_c][kh][kw][ic_per_group]")                                  \
+  W(x, bias, 5, uint32_t, ANY, PIN_OPT, "bias [out_c] fp32; 8-bit: the requantization records")                  \
+  W(x, out, 6, uint32_t, ANY, OCM, "output block [out_h][out_w][out_c]")                                         \
+  W(x, out_h, 7, uint32_t, ANY, NZ, "output rows")                                                               \
+  W(x, out_w, 8, uint32_t, ANY, NZ, "output columns")                                                            \
+  W(x, out_c, 9, uint32_t, ANY, NZ, "output channels")                                                           \
+  W(x, kh, 10, uint32_t, ANY, NZ, "kernel rows")                                                                 \
+  W(x, kw, 11, uint32_t, ANY, NZ, "kernel columns")                                                              \
+  W(x, stride_h, 12, uint32_t, ANY, NZ, "vertical stride")                                                       \
+  W(x, stride_w, 13, uint32_t, ANY, NZ, "horizontal stride")                                                     \
+  W(x, dil_h, 14, uint32_t, ANY, NZ, "vertical dilation")                                                        \
+  W(x, dil_w, 15, uint32_t, ANY, NZ, "horizontal dilation")                                                      \
+  W(x, pad_top, 16, uint32_t, ANY, ANY, "output row 0 reads input row 0 * stride_h - pad_top (block rows)")      \
+  W(x, pad_left, 17, uint32_t, ANY, ANY, "the same for columns")                                                 \
+  W(x, groups, 18, uint32_t, ANY, NZ, "groups of the layer")                                                     \
+  W(x, ic_per_group, 19, uint32_t, ANY, NZ, "input channels per group")                                          \
+  W(x, oc_per_group, 20, uint32_t, ANY, NZ, "output channels per group (of the layer)")                          \
+  W(x, oc_base, 21, uint32_t, ANY, ANY, "the layer's channel of the block's output channel 0")                    \
+  W(x, ic_base, 22, uint32_t, ANY, ANY, "the layer's channel of the block's input channel 0")                     \
+  W(x, act, 23, uint32_t, ANY, ACT, "fused activation")                                                         \
+  W(x, act_lo, 24, float, F16, F32, "activation parameter lo")                                                   \
+  W(x, act_hi, 25, float, F16, F32, "activation parameter hi")                                                   \
+  A(x, clamp_lo, 24, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                            \
+  A(x, clamp_hi, 25, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                                           \
+  W(x, x_zp, 26, int32_t, Q8, ZP, "input zero point")                                                            \
+  W(x, y_zp, 27, int32_t, Q8, ZP, "output zero point")
+
+/* FC: input [n][k] (a K chunk), weights [out_c][k], accumulator [n][out_c]
+ * fp32, bias [out_c] fp32, output [n][out_c]. `first` starts the
+ * accumulator at zero; `last` adds the bias, applies the activation and
+ * rounds into the output (out and bias are operands only then). 8-bit: the
+ * whole reduction in one command (first and last 1, no accumulator, k at
+ * most MLIP_INT8_MAX_TAPS), one requantization record per output at bias. */
+#define MLIP_FIELDS_fc(W, A, x)                                                                       \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [n][k]")                                                     \
+  W(x, weights, 1, uint32_t, ANY, PIN, "weights [out_c][k]")                                          \
+  W(x, bias, 2, uint32_t, ANY, PIN_OPT, "bias [out_c] fp32; 8-bit: the requantization records")       \
+  W(x, acc, 3, uint32_t, ANY, ACC, "fp32 accumulator [n][out_c]")                                     \
+  W(x, out, 4, uint32_t, ANY, OCM, "output [n][out_c]")                                               \
+  W(x, n, 5, uint32_t, ANY, NZ, "rows (images)")                                                      \
+  W(x, k, 6, uint32_t, ANY, NZ, "inputs per row in this chunk")                                       \
+  W(x, out_c, 7, uint32_t, ANY, NZ, "outputs per row")                                                \
+  W(x, first, 8, uint32_t, ANY, FLAG, "the first chunk: the accumulator starts at zero")              \
+  W(x, last, 9, uint32_t, ANY, FLAG, "the last chunk: bias, activation, rounding into out")           \
+  W(x, act, 10, uint32_t, ANY, ACT, "fused activation")                                               \
+  W(x, act_lo, 11, float, F16, F32, "activation parameter lo")                                        \
+  W(x, act_hi, 12, float, F16, F32, "activation parameter hi")                                        \
+  A(x, clamp_lo, 11, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                 \
+  A(x, clamp_hi, 12, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                                \
+  W(x, x_zp, 13, int32_t, Q8, ZP, "input zero point")                                                 \
+  W(x, y_zp, 14, int32_t, Q8, ZP, "output zero point")
+
+/* MAXPOOL / AVGPOOL on an NHWC block [in_h][in_w][c] -> [out_h][out_w][c].
+ * Output row oh's window starts at block row oh * stride_h - pad_top, its
+ * taps gap_h + 1 rows apart (columns likewise). 8-bit AVGPOOL: the sum of a
+ * window of count n is requantized by entry n of a table of kh * kw + 1
+ * {int32 q, int32 shift} pairs (MLIP_POOL_TABLE_ENTRY_BYTES each). */
+#define MLIP_FIELDS_pool(W, A, x)                                                                                 \
+  W(x, in, 0, uint32_t, ANY, OCM, "input block [in_h][in_w][c]")                                                  \
+  W(x, in_h, 1, uint32_t, ANY, NZ, "input rows")                                                                  \
+  W(x, in_w, 2, uint32_t, ANY, NZ, "input columns")                                                               \
+  W(x, c, 3, uint32_t, ANY, NZ, "channels")                                                                       \
+  W(x, out, 4, uint32_t, ANY, OCM, "output block [out_h][out_w][c]")                                              \
+  W(x, out_h, 5, uint32_t, ANY, NZ, "output rows")                                                                \
+  W(x, out_w, 6, uint32_t, ANY, NZ, "output columns")                                                             \
+  W(x, kh, 7, uint32_t, ANY, NZ, "window rows")                                                                   \
+  W(x, kw, 8, uint32_t, ANY, NZ, "window columns")                                                                \
+  W(x, stride_h, 9, uint32_t, ANY, NZ, "vertical stride")                                                         \
+  W(x, stride_w, 10, uint32_t, ANY, NZ, "horizontal stride")                                                      \
+  W(x, pad_top, 11, uint32_t, ANY, ANY, "output row 0's window starts at block row -pad_top")                     \
+  W(x, pad_left, 12, uint32_t, ANY, ANY, "the same for columns")                                                  \
+  W(x, count_include_pad, 13, uint32_t, AVG, BOOL, "1: count the taps inside the padded bounds, 0: inside the block") \
+  W(x, padded_top, 14, int32_t, ANY, ANY, "the padded input's first row (block rows)")                           \
+  W(x, padded_bottom, 15, int32_t, ANY, ANY, "the padded input's end row")                                        \
+  W(x, padded_left, 16, int32_t, ANY, ANY, "the padded input's first column")                                    \
+  W(x, padded_right, 17, int32_t, ANY, ANY, "the padded input's end column")                                     \
+  W(x, act, 18, uint32_t, ANY, ACT, "fused activation")                                                          \
+  W(x, act_lo, 19, float, F16, F32, "activation parameter lo")                                                    \
+  W(x, act_hi, 20, float, F16, F32, "activation parameter hi")                                                    \
+  W(x, gap_h, 21, uint32_t, ANY, GAP, "the window's vertical dilation minus one")                                \
+  W(x, gap_w, 22, uint32_t, ANY, GAP, "the window's horizontal dilation minus one")                              \
+  W(x, x_zp, 23, int32_t, AVG_Q8, ZP, "input zero point")                                                        \
+  W(x, y_zp, 24, int32_t, AVG_Q8, ZP, "output zero point")                                                       \
+  W(x, table, 25, uint32_t, AVG_Q8, OCM, "kh * kw + 1 {q, shift} pairs, entry n for a window of count n")       \
+  W(x, lo, 26, int32_t, AVG_Q8, CLAMP, "output clamp, low")                                                      \
+  W(x, hi, 27, int32_t, AVG_Q8, CLAMP, "output clamp, high")
+
+/* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] -> output [c]. */
+#define MLIP_FIELDS_global_pool(W, A, x)                                                          \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [hw][c]")                                                \
+  W(x, out, 1, uint32_t, ANY, OCM, "output [c]")                                                  \
+  W(x, hw, 2, uint32_t, ANY, NZ, "positions")                                                     \
+  W(x, c, 3, uint32_t, ANY, NZ, "channels")                                                       \
+  W(x, act, 4, uint32_t, ANY, ACT, "fused activation")                                           \
+  W(x, act_lo, 5, float, F16, F32, "activation parameter lo")                                     \
+  W(x, act_hi, 6, float, F16, F32, "activation parameter hi")                                     \
+  W(x, x_zp, 7, int32_t, AVG_Q8, ZP, "input zero point")                                         \
+  W(x, y_zp, 8, int32_t, AVG_Q8, ZP, "output zero point")                                        \
+  W(x, q, 9, int32_t, AVG_Q8, Q, "multiplier of x_scale / (y_scale * hw)")                       \
+  W(x, shift, 10, int32_t, AVG_Q8, SHIFT, "its shift")                                           \
+  W(x, lo, 11, int32_t, AVG_Q8, CLAMP, "output clamp, low")                                      \
+  W(x, hi, 12, int32_t, AVG_Q8, CLAMP, "output clamp, high")
+
+/* ADD: out[i] = act(a[i] + b[i]); 8-bit: QLinearAdd (mlip_qadd_sum). */
+#define MLIP_FIELDS_add(W, A, x)                                                        \
+  W(x, a, 0, uint32_t, ANY, OCM, "first operand [count]")                               \
+  W(x, b, 1, uint32_t, ANY, OCM, "second operand [count]")                              \
+  W(x, out, 2, uint32_t, ANY, OCM, "result [count]")                                    \
+  W(x, count, 3, uint32_t, ANY, NZ, "elements")                                         \
+  W(x, act, 4, uint32_t, ANY, ACT, "fused activation")                                 \
+  W(x, act_lo, 5, float, F16, F32, "activation parameter lo")                           \
+  W(x, act_hi, 6, float, F16, F32, "activation parameter hi")                           \
+  W(x, a_zp, 7, int32_t, Q8, ZP, "a's zero point")                                      \
+  W(x, b_zp, 8, int32_t, Q8, ZP, "b's zero point")                                      \
+  W(x, y_zp, 9, int32_t, Q8, ZP, "the result's zero point")                             \
+  W(x, qa, 10, int32_t, Q8, Q, "a's multiplier to the common scale")                    \
+  W(x, sa, 11, int32_t, Q8, SHIFT0, "its shift")                                        \
+  W(x, qb, 12, int32_t, Q8, Q, "b's multiplier to the common scale")                    \
+  W(x, sb, 13, int32_t, Q8, SHIFT0, "its shift")                                        \
+  W(x, qy, 14, int32_t, Q8, Q, "the sum's multiplier to the result's scale")            \
+  W(x, sy, 15, int32_t, Q8, SHIFT, "its shift")                                         \
+  W(x, lo, 16, int32_t, Q8, CLAMP, "output clamp, low")                                 \
+  W(x, hi, 17, int32_t, Q8, CLAMP, "output clamp, high")
+
+/* BARRIER: every earlier command completes first; no operand. */
+#define MLIP_FIELDS_barrier(W, A, x)
+
+/* ACTIVATION: out[i] = act(in[i]), in place (out == in) or no overlap. */
+#define MLIP_FIELDS_activation(W, A, x)                                 \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [count]")                      \
+  W(x, out, 1, uint32_t, ANY, OCM, "output [count]")                    \
+  W(x, count, 2, uint32_t, ANY, NZ, "elements")                         \
+  W(x, act, 3, uint32_t, ANY, ACT1, "the activation")                   \
+  W(x, act_lo, 4, float, ANY, F32, "activation parameter lo")           \
+  W(x, act_hi, 5, float, ANY, F32, "activation parameter hi")
+
+/* ELTWISE: out[i] = act(f(a[i], b[(b_base + i) % b_len])): b equal-shaped
+ * (b_len == count, b_base 0), one value per channel of an NHWC block
+ * (b_len = channels, b_base the block's first channel) or a scalar (b_len
+ * 1). 8-bit (QLinearMul): requantize((a - a_zp) * (b - b_zp)). */
+#define MLIP_FIELDS_eltwise(W, A, x)                                                         \
+  W(x, a, 0, uint32_t, ANY, OCM, "full operand [count]")                                     \
+  W(x, b, 1, uint32_t, ANY, OCM, "cycled operand [b_len]")                                   \
+  W(x, out, 2, uint32_t, ANY, OCM, "result [count]")                                         \
+  W(x, count, 3, uint32_t, ANY, NZ, "elements")                                              \
+  W(x, b_len, 4, uint32_t, ANY, NZ, "elements of b")                                         \
+  W(x, b_base, 5, uint32_t, ANY, ANY, "b's element of a[0] (below b_len)")                  \
+  W(x, func, 6, uint32_t, ANY, FUNC, "f")                                                    \
+  W(x, act, 7, uint32_t, ANY, ACT, "fused activation")                                      \
+  W(x, act_lo, 8, float, F16, F32, "activation parameter lo")                                \
+  W(x, act_hi, 9, float, F16, F32, "activation parameter hi")                                \
+  W(x, a_zp, 10, int32_t, Q8, ZP, "a's zero point")                                          \
+  W(x, b_zp, 11, int32_t, Q8, ZP, "b's zero point")                                          \
+  W(x, y_zp, 12, int32_t, Q8, ZP, "the result's zero point")                                 \
+  W(x, q, 13, int32_t, Q8, Q, "multiplier of a_scale * b_scale / y_scale")                   \
+  W(x, shift, 14, int32_t, Q8, SHIFT, "its shift")                                           \
+  W(x, lo, 15, int32_t, Q8, CLAMP, "output clamp, low")                                      \
+  W(x, hi, 16, int32_t, Q8, CLAMP, "output clamp, high")
+
+/* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c] through a row
+ * table of out_h * row_taps entries and a column table of out_w * col_taps,
+ * each 8 bytes: a uint32 index and a float32 weight. A row entry names block
+ * row index - row_base (in [0, in_h)), a column entry column index (in
+ * [0, in_w)). One tap copies the element; two taps weight it. */
+#define MLIP_FIELDS_resize(W, A, x)                                                        \
+  W(x, in, 0, uint32_t, ANY, OCM, "input block [in_h][in_w][c]")                           \
+  W(x, in_h, 1, uint32_t, ANY, NZ, "input rows")                                           \
+  W(x, in_w, 2, uint32_t, ANY, NZ, "input columns")                                        \
+  W(x, c, 3, uint32_t, ANY, NZ, "channels")                                                \
+  W(x, out, 4, uint32_t, ANY, OCM, "output block [out_h][out_w][c]")                       \
+  W(x, out_h, 5, uint32_t, ANY, NZ, "output rows")                                         \
+  W(x, out_w, 6, uint32_t, ANY, NZ, "output columns")                                      \
+  W(x, row_table, 7, uint32_t, ANY, OCM, "out_h * row_taps row taps")                      \
+  W(x, col_table, 8, uint32_t, ANY, OCM, "out_w * col_taps column taps")                   \
+  W(x, row_taps, 9, uint32_t, ANY, TAPS, "taps per output row")                            \
+  W(x, col_taps, 10, uint32_t, ANY, TAPS, "taps per output column")                        \
+  W(x, row_base, 11, uint32_t, ANY, ANY, "the layer row of block row 0")
+
+/* TABLE (8-bit only): out[i] = table[in[i] - type minimum]; in place or no
+ * overlap. */
+#define MLIP_FIELDS_table(W, A, x)                                                     \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [count]")                                     \
+  W(x, out, 1, uint32_t, ANY, OCM, "output [count]")                                   \
+  W(x, count, 2, uint32_t, ANY, NZ, "elements")                                        \
+  W(x, table, 3, uint32_t, ANY, OCM, "MLIP_TABLE_BYTES output values")
+
+#endif /* MLIP_CMD_TABLE_H_ */
