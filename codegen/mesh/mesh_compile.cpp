@@ -13,6 +13,7 @@
 #include "mesh/pe_partition.h"
 #include "mlip/backend.h"
 #include "mlip/layer_kind.h"
+#include "ops/op.h"
 #include "resources/resources.h"
 #include "support/error.h"
 #include "support/text.h"
@@ -163,14 +164,6 @@ std::vector<ValueId> crossing(const Graph& g, const std::vector<int>& st) {
   return {out.begin(), out.end()};
 }
 
-// A stage may end where every tensor it hands on is a layer's result: not
-// a view's (a dense layer reads a flattened tensor in the MLIP's order, a
-// copy in the ONNX order would sum in another order).
-bool view_op(const std::string& op) {
-  return op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze" ||
-         op == "Identity";
-}
-
 struct Model {
   const Graph* pre = nullptr;        // after the target-independent passes
   std::vector<UnitInfo> units;
@@ -207,7 +200,11 @@ void fill_unit_costs(Model& m, const mlip::TargetInfo& t, int tiles) {
     const auto consumers = g.consumers();
     for (ValueId v : crossing(g, st)) {
       const int p = producers[static_cast<size_t>(v)];
-      if (view_op(g.nodes[static_cast<size_t>(p)].op)) cut.cut_after = false;
+      // A stage may end where every tensor it hands on is a layer's result,
+      // not data movement's (a view, Transpose, Identity): a dense layer reads
+      // a flattened tensor in the MLIP's order, a copy in the ONNX order
+      // would sum in another order.
+      if (op_traits(g.nodes[static_cast<size_t>(p)].op).rearranges) cut.cut_after = false;
       cut.cut_bytes += g.value(v).nbytes();
       const int pu = m.node_unit[static_cast<size_t>(p)];
       if (pu >= 0 && m.units[static_cast<size_t>(pu)].mlip) cut.cut_out_cycles += border_estimate(t, tiles, g.value(v).nbytes());

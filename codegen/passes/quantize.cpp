@@ -35,6 +35,7 @@
 #include "ptq/calibration.h"
 #include "ops/evaluator.h"
 #include "ops/infer.h"
+#include "ops/op.h"
 #include "ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
@@ -63,42 +64,35 @@ struct Layer {
   Kind kind = Kind::Compute;
   std::string name, op;
   ValueId out = kNoValue;  // what it writes (after the activation)
-  bool view = false;       // Flatten, Reshape, ...: not a row of the report
+  bool rearranges = false;  // Flatten, Reshape, Transpose, ...: data movement, not a row of the report
 };
 
 bool is_f32(const Graph& g, ValueId v) { return v != kNoValue && g.value(v).dtype == DType::Float32; }
 bool computed(const Graph& g, ValueId v) { return v != kNoValue && !g.value(v).is_constant(); }
 
-bool is_view(const std::string& op) {
-  return op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze";
-}
-bool is_same_scale(const std::string& op) { return is_view(op) || op == "MaxPool" || op == "Pad" || op == "Resize"; }
-bool is_table(const Node& n) { return n.op == "Clip" || ops::activation_function(n.op, n.attrs, 0, 0); }
-// The operators whose constant input k is a weight (per channel) or a bias.
-bool weight_input(const Node& n, size_t k) {
-  return (n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm" || n.op == "MatMul") && k == 1;
-}
-bool bias_input(const Node& n, size_t k) { return (n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm") && k == 2; }
+// The constant input k of n holds its weights (per output channel) or its bias.
+bool is_weight(const Node& n, size_t k) { return op_traits(n.op).weight == static_cast<int>(k); }
+bool is_bias(const Node& n, size_t k) { return op_traits(n.op).bias == static_cast<int>(k); }
 
-// The inputs of a layer that carry data (the others are shapes, axes, pads).
-std::vector<size_t> data_inputs(const Node& n) {
-  if (is_same_scale(n.op) || is_table(n) || n.op == "GlobalAveragePool" || n.op == "AveragePool") return {0};
-  std::vector<size_t> v;
-  for (size_t k = 0; k < n.inputs.size(); ++k)
-    if (n.has_input(k)) v.push_back(k);
-  return v;
+bool compute_class(QdqFold f) {
+  return f == QdqFold::Conv || f == QdqFold::Dense || f == QdqFold::Binary || f == QdqFold::AveragePool ||
+         f == QdqFold::GlobalAveragePool || f == QdqFold::Concat || f == QdqFold::Table;
+}
+
+// Whether n's weights are a constant (fold_qdq folds a product on them).
+bool constant_weights(const Graph& g, const Node& n) {
+  const int8_t w = op_traits(n.op).weight;
+  return w >= 0 && n.has_input(static_cast<size_t>(w)) && !computed(g, n.inputs[static_cast<size_t>(w)]);
 }
 
 // Why node n cannot be an int8 layer (empty: it can), before any folding.
 std::string candidate_reason(const Graph& g, const Node& n) {
   const std::string& op = n.op;
-  const bool compute = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul" || op == "Add" || op == "Mul" ||
-                       op == "AveragePool" || op == "GlobalAveragePool" || op == "Concat" || is_table(n);
-  if (!compute && !is_same_scale(op)) return "-";  // not a layer fold_qdq has an integer form of
-  if (op == "Resize" && (n.attrs.get_string("mode", "nearest") != "nearest" ||
-                         n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize"))
-    return "-";  // interpolation: no integer form
-  if (op == "Pad" && n.attrs.get_string("mode", "constant") != "constant") return "-";
+  const OpTraits& t = op_traits(op);
+  const bool same_scale = t.qdq == QdqFold::SameScale;
+  const bool one_input = same_scale || t.qdq == QdqFold::Table;
+  if (!compute_class(t.qdq) && !same_scale) return "-";  // not a layer fold_qdq has an integer form of
+  if (t.qdq_refusal && !t.qdq_refusal(n).empty()) return "-";  // an interpolating Resize, ...: no integer form
   if (n.outputs.empty() || !is_f32(g, n.outputs[0])) return "its output is not float32";
   for (size_t k = 1; k < n.outputs.size(); ++k)
     if (n.outputs[k] != kNoValue) return "it has more than one output";
@@ -107,14 +101,14 @@ std::string candidate_reason(const Graph& g, const Node& n) {
     const ValueId v = n.inputs[k];
     if (!is_f32(g, v)) return fmt::format("input {} is not float32", k);
     if (computed(g, v)) any_computed = true;
-    else if (is_same_scale(op) || is_table(n)) return "its input is a constant";
+    else if (one_input) return "its input is a constant";
   }
   if (!any_computed) return "its inputs are constants";
-  if ((op == "Conv" || op == "ConvTranspose" || op == "Gemm") && (!n.has_input(1) || computed(g, n.inputs[1])))
-    return "its weights are computed";
-  if ((op == "Conv" || op == "ConvTranspose") && n.has_input(2) && computed(g, n.inputs[2]))
+  // A MatMul of two computed operands folds too (QLinearMatMul); every other
+  // product needs constant weights.
+  if (t.weight >= 0 && op != "MatMul" && !constant_weights(g, n)) return "its weights are computed";
+  if (t.bias >= 0 && n.has_input(static_cast<size_t>(t.bias)) && computed(g, n.inputs[static_cast<size_t>(t.bias)]))
     return "its bias is computed";
-  if (op == "Gemm" && n.has_input(2) && computed(g, n.inputs[2])) return "its bias is computed";
   return "";
 }
 
@@ -127,24 +121,24 @@ std::vector<Layer> find_layers(const Graph& g) {
     if (absorbed[i]) continue;
     const Node& n = g.nodes[i];
     if (!candidate_reason(g, n).empty()) continue;
+    const OpTraits& t = op_traits(n.op);
     Layer l;
     l.node = static_cast<int>(i);
     l.name = n.name;
     l.op = n.op;
-    l.kind = is_same_scale(n.op) ? Kind::SameScale : Kind::Compute;
-    l.view = is_view(n.op);
+    l.kind = t.qdq == QdqFold::SameScale ? Kind::SameScale : Kind::Compute;
+    l.rearranges = t.rearranges;
     l.out = n.outputs[0];
     // A Relu or Clip (constant bounds) that alone reads the output rides
     // inside the pair; not after a MatMul of two computed operands, which
     // fold_qdq folds without a clamp.
-    const bool fuses = n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm" || n.op == "Add" ||
-                       (n.op == "MatMul" && n.has_input(1) && !computed(g, n.inputs[1]));
+    const bool fuses = t.qdq_absorbs_clamp && (t.qdq != QdqFold::Dense || constant_weights(g, n));
     const auto& users = consumers[static_cast<size_t>(l.out)];
     if (fuses && users.size() == 1 && !g.is_graph_output(l.out)) {
       const Node& a = g.nodes[static_cast<size_t>(users[0])];
       bool constant_bounds = true;
       for (size_t k = 1; k < a.inputs.size(); ++k) constant_bounds = constant_bounds && !computed(g, a.inputs[k]);
-      if ((a.op == "Relu" || a.op == "Clip") && constant_bounds && is_f32(g, a.outputs[0])) {
+      if (op_traits(a.op).clamps && constant_bounds && is_f32(g, a.outputs[0])) {
         l.act = users[0];
         l.out = a.outputs[0];
         absorbed[static_cast<size_t>(users[0])] = true;
@@ -343,13 +337,12 @@ class Inserter {
     std::vector<float> wscale;
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];
-      if (v == kNoValue || computed(g_, v) || bias_input(node, j)) continue;
+      if (v == kNoValue || computed(g_, v) || is_bias(node, j)) continue;
       const TensorData& c = *g_.value(v).constant;
-      if (weight_input(node, j)) {
-        // Output channels: ConvTranspose's weights are [C_in, C_out / group, ...].
-        const bool columns = node.op == "MatMul" || node.op == "ConvTranspose" ||
-                             (node.op == "Gemm" && node.attrs.get_int("transB", 0) == 0);
-        const int axis = columns ? 1 : 0;
+      if (is_weight(node, j)) {
+        // Output channels: Conv's weights are [M, C / group, ...], ConvTranspose's
+        // [C, M / group, ...], MatMul's B [K, N], Gemm's [K, N] or [N, K] (transB).
+        const int axis = op_traits(node.op).weight_axis(node);
         QWeight w = quantize_weight(c, axis);
         wscale = w.scale;
         const int64_t m = static_cast<int64_t>(w.scale.size());
@@ -373,7 +366,7 @@ class Inserter {
     }
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];
-      if (v == kNoValue || !bias_input(node, j) || computed(g_, v) || wscale.empty()) continue;
+      if (v == kNoValue || !is_bias(node, j) || computed(g_, v) || wscale.empty()) continue;
       const TensorData b = g_.value(v).constant->cast(DType::Float32);
       const int64_t m = static_cast<int64_t>(wscale.size());
       // (ConvTranspose with groups: the scales repeat for each group)
@@ -715,7 +708,7 @@ class Quantizer {
     }
     for (size_t k = 0; k < layers_.size(); ++k) {
       const Layer& l = layers_[k];
-      if (l.view) continue;
+      if (l.rearranges) continue;
       LayerQuantization q;
       q.node = l.name;
       q.op = l.op;
