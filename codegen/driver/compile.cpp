@@ -78,7 +78,7 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
   if (!o.calibration.empty() && !int8) fail("--calibration needs int8 quantization ({})", ask);
   if (!o.emit_qdq.empty() && o.calibration.empty())
     fail("--emit-qdq writes the model calibration quantized: it needs --calibration FILE.npz");
-  const passes::QuantizeOptions& q = o.quantize_options;
+  const ptq::QuantizeOptions& q = o.quantize_options;
   if (!(q.percentile > 0.0 && q.percentile <= 100.0))
     fail("--calibration-percentile {} must be above 0 and at most 100", q.percentile);
   if (std::isnan(q.min_sqnr_db)) fail("--quantize-min-sqnr-db must be a number");
@@ -98,7 +98,7 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
     fail("{} on an fp32 model needs calibration data: --calibration FILE.npz (one array per model input, named "
          "as the input, with a leading sample axis)", ask);
   const std::vector<std::vector<TensorData>> samples = read_calibration(o.calibration, r.graph);
-  r.quantization = passes::quantize(r.graph, samples, o.quantize_options);
+  r.quantization = ptq::quantize(r.graph, samples, o.quantize_options);
   // The layers mixed precision keeps float may be fp16 layers on the MLIP.
   mlip_options.fp16_float_layers = true;
 }
@@ -111,9 +111,9 @@ std::string metadata_number(double v) {
 
 // metadata.json's "quantization" (mlipc key): numbers as text, as the file
 // holds whole numbers only.
-nlohmann::json quantization_json(const passes::QuantizeReport& q) {
+nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
   nlohmann::json layers = nlohmann::json::array();
-  for (const passes::LayerQuantization& l : q.layers)
+  for (const ptq::LayerQuantization& l : q.layers)
     layers.push_back({{"node", l.node},
                       {"op", l.op},
                       {"onnx_nodes", l.origins},
@@ -124,7 +124,7 @@ nlohmann::json quantization_json(const passes::QuantizeReport& q) {
                       {"model_sqnr_db", metadata_number(l.model_sqnr_db)},
                       {"model_max_abs_error", metadata_number(l.model_max_abs_error)}});
   nlohmann::json outputs = nlohmann::json::array();
-  for (const passes::OutputQuantization& o : q.outputs)
+  for (const ptq::OutputQuantization& o : q.outputs)
     outputs.push_back({{"name", o.name},
                        {"sqnr_db", metadata_number(o.sqnr_db)},
                        {"max_abs_error", metadata_number(o.max_abs_error)}});

@@ -569,4 +569,12 @@ class Folder {
 
 std::vector<FloatNote> fold_qdq(Graph& g) { return Folder(g).run(); }
 
+bool has_quantized_tensors(const Graph& g) {
+  for (const Node& n : g.nodes)
+    for (const std::vector<ValueId>* list : {&n.inputs, &n.outputs})
+      for (ValueId v : *list)
+        if (v != kNoValue && !g.value(v).is_constant() && ops::is_quant_type(g.value(v).dtype)) return true;
+  return false;
+}
+
 }  // namespace mlipc::passes
