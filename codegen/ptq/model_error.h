@@ -9,6 +9,7 @@
 #include "ptq/classify.h"
 #include "ptq/insert_qdq.h"
 #include "ptq/mixed_precision.h"
+#include "ptq/report.h"
 #include "ptq/samples.h"
 
 namespace mlipc::ptq {

@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ptq/quantize.h"
+#include "ir/graph.h"
+#include "ptq/options.h"
 
 namespace mlipc::ptq {
 
