@@ -192,7 +192,8 @@ void eval_ConvTranspose(EvalContext& ctx) {
       [&](int64_t yi, int64_t oc, float sum) { y[yi] = b ? sum + b[oc] : sum; });
 }
 
-// Each input element scatters into numel / C outputs of its weights [C, M/group, k...].
+// Each input element scatters into numel / C outputs of its weights [C,
+// M/group, k...] (ConvTranspose, mlipc.QLinearConvTranspose).
 uint64_t conv_transpose_macs(const Graph& g, const Node& n) {
   const ValueId w = weight_of(n);
   if (w == kNoValue || n.outputs.empty() || n.outputs[0] == kNoValue) return 0;

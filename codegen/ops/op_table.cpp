@@ -21,7 +21,8 @@ const std::vector<OpDef>& all_ops() {
 #undef MLIPC_OP
       {kSubgraphOp, ops::infer_Subgraph, ops::eval_Subgraph, OpTraits()},
       {ops::kQLookupOp, ops::infer_QLinearLookup, ops::eval_QLinearLookup, OpTraits()},
-      {ops::kQConvTransposeOp, ops::infer_QLinearConvTranspose, ops::eval_QLinearConvTranspose, OpTraits()},
+      {ops::kQConvTransposeOp, ops::infer_QLinearConvTranspose, ops::eval_QLinearConvTranspose,
+       OpTraits().weights(3, weight_columns).bias_at(8).mac_count(ops::conv_transpose_macs)},
   };
   return table;
 }

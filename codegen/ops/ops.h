@@ -24,9 +24,10 @@ void eval_QLinearConvTranspose(EvalContext&);
 // Multiply-accumulate counts (OpTraits::macs), each formula written once
 // for the forms of one operator.
 uint64_t conv_macs(const Graph& g, const Node& n);            // Conv, ConvInteger, QLinearConv (ops/conv.cpp)
-uint64_t conv_transpose_macs(const Graph& g, const Node& n);  // ConvTranspose (ops/conv_transpose.cpp)
+uint64_t conv_transpose_macs(const Graph& g, const Node& n);  // ConvTranspose, mlipc.QLinearConvTranspose (ops/conv_transpose.cpp)
 uint64_t gemm_macs(const Graph& g, const Node& n);            // Gemm (ops/gemm.cpp)
 uint64_t matmul_macs(const Graph& g, const Node& n);          // MatMul, MatMulInteger, QLinearMatMul (ops/matmul.cpp)
+uint64_t recurrent_macs(const Graph& g, const Node& n);       // RNN, GRU, LSTM (ops/recurrent.cpp)
 
 // Why a Resize or Pad has no integer form (OpTraits::qdq_unless): an
 // interpolating Resize, a Pad that is not constant; "" otherwise.

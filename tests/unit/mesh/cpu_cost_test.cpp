@@ -30,13 +30,16 @@ TEST(CpuCost, ProductsCostTheirMacs) {
   EXPECT_EQ(cpu_cycles(conv, conv.nodes[0]), kCyclesPerLayer + 64 * 18 * kCyclesPerMac);
   const Graph matmul = one_node("MatMulInteger", {{3, 4}, {4, 6}}, {3, 6});
   EXPECT_EQ(cpu_cycles(matmul, matmul.nodes[0]), kCyclesPerLayer + 18 * 4 * kCyclesPerMac);
+  // 5 steps of one sequence, each W [1, 8, 3] and R [1, 8, 2] products.
+  const Graph lstm = one_node("LSTM", {{5, 1, 3}, {1, 8, 3}, {1, 8, 2}}, {5, 1, 1, 2});
+  EXPECT_EQ(cpu_cycles(lstm, lstm.nodes[0]), kCyclesPerLayer + 5 * (24 + 16) * kCyclesPerMac);
 }
 
 TEST(CpuCost, OtherNodesCostTheirElements) {
   const Graph add = one_node("Add", {{2, 8}, {8}}, {2, 8});
   EXPECT_EQ(cpu_cycles(add, add.nodes[0]), kCyclesPerLayer + (16 + 8 + 16) * kCyclesPerElement);
-  const Graph lstm = one_node("LSTM", {{5, 1, 3}, {1, 8, 3}, {1, 8, 2}}, {5, 1, 1, 2});
-  EXPECT_EQ(cpu_cycles(lstm, lstm.nodes[0]), kCyclesPerLayer + (15 + 24 + 16 + 10) * kCyclesPerElement);
+  const Graph softmax = one_node("Softmax", {{3, 10}}, {3, 10});
+  EXPECT_EQ(cpu_cycles(softmax, softmax.nodes[0]), kCyclesPerLayer + (30 + 30) * kCyclesPerElement);
 }
 
 }  // namespace

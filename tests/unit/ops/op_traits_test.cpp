@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/conv_transpose.h"
 #include "ops/op.h"
 #include "ops/qlinear.h"
 
@@ -171,6 +172,13 @@ TEST(OpTraits, MacCountsAgainstHandCounts) {
   EXPECT_EQ(node_macs(mm.g, mm.node()), 36u * 4u);
   OneNode qmm = one_node("QLinearMatMul", {{3, 4}, {}, {}, {4, 6}, {}, {}, {}, {}}, {3, 6});
   EXPECT_EQ(node_macs(qmm.g, qmm.node()), 18u * 4u);
+  // The integer ConvTranspose: weights are input 3.
+  OneNode qconvt =
+      one_node(ops::kQConvTransposeOp, {{1, 2, 3, 3}, {}, {}, {2, 5, 2, 2}, {}, {}, {}, {}}, {1, 5, 6, 6});
+  EXPECT_EQ(node_macs(qconvt.g, qconvt.node()), 18u * 20u);
+  // LSTM, 2 directions, hidden 3, input 4, 5 steps of batch 2: W [2, 12, 4], R [2, 12, 3].
+  OneNode lstm = one_node("LSTM", {{5, 2, 4}, {2, 12, 4}, {2, 12, 3}}, {5, 2, 2, 3});
+  EXPECT_EQ(node_macs(lstm.g, lstm.node()), 10u * (96u + 72u));
   // No MACs: elementwise, and a product whose weights are omitted.
   OneNode add = one_node("Add", {{4}, {4}}, {4});
   EXPECT_EQ(node_macs(add.g, add.node()), 0u);
