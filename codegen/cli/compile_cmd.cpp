@@ -57,14 +57,14 @@ std::string db(double v) { return std::isnan(v) ? "-" : std::isinf(v) ? (v > 0 ?
 
 // The calibration's summary: layers int8 and float, the outputs' SQNR, the
 // five layers of lowest SQNR (`mlipc inspect` lists them all).
-void print_quantization(const passes::QuantizeReport& q) {
+void print_quantization(const ptq::QuantizeReport& q) {
   size_t int8 = 0;
   for (const auto& l : q.layers) int8 += l.int8;
   fmt::print("  int8       {} of {} layers int8 ({} calibration on {} samples, min SQNR {} dB)\n", int8, q.layers.size(),
              calib::method_name(q.options.method), q.samples, db(q.options.min_sqnr_db));
   for (const auto& o : q.outputs)
     fmt::print("    output {}: SQNR {} dB, max abs error {:.4g}\n", printable(o.name), db(o.sqnr_db), o.max_abs_error);
-  std::vector<const passes::LayerQuantization*> worst;
+  std::vector<const ptq::LayerQuantization*> worst;
   for (const auto& l : q.layers) worst.push_back(&l);
   // Lowest SQNR first; layers without an int8 figure (NaN) last.
   std::stable_sort(worst.begin(), worst.end(), [](auto* a, auto* b) {

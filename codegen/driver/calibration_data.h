@@ -1,5 +1,5 @@
 // --calibration FILE.npz: the samples post-training quantization runs
-// (passes::quantize), read and checked against the model's inputs.
+// (ptq::quantize), read and checked against the model's inputs.
 #pragma once
 
 #include <filesystem>

@@ -15,6 +15,7 @@
 #include "mlip/backend.h"
 #include "mlip/target.h"
 #include "passes/passes.h"
+#include "ptq/quantize.h"
 
 namespace mlipc::driver {
 
@@ -26,13 +27,13 @@ struct CompileOptions {
   // --io-dtype: "float32" (the model's I/O) or "int8" (the quantized tensors
   // at the borders, int8 or uint8 as the model quantizes them: passes::quantize_io).
   std::string io_dtype = "float32";
-  // Post-training quantization of an fp32 model (passes::quantize).
+  // Post-training quantization of an fp32 model (ptq::quantize).
   // `quantize` "int8" (--quantize int8) asks for it on --target c; on
   // "mrvl, c" -quantize=int8 in the mattr does (and --quantize int8 must
   // agree with it). A model already quantized needs no calibration.
   std::string quantize = "none";
   std::filesystem::path calibration;  // --calibration FILE.npz
-  passes::QuantizeOptions quantize_options;  // --calibration-method, --calibration-percentile, --quantize-min-sqnr-db
+  ptq::QuantizeOptions quantize_options;  // --calibration-method, --calibration-percentile, --quantize-min-sqnr-db
   std::filesystem::path emit_qdq;     // --emit-qdq FILE.onnx: the quantized model in QDQ form
   // --target-llvm-mtriple/-mcpu, --cross-compiler: recorded in metadata.json
   // (mlipc.cross) when given; the cross build itself is the caller's.
@@ -45,7 +46,7 @@ struct CompileResult {
   // DequantizeLinear nodes left feeding float computations (passes/fold_qdq).
   std::vector<passes::FloatNote> float_notes;
   // What calibration did, for a model mlipc quantized.
-  std::optional<passes::QuantizeReport> quantization;
+  std::optional<ptq::QuantizeReport> quantization;
   Target target;
   c::CModule module;
   mlip::MlipResult mlip;  // empty for --target c

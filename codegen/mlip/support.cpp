@@ -9,6 +9,7 @@
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
+#include "ops/op.h"
 
 namespace mlipc::mlip {
 
@@ -42,6 +43,9 @@ bool consumers_all(const Graph& g, const std::vector<std::vector<int>>& consumer
   return std::all_of(consumers[v].begin(), consumers[v].end(), pred);
 }
 
+// Flatten, Reshape: the views the MLIP absorbs (a flatten into rows).
+bool reshape_view(const Node& n) { return op_traits(n.op).view == View::Reshape; }
+
 // A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
 // bytes, so a view between two such shapes of N rows moves nothing.
 bool row_shape(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
@@ -55,7 +59,7 @@ bool q8_dense_readers(const Graph& g, const std::vector<std::vector<int>>& consu
     if (cn.inputs.empty() || cn.inputs[0] != v) return false;
     if (cn.op == "QLinearMatMul" || cn.op == "QLinearConv")
       return chosen[static_cast<size_t>(c)] && (cn.op == "QLinearMatMul" || layers::conv_is_dense(g, cn));
-    return (cn.op == "Flatten" || cn.op == "Reshape") && row_shape(g.value(cn.outputs[0]).shape) &&
+    return reshape_view(cn) && row_shape(g.value(cn.outputs[0]).shape) &&
            q8_dense_readers(g, consumers, chosen, cn.outputs[0]);
   });
 }
@@ -85,14 +89,13 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   const SupportLimits limits = limits_for(t, o, q8_node);
   if (o.quantize == "int8" && !q8_node && !o.fp16_float_layers)
     return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
-  const bool view_op = n.op == "Flatten" || n.op == "Reshape";
-  if (limits.int8 && !layer_kind_for_op(n.op) && !view_op) return fmt::format("{} has no int8 MLIP layer", n.op);
+  if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n)) return fmt::format("{} has no int8 MLIP layer", n.op);
   if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
   if (const LayerKind* k = layer_kind_for_op(n.op)) return k->support(g, n, limits);
   if (is_activation_op(n.op)) return "";                                          // decided with the producer
-  if (n.op == "Flatten" || n.op == "Reshape" || n.op == "Transpose") return "";  // decided with the consumer
+  if (reshape_view(n) || n.op == "Transpose") return "";  // decided with the consumer
   return fmt::format("{} has no MLIP equivalent", n.op);
 }
 
@@ -150,7 +153,7 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // reordering the dense weights into the NHWC order of the flattened tensor.
   for (size_t i = 0; i < n; ++i) {
     const Node& v = g.nodes[i];
-    if ((v.op != "Flatten" && v.op != "Reshape") || in_shuffle[i]) continue;
+    if (!reshape_view(v) || in_shuffle[i]) continue;
     std::string why = unsupported_reason(g, v, o);
     if (why.empty()) {
       const Value& in = g.value(v.inputs[0]);
@@ -185,7 +188,7 @@ Selection select_nodes(const Graph& g, const Options& o) {
                 t.attrs.get_ints("perm", {}) == std::vector<int64_t>{0, 2, 3, 1};
       ok = ok && consumers_all(g, consumers, t.outputs[0], [&](int c) {
              const Node& cn = g.nodes[static_cast<size_t>(c)];
-             return (cn.op == "Flatten" || cn.op == "Reshape") && s.chosen[c];
+             return reshape_view(cn) && s.chosen[c];
            });
       if (!ok) why = "the MLIP only absorbs a transpose to NHWC that feeds a flatten of a dense layer";
     }

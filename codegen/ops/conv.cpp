@@ -4,6 +4,8 @@
 // before the activation (attribute mlipc_residual = 1; an ONNX model's Conv
 // has at most 3 inputs). After passes/fuse_pool, the output is a MaxPool of
 // the convolution (ops/conv.h).
+#include <algorithm>
+
 #include "ops/activation.h"
 #include "ops/conv.h"
 #include "ops/ops.h"
@@ -145,6 +147,18 @@ void eval_Conv(EvalContext& ctx) {
             ym[o] = act.apply(v);
           }
     }
+}
+
+// Each output element sums its output channel's weights: [M, C/group, k...]
+// has numel / M of them (Conv, ConvInteger, QLinearConv: the weights are
+// the input OpTraits::weight names).
+uint64_t conv_macs(const Graph& g, const Node& n) {
+  const ValueId w = weight_of(n);
+  if (w == kNoValue || n.outputs.empty() || n.outputs[0] == kNoValue) return 0;
+  const Shape& ws = g.value(w).shape;
+  if (ws.size() < 2) return 0;
+  const uint64_t per_channel = static_cast<uint64_t>(numel(ws) / std::max<int64_t>(1, ws[0]));
+  return static_cast<uint64_t>(numel(g.value(n.outputs[0]).shape)) * per_channel;
 }
 
 }  // namespace mlipc::ops

@@ -15,6 +15,7 @@
 // refuses such an output_shape once the excess reaches the stride.
 #include "ops/conv_transpose.h"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -189,6 +190,17 @@ void eval_ConvTranspose(EvalContext& ctx) {
   transpose_gather<float>(
       g, n_batch, c, group, ocg, [&](float& sum, int64_t xi, int64_t wi, int64_t) { sum += x[xi] * w[wi]; },
       [&](int64_t yi, int64_t oc, float sum) { y[yi] = b ? sum + b[oc] : sum; });
+}
+
+// Each input element scatters into numel / C outputs of its weights [C,
+// M/group, k...] (ConvTranspose, mlipc.QLinearConvTranspose).
+uint64_t conv_transpose_macs(const Graph& g, const Node& n) {
+  const ValueId w = weight_of(n);
+  if (w == kNoValue || n.outputs.empty() || n.outputs[0] == kNoValue) return 0;
+  const Shape& ws = g.value(w).shape;
+  if (ws.size() < 2) return 0;
+  const uint64_t per_channel = static_cast<uint64_t>(numel(ws) / std::max<int64_t>(1, ws[0]));
+  return static_cast<uint64_t>(numel(g.value(n.inputs[0]).shape)) * per_channel;
 }
 
 }  // namespace mlipc::ops

@@ -52,4 +52,16 @@ void eval_Gemm(EvalContext& ctx) {
     }
 }
 
+int gemm_weight_axis(const Node& n) { return n.attrs.get_int("transB", 0) != 0 ? 0 : 1; }
+
+// Each output element sums K products; K is A's columns, or its rows with transA.
+uint64_t gemm_macs(const Graph& g, const Node& n) {
+  const ValueId w = weight_of(n);
+  if (w == kNoValue || n.outputs.empty() || n.outputs[0] == kNoValue || g.value(w).shape.empty()) return 0;
+  const Shape& a = g.value(n.inputs[0]).shape;
+  const bool trans_a = n.attrs.get_int("transA", 0) != 0;
+  const int64_t k = a.empty() ? 1 : (trans_a && a.size() >= 2 ? a[a.size() - 2] : a.back());
+  return static_cast<uint64_t>(numel(g.value(n.outputs[0]).shape)) * static_cast<uint64_t>(k);
+}
+
 }  // namespace mlipc::ops

@@ -64,4 +64,14 @@ void eval_MatMul(EvalContext& ctx) {
                      });
 }
 
+// Each output element sums K products, K being A's last axis (MatMul,
+// MatMulInteger, QLinearMatMul: B is the input OpTraits::weight names).
+uint64_t matmul_macs(const Graph& g, const Node& n) {
+  const ValueId w = weight_of(n);
+  if (w == kNoValue || n.outputs.empty() || n.outputs[0] == kNoValue || g.value(w).shape.empty()) return 0;
+  const Shape& a = g.value(n.inputs[0]).shape;
+  const int64_t k = a.empty() ? 1 : a.back();
+  return static_cast<uint64_t>(numel(g.value(n.outputs[0]).shape)) * static_cast<uint64_t>(k);
+}
+
 }  // namespace mlipc::ops

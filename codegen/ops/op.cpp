@@ -84,8 +84,28 @@ const TensorData& EvalContext::in(int i) const {
   return *inputs[static_cast<size_t>(i)];
 }
 
-bool is_view(const Node& n) {
-  return n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze";
+bool is_view(const Node& n) { return op_traits(n.op).view != View::None; }
+
+std::vector<size_t> data_inputs(const Node& n) {
+  const int8_t count = op_traits(n.op).data_inputs;
+  std::vector<size_t> v;
+  if (count != OpTraits::kAllInputs) {
+    for (size_t k = 0; k < static_cast<size_t>(count) && k < n.inputs.size(); ++k) v.push_back(k);
+    return v;
+  }
+  for (size_t k = 0; k < n.inputs.size(); ++k)
+    if (n.has_input(k)) v.push_back(k);
+  return v;
+}
+
+ValueId weight_of(const Node& n) {
+  const int8_t w = op_traits(n.op).weight;
+  return w >= 0 && static_cast<size_t>(w) < n.inputs.size() ? n.inputs[static_cast<size_t>(w)] : kNoValue;
+}
+
+uint64_t node_macs(const Graph& g, const Node& n) {
+  const MacsFn f = op_traits(n.op).macs;
+  return f ? f(g, n) : 0;
 }
 
 int normalize_axis(int64_t axis, int rank, std::string_view what) {

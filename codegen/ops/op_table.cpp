@@ -1,8 +1,9 @@
 // The operator table: one entry per operator the IR understands, each with
-// its shape rule and reference kernel (ops/<op>.cpp). Operators that only
+// its shape rule and reference kernel (ops/<op>.cpp) and its traits
+// (ops/op.h, OpTraits). Operators that only
 // appear in constant sub-graphs (Shape, Gather, Cast ...) are here too; the
 // C backend's table (c/kernel_table.cpp) says which run on the CPU.
-#include <algorithm>
+#include <unordered_map>
 
 #include "ops/op.h"
 #include "ops/conv_transpose.h"
@@ -13,20 +14,34 @@ namespace mlipc {
 
 const std::vector<OpDef>& all_ops() {
   static const std::vector<OpDef> table = {
-#define MLIPC_OP(name) {#name, ops::infer_##name, ops::eval_##name},
+#define MLIPC_OP(name) {#name, ops::infer_##name, ops::eval_##name, OpTraits()},
+#define MLIPC_OP_TRAITS(name, traits) {#name, ops::infer_##name, ops::eval_##name, traits},
 #include "ops/op_list.inc"
+#undef MLIPC_OP_TRAITS
 #undef MLIPC_OP
-      {kSubgraphOp, ops::infer_Subgraph, ops::eval_Subgraph},
-      {ops::kQLookupOp, ops::infer_QLinearLookup, ops::eval_QLinearLookup},
-      {ops::kQConvTransposeOp, ops::infer_QLinearConvTranspose, ops::eval_QLinearConvTranspose},
+      {kSubgraphOp, ops::infer_Subgraph, ops::eval_Subgraph, OpTraits()},
+      {ops::kQLookupOp, ops::infer_QLinearLookup, ops::eval_QLinearLookup, OpTraits()},
+      {ops::kQConvTransposeOp, ops::infer_QLinearConvTranspose, ops::eval_QLinearConvTranspose,
+       OpTraits().weights(3, weight_columns).bias_at(8).mac_count(ops::conv_transpose_macs)},
   };
   return table;
 }
 
 const OpDef* find_op(std::string_view op) {
-  const auto& t = all_ops();
-  auto it = std::find_if(t.begin(), t.end(), [&](const OpDef& d) { return d.name == op; });
-  return it == t.end() ? nullptr : &*it;
+  // Passes ask for every node (is_view, op_traits): a hash lookup, not a scan.
+  static const std::unordered_map<std::string_view, const OpDef*> index = [] {
+    std::unordered_map<std::string_view, const OpDef*> m;
+    for (const OpDef& d : all_ops()) m.emplace(d.name, &d);
+    return m;
+  }();
+  auto it = index.find(op);
+  return it == index.end() ? nullptr : it->second;
+}
+
+const OpTraits& op_traits(std::string_view op) {
+  static const OpTraits none;
+  const OpDef* d = find_op(op);
+  return d ? d->traits : none;
 }
 
 std::string_view refused_op_reason(std::string_view op) {

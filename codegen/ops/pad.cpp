@@ -163,4 +163,10 @@ void eval_Pad(EvalContext& ctx) {
   });
 }
 
+// Constant padding adds one value, quantized to the tensor's scale; the
+// other modes are not checked on the integers.
+std::string pad_qdq_refusal(const Node& n) {
+  return n.attrs.get_string("mode", "constant") != "constant" ? "only constant padding folds" : "";
+}
+
 }  // namespace mlipc::ops

@@ -347,4 +347,16 @@ void eval_GRU(EvalContext& ctx) { eval_recurrent(ctx); }
 void infer_LSTM(InferContext& ctx) { infer_recurrent(ctx); }
 void eval_LSTM(EvalContext& ctx) { eval_recurrent(ctx); }
 
+// Every time step of every sequence and direction multiplies the input by W
+// [dirs, gates * hidden, input] and the state by R [dirs, gates * hidden,
+// hidden]: numel(W) + numel(R) products per (step, sequence) pair, which
+// are X's rows (either layout). The gates' elementwise work is not counted.
+uint64_t recurrent_macs(const Graph& g, const Node& n) {
+  if (n.inputs.size() < 3 || !n.has_input(0) || !n.has_input(1) || !n.has_input(2)) return 0;
+  const Shape& x = g.value(n.inputs[0]).shape;
+  if (x.empty() || x.back() == 0) return 0;
+  const uint64_t rows = static_cast<uint64_t>(numel(x) / x.back());
+  return rows * static_cast<uint64_t>(numel(g.value(n.inputs[1]).shape) + numel(g.value(n.inputs[2]).shape));
+}
+
 }  // namespace mlipc::ops

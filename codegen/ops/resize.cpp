@@ -430,4 +430,15 @@ void eval_Resize(EvalContext& ctx) { eval_resize(ctx); }
 void infer_Upsample(InferContext& ctx) { infer_resize(ctx); }
 void eval_Upsample(EvalContext& ctx) { eval_resize(ctx); }
 
+// Nearest copies input elements, exact on the integers; interpolation is not.
+std::string resize_qdq_refusal(const Node& n) {
+  if (n.attrs.get_string("mode", "nearest") != "nearest")
+    return fmt::format("only nearest Resize folds (mode {} interpolates, and no integer interpolation kernel exists "
+                       "on the CPU or the MLIP)",
+                       n.attrs.get_string("mode", ""));
+  if (n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
+    return "tf_crop_and_resize writes a float extrapolation value";
+  return "";
+}
+
 }  // namespace mlipc::ops

@@ -29,6 +29,7 @@
 #include "ops/evaluator.h"
 #include "ops/infer.h"
 #include "ops/conv_transpose.h"
+#include "ops/op.h"
 #include "ops/qlinear.h"
 #include "passes/passes.h"
 #include "support/error.h"
@@ -119,7 +120,7 @@ class Folder {
     int c = consumers[static_cast<size_t>(v)][0];
     const Node* n = &g_.nodes[static_cast<size_t>(c)];
     double lo = -INFINITY, hi = INFINITY;
-    if (allow_act && (n->op == "Relu" || n->op == "Clip")) {
+    if (allow_act && op_traits(n->op).clamps) {
       if (n->op == "Relu") {
         lo = 0.0;
       } else {
@@ -218,33 +219,35 @@ class Folder {
   bool try_fold(size_t i, const std::vector<int>& producers, const std::vector<std::vector<int>>& consumers) {
     const Node& n = g_.nodes[i];
     const std::string& op = n.op;
-    if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") return lower_activation(i);
-    if (op == "QLinearConcat") return lower_concat(i);
+    const OpTraits& t = op_traits(op);
+    if (t.qdq == QdqFold::QOperatorTable) return lower_activation(i);
+    if (t.qdq == QdqFold::QOperatorConcat) return lower_concat(i);
     if (op == "QuantizeLinear" || op == "DequantizeLinear" || n.inputs.empty()) return false;
     // Only nodes reading a DequantizeLinear's output are candidates.
     bool reads_dq = false;
     for (ValueId v : n.inputs) reads_dq = reads_dq || dq_of(v, producers).has_value();
     if (!reads_dq) return false;
-    const bool same_scale = op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" ||
-                            op == "Squeeze" || op == "Unsqueeze" || op == "Pad" || op == "Resize";
-    const bool table = ops::activation_function(op, n.attrs, 0, 0) || op == "Clip";
-    const bool fuses = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul" || op == "Add";
-    const bool known = fuses || same_scale || table || op == "Mul" || op == "GlobalAveragePool" ||
-                       op == "AveragePool" || op == "Concat";
+    const bool known = t.qdq != QdqFold::None;
+    // MaxPool's second output (Indices) is optional; an unused one is no output.
     if (n.outputs.size() != 1 && op != "MaxPool") return note(n, "it has more than one output");
     // An op without an integer form may be followed by a Relu or Clip too
     // (LpPool -> Relu -> QuantizeLinear): the note then names the op.
-    auto o = out_q(n.outputs[0], consumers, fuses || !known);
+    auto o = out_q(n.outputs[0], consumers, t.qdq_absorbs_clamp || !known);
     if (!o) return note(n, "its output is not quantized by a QuantizeLinear alone");
-    if (!known) return note(n, fmt::format("no int8 kernel for {}", op));
-    if (op == "Conv" || op == "ConvTranspose") return fold_conv(i, producers, *o);
-    if (op == "Gemm" || op == "MatMul") return fold_fc(i, producers, *o);
-    if (op == "Add" || op == "Mul") return fold_binary(i, producers, *o);
-    if (op == "GlobalAveragePool") return fold_gap(i, producers, *o);
-    if (op == "AveragePool") return fold_avgpool(i, producers, *o);
-    if (same_scale) return fold_same_scale(i, producers, *o);
-    if (op == "Concat") return fold_concat(i, producers, *o);
-    return fold_table(i, producers, *o);
+    switch (t.qdq) {
+      case QdqFold::Conv: return fold_conv(i, producers, *o);
+      case QdqFold::Dense: return fold_fc(i, producers, *o);
+      case QdqFold::Binary: return fold_binary(i, producers, *o);
+      case QdqFold::GlobalAveragePool: return fold_gap(i, producers, *o);
+      case QdqFold::AveragePool: return fold_avgpool(i, producers, *o);
+      case QdqFold::SameScale: return fold_same_scale(i, producers, *o);
+      case QdqFold::Concat: return fold_concat(i, producers, *o);
+      case QdqFold::Table: return fold_table(i, producers, *o);
+      case QdqFold::None:
+      case QdqFold::QOperatorTable:
+      case QdqFold::QOperatorConcat: break;
+    }
+    return note(n, fmt::format("no int8 kernel for {}", op));
   }
 
   // Conv -> QLinearConv, ConvTranspose -> mlipc.QLinearConvTranspose. The
@@ -254,7 +257,7 @@ class Folder {
   bool fold_conv(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
     const bool transpose = n.op == "ConvTranspose";
-    const int64_t axis = transpose ? 1 : 0;
+    const int64_t axis = op_traits(n.op).weight_axis(n);
     auto x = act_dq(n.inputs[0], producers);
     auto w = dq_of(n.inputs[1], producers);
     if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
@@ -325,7 +328,7 @@ class Folder {
                  (n.has_input(2) && n.attrs.get_float("beta", 1.0f) != 1.0f)))
       return note(n, "transA, alpha or beta other than 0, 1, 1");
     const int64_t k = xs[1], nout = trans_b ? ws[0] : ws[1];
-    const int out_axis = trans_b ? 0 : 1;
+    const int out_axis = op_traits(n.op).weight_axis(n);
     if (!w->per_tensor() && (w->axis != out_axis || w->scale_c->numel() != nout))
       return note(n, "weight scales are not per tensor or per output column");
     // Weights as [N, K, 1, 1] (transposed from [K, N] when needed).
@@ -405,19 +408,12 @@ class Folder {
     const QParam p = x->param();
     if (g_.value(x->q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
       return note(n, "its output's scale or zero point differs from its input's");
-    if (n.op == "Resize") {  // nearest copies input elements: exact on the integers
-      if (n.attrs.get_string("mode", "nearest") != "nearest")
-        return note(n, fmt::format("only nearest Resize folds (mode {} interpolates, and no integer interpolation "
-                                   "kernel exists on the CPU or the MLIP)",
-                                   n.attrs.get_string("mode", "")));
-      if (n.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
-        return note(n, "tf_crop_and_resize writes a float extrapolation value");
-    }
+    if (const QdqRefusalFn refusal = op_traits(n.op).qdq_refusal)  // an interpolating Resize, ...
+      if (std::string why = refusal(n); !why.empty()) return note(n, why);
     Node q = n;
     q.inputs[0] = x->q;
     q.outputs = {o.y};
     if (n.op == "Pad") {  // constant padding: the pad value quantized to the tensor's scale
-      if (n.attrs.get_string("mode", "constant") != "constant") return note(n, "only constant padding folds");
       double v = 0.0;
       if (n.has_input(2)) {
         const TensorData* c = g_.value(n.inputs[2]).constant.get();
@@ -572,5 +568,13 @@ class Folder {
 }  // namespace
 
 std::vector<FloatNote> fold_qdq(Graph& g) { return Folder(g).run(); }
+
+bool has_quantized_tensors(const Graph& g) {
+  for (const Node& n : g.nodes)
+    for (const std::vector<ValueId>* list : {&n.inputs, &n.outputs})
+      for (ValueId v : *list)
+        if (v != kNoValue && !g.value(v).is_constant() && ops::is_quant_type(g.value(v).dtype)) return true;
+  return false;
+}
 
 }  // namespace mlipc::passes

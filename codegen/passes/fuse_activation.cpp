@@ -1,14 +1,12 @@
-#include <set>
 #include <string>
 
 #include "ops/activation.h"
+#include "ops/op.h"
 #include "passes/passes.h"
 
 namespace mlipc::passes {
 
 namespace {
-
-const std::set<std::string> kProducers = {"Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "BatchNormalization"};
 
 // The activation a node computes, or None when it is not fusable
 // (HardSigmoid and HardSwish only with `epilogues`).
@@ -69,7 +67,7 @@ void fuse_activation(Graph& g, bool epilogues) {
     int pi = producers[x];
     if (pi < 0 || dead[pi] || g.is_graph_output(x)) continue;
     Node& p = g.nodes[pi];
-    if (!kProducers.count(p.op) || p.outputs.size() != 1 || p.attrs.has("activation")) continue;
+    if (!op_traits(p.op).fuses_activation || p.outputs.size() != 1 || p.attrs.has("activation")) continue;
     if (g.value(p.outputs[0]).dtype != DType::Float32) continue;
     // x read by f(x) and by the product alone: the producer computes x * f(x).
     int mul = -1;

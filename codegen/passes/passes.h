@@ -1,12 +1,9 @@
 // IR-to-IR transformations, one per file, run in this order by the driver.
 #pragma once
 
-#include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "ptq/calibration.h"
 #include "ir/graph.h"
 
 namespace mlipc::passes {
@@ -26,7 +23,8 @@ struct FloatNote {
 };
 
 // Folds DequantizeLinear -> op -> QuantizeLinear groups into integer
-// operators with fused requantization (passes/fold_qdq.cpp lists them), and
+// operators with fused requantization (each operator's fold class is its
+// table row's OpTraits::qdq, ops/op.h; passes/fold_qdq.cpp lists them), and
 // writes com.microsoft's QLinearSigmoid, QLinearLeakyRelu and QLinearConcat
 // as table lookups. Returns one note per DequantizeLinear left feeding a
 // float computation.
@@ -34,54 +32,8 @@ std::vector<FloatNote> fold_qdq(Graph& g);
 
 // Whether g computes on quantized tensors: a QDQ model (its QuantizeLinear
 // outputs) or a QOperator model has int8/uint8 values that are not
-// constants; an fp32 model has none.
+// constants; an fp32 model has none (passes/fold_qdq.cpp).
 bool has_quantized_tensors(const Graph& g);
-
-// Post-training quantization (passes/quantize.cpp): what to do.
-struct QuantizeOptions {
-  calib::Method method = calib::Method::MinMax;
-  double percentile = 99.99;  // Method::Percentile: in (0, 100]
-  // Mixed precision: a layer whose int8 SQNR (the layer alone, on the fp32
-  // reference inputs) is below this stays float.
-  double min_sqnr_db = 20.0;
-  // Called as the calibration advances: the phase, samples done, samples in
-  // the phase (the CLI draws a progress bar from it).
-  std::function<void(std::string_view phase, size_t done, size_t total)> progress;
-};
-
-// One layer of the report: the int8 error on the calibration data.
-struct LayerQuantization {
-  std::string node, op;
-  std::vector<std::string> origins;  // the ONNX nodes it stands for
-  bool int8 = false;
-  std::string why;  // why it stays float (empty for int8 layers)
-  // The layer alone: its int8 form on the fp32 reference inputs against the
-  // fp32 layer (what mixed precision decides by); NaN for a layer that has
-  // no int8 form (fold_qdq does not fold it).
-  double sqnr_db = 0.0, max_abs_error = 0.0;
-  // In the quantized model against the fp32 model (errors accumulated).
-  double model_sqnr_db = 0.0, model_max_abs_error = 0.0;
-};
-
-struct OutputQuantization {
-  std::string name;
-  double sqnr_db = 0.0, max_abs_error = 0.0;  // the quantized model's output against the fp32 model's
-};
-
-struct QuantizeReport {
-  QuantizeOptions options;
-  size_t samples = 0;
-  std::vector<LayerQuantization> layers;  // schedule order
-  std::vector<OutputQuantization> outputs;
-  Graph qdq;  // the QDQ model before fold_qdq: what --emit-qdq writes
-};
-
-// Calibrates an fp32 graph on `samples` (each the graph's inputs, in
-// graph-input order) and inserts QuantizeLinear/DequantizeLinear pairs
-// (int8: per-channel symmetric weights, int32 bias, per-tensor asymmetric
-// activations) around every layer that stays int8, for fold_qdq to turn
-// into integer operators. The reference evaluator runs the samples.
-QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& samples, const QuantizeOptions& options);
 
 // --io-dtype int8: every graph input read only by QuantizeLinear nodes of
 // one constant per-tensor scale and zero point becomes their int8/uint8

@@ -1,4 +1,4 @@
-// Calibration statistics for post-training quantization (passes/quantize):
+// Calibration statistics for post-training quantization (ptq/quantize.h):
 // what the reference evaluator's runs over the calibration samples record
 // per float tensor, and the methods that turn them into the range the
 // tensor is quantized over. Pure arithmetic: the pass feeds the values.

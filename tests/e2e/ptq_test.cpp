@@ -1,4 +1,4 @@
-// Post-training quantization (passes/quantize.cpp) end to end:
+// Post-training quantization (ptq/quantize.h) end to end:
 // - seed_digits_cnn calibrated on 200 images of the digits train split
 //   (tests/data/ptq/digits_calib200.npz) and scored on the 397 test images
 //   through the generated program (what `mlipc run` builds) in int8 on "c"

@@ -1,4 +1,4 @@
-// passes::quantize (post-training quantization) on a small Conv -> Relu ->
+// ptq::quantize (post-training quantization) on a small Conv -> Relu ->
 // Flatten -> Gemm model: the pairs it inserts (per-channel int8 weights,
 // int32 bias, int8 activations, the Relu inside the pair), what fold_qdq
 // makes of them, mixed precision by the SQNR threshold, the report, the
@@ -13,11 +13,12 @@
 #include "frontend/onnx_import.h"
 #include "ops/evaluator.h"
 #include "passes/passes.h"
+#include "ptq/quantize.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
-namespace mlipc::unit_passes_quantize {
+namespace mlipc::unit_ptq_quantize {
 namespace {
 
 using test::OnnxBuilder;
@@ -61,13 +62,13 @@ TEST(Quantize, InsertsPairsThatFoldIntoIntegerOperators) {
   Graph g = small_cnn();
   const Graph fp32 = g;
   std::map<std::string, size_t> calls;
-  passes::QuantizeOptions o;
+  ptq::QuantizeOptions o;
   o.progress = [&](std::string_view phase, size_t done, size_t total) {
     EXPECT_EQ(total, 8u);
     EXPECT_LE(done, total);
     calls[std::string(phase)]++;
   };
-  const passes::QuantizeReport r = passes::quantize(g, samples(8, 10), o);
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(8, 10), o);
   EXPECT_EQ(calls, (std::map<std::string, size_t>{{"ranges", 9}, {"layer errors", 9}, {"model error", 9}}));
   EXPECT_TRUE(passes::has_quantized_tensors(g));
   EXPECT_FALSE(passes::has_quantized_tensors(fp32));
@@ -105,9 +106,9 @@ TEST(Quantize, InsertsPairsThatFoldIntoIntegerOperators) {
 
 TEST(Quantize, LayersBelowTheThresholdStayFloat) {
   Graph g = small_cnn();
-  passes::QuantizeOptions o;
+  ptq::QuantizeOptions o;
   o.min_sqnr_db = 1000.0;
-  const passes::QuantizeReport r = passes::quantize(g, samples(4, 10), o);
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
   EXPECT_EQ(count(g, "QuantizeLinear"), 0);
   EXPECT_FALSE(passes::has_quantized_tensors(g));
   for (const auto& l : r.layers) {
@@ -119,14 +120,14 @@ TEST(Quantize, LayersBelowTheThresholdStayFloat) {
 
 TEST(Quantize, OnlyTheBadLayerStaysFloat) {
   Graph probe = small_cnn();
-  const passes::QuantizeReport all = passes::quantize(probe, samples(4, 10), {});
+  const ptq::QuantizeReport all = ptq::quantize(probe, samples(4, 10), {});
   // A threshold between the two layers' SQNR keeps the worse one float.
   const double mid = (all.layers[0].sqnr_db + all.layers[1].sqnr_db) / 2;
   const size_t worse = all.layers[0].sqnr_db < all.layers[1].sqnr_db ? 0 : 1;
   Graph g = small_cnn();
-  passes::QuantizeOptions o;
+  ptq::QuantizeOptions o;
   o.min_sqnr_db = mid;
-  const passes::QuantizeReport r = passes::quantize(g, samples(4, 10), o);
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
   EXPECT_FALSE(r.layers[worse].int8);
   EXPECT_TRUE(r.layers[1 - worse].int8);
   Graph folded = g;
@@ -149,7 +150,7 @@ TEST(Quantize, ConvTransposeFoldsIntoTheIntegerConvTranspose) {
   b.output("y");
   Graph g = frontend::import_onnx(b.save(test::scratch_dir(), "quantize_convtranspose.onnx"));
   const Graph fp32 = g;
-  const passes::QuantizeReport r = passes::quantize(g, samples(8, 10), {});
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(8, 10), {});
   ASSERT_EQ(r.layers.size(), 1u);
   EXPECT_TRUE(r.layers[0].int8) << r.layers[0].why;
   EXPECT_EQ(node_named(g, "w_DequantizeLinear").attrs.get_int("axis"), 1);
@@ -166,12 +167,12 @@ TEST(Quantize, ConvTransposeFoldsIntoTheIntegerConvTranspose) {
 
 TEST(Quantize, EmptyCalibrationSetIsRefused) {
   Graph g = small_cnn();
-  EXPECT_THROW(passes::quantize(g, {}, {}), Error);
+  EXPECT_THROW(ptq::quantize(g, {}, {}), Error);
 }
 
 TEST(Quantize, QdqModelWrittenAsOnnxReadsBackTheSame) {
   Graph g = small_cnn();
-  const passes::QuantizeReport r = passes::quantize(g, samples(4, 10), {});
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), {});
   const std::string bytes = frontend::export_onnx(r.qdq);
   const Graph back = frontend::import_onnx_bytes(bytes, "qdq.onnx");
   ASSERT_EQ(back.outputs.size(), 1u);
@@ -183,4 +184,4 @@ TEST(Quantize, QdqModelWrittenAsOnnxReadsBackTheSame) {
 }
 
 }  // namespace
-}  // namespace mlipc::unit_passes_quantize
+}  // namespace mlipc::unit_ptq_quantize

@@ -1,0 +1,21 @@
+// The driver's quantization step: --quantize, -quantize=int8,
+// --calibration and their options checked against each other and the
+// target, and post-training quantization (ptq/quantize.h) of an fp32 model
+// on its calibration data.
+#pragma once
+
+#include "driver/compile.h"
+
+namespace mlipc::driver {
+
+// Whether int8 is asked for, after checking the quantization options
+// agree with each other and with the target (before any work).
+bool wants_int8(const CompileOptions& o, const Target& t);
+
+// Quantizes r.graph, an fp32 model, on its calibration data (r.quantization
+// holds the report); a model that is quantized already is taken as it is.
+// The layers mixed precision keeps float may then be fp16 layers on the
+// MLIP (mlip_options.fp16_float_layers).
+void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& mlip_options);
+
+}  // namespace mlipc::driver

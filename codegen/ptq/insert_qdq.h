@@ -1,0 +1,31 @@
+// Pass 4 of post-training quantization: the QuantizeLinear/DequantizeLinear
+// pairs around the int8 layers. Activations per tensor, asymmetric
+// (ops::range_qparam), int8; weights per output channel, symmetric (max |w| /
+// 127, values in [-127, 127]); biases int32 at x_scale * w_scale. A tensor an
+// int8 layer writes is read through its DequantizeLinear by everyone; one a
+// float layer writes is quantized only for the int8 layers that read it; a
+// same-scale layer's output takes its input's parameters.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ops/qlinear.h"
+#include "ptq/classify.h"
+
+namespace mlipc::ptq {
+
+// What insert_qdq made: the int8 value standing for each quantized float
+// tensor (by name) and its parameters.
+struct Inserted {
+  std::map<std::string, std::string> quantized;  // float tensor -> its QuantizeLinear's output
+  std::map<std::string, ops::QParam> params;     // float tensor -> its scale and zero point
+};
+
+// Inserts the pairs into g around layers[k] where int8[k]; `ranges` are the
+// calibrated parameters of every float tensor (ranges.h), by name.
+Inserted insert_qdq(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
+                    const std::map<std::string, ops::QParam>& ranges);
+
+}  // namespace mlipc::ptq

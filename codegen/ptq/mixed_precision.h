@@ -1,0 +1,44 @@
+// Pass 3 of post-training quantization, mixed precision: each compute layer
+// alone is quantized, folded by fold_qdq in a graph of its own and run on the
+// fp32 reference inputs of every sample; its SQNR against the fp32 layer
+// decides whether it stays int8 (QuantizeOptions::min_sqnr_db), and a layer
+// fold_qdq cannot fold stays float with fold_qdq's reason. A same-scale
+// layer is int8 when an int8 layer writes its input or reads its output.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ops/qlinear.h"
+#include "passes/passes.h"
+#include "ptq/classify.h"
+#include "ptq/error_sum.h"
+#include "ptq/samples.h"
+
+namespace mlipc::ptq {
+
+// Per layer of find_layers: what mixed precision decided and measured.
+struct Precision {
+  std::vector<bool> int8;
+  std::vector<std::string> why;  // why it stays float
+  std::vector<ErrorSum> alone;   // the layer alone, int8 against fp32
+  std::vector<bool> measured;    // `alone` holds its figures
+};
+
+// Measures every compute layer of g (fp32: a copy of g the samples run on)
+// and decides the compute layers; the same-scale ones stay float until
+// decide_same_scale.
+Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<Layer>& layers,
+                         const std::map<std::string, ops::QParam>& ranges, const Samples& samples);
+
+// Decides the same-scale layers from the int8 compute layers around them.
+void decide_same_scale(const Graph& g, const std::vector<Layer>& layers, Precision& p);
+
+// Whether fold_qdq turned layer `name` into an integer operator in g.
+bool folded(const Graph& g, const std::string& name);
+
+// fold_qdq's reason for layer `name` (node or op) staying float, if it gave one.
+std::string fold_reason(const std::vector<passes::FloatNote>& notes, const std::string& name);
+
+}  // namespace mlipc::ptq

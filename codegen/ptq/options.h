@@ -1,0 +1,24 @@
+// What post-training quantization is asked to do (ptq/quantize.h):
+// --calibration-method, --calibration-percentile, --quantize-min-sqnr-db,
+// and where its progress goes.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "ptq/calibration.h"
+
+namespace mlipc::ptq {
+
+struct QuantizeOptions {
+  calib::Method method = calib::Method::MinMax;
+  double percentile = 99.99;  // Method::Percentile: in (0, 100]
+  // Mixed precision: a layer whose int8 SQNR (the layer alone, on the fp32
+  // reference inputs) is below this stays float.
+  double min_sqnr_db = 20.0;
+  // Called as the calibration advances: the phase, samples done, samples in
+  // the phase (the CLI draws a progress bar from it).
+  std::function<void(std::string_view phase, size_t done, size_t total)> progress;
+};
+
+}  // namespace mlipc::ptq

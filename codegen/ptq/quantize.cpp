@@ -1,0 +1,55 @@
+#include "ptq/quantize.h"
+
+#include "passes/passes.h"
+#include "ptq/classify.h"
+#include "ptq/insert_qdq.h"
+#include "ptq/mixed_precision.h"
+#include "ptq/model_error.h"
+#include "ptq/ranges.h"
+#include "ptq/samples.h"
+#include "support/error.h"
+
+namespace mlipc::ptq {
+
+QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& inputs, const QuantizeOptions& options) {
+  if (inputs.empty()) fail("the calibration set holds no sample");
+  const Samples samples{inputs, options};
+  const Graph fp32 = g;
+  const std::map<std::string, ops::QParam> ranges = calibrate_ranges(g, samples);
+  const std::vector<Layer> layers = find_layers(g);
+  Precision precision = measure_layers(g, fp32, layers, ranges, samples);
+  decide_same_scale(g, layers, precision);
+  // The final insertion; a layer the whole graph's folding leaves float (it
+  // does not meet a neighbour's condition) is taken out and the insertion
+  // made again.
+  Inserted ins;
+  Graph qdq, folded_qdq;
+  for (int attempt = 0;; ++attempt) {
+    qdq = g;
+    ins = insert_qdq(qdq, layers, precision.int8, ranges);
+    Graph f = qdq;
+    const std::vector<passes::FloatNote> notes = passes::fold_qdq(f);
+    bool again = false;
+    for (size_t k = 0; k < layers.size(); ++k) {
+      if (!precision.int8[k] || folded(f, layers[k].name)) continue;
+      precision.int8[k] = false;
+      precision.why[k] = fold_reason(notes, layers[k].name);
+      again = true;
+    }
+    if (!again || attempt > static_cast<int>(layers.size())) {
+      folded_qdq = std::move(f);
+      break;
+    }
+    decide_same_scale(g, layers, precision);
+  }
+  g = qdq;
+  QuantizeReport r;
+  r.options = options;
+  r.options.progress = nullptr;
+  r.samples = inputs.size();
+  r.qdq = std::move(qdq);
+  report_errors(fp32, g, folded_qdq, layers, ins, precision, samples, r);
+  return r;
+}
+
+}  // namespace mlipc::ptq

@@ -1,0 +1,26 @@
+// Pass 1 (and 2) of post-training quantization: the reference evaluator runs
+// every sample through the fp32 graph and records each float tensor's range
+// (and, for the percentile and entropy methods, a second run fills its
+// histogram: calibration.h); each range becomes the tensor's int8 scale and
+// zero point.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ops/qlinear.h"
+#include "ptq/samples.h"
+
+namespace mlipc::ptq {
+
+// Activations are int8 (TFLite's scheme, the MLIP's int8 mode).
+constexpr DType kActType = DType::Int8;
+
+// Every float tensor of g that the samples reach, by name: its parameters.
+std::map<std::string, ops::QParam> calibrate_ranges(const Graph& g, const Samples& samples);
+
+// The parameters of a tensor that is all zeros have no scale: any positive
+// one holds 0 (1, zero point 0).
+ops::QParam usable(ops::QParam p);
+
+}  // namespace mlipc::ptq
