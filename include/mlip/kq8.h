@@ -14,7 +14,9 @@
  * random cases on x86-64, AArch64 (qemu-aarch64), Cortex-M55 and Cortex-M4
  * (qemu-system-arm).
  *
- * The product (P rows of A, M rows of W, both K int8 values long):
+ * The product (P rows of A, M rows of W, both K values long; A's bytes are
+ * read as int8 values after an XOR with `flip`, so that A may be uint8 data:
+ * flip 0x80 reads a uint8 byte b as b - 128, flip 0 an int8 byte as itself):
  *   acc  = ch[4m] + sum over k < K of A[p][k] * W[m][k]        (exact)
  *   acc  = acc + ch[4m + 1], saturated to int32                 (the bias)
  *   y[p * yp + m * ym] = mlip_requantize(acc, ch[4m + 2], ch[4m + 3], zy, lo, hi)
@@ -27,11 +29,15 @@
  * The convolution: QLinearConv (ops/conv_integer.h) for int8 weights whose
  * zero points are all 0 (onnxruntime's per-channel symmetric weights,
  * TFLite's), x int8 or uint8 with a zero point zx, y int8 or uint8. With
- * xs = x - 128 for uint8 x and x itself for int8 x (an int8 either way),
+ * xs = x - 128 for uint8 x and x itself for int8 x (an int8 either way: A's
+ * bytes with flip 0x80 or 0),
  *   sum (x - zx) * w = sum xs * w + (128 or 0 - zx) * sum w,
- * and a padding tap, where x holds zx, is xs = zx - (128 or 0) and adds
- * nothing: so a row of A is the window's xs (padding as that value), W the
- * weights, and the channel's start (mlip_kq8_start) the second term. */
+ * and a padding tap, where x holds zx, adds nothing: so a row of A is the
+ * window's bytes of x (padding as zx's byte), W the weights, and the
+ * channel's start (mlip_kq8_start) the second term. A fully-connected layer
+ * (one group, a 1x1x1 input and kernel, no padding, rows of exactly C
+ * bytes) reads x itself as A, one row per image; others gather `rows`
+ * windows at a time into a scratch buffer (im2col). */
 #ifndef MLIP_KQ8_H_
 #define MLIP_KQ8_H_
 
@@ -46,22 +52,26 @@
 #define MLIP_KQ8_CH 4
 
 /* The signature of mlip_kq8_gemm and of each of its variants. */
-typedef void (*mlip_kq8_gemm_fn)(int32_t P, int32_t M, int32_t K, const int8_t* a, const int8_t* w,
+typedef void (*mlip_kq8_gemm_fn)(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,
                                  const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
                                  int32_t ym);
 
+/* A's byte b as the int8 value it stands for: (b ^ flip) read as two's
+ * complement, without an implementation-defined conversion. */
+static inline int32_t mlip_kq8_value(uint8_t b, uint32_t flip) { return (int32_t)((b ^ flip ^ 0x80u) & 0xFFu) - 128; }
+
 /* The reference: the formula above, term by term. */
-static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const int8_t* a, const int8_t* w,
-                                     const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
-                                     int32_t ym) {
+static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
+                                     const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y,
+                                     int32_t yp, int32_t ym) {
   int32_t p, m, k;
   for (p = 0; p < P; ++p) {
     for (m = 0; m < M; ++m) {
-      const int8_t* ap = a + p * K;
+      const uint8_t* ap = a + p * K;
       const int8_t* wm = w + m * K;
       const int32_t* c = ch + MLIP_KQ8_CH * m;
       int32_t acc = c[0];
-      for (k = 0; k < K; ++k) acc += (int32_t)ap[k] * (int32_t)wm[k];
+      for (k = 0; k < K; ++k) acc += mlip_kq8_value(ap[k], flip) * (int32_t)wm[k];
       acc = mlip_add_sat_i32(acc, c[1]);
       y[p * yp + m * ym] = (uint8_t)mlip_requantize(acc, c[2], c[3], zy, lo, hi);
     }
@@ -115,10 +125,10 @@ static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const int8
 #endif
 
 /* The one function callers name: the best variant compiled here. */
-static inline void mlip_kq8_gemm(int32_t P, int32_t M, int32_t K, const int8_t* a, const int8_t* w,
+static inline void mlip_kq8_gemm(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,
                                  const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
                                  int32_t ym) {
-  MLIP_KQ8_GEMM_BEST(P, M, K, a, w, ch, zy, lo, hi, y, yp, ym);
+  MLIP_KQ8_GEMM_BEST(P, M, K, a, flip, w, ch, zy, lo, hi, y, yp, ym);
 }
 
 /* ---- the convolution ----------------------------------------------------- */
@@ -144,19 +154,35 @@ static inline int32_t mlip_kq8_start(const int8_t* w, int32_t k, int32_t x_u8, i
   return ((x_u8 ? 128 : 0) - zx) * sum;
 }
 
+/* A fully-connected layer: x itself holds the product's rows (one per
+ * image, c bytes), so there is nothing to gather. */
+static inline int mlip_kq8_conv_direct(const mlip_kq8_conv_t* d) {
+  return d->groups == 1 && d->k == d->c && d->in[0] * d->in[1] * d->in[2] == 1 &&
+         d->kernel[0] * d->kernel[1] * d->kernel[2] == 1 && d->pad[0] + d->pad[1] + d->pad[2] == 0;
+}
+
+/* The scratch bytes mlip_kq8_conv needs (the compiler plans them in the arena). */
+static inline int32_t mlip_kq8_conv_scratch(const mlip_kq8_conv_t* d) {
+  return mlip_kq8_conv_direct(d) ? 0 : d->rows * d->k;
+}
+
 /* The convolution with a given product (mlip_kq8_gemm or one of its
- * variants): for each image and group, `rows` output positions at a time,
- * their windows' xs into the scratch (padding taps as zx's xs, the row's
- * tail as 0), then the product into y. */
+ * variants): a fully-connected layer in one product on x; otherwise, for
+ * each image and group, `rows` output positions at a time, their windows'
+ * bytes into the scratch (padding taps as zx's byte, the row's tail as 0),
+ * then the product into y. */
 static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
                                       void* y, void* scratch, mlip_kq8_gemm_fn gemm) {
   const int32_t icg = d->c / d->groups, ocg = d->m / d->groups;
   const int32_t isize = d->in[0] * d->in[1] * d->in[2], osize = d->out[0] * d->out[1] * d->out[2];
-  /* xs = (byte ^ flip) - 128: x - 128 for uint8, the int8 value for int8. */
-  const uint32_t flip = d->x_u8 ? 0u : 0x80u;
-  const int8_t pad = (int8_t)(d->zx - (d->x_u8 ? 128 : 0));
-  int8_t* a = (int8_t*)scratch;
+  const uint32_t flip = d->x_u8 ? 0x80u : 0u;
+  const uint8_t pad = (uint8_t)d->zx; /* zx's byte, int8 or uint8 */
+  uint8_t* a = (uint8_t*)scratch;
   int32_t n, g;
+  if (mlip_kq8_conv_direct(d)) {
+    gemm(d->n, d->m, d->k, (const uint8_t*)x, flip, w, ch, d->zy, d->lo, d->hi, (uint8_t*)y, d->m, 1);
+    return;
+  }
   for (n = 0; n < d->n; ++n) {
     for (g = 0; g < d->groups; ++g) {
       const uint8_t* xg = (const uint8_t*)x + (n * d->c + g * icg) * isize;
@@ -166,7 +192,7 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
         const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
         int32_t r;
         for (r = 0; r < np; ++r) {
-          int8_t* row = a + r * d->k;
+          uint8_t* row = a + r * d->k;
           int32_t t = 0, ic, kd, kh, kw;
           for (ic = 0; ic < icg; ++ic) {
             for (kd = 0; kd < d->kernel[0]; ++kd) {
@@ -182,7 +208,7 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
                 xr = xg + ((ic * d->in[0] + id) * d->in[1] + ih) * d->in[2];
                 for (kw = 0; kw < d->kernel[2]; ++kw) {
                   const int32_t iw = ow * d->stride[2] - d->pad[2] + kw * d->dilation[2];
-                  row[t++] = iw >= 0 && iw < d->in[2] ? (int8_t)((int32_t)(xr[iw] ^ flip) - 128) : pad;
+                  row[t++] = iw >= 0 && iw < d->in[2] ? xr[iw] : pad;
                 }
               }
             }
@@ -196,8 +222,8 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
             }
           }
         }
-        gemm(np, ocg, d->k, a, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yg + p0, 1,
-             osize);
+        gemm(np, ocg, d->k, a, flip, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yg + p0,
+             1, osize);
       }
     }
   }

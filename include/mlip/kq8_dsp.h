@@ -1,8 +1,9 @@
 /* mlip/kq8.h's product for the Arm DSP extension (Cortex-M4, M7, M33,
  * M35P), arm_acle.h: two rows of A against two rows of W at a time, four
- * bytes per load; SXTB16 widens a word's even and odd bytes to two int16
- * pairs, SMLAD adds both products of a pair to the sum (eight products per
- * four loads). Requantization in 32-bit steps; QADD is the saturating add. */
+ * bytes per load (A's XORed with flip by one EOR); SXTB16 widens a word's
+ * even and odd bytes to two int16 pairs, SMLAD adds both products of a
+ * pair to the sum (eight products per four loads). Requantization in
+ * 32-bit steps; QADD is the saturating add. */
 #ifndef MLIP_KQ8_DSP_H_
 #define MLIP_KQ8_DSP_H_
 
@@ -13,7 +14,7 @@
 #include <string.h>
 
 /* Four bytes as one word (an unaligned LDR on these cores). */
-static inline uint32_t mlip_kq8_word(const int8_t* p) {
+static inline uint32_t mlip_kq8_word(const void* p) {
   uint32_t v;
   memcpy(&v, p, sizeof v);
   return v;
@@ -43,14 +44,15 @@ static inline int32_t mlip_kq8_requant_dsp(int32_t acc, int32_t q, int32_t shift
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const int8_t* a, const int8_t* w,
-                                     const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
-                                     int32_t ym) {
+static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
+                                     const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
+                                     uint8_t* y, int32_t yp, int32_t ym) {
+  const uint32_t flip4 = flip * 0x01010101u; /* the XOR of A's bytes, four at a time */
   int32_t p, m, k;
   for (p = 0; p < P; p += 2) {
     const int32_t np = P - p < 2 ? P - p : 2;
-    const int8_t* a0 = a + p * K;
-    const int8_t* a1 = np > 1 ? a0 + K : a0; /* a missing row repeats row 0, not stored */
+    const uint8_t* a0 = a + p * K;
+    const uint8_t* a1 = np > 1 ? a0 + K : a0; /* a missing row repeats row 0, not stored */
     for (m = 0; m < M; m += 2) {
       const int32_t nm = M - m < 2 ? M - m : 2;
       const int8_t* w0 = w + m * K;
@@ -59,7 +61,7 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const int8
       const int32_t* c1 = nm > 1 ? c0 + MLIP_KQ8_CH : c0;
       int32_t s00 = c0[0], s01 = c1[0], s10 = c0[0], s11 = c1[0];
       for (k = 0; k + 4 <= K; k += 4) {
-        const uint32_t x0 = mlip_kq8_word(a0 + k), x1 = mlip_kq8_word(a1 + k);
+        const uint32_t x0 = mlip_kq8_word(a0 + k) ^ flip4, x1 = mlip_kq8_word(a1 + k) ^ flip4;
         const uint32_t v0 = mlip_kq8_word(w0 + k), v1 = mlip_kq8_word(w1 + k);
         /* Even bytes (0, 2), then odd bytes (1, 3) rotated down. */
         const int32_t x0e = (int32_t)__sxtb16(x0), x0o = (int32_t)__sxtb16((x0 >> 8) | (x0 << 24));
@@ -76,10 +78,11 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const int8
         s11 = __smlad(x1o, v1o, s11);
       }
       for (; k < K; ++k) {
-        s00 += a0[k] * w0[k];
-        s01 += a0[k] * w1[k];
-        s10 += a1[k] * w0[k];
-        s11 += a1[k] * w1[k];
+        const int32_t x0 = mlip_kq8_value(a0[k], flip), x1 = mlip_kq8_value(a1[k], flip);
+        s00 += x0 * w0[k];
+        s01 += x0 * w1[k];
+        s10 += x1 * w0[k];
+        s11 += x1 * w1[k];
       }
       {
         uint8_t* yo = y + p * yp + m * ym;

@@ -100,7 +100,7 @@ static int8_t w_[WMAX];  /* the weights [m][icg * taps] */
 static int8_t wp_[WMAX]; /* packed: rows padded to k */
 static int32_t ch_[MLIP_KQ8_CH * MMAX];
 static uint8_t y_ref_[YMAX], y_var_[YMAX], y_direct_[YMAX];
-static int8_t scratch_[SMAX];
+static uint8_t scratch_[SMAX]; /* A's rows, or the convolution's scratch */
 
 /* A multiplier as the compiler makes them: 0 (rarely) or in [2^30, 2^31),
  * with a shift in [-31, 30], mostly right shifts of typical sizes. */
@@ -156,10 +156,11 @@ static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
   const int32_t P = pick(r, 1, 11), M = pick(r, 1, 21), K = chance(r, 30) ? 16 * pick(r, 1, 6) : pick(r, 1, 150);
   const int32_t yp = chance(r, 50) ? 1 : M, ym = yp == 1 ? P : 1; /* either layout of y */
   const int32_t bound = 2147483647 - 16384 * K; /* |start| below this: no partial sum overflows */
+  const uint32_t flip = chance(r, 50) ? 0x80u : 0u; /* uint8 or int8 data */
   int32_t zy, lo, hi, i, m;
   const gemm_variant_t* v;
   pick_output(r, &zy, &lo, &hi);
-  for (i = 0; i < P * K; ++i) scratch_[i] = (int8_t)pick(r, -128, 127);
+  for (i = 0; i < P * K; ++i) scratch_[i] = (uint8_t)pick(r, 0, 255);
   for (i = 0; i < M * K; ++i) wp_[i] = (int8_t)(chance(r, 5) ? (chance(r, 50) ? -128 : 127) : pick(r, -128, 127));
   for (m = 0; m < M; ++m) {
     int32_t* c = ch_ + MLIP_KQ8_CH * m;
@@ -169,11 +170,11 @@ static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
     pick_requant(r, &c[2], &c[3]);
   }
   memset(y_ref_, 0xA5, sizeof y_ref_);
-  mlip_kq8_gemm_ref(P, M, K, scratch_, wp_, ch_, zy, lo, hi, y_ref_, yp, ym);
+  mlip_kq8_gemm_ref(P, M, K, scratch_, flip, wp_, ch_, zy, lo, hi, y_ref_, yp, ym);
   for (v = gemm_variants; v->fn; ++v) {
     int at;
     memset(y_var_, 0xA5, sizeof y_var_);
-    v->fn(P, M, K, scratch_, wp_, ch_, zy, lo, hi, y_var_, yp, ym);
+    v->fn(P, M, K, scratch_, flip, wp_, ch_, zy, lo, hi, y_var_, yp, ym);
     at = first_difference(y_ref_, y_var_, P * M);
     if (at >= 0) {
       fail_head("MLIP_KQ8_GEMM", v->name, "product", seed, index);
@@ -181,6 +182,7 @@ static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
       out_kv("M", M);
       out_kv("K", K);
       out_kv("yp", yp);
+      out_kv("flip", flip);
       out_kv("byte", at);
       out_kv("ref", y_ref_[at]);
       out_kv("got", y_var_[at]);
@@ -251,7 +253,7 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char
 }
 
 /* A convolution case: 1-D to 3-D, batch up to 3, groups (depthwise too),
- * channel counts that are not multiples of 4 or 16, strides, pads,
+ * fully-connected layers, channel counts that are not multiples of 4 or 16, strides, pads,
  * dilations, uint8 input with zero point 128 (or another) and int8 with
  * -128 (or another), per-channel or per-tensor scales, with and without a
  * bias, rows padded to 1, 4 or 16 bytes, 1 to 8 positions per product. */
@@ -260,19 +262,19 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
   int32_t q[MMAX], shift[MMAX], bias[MMAX];
   int32_t icg, ocg, taps, osize, xsize, a, m, i;
   const int dims = chance(r, 70) ? 2 : chance(r, 50) ? 1 : 3;
-  const int kind = pick(r, 0, 9); /* 0-1 depthwise, 2-3 grouped, else dense */
+  const int kind = pick(r, 0, 9); /* 0-1 depthwise, 2-3 grouped, 4 fully connected, else dense */
   const int32_t align = chance(r, 34) ? 1 : chance(r, 50) ? 4 : 16;
   const gemm_variant_t* v;
   int per_channel, has_bias, at;
   for (;;) {
     d.n = pick(r, 1, 3);
     d.groups = kind < 2 ? pick(r, 1, 24) : kind < 4 ? pick(r, 2, 4) : 1;
-    icg = kind < 2 ? 1 : pick(r, 1, dims == 3 ? 5 : 13);
-    ocg = kind < 2 ? pick(r, 1, 2) : pick(r, 1, 19);
+    icg = kind < 2 ? 1 : kind == 4 ? pick(r, 1, 300) : pick(r, 1, dims == 3 ? 5 : 13);
+    ocg = kind < 2 ? pick(r, 1, 2) : pick(r, 1, kind == 4 ? 40 : 19);
     d.c = d.groups * icg;
     d.m = d.groups * ocg;
     for (a = 0; a < 3; ++a) {
-      const int spatial = a >= 3 - dims;
+      const int spatial = a >= 3 - dims && kind != 4;
       int32_t k, dil, pb, pe;
       d.in[a] = spatial ? pick(r, 1, dims == 1 ? 24 : dims == 2 ? 11 : 5) : 1;
       k = spatial ? pick(r, 1, dims == 3 ? 3 : 5) : 1;
@@ -288,12 +290,12 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
       d.out[a] = (d.in[a] + pb + pe - (k - 1) * dil - 1) / d.stride[a] + 1;
     }
     taps = icg * d.kernel[0] * d.kernel[1] * d.kernel[2];
-    d.k = (taps + align - 1) / align * align;
+    d.k = (taps + align - 1) / align * align; /* a fully-connected layer with k == c reads x itself */
     d.rows = pick(r, 1, 8);
     osize = d.out[0] * d.out[1] * d.out[2];
     xsize = d.n * d.c * d.in[0] * d.in[1] * d.in[2];
     if (xsize <= XMAX && d.m * d.k <= WMAX && d.m * taps <= WMAX && d.n * d.m * osize <= YMAX &&
-        d.rows * d.k <= SMAX && d.m <= MMAX)
+        mlip_kq8_conv_scratch(&d) <= SMAX && d.m <= MMAX)
       break;
   }
   d.x_u8 = chance(r, 50);
