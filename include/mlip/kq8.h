@@ -17,14 +17,14 @@
  * The product (P rows of A, M rows of W, both K values long; A's bytes are
  * read as int8 values after an XOR with `flip`, so that A may be uint8 data:
  * flip 0x80 reads a uint8 byte b as b - 128, flip 0 an int8 byte as itself):
- *   acc  = ch[4m] + sum over k < K of A[p][k] * W[m][k]        (exact)
- *   acc  = acc + ch[4m + 1], saturated to int32                 (the bias)
- *   y[p * yp + m * ym] = mlip_requantize(acc, ch[4m + 2], ch[4m + 3], zy, lo, hi)
+ *   acc  = ch[3m] + sum over k < K of A[p][k] * W[m][k]        (exact)
+ *   y[p * yp + m * ym] = mlip_requantize(acc, ch[3m + 1], ch[3m + 2], zy, lo, hi)
  * stored as one byte (int8 or uint8 outputs alike: the value's low byte).
- * ch holds four int32 per output channel m: the sum's start, the bias, the
+ * ch holds three int32 per output channel m: the sum's start, the
  * multiplier q (0 or in [2^30, 2^31)) and the shift (in [-31, 30]).
- * Precondition: |ch[4m]| + 2^14 * K < 2^31, so that no partial sum
- * overflows in any order (every product is at most 2^14 in magnitude).
+ * Preconditions: |ch[3m]| + 2^14 * K < 2^31, so that no partial sum
+ * overflows in any order (every product is at most 2^14 in magnitude), and
+ * lo <= hi.
  *
  * The convolution: QLinearConv (ops/conv_integer.h) for int8 weights whose
  * zero points are all 0 (onnxruntime's per-channel symmetric weights,
@@ -34,7 +34,10 @@
  *   sum (x - zx) * w = sum xs * w + (128 or 0 - zx) * sum w,
  * and a padding tap, where x holds zx, adds nothing: so a row of A is the
  * window's bytes of x (padding as zx's byte), W the weights, and the
- * channel's start (mlip_kq8_start) the second term. A fully-connected layer
+ * channel's start (mlip_kq8_start) the second term plus the bias, which
+ * QLinearConv adds with saturation: the start takes it where no sum can
+ * saturate (every real layer; the compiler keeps the direct loops
+ * otherwise). A fully-connected layer
  * (one group, a 1x1x1 input and kernel, no padding, rows of exactly C
  * bytes) reads x itself as A, one row per image; others gather `rows`
  * windows at a time into a scratch buffer (im2col). */
@@ -48,8 +51,8 @@
 #include "mlip/kisa.h"
 #include "mlip/requant.h"
 
-/* The int32 values per output channel in `ch`. */
-#define MLIP_KQ8_CH 4
+/* The int32 values per output channel in `ch`: start, q, shift. */
+#define MLIP_KQ8_CH 3
 
 /* The signature of mlip_kq8_gemm and of each of its variants. */
 typedef void (*mlip_kq8_gemm_fn)(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,
@@ -72,8 +75,7 @@ static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint
       const int32_t* c = ch + MLIP_KQ8_CH * m;
       int32_t acc = c[0];
       for (k = 0; k < K; ++k) acc += mlip_kq8_value(ap[k], flip) * (int32_t)wm[k];
-      acc = mlip_add_sat_i32(acc, c[1]);
-      y[p * yp + m * ym] = (uint8_t)mlip_requantize(acc, c[2], c[3], zy, lo, hi);
+      y[p * yp + m * ym] = (uint8_t)mlip_requantize(acc, c[1], c[2], zy, lo, hi);
     }
   }
 }
@@ -145,13 +147,25 @@ typedef struct {
   int32_t zx, zy, lo, hi;
 } mlip_kq8_conv_t;
 
-/* The start of output channel m's sum (ch[4m]): (128 or 0 - zx) times the
- * sum of its weights, for a uint8 (x_u8) or int8 input with zero point zx.
- * The compiler computes it at compile time (c/kernels/conv_integer.cpp). */
-static inline int32_t mlip_kq8_start(const int8_t* w, int32_t k, int32_t x_u8, int32_t zx) {
-  int32_t sum = 0, i;
+/* The start of output channel m's sum (ch[3m]) for QLinearConv with a
+ * uint8 (x_u8) or int8 input of zero point zx, the channel's weights w (k
+ * of them, a padded row) and its int32 bias: (128 or 0 - zx) times the
+ * weights' sum, plus the bias. QLinearConv adds the bias with saturation;
+ * the sum starts with it only where that cannot saturate, whatever the
+ * input (|bias| + 255 * 128 * k <= 2^31 - 1), and where the product's
+ * precondition holds; then it returns 0, else -1 (the compiler keeps the
+ * direct loops, conv_integer.c). The compiler calls it at compile time
+ * (c/kernels/conv_integer.cpp), tests/variants on its random cases. */
+static inline int mlip_kq8_start(const int8_t* w, int32_t k, int32_t x_u8, int32_t zx, int32_t bias, int32_t* start) {
+  int64_t sum = 0, s;
+  int32_t i;
   for (i = 0; i < k; ++i) sum += w[i];
-  return ((x_u8 ? 128 : 0) - zx) * sum;
+  s = ((x_u8 ? 128 : 0) - (int64_t)zx) * sum + bias;
+  *start = 0;
+  if ((bias < 0 ? -(int64_t)bias : (int64_t)bias) + 32640 * (int64_t)k > INT32_MAX) return -1;
+  if ((s < 0 ? -s : s) + 16384 * (int64_t)k > INT32_MAX) return -1;
+  *start = (int32_t)s;
+  return 0;
 }
 
 /* A fully-connected layer: x itself holds the product's rows (one per

@@ -3,7 +3,7 @@
  * bytes per load (A's XORed with flip by one EOR); SXTB16 widens a word's
  * even and odd bytes to two int16 pairs, SMLAD adds both products of a
  * pair to the sum (eight products per four loads). Requantization in
- * 32-bit steps; QADD is the saturating add. */
+ * 32-bit steps; QADD adds the zero point with saturation. */
 #ifndef MLIP_KQ8_DSP_H_
 #define MLIP_KQ8_DSP_H_
 
@@ -86,11 +86,11 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
       }
       {
         uint8_t* yo = y + p * yp + m * ym;
-        yo[0] = (uint8_t)mlip_kq8_requant_dsp(__qadd(s00, c0[1]), c0[2], c0[3], zy, lo, hi);
-        if (nm > 1) yo[ym] = (uint8_t)mlip_kq8_requant_dsp(__qadd(s01, c1[1]), c1[2], c1[3], zy, lo, hi);
+        yo[0] = (uint8_t)mlip_kq8_requant_dsp(s00, c0[1], c0[2], zy, lo, hi);
+        if (nm > 1) yo[ym] = (uint8_t)mlip_kq8_requant_dsp(s01, c1[1], c1[2], zy, lo, hi);
         if (np > 1) {
-          yo[yp] = (uint8_t)mlip_kq8_requant_dsp(__qadd(s10, c0[1]), c0[2], c0[3], zy, lo, hi);
-          if (nm > 1) yo[yp + ym] = (uint8_t)mlip_kq8_requant_dsp(__qadd(s11, c1[1]), c1[2], c1[3], zy, lo, hi);
+          yo[yp] = (uint8_t)mlip_kq8_requant_dsp(s10, c0[1], c0[2], zy, lo, hi);
+          if (nm > 1) yo[yp + ym] = (uint8_t)mlip_kq8_requant_dsp(s11, c1[1], c1[2], zy, lo, hi);
         }
       }
     }

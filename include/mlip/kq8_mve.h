@@ -67,7 +67,7 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
         s3 = vmladavaq_s8(s3, mlip_kq8_load_mve(a3 + k, fv, in), wv);
       }
       acc = vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
-      acc = mlip_kq8_requant_mve(vqaddq_n_s32(acc, c[1]), c[2], c[3], zy, lo, hi);
+      acc = mlip_kq8_requant_mve(acc, c[1], c[2], zy, lo, hi);
       if (yp == 1) {
         vstrbq_p_s32((int8_t*)yo, acc, store);
       } else {

@@ -61,7 +61,7 @@ static inline void mlip_kq8_gemm_neon(int32_t P, int32_t M, int32_t K, const uin
         t3 += mlip_kq8_value(ar[3][k], flip) * wm[k];
       }
       acc = vsetq_lane_s32(t3, vsetq_lane_s32(t2, vsetq_lane_s32(t1, vdupq_n_s32(t0), 1), 2), 3);
-      acc = mlip_kq8_requant_neon(vqaddq_s32(acc, vdupq_n_s32(c[1])), c[2], c[3], zy, lo, hi);
+      acc = mlip_kq8_requant_neon(acc, c[1], c[2], zy, lo, hi);
       {
         uint8_t* yo = y + p * yp + m * ym;
         yo[0] = (uint8_t)vgetq_lane_s32(acc, 0);

@@ -6,7 +6,7 @@
  * NEON, AVX2; the portable reference elsewhere), which gives the
  * reference's bits. w: the weights [M][C / G * KD * KH * KW], each row
  * zero-padded to KROW bytes. ch: per output channel the sum's start ((128
- * or 0 - zx) * its weights' sum), the int32 bias, and the (q, shift) of its
+ * or 0 - zx) * its weights' sum plus its bias) and the (q, shift) of its
  * requantization. */
 static void {{fn}}(const {{x_t}}* restrict x, const int8_t* restrict w,
                    {{y_t}}* restrict y{{#has_scratch}}, void* scratch{{/has_scratch}}) {

@@ -149,9 +149,10 @@ static int first_difference(const uint8_t* a, const uint8_t* b, int32_t n) {
   return -1;
 }
 
-/* A product case: sizes that are not multiples of 4 or 16, the whole range
- * of int8 values, starts and biases up to the int32 limits (the bias
- * saturates), every multiplier and shift the compiler can make. */
+/* A product case: sizes that are not multiples of 4 or 16, uint8 and int8
+ * data over their whole ranges, starts up to the precondition's limit (sums
+ * near the int32 limits, so left shifts saturate), every multiplier and
+ * shift the compiler can make. */
 static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
   const int32_t P = pick(r, 1, 11), M = pick(r, 1, 21), K = chance(r, 30) ? 16 * pick(r, 1, 6) : pick(r, 1, 150);
   const int32_t yp = chance(r, 50) ? 1 : M, ym = yp == 1 ? P : 1; /* either layout of y */
@@ -164,10 +165,9 @@ static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
   for (i = 0; i < M * K; ++i) wp_[i] = (int8_t)(chance(r, 5) ? (chance(r, 50) ? -128 : 127) : pick(r, -128, 127));
   for (m = 0; m < M; ++m) {
     int32_t* c = ch_ + MLIP_KQ8_CH * m;
-    c[0] = chance(r, 10) ? (chance(r, 50) ? bound - 1 : 1 - bound) : pick(r, -(bound / 64), bound / 64);
-    c[1] = chance(r, 10) ? (chance(r, 50) ? 2147483647 - pick(r, 0, 99999) : -2147483647 - 1 + pick(r, 0, 99999))
-                         : pick(r, -100000, 100000);
-    pick_requant(r, &c[2], &c[3]);
+    /* Starts up to the precondition's limit: sums near the int32 limits. */
+    c[0] = chance(r, 15) ? (chance(r, 50) ? bound - 1 : 1 - bound) : pick(r, -(bound / 64), bound / 64);
+    pick_requant(r, &c[1], &c[2]);
   }
   memset(y_ref_, 0xA5, sizeof y_ref_);
   mlip_kq8_gemm_ref(P, M, K, scratch_, flip, wp_, ch_, zy, lo, hi, y_ref_, yp, ym);
@@ -256,7 +256,8 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char
  * fully-connected layers, channel counts that are not multiples of 4 or 16, strides, pads,
  * dilations, uint8 input with zero point 128 (or another) and int8 with
  * -128 (or another), per-channel or per-tensor scales, with and without a
- * bias, rows padded to 1, 4 or 16 bytes, 1 to 8 positions per product. */
+ * bias (and mlip_kq8_start's refusal of one that could saturate), rows
+ * padded to 1, 4 or 16 bytes, 1 to 8 positions per product. */
 static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
   mlip_kq8_conv_t d;
   int32_t q[MMAX], shift[MMAX], bias[MMAX];
@@ -306,6 +307,7 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
   for (i = 0; i < xsize; ++i) x_[i] = (uint8_t)pick(r, 0, 255);
   for (i = 0; i < d.m * taps; ++i) w_[i] = (int8_t)pick(r, -128, 127);
   for (m = 0; m < d.m; ++m) {
+    int refused, fits;
     if (per_channel || m == 0) {
       pick_requant(r, &q[m], &shift[m]);
       if (shift[m] > 0 && chance(r, 80)) shift[m] = -shift[m]; /* left shifts saturate most outputs: fewer */
@@ -313,13 +315,31 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
       q[m] = q[0];
       shift[m] = shift[0];
     }
-    bias[m] = has_bias ? pick(r, -30000, 30000) : 0;
+    /* Real biases, and rarely one so large that QLinearConv's saturating
+     * add could saturate: mlip_kq8_start must refuse it (the compiler
+     * then keeps the direct loops), and the case is not run. */
+    bias[m] = !has_bias ? 0 : chance(r, 98) ? pick(r, -30000, 30000) : (int32_t)rnd(r);
     memset(wp_ + m * d.k, 0, (size_t)d.k);
     memcpy(wp_ + m * d.k, w_ + m * taps, (size_t)taps);
-    ch_[MLIP_KQ8_CH * m] = mlip_kq8_start(wp_ + m * d.k, d.k, d.x_u8, d.zx);
-    ch_[MLIP_KQ8_CH * m + 1] = bias[m];
-    ch_[MLIP_KQ8_CH * m + 2] = q[m];
-    ch_[MLIP_KQ8_CH * m + 3] = shift[m];
+    refused = mlip_kq8_start(wp_ + m * d.k, d.k, d.x_u8, d.zx, bias[m], &ch_[MLIP_KQ8_CH * m]) != 0;
+    {
+      int64_t sum = 0, start;
+      for (i = 0; i < taps; ++i) sum += w_[m * taps + i];
+      start = ((d.x_u8 ? 128 : 0) - (int64_t)d.zx) * sum + bias[m];
+      fits = (bias[m] < 0 ? -(int64_t)bias[m] : (int64_t)bias[m]) + 32640 * (int64_t)d.k <= INT32_MAX &&
+             (start < 0 ? -start : start) + 16384 * (int64_t)d.k <= INT32_MAX;
+    }
+    if (refused != !fits) {
+      fail_head("MLIP_KQ8_GEMM", "ref", "mlip_kq8_start", seed, index);
+      out_kv("bias", bias[m]);
+      out_kv("k", d.k);
+      out_kv("refused", refused);
+      out_end();
+      return 1;
+    }
+    if (refused) return 0;
+    ch_[MLIP_KQ8_CH * m + 1] = q[m];
+    ch_[MLIP_KQ8_CH * m + 2] = shift[m];
   }
   direct_conv(&d, q, shift, bias);
   memset(y_ref_, 0xA5, sizeof y_ref_);

@@ -6,7 +6,6 @@
 // instead, whose instruction-set variants give the same bits
 // (qlinear_conv_q8.c).
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
@@ -47,7 +46,7 @@ constexpr int64_t kQ8Rows = 4;
 // per-channel symmetric weights, TFLite's) and its input and output zero
 // points and bias are constants: the weight rows (padded to the CPU's row
 // alignment unless the layer is fully connected), per output channel the
-// sum's start, the bias, q and shift (mlip_kq8_start, ops::conv_requant),
+// sum's start with the bias, q and shift (mlip_kq8_start, ops::conv_requant),
 // and the scratch its windows take (mlip_kq8_conv_scratch; none for a
 // fully-connected layer). False, with nothing set, otherwise.
 bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -106,13 +105,14 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   const std::vector<int64_t> bias = n.has_input(8) ? constant(8)->as_int64() : std::vector<int64_t>(m, 0);
   std::vector<std::string> ch;
   for (int64_t oc = 0; oc < m; ++oc) {
-    const int32_t start = mlip_kq8_start(wp + oc * k, static_cast<int32_t>(k), x_u8, zx);
-    // mlip/kq8.h's precondition (it holds for every layer the shape rule
-    // accepts: |start| <= 2^14 * taps).
-    if (std::llabs(start) + 16384LL * k >= (1LL << 31)) return false;
+    // The bias joins the start where QLinearConv's saturating add cannot
+    // saturate (mlip_kq8_start; every layer the suite has): else the loops.
+    int32_t start = 0;
+    if (mlip_kq8_start(wp + oc * k, static_cast<int32_t>(k), x_u8, zx,
+                       static_cast<int32_t>(bias[static_cast<size_t>(oc)]), &start) != 0)
+      return false;
     const ops::Requant& r = q[q.size() > 1 ? static_cast<size_t>(oc) : 0];
-    for (int64_t v : {int64_t{start}, bias[static_cast<size_t>(oc)], int64_t{r.q}, int64_t{r.shift}})
-      ch.push_back(c_int(v));
+    for (int64_t v : {int64_t{start}, int64_t{r.q}, int64_t{r.shift}}) ch.push_back(c_int(v));
   }
 
   spec.template_name = "qlinear_conv_q8.c";
