@@ -10,7 +10,7 @@
  * is the best variant compiled here, else the reference. Every variant gives
  * the reference's bits for every input that meets the preconditions below
  * (integer arithmetic: the same sums, the same requantization and
- * saturation, mlip/requant.h); tests/variants runs them all against it on
+ * saturations, mlip/requant.h); tests/variants runs them all against it on
  * random cases on x86-64, AArch64 (qemu-aarch64), Cortex-M55 and Cortex-M4
  * (qemu-system-arm).
  *
@@ -37,10 +37,10 @@
  * channel's start (mlip_kq8_start) the second term plus the bias, which
  * QLinearConv adds with saturation: the start takes it where no sum can
  * saturate (every real layer; the compiler keeps the direct loops
- * otherwise). A fully-connected layer
- * (one group, a 1x1x1 input and kernel, no padding, rows of exactly C
- * bytes) reads x itself as A, one row per image; others gather `rows`
- * windows at a time into a scratch buffer (im2col). */
+ * otherwise). A fully-connected layer (one group, a 1x1x1 input and
+ * kernel, no padding, rows of exactly C bytes) reads x itself as A, one
+ * row per image; others gather `rows` windows at a time into a scratch
+ * buffer (im2col). */
 #ifndef MLIP_KQ8_H_
 #define MLIP_KQ8_H_
 

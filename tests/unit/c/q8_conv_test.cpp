@@ -163,9 +163,10 @@ TEST(Q8Conv, QdqConvWithReluMatchesReference) {
   test::expect_matches_reference(onnx, {{"x", random_tensor(DType::UInt8, x, 11, 0, 255)}}, 0.0, 0.0);
 }
 
-// The fast path needs int8 weights whose zero points are all 0, constants:
-// uint8 weights, a non-zero zero point and weights computed at run time
-// keep conv_integer.c (and the reference's bits).
+// The fast path needs int8 weights whose zero points are all 0, constants,
+// and a bias that cannot saturate: uint8 weights, a non-zero zero point,
+// weights computed at run time and a huge bias keep conv_integer.c (and
+// the reference's bits).
 TEST(Q8Conv, TakenOnlyForInt8WeightsWithZeroPointsZero) {
   const Shape x = {1, 4, 6, 6}, w = {5, 4, 3, 3};
   OnnxBuilder m;
@@ -180,10 +181,14 @@ TEST(Q8Conv, TakenOnlyForInt8WeightsWithZeroPointsZero) {
   m.node("QLinearConv", {"x", "xs", "zx", "w8", "ws", "z1", "ys", "zy"}, {"zw1"}).output("zw1");
   m.node("QLinearConv", {"x", "xs", "zx", "wu", "ws", "zu", "ys", "zy"}, {"u8"}).output("u8");
   m.node("QLinearConv", {"x", "xs", "zx", "wr", "ws", "z0", "ys", "zy"}, {"runtime"}).output("runtime");
+  // A bias so large that QLinearConv's saturating add could saturate: not
+  // folded into the sum's start (mlip_kq8_start refuses), the loops.
+  m.initializer("big", TensorData::from<int32_t>({5}, {2147480000, -2147480000, 5, -5, 0}));
+  m.node("QLinearConv", {"x", "xs", "zx", "w8", "ws", "z0", "ys", "zy", "big"}, {"saturating"}).output("saturating");
   const fs::path onnx = save(m);
   const std::string code = lib1(onnx);
   EXPECT_EQ(count(code, "  mlip_kq8_conv(&d, x, w, ch, y, scratch);"), 1) << code;
-  EXPECT_EQ(count(code, "mlip_requantize(acc, qm["), 3) << code;  // conv_integer.c
+  EXPECT_EQ(count(code, "mlip_requantize(acc, qm["), 4) << code;  // conv_integer.c
   test::expect_matches_reference(onnx,
                                  {{"x", random_tensor(DType::UInt8, x, 5, 0, 255)},
                                   {"wr", random_tensor(DType::Int8, w, 6, -128, 127)}},
