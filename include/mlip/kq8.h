@@ -59,9 +59,16 @@ typedef void (*mlip_kq8_gemm_fn)(int32_t P, int32_t M, int32_t K, const uint8_t*
                                  const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
                                  int32_t ym);
 
-/* A's byte b as the int8 value it stands for: (b ^ flip) read as two's
- * complement, without an implementation-defined conversion. */
-static inline int32_t mlip_kq8_value(uint8_t b, uint32_t flip) { return (int32_t)((b ^ flip ^ 0x80u) & 0xFFu) - 128; }
+/* The product of A's byte b, as the int8 value it stands for ((b ^ flip)
+ * read as two's complement), and the weight w: u * w - 128 * w with u =
+ * b ^ flip ^ 0x80 in [0, 255], the same integer as (u - 128) * w. Written
+ * so because GCC 12.2 miscompiles a loop summing int8 * int8 products when
+ * it vectorizes it with VNNI (-march=native on Zen 4, Ice Lake, Alder
+ * Lake: sums wrong in their high bits; tests/variants found it); this form
+ * it vectorizes correctly. */
+static inline int32_t mlip_kq8_product(uint8_t b, uint32_t flip, int8_t w) {
+  return (int32_t)((b ^ flip ^ 0x80u) & 0xFFu) * (int32_t)w - 128 * (int32_t)w;
+}
 
 /* The reference: the formula above, term by term. */
 static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
@@ -74,7 +81,7 @@ static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint
       const int8_t* wm = w + m * K;
       const int32_t* c = ch + MLIP_KQ8_CH * m;
       int32_t acc = c[0];
-      for (k = 0; k < K; ++k) acc += mlip_kq8_value(ap[k], flip) * (int32_t)wm[k];
+      for (k = 0; k < K; ++k) acc += mlip_kq8_product(ap[k], flip, wm[k]);
       y[p * yp + m * ym] = (uint8_t)mlip_requantize(acc, c[1], c[2], zy, lo, hi);
     }
   }

@@ -78,11 +78,10 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
         s11 = __smlad(x1o, v1o, s11);
       }
       for (; k < K; ++k) {
-        const int32_t x0 = mlip_kq8_value(a0[k], flip), x1 = mlip_kq8_value(a1[k], flip);
-        s00 += x0 * w0[k];
-        s01 += x0 * w1[k];
-        s10 += x1 * w0[k];
-        s11 += x1 * w1[k];
+        s00 += mlip_kq8_product(a0[k], flip, w0[k]);
+        s01 += mlip_kq8_product(a0[k], flip, w1[k]);
+        s10 += mlip_kq8_product(a1[k], flip, w0[k]);
+        s11 += mlip_kq8_product(a1[k], flip, w1[k]);
       }
       {
         uint8_t* yo = y + p * yp + m * ym;

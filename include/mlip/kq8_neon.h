@@ -55,10 +55,10 @@ static inline void mlip_kq8_gemm_neon(int32_t P, int32_t M, int32_t K, const uin
       t2 = c[0] + vaddvq_s32(s2);
       t3 = c[0] + vaddvq_s32(s3);
       for (; k < K; ++k) {
-        t0 += mlip_kq8_value(ar[0][k], flip) * wm[k];
-        t1 += mlip_kq8_value(ar[1][k], flip) * wm[k];
-        t2 += mlip_kq8_value(ar[2][k], flip) * wm[k];
-        t3 += mlip_kq8_value(ar[3][k], flip) * wm[k];
+        t0 += mlip_kq8_product(ar[0][k], flip, wm[k]);
+        t1 += mlip_kq8_product(ar[1][k], flip, wm[k]);
+        t2 += mlip_kq8_product(ar[2][k], flip, wm[k]);
+        t3 += mlip_kq8_product(ar[3][k], flip, wm[k]);
       }
       acc = vsetq_lane_s32(t3, vsetq_lane_s32(t2, vsetq_lane_s32(t1, vdupq_n_s32(t0), 1), 2), 3);
       acc = mlip_kq8_requant_neon(acc, c[1], c[2], zy, lo, hi);

@@ -53,7 +53,7 @@ static inline void mlip_kq8_gemm_x86(int32_t P, int32_t M, int32_t K, const uint
       t[2] = c[0] + mlip_kq8_hsum_x86(s2);
       t[3] = c[0] + mlip_kq8_hsum_x86(s3);
       for (; k < K; ++k)
-        for (r = 0; r < 4; ++r) t[r] += mlip_kq8_value(ar[r][k], flip) * wm[k];
+        for (r = 0; r < 4; ++r) t[r] += mlip_kq8_product(ar[r][k], flip, wm[k]);
       for (r = 0; r < np; ++r)
         y[(p + r) * yp + m * ym] = (uint8_t)mlip_requantize(t[r], c[1], c[2], zy, lo, hi);
     }

@@ -184,7 +184,7 @@ static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
       out_kv("yp", yp);
       out_kv("flip", flip);
       out_kv("byte", at);
-      out_kv("ref", y_ref_[at]);
+      out_kv("want", y_ref_[at]);
       out_kv("got", y_var_[at]);
       out_end();
       return 1;
@@ -230,7 +230,7 @@ static void direct_conv(const mlip_kq8_conv_t* d, const int32_t* q, const int32_
 
 /* Names a failed convolution case; returns 1. */
 static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char* what, uint32_t seed,
-                       uint32_t index, int at) {
+                       uint32_t index, int at, const uint8_t* want, const uint8_t* got) {
   fail_head("MLIP_KQ8_GEMM", variant, what, seed, index);
   out_kv("n", d->n);
   out_kv("c", d->c);
@@ -246,8 +246,8 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char
   out_kv("x_u8", d->x_u8);
   out_kv("zx", d->zx);
   out_kv("byte", at);
-  out_kv("ref", y_ref_[at]);
-  out_kv("got", y_var_[at]);
+  out_kv("want", want[at]);
+  out_kv("got", got[at]);
   out_end();
   return 1;
 }
@@ -348,16 +348,16 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
    * the operator's definition; then what the generated code calls, and
    * every variant, against the reference. */
   at = first_difference(y_direct_, y_ref_, d.n * d.m * osize);
-  if (at >= 0) return conv_failed(&d, "ref", "convolution vs QLinearConv's definition", seed, index, at);
+  if (at >= 0) return conv_failed(&d, "ref", "convolution vs QLinearConv's definition", seed, index, at, y_direct_, y_ref_);
   memset(y_var_, 0xA5, sizeof y_var_);
   mlip_kq8_conv(&d, x_, wp_, ch_, y_var_, scratch_);
   at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
-  if (at >= 0) return conv_failed(&d, MLIP_KQ8_GEMM_NAME, "convolution (mlip_kq8_conv)", seed, index, at);
+  if (at >= 0) return conv_failed(&d, MLIP_KQ8_GEMM_NAME, "convolution (mlip_kq8_conv)", seed, index, at, y_ref_, y_var_);
   for (v = gemm_variants; v->fn; ++v) {
     memset(y_var_, 0xA5, sizeof y_var_);
     mlip_kq8_conv_with(&d, x_, wp_, ch_, y_var_, scratch_, v->fn);
     at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
-    if (at >= 0) return conv_failed(&d, v->name, "convolution", seed, index, at);
+    if (at >= 0) return conv_failed(&d, v->name, "convolution", seed, index, at, y_ref_, y_var_);
   }
   return 0;
 }
