@@ -210,6 +210,7 @@ class Generator {
     spec.in_cl = std::move(in_cl);
     spec.out_cl = std::move(out_cl);
     spec.pad_input = pad_input;
+    spec.cpu = &opt_.cpu;
     try {
       def->prepare(g_, n, spec);
     } catch (const Error& e) {

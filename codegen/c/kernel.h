@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "c/cpu.h"
 #include "ops/activation.h"
 #include "ir/graph.h"
 
@@ -73,6 +74,12 @@ struct KernelSpec {
   // lower bound).
   size_t pad_scratch_bytes = 0;
   bool pad_input = false;
+  // Set by the backend before prepare: the CPU the C is for (c/cpu.h;
+  // nullptr: none in particular). Kernels read it for what they decide at
+  // generation time (padding, blocking); the instruction-set variant is
+  // picked by the C (docs/adding-an-operator.md, "Kernel variants").
+  const CpuTarget* cpu = nullptr;
+  int q8_row_align() const { return cpu ? cpu->q8_row_align() : CpuTarget{}.q8_row_align(); }
 
   bool input_cl(size_t i) const { return i < in_cl.size() && in_cl[i]; }
   bool output_cl(size_t i) const { return i < out_cl.size() && out_cl[i]; }

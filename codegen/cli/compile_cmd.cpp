@@ -41,6 +41,7 @@ struct CompileArgs {
   std::string io_dtype = "float32";
   std::string llvm_mtriple;
   std::string llvm_mcpu;
+  std::string c_mcpu;
   std::string cross_compiler;
   std::string cross_compiler_options;
   std::string quantize = "none";
@@ -112,6 +113,7 @@ void run_compile(const CompileArgs& a) {
     bar->update(phase, done, total);
   };
   opt.cross = driver::resolve_cross(a.llvm_mtriple, a.llvm_mcpu, a.cross_compiler, a.cross_compiler_options);
+  opt.codegen.cpu = c::resolve_cpu(a.c_mcpu, a.llvm_mcpu, opt.cross.arch());
 
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
@@ -159,6 +161,9 @@ void run_compile(const CompileArgs& a) {
              m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
              m.plan.algorithm);
   fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+  if (!opt.codegen.cpu.name.empty())
+    fmt::print("  cpu        {} (kernel variants its compiler selects: {})\n", opt.codegen.cpu.name,
+               opt.codegen.cpu.isas.empty() ? "none, the portable C" : fmt::format("{}", fmt::join(opt.codegen.cpu.isas, ", ")));
   if (r.quantization) print_quantization(*r.quantization);
   if (!a.emit_qdq.empty()) fmt::print("  qdq        {}\n", printable(a.emit_qdq));
   if (!cross_out.empty()) {
@@ -229,6 +234,9 @@ void add_compile(CLI::App& app) {
                 "the machine the CPU part is built for, e.g. aarch64-linux-gnu (default: the cross compiler's)");
   c->add_option("--target-llvm-mcpu", args->llvm_mcpu,
                 "the CPU, passed to the cross compiler as -mcpu=<cpu> (-march=<cpu> on x86), e.g. neoverse-n2");
+  c->add_option("--target-c-mcpu", args->c_mcpu,
+                "the CPU the C is for (cortex-m55, cortex-m4, neoverse-n2, x86-64-v3, ...; default: --target-llvm-mcpu's): "
+                "tunes what is fixed at generation time; the kernel variant is chosen by the compiler's flags");
   c->add_option("--cross-compiler", args->cross_compiler,
                 "build the model for the target beside the tarball: lib<module>.a and, for Linux triples, a runner");
   c->add_option("--cross-compiler-options", args->cross_compiler_options, "more flags for the cross compiler");

@@ -1,10 +1,17 @@
 // ConvInteger and QLinearConv: one template for 1-D to 3-D (as 3-D with
 // size-1 leading axes), geometry baked in, zero points and bias as
 // pointers, and for QLinearConv the per-channel requantization constants
-// baked in.
+// baked in. A QLinearConv with constant int8 weights whose zero points are
+// 0 (and constant zero points and bias) runs on mlip/kq8.h's int8 product
+// instead, whose instruction-set variants give the same bits
+// (qlinear_conv_q8.c).
+#include <algorithm>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
+#include "mlip/kq8.h"
 #include "ops/conv_integer.h"
 #include "support/error.h"
 
@@ -27,6 +34,109 @@ void set_common(const Graph& g, const Node& n, KernelSpec& spec, int ix, int iw,
   set_window(spec, geo);
   spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
   set_integer_operands(g, n, spec, {ix, iw, zx, zw}, "m");
+}
+
+// Output positions per product (fewer when the output has fewer): four rows
+// are what the Helium, NEON and AVX2 variants take at once (the DSP one
+// two), for a scratch of 4 rows.
+constexpr int64_t kQ8Rows = 4;
+
+// QLinearConv on mlip/kq8.h's convolution (templates/kernels/qlinear_conv_q8.c)
+// when its weights are constant int8 with every zero point 0 (onnxruntime's
+// per-channel symmetric weights, TFLite's) and its input and output zero
+// points and bias are constants: the weight rows (padded to the CPU's row
+// alignment unless the layer is fully connected), per output channel the
+// sum's start with the bias, q and shift (mlip_kq8_start, ops::conv_requant),
+// and the scratch its windows take (mlip_kq8_conv_scratch; none for a
+// fully-connected layer). False, with nothing set, otherwise.
+bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
+  auto constant = [&](size_t i) -> const TensorData* {
+    return n.has_input(i) ? g.value(n.inputs[i]).constant.get() : nullptr;
+  };
+  const Value& xv = g.value(n.inputs[0]);
+  const Value& wv = g.value(n.inputs[3]);
+  const Value& yv = g.value(n.outputs[0]);
+  if (wv.dtype != DType::Int8 || !wv.is_constant() || numel(yv.shape) == 0) return false;
+  if ((n.has_input(2) && !constant(2)) || !constant(7) || (n.has_input(8) && !constant(8))) return false;
+  if (n.has_input(5)) {
+    const TensorData* zw = constant(5);
+    if (!zw) return false;
+    for (int64_t v : zw->as_int64())
+      if (v != 0) return false;
+  }
+  const int32_t lo = ops::clamp_lo(n.attrs, yv.dtype), hi = ops::clamp_hi(n.attrs, yv.dtype);
+  if (lo > hi) return false;
+
+  const ops::Geometry3 geo = ops::to_3d(ops::int_conv_geometry(n.attrs, xv.shape, wv.shape));
+  const int64_t group = n.attrs.get_int("group", 1), m = wv.shape[0];
+  const int64_t taps = numel(wv.shape) / m;  // C / group * kernel taps
+  mlip_kq8_conv_t d{};
+  d.n = static_cast<int32_t>(xv.shape[0]);
+  d.c = static_cast<int32_t>(xv.shape[1]);
+  d.m = static_cast<int32_t>(m);
+  d.groups = static_cast<int32_t>(group);
+  for (int a = 0; a < ops::kMaxSpatial; ++a) {
+    d.in[a] = static_cast<int32_t>(geo.in[a]);
+    d.out[a] = static_cast<int32_t>(geo.out[a]);
+    d.kernel[a] = static_cast<int32_t>(geo.kernel[a]);
+    d.stride[a] = static_cast<int32_t>(geo.stride[a]);
+    d.dilation[a] = static_cast<int32_t>(geo.dilation[a]);
+    d.pad[a] = static_cast<int32_t>(geo.pad_begin[a]);
+  }
+  // A fully-connected layer reads x itself (rows of exactly C bytes);
+  // others gather windows into rows padded to the CPU's alignment.
+  d.k = static_cast<int32_t>(taps);
+  if (!mlip_kq8_conv_direct(&d)) {
+    const int64_t align = spec.q8_row_align();
+    d.k = static_cast<int32_t>((taps + align - 1) / align * align);
+  }
+  d.rows = static_cast<int32_t>(std::min<int64_t>(kQ8Rows, geo.out[0] * geo.out[1] * geo.out[2]));
+  const int64_t k = d.k;
+  const int32_t x_u8 = xv.dtype == DType::UInt8;
+  const int32_t zx = n.has_input(2) ? static_cast<int32_t>(constant(2)->as_int64()[0]) : 0;
+  const int32_t zy = static_cast<int32_t>(constant(7)->as_int64()[0]);
+
+  auto wpk = std::make_shared<TensorData>(DType::Int8, Shape{m * k});
+  const int8_t* w = wv.constant->data<int8_t>();
+  int8_t* wp = wpk->data<int8_t>();
+  for (int64_t oc = 0; oc < m; ++oc)
+    for (int64_t t = 0; t < taps; ++t) wp[oc * k + t] = w[oc * taps + t];
+  const std::vector<ops::Requant> q = ops::conv_requant(*constant(1), *constant(4), *constant(6));
+  const std::vector<int64_t> bias = n.has_input(8) ? constant(8)->as_int64() : std::vector<int64_t>(m, 0);
+  std::vector<std::string> ch;
+  for (int64_t oc = 0; oc < m; ++oc) {
+    // The bias joins the start where QLinearConv's saturating add cannot
+    // saturate (mlip_kq8_start; every layer the suite has): else the loops.
+    int32_t start = 0;
+    if (mlip_kq8_start(wp + oc * k, static_cast<int32_t>(k), x_u8, zx,
+                       static_cast<int32_t>(bias[static_cast<size_t>(oc)]), &start) != 0)
+      return false;
+    const ops::Requant& r = q[q.size() > 1 ? static_cast<size_t>(oc) : 0];
+    for (int64_t v : {int64_t{start}, int64_t{r.q}, int64_t{r.shift}}) ch.push_back(c_int(v));
+  }
+
+  spec.template_name = "qlinear_conv_q8.c";
+  spec.includes.push_back("mlip/kq8.h");
+  spec.set("x_t", std::string(dtype_ctype(xv.dtype)));
+  spec.set("y_t", std::string(dtype_ctype(yv.dtype)));
+  spec.set("N", xv.shape[0]);
+  spec.set("C", xv.shape[1]);
+  spec.set("M", m);
+  spec.set("G", group);
+  set_window(spec, geo);
+  spec.set("KROW", k);
+  spec.set("ROWS", d.rows);
+  spec.set("X_U8", x_u8);
+  spec.set("ZX", zx);
+  spec.set("ZY", zy);
+  spec.set("LO", c_int(lo));
+  spec.set("HI", c_int(hi));
+  spec.set("ch_list", fmt::format("{}", fmt::join(ch, ", ")));
+  spec.args = {0};
+  spec.packed.push_back(wpk);
+  spec.scratch_bytes = static_cast<size_t>(mlip_kq8_conv_scratch(&d));
+  spec.set_flag("has_scratch", spec.scratch_bytes > 0);
+  return true;
 }
 
 }  // namespace
@@ -86,6 +196,7 @@ void set_qlinear_conv_requant(const Graph& g, const Node& n, KernelSpec& spec, c
 void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
   expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
+  if (prepare_q8(g, n, spec)) return;
   set_common(g, n, spec, 0, 3, 2, 5);
   spec.set_flag("qlinear", true);
   set_qlinear_conv_requant(g, n, spec, "m");

@@ -13,6 +13,15 @@ namespace mlipc::c::kernels {
 #include "c/kernels/kernel_list.inc"
 #undef MLIPC_KERNEL
 
+// A C initializer "{a, b, ...}" of v, each value through literal(v[i]), 16
+// to a line (resize.cpp and tfidf.cpp's tables).
+template <class T, class F>
+std::string c_initializer(const std::vector<T>& v, F literal) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? (i % 16 == 0 ? ",\n    " : ", ") : "") + literal(v[i]);
+  return s + "}";
+}
+
 // ISIZE, OSIZE and the per-axis I/O/K/S/D/P<axis> values of a sliding window
 // (axes D, H, W), for Conv and the pools.
 void set_window(KernelSpec& spec, const ops::Geometry3& geo);

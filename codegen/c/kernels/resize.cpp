@@ -18,15 +18,6 @@ namespace mlipc::c::kernels {
 
 namespace {
 
-template <class T, class F>
-std::string initializer(const std::vector<T>& v, F literal) {
-  std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i) {
-    s += (i ? (i % 16 == 0 ? ",\n    " : ", ") : "") + literal(v[i]);
-  }
-  return s + "}";
-}
-
 TemplateData flag(bool on) { return TemplateData(on ? TemplateData::type::bool_true : TemplateData::type::bool_false); }
 
 void prepare_resize(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -74,11 +65,11 @@ void prepare_resize(const Graph& g, const Node& n, KernelSpec& spec) {
     TemplateData t;
     t.set("a", std::to_string(d + 1));
     t.set("n", std::to_string(offsets.size()));
-    t.set("index", initializer(offsets, [](int64_t v) { return c_int(v); }));
-    t.set("coeff", nearest ? std::string() : initializer(ax.coeff, [](float v) { return c_float(v); }));
+    t.set("index", c_initializer(offsets, [](int64_t v) { return c_int(v); }));
+    t.set("coeff", nearest ? std::string() : c_initializer(ax.coeff, [](float v) { return c_float(v); }));
     t.set("has_outside", flag(has_outside));
     t.set("outside_n", std::to_string(ax.outside.size()));
-    t.set("outside", initializer(ax.outside, [](uint8_t v) { return std::to_string(v); }));
+    t.set("outside", c_initializer(ax.outside, [](uint8_t v) { return std::to_string(v); }));
     tables.push_back(t);
   }
   // The tap loops, outermost resized axis first, and their closing sums.

@@ -11,13 +11,6 @@ namespace mlipc::c::kernels {
 
 namespace {
 
-template <class T, class F>
-std::string initializer(const std::vector<T>& v, F literal) {
-  std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? (i % 16 == 0 ? ",\n    " : ", ") : "") + literal(v[i]);
-  return s + "}";
-}
-
 struct TrieNode {
   std::map<int64_t, size_t> children;  // key -> node
   int64_t column = -1;
@@ -77,15 +70,15 @@ void prepare_TfIdfVectorizer(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("nkeys", static_cast<int64_t>(std::max<size_t>(nkeys, 1)));
   spec.set("nfirst", static_cast<int64_t>(first.size()));
   spec.set("nnodes", static_cast<int64_t>(col.size()));
-  spec.set("keys", initializer(keys, lit));
-  spec.set("next", initializer(next, lit));
-  spec.set("first", initializer(first, lit));
-  spec.set("col", initializer(col, lit));
+  spec.set("keys", c_initializer(keys, lit));
+  spec.set("next", c_initializer(next, lit));
+  spec.set("first", c_initializer(first, lit));
+  spec.set("col", c_initializer(col, lit));
   const bool weighted = !p.weights.empty() && p.mode != ops::TfIdfPool::TF;  // TF ignores weights
   spec.set_flag("weighted", weighted);
   if (weighted) {
     const std::vector<float> w(p.weights.begin(), p.weights.begin() + p.width);
-    spec.set("weights", initializer(w, [](float v) { return c_float(v); }));
+    spec.set("weights", c_initializer(w, [](float v) { return c_float(v); }));
   }
   spec.set_flag("idf", p.mode == ops::TfIdfPool::IDF);
   spec.set_flag("tfidf_weighted", p.mode == ops::TfIdfPool::TFIDF && weighted);

@@ -1,0 +1,47 @@
+// The CPU the generated C is for: --target-c-mcpu, or what
+// --target-llvm-mcpu / --target-llvm-mtriple imply (docs/user-guide.md,
+// "Target CPU"; docs/adding-an-operator.md, "Kernel variants").
+//
+// Which instruction-set variant of a kernel runs is not decided here: the
+// C picks it from the compiler's predefined macros (include/mlip/kisa.h), so
+// a tarball builds, and gives the same bits, for any CPU and compiler, and
+// never runs an instruction the CPU it is compiled for lacks. The CPU named
+// here tunes what must be decided when the code is generated because it
+// changes the code, its constants or its memory plan (how the int8 product's
+// weight rows are padded, ...); every choice keeps every variant valid.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlipc::c {
+
+struct CpuTarget {
+  enum class Family { Generic, CortexM, AArch64, X86_64 };
+  std::string name;  // as given; "" for no CPU in particular
+  Family family = Family::Generic;
+  // The kernel-variant instruction sets (mlip/kisa.h: "mve", "dsp", "neon",
+  // "x86") its usual compiler flags enable, best first: what its build of
+  // the tarball will run (for the compile summary and the docs).
+  std::vector<std::string> isas;
+
+  // Bytes each weight row of the int8 product (mlip/kq8.h) is padded to:
+  // 4 on Cortex-M, where flash is scarce and the DSP and Helium variants
+  // take a row's tail at no cost; 16 elsewhere (whole 16-byte vectors).
+  int q8_row_align() const { return family == Family::CortexM ? 4 : 16; }
+};
+
+// The CPU of that name (Cortex-M, AArch64 and x86-64 names as GCC and LLVM
+// spell them); throws Error naming --target-c-mcpu and the known names for
+// any other. "" gives the generic CPU.
+CpuTarget cpu_target(std::string_view name);
+
+// --target-c-mcpu when given; else --target-llvm-mcpu when it is a CPU of
+// the table; else the architecture of --target-llvm-mtriple (`arch`, as
+// driver::triple_arch names it: "aarch64" gives NEON, "x86_64" x86-64 with
+// no AVX2 assumed), else the generic CPU. Throws Error when
+// --target-c-mcpu and --target-llvm-mcpu name different CPUs.
+CpuTarget resolve_cpu(const std::string& c_mcpu, const std::string& llvm_mcpu, const std::string& arch);
+
+}  // namespace mlipc::c

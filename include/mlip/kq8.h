@@ -1,0 +1,259 @@
+/* int8 kernels with instruction-set variants: an int8 matrix product whose
+ * outputs are requantized as QLinearConv's (mlip_kq8_gemm), and the
+ * convolution that runs on it (mlip_kq8_conv: im2col, then the product).
+ *
+ * The CPU kernels' first kernel with variants, and the model for the
+ * others (docs/adding-an-operator.md, "Kernel variants"): the portable
+ * reference mlip_kq8_gemm_ref below; one variant per instruction set in
+ * mlip/kq8_<isa>.h (mve, dsp, neon, x86), each included where mlip/kisa.h
+ * says the compiler takes it; mlip_kq8_gemm, the one function callers name,
+ * is the best variant compiled here, else the reference. Every variant gives
+ * the reference's bits for every input that meets the preconditions below
+ * (integer arithmetic: the same sums, the same requantization and
+ * saturations, mlip/requant.h); tests/variants runs them all against it on
+ * random cases on x86-64, AArch64 (qemu-aarch64), Cortex-M55 and Cortex-M4
+ * (qemu-system-arm).
+ *
+ * The product (P rows of A, M rows of W, both K values long; A's bytes are
+ * read as int8 values after an XOR with `flip`, so that A may be uint8 data:
+ * flip 0x80 reads a uint8 byte b as b - 128, flip 0 an int8 byte as itself):
+ *   acc  = ch[3m] + sum over k < K of A[p][k] * W[m][k]        (exact)
+ *   y[p * yp + m * ym] = mlip_requantize(acc, ch[3m + 1], ch[3m + 2], zy, lo, hi)
+ * stored as one byte (int8 or uint8 outputs alike: the value's low byte).
+ * ch holds three int32 per output channel m: the sum's start, the
+ * multiplier q (0 or in [2^30, 2^31)) and the shift (in [-31, 30]).
+ * Preconditions: |ch[3m]| + 2^14 * K < 2^31, so that no partial sum
+ * overflows in any order (every product is at most 2^14 in magnitude), and
+ * lo <= hi.
+ *
+ * The convolution: QLinearConv (ops/conv_integer.h) for int8 weights whose
+ * zero points are all 0 (onnxruntime's per-channel symmetric weights,
+ * TFLite's), x int8 or uint8 with a zero point zx, y int8 or uint8. With
+ * xs = x - 128 for uint8 x and x itself for int8 x (an int8 either way: A's
+ * bytes with flip 0x80 or 0),
+ *   sum (x - zx) * w = sum xs * w + (128 or 0 - zx) * sum w,
+ * and a padding tap, where x holds zx, adds nothing: so a row of A is the
+ * window's bytes of x (padding as zx's byte), W the weights, and the
+ * channel's start (mlip_kq8_start) the second term plus the bias, which
+ * QLinearConv adds with saturation: the start takes it where no sum can
+ * saturate (every real layer; the compiler keeps the direct loops
+ * otherwise). A fully-connected layer (one group, a 1x1x1 input and
+ * kernel, no padding, rows of exactly C bytes) reads x itself as A, one
+ * row per image; others gather `rows` windows at a time into a scratch
+ * buffer (im2col). */
+#ifndef MLIP_KQ8_H_
+#define MLIP_KQ8_H_
+
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
+
+#include <stdint.h>
+
+#include "mlip/kisa.h"
+#include "mlip/requant.h"
+
+/* The int32 values per output channel in `ch`: start, q, shift. */
+#define MLIP_KQ8_CH 3
+
+/* The signature of mlip_kq8_gemm and of each of its variants. */
+typedef void (*mlip_kq8_gemm_fn)(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,
+                                 const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
+                                 int32_t ym);
+
+/* The product of A's byte b, as the int8 value it stands for ((b ^ flip)
+ * read as two's complement), and the weight w: u * w - 128 * w with u =
+ * b ^ flip ^ 0x80 in [0, 255], the same integer as (u - 128) * w. Written
+ * so because GCC 12.2 miscompiles a loop summing int8 * int8 products when
+ * it vectorizes it with VNNI (-march=native on Zen 4, Ice Lake, Alder
+ * Lake: sums wrong in their high bits; tests/variants found it); this form
+ * it vectorizes correctly. */
+static inline int32_t mlip_kq8_product(uint8_t b, uint32_t flip, int8_t w) {
+  return (int32_t)((b ^ flip ^ 0x80u) & 0xFFu) * (int32_t)w - 128 * (int32_t)w;
+}
+
+/* The reference: the formula above, term by term. */
+static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
+                                     const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y,
+                                     int32_t yp, int32_t ym) {
+  int32_t p, m, k;
+  for (p = 0; p < P; ++p) {
+    for (m = 0; m < M; ++m) {
+      const uint8_t* ap = a + p * K;
+      const int8_t* wm = w + m * K;
+      const int32_t* c = ch + MLIP_KQ8_CH * m;
+      int32_t acc = c[0];
+      for (k = 0; k < K; ++k) acc += mlip_kq8_product(ap[k], flip, wm[k]);
+      y[p * yp + m * ym] = (uint8_t)mlip_requantize(acc, c[1], c[2], zy, lo, hi);
+    }
+  }
+}
+
+/* The variants compiled here, and the one mlip_kq8_gemm is. */
+#if MLIP_HAVE_MVE
+#include "mlip/kq8_mve.h"
+#endif
+#if MLIP_HAVE_DSP
+#include "mlip/kq8_dsp.h"
+#endif
+#if MLIP_HAVE_NEON
+#include "mlip/kq8_neon.h"
+#endif
+#if MLIP_HAVE_X86
+#include "mlip/kq8_x86.h"
+#endif
+#ifndef MLIP_KQ8_GEMM_MVE
+#define MLIP_KQ8_GEMM_MVE(X)
+#endif
+#ifndef MLIP_KQ8_GEMM_DSP
+#define MLIP_KQ8_GEMM_DSP(X)
+#endif
+#ifndef MLIP_KQ8_GEMM_NEON
+#define MLIP_KQ8_GEMM_NEON(X)
+#endif
+#ifndef MLIP_KQ8_GEMM_X86
+#define MLIP_KQ8_GEMM_X86(X)
+#endif
+/* X(function, "name") for every variant compiled here, best first
+ * (tests/variants runs each against the reference). */
+#define MLIP_KQ8_GEMM_VARIANTS(X) MLIP_KQ8_GEMM_MVE(X) MLIP_KQ8_GEMM_DSP(X) MLIP_KQ8_GEMM_NEON(X) MLIP_KQ8_GEMM_X86(X)
+
+#if MLIP_HAVE_MVE
+#define MLIP_KQ8_GEMM_BEST mlip_kq8_gemm_mve
+#define MLIP_KQ8_GEMM_NAME "mve"
+#elif MLIP_HAVE_DSP
+#define MLIP_KQ8_GEMM_BEST mlip_kq8_gemm_dsp
+#define MLIP_KQ8_GEMM_NAME "dsp"
+#elif MLIP_HAVE_NEON
+#define MLIP_KQ8_GEMM_BEST mlip_kq8_gemm_neon
+#define MLIP_KQ8_GEMM_NAME "neon"
+#elif MLIP_HAVE_X86
+#define MLIP_KQ8_GEMM_BEST mlip_kq8_gemm_x86
+#define MLIP_KQ8_GEMM_NAME "x86"
+#else
+#define MLIP_KQ8_GEMM_BEST mlip_kq8_gemm_ref
+#define MLIP_KQ8_GEMM_NAME "ref"
+#endif
+
+/* The one function callers name: the best variant compiled here. */
+static inline void mlip_kq8_gemm(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,
+                                 const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
+                                 int32_t ym) {
+  MLIP_KQ8_GEMM_BEST(P, M, K, a, flip, w, ch, zy, lo, hi, y, yp, ym);
+}
+
+/* ---- the convolution ----------------------------------------------------- */
+
+/* A QLinearConv as mlip_kq8_conv runs it. x [n, c, in...], y [n, m,
+ * out...], both row-major, 1-D and 2-D with size-1 leading axes; w the
+ * weights [m][c / groups * taps] with each row zero-padded to k bytes. */
+typedef struct {
+  int32_t n, c, m, groups;
+  int32_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3]; /* D, H, W; pad: the leading pads */
+  int32_t k;     /* a row's bytes: c / groups * taps, or more (zero weights) */
+  int32_t rows;  /* output positions per product: the scratch holds rows * k bytes */
+  int32_t x_u8;  /* x is uint8 (else int8) */
+  int32_t zx, zy, lo, hi;
+} mlip_kq8_conv_t;
+
+/* The start of output channel m's sum (ch[3m]) for QLinearConv with a
+ * uint8 (x_u8) or int8 input of zero point zx, the channel's weights w (k
+ * of them, a padded row) and its int32 bias: (128 or 0 - zx) times the
+ * weights' sum, plus the bias. QLinearConv adds the bias with saturation;
+ * the sum starts with it only where that cannot saturate, whatever the
+ * input (|bias| + 255 * 128 * k <= 2^31 - 1), and where the product's
+ * precondition holds; then it returns 0, else -1 (the compiler keeps the
+ * direct loops, conv_integer.c). The compiler calls it at compile time
+ * (c/kernels/conv_integer.cpp), tests/variants on its random cases. */
+static inline int mlip_kq8_start(const int8_t* w, int32_t k, int32_t x_u8, int32_t zx, int32_t bias, int32_t* start) {
+  int64_t sum = 0, s;
+  int32_t i;
+  for (i = 0; i < k; ++i) sum += w[i];
+  s = ((x_u8 ? 128 : 0) - (int64_t)zx) * sum + bias;
+  *start = 0;
+  if ((bias < 0 ? -(int64_t)bias : (int64_t)bias) + 32640 * (int64_t)k > INT32_MAX) return -1;
+  if ((s < 0 ? -s : s) + 16384 * (int64_t)k > INT32_MAX) return -1;
+  *start = (int32_t)s;
+  return 0;
+}
+
+/* A fully-connected layer: x itself holds the product's rows (one per
+ * image, c bytes), so there is nothing to gather. */
+static inline int mlip_kq8_conv_direct(const mlip_kq8_conv_t* d) {
+  return d->groups == 1 && d->k == d->c && d->in[0] * d->in[1] * d->in[2] == 1 &&
+         d->kernel[0] * d->kernel[1] * d->kernel[2] == 1 && d->pad[0] + d->pad[1] + d->pad[2] == 0;
+}
+
+/* The scratch bytes mlip_kq8_conv needs (the compiler plans them in the arena). */
+static inline int32_t mlip_kq8_conv_scratch(const mlip_kq8_conv_t* d) {
+  return mlip_kq8_conv_direct(d) ? 0 : d->rows * d->k;
+}
+
+/* The convolution with a given product (mlip_kq8_gemm or one of its
+ * variants): a fully-connected layer in one product on x; otherwise, for
+ * each image and group, `rows` output positions at a time, their windows'
+ * bytes into the scratch (padding taps as zx's byte, the row's tail as 0),
+ * then the product into y. */
+static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
+                                      void* y, void* scratch, mlip_kq8_gemm_fn gemm) {
+  const int32_t icg = d->c / d->groups, ocg = d->m / d->groups;
+  const int32_t isize = d->in[0] * d->in[1] * d->in[2], osize = d->out[0] * d->out[1] * d->out[2];
+  const uint32_t flip = d->x_u8 ? 0x80u : 0u;
+  const uint8_t pad = (uint8_t)d->zx; /* zx's byte, int8 or uint8 */
+  uint8_t* a = (uint8_t*)scratch;
+  int32_t n, g;
+  if (mlip_kq8_conv_direct(d)) {
+    gemm(d->n, d->m, d->k, (const uint8_t*)x, flip, w, ch, d->zy, d->lo, d->hi, (uint8_t*)y, d->m, 1);
+    return;
+  }
+  for (n = 0; n < d->n; ++n) {
+    for (g = 0; g < d->groups; ++g) {
+      const uint8_t* xg = (const uint8_t*)x + (n * d->c + g * icg) * isize;
+      uint8_t* yg = (uint8_t*)y + (n * d->m + g * ocg) * osize;
+      int32_t od = 0, oh = 0, ow = 0, p0;
+      for (p0 = 0; p0 < osize; p0 += d->rows) {
+        const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
+        int32_t r;
+        for (r = 0; r < np; ++r) {
+          uint8_t* row = a + r * d->k;
+          int32_t t = 0, ic, kd, kh, kw;
+          for (ic = 0; ic < icg; ++ic) {
+            for (kd = 0; kd < d->kernel[0]; ++kd) {
+              const int32_t id = od * d->stride[0] - d->pad[0] + kd * d->dilation[0];
+              const int32_t din = id >= 0 && id < d->in[0];
+              for (kh = 0; kh < d->kernel[1]; ++kh) {
+                const int32_t ih = oh * d->stride[1] - d->pad[1] + kh * d->dilation[1];
+                const uint8_t* xr;
+                if (!din || ih < 0 || ih >= d->in[1]) {
+                  for (kw = 0; kw < d->kernel[2]; ++kw) row[t++] = pad;
+                  continue;
+                }
+                xr = xg + ((ic * d->in[0] + id) * d->in[1] + ih) * d->in[2];
+                for (kw = 0; kw < d->kernel[2]; ++kw) {
+                  const int32_t iw = ow * d->stride[2] - d->pad[2] + kw * d->dilation[2];
+                  row[t++] = iw >= 0 && iw < d->in[2] ? xr[iw] : pad;
+                }
+              }
+            }
+          }
+          for (; t < d->k; ++t) row[t] = 0;
+          if (++ow == d->out[2]) {
+            ow = 0;
+            if (++oh == d->out[1]) {
+              oh = 0;
+              ++od;
+            }
+          }
+        }
+        gemm(np, ocg, d->k, a, flip, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yg + p0,
+             1, osize);
+      }
+    }
+  }
+}
+
+/* The convolution on mlip_kq8_gemm: what the generated code calls. */
+static inline void mlip_kq8_conv(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch, void* y,
+                                 void* scratch) {
+  mlip_kq8_conv_with(d, x, w, ch, y, scratch, MLIP_KQ8_GEMM_BEST);
+}
+
+#endif /* MLIP_KQ8_H_ */

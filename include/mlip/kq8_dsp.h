@@ -1,0 +1,101 @@
+/* mlip/kq8.h's product for the Arm DSP extension (Cortex-M4, M7, M33,
+ * M35P), arm_acle.h: two rows of A against two rows of W at a time, four
+ * bytes per load (A's XORed with flip by one EOR); SXTB16 widens a word's
+ * even and odd bytes to two int16 pairs, SMLAD adds both products of a
+ * pair to the sum (eight products per four loads). Requantization in
+ * 32-bit steps; QADD adds the zero point with saturation. */
+#ifndef MLIP_KQ8_DSP_H_
+#define MLIP_KQ8_DSP_H_
+
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
+
+#include <arm_acle.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Four bytes as one word (an unaligned LDR on these cores). */
+static inline uint32_t mlip_kq8_word(const void* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* mlip_requantize in 32-bit steps. GCC and Clang shift a negative value
+ * arithmetically (their documented behaviour; this header is theirs only,
+ * mlip/kisa.h). */
+static inline int32_t mlip_kq8_requant_dsp(int32_t acc, int32_t q, int32_t shift, int32_t zy, int32_t lo,
+                                           int32_t hi) {
+  int32_t v = acc;
+  if (shift > 0) {
+    const int64_t s = (int64_t)v * ((int64_t)1 << shift);
+    v = s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
+  }
+  /* floor((v q + 2^30) / 2^31): the reference's nudged division for either
+   * sign (q is never -2^31, so nothing saturates). */
+  v = (int32_t)(((int64_t)v * q + ((int64_t)1 << 30)) >> 31);
+  if (shift < 0) {
+    /* The reference's rounding shift, ties away from zero, in 32 bits. */
+    const int32_t e = -shift;
+    const int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u);
+    const int32_t threshold = (mask >> 1) + (v < 0);
+    v = (v >> e) + ((v & mask) > threshold);
+  }
+  v = __qadd(v, zy);
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
+                                     const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
+                                     uint8_t* y, int32_t yp, int32_t ym) {
+  const uint32_t flip4 = flip * 0x01010101u; /* the XOR of A's bytes, four at a time */
+  int32_t p, m, k;
+  for (p = 0; p < P; p += 2) {
+    const int32_t np = P - p < 2 ? P - p : 2;
+    const uint8_t* a0 = a + p * K;
+    const uint8_t* a1 = np > 1 ? a0 + K : a0; /* a missing row repeats row 0, not stored */
+    for (m = 0; m < M; m += 2) {
+      const int32_t nm = M - m < 2 ? M - m : 2;
+      const int8_t* w0 = w + m * K;
+      const int8_t* w1 = nm > 1 ? w0 + K : w0;
+      const int32_t* c0 = ch + MLIP_KQ8_CH * m;
+      const int32_t* c1 = nm > 1 ? c0 + MLIP_KQ8_CH : c0;
+      int32_t s00 = c0[0], s01 = c1[0], s10 = c0[0], s11 = c1[0];
+      for (k = 0; k + 4 <= K; k += 4) {
+        const uint32_t x0 = mlip_kq8_word(a0 + k) ^ flip4, x1 = mlip_kq8_word(a1 + k) ^ flip4;
+        const uint32_t v0 = mlip_kq8_word(w0 + k), v1 = mlip_kq8_word(w1 + k);
+        /* Even bytes (0, 2), then odd bytes (1, 3) rotated down. */
+        const int32_t x0e = (int32_t)__sxtb16(x0), x0o = (int32_t)__sxtb16((x0 >> 8) | (x0 << 24));
+        const int32_t x1e = (int32_t)__sxtb16(x1), x1o = (int32_t)__sxtb16((x1 >> 8) | (x1 << 24));
+        const int32_t v0e = (int32_t)__sxtb16(v0), v0o = (int32_t)__sxtb16((v0 >> 8) | (v0 << 24));
+        const int32_t v1e = (int32_t)__sxtb16(v1), v1o = (int32_t)__sxtb16((v1 >> 8) | (v1 << 24));
+        s00 = __smlad(x0e, v0e, s00);
+        s00 = __smlad(x0o, v0o, s00);
+        s01 = __smlad(x0e, v1e, s01);
+        s01 = __smlad(x0o, v1o, s01);
+        s10 = __smlad(x1e, v0e, s10);
+        s10 = __smlad(x1o, v0o, s10);
+        s11 = __smlad(x1e, v1e, s11);
+        s11 = __smlad(x1o, v1o, s11);
+      }
+      for (; k < K; ++k) {
+        s00 += mlip_kq8_product(a0[k], flip, w0[k]);
+        s01 += mlip_kq8_product(a0[k], flip, w1[k]);
+        s10 += mlip_kq8_product(a1[k], flip, w0[k]);
+        s11 += mlip_kq8_product(a1[k], flip, w1[k]);
+      }
+      {
+        uint8_t* yo = y + p * yp + m * ym;
+        yo[0] = (uint8_t)mlip_kq8_requant_dsp(s00, c0[1], c0[2], zy, lo, hi);
+        if (nm > 1) yo[ym] = (uint8_t)mlip_kq8_requant_dsp(s01, c1[1], c1[2], zy, lo, hi);
+        if (np > 1) {
+          yo[yp] = (uint8_t)mlip_kq8_requant_dsp(s10, c0[1], c0[2], zy, lo, hi);
+          if (nm > 1) yo[yp + ym] = (uint8_t)mlip_kq8_requant_dsp(s11, c1[1], c1[2], zy, lo, hi);
+        }
+      }
+    }
+  }
+}
+
+#define MLIP_KQ8_GEMM_DSP(X) X(mlip_kq8_gemm_dsp, "dsp")
+
+#endif /* MLIP_KQ8_DSP_H_ */

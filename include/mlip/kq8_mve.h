@@ -1,0 +1,82 @@
+/* mlip/kq8.h's product for Arm Helium (MVE, Cortex-M55/M85), arm_mve.h:
+ * four rows of A against one row of W at a time, 16 products per VMLADAVA
+ * (int8 multiply, add across the vector into the int32 sum), A's bytes
+ * XORed with flip (VEOR) as they load; the row's tail by predication (W's
+ * lanes past K load as 0). The four sums, one output channel's, are
+ * requantized as one vector: TFLite's arithmetic on lanes (the proof of
+ * each step is beside it), stored with a narrowing store. */
+#ifndef MLIP_KQ8_MVE_H_
+#define MLIP_KQ8_MVE_H_
+
+#include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
+
+#include <arm_mve.h>
+#include <stdint.h>
+
+/* mlip_requantize on four lanes with one (q, shift). */
+static inline int32x4_t mlip_kq8_requant_mve(int32x4_t v, int32_t q, int32_t shift, int32_t zy, int32_t lo,
+                                             int32_t hi) {
+  /* VQSHL saturates to int32 as the reference's x * 2^shift does. */
+  if (shift > 0) v = vqshlq_r_s32(v, shift);
+  /* VQRDMULH is (2 v q + 2^31) >> 32 = floor((v q + 2^30) / 2^31), which is
+   * the reference's nudged division for either sign of v q; it saturates
+   * only -2^31 * -2^31, as the reference. */
+  v = vqrdmulhq_n_s32(v, q);
+  /* VRSHL by -e rounds half up; a negative v less 1 (saturating: -2^31
+   * stays, and is exact) makes its ties go down, away from zero. */
+  if (shift < 0) v = vrshlq_n_s32(vqaddq_s32(v, vshrq_n_s32(v, 31)), shift);
+  /* The zero point with saturation: the clamp below gives what the
+   * reference's int64 sum gives. */
+  v = vqaddq_n_s32(v, zy);
+  return vminq_s32(vmaxq_s32(v, vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
+/* 16 bytes of A at p (lanes past `in` as 0) read as int8 after the XOR. */
+static inline int8x16_t mlip_kq8_load_mve(const uint8_t* p, uint8x16_t flip, mve_pred16_t in) {
+  return vreinterpretq_s8_u8(veorq_u8(vldrbq_z_u8(p, in), flip));
+}
+
+static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
+                                     const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
+                                     uint8_t* y, int32_t yp, int32_t ym) {
+  /* The four rows' outputs as byte offsets, for a scattering store. */
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)yp);
+  /* Lanes past K read flip ^ 0, but W's are 0 there: they add nothing. */
+  const uint8x16_t fv = vdupq_n_u8((uint8_t)flip);
+  int32_t p, m, k;
+  for (p = 0; p < P; p += 4) {
+    const int32_t np = P - p < 4 ? P - p : 4;
+    /* Missing rows repeat row 0; their outputs are not stored. */
+    const uint8_t* a0 = a + p * K;
+    const uint8_t* a1 = np > 1 ? a0 + K : a0;
+    const uint8_t* a2 = np > 2 ? a0 + 2 * K : a0;
+    const uint8_t* a3 = np > 3 ? a0 + 3 * K : a0;
+    const mve_pred16_t store = vctp32q((uint32_t)np);
+    for (m = 0; m < M; ++m) {
+      const int8_t* wm = w + m * K;
+      const int32_t* c = ch + MLIP_KQ8_CH * m;
+      int32_t s0 = c[0], s1 = c[0], s2 = c[0], s3 = c[0];
+      int32x4_t acc;
+      uint8_t* yo = y + p * yp + m * ym;
+      for (k = 0; k < K; k += 16) {
+        const mve_pred16_t in = vctp8q((uint32_t)(K - k));
+        const int8x16_t wv = vldrbq_z_s8(wm + k, in);
+        s0 = vmladavaq_s8(s0, mlip_kq8_load_mve(a0 + k, fv, in), wv);
+        s1 = vmladavaq_s8(s1, mlip_kq8_load_mve(a1 + k, fv, in), wv);
+        s2 = vmladavaq_s8(s2, mlip_kq8_load_mve(a2 + k, fv, in), wv);
+        s3 = vmladavaq_s8(s3, mlip_kq8_load_mve(a3 + k, fv, in), wv);
+      }
+      acc = vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
+      acc = mlip_kq8_requant_mve(acc, c[1], c[2], zy, lo, hi);
+      if (yp == 1) {
+        vstrbq_p_s32((int8_t*)yo, acc, store);
+      } else {
+        vstrbq_scatter_offset_p_s32((int8_t*)yo, offsets, acc, store);
+      }
+    }
+  }
+}
+
+#define MLIP_KQ8_GEMM_MVE(X) X(mlip_kq8_gemm_mve, "mve")
+
+#endif /* MLIP_KQ8_MVE_H_ */

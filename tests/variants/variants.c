@@ -1,0 +1,404 @@
+/* The shared randomized harness of the CPU kernels' variants
+ * (docs/adding-an-operator.md, "Kernel variants"): for every kernel
+ * registered below, random cases run through the portable reference and
+ * through every variant compiled for this target (the kernel header's
+ * MLIP_<KERNEL>_VARIANTS list, as mlip/kisa.h selects them from the
+ * compiler's macros), and every output byte must be the same. One C99
+ * program for every target: hosted_main.c runs it on x86-64 and AArch64
+ * (qemu-aarch64), cortexm_start.c on Cortex-M55 and Cortex-M4 under
+ * qemu-system-arm (semihosting); run_variants.sh builds and runs it.
+ *
+ * Output, one line per kernel:
+ *   kernel MLIP_KQ8_GEMM dispatch mve variants mve dsp cases 400 same
+ * or a line starting with FAIL naming the case (seed, index, sizes) and the
+ * first byte that differs; variants_main returns non-zero then. No heap,
+ * no stdio: buffers are static, text goes through variants_put. */
+#include <stdint.h>
+#include <string.h>
+
+#include "mlip/kq8.h"
+
+void variants_put(const char* s); /* the platform's: stdout or semihosting */
+int variants_main(uint32_t cases, uint32_t seed);
+
+/* ---- text ---------------------------------------------------------------- */
+
+static char line_[512];
+static size_t line_len_;
+
+static void out_s(const char* s) {
+  while (*s && line_len_ + 1 < sizeof line_) line_[line_len_++] = *s++;
+  line_[line_len_] = 0;
+}
+
+static void out_i(int64_t v) {
+  char buf[24];
+  int i = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do {
+    buf[i++] = (char)('0' + (int)(u % 10u));
+    u /= 10u;
+  } while (u);
+  if (v < 0) buf[i++] = '-';
+  while (i > 0) {
+    char c[2];
+    c[0] = buf[--i];
+    c[1] = 0;
+    out_s(c);
+  }
+}
+
+static void out_kv(const char* k, int64_t v) {
+  out_s(" ");
+  out_s(k);
+  out_s("=");
+  out_i(v);
+}
+
+static void out_end(void) {
+  out_s("\n");
+  variants_put(line_);
+  line_len_ = 0;
+  line_[0] = 0;
+}
+
+/* ---- random numbers (xorshift64*, the same sequence on every target) ----- */
+
+typedef struct {
+  uint64_t s;
+} rng_t;
+
+static uint32_t rnd(rng_t* r) {
+  r->s ^= r->s >> 12;
+  r->s ^= r->s << 25;
+  r->s ^= r->s >> 27;
+  return (uint32_t)((r->s * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+/* Uniform in [lo, hi] (hi - lo < 2^32). */
+static int32_t pick(rng_t* r, int32_t lo, int32_t hi) {
+  return (int32_t)((int64_t)lo + (int64_t)(rnd(r) % (uint32_t)((int64_t)hi - lo + 1)));
+}
+
+/* True with probability num / 100. */
+static int chance(rng_t* r, int num) { return (int)(rnd(r) % 100u) < num; }
+
+/* ---- kernel MLIP_KQ8_GEMM (mlip/kq8.h) ---------------------------------- */
+
+typedef struct {
+  mlip_kq8_gemm_fn fn;
+  const char* name;
+} gemm_variant_t;
+
+#define VARIANT_ENTRY(f, n) {f, n},
+static const gemm_variant_t gemm_variants[] = {MLIP_KQ8_GEMM_VARIANTS(VARIANT_ENTRY){0, 0}};
+#undef VARIANT_ENTRY
+
+enum { XMAX = 6144, WMAX = 12288, YMAX = 6144, SMAX = 8192, MMAX = 256 };
+static uint8_t x_[XMAX];
+static int8_t w_[WMAX];  /* the weights [m][icg * taps] */
+static int8_t wp_[WMAX]; /* packed: rows padded to k */
+static int32_t ch_[MLIP_KQ8_CH * MMAX];
+static uint8_t y_ref_[YMAX], y_var_[YMAX], y_direct_[YMAX];
+static uint8_t scratch_[SMAX]; /* A's rows, or the convolution's scratch */
+
+/* A multiplier as the compiler makes them: 0 (rarely) or in [2^30, 2^31),
+ * with a shift in [-31, 30], mostly right shifts of typical sizes. */
+static void pick_requant(rng_t* r, int32_t* q, int32_t* shift) {
+  const int kind = pick(r, 0, 19);
+  *q = kind == 0 ? 0 : kind == 1 ? 1073741824 : kind == 2 ? 2147483647 : pick(r, 1073741824, 2147483647);
+  *shift = chance(r, 70) ? pick(r, -14, 0) : chance(r, 50) ? pick(r, -31, -15) : pick(r, 1, 30);
+}
+
+/* The output's zero point and clamp: int8 or uint8 ranges, or a fused
+ * Relu/Clip's narrower one; rarely any int32 values (lo <= hi). */
+static void pick_output(rng_t* r, int32_t* zy, int32_t* lo, int32_t* hi) {
+  const int u8 = chance(r, 50);
+  *lo = u8 ? 0 : -128;
+  *hi = u8 ? 255 : 127;
+  *zy = u8 ? (chance(r, 50) ? 128 : pick(r, 0, 255)) : (chance(r, 50) ? -128 : pick(r, -128, 127));
+  if (chance(r, 25)) *lo = *zy; /* a fused Relu */
+  if (chance(r, 15)) *hi = pick(r, *lo, *hi);
+  if (chance(r, 5)) {
+    *zy = (int32_t)rnd(r);
+    *lo = (int32_t)rnd(r);
+    *hi = (int32_t)rnd(r);
+    if (*lo > *hi) {
+      const int32_t t = *lo;
+      *lo = *hi;
+      *hi = t;
+    }
+  }
+}
+
+static void fail_head(const char* kernel, const char* variant, const char* what, uint32_t seed, uint32_t index) {
+  out_s("FAIL kernel ");
+  out_s(kernel);
+  out_s(" variant ");
+  out_s(variant);
+  out_s(" ");
+  out_s(what);
+  out_kv("seed", seed);
+  out_kv("case", index);
+}
+
+static int first_difference(const uint8_t* a, const uint8_t* b, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i)
+    if (a[i] != b[i]) return i;
+  return -1;
+}
+
+/* A product case: sizes that are not multiples of 4 or 16, uint8 and int8
+ * data over their whole ranges, starts up to the precondition's limit (sums
+ * near the int32 limits, so left shifts saturate), every multiplier and
+ * shift the compiler can make. */
+static int gemm_case(rng_t* r, uint32_t seed, uint32_t index) {
+  const int32_t P = pick(r, 1, 11), M = pick(r, 1, 21), K = chance(r, 30) ? 16 * pick(r, 1, 6) : pick(r, 1, 150);
+  const int32_t yp = chance(r, 50) ? 1 : M, ym = yp == 1 ? P : 1; /* either layout of y */
+  const int32_t bound = 2147483647 - 16384 * K; /* |start| below this: no partial sum overflows */
+  const uint32_t flip = chance(r, 50) ? 0x80u : 0u; /* uint8 or int8 data */
+  int32_t zy, lo, hi, i, m;
+  const gemm_variant_t* v;
+  pick_output(r, &zy, &lo, &hi);
+  for (i = 0; i < P * K; ++i) scratch_[i] = (uint8_t)pick(r, 0, 255);
+  for (i = 0; i < M * K; ++i) wp_[i] = (int8_t)(chance(r, 5) ? (chance(r, 50) ? -128 : 127) : pick(r, -128, 127));
+  for (m = 0; m < M; ++m) {
+    int32_t* c = ch_ + MLIP_KQ8_CH * m;
+    /* Starts up to the precondition's limit: sums near the int32 limits. */
+    c[0] = chance(r, 15) ? (chance(r, 50) ? bound - 1 : 1 - bound) : pick(r, -(bound / 64), bound / 64);
+    pick_requant(r, &c[1], &c[2]);
+  }
+  memset(y_ref_, 0xA5, sizeof y_ref_);
+  mlip_kq8_gemm_ref(P, M, K, scratch_, flip, wp_, ch_, zy, lo, hi, y_ref_, yp, ym);
+  for (v = gemm_variants; v->fn; ++v) {
+    int at;
+    memset(y_var_, 0xA5, sizeof y_var_);
+    v->fn(P, M, K, scratch_, flip, wp_, ch_, zy, lo, hi, y_var_, yp, ym);
+    at = first_difference(y_ref_, y_var_, P * M);
+    if (at >= 0) {
+      fail_head("MLIP_KQ8_GEMM", v->name, "product", seed, index);
+      out_kv("P", P);
+      out_kv("M", M);
+      out_kv("K", K);
+      out_kv("yp", yp);
+      out_kv("flip", flip);
+      out_kv("byte", at);
+      out_kv("want", y_ref_[at]);
+      out_kv("got", y_var_[at]);
+      out_end();
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* QLinearConv by its definition (ops::eval_QLinearConv): per output, the
+ * products (x - zx) * w over the taps inside x, the bias with saturation,
+ * the requantization. */
+static void direct_conv(const mlip_kq8_conv_t* d, const int32_t* q, const int32_t* shift, const int32_t* bias) {
+  const int32_t icg = d->c / d->groups, ocg = d->m / d->groups;
+  const int32_t osize = d->out[0] * d->out[1] * d->out[2];
+  const int32_t taps = d->kernel[0] * d->kernel[1] * d->kernel[2];
+  int32_t n, oc, od, oh, ow, ic, kd, kh, kw;
+  for (n = 0; n < d->n; ++n)
+    for (oc = 0; oc < d->m; ++oc)
+      for (od = 0; od < d->out[0]; ++od)
+        for (oh = 0; oh < d->out[1]; ++oh)
+          for (ow = 0; ow < d->out[2]; ++ow) {
+            int32_t acc = 0;
+            for (ic = 0; ic < icg; ++ic)
+              for (kd = 0; kd < d->kernel[0]; ++kd)
+                for (kh = 0; kh < d->kernel[1]; ++kh)
+                  for (kw = 0; kw < d->kernel[2]; ++kw) {
+                    const int32_t id = od * d->stride[0] - d->pad[0] + kd * d->dilation[0];
+                    const int32_t ih = oh * d->stride[1] - d->pad[1] + kh * d->dilation[1];
+                    const int32_t iw = ow * d->stride[2] - d->pad[2] + kw * d->dilation[2];
+                    uint8_t b;
+                    int32_t xv;
+                    if (id < 0 || id >= d->in[0] || ih < 0 || ih >= d->in[1] || iw < 0 || iw >= d->in[2]) continue;
+                    b = x_[(((n * d->c + (oc / ocg) * icg + ic) * d->in[0] + id) * d->in[1] + ih) * d->in[2] + iw];
+                    xv = d->x_u8 ? (int32_t)b : (int32_t)b - (b > 127 ? 256 : 0);
+                    acc += (xv - d->zx) * w_[oc * icg * taps + (ic * d->kernel[0] + kd) * d->kernel[1] * d->kernel[2] +
+                                              kh * d->kernel[2] + kw];
+                  }
+            acc = mlip_add_sat_i32(acc, bias[oc]);
+            y_direct_[(n * d->m + oc) * osize + (od * d->out[1] + oh) * d->out[2] + ow] =
+                (uint8_t)mlip_requantize(acc, q[oc], shift[oc], d->zy, d->lo, d->hi);
+          }
+}
+
+/* Names a failed convolution case; returns 1. */
+static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char* what, uint32_t seed,
+                       uint32_t index, int at, const uint8_t* want, const uint8_t* got) {
+  fail_head("MLIP_KQ8_GEMM", variant, what, seed, index);
+  out_kv("n", d->n);
+  out_kv("c", d->c);
+  out_kv("m", d->m);
+  out_kv("groups", d->groups);
+  out_kv("in", d->in[0] * 10000 + d->in[1] * 100 + d->in[2]);
+  out_kv("kernel", d->kernel[0] * 10000 + d->kernel[1] * 100 + d->kernel[2]);
+  out_kv("stride", d->stride[0] * 10000 + d->stride[1] * 100 + d->stride[2]);
+  out_kv("dilation", d->dilation[0] * 10000 + d->dilation[1] * 100 + d->dilation[2]);
+  out_kv("pad", d->pad[0] * 10000 + d->pad[1] * 100 + d->pad[2]);
+  out_kv("k", d->k);
+  out_kv("rows", d->rows);
+  out_kv("x_u8", d->x_u8);
+  out_kv("zx", d->zx);
+  out_kv("byte", at);
+  out_kv("want", want[at]);
+  out_kv("got", got[at]);
+  out_end();
+  return 1;
+}
+
+/* A convolution case: 1-D to 3-D, batch up to 3, groups (depthwise too),
+ * fully-connected layers, channel counts that are not multiples of 4 or 16, strides, pads,
+ * dilations, uint8 input with zero point 128 (or another) and int8 with
+ * -128 (or another), per-channel or per-tensor scales, with and without a
+ * bias (and mlip_kq8_start's refusal of one that could saturate), rows
+ * padded to 1, 4 or 16 bytes, 1 to 8 positions per product. */
+static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
+  mlip_kq8_conv_t d;
+  int32_t q[MMAX], shift[MMAX], bias[MMAX];
+  int32_t icg, ocg, taps, osize, xsize, a, m, i;
+  const int dims = chance(r, 70) ? 2 : chance(r, 50) ? 1 : 3;
+  const int kind = pick(r, 0, 9); /* 0-1 depthwise, 2-3 grouped, 4 fully connected, else dense */
+  const int32_t align = chance(r, 34) ? 1 : chance(r, 50) ? 4 : 16;
+  const gemm_variant_t* v;
+  int per_channel, has_bias, at;
+  for (;;) {
+    d.n = pick(r, 1, 3);
+    d.groups = kind < 2 ? pick(r, 1, 24) : kind < 4 ? pick(r, 2, 4) : 1;
+    icg = kind < 2 ? 1 : kind == 4 ? pick(r, 1, 300) : pick(r, 1, dims == 3 ? 5 : 13);
+    ocg = kind < 2 ? pick(r, 1, 2) : pick(r, 1, kind == 4 ? 40 : 19);
+    d.c = d.groups * icg;
+    d.m = d.groups * ocg;
+    for (a = 0; a < 3; ++a) {
+      const int spatial = a >= 3 - dims && kind != 4;
+      int32_t k, dil, pb, pe;
+      d.in[a] = spatial ? pick(r, 1, dims == 1 ? 24 : dims == 2 ? 11 : 5) : 1;
+      k = spatial ? pick(r, 1, dims == 3 ? 3 : 5) : 1;
+      dil = spatial ? pick(r, 1, 2) : 1;
+      pb = spatial ? pick(r, 0, k - 1) : 0;
+      pe = spatial ? pick(r, 0, k - 1) : 0;
+      while (k > 1 && (k - 1) * dil + 1 > d.in[a] + pb + pe) --k; /* the window fits the padded input */
+      if (k == 1) pb = pe = 0;
+      d.kernel[a] = k;
+      d.dilation[a] = dil;
+      d.stride[a] = spatial ? pick(r, 1, 3) : 1;
+      d.pad[a] = pb;
+      d.out[a] = (d.in[a] + pb + pe - (k - 1) * dil - 1) / d.stride[a] + 1;
+    }
+    taps = icg * d.kernel[0] * d.kernel[1] * d.kernel[2];
+    d.k = (taps + align - 1) / align * align; /* a fully-connected layer with k == c reads x itself */
+    d.rows = pick(r, 1, 8);
+    osize = d.out[0] * d.out[1] * d.out[2];
+    xsize = d.n * d.c * d.in[0] * d.in[1] * d.in[2];
+    if (xsize <= XMAX && d.m * d.k <= WMAX && d.m * taps <= WMAX && d.n * d.m * osize <= YMAX &&
+        mlip_kq8_conv_scratch(&d) <= SMAX && d.m <= MMAX)
+      break;
+  }
+  d.x_u8 = chance(r, 50);
+  d.zx = d.x_u8 ? (chance(r, 60) ? 128 : pick(r, 0, 255)) : (chance(r, 60) ? -128 : pick(r, -128, 127));
+  pick_output(r, &d.zy, &d.lo, &d.hi);
+  per_channel = chance(r, 60);
+  has_bias = chance(r, 70);
+  for (i = 0; i < xsize; ++i) x_[i] = (uint8_t)pick(r, 0, 255);
+  for (i = 0; i < d.m * taps; ++i) w_[i] = (int8_t)pick(r, -128, 127);
+  for (m = 0; m < d.m; ++m) {
+    int refused, fits;
+    if (per_channel || m == 0) {
+      pick_requant(r, &q[m], &shift[m]);
+      if (shift[m] > 0 && chance(r, 80)) shift[m] = -shift[m]; /* left shifts saturate most outputs: fewer */
+    } else {
+      q[m] = q[0];
+      shift[m] = shift[0];
+    }
+    /* Real biases, and rarely one so large that QLinearConv's saturating
+     * add could saturate: mlip_kq8_start must refuse it (the compiler
+     * then keeps the direct loops), and the case is not run. */
+    bias[m] = !has_bias ? 0 : chance(r, 98) ? pick(r, -30000, 30000) : (int32_t)rnd(r);
+    memset(wp_ + m * d.k, 0, (size_t)d.k);
+    memcpy(wp_ + m * d.k, w_ + m * taps, (size_t)taps);
+    refused = mlip_kq8_start(wp_ + m * d.k, d.k, d.x_u8, d.zx, bias[m], &ch_[MLIP_KQ8_CH * m]) != 0;
+    {
+      int64_t sum = 0, start;
+      for (i = 0; i < taps; ++i) sum += w_[m * taps + i];
+      start = ((d.x_u8 ? 128 : 0) - (int64_t)d.zx) * sum + bias[m];
+      fits = (bias[m] < 0 ? -(int64_t)bias[m] : (int64_t)bias[m]) + 32640 * (int64_t)d.k <= INT32_MAX &&
+             (start < 0 ? -start : start) + 16384 * (int64_t)d.k <= INT32_MAX;
+    }
+    if (refused != !fits) {
+      fail_head("MLIP_KQ8_GEMM", "ref", "mlip_kq8_start", seed, index);
+      out_kv("bias", bias[m]);
+      out_kv("k", d.k);
+      out_kv("refused", refused);
+      out_end();
+      return 1;
+    }
+    if (refused) return 0;
+    ch_[MLIP_KQ8_CH * m + 1] = q[m];
+    ch_[MLIP_KQ8_CH * m + 2] = shift[m];
+  }
+  direct_conv(&d, q, shift, bias);
+  memset(y_ref_, 0xA5, sizeof y_ref_);
+  mlip_kq8_conv_with(&d, x_, wp_, ch_, y_ref_, scratch_, mlip_kq8_gemm_ref);
+  /* The decomposition itself (start term, padding value, im2col) against
+   * the operator's definition; then what the generated code calls, and
+   * every variant, against the reference. */
+  at = first_difference(y_direct_, y_ref_, d.n * d.m * osize);
+  if (at >= 0) return conv_failed(&d, "ref", "convolution vs QLinearConv's definition", seed, index, at, y_direct_, y_ref_);
+  memset(y_var_, 0xA5, sizeof y_var_);
+  mlip_kq8_conv(&d, x_, wp_, ch_, y_var_, scratch_);
+  at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
+  if (at >= 0) return conv_failed(&d, MLIP_KQ8_GEMM_NAME, "convolution (mlip_kq8_conv)", seed, index, at, y_ref_, y_var_);
+  for (v = gemm_variants; v->fn; ++v) {
+    memset(y_var_, 0xA5, sizeof y_var_);
+    mlip_kq8_conv_with(&d, x_, wp_, ch_, y_var_, scratch_, v->fn);
+    at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
+    if (at >= 0) return conv_failed(&d, v->name, "convolution", seed, index, at, y_ref_, y_var_);
+  }
+  return 0;
+}
+
+static int run_kq8_gemm(uint32_t cases, uint32_t seed) {
+  rng_t r;
+  uint32_t i;
+  const gemm_variant_t* v;
+  r.s = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed << 1 | 1u);
+  for (i = 0; i < cases; ++i)
+    if (gemm_case(&r, seed, i) || conv_case(&r, seed, i)) return 1;
+  out_s("kernel MLIP_KQ8_GEMM dispatch ");
+  out_s(MLIP_KQ8_GEMM_NAME);
+  out_s(" variants");
+  for (v = gemm_variants; v->fn; ++v) {
+    out_s(" ");
+    out_s(v->name);
+  }
+  out_s(" cases ");
+  out_i((int64_t)cases * 2);
+  out_s(" same");
+  out_end();
+  return 0;
+}
+
+/* ---- the registry: every kernel with variants ---------------------------- */
+
+typedef struct {
+  const char* name; /* the kernel header's MLIP_<KERNEL>_VARIANTS list, less _VARIANTS */
+  int (*run)(uint32_t cases, uint32_t seed);
+} kernel_test_t;
+
+static const kernel_test_t kernels[] = {
+    {"MLIP_KQ8_GEMM", run_kq8_gemm},
+};
+
+int variants_main(uint32_t cases, uint32_t seed) {
+  size_t i;
+  int failed = 0;
+  for (i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) failed |= kernels[i].run(cases, seed);
+  out_s(failed ? "variants: FAILED" : "variants: all same");
+  out_end();
+  return failed;
+}
