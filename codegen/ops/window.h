@@ -5,8 +5,11 @@
 //   i = o * stride - pad_begin + k * dilation   on each axis.
 // The kernels differ only in what they do with a tap; the order is the one
 // templates/kernels/{conv,maxpool,averagepool,lp_pool}.c run, so the reference
-// and the generated C sum in the same order. (ConvTranspose gathers through
-// the inverse mapping: transpose_gather in ops/conv_transpose.h.)
+// and the generated C sum in the same order (the templates keep their own
+// loop nests: a mustache partial cannot take the tap's body, and the unit
+// tests' bit-for-bit comparisons hold the two together). ConvTranspose
+// gathers through the inverse mapping: transpose_gather in
+// ops/conv_transpose.h.
 #pragma once
 
 #include <cstdint>
