@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # The long fuzz run (docs/security.md): each libFuzzer target for SECONDS
-# (default 600, the documented 10 minutes), one after the other, on the
-# sanitizer build (build-san/, made by scripts/sanitize.sh), starting from
+# (default 600, the documented 10 minutes), one after the other, on a
+# sanitizer build of its own (build-fuzz/, made by scripts/sanitize.sh with
+# the C++ at -O1), starting from
 # the seed corpora plus whatever earlier runs added. Prints one row per
 # target: executions, executions per second, the corpus at the end (units/bytes,
 # as libFuzzer counts it), the inputs saved in corpus/<target>/ so far, peak
 # RSS, findings.
-# A finding leaves its input in build-san/tests/fuzz/artifacts/ and makes the
+# A finding leaves its input in build-fuzz/tests/fuzz/artifacts/ and makes the
 # script exit non-zero.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx npz tar cmdbuf
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SAN_DIR="${MLIPC_SAN_BUILD_DIR:-build-san}"
+# Its own build folder, the compiler at -O1 (more executions per second
+# than the test step's -O0 build in build-san/).
+SAN_DIR="${MLIPC_FUZZ_BUILD_DIR:-build-fuzz}"
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(onnx npz tar cmdbuf)
-MLIPC_SANITIZE=build ./scripts/sanitize.sh
+MLIPC_SANITIZE=build MLIPC_SAN_BUILD_DIR="$SAN_DIR" MLIPC_SAN_CXX_OPT=-O1 ./scripts/sanitize.sh
 [ -d "$SAN_DIR/tests/fuzz/seeds/onnx" ] || ctest --test-dir "$SAN_DIR" -R '^fuzz\.seeds$' >/dev/null
 work="$SAN_DIR/tests/fuzz"
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0"

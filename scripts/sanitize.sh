@@ -1,65 +1,75 @@
 #!/usr/bin/env bash
 # The sanitizer step of the test suite (run by scripts/test.sh; docs/security.md):
-# builds the compiler, the runtime, the tests and the libFuzzer targets with
-# clang-14, AddressSanitizer and UBSan (any report aborts, leaks included) in
-# build-san/; `mlipc run` in that build also compiles the generated code and
-# the runtime it builds with the same sanitizers. Then it runs
-#   short (default; fits CI): every unit test but the operator kernels'
-#     generated-C sweeps (unit.<Op>.GeneratedC*), every runtime test; every end-to-end
-#     test (the digits example compiled for "mrvl, c", the robustness cases,
-#     every shared and generated model on both targets) except the MLIP bit-identity sweep
-#     over tile counts and weight placements (the same code, 8 more compiles
-#     per model) and the tests whose sanitized run checks nothing more (SHORT_EXCLUDE);
-#     the ONNX conformance cases, on "mrvl, c", of the operators
-#     the MLIP runs (SANITIZE_CONFORMANCE below: the MLIP lowering, encoder
-#     and simulator and the CPU kernels around them); each fuzz target for
-#     MLIPC_FUZZ_SECONDS (10) seconds;
-#   full (MLIPC_SANITIZE=full): the whole suite, every conformance case;
-#   build (MLIPC_SANITIZE=build): only the build (scripts/fuzz.sh uses it).
+# builds with clang-14, AddressSanitizer and UBSan (any report aborts, leaks
+# included) in build-san/; `mlipc run` in that build also compiles the
+# generated code and the runtime it builds with the same sanitizers. Then it
+# runs
+#   short (default; fits CI): what only the sanitizers find, on the code that
+#     reads untrusted input or runs compiled buffers: every runtime test (the
+#     validator, the simulator, the command-buffer fuzz tests); each libFuzzer
+#     target for MLIPC_FUZZ_SECONDS (10) seconds and its regression inputs
+#     (the compiler, the .npz reader, the tarball reader, the command-buffer
+#     validator and simulator on hostile bytes); the command line on hostile
+#     files (e2e Robust, Cli, MlipCli, Mesh and the error tests); and the
+#     generated C and the simulator end to end on the shared models (both
+#     targets), the MLIP networks of every fp16 layer kind, and the int8 MLIP
+#     models of every int8 command (SANITIZE_SHORT below). It builds only
+#     what these need (the CMake target mlipc_sanitize_short), not the unit
+#     and conformance programs.
+#   full (MLIPC_SANITIZE=full): the whole suite under the sanitizers, every
+#     conformance case (builds everything);
+#   build (MLIPC_SANITIZE=build): only the short mode's build (scripts/fuzz.sh
+#     uses it).
 # Extra arguments go to ctest. docs/security.md gives the times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SAN_DIR="${MLIPC_SAN_BUILD_DIR:-build-san}"
 MODE="${MLIPC_SANITIZE:-short}"
 FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-10}"
-# Conformance cases on the MLIP target of the operators it offloads.
-SANITIZE_CONFORMANCE='conformance\.mrvl\.node_test_(conv|maxpool|averagepool|globalaveragepool|globalmaxpool|gemm|matmul|add|relu|clip|softmax|pad)(_|$)'
-# Left to the full mode: the MLIP bit-identity sweep; the operator kernels'
-# generated-C sweeps (unit.<Op>.GeneratedC*, Resize's every-mode sweeps, the
-# random data-movement sweeps: a third of the short mode's time; the same
-# kernels run sanitized in the e2e and conformance tests); and what the
-# sanitizers do not reach: the tarball built with the plain system compiler,
-# the cross builds under QEMU (runtime.kmath_xplat, e2e XplatGnu and the
-# Marvell guide's cross-compiled lines), and the runs killed by a signal (no
-# exit, so no leak check).
-SHORT_EXCLUDE='^e2e\.(Shared/MlipModels|Generated/MlipGeneratedModels)\.BitIdenticalForEveryTileCountAndWeightPlacement/'
-SHORT_EXCLUDE+='|^unit\.[A-Za-z0-9_]+\.GeneratedC|^unit\.Resize\.(Nearest|LinearAndCubic)Every|^unit\.(Seeds/)?DatamoveRandom'
-# The int8 bit-identity sweep (8 builds per model) keeps five of its twenty
-# models, the QDQ residual SE block (int8 conv, depthwise conv, pools, add)
-# and the four small QDQ models of the other int8 commands (FC, average pool,
-# Mul and Concat, the tables); the others repeat those commands on larger maps.
-SHORT_EXCLUDE+='|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_(qop_|qdq_mlperf_|qdq_seed_)'
-SHORT_EXCLUDE+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/|^runtime\.kmath_xplat$|^e2e\.Signals/Interrupt\.'
-SHORT_EXCLUDE+='|^e2e\.Shared/XplatGnu\.|^e2e\.Targets/GuideLines\.'
-# Firmware and cross builds under QEMU (the TVM demo flow, the firmware
-# template, the per-model sweep), the vector kmath's cc/clang/QEMU builds and
-# the MPI runs: the sanitizers reach none of that code (the threads transport
-# of the mesh stays).
-SHORT_EXCLUDE+='|^e2e\.(Digits/TvmDemo|TvmDemoErrors|FirmwarePlatformTemplate|Digits/FirmwareTemplate|FirmwareTemplateMemory|Models/QemuSweep|Models/MeshMpi)\.|^unit\.KmathN\.'
-# The tiled kernels' random generated-C sweeps (as unit.<Op>.GeneratedC*);
-# of the int8 sweep's newer models the upsampling decoder (int8 RESIZE)
-# stays, the Pad and ConvTranspose models repeat CONV2D on the MLIP; of
-# post-training quantization the CPU digits run, the CLI and the errors stay
-# (the MLIP run and the mixed-precision model repeat the same calibration).
-SHORT_EXCLUDE+='|^unit\.TiledKernels\.Random|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_qdq_(mlip_pad|unet_up)$'
-SHORT_EXCLUDE+='|^e2e\.PtqDigits\.Int8AccuracyOnMrvl|^e2e\.PtqMixedPrecision\.'
+
+# The short mode's tests. The command line and the pipeline runner on
+# hostile input: Robust, Cli, MlipCli, the error tests, and of Mesh the
+# manifest that no longer matches its stages (runtime/pipeline) and the bad
+# options. The generated C and the simulator: the shared models on "c"
+# (MobileNet's kernels are KWS's and the others', in a 32 s run under the
+# sanitizers) and on "mrvl, c" (fp16), the seven MLIP networks of
+# tests/gen (every fp16 layer kind: convolutions, pools, dense, the
+# activations and elementwise layers, resize, concat, channel slice and
+# shuffle), and the six small int8 MLIP models whose commands together are
+# every int8 layer kind (conv, depthwise conv, pools, add: the residual SE
+# block; FC; average pool; Mul and Concat; the tables; resize), each against
+# its CPU build over tilings() (tests/e2e/models.h).
+SANITIZE_SHORT='^runtime\.|^fuzz\.'
+SANITIZE_SHORT+='|^e2e\.(Robust|Cli|MlipCli|QuantizedMlipErrors|QuantizedIoErrors|PtqErrors)\.'
+SANITIZE_SHORT+='|^e2e\.Mesh\.(AManifestThatDoesNotMatchItsStagesIsRejected|BadMeshOptionsAreOneLineAndWriteNothing|AMemoryLimitTooSmallForALayerIsOneLineNamingTheOnnxNode)$'
+SANITIZE_SHORT+='|^e2e\.Shared/Models\.MatchesOnnxruntime/(seed_digits_cnn|kws_dscnn|ic_resnet8|ad_fc_autoencoder)$'
+SANITIZE_SHORT+='|^e2e\.Shared/MlipModels\.MatchesOnnxruntimeWithinFp16Tolerance/'
+SANITIZE_SHORT+='|^e2e\.Generated/MlipGeneratedModels\.MatchesOnnxruntimeWithinFp16Tolerance/torch_mlip_'
+SANITIZE_SHORT+='|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_qdq_(dw_se_residual_block|mlip_dense|mlip_avgpool|mlip_mul|mlip_tables|mlip_upsample)$'
+# Of those, what the sanitizers do not reach: the QEMU cross builds of the
+# kmath (runtime.kmath_xplat).
+SHORT_EXCLUDE='^runtime\.kmath_xplat$'
+
+# The C++ (the compiler, the tests, the readers' fuzz targets) is built at
+# -O0: clang compiles it with the sanitizers in a quarter of -O1's time (the
+# operator library's largest unity batch: 5.6 against 22.7 CPU-seconds),
+# and it runs a few times slower, which the short mode's tests, mostly C
+# builds and the C runtime, hardly see. The C (the runtime, the simulator,
+# the command-buffer fuzz target) keeps -O1. scripts/fuzz.sh, whose long
+# runs want executions per second, builds at -O1 in a folder of its own
+# (MLIPC_SAN_CXX_OPT=-O1).
+CXX_OPT="${MLIPC_SAN_CXX_OPT:--O0}"
 
 source scripts/ccache-env.sh
 start=$(date +%s)
 cmake -S . -B "$SAN_DIR" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_C_FLAGS_SANITIZE="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only" \
+  -DCMAKE_C_FLAGS_SANITIZE="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_SANITIZE="$CXX_OPT -gline-tables-only" \
   -DMLIPC_ASAN=ON -DMLIPC_FUZZ=ON -DMLIPC_FUZZ_SECONDS="$FUZZ_SECONDS" "${launcher[@]}" >/dev/null
-cmake --build "$SAN_DIR" -j"$(nproc)" >/dev/null
+if [ "$MODE" = short ] || [ "$MODE" = build ]; then
+  cmake --build "$SAN_DIR" -j"$(nproc)" --target mlipc_sanitize_short >/dev/null
+else
+  cmake --build "$SAN_DIR" -j"$(nproc)" >/dev/null
+fi
 built=$(date +%s)
 if [ "$MODE" = build ]; then exit 0; fi
 
@@ -69,26 +79,26 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stac
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export MLIPC_CACHE_DIR="$PWD/$SAN_DIR/mlipc-cache"
 mkdir -p "$MLIPC_CACHE_DIR" && chmod 700 "$MLIPC_CACHE_DIR"
-# A fresh build folder has no test timings, and ctest then starts the
-# slowest sanitized tests (the PTQ calibrations, 1 to 2.5 minutes each under
-# ASan) last, one after another at the end: seed its cost file (name, runs,
-# seconds; ctest starts the costliest first and keeps its own figures after).
+# A fresh build folder has no test timings: ctest would start the slowest
+# tests last. Seed its cost file (name, runs, seconds; ctest starts the
+# costliest first and keeps its own figures after) with the slowest ones.
 cost="$SAN_DIR/Testing/Temporary/CTestCostData.txt"
 if [ ! -f "$cost" ]; then
   mkdir -p "$(dirname "$cost")"
-  printf '%s 1 %s\n' e2e.PtqCli.CompileSummaryInspectTableAndMetadata 150 \
-    e2e.PtqDigits.Int8AccuracyOnCWithinOnePointOfFp32 100 e2e.PtqDigits.EmittedQdqModelMatchesOnnxruntime 70 \
-    e2e.MlipResize.NearestAndBilinearEveryCoordinateMode 70 e2e.QuantizedMlipResize.NearestEveryModeIsAnInt8CopyOnTheMlip 60 \
-    e2e.MlipPools.CeilModeAsymmetricPadsAndCountIncludePad 45 e2e.MlipGenerated.SimulatorCyclesEqualCompilerEstimates 36 \
-    e2e.MlipPools.Dilations 30 > "$cost"
+  printf '%s 1 %s\n' e2e.Mesh.AManifestThatDoesNotMatchItsStagesIsRejected 40 \
+    e2e.Robust.DamagedMetadataJsonGivesOneLineAndNoPartialOutput 21 \
+    e2e.Shared/MlipModels.MatchesOnnxruntimeWithinFp16Tolerance/seed_digits_cnn 20 \
+    e2e.Shared/Models.MatchesOnnxruntime/ic_resnet8 17 fuzz.onnx 15 fuzz.tar 11 fuzz.cmdbuf 11 fuzz.npz 11 \
+    e2e.PtqErrors.BadCalibrationDataIsRefusedInOneLine 11 e2e.Shared/Models.MatchesOnnxruntime/kws_dscnn 11 \
+    e2e.Robust.BuildCacheMustBePrivateToTheUser 11 > "$cost"
   echo "---" >> "$cost"
 fi
 status=0
 if [ "$MODE" = full ]; then
   ctest --test-dir "$SAN_DIR" -j"$(nproc)" --output-on-failure "$@" || status=$?
 else
-  ctest --test-dir "$SAN_DIR" -j"$(nproc)" --output-on-failure \
-    -R "^(unit\.|runtime\.|e2e\.|fuzz\.)|^${SANITIZE_CONFORMANCE}" -E "$SHORT_EXCLUDE" "$@" || status=$?
+  ctest --test-dir "$SAN_DIR" -j"$(nproc)" --output-on-failure -R "$SANITIZE_SHORT" -E "$SHORT_EXCLUDE" "$@" ||
+    status=$?
 fi
 end=$(date +%s)
 echo "sanitizer step ($MODE): build $((built - start)) s, tests $((end - built)) s"

@@ -10,6 +10,7 @@
 #include "ops/conv.h"
 #include "ops/ops.h"
 #include "ops/spatial.h"
+#include "ops/window.h"
 #include "support/error.h"
 
 namespace mlipc::ops {
@@ -108,9 +109,7 @@ void eval_Conv(EvalContext& ctx) {
   const int64_t group = ctx.attrs().get_int("group", 1);
   const int64_t n_batch = xt.shape()[0], c = xt.shape()[1], m = wt.shape()[0];
   const int64_t icg = c / group, ocg = m / group;
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t ksize = g.kernel[0] * g.kernel[1] * g.kernel[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
   const float* x = xt.data<float>();
   const float* w = wt.data<float>();
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
@@ -122,30 +121,14 @@ void eval_Conv(EvalContext& ctx) {
       const float* xg = x + (n * c + (oc / ocg) * icg) * isize;
       const float* wm = w + oc * icg * ksize;
       float* ym = y + (n * m + oc) * osize;
-      for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh)
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            float sum = 0.0f;
-            for (int64_t ic = 0; ic < icg; ++ic)
-              for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-                const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-                if (id < 0 || id >= g.in[0]) continue;
-                for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-                  const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-                  if (ih < 0 || ih >= g.in[1]) continue;
-                  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                    const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                    if (iw < 0 || iw >= g.in[2]) continue;
-                    sum += xg[((ic * g.in[0] + id) * g.in[1] + ih) * g.in[2] + iw] *
-                           wm[((ic * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw];
-                  }
-                }
-              }
-            float v = b ? sum + b[oc] : sum;
-            const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
-            if (res) v += res[(n * m + oc) * osize + o];
-            ym[o] = act.apply(v);
-          }
+      for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+        float sum = 0.0f;
+        for (int64_t ic = 0; ic < icg; ++ic)
+          for_each_tap(g, od, oh, ow, [&](const WindowTap& t) { sum += xg[ic * isize + t.x] * wm[ic * ksize + t.k]; });
+        float v = b ? sum + b[oc] : sum;
+        if (res) v += res[(n * m + oc) * osize + o];
+        ym[o] = act.apply(v);
+      });
     }
 }
 

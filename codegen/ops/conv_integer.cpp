@@ -4,6 +4,7 @@
 #include "ops/conv_integer.h"
 
 #include "ops/ops.h"
+#include "ops/window.h"
 #include "mlip/requant.h"
 #include "support/error.h"
 
@@ -62,9 +63,7 @@ void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, in
   const int64_t group = attrs.get_int("group", 1);
   const int64_t n_batch = xt.shape()[0], c = xt.shape()[1], m = wt.shape()[0];
   const int64_t icg = c / group, ocg = m / group;
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t ksize = g.kernel[0] * g.kernel[1] * g.kernel[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
   const std::vector<int32_t> x = int32_values(xt), w = int32_values(wt);
   for (int64_t n = 0; n < n_batch; ++n)
     for (int64_t oc = 0; oc < m; ++oc) {
@@ -72,27 +71,14 @@ void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, in
       const int32_t* wm = w.data() + oc * icg * ksize;
       const int32_t zwm = zw.size() > 1 ? zw[static_cast<size_t>(oc)] : zw[0];
       const int64_t ybase = (n * m + oc) * osize;
-      for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh)
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            int32_t acc = 0;
-            for (int64_t ic = 0; ic < icg; ++ic)
-              for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-                const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-                if (id < 0 || id >= g.in[0]) continue;
-                for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-                  const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-                  if (ih < 0 || ih >= g.in[1]) continue;
-                  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                    const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                    if (iw < 0 || iw >= g.in[2]) continue;
-                    acc += (xg[((ic * g.in[0] + id) * g.in[1] + ih) * g.in[2] + iw] - zx) *
-                           (wm[((ic * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw] - zwm);
-                  }
-                }
-              }
-            store(ybase + (od * g.out[1] + oh) * g.out[2] + ow, oc, acc);
-          }
+      for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+        int32_t acc = 0;
+        for (int64_t ic = 0; ic < icg; ++ic)
+          for_each_tap(g, od, oh, ow, [&](const WindowTap& t) {
+            acc += (xg[ic * isize + t.x] - zx) * (wm[ic * ksize + t.k] - zwm);
+          });
+        store(ybase + o, oc, acc);
+      });
     }
 }
 

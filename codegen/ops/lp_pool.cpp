@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ops/ops.h"
+#include "ops/window.h"
 #include "mlip/kmath.h"
 #include "support/error.h"
 
@@ -48,31 +49,16 @@ void eval_lp(EvalContext& ctx, bool global) {
   const int64_t p = lp_pool_p(ctx.attrs());
   const Geometry3 g = to_3d(lp_pool_geometry(ctx.attrs(), spatial_of(xt.shape()), global));
   const int64_t planes = xt.shape()[0] * xt.shape()[1];
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  const int64_t isize = input_plane(g), osize = output_plane(g);
   const float* x = xt.data<float>();
   float* y = ctx.outputs[0].data<float>();
   for (int64_t pl = 0; pl < planes; ++pl) {
     const float* xp = x + pl * isize;
-    for (int64_t od = 0; od < g.out[0]; ++od)
-      for (int64_t oh = 0; oh < g.out[1]; ++oh)
-        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-          float sum = 0.0f;
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-            const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-            if (id < 0 || id >= g.in[0]) continue;
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-              const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-              if (ih < 0 || ih >= g.in[1]) continue;
-              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                if (iw < 0 || iw >= g.in[2]) continue;
-                sum += lp_term(xp[(id * g.in[1] + ih) * g.in[2] + iw], p);
-              }
-            }
-          }
-          y[pl * osize + (od * g.out[1] + oh) * g.out[2] + ow] = lp_root(sum, p);
-        }
+    for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+      float sum = 0.0f;
+      for_each_tap(g, od, oh, ow, [&](const WindowTap& t) { sum += lp_term(xp[t.x], p); });
+      y[pl * osize + o] = lp_root(sum, p);
+    });
   }
 }
 

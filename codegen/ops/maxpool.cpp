@@ -7,6 +7,7 @@
 #include "ops/conv.h"
 #include "ops/ops.h"
 #include "ops/spatial.h"
+#include "ops/window.h"
 #include "support/error.h"
 
 namespace mlipc::ops {
@@ -49,8 +50,7 @@ void eval_MaxPool(EvalContext& ctx) {
   const bool col_major = ctx.attrs().get_int("storage_order", 0) == 1;
   const bool want_indices = has_indices(ctx.node);
   const int64_t planes = xt.shape()[0] * xt.shape()[1];
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  const int64_t isize = input_plane(g), osize = output_plane(g);
   int64_t* yi = want_indices ? ctx.outputs[1].data<int64_t>() : nullptr;
   visit_numeric(xt.dtype(), "MaxPool", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -60,32 +60,19 @@ void eval_MaxPool(EvalContext& ctx) {
     T* y = ctx.outputs[0].data<T>();
     for (int64_t p = 0; p < planes; ++p) {
       const T* xp = x + p * isize;
-      for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh)
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            T best = lowest;
-            int64_t at = -1;
-            for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-              const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-              if (id < 0 || id >= g.in[0]) continue;
-              for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-                const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-                if (ih < 0 || ih >= g.in[1]) continue;
-                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                  const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                  if (iw < 0 || iw >= g.in[2]) continue;
-                  const T v = xp[(id * g.in[1] + ih) * g.in[2] + iw];
-                  if (at < 0 || v > best) {
-                    best = v;
-                    at = col_major ? (iw * g.in[1] + ih) * g.in[0] + id : (id * g.in[1] + ih) * g.in[2] + iw;
-                  }
-                }
-              }
-            }
-            const int64_t o = p * osize + (od * g.out[1] + oh) * g.out[2] + ow;
-            y[o] = best;
-            if (yi) yi[o] = at < 0 ? -1 : p * isize + at;
+      for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+        T best = lowest;
+        int64_t at = -1;
+        for_each_tap(g, od, oh, ow, [&](const WindowTap& t) {
+          const T v = xp[t.x];
+          if (at < 0 || v > best) {
+            best = v;
+            at = col_major ? (t.w * g.in[1] + t.h) * g.in[0] + t.d : t.x;
           }
+        });
+        y[p * osize + o] = best;
+        if (yi) yi[p * osize + o] = at < 0 ? -1 : p * isize + at;
+      });
     }
   });
 }

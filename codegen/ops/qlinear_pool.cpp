@@ -8,6 +8,7 @@
 // possible count, so still one rounding (templates/kernels/qlinear_averagepool.c).
 #include "ops/ops.h"
 #include "ops/spatial.h"
+#include "ops/window.h"
 #include "ops/qlinear.h"
 #include "mlip/requant.h"
 #include "support/error.h"
@@ -106,47 +107,32 @@ void eval_QLinearAveragePool(EvalContext& ctx) {
   const DType t = xt.dtype();
   const QParam xq = eval_qparam(ctx, 1, 2, t), yq = eval_qparam(ctx, 3, 4, t);
   const Geometry3 g = to_3d(resolve_geometry(ctx.attrs(), spatial_of(xt.shape()), {}, kQPoolRules));
-  const std::vector<Requant> r = average_requant(xq.scale, yq.scale, g.kernel[0] * g.kernel[1] * g.kernel[2]);
+  const std::vector<Requant> r = average_requant(xq.scale, yq.scale, kernel_size(g));
   const bool include_pad = ctx.attrs().get_int("count_include_pad", 0) == 1;
   const int64_t planes = xt.shape()[0] * xt.shape()[1];
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  const int64_t isize = input_plane(g), osize = output_plane(g);
   const std::vector<int32_t> x = int32_values(xt);
   TensorData& yt = ctx.outputs[0];
   for (int64_t p = 0; p < planes; ++p) {
     const int32_t* xp = x.data() + p * isize;
-    for (int64_t od = 0; od < g.out[0]; ++od)
-      for (int64_t oh = 0; oh < g.out[1]; ++oh)
-        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-          int32_t sum = 0;
-          int64_t valid = 0, padded = 0;
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-            const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-            if (id >= g.in[0] + g.pad_end[0]) continue;
-            const bool in_d = id >= 0 && id < g.in[0];
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-              const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-              if (ih >= g.in[1] + g.pad_end[1]) continue;
-              const bool in_h = ih >= 0 && ih < g.in[1];
-              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                if (iw >= g.in[2] + g.pad_end[2]) continue;
-                ++padded;
-                if (in_d && in_h && iw >= 0 && iw < g.in[2]) {
-                  sum += xp[(id * g.in[1] + ih) * g.in[2] + iw] - xq.zero_point;
-                  ++valid;
-                }
-              }
-            }
-          }
-          const Requant& m = r[static_cast<size_t>(include_pad ? padded : valid)];
-          const int32_t q = mlip_requantize(sum, m.q, m.shift, yq.zero_point, yq.lo(), yq.hi());
-          const int64_t k = p * osize + (od * g.out[1] + oh) * g.out[2] + ow;
-          if (t == DType::Int8)
-            yt.data<int8_t>()[k] = static_cast<int8_t>(q);
-          else
-            yt.data<uint8_t>()[k] = static_cast<uint8_t>(q);
+    for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+      int32_t sum = 0;
+      int64_t valid = 0, padded = 0;
+      for_each_padded_tap(g, od, oh, ow, [&](const WindowTap& tap) {
+        ++padded;
+        if (tap.inside) {
+          sum += xp[tap.x] - xq.zero_point;
+          ++valid;
         }
+      });
+      const Requant& m = r[static_cast<size_t>(include_pad ? padded : valid)];
+      const int32_t q = mlip_requantize(sum, m.q, m.shift, yq.zero_point, yq.lo(), yq.hi());
+      const int64_t k = p * osize + o;
+      if (t == DType::Int8)
+        yt.data<int8_t>()[k] = static_cast<int8_t>(q);
+      else
+        yt.data<uint8_t>()[k] = static_cast<uint8_t>(q);
+    });
   }
 }
 

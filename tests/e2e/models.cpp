@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "frontend/tensor_proto.h"
+#include "testlib/suite_mode.h"
 
 namespace mlipc::test {
 
@@ -74,6 +75,14 @@ std::vector<TensorData> expected_outputs(const std::filesystem::path& dir) {
     if (!std::filesystem::exists(f)) return out;
     out.push_back(frontend::load_tensor_pb(f));
   }
+}
+
+std::vector<Tiling> tilings() {
+  if (!full_suite()) return {{1, false}, {2, true}, {8, false}};
+  std::vector<Tiling> all;
+  for (int tiles : {1, 2, 4, 8})
+    for (bool pin : {false, true}) all.push_back({tiles, pin});
+  return all;
 }
 
 std::string model_case_name(const ModelCase& m) { return m.name; }

@@ -47,6 +47,18 @@ float output_step(const Graph& g, size_t k);
 // outputs a run produced before comparing values, so a missing output fails.
 std::vector<TensorData> expected_outputs(const std::filesystem::path& dir);
 
+// The MLIP configurations the bit-identity sweeps compare: with
+// MLIPC_TEST_FULL=1 every num_tiles 1, 2, 4, 8 with weights streamed and
+// pinned in OCM; by default three that take every path of the tile split
+// and the weight placement once: 1 tile streamed (no split), 2 tiles with
+// pinned weights, 8 tiles streamed (the largest split; the configuration
+// the fp16 accuracy tests build, so its host build is shared).
+struct Tiling {
+  int tiles;
+  bool pin;
+};
+std::vector<Tiling> tilings();
+
 // gtest parameter names.
 std::string model_case_name(const ModelCase& m);
 // How gtest prints a case (and so how ctest names it).

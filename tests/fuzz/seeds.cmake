@@ -1,14 +1,15 @@
 # Seed corpora for the fuzz targets, from the project's own test data:
 #   onnx    every .onnx under tests/data and examples/ below 128 KiB, and
 #           (when ONNX_TESTDATA names Debian's libonnx-testdata folder, as
-#           the conformance tests use it) the ONNX node-test models
+#           the conformance tests use it) the ONNX node-test models;
+#           onnx-short, the suite's seeds (below)
 #   npz     every .npz and .npy under tests/data and examples/
 #   tar     tarballs mlipc compiles from small models (CPU and MLIP)
 #   cmdbuf  the MLIP command buffers inside those tarballs (fp16 and int8)
 # Small seeds mutate faster; the large models add little.
 # Script mode: -DMLIPC=<mlipc> -DDATA=<tests/data> -DEXAMPLES=<examples> -DOUT=<folder> [-DONNX_TESTDATA=<folder>]
 file(REMOVE_RECURSE ${OUT})
-foreach(sub onnx npz tar cmdbuf)
+foreach(sub onnx onnx-short npz tar cmdbuf)
   file(MAKE_DIRECTORY ${OUT}/${sub})
 endforeach()
 
@@ -26,9 +27,26 @@ endfunction()
 
 file(GLOB_RECURSE onnx ${DATA}/*.onnx ${EXAMPLES}/*.onnx)
 copy_seeds(onnx "" ${onnx})
+# The suite's short run (fuzz.onnx) first replays its seeds, each compiled
+# for both targets, before it mutates anything, so it takes few: the hostile
+# models of tests/data/robustness, three small networks (CPU, fp16 and int8
+# MLIP) and every 50th node test (about 20 of the ~930).
+file(GLOB short_onnx ${DATA}/robustness/*.onnx ${DATA}/models/small_mlip/model.onnx
+     ${DATA}/models/quant_qdq_mlip_dense/model.onnx ${DATA}/models/torch_mlip_acts/model.onnx)
+copy_seeds(onnx-short "" ${short_onnx})
 if(ONNX_TESTDATA AND IS_DIRECTORY ${ONNX_TESTDATA}/node)
   file(GLOB node_models ${ONNX_TESTDATA}/node/*/model.onnx)
   copy_seeds(onnx "node-" ${node_models})
+  set(sample "")
+  set(i 0)
+  foreach(m IN LISTS node_models)
+    math(EXPR r "${i} % 50")
+    if(r EQUAL 0)
+      list(APPEND sample ${m})
+    endif()
+    math(EXPR i "${i} + 1")
+  endforeach()
+  copy_seeds(onnx-short "node-" ${sample})
 endif()
 file(GLOB_RECURSE npz ${DATA}/*.npz ${DATA}/*.npy ${EXAMPLES}/*.npz)
 copy_seeds(npz "" ${npz})

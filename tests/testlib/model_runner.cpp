@@ -2,15 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <random>
-
 #include <fmt/format.h>
 
-#include "frontend/onnx_import.h"
 #include "host/host_model.h"
-#include "ops/evaluator.h"
-#include "support/error.h"
 #include "mlf/archive.h"
 #include "support/file_util.h"
 #include "support/process.h"
@@ -18,11 +12,6 @@
 namespace fs = std::filesystem;
 
 namespace mlipc::test {
-
-fs::path scratch_dir() {
-  static TempDir dir("mlipc-test");
-  return dir.path();
-}
 
 std::string strict_c99_errors(const fs::path& onnx) {
   driver::CompileResult r = driver::compile_model(onnx, {});
@@ -51,54 +40,8 @@ io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& i
   return out;
 }
 
-std::string import_error(const fs::path& onnx) {
-  try {
-    frontend::import_onnx(onnx);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-io::NamedTensors reference_run(const fs::path& onnx, const io::NamedTensors& inputs) {
-  Graph g = frontend::import_onnx(onnx);
-  std::vector<TensorData> ins;
-  for (const GraphIO& io : g.inputs) {
-    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& p) { return p.first == io.name; });
-    if (it == inputs.end()) fail("reference_run: input '{}' missing", io.name);
-    ins.push_back(it->second);
-  }
-  std::vector<TensorData> outs = evaluate(g, ins);
-  io::NamedTensors result;
-  for (size_t i = 0; i < outs.size(); ++i) result.emplace_back(g.outputs[i].name, std::move(outs[i]));
-  return result;
-}
-
-TensorData random_tensor(DType dtype, const Shape& shape, uint32_t seed, double lo, double hi) {
-  std::mt19937 rng(seed);
-  TensorData t(DType::Float64, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dtype_is_float(dtype)) t.data<double>()[i] = std::uniform_real_distribution<double>(lo, hi)(rng);
-    else t.data<double>()[i] = std::floor(std::uniform_real_distribution<double>(lo, hi + 1.0)(rng));
-  }
-  return t.cast(dtype);
-}
-
-std::string compare(const TensorData& got, const TensorData& want, double rtol, double atol) {
-  if (got.dtype() != want.dtype())
-    return fmt::format("dtype {} != expected {}", dtype_name(got.dtype()), dtype_name(want.dtype()));
-  if (got.shape() != want.shape())
-    return fmt::format("shape {} != expected {}", shape_str(got.shape()), shape_str(want.shape()));
-  std::vector<double> g = got.as_double(), w = want.as_double();
-  int64_t bad = 0, first = -1;
-  for (size_t i = 0; i < g.size(); ++i) {
-    bool ok = (std::isnan(g[i]) && std::isnan(w[i])) || (g[i] == w[i]) ||
-              std::fabs(g[i] - w[i]) <= atol + rtol * std::fabs(w[i]);
-    if (!ok && bad++ == 0) first = static_cast<int64_t>(i);
-  }
-  if (bad == 0) return "";
-  return fmt::format("{} of {} elements differ; first at flat index {}: got {:.9g}, expected {:.9g}", bad, g.size(),
-                     first, g[first], w[first]);
+io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& inputs) {
+  return compile_and_run(onnx, inputs, driver::CompileOptions{});
 }
 
 void expect_matches_reference(const fs::path& onnx, const io::NamedTensors& inputs, double rtol, double atol,
@@ -110,6 +53,10 @@ void expect_matches_reference(const fs::path& onnx, const io::NamedTensors& inpu
     EXPECT_EQ(got[i].first, want[i].first);
     EXPECT_EQ(compare(got[i].second, want[i].second, rtol, atol), "") << "output '" << want[i].first << "'";
   }
+}
+
+void expect_matches_reference(const fs::path& onnx, const io::NamedTensors& inputs, double rtol, double atol) {
+  expect_matches_reference(onnx, inputs, rtol, atol, driver::CompileOptions{});
 }
 
 }  // namespace mlipc::test

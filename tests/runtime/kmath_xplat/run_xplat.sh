@@ -6,6 +6,8 @@
 # (arm-none-eabi-gcc, run under qemu-system-arm with semihosting), and
 # requires every build to print the same hashes. Also prints the Cortex-M55
 # -Os code size of the functions. Exit 77 (SKIP) when a tool is missing.
+# The suite's default run builds eight of the variants (below); every one
+# with MLIPC_TEST_FULL=1.
 # usage: run_xplat.sh <repo root> <work dir>
 set -u
 ROOT=$1
@@ -56,6 +58,25 @@ if grep -qw fma /proc/cpuinfo 2>/dev/null; then
 fi
 # Not supported (clang's explicit -ffp-contract=fast overrides the pragma): shown, not required.
 CONTROL="aarch64 clang -O2 -ffp-contract=fast (unsupported)|$CLANG|--target=aarch64-linux-gnu -O2 -std=gnu99 -static -ffp-contract=fast|qemu-aarch64"
+ALL=("${VARIANTS[@]}" "$CONTROL")
+# The suite's default run (MLIPC_TEST_FULL unset): one build per compiler
+# and floating-point unit (x86-64 gcc and clang, the FMA-capable build,
+# AArch64 gcc and clang, Cortex-M55, M4F and soft-float M3), at the
+# optimization level where contraction or library calls would show; the
+# other optimization levels and language modes, and the control, with
+# MLIPC_TEST_FULL=1.
+if [ "${MLIPC_TEST_FULL:-0}" != 1 ]; then
+  short=()
+  for v in "${VARIANTS[@]}"; do
+    case "${v%%|*}" in
+      "x86-64 gcc -O2 c99" | "x86-64 clang -O2 c99" | "x86-64 gcc -O2 gnu99 -march=haswell" | \
+      "aarch64 gcc -O2 gnu99" | "aarch64 clang -O2 gnu99" | "cortex-m55 gcc -Os gnu99" | \
+      "cortex-m4f gcc -O2 gnu99" | "cortex-m3 gcc -Os gnu99") short+=("$v") ;;
+    esac
+  done
+  VARIANTS=("${short[@]}")
+  ALL=("${VARIANTS[@]}")
+fi
 
 build_and_run() {  # index, variant line -> out.<index> (what it printed), log.<index>
   local i=$1 name cc flags run
@@ -84,7 +105,6 @@ build_and_run() {  # index, variant line -> out.<index> (what it printed), log.<
   esac
 }
 
-ALL=("${VARIANTS[@]}" "$CONTROL")
 rm -f out.* log.*
 pids=()
 for i in "${!ALL[@]}"; do

@@ -6,7 +6,7 @@
 
 #include "support/file_util.h"
 #include "support/process.h"
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 
 namespace mlipc::c::unit_c_constants {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/activation.h"
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace mlipc::c::unit_c_kernel_helpers {

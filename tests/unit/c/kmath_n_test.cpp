@@ -13,7 +13,7 @@
 
 #include "support/file_util.h"
 #include "support/process.h"
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 
 namespace mlipc::unit_c_kmath_n {
 namespace {

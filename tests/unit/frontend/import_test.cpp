@@ -5,7 +5,7 @@
 
 #include "support/error.h"
 #include "support/file_util.h"
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 using ::testing::HasSubstr;

@@ -9,7 +9,7 @@
 #include <map>
 #include <random>
 
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace mlipc::unit_ops_conv_integer {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace mlipc::unit_ops_elementwise_random {

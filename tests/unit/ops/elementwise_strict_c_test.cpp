@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace fs = std::filesystem;

@@ -3,10 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "frontend/onnx_import.h"
 #include "support/error.h"
-#include "testlib/model_runner.h"
-#include "testlib/onnx_builder.h"
+#include "testlib/c_runner.h"
+#include "testlib/op_model.h"
 
 namespace mlipc::unit_ops_flatten {
 namespace {
@@ -15,13 +14,10 @@ using test::OnnxBuilder;
 using ::testing::HasSubstr;
 
 Shape flattened(const Shape& in, std::optional<int64_t> axis) {
-  OnnxBuilder b;
-  b.input("x", DType::Float32, in);
-  if (axis) b.node("Flatten", {"x"}, {"y"}, {{"axis", *axis}});
-  else b.node("Flatten", {"x"}, {"y"});
-  b.output("y");
-  Graph g = frontend::import_onnx(b.save(test::scratch_dir(), "f.onnx"));
-  return g.value(g.outputs[0].value).shape;
+  test::OpModel m("Flatten");
+  m.input("x", DType::Float32, in);
+  if (axis) m.attr("axis", *axis);
+  return test::infer(m).shapes[0];
 }
 
 TEST(Flatten, ShapeRule) {

@@ -8,7 +8,7 @@
 
 #include <random>
 
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace mlipc::unit_ops_matmul_integer {

@@ -9,7 +9,7 @@
 
 #include "frontend/onnx_import.h"
 #include "support/error.h"
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace mlipc::unit_ops_normalization {

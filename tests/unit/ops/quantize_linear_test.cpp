@@ -12,7 +12,7 @@
 #include <fstream>
 #include <random>
 
-#include "testlib/model_runner.h"
+#include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
 
 namespace mlipc::unit_ops_quantize_linear {

@@ -3,10 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "frontend/onnx_import.h"
 #include "support/error.h"
-#include "testlib/model_runner.h"
-#include "testlib/onnx_builder.h"
+#include "testlib/c_runner.h"
+#include "testlib/op_model.h"
 
 namespace mlipc::unit_ops_squeeze {
 namespace {
@@ -15,30 +14,21 @@ using test::ints;
 using test::OnnxBuilder;
 using ::testing::HasSubstr;
 
-Shape squeezed(const Shape& in, std::optional<ints> axes, int opset = 17) {
-  OnnxBuilder b(opset);
-  b.input("x", DType::Float32, in);
-  if (!axes) {
-    b.node("Squeeze", {"x"}, {"y"});
-  } else if (opset < 13) {
-    b.node("Squeeze", {"x"}, {"y"}, {{"axes", *axes}});
-  } else {
-    b.initializer("axes", TensorData::from<int64_t>({static_cast<int64_t>(axes->size())}, *axes));
-    b.node("Squeeze", {"x", "axes"}, {"y"});
-  }
-  b.output("y");
-  Graph g = frontend::import_onnx(b.save(test::scratch_dir(), "sq.onnx"));
-  return g.value(g.outputs[0].value).shape;
+// Squeeze of x (axes as the opset's form: an attribute before 13, a
+// constant input after).
+test::OpModel squeeze(const Shape& in, std::optional<ints> axes, int opset = 17) {
+  test::OpModel m("Squeeze", opset);
+  m.input("x", DType::Float32, in);
+  if (axes && opset < 13) m.attr("axes", *axes);
+  else if (axes) m.constant("axes", TensorData::from<int64_t>({static_cast<int64_t>(axes->size())}, *axes));
+  return m;
 }
 
-std::string squeeze_error(const Shape& in, std::optional<ints> axes) {
-  try {
-    squeezed(in, axes);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+Shape squeezed(const Shape& in, std::optional<ints> axes, int opset = 17) {
+  return test::infer(squeeze(in, axes, opset)).shapes[0];
 }
+
+std::string squeeze_error(const Shape& in, std::optional<ints> axes) { return test::infer_error(squeeze(in, axes)); }
 
 TEST(Squeeze, ShapeRule) {
   EXPECT_EQ(squeezed({1, 3, 1, 5}, std::nullopt), (Shape{3, 5}));  // all size-1 axes

@@ -1,0 +1,86 @@
+// The sliding-window loop nest of the reference kernels (Conv, ConvInteger,
+// MaxPool, AveragePool, LpPool, QLinearAveragePool): every output position
+// of a Geometry3 in row-major order, and for one output position the taps of
+// its window in window order (kd, kh, kw), input position
+//   i = o * stride - pad_begin + k * dilation   on each axis.
+// The kernels differ only in what they do with a tap; the order is the one
+// templates/kernels/{conv,maxpool,averagepool,lp_pool}.c run, so the reference
+// and the generated C sum in the same order (the templates keep their own
+// loop nests: a mustache partial cannot take the tap's body, and the unit
+// tests' bit-for-bit comparisons hold the two together). ConvTranspose
+// gathers through the inverse mapping: transpose_gather in
+// ops/conv_transpose.h.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/spatial.h"
+
+namespace mlipc::ops {
+
+// One tap of a window.
+struct WindowTap {
+  int64_t x;        // offset in one input plane: (d * in[1] + h) * in[2] + w
+  int64_t k;        // offset in the kernel: (kd * kernel[1] + kh) * kernel[2] + kw
+  int64_t d, h, w;  // the input position (in the padding for a padded tap)
+  bool inside;      // d, h, w inside the input
+};
+
+// f(o, od, oh, ow) for every output position, o = (od * out[1] + oh) * out[2] + ow.
+template <class F>
+void for_each_output(const Geometry3& g, F&& f) {
+  for (int64_t od = 0; od < g.out[0]; ++od)
+    for (int64_t oh = 0; oh < g.out[1]; ++oh)
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) f((od * g.out[1] + oh) * g.out[2] + ow, od, oh, ow);
+}
+
+// f(tap) for the taps of output position (od, oh, ow) inside the input, in
+// window order; taps in the padding are skipped.
+template <class F>
+void for_each_tap(const Geometry3& g, int64_t od, int64_t oh, int64_t ow, F&& f) {
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+    if (id < 0 || id >= g.in[0]) continue;
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+      if (ih < 0 || ih >= g.in[1]) continue;
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+        if (iw < 0 || iw >= g.in[2]) continue;
+        f(WindowTap{(id * g.in[1] + ih) * g.in[2] + iw, (kd * g.kernel[1] + kh) * g.kernel[2] + kw, id, ih, iw, true});
+      }
+    }
+  }
+}
+
+// f(tap) for the taps of output position (od, oh, ow) inside the padded
+// input, in window order, `inside` telling the input's from the padding's
+// (AveragePool's count_include_pad counts both). A tap beyond the end
+// padding (the last window of ceil_mode) is no tap at all.
+template <class F>
+void for_each_padded_tap(const Geometry3& g, int64_t od, int64_t oh, int64_t ow, F&& f) {
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+    if (id >= g.in[0] + g.pad_end[0]) continue;
+    const bool in_d = id >= 0 && id < g.in[0];
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+      if (ih >= g.in[1] + g.pad_end[1]) continue;
+      const bool in_h = ih >= 0 && ih < g.in[1];
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+        if (iw >= g.in[2] + g.pad_end[2]) continue;
+        const bool inside = in_d && in_h && iw >= 0 && iw < g.in[2];
+        f(WindowTap{(id * g.in[1] + ih) * g.in[2] + iw, (kd * g.kernel[1] + kh) * g.kernel[2] + kw, id, ih, iw,
+                    inside});
+      }
+    }
+  }
+}
+
+// Elements of one plane of the input, the kernel and the output.
+inline int64_t input_plane(const Geometry3& g) { return g.in[0] * g.in[1] * g.in[2]; }
+inline int64_t kernel_size(const Geometry3& g) { return g.kernel[0] * g.kernel[1] * g.kernel[2]; }
+inline int64_t output_plane(const Geometry3& g) { return g.out[0] * g.out[1] * g.out[2]; }
+
+}  // namespace mlipc::ops
