@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "cli/format.h"
-#include "cli/memory_size.h"
 #include "host/mesh_model.h"
 #include "io/npz.h"
 #include "mesh/mesh_compile.h"
@@ -73,12 +72,11 @@ std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
 }  // namespace
 
 void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
-                  const std::string& pe_memory) {
+                  uint64_t pe_memory) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (pes == -1) fail("--pe-memory needs --pes (the number of processing elements)");
   mesh::MeshOptions mo;
   mo.pes = pes;
-  mo.pe_memory = pe_memory.empty() ? 0 : parse_memory_size(pe_memory);
+  mo.pe_memory = pe_memory;
   mesh::MeshResult r = mesh::compile_mesh(model, options, mo);
   mlf::write_tar(out, r.files);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

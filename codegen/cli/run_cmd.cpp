@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/mesh_cmd.h"
+#include "cli/number_option.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
@@ -44,6 +45,22 @@ struct RunArgs {
   std::string fill_mode = "random";
   int timeout = limits::kDefaultRunSeconds;
   int build_timeout = limits::kDefaultBuildSeconds;
+};
+
+// The numeric options as the command line gives them (cli/number_option.h
+// reads them into RunArgs, each with its range).
+struct RunNumbers {
+  std::string print_top = "0", number = "1", repeat = "1";
+  std::string timeout = std::to_string(limits::kDefaultRunSeconds);
+  std::string build_timeout = std::to_string(limits::kDefaultBuildSeconds);
+
+  void read_into(RunArgs& a) const {
+    a.print_top = static_cast<int>(parse_whole("--print-top", print_top, 0, kMaxRuns, "values"));
+    a.number = static_cast<int>(parse_whole("--number", number, 0, kMaxRuns));
+    a.repeat = static_cast<int>(parse_whole("--repeat", repeat, 1, kMaxRuns));
+    a.timeout = static_cast<int>(parse_whole("--timeout", timeout, 1, limits::kMaxSeconds, "seconds"));
+    a.build_timeout = static_cast<int>(parse_whole("--build-timeout", build_timeout, 1, limits::kMaxSeconds, "seconds"));
+  }
 };
 
 void print_top(std::string& text, const io::NamedTensors& outs, int k) {
@@ -214,16 +231,12 @@ host::HostModel build_or_find_runner(const RunArgs& a) {
 }
 
 void run_run(const RunArgs& a) {
-  if (a.number < 0) fail("--number {} must be 0 or more", a.number);
-  if (a.repeat < 1) fail("--repeat {} must be at least 1", a.repeat);
   if (a.print_time && a.number == 0)
     fail("--print-time needs --number 1 or more: with --number 0 the model runs once and nothing is timed");
   if (static_cast<int64_t>(a.number) * a.repeat > kMaxRuns)
     fail("--number {} x --repeat {} is more than {} runs", a.number, a.repeat, kMaxRuns);
   if (a.fill_mode != "zeros" && a.fill_mode != "ones" && a.fill_mode != "random")
     fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
-  if (a.timeout < 1) fail("--timeout {} must be at least 1 second", a.timeout);
-  if (a.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", a.build_timeout);
   if (is_mesh(mlf::read_tar(a.tarball))) {  // a pipeline across PEs (docs/mesh.md)
     if (a.profile || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
       fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --print-top, "
@@ -269,26 +282,28 @@ void run_run(const RunArgs& a) {
 
 void add_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
+  auto numbers = std::make_shared<RunNumbers>();
   CLI::App* c = app.add_subcommand("run", "run a compiled tarball on this machine (host emulation)");
   c->add_option("tarball", args->tarball, "the tarball written by mlipc compile (anywhere on the line)");
   c->add_option("-i,--inputs", args->inputs, "input arrays (.npz) keyed by the model's input names");
   c->add_option("-o,--outputs", args->outputs, "where to write the outputs (.npz), keyed by output names");
-  c->add_option("--print-top", args->print_top, "print the N largest values of the first output");
+  c->add_option("--print-top", numbers->print_top, "print the N largest values of the first output");
   c->add_flag("--profile", args->profile, "print the time of each layer");
-  c->add_option("--number", args->number,
+  c->add_option("--number", numbers->number,
                 "runs per measurement, as tvmc (default 1); 0: run once, measure nothing");
-  c->add_option("--repeat", args->repeat, "measurements, each the mean of --number runs, as tvmc (default 1)");
+  c->add_option("--repeat", numbers->repeat, "measurements, each the mean of --number runs, as tvmc (default 1)");
   c->add_flag("--print-time", args->print_time,
               "print mean, median, max, min and std of the measurements in ms (after one warm-up run)");
   c->add_option("--fill-mode", args->fill_mode,
                 "without --inputs, fill the inputs with zeros, ones or random values (default random, fixed seed)");
-  c->add_option("--timeout", args->timeout, "kill the model after this many seconds (default 600)");
-  c->add_option("--build-timeout", args->build_timeout,
+  c->add_option("--timeout", numbers->timeout, "kill the model after this many seconds (default 600)");
+  c->add_option("--build-timeout", numbers->build_timeout,
                 "give up building the tarball after this many seconds per compiler run (default 600)");
   c->allow_extras();
-  c->callback([args, c] {
+  c->callback([args, numbers, c] {
     refuse_extras(*c);
     require_positional(args->tarball, *c, "a tarball");
+    numbers->read_into(*args);
     run_run(*args);
   });
 }

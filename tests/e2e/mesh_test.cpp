@@ -263,9 +263,9 @@ TEST(Mesh, BadMeshOptionsAreOneLineAndWriteNothing) {
   TempDir dir("mlipc-mesh");
   const std::string m = model_path("kws_dscnn").string();
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--pes", "0"}, "--pes 0 must be at least 1"},
+      {{"--pes", "0"}, "--pes 0 is out of range (allowed: 1 to 4,096)"},
       {{"--pe-memory", "1MiB"}, "--pe-memory needs --pes"},
-      {{"--pes", "2", "--pe-memory", "12XB"}, "--pe-memory '12XB': give bytes, or a size in KiB, MiB or GiB"},
+      {{"--pes", "2", "--pe-memory", "12XB"}, "--pe-memory '12XB' is not a size (allowed: 1 byte to 1 TiB"},
       {{"--pes", "2", "--cross-compiler", "gcc"}, "--pes: cross builds"},
   };
   for (const auto& [args, message] : cases) {
