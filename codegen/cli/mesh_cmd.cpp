@@ -52,9 +52,13 @@ void print_stage_table(std::string& text, const mesh::Manifest& m) {
   }
 }
 
+// pipeline.json checked completely, and against the stages' modules, before
+// anything is printed or built.
 mesh::Manifest read_manifest(const mlf::FileMap& files, const std::string& tarball) {
   try {
-    return mesh::manifest_from_json(files.at("pipeline.json"));
+    mesh::Manifest m = mesh::manifest_from_json(files.at("pipeline.json"));
+    mesh::check_stage_modules(m, files);
+    return m;
   } catch (const Error& e) {
     fail("{}: {}", tarball, e.what());
   }

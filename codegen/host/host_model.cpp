@@ -55,7 +55,7 @@ CheckedTarball check_tarball(const std::string& bytes, const fs::path& tarball) 
   CheckedTarball c;
   mlf::FileMap files = mlf::read_tar_bytes(bytes, tarball);
   auto it = files.find("metadata.json");
-  if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json)", tarball.string());
+  if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json, no pipeline.json)", tarball.string());
   try {
     c.metadata = mlf::metadata_from_json(it->second);
   } catch (const Error& e) {

@@ -42,6 +42,8 @@ using nlohmann::json;
 namespace mlipc::test::e2e_robustness_run {
 namespace {
 
+fs::path model_file(const std::string& folder) { return fs::path(MLIPC_TEST_DATA) / "models" / folder / "model.onnx"; }
+
 struct RobustRun : public ::testing::Test {
   TempDir dir{"mlipc-robust-run"};
   fs::path p(const std::string& name) const { return dir.path() / name; }
@@ -159,6 +161,152 @@ TEST_F(RobustRun, EveryNumericOptionNamesItselfAndItsRange) {
   // --help and --version still succeed.
   expect_ok(mlipc({"--version"}));
   expect_ok(mlipc({"run", "--help"}));
+}
+
+// ------------------------------------------------- item 10: pipeline.json
+
+// A mesh tarball of kws_dscnn at 2 PEs with its pipeline.json edited.
+struct Tamper {
+  std::string name;
+  std::function<void(json&)> edit;
+  std::string message;  // after "pipeline.json: "
+};
+
+std::vector<Tamper> tamperings() {
+  const std::string relu = "/body/body.11/Relu_output_0";
+  return {
+      {"drop_stage", [](json& p) { p["stages"].erase(1); }, "tensors[1].consumers[0] is 1, not a stage or -1 (the host)"},
+      {"dup_stage", [](json& p) { p["stages"].push_back(p["stages"][1]); }, "stages has 3 entries, more than pes_requested (2)"},
+      {"cycle",
+       [](json& p) {
+         p["stages"][0]["inputs"].push_back("output");
+         p["tensors"][2]["consumers"].push_back(0);
+       },
+       "tensors[2].consumers[1] is stage 0, not after the tensor's producer (stage 1): data flows to later stages only"},
+      {"cycle2",
+       [=](json& p) {
+         p["tensors"][1]["producer"] = 1;
+         p["tensors"][1]["consumers"] = {0};
+         p["stages"][0]["inputs"] = {"input", relu};
+         p["stages"][1]["outputs"] = {"output", relu};
+       },
+       "tensors[1].consumers[0] is stage 0, not after the tensor's producer (stage 1)"},
+      {"swap_stages", [](json& p) { std::swap(p["stages"][0], p["stages"][1]); },
+       "stages[0].index is 1, not its place in \"stages\" (0)"},
+      {"missing_module", [](json& p) { p["stages"][1]["module"] = "default_stage9"; p["stages"][1]["path"] = "default_stage9/"; },
+       "stages[1].module 'default_stage9' is not the stage's module 'default_stage1'"},
+      {"module_other", [](json& p) { p["stages"][1]["module"] = "default_stage0"; p["stages"][1]["path"] = "default_stage0/"; },
+       "stages[1].module 'default_stage0' is not the stage's module 'default_stage1'"},
+      {"path_dotdot", [](json& p) { p["stages"][1]["path"] = "../../etc/"; },
+       "stages[1].path '../../etc/' is not the stage's folder 'default_stage1/'"},
+      {"path_abs", [](json& p) { p["stages"][1]["path"] = "/etc/"; }, "stages[1].path '/etc/' is not the stage's folder"},
+      {"huge_bytes", [](json& p) { p["tensors"][1]["bytes"] = 1000000000000000000ull; },
+       "tensors[1].bytes is 1000000000000000000, not from 0 to 4503599627370496"},
+      {"huge_shape", [](json& p) { p["tensors"][1]["shape"] = {1000000, 1000000, 1000000, 1000000}; p["tensors"][1]["bytes"] = 32000; },
+       "tensors[1].shape[1] makes the tensor larger than mlipc's limit for one tensor (1073741824 bytes)"},
+      {"huge_shape_consistent",
+       [](json& p) { p["tensors"][1]["shape"] = {1, 64, 25, 500000}; p["tensors"][1]["bytes"] = 3200000000ull; },
+       "tensors[1].shape[3] makes the tensor larger than mlipc's limit for one tensor"},
+      {"shape_permuted", [](json& p) { p["tensors"][0]["shape"] = {1, 1, 10, 49}; },
+       "stages[0].inputs[0] is 'input' float32 [1,1,10,49], but module default_stage0's input 0 is 'input' float32 [1,1,49,10]"},
+      {"neg_shape", [](json& p) { p["tensors"][0]["shape"] = {1, -1, 49, -10}; },
+       "tensors[0].shape[1] holds the number -1, not a dimension"},
+      {"version2", [](json& p) { p["version"] = 2; }, "version 2 (this mlipc reads version 1)"},
+      {"version_text", [](json& p) { p["version"] = "1"; }, "version \"1\" (this mlipc reads version 1)"},
+      {"pe_huge", [](json& p) { p["stages"][1]["pe"] = 1000000000; }, "stages[1].pe is 1000000000, not from 0 to 4095"},
+      {"pe_neg", [](json& p) { p["stages"][1]["pe"] = -7; }, "stages[1].pe is -7, not from 0 to 4095"},
+      {"pe_other", [](json& p) { p["stages"][1]["pe"] = 0; }, "stages[1].pe is 0: mlipc runs stage 1 on PE 1"},
+      {"clock0", [](json& p) { p["clock_mhz"] = 0; }, "clock_mhz is 0, not from 1 to 1000000"},
+      {"clock_neg", [](json& p) { p["clock_mhz"] = -5.5; }, "clock_mhz is -5.5, not a finite number of 0 or more"},
+      {"cycles0", [](json& p) { for (json& s : p["stages"]) s["est_cycles"] = 0; }, "stages[0].est_cycles is 0: every stage takes time"},
+      {"cycles_neg", [](json& p) { p["stages"][0]["est_cycles"] = -100; }, "stages[0].est_cycles is -100, not from 0 to 4503599627370496"},
+      {"slowest0", [](json& p) { p["estimates"]["slowest_stage_cycles"] = 0; },
+       "estimates.slowest_stage_cycles is 0, not the slowest stage's est_cycles"},
+      {"latency_lie", [](json& p) { p["estimates"]["latency_us"] = 1.0; }, "estimates.latency_us is 1.0, not"},
+      {"dtype_c128", [](json& p) { p["tensors"][0]["dtype"] = "complex128"; }, "tensors[0].dtype 'complex128' is not a known dtype"},
+      {"dtype_f64", [](json& p) { p["tensors"][0]["dtype"] = "float64"; p["tensors"][0]["bytes"] = 3920; },
+       "stages[0].inputs[0] is 'input' float64 [1,1,49,10], but module default_stage0's input 0 is 'input' float32"},
+      {"input_unknown", [](json& p) { p["stages"][0]["inputs"][0] = "nope"; }, "stages[0].inputs names 'nope', which is not in \"tensors\""},
+      {"producer_oob", [](json& p) { p["tensors"][1]["producer"] = 5; }, "tensors[1].producer is 5, not from -1 to 1"},
+      {"consumer_oob", [](json& p) { p["tensors"][1]["consumers"] = {99}; }, "tensors[1].consumers[0] is 99, not a stage or -1"},
+      {"consumers_dup", [](json& p) { p["tensors"][1]["consumers"] = {1, 1}; }, "tensors[1].consumers[1] names stage 1 twice"},
+      {"consumers_huge", [](json& p) { p["tensors"][1]["consumers"] = std::vector<int>(100000, 1); },
+       "tensors[1].consumers has 100000 entries, more than 3"},
+      {"tensor_inject",
+       [=](json& p) {
+         const std::string evil = "x\"); int pwn = system(\"touch /tmp/pwned_tensor\"); //";
+         p["tensors"][1]["name"] = evil;
+         p["stages"][0]["outputs"] = {evil};
+         p["stages"][1]["inputs"] = {evil};
+       },
+       "stages[0].outputs[0] is 'x\"); int pwn = system(\"touch /tmp/pwned_tensor\"); //' float32 [1,64,25,5], but module "
+       "default_stage0's output 0 is '/body/body.11/Relu_output_0'"},
+      {"module_inject", [](json& p) { p["module_name"] = "x(); system(\"touch /tmp/pwned_mod\"); //"; },
+       "module_name 'x(); system(\"touch /tmp/pwned_mod\"); //' is not a C identifier"},
+      {"stage_module_inject", [](json& p) { p["stages"][1]["module"] = "default_stage1(); system(\"x\")"; },
+       "stages[1].module 'default_stage1(); system(\"x\")' is not the stage's module 'default_stage1'"},
+      {"no_stages", [](json& p) { p["stages"] = json::array(); }, "\"stages\" is empty"},
+      {"stages_null", [](json& p) { p["stages"] = nullptr; }, "stages holds a null, where mlipc writes a list"},
+      {"tensors_empty", [](json& p) { p["tensors"] = json::array(); }, "\"tensors\" is empty"},
+      {"index_wrong", [](json& p) { p["stages"][1]["index"] = 7; }, "stages[1].index is 7, not its place in \"stages\" (1)"},
+      {"float_index", [](json& p) { p["stages"][1]["index"] = 1.5; }, "stages[1].index holds the number 1.5, where mlipc writes a whole number"},
+      {"outputs_empty", [](json& p) { p["outputs"] = json::array(); }, "\"outputs\" is empty: the model has at least one output"},
+      {"inputs_dup", [](json& p) { p["inputs"] = {"input", "input"}; }, "inputs names 'input' twice"},
+      {"many_stages", [](json& p) { p["stages"] = std::vector<json>(5000, p["stages"][0]); }, "stages has 5000 entries, more than 4096"},
+      {"output_from_stage0", [=](json& p) { p["outputs"] = {relu}; },
+       "outputs names '/body/body.11/Relu_output_0', whose \"consumers\" do not include -1 (the host)"},
+      {"extra_key", [](json& p) { p["stages"][0]["command"] = "rm -rf /"; }, "stages[0] has the key 'command', which mlipc does not write"},
+      {"memory_total_lie", [](json& p) { p["stages"][0]["memory"]["total_bytes"] = 1; },
+       "stages[0].memory.total_bytes is 1, not the sum of the others"},
+      {"name_not_utf8", [](json& p) { p["model_name"] = 5; }, "model_name holds the number 5, where mlipc writes a string"},
+  };
+}
+
+TEST_F(RobustRun, TamperedPipelineJsonIsRefusedNamingTheField) {
+  const fs::path mesh = compile(model_file("mlperf_tiny_kws_dscnn"), {"--target", "mrvl, c", "--pes", "2"}, "mesh.tar");
+  const mlf::FileMap files = mlf::read_tar(mesh);
+  const json base = json::parse(files.at("pipeline.json"));
+  ASSERT_EQ(base["stages"].size(), 2u);
+  // A stream of 2 samples for run.
+  TensorData x = random_tensor(DType::Float32, {2, 1, 1, 49, 10}, 3);
+  io::write_npz(p("in.npz"), {{"input", x}});
+  // The untouched tarball runs.
+  expect_ok(mlipc({"run", mesh.string(), "--inputs", p("in.npz").string(), "--outputs", p("ok.npz").string()}));
+  for (const Tamper& t : tamperings()) {
+    SCOPED_TRACE(t.name);
+    json m = base;
+    t.edit(m);
+    mlf::FileMap edited = files;
+    edited["pipeline.json"] = m.dump(2) + "\n";
+    const fs::path tar = p(t.name + ".tar");
+    mlf::write_tar(tar, edited);
+    const std::string want = fmt::format("{}: pipeline.json: {}", tar.string(), t.message);
+    EXPECT_THAT(expect_error(mlipc({"inspect", tar.string()})), HasSubstr(want));
+    EXPECT_THAT(expect_error(mlipc({"run", tar.string(), "--inputs", p("in.npz").string(), "--outputs",
+                                    p("out.npz").string()})),
+                HasSubstr(want));
+    EXPECT_FALSE(fs::exists(p("out.npz")));
+  }
+  // No pipeline.json at all; a stage folder missing; JSON too deep, not JSON.
+  mlf::FileMap none = files;
+  none.erase("pipeline.json");
+  mlf::write_tar(p("none.tar"), none);
+  EXPECT_THAT(expect_error(mlipc({"inspect", p("none.tar").string()})),
+              HasSubstr("not an mlipc model library (no metadata.json, no pipeline.json)"));
+  mlf::FileMap folder = files;
+  for (auto it = folder.begin(); it != folder.end();) it = it->first.rfind("default_stage1/", 0) == 0 ? folder.erase(it) : std::next(it);
+  mlf::write_tar(p("folder.tar"), folder);
+  EXPECT_THAT(expect_error(mlipc({"inspect", p("folder.tar").string()})),
+              HasSubstr("pipeline.json: stages[1].path 'default_stage1/': the tarball has no default_stage1/metadata.json"));
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"deep", std::string(10000, '[') + std::string(10000, ']')}, {"garbage", "{\"version\": 1, "}}) {
+    mlf::FileMap bad = files;
+    bad["pipeline.json"] = text;
+    mlf::write_tar(p(name + ".tar"), bad);
+    EXPECT_THAT(expect_error(mlipc({"inspect", p(name + ".tar").string()})), HasSubstr("pipeline.json: "));
+  }
+  EXPECT_FALSE(fs::exists("/tmp/pwned_tensor"));
+  EXPECT_FALSE(fs::exists("/tmp/pwned_mod"));
 }
 
 }  // namespace
