@@ -309,5 +309,176 @@ TEST_F(RobustRun, TamperedPipelineJsonIsRefusedNamingTheField) {
   EXPECT_FALSE(fs::exists("/tmp/pwned_mod"));
 }
 
+// ------------------------------------------------- item 11: the build cache
+
+TEST_F(RobustRun, BuildCacheReadOnlyRelativeOrALinkWithATrailingSlash) {
+  const fs::path tar = compile(digits(), {"--target", "c"}, "d.tar");
+  const std::vector<std::string> run = {"run", tar.string(), "--inputs", digit_npz().string()};
+  // A relative MLIPC_CACHE_DIR (the compiler runs elsewhere): it is taken
+  // from the current folder, and the build works.
+  std::vector<std::string> rel = run;
+  expect_ok(mlipc(rel, {"MLIPC_CACHE_DIR=rel/cache"}));
+  EXPECT_TRUE(fs::is_directory(p("rel/cache")));
+  // A symbolic link named with a trailing slash (lstat would follow it).
+  fs::create_directory(p("real"));
+  fs::permissions(p("real"), fs::perms::owner_all);
+  fs::create_directory_symlink(p("real"), p("link"));
+  for (const std::string& form : {p("link").string() + "/", p("link").string() + "//", p("link").string() + "/."}) {
+    SCOPED_TRACE(form);
+    EXPECT_THAT(expect_error(mlipc(run, {"MLIPC_CACHE_DIR=" + form})),
+                HasSubstr("the build cache " + p("link").string() + " is a symbolic link, not a folder"));
+  }
+  EXPECT_TRUE(fs::is_empty(p("real")));
+  // A cache the user may not write (as root, only an immutable folder is).
+  fs::create_directory(p("ro"));
+  fs::permissions(p("ro"), fs::perms::owner_read | fs::perms::owner_exec);
+  bool immutable = false;
+  if (geteuid() == 0) {
+    const int fd = open(p("ro").c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags |= FS_IMMUTABLE_FL;
+      immutable = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    if (fd >= 0) close(fd);
+    if (!immutable) GTEST_SKIP() << "root without an immutable folder: no read-only cache to try";
+  }
+  const std::string e = expect_error(mlipc(run, {"MLIPC_CACHE_DIR=" + p("ro").string()}));
+  EXPECT_THAT(e, HasSubstr("cannot build into the build cache " + p("ro").string() + ": "));
+  EXPECT_THAT(e, HasSubstr("make it writable (chmod 700) or set MLIPC_CACHE_DIR to another folder"));
+  if (immutable) {
+    const int fd = open(p("ro").c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    ASSERT_GE(fd, 0);
+    ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    flags &= ~FS_IMMUTABLE_FL;
+    ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    close(fd);
+  }
+  fs::permissions(p("ro"), fs::perms::owner_all);
+}
+
+// ------------------------------------------------- item 6: staging folders
+
+std::string host_tag() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "host";
+  std::string tag;
+  for (const char* c = name; *c && tag.size() < 64; ++c) tag += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '-';
+  return tag;
+}
+
+// A pid that no process has now: a child that has ended and was reaped.
+pid_t dead_pid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+TEST_F(RobustRun, StagingFoldersOfProcessesThatAreGoneAreRemovedAndNoOthers) {
+  const fs::path tar = compile(digits(), {"--target", "c"}, "d.tar");
+  fs::create_directories(cache());
+  fs::permissions(cache(), fs::perms::owner_all);
+  const std::string host = host_tag();
+  auto staging = [&](const std::string& h, long pid) {
+    const std::string name = fmt::format(".0123abcd.stage.{}.{}.Xy12Zw", h, pid);
+    fs::create_directories(cache() / name / ".tmp");
+    write_file(cache() / name / ".tmp" / "half.o", std::string(4096, 'x'));
+    return name;
+  };
+  const std::string dead = staging(host, dead_pid());
+  const std::string live = staging(host, getpid());
+  const std::string other_host = staging(host + "-elsewhere", dead_pid());
+  // A process in another PID namespace: its pid means nothing here, but it
+  // holds the folder's lock.
+  const std::string locked = staging(host, dead_pid());
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t holder = fork();
+  if (holder == 0) {
+    const int fd = open((cache() / locked / ".owner").c_str(), O_WRONLY | O_CREAT, 0600);
+    flock(fd, LOCK_EX);
+    char ready = 1;
+    if (write(pipefd[1], &ready, 1) != 1) _exit(1);
+    pause();
+    _exit(0);
+  }
+  char ready = 0;
+  ASSERT_EQ(read(pipefd[0], &ready, 1), 1);
+  // A link named as a staging folder, to a folder outside the cache.
+  fs::create_directory(p("outside"));
+  write_file(p("outside/precious.txt"), "precious\n");
+  const std::string link = fmt::format(".0123abcd.stage.{}.{}.Link00", host, dead_pid());
+  fs::create_directory_symlink(p("outside"), cache() / link);
+
+  expect_ok(mlipc({"run", tar.string(), "--inputs", digit_npz().string()}));
+  kill(holder, SIGKILL);
+  waitpid(holder, nullptr, 0);
+  const std::vector<std::string> left = hidden(cache());
+  EXPECT_THAT(left, ::testing::Not(::testing::Contains(dead)));
+  EXPECT_THAT(left, ::testing::Contains(live));
+  EXPECT_THAT(left, ::testing::Contains(other_host));
+  EXPECT_THAT(left, ::testing::Contains(locked));
+  EXPECT_THAT(left, ::testing::Contains(link));
+  EXPECT_EQ(read_file(p("outside/precious.txt")), "precious\n");
+  // The locked folder's owner is gone now: the next build removes it.
+  const fs::path other = compile(digits(), {"--target", "c", "--module-name", "again"}, "again.tar");
+  expect_ok(mlipc({"run", other.string(), "--fill-mode", "zeros"}));
+  EXPECT_THAT(hidden(cache()), ::testing::Not(::testing::Contains(locked)));
+}
+
+TEST_F(RobustRun, SigkillDuringTheBuildLeavesAStagingFolderTheNextBuildRemoves) {
+  const std::string naptime = fmt::format("304.{}", static_cast<long>(getpid()));
+  write_file(p("slow-cc"), fmt::format("#!/bin/sh\nsleep {0} &\nsleep {0}\n", naptime));
+  fs::permissions(p("slow-cc"), fs::perms::owner_all);
+  const fs::path tar = compile(digits(), {"--target", "c"}, "d.tar");
+  const std::string bin = MLIPC_BINARY;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cache_env = "MLIPC_CACHE_DIR=" + cache().string(), cc_env = "CC=" + p("slow-cc").string();
+    setenv("MLIPC_CACHE_DIR", cache().c_str(), 1);
+    setenv("CC", p("slow-cc").c_str(), 1);
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(bin.c_str(), bin.c_str(), "run", tar.c_str(), "--inputs", digit_npz().c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the staging folder exists and the compiler runs, then SIGKILL.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  auto staging_exists = [&] {
+    std::error_code ec;
+    if (!fs::is_directory(cache(), ec)) return false;
+    for (const auto& e : fs::directory_iterator(cache(), ec))
+      if (e.path().filename().string().find(fmt::format(".stage.{}.{}.", host_tag(), pid)) != std::string::npos) return true;
+    return false;
+  };
+  auto compiler_runs = [&] {
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      std::FILE* f = std::fopen((e.path() / "cmdline").c_str(), "rb");
+      if (!f) continue;
+      char buf[512];
+      const size_t n = std::fread(buf, 1, sizeof buf, f);
+      std::fclose(f);
+      if (std::string(buf, n).find(naptime) != std::string::npos) return true;
+    }
+    return false;
+  };
+  while (!(staging_exists() && compiler_runs()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(staging_exists());
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_TRUE(staging_exists());  // SIGKILL runs no cleanup
+  // The next build (the system compiler) removes it and succeeds.
+  expect_ok(mlipc({"run", tar.string(), "--inputs", digit_npz().string()}));
+  EXPECT_FALSE(staging_exists());
+  EXPECT_TRUE(hidden(cache()).empty()) << fmt::format("{}", fmt::join(hidden(cache()), ", "));
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_robustness_run
