@@ -137,6 +137,30 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
   }
 }
 
+// The .npz's arrays against the model's inputs: each once, of its dtype and
+// shape. Every message names the .npz, the array and the tarball.
+void check_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorInfo>& model_inputs,
+                  const std::string& npz_path, const std::string& tarball) {
+  const std::string npz = printable(npz_path), tar = printable(tarball);
+  std::string names;
+  for (const auto& in : model_inputs) names += (names.empty() ? "" : ", ") + printable(in.name);
+  for (const auto& [name, t] : given) {
+    auto in = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& i) { return i.name == name; });
+    if (in == model_inputs.end())
+      fail("{}: array '{}' is not an input of {} (its inputs: {})", npz, printable(name), tar, names);
+    if (t.dtype() != in->dtype)
+      fail("{}: array '{}' is {}, but the input '{}' of {} is {}", npz, printable(name), dtype_name(t.dtype()),
+           printable(name), tar, dtype_name(in->dtype));
+    if (t.shape() != in->shape)
+      fail("{}: array '{}' has shape {}, but the input '{}' of {} has shape {}", npz, printable(name),
+           shape_str(t.shape()), printable(name), tar, shape_str(in->shape));
+  }
+  for (const auto& in : model_inputs)
+    if (std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == in.name; }) == given.end())
+      fail("{}: no array '{}' for the input '{}' of {} (its inputs: {})", npz, printable(in.name), printable(in.name),
+           tar, names);
+}
+
 // tvmc's --fill-mode for the inputs when --inputs is absent: zeros, ones, or
 // random as tvmc draws it (floats uniform in [-1, 1); int8 and uint8 0 to
 // 127; other integers and bool get the float values converted, as numpy's
@@ -185,8 +209,7 @@ void print_times(std::string& text, const std::vector<double>& run_ns, int numbe
 // A tarball cross-built for another architecture runs as its runner under
 // qemu-user (docs/user-guide.md, "Cross builds"); anything else is built
 // for this machine.
-host::HostModel build_or_find_runner(const RunArgs& a) {
-  const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
+host::HostModel build_or_find_runner(const RunArgs& a, const mlf::Metadata& md) {
   const nlohmann::json& mlipc = md.extra.value("mlipc", nlohmann::json::object());
   driver::CrossTarget cross;
   try {
@@ -248,9 +271,13 @@ void run_run(const RunArgs& a) {
   // Refused before any work: a device, a FIFO, the tarball or the inputs.
   if (!a.outputs.empty()) check_output_path(a.outputs, {a.tarball, a.inputs}, "--outputs");
   // The inputs first: a bad .npz is refused before anything is built.
+  const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
   io::NamedTensors inputs;
-  if (!a.inputs.empty()) inputs = io::read_npz(a.inputs);
-  host::HostModel model = build_or_find_runner(a);
+  if (!a.inputs.empty()) {
+    inputs = io::read_npz(a.inputs);
+    check_inputs(inputs, md.inputs, a.inputs, a.tarball);
+  }
+  host::HostModel model = build_or_find_runner(a, md);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
   // tvmc runs the model once before it measures; --number 0 leaves that run only.
   const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);

@@ -480,5 +480,53 @@ TEST_F(RobustRun, SigkillDuringTheBuildLeavesAStagingFolderTheNextBuildRemoves) 
   EXPECT_TRUE(hidden(cache()).empty()) << fmt::format("{}", fmt::join(hidden(cache()), ", "));
 }
 
+// ------------------------------------------------- item 12: run's messages
+
+TEST_F(RobustRun, InputMessagesNameTheNpzTheArrayAndTheTarball) {
+  const fs::path tar = compile(digits(), {"--target", "c"}, "d.tar");
+  const TensorData digit = io::read_npz(digit_npz()).front().second;
+  io::write_npz(p("f64.npz"), {{"Input3", digit.cast(DType::Float64)}});
+  io::write_npz(p("shape.npz"), {{"Input3", TensorData(DType::Float32, {1, 28, 28})}});
+  io::write_npz(p("wrongname.npz"), {{"image", digit}});
+  io::write_npz(p("empty.npz"), {});
+  const std::string t = tar.string();
+  struct Case {
+    std::string npz, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"f64.npz", "{npz}: array 'Input3' is float64, but the input 'Input3' of {tar} is float32"},
+           {"shape.npz", "{npz}: array 'Input3' has shape [1,28,28], but the input 'Input3' of {tar} has shape [1,1,28,28]"},
+           {"wrongname.npz", "{npz}: array 'image' is not an input of {tar} (its inputs: Input3)"},
+           {"empty.npz", "{npz}: no array 'Input3' for the input 'Input3' of {tar} (its inputs: Input3)"},
+       }) {
+    SCOPED_TRACE(c.npz);
+    const std::string want = fmt::format(fmt::runtime(c.message), fmt::arg("npz", p(c.npz).string()), fmt::arg("tar", t));
+    EXPECT_THAT(expect_error(mlipc({"run", t, "--inputs", p(c.npz).string(), "--outputs", p("o.npz").string()})),
+                HasSubstr(want));
+    EXPECT_FALSE(fs::exists(p("o.npz")));
+  }
+  EXPECT_FALSE(fs::exists(cache()));  // refused before anything was built
+  // A mesh tarball: a stream of no sample, other dtypes and counts.
+  const fs::path mesh = compile(model_file("mlperf_tiny_kws_dscnn"), {"--target", "c", "--pes", "2"}, "mesh.tar");
+  const std::string m = mesh.string();
+  io::write_npz(p("none.npz"), {{"input", TensorData(DType::Float32, {0, 1, 1, 49, 10})}});
+  io::write_npz(p("i8.npz"), {{"input", TensorData(DType::Int8, {2, 1, 1, 49, 10})}});
+  io::write_npz(p("rank.npz"), {{"input", TensorData(DType::Float32, {2, 49, 10})}});
+  io::write_npz(p("extra.npz"), {{"input", TensorData(DType::Float32, {1, 1, 49, 10})}, {"x", TensorData(DType::Float32, {1})}});
+  for (const Case& c : std::vector<Case>{
+           {"none.npz", "{npz}: array 'input' holds no sample (shape [0,1,1,49,10]; the input 'input' of {tar})"},
+           {"i8.npz", "{npz}: array 'input' is int8, but the input 'input' of {tar} is float32"},
+           {"rank.npz", "{npz}: array 'input' has shape [2,49,10], but the input 'input' of {tar} takes [N,1,1,49,10] (N samples) or [1,1,49,10] (one)"},
+           {"extra.npz", "{npz}: array 'x' is not an input of {tar} (its inputs: input)"},
+           {"empty.npz", "{npz}: no array 'input' for the input 'input' of {tar} (its inputs: input)"},
+       }) {
+    SCOPED_TRACE(c.npz);
+    const std::string want = fmt::format(fmt::runtime(c.message), fmt::arg("npz", p(c.npz).string()), fmt::arg("tar", m));
+    EXPECT_THAT(expect_error(mlipc({"run", m, "--inputs", p(c.npz).string(), "--outputs", p("o.npz").string()})),
+                HasSubstr(want));
+    EXPECT_FALSE(fs::exists(p("o.npz")));
+  }
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_robustness_run
