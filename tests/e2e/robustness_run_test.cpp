@@ -528,5 +528,42 @@ TEST_F(RobustRun, InputMessagesNameTheNpzTheArrayAndTheTarball) {
   }
 }
 
+// ------------------------------------------------- item 6: a very long model
+
+// A chain of n Relu nodes on [1, 8].
+fs::path relu_chain(const fs::path& dir, int n, const std::string& file) {
+  OnnxBuilder b;
+  b.input("X", DType::Float32, {1, 8});
+  for (int i = 0; i < n; ++i)
+    b.node("Relu", {i == 0 ? "X" : fmt::format("t{}", i - 1)}, {i == n - 1 ? "Y" : fmt::format("t{}", i)}, {},
+           fmt::format("n{}", i));
+  b.output("Y");
+  return b.save(dir, file);
+}
+
+TEST_F(RobustRun, AModelOfManyLayersCallsThemInPartsTheCompilerCanOptimizeAlone) {
+  // Up to 256 layers: one main function, as always (the suite's models).
+  const fs::path small = compile(relu_chain(dir.path(), 256, "c256.onnx"), {"--target", "c"}, "c256.tar");
+  EXPECT_THAT(mlf::read_tar(small).at("codegen/host/src/default_lib1.c"), ::testing::Not(HasSubstr("___tvm_main___part")));
+  // 1,000 layers: parts of 64, each a function the compiler may not inline.
+  const fs::path big = compile(relu_chain(dir.path(), 1000, "c1000.onnx"), {"--target", "c"}, "c1000.tar");
+  const std::string lib1 = mlf::read_tar(big).at("codegen/host/src/default_lib1.c");
+  EXPECT_THAT(lib1, HasSubstr("static MLIP_NOINLINE int32_t tvmgen_default___tvm_main___part0("));
+  EXPECT_THAT(lib1, HasSubstr("static MLIP_NOINLINE int32_t tvmgen_default___tvm_main___part15("));
+  EXPECT_THAT(lib1, ::testing::Not(HasSubstr("___tvm_main___part16(")));
+  TensorData x = random_tensor(DType::Float32, {1, 8}, 7);
+  io::write_npz(p("x.npz"), {{"X", x}});
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_ok(mlipc({"run", big.string(), "--inputs", p("x.npz").string(), "--outputs", p("y.npz").string()}));
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  RecordProperty("build_and_run_seconds_1000_layers", std::to_string(secs));
+  const TensorData y = io::read_npz(p("y.npz")).front().second;
+  const float* xv = x.data<float>();
+  const float* yv = y.data<float>();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(yv[i], xv[i] > 0 ? xv[i] : 0.0f) << i;
+  // The whole model's build (one part or sixteen) is also strict C99.
+  EXPECT_EQ(strict_c99_errors(p("c1000.onnx")), "");
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_robustness_run
