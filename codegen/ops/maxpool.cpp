@@ -2,7 +2,9 @@
 // and ceil_mode, on float and 8-bit integer data, with the optional Indices
 // output (flat positions in X; storage_order 1 numbers the spatial axes
 // column-major).
+#include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops/conv.h"
 #include "ops/ops.h"
@@ -14,6 +16,12 @@ namespace mlipc::ops {
 namespace {
 
 const GeometryRules kMaxPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  return false;
+}
 
 bool has_indices(const Node& n) { return n.outputs.size() > 1 && n.outputs[1] != kNoValue; }
 
@@ -41,8 +49,9 @@ void infer_MaxPool(InferContext& ctx) {
 }
 
 // Same loop nest as templates/kernels/maxpool.c: the first maximum in window
-// order wins; padding taps are skipped; an all-padding window gives the
-// type's lowest value and index -1.
+// order wins, and a NaN wins over any number (numpy's max; the last NaN in
+// window order, its index); padding taps are skipped; an all-padding window
+// gives the type's lowest value and index -1.
 void eval_MaxPool(EvalContext& ctx) {
   const TensorData& xt = ctx.in(0);
   const Geometry3 g = to_3d(resolve_geometry(ctx.attrs(), spatial_of(xt.shape()), {}, kMaxPoolRules));
@@ -75,7 +84,7 @@ void eval_MaxPool(EvalContext& ctx) {
                   const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
                   if (iw < 0 || iw >= g.in[2]) continue;
                   const T v = xp[(id * g.in[1] + ih) * g.in[2] + iw];
-                  if (at < 0 || v > best) {
+                  if (at < 0 || v > best || is_nan(v)) {
                     best = v;
                     at = col_major ? (iw * g.in[1] + ih) * g.in[0] + id : (id * g.in[1] + ih) * g.in[2] + iw;
                   }

@@ -565,5 +565,84 @@ TEST_F(RobustRun, AModelOfManyLayersCallsThemInPartsTheCompilerCanOptimizeAlone)
   EXPECT_EQ(strict_c99_errors(p("c1000.onnx")), "");
 }
 
+// ------------------------------------------------- NaN
+
+// y = op(x) for an all-NaN x on both targets: NaN everywhere (docs/runtime.md,
+// "NaN"). MaxPool: a window with a NaN gives NaN.
+TEST_F(RobustRun, AllNanInputsGiveNanThroughRectifiersAndPoolsOnBothTargets) {
+  struct Model {
+    std::string name;
+    std::function<void(OnnxBuilder&)> build;
+  };
+  const std::vector<Model> models = {
+      {"relu", [](OnnxBuilder& b) { b.node("Relu", {"x"}, {"y"}); }},
+      {"clip", [](OnnxBuilder& b) {
+         b.initializer("lo", TensorData::from<float>({}, {0.0f}));
+         b.initializer("hi", TensorData::from<float>({}, {6.0f}));
+         b.node("Clip", {"x", "lo", "hi"}, {"y"});
+       }},
+      {"leakyrelu", [](OnnxBuilder& b) { b.node("LeakyRelu", {"x"}, {"y"}); }},
+      {"maxpool", [](OnnxBuilder& b) {
+         b.node("MaxPool", {"x"}, {"y"}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+       }},
+      {"globalmaxpool", [](OnnxBuilder& b) { b.node("GlobalMaxPool", {"x"}, {"y"}); }},
+      {"conv_relu", [](OnnxBuilder& b) {
+         b.initializer("w", random_tensor(DType::Float32, {8, 8, 3, 3}, 5));
+         b.initializer("bias", random_tensor(DType::Float32, {8}, 6));
+         b.node("Conv", {"x", "w", "bias"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+         b.node("Relu", {"c"}, {"y"});
+       }},
+      {"conv_clip", [](OnnxBuilder& b) {
+         b.initializer("w", random_tensor(DType::Float32, {8, 8, 3, 3}, 5));
+         b.initializer("lo", TensorData::from<float>({}, {0.0f}));
+         b.initializer("hi", TensorData::from<float>({}, {6.0f}));
+         b.node("Conv", {"x", "w"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+         b.node("Clip", {"c", "lo", "hi"}, {"y"});
+       }},
+      {"conv_relu_maxpool", [](OnnxBuilder& b) {
+         b.initializer("w", random_tensor(DType::Float32, {8, 8, 3, 3}, 5));
+         b.node("Conv", {"x", "w"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+         b.node("Relu", {"c"}, {"r"});
+         b.node("MaxPool", {"r"}, {"y"}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+       }},
+  };
+  TensorData nan(DType::Float32, {1, 8, 8, 8});
+  for (int64_t i = 0; i < nan.numel(); ++i) nan.data<float>()[i] = NAN;
+  // One NaN among numbers: the NaN's window (and nothing else) is NaN.
+  TensorData one = random_tensor(DType::Float32, {1, 8, 8, 8}, 9);
+  one.data<float>()[3 * 64 + 2 * 8 + 5] = NAN;
+  for (const Model& m : models) {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 8, 8, 8});
+    m.build(b);
+    b.output("y");
+    const fs::path onnx = b.save(dir.path(), m.name + ".onnx");
+    for (const std::string target : {"c", "mrvl, c"}) {
+      SCOPED_TRACE(m.name + " on " + target);
+      driver::CompileOptions o;
+      o.target = target;
+      driver::CompileResult compiled;
+      const TensorData y = compile_and_run(onnx, {{"x", nan}}, o, &compiled).front().second;
+      // A lone activation stays on the CPU; every other model runs on the MLIP.
+      const bool alone = m.name == "relu" || m.name == "clip" || m.name == "leakyrelu";
+      if (target != "c" && !alone) {
+        EXPECT_FALSE(compiled.mlip.regions.empty()) << "the MLIP runs nothing";
+      }
+      size_t finite = 0;
+      for (double v : y.as_double()) finite += !std::isnan(v);
+      EXPECT_EQ(finite, 0u) << "of " << y.numel();
+      if (m.name == "maxpool" || m.name == "relu") {
+        const TensorData y1 = compile_and_run(onnx, {{"x", one}}, o).front().second;
+        size_t nans = 0;
+        for (double v : y1.as_double()) nans += std::isnan(v);
+        EXPECT_EQ(nans, 1u);
+      }
+    }
+    // The reference evaluator says the same.
+    for (const auto& [name, t] : reference_run(onnx, {{"x", nan}}))
+      for (double v : t.as_double()) EXPECT_TRUE(std::isnan(v)) << m.name;
+  }
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_robustness_run
