@@ -178,8 +178,32 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
     kd.set("code", k.code);
     kernels.push_back(kd);
   }
+  std::string main_body;
+  if (in.main_steps.size() <= kMaxLayersInMain) {
+    for (const std::string& s : in.main_steps) main_body += s;
+  } else {
+    // The parts follow the kernels (kMaxLayersInMain says why).
+    std::vector<std::string> names;
+    for (const std::string& p : params) names.push_back(p.substr(p.rfind(' ') + 1));
+    const std::string args = fmt::format("{}", fmt::join(names, ", "));
+    for (size_t first = 0, part = 0; first < in.main_steps.size(); first += kLayersPerPart, ++part) {
+      const size_t last = std::min(first + kLayersPerPart, in.main_steps.size());
+      const std::string fn = fmt::format("tvmgen_{}___tvm_main___part{}", in.module, part);
+      std::string code = part == 0 ? "#if defined(__GNUC__)\n#define MLIP_NOINLINE __attribute__((noinline))\n#else\n"
+                                     "#define MLIP_NOINLINE\n#endif\n"
+                                   : "";
+      code += fmt::format("static MLIP_NOINLINE int32_t {}({}) {{\n{}", fn, fmt::join(params, ", "), unused);
+      for (size_t s = first; s < last; ++s) code += in.main_steps[s];
+      code += "  return 0;\n}\n";
+      data kd;
+      kd.set("comment", fmt::format("layers {} to {} of the main function", first, last - 1));
+      kd.set("code", code);
+      kernels.push_back(kd);
+      main_body += fmt::format("  {{\n    int32_t status = {}({});\n    if (status != 0) return status;\n  }}\n", fn, args);
+    }
+  }
   d.set("kernels", kernels);
-  d.set("main_body", in.main_body);
+  d.set("main_body", main_body);
   // A run that can fail reports to the platform's error hook (the runtime
   // core's mlip_platform_error); one that cannot calls nothing in the runtime.
   if (std::any_of(in.kernels.begin(), in.kernels.end(), [](const AotKernel& k) { return k.returns_status; }))

@@ -134,7 +134,7 @@ class Generator {
     m_.workspace_lower_bound = memory::lower_bound(m_.liveness.buffers, opt_.workspace_alignment);
 
     std::vector<AotKernel> kernels;
-    std::string body;
+    std::vector<std::string> steps;
     for (int i = 0; i < static_cast<int>(g_.nodes.size()); ++i) {
       const Node& n = g_.nodes[i];
       if (is_view(n) || elided[static_cast<size_t>(i)]) continue;
@@ -146,7 +146,7 @@ class Generator {
       std::string scratch =
           sb < 0 ? "" : fmt::format("(void*)(workspace + {})", m_.plan.offsets[static_cast<size_t>(sb)]);
       AotKernel k = instantiate(n, spec, op, fn, scratch);
-      body += fmt::format("  MLIP_LAYER_BEGIN({0});\n  {1}\n  MLIP_LAYER_END({0});\n", layer, k.call);
+      steps.push_back(fmt::format("  MLIP_LAYER_BEGIN({0});\n  {1}\n  MLIP_LAYER_END({0});\n", layer, k.call));
       kernels.push_back(std::move(k));
       m_.layers.push_back({i, fn, op, n.origins});
     }
@@ -159,7 +159,7 @@ class Generator {
     in.inputs = m_.inputs;
     in.outputs = m_.outputs;
     in.kernels = std::move(kernels);
-    in.main_body = body;
+    in.main_steps = std::move(steps);
     for (const auto& [sym, t] : m_.constants) in.constants.push_back({sym, t});
     m_.files = write_aot_sources(in);
     return std::move(m_);

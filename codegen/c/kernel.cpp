@@ -90,7 +90,7 @@ std::string c_ident(std::string_view name) {
 
 std::string c_activation(const Activation& a) {
   switch (a.kind) {
-    case Activation::Relu: return "v = v > 0.0f ? v : 0.0f;";
+    case Activation::Relu: return "v = v <= 0.0f ? 0.0f : v;";  // Activation::relu: a NaN stays NaN
     case Activation::LeakyRelu: return fmt::format("v = v < 0.0f ? v * {} : v;", c_float(a.alpha));
     case Activation::Clip:
       // Bounds in sequence: with lo > hi every value becomes hi, as in ONNX.

@@ -113,7 +113,7 @@ std::string c_string(const std::string& s);
 std::string c_scalar(const TensorData& v);
 // Sanitized C identifier from a model name ("conv1/out:0" -> "conv1_out_0").
 std::string c_ident(std::string_view name);
-// "v = v > 0.0f ? v : 0.0f;" etc., or "" for no activation.
+// "v = v <= 0.0f ? 0.0f : v;" etc., or "" for no activation.
 std::string c_activation(const Activation& act);
 // The activation applied in place to the `nt` floats at `t` ({{act_block}}):
 // Sigmoid and SiLU through mlip/kmath_n.h's vector functions (the same bits

@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/progress.h"
+#include "cli/memory_size.h"
 #include "cli/mesh_cmd.h"
+#include "cli/number_option.h"
 #include "driver/compile.h"
 #include "host/cross_build.h"
 #include "memory/planner.h"
@@ -31,7 +33,7 @@ struct CompileArgs {
   std::string target = "c";
   std::vector<std::string> input_shapes;
   std::string module_name = "default";
-  size_t alignment = 16;
+  std::string alignment = "16";  // numbers as text: cli/number_option.h reads them
   std::string planner = "hill_climb";
   std::string arena_reuse = "on";
   std::string output_names = "onnx";
@@ -47,12 +49,26 @@ struct CompileArgs {
   std::string quantize = "none";
   std::string calibration;
   std::string calibration_method = "minmax";
-  double calibration_percentile = 99.99;
-  double min_sqnr_db = 20.0;
+  std::string calibration_percentile = "99.99";
+  std::string min_sqnr_db = "20";
   std::string emit_qdq;
-  int pes = -1;  // --pes: a mesh tarball (cli/mesh_cmd.cpp); -1: not given
+  std::string pes;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
   std::string pe_memory;
+  bool pes_given = false, pe_memory_given = false;
 };
+
+// --workspace-byte-alignment: a whole number, then the driver's rule (a
+// power of two from 1 to 4096) with its message.
+size_t parse_alignment(const std::string& text) {
+  constexpr const char* kOption = "--workspace-byte-alignment";
+  const size_t digits = text.find_first_not_of("0123456789", !text.empty() && text[0] == '-' ? 1 : 0);
+  if (text.empty() || text == "-" || digits != std::string::npos)
+    fail("{} '{}' is not a whole number (allowed: a power of two from 1 to 4096)", kOption, printable(text));
+  if (text[0] == '-' || text.size() > 18) fail("{} {} must be a power of two from 1 to 4096", kOption, printable(text));
+  const size_t v = static_cast<size_t>(std::stoull(text));
+  driver::check_workspace_alignment(v);
+  return v;
+}
 
 std::string db(double v) { return std::isnan(v) ? "-" : std::isinf(v) ? (v > 0 ? "inf" : "-inf") : fmt::format("{:.1f}", v); }
 
@@ -84,13 +100,16 @@ void print_quantization(const ptq::QuantizeReport& q) {
 
 void run_compile(const CompileArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
+  // The mesh's numbers first: a bad one is refused before anything is read.
+  if (a.pe_memory_given && !a.pes_given) fail("--pe-memory needs --pes (the number of processing elements)");
+  const int pes = a.pes_given ? static_cast<int>(parse_whole("--pes", a.pes, 1, kMaxPes)) : 0;
+  const uint64_t pe_memory = a.pe_memory_given ? parse_memory_size(a.pe_memory) : 0;
   driver::CompileOptions opt;
   opt.target = a.target;
   for (const std::string& s : a.input_shapes)
     for (auto& [name, shape] : frontend::parse_input_shapes(s)) opt.import.input_shapes[name] = shape;
   opt.codegen.module_name = a.module_name;
-  opt.codegen.workspace_alignment = a.alignment;
-  driver::check_workspace_alignment(a.alignment);
+  opt.codegen.workspace_alignment = parse_alignment(a.alignment);
   memory::make_allocator(a.planner);  // rejects an unknown planner before any work
   opt.codegen.memory_planner = a.planner;
   if (a.arena_reuse != "on" && a.arena_reuse != "off") fail("--arena-reuse '{}' (allowed: on, off)", a.arena_reuse);
@@ -105,8 +124,10 @@ void run_compile(const CompileArgs& a) {
   opt.quantize = a.quantize;
   opt.calibration = a.calibration;
   opt.quantize_options.method = calib::method_from_name(a.calibration_method);
-  opt.quantize_options.percentile = a.calibration_percentile;
-  opt.quantize_options.min_sqnr_db = a.min_sqnr_db;
+  opt.quantize_options.percentile =
+      parse_real("--calibration-percentile", a.calibration_percentile, "above 0 and at most 100; default 99.99");
+  opt.quantize_options.min_sqnr_db =
+      parse_real("--quantize-min-sqnr-db", a.min_sqnr_db, "a finite number of dB; default 20");
   opt.emit_qdq = a.emit_qdq;
   auto bar = std::make_shared<ProgressBar>("calibration", ProgressBar::stderr_is_terminal());
   opt.quantize_options.progress = [bar](std::string_view phase, size_t done, size_t total) {
@@ -120,8 +141,8 @@ void run_compile(const CompileArgs& a) {
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
   if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration, out.string()}, "--emit-qdq");
   if (!opt.cross.compiler.empty()) host::check_build_folder(host::cross_dir(out, opt.cross.triple), opt.codegen.module_name);
-  if (a.pes != -1 || !a.pe_memory.empty()) {
-    compile_mesh(a.model, out, opt, a.pes, a.pe_memory);
+  if (a.pes_given || a.pe_memory_given) {
+    compile_mesh(a.model, out, opt, pes, pe_memory);
     return;
   }
   driver::CompileResult r = driver::compile_model(a.model, opt);
@@ -249,6 +270,8 @@ void add_compile(CLI::App& app) {
   c->callback([args, c] {
     refuse_extras(*c);
     require_positional(args->model, *c, "an ONNX model file");
+    args->pes_given = c->count("--pes") > 0;
+    args->pe_memory_given = c->count("--pe-memory") > 0;
     run_compile(*args);
   });
 }

@@ -159,7 +159,7 @@ std::string render_inspect(const std::string& bytes, const std::string& tarball)
   mlf::FileMap files = mlf::read_tar_bytes(bytes, tarball);
   if (is_mesh(files)) return render_mesh_inspect(files, tarball);
   auto it = files.find("metadata.json");
-  if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json)", tarball);
+  if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json, no pipeline.json)", tarball);
   try {
     return render_report(tarball, mlf::metadata_from_json(it->second));
   } catch (const nlohmann::json::exception& e) {

@@ -27,9 +27,6 @@ int main(int argc, char** argv) {
   CLI::App app{"mlipc: ahead-of-time compiler for ML inference on MLIP accelerators and CPUs", "mlipc"};
   app.set_version_flag("--version", mlipc::driver::version_string());
   app.require_subcommand(1);
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("mlipc: error: ") + e.what() + "\n";
-  });
   mlipc::cli::add_compile(app);
   mlipc::cli::add_run(app);
   mlipc::cli::add_inspect(app);
@@ -38,7 +35,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version print and succeed; any other parse error is a
+    // usage error like every other: one line, exit 1 (not CLI11's own codes).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return report(e.what());
   } catch (const mlipc::Interrupted& e) {
     // Temporary folders are gone (unwound); end as the signal asked.
     std::fflush(stdout);

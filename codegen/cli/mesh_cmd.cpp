@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "cli/format.h"
-#include "cli/memory_size.h"
 #include "host/mesh_model.h"
 #include "io/npz.h"
 #include "mesh/mesh_compile.h"
@@ -53,9 +52,13 @@ void print_stage_table(std::string& text, const mesh::Manifest& m) {
   }
 }
 
+// pipeline.json checked completely, and against the stages' modules, before
+// anything is printed or built.
 mesh::Manifest read_manifest(const mlf::FileMap& files, const std::string& tarball) {
   try {
-    return mesh::manifest_from_json(files.at("pipeline.json"));
+    mesh::Manifest m = mesh::manifest_from_json(files.at("pipeline.json"));
+    mesh::check_stage_modules(m, files);
+    return m;
   } catch (const Error& e) {
     fail("{}: {}", tarball, e.what());
   }
@@ -73,12 +76,11 @@ std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
 }  // namespace
 
 void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
-                  const std::string& pe_memory) {
+                  uint64_t pe_memory) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (pes == -1) fail("--pe-memory needs --pes (the number of processing elements)");
   mesh::MeshOptions mo;
   mo.pes = pes;
-  mo.pe_memory = pe_memory.empty() ? 0 : parse_memory_size(pe_memory);
+  mo.pe_memory = pe_memory;
   mesh::MeshResult r = mesh::compile_mesh(model, options, mo);
   mlf::write_tar(out, r.files);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -129,35 +131,43 @@ void run_mesh(const MeshRunArgs& a) {
   const io::NamedTensors given = io::read_npz(a.inputs);
   const mlf::FileMap files = mlf::read_tar(a.tarball);
   const mesh::Manifest m = read_manifest(files, a.tarball);
-  // Every model input once, [N, ...its shape] (or its shape: one sample), of its dtype.
+  // Every model input once, [N, ...its shape] (or its shape: one sample), of
+  // its dtype; each message names the .npz, the array and the tarball.
+  const std::string npz = printable(a.inputs), tar = printable(a.tarball);
   std::vector<std::string> inputs;
   int64_t samples = -1;
-  std::string names;
-  for (int t : m.inputs) names += (names.empty() ? "" : ", ") + m.tensors[static_cast<size_t>(t)].name;
+  std::string names, first;
+  for (int t : m.inputs) names += (names.empty() ? "" : ", ") + printable(m.tensors[static_cast<size_t>(t)].name);
   for (const auto& [name, tensor] : given) {
     bool known = false;
     for (int t : m.inputs) known = known || m.tensors[static_cast<size_t>(t)].name == name;
-    if (!known) fail("'{}' is not an input of the model (inputs: {})", printable(name), printable(names));
+    if (!known) fail("{}: array '{}' is not an input of {} (its inputs: {})", npz, printable(name), tar, names);
   }
   for (int ti : m.inputs) {
     const mesh::PipeTensor& t = m.tensors[static_cast<size_t>(ti)];
+    const std::string name = printable(t.name);
     auto it = std::find_if(given.begin(), given.end(), [&](const auto& p) { return p.first == t.name; });
-    if (it == given.end()) fail("input '{}' is missing (inputs: {})", printable(t.name), printable(names));
+    if (it == given.end()) fail("{}: no array '{}' for the input '{}' of {} (its inputs: {})", npz, name, name, tar, names);
     const TensorData& d = it->second;
-    if (d.dtype() != t.dtype) fail("input '{}' must be {}, got {}", printable(t.name), dtype_name(t.dtype), dtype_name(d.dtype()));
+    if (d.dtype() != t.dtype)
+      fail("{}: array '{}' is {}, but the input '{}' of {} is {}", npz, name, dtype_name(d.dtype()), name, tar,
+           dtype_name(t.dtype));
     Shape stream = d.shape();
     int64_t n = 1;
     if (stream != t.shape) {
       Shape tail(stream.begin() + (stream.empty() ? 0 : 1), stream.end());
       if (stream.empty() || tail != t.shape)
-        fail("input '{}' must have shape [N, {}] (N samples), got {}", printable(t.name),
-             shape_str(t.shape).substr(1, shape_str(t.shape).size() - 2), shape_str(stream));
+        fail("{}: array '{}' has shape {}, but the input '{}' of {} takes {} (N samples) or {} (one)", npz, name,
+             shape_str(stream), name, tar, "[N" + shape_str(t.shape).substr(t.shape.empty() ? 2 : 1).insert(0, t.shape.empty() ? "" : ","),
+             shape_str(t.shape));
       n = stream[0];
     }
+    if (n < 1) fail("{}: array '{}' holds no sample (shape {}; the input '{}' of {})", npz, name, shape_str(stream), name, tar);
     if (samples >= 0 && n != samples)
-      fail("input '{}' has {} samples, the others {}", printable(t.name), n, samples);
+      fail("{}: array '{}' holds {} samples, array '{}' {}: give every input the same number", npz, name, n, first,
+           samples);
+    if (samples < 0) first = name;
     samples = n;
-    if (samples < 1) fail("input '{}' holds no sample", printable(t.name));
     inputs.emplace_back(reinterpret_cast<const char*>(d.raw()), d.nbytes());
   }
   std::vector<host::MeshStageFiles> stages;

@@ -3,6 +3,7 @@
 // compile_cmd, inspect_cmd and run_cmd hand over to these.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -11,8 +12,12 @@
 
 namespace mlipc::cli {
 
+// The most stages --pes asks for (mesh::compile_mesh refuses more).
+constexpr int64_t kMaxPes = 4096;
+
+// `pe_memory`: bytes, 0 for no limit (cli/memory_size.h read the option).
 void compile_mesh(const std::string& model, const std::filesystem::path& out, const driver::CompileOptions& options,
-                  int pes, const std::string& pe_memory);
+                  int pes, uint64_t pe_memory);
 
 // A tarball is a mesh when it holds pipeline.json.
 bool is_mesh(const mlf::FileMap& files);

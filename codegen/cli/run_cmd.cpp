@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/mesh_cmd.h"
+#include "cli/number_option.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
@@ -44,6 +45,22 @@ struct RunArgs {
   std::string fill_mode = "random";
   int timeout = limits::kDefaultRunSeconds;
   int build_timeout = limits::kDefaultBuildSeconds;
+};
+
+// The numeric options as the command line gives them (cli/number_option.h
+// reads them into RunArgs, each with its range).
+struct RunNumbers {
+  std::string print_top = "0", number = "1", repeat = "1";
+  std::string timeout = std::to_string(limits::kDefaultRunSeconds);
+  std::string build_timeout = std::to_string(limits::kDefaultBuildSeconds);
+
+  void read_into(RunArgs& a) const {
+    a.print_top = static_cast<int>(parse_whole("--print-top", print_top, 0, kMaxRuns, "values"));
+    a.number = static_cast<int>(parse_whole("--number", number, 0, kMaxRuns));
+    a.repeat = static_cast<int>(parse_whole("--repeat", repeat, 1, kMaxRuns));
+    a.timeout = static_cast<int>(parse_whole("--timeout", timeout, 1, limits::kMaxSeconds, "seconds"));
+    a.build_timeout = static_cast<int>(parse_whole("--build-timeout", build_timeout, 1, limits::kMaxSeconds, "seconds"));
+  }
 };
 
 void print_top(std::string& text, const io::NamedTensors& outs, int k) {
@@ -120,6 +137,30 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
   }
 }
 
+// The .npz's arrays against the model's inputs: each once, of its dtype and
+// shape. Every message names the .npz, the array and the tarball.
+void check_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorInfo>& model_inputs,
+                  const std::string& npz_path, const std::string& tarball) {
+  const std::string npz = printable(npz_path), tar = printable(tarball);
+  std::string names;
+  for (const auto& in : model_inputs) names += (names.empty() ? "" : ", ") + printable(in.name);
+  for (const auto& [name, t] : given) {
+    auto in = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& i) { return i.name == name; });
+    if (in == model_inputs.end())
+      fail("{}: array '{}' is not an input of {} (its inputs: {})", npz, printable(name), tar, names);
+    if (t.dtype() != in->dtype)
+      fail("{}: array '{}' is {}, but the input '{}' of {} is {}", npz, printable(name), dtype_name(t.dtype()),
+           printable(name), tar, dtype_name(in->dtype));
+    if (t.shape() != in->shape)
+      fail("{}: array '{}' has shape {}, but the input '{}' of {} has shape {}", npz, printable(name),
+           shape_str(t.shape()), printable(name), tar, shape_str(in->shape));
+  }
+  for (const auto& in : model_inputs)
+    if (std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == in.name; }) == given.end())
+      fail("{}: no array '{}' for the input '{}' of {} (its inputs: {})", npz, printable(in.name), printable(in.name),
+           tar, names);
+}
+
 // tvmc's --fill-mode for the inputs when --inputs is absent: zeros, ones, or
 // random as tvmc draws it (floats uniform in [-1, 1); int8 and uint8 0 to
 // 127; other integers and bool get the float values converted, as numpy's
@@ -168,8 +209,7 @@ void print_times(std::string& text, const std::vector<double>& run_ns, int numbe
 // A tarball cross-built for another architecture runs as its runner under
 // qemu-user (docs/user-guide.md, "Cross builds"); anything else is built
 // for this machine.
-host::HostModel build_or_find_runner(const RunArgs& a) {
-  const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
+host::HostModel build_or_find_runner(const RunArgs& a, const mlf::Metadata& md) {
   const nlohmann::json& mlipc = md.extra.value("mlipc", nlohmann::json::object());
   driver::CrossTarget cross;
   try {
@@ -214,16 +254,12 @@ host::HostModel build_or_find_runner(const RunArgs& a) {
 }
 
 void run_run(const RunArgs& a) {
-  if (a.number < 0) fail("--number {} must be 0 or more", a.number);
-  if (a.repeat < 1) fail("--repeat {} must be at least 1", a.repeat);
   if (a.print_time && a.number == 0)
     fail("--print-time needs --number 1 or more: with --number 0 the model runs once and nothing is timed");
   if (static_cast<int64_t>(a.number) * a.repeat > kMaxRuns)
     fail("--number {} x --repeat {} is more than {} runs", a.number, a.repeat, kMaxRuns);
   if (a.fill_mode != "zeros" && a.fill_mode != "ones" && a.fill_mode != "random")
     fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
-  if (a.timeout < 1) fail("--timeout {} must be at least 1 second", a.timeout);
-  if (a.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", a.build_timeout);
   if (is_mesh(mlf::read_tar(a.tarball))) {  // a pipeline across PEs (docs/mesh.md)
     if (a.profile || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
       fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --print-top, "
@@ -235,9 +271,13 @@ void run_run(const RunArgs& a) {
   // Refused before any work: a device, a FIFO, the tarball or the inputs.
   if (!a.outputs.empty()) check_output_path(a.outputs, {a.tarball, a.inputs}, "--outputs");
   // The inputs first: a bad .npz is refused before anything is built.
+  const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
   io::NamedTensors inputs;
-  if (!a.inputs.empty()) inputs = io::read_npz(a.inputs);
-  host::HostModel model = build_or_find_runner(a);
+  if (!a.inputs.empty()) {
+    inputs = io::read_npz(a.inputs);
+    check_inputs(inputs, md.inputs, a.inputs, a.tarball);
+  }
+  host::HostModel model = build_or_find_runner(a, md);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
   // tvmc runs the model once before it measures; --number 0 leaves that run only.
   const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);
@@ -269,26 +309,28 @@ void run_run(const RunArgs& a) {
 
 void add_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
+  auto numbers = std::make_shared<RunNumbers>();
   CLI::App* c = app.add_subcommand("run", "run a compiled tarball on this machine (host emulation)");
   c->add_option("tarball", args->tarball, "the tarball written by mlipc compile (anywhere on the line)");
   c->add_option("-i,--inputs", args->inputs, "input arrays (.npz) keyed by the model's input names");
   c->add_option("-o,--outputs", args->outputs, "where to write the outputs (.npz), keyed by output names");
-  c->add_option("--print-top", args->print_top, "print the N largest values of the first output");
+  c->add_option("--print-top", numbers->print_top, "print the N largest values of the first output");
   c->add_flag("--profile", args->profile, "print the time of each layer");
-  c->add_option("--number", args->number,
+  c->add_option("--number", numbers->number,
                 "runs per measurement, as tvmc (default 1); 0: run once, measure nothing");
-  c->add_option("--repeat", args->repeat, "measurements, each the mean of --number runs, as tvmc (default 1)");
+  c->add_option("--repeat", numbers->repeat, "measurements, each the mean of --number runs, as tvmc (default 1)");
   c->add_flag("--print-time", args->print_time,
               "print mean, median, max, min and std of the measurements in ms (after one warm-up run)");
   c->add_option("--fill-mode", args->fill_mode,
                 "without --inputs, fill the inputs with zeros, ones or random values (default random, fixed seed)");
-  c->add_option("--timeout", args->timeout, "kill the model after this many seconds (default 600)");
-  c->add_option("--build-timeout", args->build_timeout,
+  c->add_option("--timeout", numbers->timeout, "kill the model after this many seconds (default 600)");
+  c->add_option("--build-timeout", numbers->build_timeout,
                 "give up building the tarball after this many seconds per compiler run (default 600)");
   c->allow_extras();
-  c->callback([args, c] {
+  c->callback([args, numbers, c] {
     refuse_extras(*c);
     require_positional(args->tarball, *c, "a tarball");
+    numbers->read_into(*args);
     run_run(*args);
   });
 }

@@ -55,7 +55,7 @@ CheckedTarball check_tarball(const std::string& bytes, const fs::path& tarball) 
   CheckedTarball c;
   mlf::FileMap files = mlf::read_tar_bytes(bytes, tarball);
   auto it = files.find("metadata.json");
-  if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json)", tarball.string());
+  if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json, no pipeline.json)", tarball.string());
   try {
     c.metadata = mlf::metadata_from_json(it->second);
   } catch (const Error& e) {
@@ -92,8 +92,8 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   for (const std::string& f : cc.flags) key_text += " " + f;
   key_text += std::string(resources::get("templates/host/main.c")) + std::string(resources::get("templates/host/model.c"));
   const std::string key = sha256_hex(key_text).substr(0, 32);
-  const fs::path cache = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
-  check_cache_dir(cache, options.cache_dir.empty() && cache == fallback_cache_dir());
+  const fs::path given = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  const fs::path cache = check_cache_dir(given, options.cache_dir.empty() && given == fallback_cache_dir());
   m.dir_ = cache / key;
   m.exe_ = m.dir_ / "model_host";
   if (fs::exists(m.exe_)) return m;
@@ -111,17 +111,20 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
 RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_seconds) const {
   if (timeout_seconds < 1) fail("--timeout {} must be at least 1 second", timeout_seconds);
   const mlf::Metadata& md = metadata_;
+  // `mlipc run` checked the .npz against the inputs already (naming it);
+  // this is the library's own check, naming the tarball.
+  const std::string tar = printable(tarball_.string());
   std::map<std::string, const TensorData*> given;
   for (const auto& [name, t] : inputs) {
-    if (given.count(name)) fail("input '{}' is given twice", name);
+    if (given.count(name)) fail("{}: input '{}' is given twice", tar, printable(name));
     given[name] = &t;
   }
   std::string names;
-  for (const auto& in : md.inputs) names += (names.empty() ? "" : ", ") + in.name;
+  for (const auto& in : md.inputs) names += (names.empty() ? "" : ", ") + printable(in.name);
   for (const auto& [name, t] : given) {
     bool known = false;
     for (const auto& in : md.inputs) known = known || in.name == name;
-    if (!known) fail("'{}' is not an input of the model (inputs: {})", name, names);
+    if (!known) fail("{}: '{}' is not an input of the model (its inputs: {})", tar, printable(name), names);
   }
   TempDir work("mlipc-run");
   std::vector<std::string> argv = emulator_;
@@ -129,12 +132,13 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
   for (size_t i = 0; i < md.inputs.size(); ++i) {
     const auto& in = md.inputs[i];
     auto it = given.find(in.name);
-    if (it == given.end()) fail("input '{}' is missing (inputs: {})", in.name, names);
+    if (it == given.end()) fail("{}: input '{}' is missing (its inputs: {})", tar, printable(in.name), names);
     const TensorData& t = *it->second;
     if (t.dtype() != in.dtype)
-      fail("input '{}' must be {}, got {}", in.name, dtype_name(in.dtype), dtype_name(t.dtype()));
+      fail("{}: input '{}' must be {}, got {}", tar, printable(in.name), dtype_name(in.dtype), dtype_name(t.dtype()));
     if (t.shape() != in.shape)
-      fail("input '{}' must have shape {}, got {}", in.name, shape_str(in.shape), shape_str(t.shape()));
+      fail("{}: input '{}' must have shape {}, got {}", tar, printable(in.name), shape_str(in.shape),
+           shape_str(t.shape()));
     fs::path p = work.path() / fmt::format("in{}.bin", i);
     write_file(p, std::string_view(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
     argv.push_back(p.string());
@@ -145,7 +149,15 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
   RunResult result;
   for (size_t i = 0; i < md.outputs.size(); ++i) {
     const auto& out = md.outputs[i];
-    std::string bytes = read_file(work.path() / fmt::format("out{}.bin", i));
+    const fs::path file = work.path() / fmt::format("out{}.bin", i);
+    std::error_code ec;
+    const uint64_t want = static_cast<uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
+    const uint64_t size = fs::file_size(file, ec);
+    if (ec || size != want)
+      fail("{}: the model wrote {} of output '{}', not the {} bytes of {} {}", tar,
+           ec ? std::string("nothing") : fmt::format("{} bytes", size), printable(out.name), want,
+           dtype_name(out.dtype), shape_str(out.shape));
+    std::string bytes = read_file(file);
     result.outputs.emplace_back(out.name, TensorData(out.dtype, out.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())));
   }
   steps::read_timings(r.out, result);

@@ -57,12 +57,17 @@ fs::path cached_object(const fs::path& dir, const fs::path& src, const std::stri
   const fs::path obj = objects / (sha256_hex(headers_key + src.string() + read_file(dir / src)).substr(0, 32) + ".o");
   if (fs::exists(obj)) return obj;
   fs::create_directories(objects);
-  const fs::path tmp = objects / fmt::format(".{}.{}", obj.filename().string(), static_cast<long>(getpid()));
+  // Written in the build folder and renamed into the cache: a process killed
+  // while compiling leaves its half object in its staging folder, which the
+  // next build removes (build_cache.h), never in objects/.
+  fs::create_directories(dir / ".tmp");
+  const fs::path tmp = fs::absolute(dir) / ".tmp" / fmt::format("{}.{}", obj.filename().string(), static_cast<long>(getpid()));
   std::vector<std::string> argv = cc_command(tc);
   argv.insert(argv.end(), {"-c", src.string(), "-o", tmp.string()});
   compile_or_fail(argv, dir, tc.cc, timeout);
   std::error_code ec;
   fs::rename(tmp, obj, ec);  // losing a race to another process is fine
+  if (ec && !fs::exists(obj)) fail("cannot store {} in the build cache: {}", obj.string(), ec.message());
   fs::remove(tmp, ec);
   return obj;
 }
@@ -78,7 +83,9 @@ fs::path cached_program(const std::vector<std::string>& objects, const std::vect
   const fs::path program = programs / sha256_hex(link_key).substr(0, 32);
   if (!fs::exists(program)) {
     fs::create_directories(programs);
-    const fs::path tmp = programs / fmt::format(".{}.{}", program.filename().string(), static_cast<long>(getpid()));
+    fs::create_directories(dir / ".tmp");
+    const fs::path tmp =
+        fs::absolute(dir) / ".tmp" / fmt::format("{}.{}", program.filename().string(), static_cast<long>(getpid()));
     std::vector<std::string> link = cc_command(tc);
     link.insert(link.end(), objects.begin(), objects.end());
     link.insert(link.end(), {"-o", tmp.string()});
@@ -86,6 +93,7 @@ fs::path cached_program(const std::vector<std::string>& objects, const std::vect
     compile_or_fail(link, dir, tc.cc, timeout);
     std::error_code ec;
     fs::rename(tmp, program, ec);
+    if (ec && !fs::exists(program)) fail("cannot store {} in the build cache: {}", program.string(), ec.message());
     fs::remove(tmp, ec);
   }
   return program;

@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "c/kernel.h"
-#include "mlf/metadata.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -20,29 +19,6 @@ using nlohmann::json;
 json memory_json(const StageMemory& m) {
   return {{"workspace_bytes", m.workspace}, {"constants_bytes", m.constants}, {"io_bytes", m.io},
           {"runtime_bytes", m.runtime}, {"total_bytes", m.total()}};
-}
-
-// Field `key` of `j` as a T, or an Error naming pipeline.json's path.
-template <class T>
-T get(const json& j, const char* key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) fail("pipeline.json: {} has no \"{}\"", where, key);
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception&) {
-    fail("pipeline.json: {}.{} has the wrong type ({})", where, key, j.at(key).type_name());
-  }
-}
-
-std::vector<int> tensor_refs(const json& names, const std::map<std::string, int>& index, const std::string& where) {
-  if (!names.is_array()) fail("pipeline.json: {} is not a list", where);
-  std::vector<int> v;
-  for (const json& n : names) {
-    if (!n.is_string()) fail("pipeline.json: {} holds a {}, not a tensor name", where, n.type_name());
-    auto it = index.find(n.get<std::string>());
-    if (it == index.end()) fail("pipeline.json: {} names '{}', which is not in \"tensors\"", where, printable(n.get<std::string>()));
-    v.push_back(it->second);
-  }
-  return v;
 }
 
 }  // namespace
@@ -113,77 +89,6 @@ std::string manifest_to_json(const Manifest& m) {
         {"single_pe_throughput_samples_per_s", m.single_pe_throughput()}}},
   };
   return j.dump(2) + "\n";
-}
-
-Manifest manifest_from_json(const std::string& text) {
-  mlf::check_json_nesting(text, 64, "pipeline.json");
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception&) {
-    fail("pipeline.json: not valid JSON");
-  }
-  if (!j.is_object()) fail("pipeline.json: not a JSON object");
-  Manifest m;
-  m.version = get<int>(j, "version", "the manifest");
-  if (m.version != kManifestVersion)
-    fail("pipeline.json: version {} (this mlipc reads version {})", m.version, kManifestVersion);
-  m.generator = get<std::string>(j, "generator", "the manifest");
-  m.model_name = get<std::string>(j, "model_name", "the manifest");
-  m.module_name = get<std::string>(j, "module_name", "the manifest");
-  m.target = get<std::string>(j, "target", "the manifest");
-  m.pes_requested = get<int>(j, "pes_requested", "the manifest");
-  m.pe_memory_limit = get<uint64_t>(j, "pe_memory_bytes", "the manifest");
-  m.clock_mhz = get<double>(j, "clock_mhz", "the manifest");
-  m.fewer_note = get<std::string>(j, "fewer_pes_note", "the manifest");
-  const json tensors = get<json>(j, "tensors", "the manifest");
-  const json stages = get<json>(j, "stages", "the manifest");
-  if (!tensors.is_array() || tensors.empty()) fail("pipeline.json: \"tensors\" is not a non-empty list");
-  if (!stages.is_array() || stages.empty()) fail("pipeline.json: \"stages\" is not a non-empty list");
-  const int num_stages = static_cast<int>(stages.size());
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const std::string where = fmt::format("tensors[{}]", i);
-    PipeTensor t;
-    t.name = get<std::string>(tensors[i], "name", where);
-    const std::string dt = get<std::string>(tensors[i], "dtype", where);
-    t.dtype = dtype_from_name(dt);
-    if (t.dtype == DType::Undefined) fail("pipeline.json: {}.dtype '{}' is not a known dtype", where, printable(dt));
-    t.shape = get<Shape>(tensors[i], "shape", where);
-    t.bytes = get<uint64_t>(tensors[i], "bytes", where);
-    t.producer = get<int>(tensors[i], "producer", where);
-    t.consumers = get<std::vector<int>>(tensors[i], "consumers", where);
-    for (int s : t.consumers)
-      if (s < kHost || s >= num_stages) fail("pipeline.json: {}.consumers holds {}, not a stage or -1", where, s);
-    if (t.producer < kHost || t.producer >= num_stages)
-      fail("pipeline.json: {}.producer is {}, not a stage or -1", where, t.producer);
-    if (!index.emplace(t.name, static_cast<int>(i)).second)
-      fail("pipeline.json: {} repeats the name '{}'", where, printable(t.name));
-    m.tensors.push_back(std::move(t));
-  }
-  for (size_t i = 0; i < stages.size(); ++i) {
-    const std::string where = fmt::format("stages[{}]", i);
-    PipeStage s;
-    s.pe = get<int>(stages[i], "pe", where);
-    s.module = get<std::string>(stages[i], "module", where);
-    if (!is_c_identifier(s.module)) fail("pipeline.json: {}.module '{}' is not a C identifier", where, printable(s.module));
-    s.layers = get<std::vector<std::string>>(stages[i], "layers", where);
-    s.inputs = tensor_refs(get<json>(stages[i], "inputs", where), index, where + ".inputs");
-    s.outputs = tensor_refs(get<json>(stages[i], "outputs", where), index, where + ".outputs");
-    s.est_cycles = get<uint64_t>(stages[i], "est_cycles", where);
-    const json mem = get<json>(stages[i], "memory", where);
-    s.memory.workspace = get<uint64_t>(mem, "workspace_bytes", where + ".memory");
-    s.memory.constants = get<uint64_t>(mem, "constants_bytes", where + ".memory");
-    s.memory.io = get<uint64_t>(mem, "io_bytes", where + ".memory");
-    s.memory.runtime = get<uint64_t>(mem, "runtime_bytes", where + ".memory");
-    m.stages.push_back(std::move(s));
-  }
-  m.inputs = tensor_refs(get<json>(j, "inputs", "the manifest"), index, "inputs");
-  m.outputs = tensor_refs(get<json>(j, "outputs", "the manifest"), index, "outputs");
-  const json est = get<json>(j, "estimates", "the manifest");
-  m.single_pe_cycles = get<uint64_t>(est, "single_pe_cycles", "estimates");
-  m.single_pe_memory = get<uint64_t>(est, "single_pe_memory_bytes", "estimates");
-  return m;
 }
 
 std::string manifest_to_c(const Manifest& m) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/tensor_data.h"
+#include "mlf/archive.h"
 
 namespace mlipc::mesh {
 
@@ -61,9 +62,17 @@ struct Manifest {
 };
 
 std::string manifest_to_json(const Manifest& m);
-// Throws Error naming the field ("pipeline.json: stages[1].inputs: ...")
-// when `text` is not a manifest this mlipc wrote.
+// Throws Error naming the field ("pipeline.json: stages[1].path '../../etc/'
+// is not the stage's folder 'default_stage1/'") when `text` is not a
+// manifest this mlipc writes: every field of the schema (docs/mesh.md) with
+// its type and range, no other key, and the fields agreeing with each other
+// (manifest_read.cpp lists the rules).
 Manifest manifest_from_json(const std::string& text);
+// The manifest against the tarball's stage modules: each stage's folder
+// holds its module's metadata.json, whose module name, inputs and outputs
+// (names, dtypes, shapes, in order) are the stage's. Throws naming the
+// field, as manifest_from_json.
+void check_stage_modules(const Manifest& m, const mlf::FileMap& files);
 
 // The C form: `const mlip_pipeline mlipc_pipeline` and
 // `const mlip_model* const mlipc_pipeline_models[]` (tvmgen_<module>_model

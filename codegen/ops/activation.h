@@ -23,7 +23,7 @@ struct Activation {
 
   float apply(float v) const {
     switch (kind) {
-      case Relu: return v > 0.0f ? v : 0.0f;
+      case Relu: return relu(v);
       case LeakyRelu: return v < 0.0f ? v * alpha : v;
       case Clip:  // bounds in sequence: with lo > hi every value becomes hi, as in ONNX
         v = v < lo ? lo : v;
@@ -36,6 +36,9 @@ struct Activation {
       default: return v;
     }
   }
+  // max(0, v) as ONNX's reference computes it (numpy's maximum): a NaN stays
+  // NaN (docs/runtime.md, "NaN"); -0 becomes +0, as it always did here.
+  static float relu(float v) { return v <= 0.0f ? 0.0f : v; }
   // ONNX HardSigmoid's arithmetic (ops::eval_HardSigmoid): a NaN stays NaN.
   float hard_sigmoid(float v) const {
     const float t = alpha * v + beta;

@@ -51,7 +51,7 @@ void eval_GlobalMaxPool(EvalContext& ctx) {
   for_planes(ctx, [](const float* x, int64_t n, float& y) {
     float best = -INFINITY;
     for (int64_t i = 0; i < n; ++i)
-      if (i == 0 || x[i] > best) best = x[i];
+      if (i == 0 || x[i] > best || std::isnan(x[i])) best = x[i];  // a NaN wins, as in MaxPool
     y = best;
   });
 }

@@ -2,7 +2,9 @@
 // and ceil_mode, on float and 8-bit integer data, with the optional Indices
 // output (flat positions in X; storage_order 1 numbers the spatial axes
 // column-major).
+#include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops/conv.h"
 #include "ops/ops.h"
@@ -15,6 +17,12 @@ namespace mlipc::ops {
 namespace {
 
 const GeometryRules kMaxPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  return false;
+}
 
 bool has_indices(const Node& n) { return n.outputs.size() > 1 && n.outputs[1] != kNoValue; }
 
@@ -42,8 +50,9 @@ void infer_MaxPool(InferContext& ctx) {
 }
 
 // Same loop nest as templates/kernels/maxpool.c: the first maximum in window
-// order wins; padding taps are skipped; an all-padding window gives the
-// type's lowest value and index -1.
+// order wins, and a NaN wins over any number (numpy's max; the last NaN in
+// window order, its index); padding taps are skipped; an all-padding window
+// gives the type's lowest value and index -1.
 void eval_MaxPool(EvalContext& ctx) {
   const TensorData& xt = ctx.in(0);
   const Geometry3 g = to_3d(resolve_geometry(ctx.attrs(), spatial_of(xt.shape()), {}, kMaxPoolRules));
@@ -65,7 +74,7 @@ void eval_MaxPool(EvalContext& ctx) {
         int64_t at = -1;
         for_each_tap(g, od, oh, ow, [&](const WindowTap& t) {
           const T v = xp[t.x];
-          if (at < 0 || v > best) {
+          if (at < 0 || v > best || is_nan(v)) {
             best = v;
             at = col_major ? (t.w * g.in[1] + t.h) * g.in[0] + t.d : t.x;
           }

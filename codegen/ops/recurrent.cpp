@@ -76,7 +76,7 @@ std::vector<std::string> strings_attr(const Attrs& a, const std::string& name) {
 
 float RecurrentActivation::apply(float v) const {
   switch (kind) {
-    case Relu: return v > 0.0f ? v : 0.0f;
+    case Relu: return v <= 0.0f ? 0.0f : v;  // a NaN stays NaN (Activation::relu)
     case Tanh: return mlip_tanhf(v);
     case Sigmoid: return mlip_sigmoidf(v);
     case Affine: return alpha * v + beta;

@@ -41,7 +41,8 @@ void eval_Relu(EvalContext& ctx) {
   visit_elem(ctx.in(0).dtype(), "Relu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
-    map_unary<T, T>(ctx.in(0), ctx.outputs[0], [](C v) { return v > C(0) ? v : C(0); });
+    // max(0, v) with a NaN kept (Activation::relu); -0 becomes +0.
+    map_unary<T, T>(ctx.in(0), ctx.outputs[0], [](C v) { return v <= C(0) ? C(0) : v; });
   });
 }
 

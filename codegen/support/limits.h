@@ -33,5 +33,8 @@ inline constexpr uint64_t kMaxWorkspaceAlignment = 4096;
 // Host emulation (`mlipc run --build-timeout / --timeout`).
 inline constexpr int kDefaultBuildSeconds = 600;
 inline constexpr int kDefaultRunSeconds = 600;
+// The longest either may be set to: about 11.6 days (a deadline in the
+// steady clock's nanoseconds never overflows).
+inline constexpr int kMaxSeconds = 1000000;
 
 }  // namespace mlipc::limits

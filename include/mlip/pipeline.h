@@ -65,17 +65,23 @@ typedef struct mlip_pipeline {
   const int32_t* outputs;
 } mlip_pipeline;
 
-/* Where a check failed: stage and tensor indices, -1 when not about one. */
+/* Where a check failed: stage and tensor indices, -1 when not about one,
+   and the field of the manifest the failed rule reads, as pipeline.json
+   names it ("tensors[].consumers", "stages[].inputs"; a static string, NULL
+   when not about one). */
 typedef struct mlip_pipe_error {
   int32_t stage;
   int32_t tensor;
+  const char* field;
 } mlip_pipe_error;
 
 /* The manifest alone: version (MLIP_ERR_VERSION), counts and indices in
-   range, every stage's inputs produced by an earlier stage or the host and
-   listing it among their consumers, every output produced by it, sizes
-   equal to shape x element size, the model's inputs and outputs produced
-   by / sent to the host (MLIP_ERR_INVALID_ARG otherwise). err may be NULL. */
+   range, no index listed twice in one list, every stage's inputs produced
+   by an earlier stage or the host and listing it among their consumers,
+   every output produced by it, sizes equal to shape x element size, the
+   model's inputs and outputs produced by / sent to the host and every
+   tensor with the host as producer or consumer among them
+   (MLIP_ERR_INVALID_ARG otherwise). err may be NULL. */
 mlip_status mlip_pipeline_check(const mlip_pipeline* p, mlip_pipe_error* err);
 
 /* Stage `stage` of the manifest against the module that is to run it:

@@ -71,8 +71,8 @@ mlip_status mlip_sim_exec_global_pool(const mlip_sim_env* env, uint8_t* ocm, con
     for (p = 0; p < hw; ++p) {
       const float x = mlip_sim_h2f(mlip_sim_ld16(in + (p * ch + cc) * 2u));
       if (is_max) {
-        if (x > r) {
-          r = x;
+        if (x > r || x != x) {
+          r = x; /* a NaN wins over any number */
         }
       } else {
         r = r + x;

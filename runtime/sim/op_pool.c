@@ -69,8 +69,8 @@ static uint16_t window_f16(const mlip_pool_args* a, int is_max, const uint8_t* i
       const size_t iw = (size_t)(base_w + kw * dw);
       const float x = mlip_sim_h2f(mlip_sim_ld16(in + ((ih * in_w + iw) * ch + cc) * 2u));
       if (is_max) {
-        if (x > r) {
-          r = x; /* a NaN is never chosen; ties keep the first */
+        if (x > r || x != x) {
+          r = x; /* ties keep the first; a NaN wins over any number */
         }
       } else {
         r = r + x;
@@ -81,7 +81,8 @@ static uint16_t window_f16(const mlip_pool_args* a, int is_max, const uint8_t* i
     /* 0 / 0 is not divided (its NaN's sign depends on the host): the quiet NaN */
     r = count == 0u ? mlip_sim_bits_to_float(0x7FC00000u) : r / (float)count;
   }
-  /* A maximum is a half or -inf: exact. */
+  /* A maximum is a half, a NaN or -inf: exact (a NaN's bits are made
+   * 0x7E00 by the rounding, as every NaN result's). */
   r = mlip_sim_apply_act(r, a->act, a->act_lo, a->act_hi);
   return mlip_sim_round_result(r);
 }

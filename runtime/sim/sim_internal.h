@@ -205,7 +205,7 @@ static inline float mlip_sim_hardsigmoid(float v, float alpha, float beta) {
 static inline float mlip_sim_apply_act(float v, uint32_t act, float lo, float hi) {
   float t;
   switch (act) {
-    case MLIP_ACT_RELU: return v > 0.0f ? v : 0.0f; /* also turns -0 and NaN into +0 */
+    case MLIP_ACT_RELU: return v <= 0.0f ? 0.0f : v; /* -0 becomes +0; a NaN stays NaN */
     case MLIP_ACT_CLIP:
       t = v < lo ? lo : v; /* the lower bound first: lo > hi gives hi */
       return t > hi ? hi : t;
@@ -256,7 +256,7 @@ static inline void mlip_sim_act_row(float* v, size_t n, uint32_t act, float lo, 
     case MLIP_ACT_NONE: return;
     case MLIP_ACT_RELU:
       for (i = 0; i < n; ++i) {
-        v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        v[i] = v[i] <= 0.0f ? 0.0f : v[i];
       }
       return;
     case MLIP_ACT_CLIP:

@@ -144,7 +144,8 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
           }
 {{#pool}}          if (hi > done + 1) done = hi - 1;
           /* The pooled row: per position, the first tap inside, then every
-           * later one that is greater (ops::eval_MaxPool), all lanes at once. */
+           * later one that is greater or a NaN (ops::eval_MaxPool), all lanes
+           * at once. */
           for (int32_t pw = 0; pw < {{POW}}; ++pw) {
             float best[{{MB}}];
             int32_t q, any = 0;
@@ -160,7 +161,7 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                 if (!any) {
                   for (q = 0; q < {{MB}}; ++q) best[q] = sp[q];
                 } else {
-                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] ? sp[q] : best[q];
+                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] || sp[q] != sp[q] ? sp[q] : best[q];
                 }
                 any = 1;
               }

@@ -1,6 +1,6 @@
 /* MaxPool: x [P = N*C, ID, IH, IW] -> y [P, OD, OH, OW] (1-D and 2-D have
  * size-1 leading axes). Padding taps are skipped; the first maximum in
- * window order wins{{#indices}}; Indices are flat positions in x
+ * window order wins{{#nan}}, and a NaN over any number (the last NaN){{/nan}}{{#indices}}; Indices are flat positions in x
  * ({{#col_major}}spatial axes column-major{{/col_major}}{{^col_major}}row-major{{/col_major}}){{/indices}}. */
 static void {{fn}}(const {{in0_t}}* x, {{out0_t}}* y{{#indices}}, int64_t* yi{{/indices}}) {
   for (int32_t p = 0; p < {{P}}; ++p) {
@@ -22,7 +22,7 @@ static void {{fn}}(const {{in0_t}}* x, {{out0_t}}* y{{#indices}}, int64_t* yi{{/
                 const {{in0_t}}* xv;
                 if (iw < 0 || iw >= {{IW}}) continue;
                 xv = xp + (id * {{IH}} + ih) * {{IW}} + iw;
-                if (at < 0 || *xv > best) {
+                if (at < 0 || *xv > best{{#nan}} || *xv != *xv{{/nan}}) {
                   best = *xv;
                   at = {{#col_major}}(iw * {{IH}} + ih) * {{ID}} + id{{/col_major}}{{^col_major}}(id * {{IH}} + ih) * {{IW}} + iw{{/col_major}};
                 }

@@ -6,7 +6,7 @@
  * loop tests for padding; each position walks its taps in window order with
  * all channels side by side in the innermost loop. Per channel that is the
  * reference's arithmetic: {{#max}}the first tap, then every later one that is
- * greater (a NaN first stays){{/max}}{{^max}}the taps summed in order from 0, then divided
+ * greater{{#nan}} or a NaN (a NaN wins over any number){{/nan}}{{/max}}{{^max}}the taps summed in order from 0, then divided
  * by their count{{#include_pad}} within the padded extent{{/include_pad}}{{/max}}. */
 static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
   static const int32_t rect[{{NR}}][12] = {{rects}};
@@ -31,7 +31,7 @@ static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
                   } else {
                     for (c = 0; c < {{C}}; ++c) {
                       const {{in0_t}} v = xt[c * {{XC}}];
-                      yp[c * {{YC}}] = v > yp[c * {{YC}}] ? v : yp[c * {{YC}}];
+                      yp[c * {{YC}}] = v > yp[c * {{YC}}]{{#nan}} || v != v{{/nan}} ? v : yp[c * {{YC}}];
                     }
                   }
 {{/max}}{{^max}}                  for (c = 0; c < {{C}}; ++c) yp[c * {{YC}}] += xt[c * {{XC}}];

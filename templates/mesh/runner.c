@@ -7,7 +7,9 @@
  * from pipeline.c (the C form of pipeline.json). Prints for mlipc to parse:
  *   mlipc-mesh-stage <s> <busy ns>   time stage s spent in its module's run
  *   mlipc-mesh-total-ns <ns>         the whole stream, wall clock
- * and on failure "mlipc-error <code> <text> (stage s, tensor t)".
+ * and on failure "mlipc-error <code> <text> (stage s, tensor t 'name')", with
+ * ", field <f>" before the parenthesis closes when the manifest's check
+ * names the field (pipeline.json's name of it).
  * Like the host driver, this program may use stdio and the heap. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -35,8 +37,9 @@ static uint64_t now_ns(void) {
 static void fail_status(mlip_status s, const mlip_pipe_error* e) {
   const mlip_pipeline* p = &mlipc_pipeline;
   const char* name = e && e->tensor >= 0 && e->tensor < p->num_tensors ? p->tensors[e->tensor].name : "";
-  fprintf(stderr, "mlipc-error %d %s (stage %d, tensor %d '%s')\n", (int)s, mlip_status_str(s),
-          e ? (int)e->stage : -1, e ? (int)e->tensor : -1, name);
+  fprintf(stderr, "mlipc-error %d %s (stage %d, tensor %d '%s'%s%s)\n", (int)s, mlip_status_str(s),
+          e ? (int)e->stage : -1, e ? (int)e->tensor : -1, name, e && e->field ? ", field " : "",
+          e && e->field ? e->field : "");
 }
 
 /* A stage's own buffers and its runner: the runtime keeps no memory. */
@@ -76,6 +79,7 @@ static void stage_loop(stage_run* r) {
     if (r->status != MLIP_OK) {
       r->err.stage = r->stage;
       r->err.tensor = -1;
+      r->err.field = NULL;
     }
   }
 }
@@ -137,7 +141,7 @@ int main(int argc, char** argv) {
   void** ins;
   void** outs;
   mlipc_stream stream;
-  mlip_pipe_error err = {-1, -1};
+  mlip_pipe_error err = {-1, -1, NULL};
   mlip_status s;
   int32_t k, count;
   int32_t first = -1; /* the stage this process runs (MPI), or -1: all of them */

@@ -116,7 +116,7 @@ TEST_F(Cli, NpzMissingInput) {
   EXPECT_FALSE(fs::exists(p("out.npz")));
   io::write_npz(p("empty.npz"), {});
   e = expect_error(mlipc({"run", tar.string(), "--inputs", p("empty.npz").string(), "--outputs", p("out.npz").string()}));
-  EXPECT_THAT(e, HasSubstr("input 'Input3' is missing"));
+  EXPECT_THAT(e, HasSubstr("empty.npz: no array 'Input3' for the input 'Input3' of "));
   EXPECT_FALSE(fs::exists(p("out.npz")));
 }
 
@@ -125,10 +125,10 @@ TEST_F(Cli, NpzWrongShapeOrDtype) {
   io::write_npz(p("in.npz"), {{"Input3", random_tensor(DType::Float32, {1, 1, 28, 27}, 1)}});
   std::string e = expect_error(mlipc({"run", tar.string(), "--inputs", p("in.npz").string(), "--outputs",
                                       p("out.npz").string()}));
-  EXPECT_THAT(e, HasSubstr("input 'Input3' must have shape [1,1,28,28], got [1,1,28,27]"));
+  EXPECT_THAT(e, HasSubstr("in.npz: array 'Input3' has shape [1,1,28,27], but the input 'Input3' of " + tar.string() + " has shape [1,1,28,28]"));
   io::write_npz(p("in64.npz"), {{"Input3", random_tensor(DType::Float64, {1, 1, 28, 28}, 1)}});
   e = expect_error(mlipc({"run", tar.string(), "--inputs", p("in64.npz").string(), "--outputs", p("out.npz").string()}));
-  EXPECT_THAT(e, HasSubstr("input 'Input3' must be float32, got float64"));
+  EXPECT_THAT(e, HasSubstr("in64.npz: array 'Input3' is float64, but the input 'Input3' of " + tar.string() + " is float32"));
   EXPECT_FALSE(fs::exists(p("out.npz")));
 }
 

@@ -233,9 +233,9 @@ TEST_F(GuideCli, NumberRepeatPrintTimeAsTvmc) {
   EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number=0", "--print-time"})),
               HasSubstr("--print-time needs --number 1 or more"));
   EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--repeat=0"})),
-              HasSubstr("--repeat 0 must be at least 1"));
+              HasSubstr("--repeat 0 is out of range (allowed: 1 to 1,000,000)"));
   EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number=-1"})),
-              HasSubstr("--number -1 must be 0 or more"));
+              HasSubstr("--number -1 is out of range (allowed: 0 to 1,000,000)"));
 }
 
 TEST_F(GuideCli, FillModeWithoutInputs) {

@@ -263,9 +263,9 @@ TEST(Mesh, BadMeshOptionsAreOneLineAndWriteNothing) {
   TempDir dir("mlipc-mesh");
   const std::string m = model_path("kws_dscnn").string();
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--pes", "0"}, "--pes 0 must be at least 1"},
+      {{"--pes", "0"}, "--pes 0 is out of range (allowed: 1 to 4,096)"},
       {{"--pe-memory", "1MiB"}, "--pe-memory needs --pes"},
-      {{"--pes", "2", "--pe-memory", "12XB"}, "--pe-memory '12XB': give bytes, or a size in KiB, MiB or GiB"},
+      {{"--pes", "2", "--pe-memory", "12XB"}, "--pe-memory '12XB' is not a size (allowed: 1 byte to 1 TiB"},
       {{"--pes", "2", "--cross-compiler", "gcc"}, "--pes: cross builds"},
   };
   for (const auto& [args, message] : cases) {
@@ -291,9 +291,10 @@ TEST(Mesh, MorePesThanLayersGiveOnePerLayerAndSaySo) {
   EXPECT_GT(m.stages.size(), 4u);
 }
 
-// A pipeline.json that still reads but no longer matches the stage
-// modules (a tensor between stages given another shape) is rejected by the
-// runtime's check when the runner starts, with the status and the tensor.
+// A pipeline.json that is consistent in itself but no longer matches the
+// stage modules (a tensor between stages given another shape) is refused as
+// it is read, naming the field, before anything is built (the runtime's own
+// check, mlip_pipeline_check_stage, is runtime.pipeline's).
 TEST(Mesh, AManifestThatDoesNotMatchItsStagesIsRejected) {
   TempDir dir("mlipc-mesh");
   mesh::MeshResult r = mesh::compile_mesh(model_path("kws_dscnn"), mrvl_options(), {2, 0});
@@ -311,7 +312,8 @@ TEST(Mesh, AManifestThatDoesNotMatchItsStagesIsRejected) {
   io::write_npz(dir.path() / "stream.npz", s.npz);
   ProcessResult p = mlipc({"run", "mesh.tar", "--inputs", "stream.npz"}, dir.path());
   EXPECT_EQ(p.exit_code, 1);
-  EXPECT_THAT(p.err, HasSubstr("the pipeline failed: mlipc-error 6 shape mismatch (stage 0, tensor"));
+  EXPECT_THAT(p.err, HasSubstr("mesh.tar: pipeline.json: stages[0].outputs["));
+  EXPECT_THAT(p.err, HasSubstr("but module default_stage0's output"));
   EXPECT_THAT(p.err, HasSubstr(t.name));
 }
 

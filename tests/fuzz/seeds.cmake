@@ -6,10 +6,12 @@
 #   npz     every .npz and .npy under tests/data and examples/
 #   tar     tarballs mlipc compiles from small models (CPU and MLIP)
 #   cmdbuf  the MLIP command buffers inside those tarballs (fp16 and int8)
+#   pipeline  pipeline.json of mesh tarballs mlipc compiles (--pes 2 and 3),
+#           and the damaged manifests of tests/data/robustness/pipeline
 # Small seeds mutate faster; the large models add little.
 # Script mode: -DMLIPC=<mlipc> -DDATA=<tests/data> -DEXAMPLES=<examples> -DOUT=<folder> [-DONNX_TESTDATA=<folder>]
 file(REMOVE_RECURSE ${OUT})
-foreach(sub onnx onnx-short npz tar cmdbuf)
+foreach(sub onnx onnx-short npz tar cmdbuf pipeline)
   file(MAKE_DIRECTORY ${OUT}/${sub})
 endforeach()
 
@@ -98,3 +100,26 @@ list(LENGTH cmdbufs n)
 if(n EQUAL 0)
   message(FATAL_ERROR "no MLIP command buffer among the seed tarballs")
 endif()
+
+# Mesh manifests: model | target | PEs
+file(MAKE_DIRECTORY ${work})
+set(k 0)
+foreach(spec "${DATA}/models/mlperf_tiny_kws_dscnn/model.onnx|mrvl, c|2"
+             "${DATA}/models/mlperf_tiny_ic_resnet8/model.onnx|mrvl, c|3"
+             "${DATA}/models/mlperf_tiny_kws_dscnn/model.onnx|c|2")
+  string(REPLACE "|" ";" parts "${spec}")
+  list(GET parts 0 model)
+  list(GET parts 1 target)
+  list(GET parts 2 pes)
+  execute_process(COMMAND ${MLIPC} compile ${model} --target ${target} --pes ${pes} -o ${work}/mesh${k}.tar
+                  RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "mlipc compile ${model} --target ${target} --pes ${pes} failed (${rc})")
+  endif()
+  file(ARCHIVE_EXTRACT INPUT ${work}/mesh${k}.tar DESTINATION ${work}/mesh${k} PATTERNS pipeline.json)
+  file(COPY_FILE ${work}/mesh${k}/pipeline.json ${OUT}/pipeline/mesh${k}.json)
+  math(EXPR k "${k} + 1")
+endforeach()
+file(REMOVE_RECURSE ${work})
+file(GLOB damaged ${DATA}/robustness/pipeline/*.json)
+copy_seeds(pipeline "damaged-" ${damaged})

@@ -61,7 +61,7 @@ static int setup(void** state) {
 }
 
 static void expect_stage(int32_t stage, const mlip_model* m, mlip_status want, int32_t at_stage, int32_t at_tensor) {
-  mlip_pipe_error e = {99, 99};
+  mlip_pipe_error e = {99, 99, NULL};
   assert_int_equal(mlip_pipeline_check_stage(&pipe, stage, m, &e), want);
   assert_int_equal(e.stage, at_stage);
   assert_int_equal(e.tensor, at_tensor);
@@ -122,6 +122,82 @@ static void manifest_must_be_consistent(void** state) {
   s0_out[0] = 7; /* out of range */
   assert_int_equal(mlip_pipeline_check(&pipe, &e), MLIP_ERR_INVALID_ARG);
   assert_int_equal(e.stage, 0);
+}
+
+/* Each refusal names the manifest's field (issue 26, item 10), and the
+   rules that pipeline.json's tamperings broke: a list naming an index
+   twice, a NULL list with entries, a negative PE, a tensor nothing reads. */
+static void expect_field(mlip_status want, int32_t at_stage, int32_t at_tensor, const char* field) {
+  mlip_pipe_error e = {99, 99, NULL};
+  assert_int_equal(mlip_pipeline_check(&pipe, &e), want);
+  assert_int_equal(e.stage, at_stage);
+  assert_int_equal(e.tensor, at_tensor);
+  assert_non_null(e.field);
+  assert_string_equal(e.field, field);
+  setup(NULL);
+}
+
+static void refusals_name_the_field(void** state) {
+  static int32_t twice[2] = {1, 1};
+  mlip_pipe_error e = {99, 99, "x"};
+  (void)state;
+  assert_int_equal(mlip_pipeline_check(&pipe, &e), MLIP_OK);
+  assert_null(e.field);
+  pipe.version = 7;
+  expect_field(MLIP_ERR_VERSION, -1, -1, "version");
+  pipe.num_outputs = 0;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, -1, "outputs");
+  model_out[0] = 0; /* the model's output is x, which does not reach the host */
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 0, "outputs");
+  tensors[1].size_bytes = 12;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 1, "tensors[].bytes");
+  tensors[1].dtype_bits = 12;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 1, "tensors[].dtype");
+  mid_shape[1] = -4;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 1, "tensors[].shape");
+  tensors[1].name = NULL;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 1, "tensors[].name");
+  tensors[1].producer = 2;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 1, "tensors[].producer");
+  tensors[1].consumers = twice; /* stage 1 named twice */
+  tensors[1].num_consumers = 2;
+  expect_field(MLIP_ERR_INVALID_ARG, 0, 1, "tensors[].consumers");
+  tensors[1].consumers = NULL; /* a list of one entry that is not there */
+  expect_field(MLIP_ERR_INVALID_ARG, 0, 1, "tensors[].consumers");
+  tensors[1].num_consumers = 0; /* nothing reads mid */
+  expect_field(MLIP_ERR_INVALID_ARG, 0, 1, "tensors[].consumers");
+  mid_consumers[0] = 0; /* back to its producer: a cycle */
+  expect_field(MLIP_ERR_INVALID_ARG, 0, 1, "tensors[].consumers");
+  y_consumers[0] = 1; /* y's producer is stage 1 */
+  expect_field(MLIP_ERR_INVALID_ARG, 1, 2, "tensors[].consumers");
+  stages[1].pe = -1;
+  expect_field(MLIP_ERR_INVALID_ARG, 1, -1, "stages[].pe");
+  stages[1].module_name = NULL;
+  expect_field(MLIP_ERR_INVALID_ARG, 1, -1, "stages[].module");
+  stages[0].inputs = twice; /* two inputs, both tensor 1 */
+  stages[0].num_inputs = 2;
+  expect_field(MLIP_ERR_INVALID_ARG, 0, -1, "stages[].inputs");
+  stages[0].outputs = NULL;
+  expect_field(MLIP_ERR_INVALID_ARG, 0, -1, "stages[].outputs");
+  s1_in[0] = 0; /* x does not list stage 1 */
+  expect_field(MLIP_ERR_INVALID_ARG, 1, 0, "stages[].inputs");
+  s1_out[0] = 1; /* mid is stage 0's */
+  expect_field(MLIP_ERR_INVALID_ARG, 1, 1, "stages[].outputs");
+  model_in[0] = 2;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, 2, "inputs");
+  pipe.inputs = twice;
+  pipe.num_inputs = 2;
+  expect_field(MLIP_ERR_INVALID_ARG, -1, -1, "inputs");
+  /* Against a module: the field the mismatch is about. */
+  {
+    mlip_pipe_error f = {99, 99, NULL};
+    assert_int_equal(mlip_pipeline_check_stage(&pipe, 0, &stage1, &f), MLIP_ERR_INVALID_ARG);
+    assert_string_equal(f.field, "stages[].module");
+    mid_shape[1] = 2;
+    tensors[1].size_bytes = 8;
+    assert_int_equal(mlip_pipeline_check_stage(&pipe, 0, &stage0, &f), MLIP_ERR_SHAPE);
+    assert_string_equal(f.field, "tensors[].shape");
+  }
 }
 
 /* An in-memory transport: a one-slot mailbox per tensor, the host's
@@ -203,6 +279,7 @@ int main(void) {
       cmocka_unit_test_setup(valid_manifest_matches_its_stages, setup),
       cmocka_unit_test_setup(manifest_that_does_not_match_is_rejected, setup),
       cmocka_unit_test_setup(manifest_must_be_consistent, setup),
+      cmocka_unit_test_setup(refusals_name_the_field, setup),
       cmocka_unit_test_setup(steps_move_samples_through_the_stages, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -549,8 +549,8 @@ static void test_pool_dilation(void** state) {
 static void test_pool_edges(void** state) {
   mlip_decoded_cmd* c;
   (void)state;
-  /* A window with no position inside the block: MAXPOOL gives -inf. A NaN
-     is never chosen over a number, whatever its place in the window. */
+  /* A NaN wins over any number, whatever its place in the window (docs/
+     runtime.md, "NaN"); every NaN result is stored as 0x7E00. */
   fresh(1, MLIP_LAYER_MAXPOOL);
   sethb(0, 0x7E00); /* 1x3: NaN, 1, NaN */
   seth(2, 1.0f);
@@ -568,12 +568,32 @@ static void test_pool_edges(void** state) {
   c->u.pool.stride_h = 1;
   c->u.pool.stride_w = 1;
   c->u.pool.pad_left = 1;
-  /* windows: {-1, 0} -> NaN only, {0, 1}, {1, 2}, {2, 3} -> NaN only */
+  /* windows: {-1, 0} -> NaN only, {0, 1}: NaN first, {1, 2}: NaN last, {2, 3} -> -NaN only */
   assert_int_equal(run_ocm_only(), MLIP_OK);
-  assert_int_equal(geth(512), 0xFC00); /* only a NaN inside: -inf */
-  assert_true(gethf(514) == 1.0f);
-  assert_true(gethf(516) == 1.0f);
-  assert_int_equal(geth(518), 0xFC00);
+  assert_int_equal(geth(512), 0x7E00);
+  assert_int_equal(geth(514), 0x7E00);
+  assert_int_equal(geth(516), 0x7E00);
+  assert_int_equal(geth(518), 0x7E00);
+
+  /* A window with no position inside the block: MAXPOOL gives -inf. */
+  fresh(1, MLIP_LAYER_MAXPOOL);
+  seth(0, 4.0f);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = 1;
+  c->u.pool.c = 1;
+  c->u.pool.out = 512;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 2;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = 1;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.pad_left = 1;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_int_equal(geth(512), 0xFC00);
+  assert_true(gethf(514) == 4.0f);
 
   /* AVGPOOL over a window with no position at all: count 0 -> quiet NaN. */
   fresh(1, MLIP_LAYER_AVGPOOL);
@@ -619,6 +639,18 @@ static void test_global_pools(void** state) {
   assert_true(gethf(130) == -3.0f);
   assert_true(gethf(256) == 4.0f);
   assert_true(gethf(258) == -1.0f);
+  /* GLOBAL_MAXPOOL: a NaN anywhere in a channel gives NaN (0x7E00). */
+  fresh(1, MLIP_LAYER_GLOBAL_MAXPOOL);
+  for (i = 0; i < 6; ++i) seth(2u * i, x[i]);
+  sethb(6, 0xFE00); /* channel 1, position 1 */
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_MAXPOOL, 0, layer0);
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 256;
+  c->u.global_pool.hw = 3;
+  c->u.global_pool.c = 2;
+  assert_int_equal(run_ocm_only(), MLIP_OK);
+  assert_true(gethf(256) == 4.0f);
+  assert_int_equal(geth(258), 0x7E00);
 }
 
 /* ---- ADD ------------------------------------------------------------------------- */
@@ -983,7 +1015,7 @@ static void test_nan_results(void** state) {
   for (i = 0; i < 4; ++i) assert_int_equal(geth(256 + 2u * i), 0x7E00);
   assert_int_equal(geth(640), 0x7E00);
   assert_int_equal(geth(1152), 0x7E00);
-  /* RELU of a NaN is +0 */
+  /* RELU of a NaN is a NaN (docs/runtime.md, "NaN"; it was +0) */
   fresh(1, MLIP_LAYER_ADD);
   sethb(0, 0xFE00);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
@@ -993,7 +1025,7 @@ static void test_nan_results(void** state) {
   c->u.add.count = 1;
   c->u.add.act = MLIP_ACT_RELU;
   assert_int_equal(run_ocm_only(), MLIP_OK);
-  assert_int_equal(geth(128), 0x0000);
+  assert_int_equal(geth(128), 0x7E00);
 }
 
 /* ---- the hardware path ---------------------------------------------------------- */

@@ -26,7 +26,7 @@ void global_pool(const Graph& g, const Node& n, KernelSpec& spec, bool average) 
   spec.set("op", average ? "GlobalAveragePool" : "GlobalMaxPool");
   // Same order and arithmetic as the reference kernels in ops/global_pool.cpp.
   spec.set("init", average ? "0.0f" : "-INFINITY");
-  spec.set("update", average ? "acc += xp[i]" : "if (i == 0 || xp[i] > acc) acc = xp[i]");
+  spec.set("update", average ? "acc += xp[i]" : "if (i == 0 || xp[i] > acc || xp[i] != xp[i]) acc = xp[i]");
   spec.set("result", average ? "acc / (float)" + std::to_string(planes == 0 ? 0 : numel(x) / planes) : "acc");
   spec.args = {0};
 }

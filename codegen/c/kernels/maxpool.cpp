@@ -16,6 +16,8 @@ void prepare_MaxPool(const Graph& g, const Node& n, KernelSpec& spec) {
     case DType::UInt8: spec.set("lowest", "0"); break;
     default: spec.set("lowest", "(-INFINITY)"); break;
   }
+  // A NaN tap wins over any number (ops/maxpool.cpp); integers have none.
+  spec.set_flag("nan", xv.dtype == DType::Float32 || xv.dtype == DType::Float64);
   if (set_pool_cl(g, n, spec, geo)) {
     spec.set_flag("max", true);
     return;

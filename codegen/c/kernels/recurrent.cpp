@@ -18,7 +18,7 @@ using Act = ops::RecurrentActivation;
 std::string activation_body(const Act& a) {
   const std::string A = c_float(a.alpha), B = c_float(a.beta);
   switch (a.kind) {
-    case Act::Relu: return "return v > 0.0f ? v : 0.0f;";
+    case Act::Relu: return "return v <= 0.0f ? 0.0f : v;";  // a NaN stays NaN
     case Act::Tanh: return "return mlip_tanhf(v);";
     case Act::Sigmoid: return "return mlip_sigmoidf(v);";
     case Act::Affine: return fmt::format("return {} * v + {};", A, B);

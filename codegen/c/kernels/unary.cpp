@@ -28,7 +28,10 @@ void prepare_Relu(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_dtype_in(g, n, 0, ops::join({ops::float_types(), ops::signed_types()}));
   const DType t = g.value(n.inputs[0]).dtype;
   const std::string zero = c_const(t, 0);
-  elementwise_kernel(g, n, spec, {{0}, define_v(g, n, fmt::format("v0 > {0} ? v0 : {0}", zero)), {}});
+  // Activation::relu: a NaN stays NaN (integers have none: their form is kept).
+  const std::string expr =
+      dtype_is_float(t) ? fmt::format("v0 <= {0} ? {0} : v0", zero) : fmt::format("v0 > {0} ? v0 : {0}", zero);
+  elementwise_kernel(g, n, spec, {{0}, define_v(g, n, expr), {}});
 }
 
 void prepare_LeakyRelu(const Graph& g, const Node& n, KernelSpec& spec) {

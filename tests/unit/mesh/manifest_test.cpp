@@ -3,8 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
 #include "mesh/manifest.h"
+#include "mlf/metadata.h"
 #include "support/error.h"
+#include "support/file_util.h"
 
 using ::testing::HasSubstr;
 
@@ -76,10 +83,113 @@ TEST(MeshManifest, DamageIsOneLineNamingTheField) {
   EXPECT_THAT(refused(s), HasSubstr("pipeline.json: stages[0].outputs names 'nope', which is not in \"tensors\""));
   std::string p = text;
   p.replace(p.find("\"producer\": 0"), 13, "\"producer\": 5");
-  EXPECT_THAT(refused(p), HasSubstr("pipeline.json: tensors[1].producer is 5, not a stage or -1"));
+  EXPECT_THAT(refused(p), HasSubstr("pipeline.json: tensors[1].producer is 5, not from -1 to 1"));
   std::string mod = text;
   mod.replace(mod.find("\"default_stage1\""), 16, "\"stage 1\"");
-  EXPECT_THAT(refused(mod), HasSubstr("stages[1].module 'stage 1' is not a C identifier"));
+  EXPECT_THAT(refused(mod), HasSubstr("stages[1].module 'stage 1' is not the stage's module 'default_stage1'"));
+}
+
+// Issue 26, item 10: every field with its type, its range and its agreement
+// with the others, as the manifest is read (inspect and run print nothing
+// and build nothing before).
+TEST(MeshManifest, EveryFieldIsCheckedAsItIsRead) {
+  const nlohmann::json base = nlohmann::json::parse(manifest_to_json(two_stages()));
+  struct Case {
+    std::function<void(nlohmann::json&)> edit;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](auto& j) { j["stages"][0]["est_cycles"] = -100; },
+       "stages[0].est_cycles is -100, not from 0 to 4503599627370496"},  // was 18,446,744,073,709,551,516
+      {[](auto& j) { j["stages"][1]["index"] = 1.5; }, "stages[1].index holds the number 1.5, where mlipc writes a whole number"},
+      {[](auto& j) { j["stages"][1]["pe"] = 1.0; }, "stages[1].pe holds the number 1.0, where mlipc writes a whole number"},
+      {[](auto& j) { j["stages"][1]["path"] = "../../etc/"; },
+       "stages[1].path '../../etc/' is not the stage's folder 'default_stage1/'"},
+      {[](auto& j) { std::swap(j["stages"][0], j["stages"][1]); }, "stages[0].index is 1, not its place in \"stages\" (0)"},
+      {[](auto& j) { j["clock_mhz"] = 0; }, "clock_mhz is 0, not from 1 to 1000000"},
+      {[](auto& j) { j["outputs"] = nlohmann::json::array(); }, "\"outputs\" is empty"},
+      {[](auto& j) { j["tensors"][1]["consumers"] = {0}; },
+       "tensors[1].consumers[0] is stage 0, not after the tensor's producer (stage 0)"},
+      {[](auto& j) { j["tensors"][2]["consumers"] = {-1, -1}; }, "tensors[2].consumers[1] names -1 (the host) twice"},
+      {[](auto& j) { j["tensors"][1]["shape"] = {1, -8}; }, "tensors[1].shape[1] holds the number -8, not a dimension"},
+      {[](auto& j) { j["tensors"][1]["bytes"] = 31; }, "tensors[1].bytes is 31, but float32 [1,8] holds 32 bytes"},
+      {[](auto& j) { j["tensors"][0]["producer"] = 0; j["tensors"][0]["consumers"] = {1}; },
+       "inputs names 'x', which stage 0 produces, not the host"},
+      {[](auto& j) { j["outputs"] = {"mid"}; }, "outputs names 'mid', whose \"consumers\" do not include -1 (the host)"},
+      {[](auto& j) { j["inputs"] = nlohmann::json::array(); },
+       "tensors[0] 'x': its producer, -1 (the host), does not list it among the model's \"inputs\""},
+      {[](auto& j) { j["stages"][0]["memory"]["total_bytes"] = 7; }, "stages[0].memory.total_bytes is 7, not the sum of the others (0)"},
+      {[](auto& j) { j["estimates"]["latency_cycles"] = 1; }, "estimates.latency_cycles is 1, not the stages' est_cycles summed (800)"},
+      {[](auto& j) { j["estimates"]["throughput_samples_per_s"] = 1e300; }, "estimates.throughput_samples_per_s is 1e+300, not 2000000"},
+      {[](auto& j) { j["pe_memory_bytes"] = "512KiB"; }, "pe_memory_bytes holds a string, where mlipc writes a whole number"},
+      {[](auto& j) { j["extra"] = 1; }, "the manifest has the key 'extra', which mlipc does not write"},
+      {[](auto& j) { j.erase("fewer_pes_note"); }, "the manifest has no \"fewer_pes_note\""},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    SCOPED_TRACE(cases[k].message);
+    nlohmann::json j = base;
+    cases[k].edit(j);
+    try {
+      manifest_from_json(j.dump(2));
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("pipeline.json: " + cases[k].message));
+    }
+  }
+}
+
+// The damaged manifests kept in tests/data/robustness/pipeline (made from
+// kws_dscnn's at 2 PEs by make_cases.py; also fuzz_pipeline's regressions).
+TEST(MeshManifest, DamagedManifestsOfTheRobustnessDataAreRefused) {
+  const std::filesystem::path dir = std::filesystem::path(MLIPC_TEST_DATA) / "robustness" / "pipeline";
+  const Manifest ok = manifest_from_json(read_file(dir / "kws_pes2.json"));
+  EXPECT_EQ(ok.stages.size(), 2u);
+  size_t damaged = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".json" || e.path().filename() == "kws_pes2.json") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    ++damaged;
+    try {
+      manifest_from_json(read_file(e.path()));
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& err) {
+      EXPECT_THAT(err.what(), ::testing::StartsWith("pipeline.json: "));
+    }
+  }
+  EXPECT_GE(damaged, 8u);
+}
+
+// The manifest against the stage modules' metadata.json.
+TEST(MeshManifest, StagesAreCheckedAgainstTheirModules) {
+  const Manifest m = two_stages();
+  auto module = [&](const std::string& name, const std::vector<int>& ins, const std::vector<int>& outs) {
+    mlf::Metadata md;
+    md.module_name = name;
+    md.targets = {"c"};
+    for (int t : ins) md.inputs.push_back({m.tensors[t].name, m.tensors[t].dtype, m.tensors[t].shape, m.tensors[t].bytes});
+    for (int t : outs) md.outputs.push_back({m.tensors[t].name, m.tensors[t].dtype, m.tensors[t].shape, m.tensors[t].bytes});
+    return mlf::metadata_to_json(md);
+  };
+  mlf::FileMap files = {{"default_stage0/metadata.json", module("default_stage0", {0}, {1})},
+                        {"default_stage1/metadata.json", module("default_stage1", {1}, {2})}};
+  EXPECT_NO_THROW(check_stage_modules(m, files));
+  auto refused = [&](const mlf::FileMap& f) {
+    try {
+      check_stage_modules(m, f);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  mlf::FileMap other = files;
+  other["default_stage1/metadata.json"] = module("default_stage1", {0}, {2});
+  EXPECT_THAT(refused(other), HasSubstr("pipeline.json: stages[1].inputs[0] is 'mid' float32 [1,8], but module "
+                                        "default_stage1's input 0 is 'x' float32 [1,4]"));
+  other["default_stage1/metadata.json"] = module("default_stage0", {1}, {2});
+  EXPECT_THAT(refused(other), HasSubstr("stages[1].module 'default_stage1', but default_stage1/metadata.json is module "
+                                        "'default_stage0'"));
+  other.erase("default_stage1/metadata.json");
+  EXPECT_THAT(refused(other), HasSubstr("stages[1].path 'default_stage1/': the tarball has no default_stage1/metadata.json"));
 }
 
 TEST(MeshManifest, CFormDeclaresThePipelineAndTheStageModules) {
