@@ -88,5 +88,14 @@ TEST(PtqRobustness, CalibratedInt8ModelPipelinesOnThreeAndFourPes) {
                             pes);
 }
 
+// Issue 26 item 3: the check for a quantized model looked at one stage
+// (all float) and refused the model.
+TEST(PtqRobustness, QuantizedModelPipelinesOnThreeAndFourPes) {
+  TempDir dir("mlipc-ptq-rob");
+  for (int pes : {3, 4})
+    expect_mesh_like_single(dir.path(), {"compile", kDigitsQdq, "--target", "mrvl, c", "--target-mrvl-mattr", "sim -quantize=int8"},
+                            pes);
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_ptq_robustness
