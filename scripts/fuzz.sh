@@ -8,14 +8,14 @@
 # RSS, findings.
 # A finding leaves its input in build-san/tests/fuzz/artifacts/ and makes the
 # script exit non-zero.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx npz tar cmdbuf
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx npz tar cmdbuf calib
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SAN_DIR="${MLIPC_SAN_BUILD_DIR:-build-san}"
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-((${#TARGETS[@]})) || TARGETS=(onnx npz tar cmdbuf)
+((${#TARGETS[@]})) || TARGETS=(onnx npz tar cmdbuf calib)
 MLIPC_SANITIZE=build ./scripts/sanitize.sh
 [ -d "$SAN_DIR/tests/fuzz/seeds/onnx" ] || ctest --test-dir "$SAN_DIR" -R '^fuzz\.seeds$' >/dev/null
 work="$SAN_DIR/tests/fuzz"

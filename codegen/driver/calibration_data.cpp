@@ -31,8 +31,10 @@ void check_finite(const TensorData& t, const std::string& file, const std::strin
 }  // namespace
 
 CalibrationSet read_calibration(const std::filesystem::path& path, const Graph& g) {
-  const std::string file = printable(path.string());
-  io::NamedTensors arrays = io::read_npz(path);
+  return calibration_set(io::read_npz(path), printable(path.string()), g);
+}
+
+CalibrationSet calibration_set(io::NamedTensors arrays, const std::string& file, const Graph& g) {
   std::vector<std::string> inputs;
   for (const GraphIO& in : g.inputs) inputs.push_back(printable(in.name));
   const std::string input_list = fmt::format("{}", fmt::join(inputs, ", "));

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "io/npz.h"
 #include "ir/graph.h"
 
 namespace mlipc::driver {
@@ -22,5 +23,9 @@ struct CalibrationSet {
 // value that is not finite (NaN, an infinity) in a sample taken is a
 // one-line error naming the file and the array (and the sample).
 CalibrationSet read_calibration(const std::filesystem::path& path, const Graph& g);
+
+// The same on arrays already read (`file` names them in messages): the
+// calibration fuzz target's entry.
+CalibrationSet calibration_set(io::NamedTensors arrays, const std::string& file, const Graph& g);
 
 }  // namespace mlipc::driver

@@ -5,10 +5,11 @@
 #   npz     every .npz and .npy under tests/data and examples/
 #   tar     tarballs mlipc compiles from small models (CPU and MLIP)
 #   cmdbuf  the MLIP command buffers inside those tarballs (fp16 and int8)
+#   calib   the calibration sets of tests/data/robustness/calibration
 # Small seeds mutate faster; the large models add little.
 # Script mode: -DMLIPC=<mlipc> -DDATA=<tests/data> -DEXAMPLES=<examples> -DOUT=<folder> [-DONNX_TESTDATA=<folder>]
 file(REMOVE_RECURSE ${OUT})
-foreach(sub onnx npz tar cmdbuf)
+foreach(sub onnx npz tar cmdbuf calib)
   file(MAKE_DIRECTORY ${OUT}/${sub})
 endforeach()
 
@@ -32,6 +33,8 @@ if(ONNX_TESTDATA AND IS_DIRECTORY ${ONNX_TESTDATA}/node)
 endif()
 file(GLOB_RECURSE npz ${DATA}/*.npz ${DATA}/*.npy ${EXAMPLES}/*.npz)
 copy_seeds(npz "" ${npz})
+file(GLOB calib ${DATA}/robustness/calibration/*.npz)
+copy_seeds(calib "" ${calib})
 
 set(work ${OUT}/work)
 file(MAKE_DIRECTORY ${work})
