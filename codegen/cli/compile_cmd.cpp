@@ -5,6 +5,10 @@
 #include <map>
 #include <memory>
 
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -19,6 +23,7 @@
 #include "mlip/target.h"
 #include "support/error.h"
 #include "support/file_util.h"
+#include "support/limits.h"
 #include "support/text.h"
 
 namespace fs = std::filesystem;
@@ -53,6 +58,7 @@ struct CompileArgs {
   std::string min_sqnr_db = "20";
   std::string emit_qdq;
   std::string pes;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
+  bool emit_qdq_given = false;  // --emit-qdq '' is refused, not taken as absent
   std::string pe_memory;
   bool pes_given = false, pe_memory_given = false;
 };
@@ -70,17 +76,24 @@ size_t parse_alignment(const std::string& text) {
   return v;
 }
 
-std::string db(double v) { return std::isnan(v) ? "-" : std::isinf(v) ? (v > 0 ? "inf" : "-inf") : fmt::format("{:.1f}", v); }
+// The summary prints no inf or nan: no error at all is "exact"; no figure
+// (no int8 form, or an all-zero reference) is "-".
+std::string db(double v) { return v == INFINITY ? "exact" : std::isfinite(v) ? fmt::format("{:.1f}", v) : "-"; }
+std::string err(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
 
 // The calibration's summary: layers int8 and float, the outputs' SQNR, the
 // five layers of lowest SQNR (`mlipc inspect` lists them all).
 void print_quantization(const ptq::QuantizeReport& q) {
   size_t int8 = 0;
   for (const auto& l : q.layers) int8 += l.int8;
-  fmt::print("  int8       {} of {} layers int8 ({} calibration on {} samples, min SQNR {} dB)\n", int8, q.layers.size(),
-             calib::method_name(q.options.method), q.samples, db(q.options.min_sqnr_db));
+  const std::string samples = q.samples_in_data > q.samples
+                                  ? fmt::format("the first {} of {} samples (at most {} are used)", with_commas(q.samples),
+                                                with_commas(q.samples_in_data), with_commas(limits::kMaxCalibrationSamples))
+                                  : fmt::format("{} samples", q.samples);
+  fmt::print("  int8       {} of {} layers int8 ({} calibration on {}, min SQNR {} dB)\n", int8, q.layers.size(),
+             calib::method_name(q.options.method), samples, db(q.options.min_sqnr_db));
   for (const auto& o : q.outputs)
-    fmt::print("    output {}: SQNR {} dB, max abs error {:.4g}\n", printable(o.name), db(o.sqnr_db), o.max_abs_error);
+    fmt::print("    output {}: SQNR {} dB, max abs error {}\n", printable(o.name), db(o.sqnr_db), err(o.max_abs_error));
   std::vector<const ptq::LayerQuantization*> worst;
   for (const auto& l : q.layers) worst.push_back(&l);
   // Lowest SQNR first; layers without an int8 figure (NaN) last.
@@ -91,11 +104,29 @@ void print_quantization(const ptq::QuantizeReport& q) {
   if (!worst.empty())
     fmt::print("    worst layers (SQNR alone / in the model, max abs error alone; all: mlipc inspect):\n");
   for (const auto* l : worst)
-    fmt::print("      {:<28} {:<18} {:>6} / {:>6} dB  {:>10.4g}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
-               db(l->model_sqnr_db), l->max_abs_error, l->int8 ? "int8" : "float: " + printable(l->why));
+    fmt::print("      {:<28} {:<18} {:>6} / {:>6} dB  {:>10}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
+               db(l->model_sqnr_db), err(l->max_abs_error), l->int8 ? "int8" : "float: " + printable(l->why));
   for (const auto& l : q.layers)
     if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
       fmt::print("      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
+}
+
+// --emit-qdq, before any work (calibration may take minutes): a file name,
+// not the tarball (the same file by its canonical path, existing or not),
+// not an input, in a folder that exists and is writable.
+void check_emit_qdq(const fs::path& qdq, const fs::path& out, const std::vector<fs::path>& inputs) {
+  if (qdq.empty()) fail("--emit-qdq '': give the file to write the QDQ model to (FILE.onnx)");
+  const std::string name = printable(qdq.string());
+  std::error_code ec1, ec2;
+  const fs::path a = fs::weakly_canonical(fs::absolute(qdq), ec1), b = fs::weakly_canonical(fs::absolute(out), ec2);
+  if (!ec1 && !ec2 && a == b)
+    fail("--emit-qdq {}: is also the tarball (-o); give the QDQ model a file of its own", name);
+  check_output_path(qdq, inputs, "--emit-qdq");
+  const fs::path dir = qdq.has_parent_path() ? qdq.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) fail("--emit-qdq {}: folder {} does not exist", name, printable(dir.string()));
+  if (::access(dir.c_str(), W_OK) != 0)
+    fail("--emit-qdq {}: folder {} is not writable: {}", name, printable(dir.string()), std::strerror(errno));
 }
 
 void run_compile(const CompileArgs& a) {
@@ -139,7 +170,7 @@ void run_compile(const CompileArgs& a) {
   fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
-  if (!a.emit_qdq.empty()) check_output_path(a.emit_qdq, {a.model, a.calibration, out.string()}, "--emit-qdq");
+  if (a.emit_qdq_given) check_emit_qdq(a.emit_qdq, out, {a.model, a.calibration});
   if (!opt.cross.compiler.empty()) host::check_build_folder(host::cross_dir(out, opt.cross.triple), opt.codegen.module_name);
   if (a.pes_given || a.pe_memory_given) {
     compile_mesh(a.model, out, opt, pes, pe_memory);
@@ -148,7 +179,17 @@ void run_compile(const CompileArgs& a) {
   driver::CompileResult r = driver::compile_model(a.model, opt);
   opt.quantize_options.progress = nullptr;
   bar.reset();  // ends the progress line before the summary
-  driver::write_tarball(r, out);
+  // All or nothing: no QDQ model without its tarball (compile_model wrote it last).
+  auto drop_qdq = [&] {
+    std::error_code ec;
+    if (r.quantization && !a.emit_qdq.empty()) fs::remove(a.emit_qdq, ec);
+  };
+  try {
+    driver::write_tarball(r, out);
+  } catch (...) {
+    drop_qdq();
+    throw;
+  }
   fs::path cross_out;
   if (!opt.cross.compiler.empty()) {
     host::CrossBuild b;
@@ -164,6 +205,7 @@ void run_compile(const CompileArgs& a) {
     } catch (...) {
       std::error_code ec;
       fs::remove(out, ec);  // all or nothing: no tarball without its build
+      drop_qdq();
       throw;
     }
   }
@@ -246,7 +288,8 @@ void add_compile(CLI::App& app) {
   c->add_option("--quantize-min-sqnr-db", args->min_sqnr_db,
                 "mixed precision: a layer whose int8 SQNR on the calibration data is below this stays float "
                 "(fp16 on the MLIP, fp32 on the CPU; default 20)");
-  c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
+  CLI::Option* emit_qdq =
+      c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,
@@ -267,7 +310,8 @@ void add_compile(CLI::App& app) {
   c->add_option("--pe-memory", args->pe_memory,
                 "memory of one PE (arena + constants + I/O + runtime), e.g. 512KiB (with --pes; default: no limit)");
   c->allow_extras();
-  c->callback([args, c] {
+  c->callback([args, c, emit_qdq] {
+    args->emit_qdq_given = emit_qdq->count() > 0;
     refuse_extras(*c);
     require_positional(args->model, *c, "an ONNX model file");
     args->pes_given = c->count("--pes") > 0;

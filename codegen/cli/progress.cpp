@@ -1,9 +1,13 @@
 #include "cli/progress.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "support/error.h"
+#include "support/text.h"
 
 namespace mlipc::cli {
 
@@ -23,7 +27,14 @@ std::string progress_line(std::string_view label, std::string_view phase, size_t
   return fmt::format("{} {:<13} [{}] {}/{} samples{}", label, phase, bar, done, total, left);
 }
 
-ProgressBar::ProgressBar(std::string label, bool enabled) : label_(std::move(label)), enabled_(enabled) {}
+ProgressBar::ProgressBar(std::string label, bool terminal) : label_(std::move(label)), terminal_(terminal) {
+  if (const char* v = std::getenv("MLIPC_PROGRESS_SECONDS")) {
+    const std::string s = v;
+    if (s.empty() || s.size() > 4 || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) > 3600)
+      fail("MLIPC_PROGRESS_SECONDS '{}': give whole seconds from 0 to 3600", printable(s));
+    line_every_ = std::chrono::seconds(std::stoi(s));
+  }
+}
 
 ProgressBar::~ProgressBar() {
   if (open_) std::fputc('\n', stderr);
@@ -32,17 +43,27 @@ ProgressBar::~ProgressBar() {
 bool ProgressBar::stderr_is_terminal() { return isatty(fileno(stderr)) != 0; }
 
 void ProgressBar::update(std::string_view phase, size_t done, size_t total) {
-  if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   if (phase != phase_) {
     if (open_) std::fputc('\n', stderr);
+    open_ = written_ = false;
     phase_ = std::string(phase);
     phase_start_ = now;
-    last_draw_ = {};
+    last_draw_ = terminal_ ? std::chrono::steady_clock::time_point{} : now;
+  }
+  const double elapsed = std::chrono::duration<double>(now - phase_start_).count();
+  if (!terminal_) {
+    // A log gets a line every few seconds: the phase's first after line_every_.
+    const bool end = done == total && written_;
+    if (!end && now - last_draw_ < line_every_) return;
+    last_draw_ = now;
+    written_ = true;
+    std::fprintf(stderr, "%s\n", progress_line(label_, phase, done, total, elapsed).c_str());
+    std::fflush(stderr);
+    return;
   }
   if (done != total && done != 0 && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
-  const double elapsed = std::chrono::duration<double>(now - phase_start_).count();
   // \r and clear to the end of the line: the line is redrawn in place.
   std::fprintf(stderr, "\r%s\033[K", progress_line(label_, phase, done, total, elapsed).c_str());
   std::fflush(stderr);

@@ -1,6 +1,7 @@
 #include "driver/calibration_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -8,13 +9,32 @@
 
 #include "io/npz.h"
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/text.h"
 
 namespace mlipc::driver {
 
-std::vector<std::vector<TensorData>> read_calibration(const std::filesystem::path& path, const Graph& g) {
-  const std::string file = printable(path.string());
-  io::NamedTensors arrays = io::read_npz(path);
+namespace {
+
+// Calibration ranges are made of finite values: a NaN or an infinity in the
+// data is refused rather than skipped (it would leave a tensor without a
+// range, or send its layer back to float, silently).
+void check_finite(const TensorData& t, const std::string& file, const std::string& array, int64_t sample) {
+  if (t.dtype() != DType::Float32) return;
+  const float* x = t.data<float>();
+  for (int64_t e = 0; e < t.numel(); ++e)
+    if (!std::isfinite(x[e]))
+      fail("{}: array '{}' sample {} holds {} (element {} of the sample): calibration data must be finite", file,
+           array, sample, std::isnan(x[e]) ? "NaN" : x[e] > 0 ? "+inf" : "-inf", e);
+}
+
+}  // namespace
+
+CalibrationSet read_calibration(const std::filesystem::path& path, const Graph& g) {
+  return calibration_set(io::read_npz(path), printable(path.string()), g);
+}
+
+CalibrationSet calibration_set(io::NamedTensors arrays, const std::string& file, const Graph& g) {
   std::vector<std::string> inputs;
   for (const GraphIO& in : g.inputs) inputs.push_back(printable(in.name));
   const std::string input_list = fmt::format("{}", fmt::join(inputs, ", "));
@@ -59,18 +79,22 @@ std::vector<std::vector<TensorData>> read_calibration(const std::filesystem::pat
     first = name;
     per_input.push_back(&t);
   }
-  std::vector<std::vector<TensorData>> out(static_cast<size_t>(samples));
+  CalibrationSet set;
+  set.in_file = samples;
+  const int64_t used = std::min(samples, limits::kMaxCalibrationSamples);
+  set.samples.resize(static_cast<size_t>(used));
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.value(g.inputs[i].value);
     const TensorData& t = *per_input[i];
     const size_t bytes = v.nbytes();
-    for (int64_t s = 0; s < samples; ++s) {
+    for (int64_t s = 0; s < used; ++s) {
       TensorData one(v.dtype, v.shape);
       if (bytes) std::memcpy(one.raw(), t.raw() + static_cast<size_t>(s) * bytes, bytes);
-      out[static_cast<size_t>(s)].push_back(std::move(one));
+      check_finite(one, file, printable(g.inputs[i].name), s);
+      set.samples[static_cast<size_t>(s)].push_back(std::move(one));
     }
   }
-  return out;
+  return set;
 }
 
 }  // namespace mlipc::driver

@@ -5,6 +5,7 @@
 #include "driver/calibration_data.h"
 #include "passes/passes.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace mlipc::driver {
 
@@ -35,8 +36,11 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
   if (o.calibration.empty())
     fail("{} on an fp32 model needs calibration data: --calibration FILE.npz (one array per model input, named "
          "as the input, with a leading sample axis)", ask);
-  const std::vector<std::vector<TensorData>> samples = read_calibration(o.calibration, r.graph);
-  r.quantization = ptq::quantize(r.graph, samples, o.quantize_options);
+  const CalibrationSet data = read_calibration(o.calibration, r.graph);
+  ptq::QuantizeOptions qo = o.quantize_options;
+  qo.data_name = printable(o.calibration.string());
+  r.quantization = ptq::quantize(r.graph, data.samples, qo);
+  r.quantization->samples_in_data = static_cast<size_t>(data.in_file);
   // The layers mixed precision keeps float may be fp16 layers on the MLIP.
   mlip_options.fp16_float_layers = true;
 }

@@ -14,6 +14,8 @@ bool wants_int8(const CompileOptions& o, const Target& t);
 
 // Quantizes r.graph, an fp32 model, on its calibration data (r.quantization
 // holds the report); a model that is quantized already is taken as it is.
+// The one check that an int8 build has a quantized model or calibration
+// data: made on the whole model, before a mesh splits it into stages.
 // The layers mixed precision keeps float may then be fp16 layers on the
 // MLIP (mlip_options.fp16_float_layers).
 void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& mlip_options);

@@ -13,6 +13,8 @@ MeshResult compile_mesh(const std::filesystem::path& onnx, const driver::Compile
   if (mesh.pes < 1) fail("--pes {} must be at least 1", mesh.pes);
   if (mesh.pes > 4096) fail("--pes {}: at most 4096 stages", mesh.pes);
   if (!options.cross.empty()) fail("--pes: cross builds (--cross-compiler, --target-llvm-*) are not supported for a mesh");
+  if (!options.emit_qdq.empty())
+    fail("--pes: --emit-qdq is not supported for a mesh (compile without --pes to write the QDQ model)");
   const driver::CompileResult prepared = driver::import_model(onnx, options);
   driver::CompileResult whole = prepared;
   driver::compile_graph(whole, options);

@@ -21,6 +21,11 @@ CompiledPlan StageCompiler::compile(const Plan& plan) {
     for (size_t u = plan.stages[s].first; u <= plan.stages[s].last; ++u) unit_stage[u] = static_cast<int>(s);
   const std::vector<int> st = node_stages(prepared_.graph, model_.node_unit, unit_stage);
   if (st.empty()) fail("internal: --pes: the stages' order contradicts the graph's");
+  // A stage of no node would be a module the runtime refuses: never written.
+  for (size_t s = 0; s < plan.stages.size(); ++s)
+    if (std::find(st.begin(), st.end(), static_cast<int>(s)) == st.end())
+      fail("internal: --pes: stage {} (units {} to {}) holds no node of the model", s, plan.stages[s].first,
+           plan.stages[s].last);
   std::vector<ValueId> values;
   tried.tensors = pipe_tensors(prepared_.graph, st, values);
   std::set<std::string> staged_mlip;

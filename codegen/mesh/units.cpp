@@ -73,6 +73,41 @@ std::vector<UnitInfo> make_units(const driver::CompileResult& whole) {
   return units;
 }
 
+// A unit that no node of the prepared graph maps to would be a stage of
+// nothing (a module with no layer and no tensor, which the runtime refuses):
+// the QuantizeLinear post-training quantization puts at a model input has
+// no ONNX origin, and node_stages puts such a node with its first reader.
+// Its cost and origins go to the next unit (after the last unit: the one
+// before), and node_unit is renumbered.
+void fold_nodeless_units(Model& m) {
+  std::vector<bool> owned(m.units.size(), false);
+  for (int u : m.node_unit)
+    if (u >= 0) owned[static_cast<size_t>(u)] = true;
+  std::vector<UnitInfo> kept;
+  std::vector<int> renumber(m.units.size(), -1);
+  UnitInfo carry;
+  auto take = [](UnitInfo& into, UnitInfo& from) {
+    into.unit.cycles += from.unit.cycles;
+    into.unit.const_bytes += from.unit.const_bytes;
+    into.origins.insert(into.origins.end(), from.origins.begin(), from.origins.end());
+    from = UnitInfo{};
+  };
+  for (size_t u = 0; u < m.units.size(); ++u) {
+    if (!owned[u]) {
+      take(carry, m.units[u]);
+      continue;
+    }
+    renumber[u] = static_cast<int>(kept.size());
+    kept.push_back(std::move(m.units[u]));
+    take(kept.back(), carry);
+  }
+  if (kept.empty()) fail("--pes: the model has no layer to place on a PE");
+  take(kept.back(), carry);
+  m.units = std::move(kept);
+  for (int& u : m.node_unit)
+    if (u >= 0) u = renumber[static_cast<size_t>(u)];
+}
+
 void fill_unit_costs(Model& m, const mlip::TargetInfo& t, int tiles) {
   const Graph& g = *m.pre;
   const auto producers = g.producers();
@@ -137,6 +172,7 @@ Model make_model(const driver::CompileResult& prepared, const driver::CompileRes
       if (auto it = origin_unit.find(o); it != origin_unit.end()) u = it->second;
     m.node_unit.push_back(u);
   }
+  fold_nodeless_units(m);
   fill_unit_costs(m, t, tiles);
   return m;
 }

@@ -2,17 +2,13 @@
 
 #include "mlip/support.h"
 #include "passes/partition.h"
-#include "passes/passes.h"
-#include "support/error.h"
 
 namespace mlipc::mlip {
 
 Partition partition(Graph& g, const Options& options) {
-  // The driver calibrates an fp32 model first (--calibration); one that
-  // reaches here unquantized has no layer int8 could run.
-  if (options.quantize == "int8" && !options.fp16_float_layers && !passes::has_quantized_tensors(g))
-    fail("-quantize=int8 needs a quantized model (QDQ or QOperator) or calibration data (--calibration FILE.npz): "
-         "this one has no int8 operator");
+  // Whether an int8 build has a quantized model is the driver's check, made
+  // once on the whole model (driver/quantization.cpp): `g` may be one stage
+  // of a pipeline (codegen/mesh), whose nodes may all be float.
   Selection s = select_nodes(g, options);
   std::vector<std::string> names;
   for (const Node& n : g.nodes) names.push_back(n.name);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "ptq/calibration.h"
@@ -16,6 +17,8 @@ struct QuantizeOptions {
   // Mixed precision: a layer whose int8 SQNR (the layer alone, on the fp32
   // reference inputs) is below this stays float.
   double min_sqnr_db = 20.0;
+  // Where the samples come from, for messages (the --calibration file).
+  std::string data_name;
   // Called as the calibration advances: the phase, samples done, samples in
   // the phase (the CLI draws a progress bar from it).
   std::function<void(std::string_view phase, size_t done, size_t total)> progress;

@@ -33,7 +33,8 @@ struct OutputQuantization {
 
 struct QuantizeReport {
   QuantizeOptions options;
-  size_t samples = 0;
+  size_t samples = 0;          // samples calibrated on
+  size_t samples_in_data = 0;  // samples the data held (more past limits::kMaxCalibrationSamples); 0: not known
   std::vector<LayerQuantization> layers;  // schedule order
   std::vector<OutputQuantization> outputs;
   Graph qdq;  // the QDQ model before fold_qdq: what --emit-qdq writes

@@ -28,6 +28,11 @@ inline constexpr uint64_t kMaxFoldedBytes = uint64_t{128} << 20;
 inline constexpr int64_t kMaxNodes = 65536;
 // The header of one .npy array (numpy writes a few hundred bytes).
 inline constexpr uint64_t kMaxNpyHeaderBytes = 65536;
+// Calibration samples post-training quantization runs (--calibration): a
+// set that holds more is calibrated on its first kMaxCalibrationSamples, and
+// the summary says so. Ranges settle within a few hundred samples (TensorRT
+// suggests about 500); each sample costs a run of the fp32 model per phase.
+inline constexpr int64_t kMaxCalibrationSamples = 2048;
 // --workspace-byte-alignment: a power of two up to one page.
 inline constexpr uint64_t kMaxWorkspaceAlignment = 4096;
 // Host emulation (`mlipc run --build-timeout / --timeout`).

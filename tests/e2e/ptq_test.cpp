@@ -329,7 +329,7 @@ TEST(PtqMixedPrecision, LayersBelowTheThresholdAreFp16OnTheMlip) {
 }
 
 // The command line: the summary of compile, inspect's table, metadata.json's
-// key, no progress bar when stderr is not a terminal.
+// key, no progress bar redrawn when stderr is not a terminal (lines only).
 TEST(PtqCli, CompileSummaryInspectTableAndMetadata) {
   TempDir dir("mlipc-ptq");
   auto mlipc = [&](std::vector<std::string> args) {
@@ -340,7 +340,12 @@ TEST(PtqCli, CompileSummaryInspectTableAndMetadata) {
                                  "--calibration", (kData / "ptq" / "digits_calib200.npz").string(),
                                  "--calibration-method", "percentile", "--emit-qdq", "q.onnx", "-o", "m.tar"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  EXPECT_EQ(c.err, "");
+  // No bar redrawn in place; a phase that ran 5 s or more wrote progress lines.
+  EXPECT_EQ(c.err.find('\r'), std::string::npos) << c.err;
+  for (size_t at = 0, end; at < c.err.size(); at = end + 1) {
+    end = std::min(c.err.find('\n', at), c.err.size());
+    EXPECT_EQ(c.err.compare(at, 12, "calibration "), 0) << c.err;
+  }
   EXPECT_THAT(c.out, ::testing::HasSubstr("int8       6 of 6 layers int8 (percentile calibration on 200 samples"));
   EXPECT_THAT(c.out, ::testing::HasSubstr("worst layers (SQNR alone / in the model"));
   EXPECT_THAT(c.out, ::testing::HasSubstr("qdq        q.onnx"));

@@ -8,10 +8,11 @@
 #   cmdbuf  the MLIP command buffers inside those tarballs (fp16 and int8)
 #   pipeline  pipeline.json of mesh tarballs mlipc compiles (--pes 2 and 3),
 #           and the damaged manifests of tests/data/robustness/pipeline
+#   calib   the calibration sets of tests/data/robustness/calibration
 # Small seeds mutate faster; the large models add little.
 # Script mode: -DMLIPC=<mlipc> -DDATA=<tests/data> -DEXAMPLES=<examples> -DOUT=<folder> [-DONNX_TESTDATA=<folder>]
 file(REMOVE_RECURSE ${OUT})
-foreach(sub onnx onnx-short npz tar cmdbuf pipeline)
+foreach(sub onnx onnx-short npz tar cmdbuf pipeline calib)
   file(MAKE_DIRECTORY ${OUT}/${sub})
 endforeach()
 
@@ -52,6 +53,8 @@ if(ONNX_TESTDATA AND IS_DIRECTORY ${ONNX_TESTDATA}/node)
 endif()
 file(GLOB_RECURSE npz ${DATA}/*.npz ${DATA}/*.npy ${EXAMPLES}/*.npz)
 copy_seeds(npz "" ${npz})
+file(GLOB calib ${DATA}/robustness/calibration/*.npz)
+copy_seeds(calib "" ${calib})
 
 set(work ${OUT}/work)
 file(MAKE_DIRECTORY ${work})
