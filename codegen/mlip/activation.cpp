@@ -9,7 +9,8 @@ namespace mlipc::mlip {
 
 bool is_activation_op(const std::string& op) {
   return op == "Relu" || op == "Clip" || op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" ||
-         op == "HardSwish" || op == "LeakyRelu" || op == "Elu";
+         op == "HardSwish" || op == "LeakyRelu" || op == "Elu" || op == "Gelu" || op == "Erf" || op == "Sqrt" ||
+         op == "Reciprocal" || op == "Pow";
 }
 
 std::string activation_reason(const Graph& g, const Node& n) {
@@ -17,6 +18,14 @@ std::string activation_reason(const Graph& g, const Node& n) {
   if (n.op == "Clip")
     for (size_t k = 1; k < n.inputs.size(); ++k)
       if (n.has_input(k) && !g.value(n.inputs[k]).is_constant()) return "Clip bounds that are not constant";
+  if (n.op == "Gelu" && n.attrs.get_string("approximate", "none") != "none" &&
+      n.attrs.get_string("approximate", "none") != "tanh")
+    return "Gelu approximation other than none or tanh";
+  if (n.op == "Pow") {
+    const Value& e = g.value(n.inputs[1]);
+    if (!e.is_constant() || e.constant->numel() != 1) return "Pow with an exponent that is not one constant";
+    if (g.value(n.outputs[0]).shape != g.value(n.inputs[0]).shape) return "Pow that broadcasts its base";
+  }
   return "";
 }
 
@@ -47,6 +56,17 @@ Activation activation_of(const Graph& g, const Node& n) {
   } else if (n.op == "Elu") {
     a.kind = MLIP_ACT_ELU;
     a.lo = n.attrs.get_float("alpha", 1.0f);
+  } else if (n.op == "Gelu") {
+    a.kind = n.attrs.get_string("approximate", "none") == "tanh" ? MLIP_ACT_GELU_TANH : MLIP_ACT_GELU;
+  } else if (n.op == "Erf") {
+    a.kind = MLIP_ACT_ERF;
+  } else if (n.op == "Sqrt") {
+    a.kind = MLIP_ACT_SQRT;
+  } else if (n.op == "Reciprocal") {
+    a.kind = MLIP_ACT_RECIP;
+  } else if (n.op == "Pow") {
+    a.kind = MLIP_ACT_POW;
+    a.lo = static_cast<float>(g.value(n.inputs[1]).constant->at(0));
   }
   return a;
 }
@@ -89,6 +109,12 @@ std::string activation_name(const Activation& a) {
     case MLIP_ACT_HARDSWISH: return "hard_swish";
     case MLIP_ACT_LEAKYRELU: return "leaky_relu";
     case MLIP_ACT_ELU: return "elu";
+    case MLIP_ACT_GELU: return "gelu";
+    case MLIP_ACT_GELU_TANH: return "gelu_tanh";
+    case MLIP_ACT_ERF: return "erf";
+    case MLIP_ACT_SQRT: return "sqrt";
+    case MLIP_ACT_RECIP: return "reciprocal";
+    case MLIP_ACT_POW: return "pow";
     default: return "none";
   }
 }

@@ -12,7 +12,8 @@
 
 namespace mlipc::mlip {
 
-// Relu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu.
+// Relu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, Gelu,
+// Erf, Sqrt, Reciprocal, Pow with a constant exponent.
 bool is_activation_op(const std::string& op);
 
 // "" when `n` (an activation op) is one the MLIP computes: float32, and for

@@ -10,6 +10,7 @@
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/region.h"
+#include "ops/op.h"
 #include "support/error.h"
 
 namespace mlipc::mlip {
@@ -17,6 +18,8 @@ namespace mlipc::mlip {
 LowerContext::LowerContext(const Graph& body, const std::string& name)
     : g_(body), consumers_(body.consumers()), producers_(body.producers()) {
   r_.name = name;
+  for (const layers::NormPattern& p : layers::norm_patterns(body, consumers_))
+    for (int i : p.nodes) norm_of_[i] = p;
 }
 
 int LowerContext::add_tensor(RTensor t) {
@@ -26,8 +29,11 @@ int LowerContext::add_tensor(RTensor t) {
 
 namespace {
 
-void set_dims(RTensor& t, const Shape& s) {
-  if (s.size() == 4) {
+// NHWC for 4-D (unless `rowmajor`), [N, C] for 2-D, row-major for the other
+// ranks up to kMaxRank (n the first dimension, w the middle ones, c the last).
+void set_dims(RTensor& t, const Shape& s, bool rowmajor = false) {
+  t.dims = s;
+  if (s.size() == 4 && !rowmajor) {
     t.n = s[0];
     t.c = s[1];
     t.h = s[2];
@@ -35,8 +41,14 @@ void set_dims(RTensor& t, const Shape& s) {
   } else if (s.size() == 2) {
     t.n = s[0];
     t.c = s[1];
+  } else if (!s.empty() && s.size() <= static_cast<size_t>(kMaxRank)) {
+    t.rowmajor = true;
+    t.n = s.size() >= 2 ? s[0] : 1;
+    t.w = 1;
+    for (size_t d = 1; d + 1 < s.size(); ++d) t.w *= s[d];
+    t.c = s.back();
   } else {
-    fail("only 2-D and 4-D tensors cross an MLIP region border, got {}", shape_str(s));
+    fail("only tensors of 1 to {} dimensions run on the MLIP, got {}", kMaxRank, shape_str(s));
   }
 }
 
@@ -46,18 +58,63 @@ uint32_t mlip_dtype(DType t) {
   return t == DType::Int8 ? MLIP_DT_INT8 : t == DType::UInt8 ? MLIP_DT_UINT8 : MLIP_DT_FP16;
 }
 
-int LowerContext::scratch_like(const std::string& name, const Shape& s, DType dtype) {
+int LowerContext::scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor) {
   RTensor t;
   t.name = name;
   t.dtype = mlip_dtype(dtype);
-  set_dims(t, s);
+  set_dims(t, s, rowmajor);
   return add_tensor(t);
 }
 
-int LowerContext::tensor_of(ValueId v) const {
+int LowerContext::tensor_as_is(ValueId v) const {
   auto it = vt_.find(v);
   if (it == vt_.end()) fail("internal: value '{}' has no MLIP tensor", g_.value(v).name);
   return it->second;
+}
+
+bool LowerContext::is_rowmajor(ValueId v) const {
+  const RTensor& t = tensor(tensor_as_is(v));
+  return t.rowmajor || t.dims.size() != 4 || t.h * t.w == 1;
+}
+
+// A 4-D tensor in the other layout: one PERMUTE layer, remembered, so that
+// every reader that wants it shares it. NHWC -> row-major is [n][hw][c] ->
+// [n][c][hw]; row-major -> NHWC the reverse.
+int LowerContext::relayout(ValueId v, bool to_rowmajor) {
+  std::map<ValueId, int>& memo = to_rowmajor ? rowmajor_copy_ : nhwc_copy_;
+  if (auto it = memo.find(v); it != memo.end()) return it->second;
+  const int src = tensor_as_is(v);
+  const RTensor x = tensor(src);  // a copy: the tensor list grows below
+  const Shape& s = x.dims;
+  const int64_t hw = s[2] * s[3], c = s[1];
+  const int dst = scratch_like(x.name + (to_rowmajor ? ":nchw" : ":nhwc"), s, DType::Float32, to_rowmajor);
+  r_.tensors[static_cast<size_t>(dst)].dtype = x.dtype;
+  RLayer l;
+  l.kind = MLIP_LAYER_PERMUTE;
+  l.name = "relayout:" + x.name;
+  l.inputs = {src};
+  l.output = dst;
+  l.dtype = x.dtype;
+  // out [n][c][hw] reads in [n][hw][c] (to row-major), or the reverse
+  l.params = to_rowmajor ? layers::strided_copy({s[0], c, hw}, {hw * c, 1, c}, 0)
+                         : layers::strided_copy({s[0], hw, c}, {hw * c, 1, hw}, 0);
+  r_.layers.push_back(std::move(l));
+  memo[v] = dst;
+  return dst;
+}
+
+int LowerContext::tensor_of(ValueId v) {
+  const int t = tensor_as_is(v);
+  const RTensor& x = tensor(t);
+  if (x.rowmajor && x.dims.size() == 4 && x.dims[2] * x.dims[3] != 1) return relayout(v, false);
+  return t;
+}
+
+int LowerContext::rowmajor_of(ValueId v) {
+  const int t = tensor_as_is(v);
+  const RTensor& x = tensor(t);
+  if (!x.rowmajor && x.dims.size() == 4 && x.dims[2] * x.dims[3] != 1 && !x.hwc_order) return relayout(v, true);
+  return t;
 }
 
 RLayer& LowerContext::new_layer(uint32_t kind, const Node& n) {
@@ -69,11 +126,25 @@ RLayer& LowerContext::new_layer(uint32_t kind, const Node& n) {
   return r_.layers.back();
 }
 
-int LowerContext::output_tensor(const Node& n, size_t i) {
+int LowerContext::output_tensor(const Node& n, size_t i, bool rowmajor) {
   const Value& v = g_.value(n.outputs[i]);
-  int t = scratch_like(v.name, v.shape, v.dtype);
+  int t = scratch_like(v.name, v.shape, v.dtype, rowmajor);
   vt_[n.outputs[i]] = t;
   return t;
+}
+
+int LowerContext::alias_output(const Node& n, int t, const Shape& dims, bool rowmajor, size_t out) {
+  RTensor a = tensor(t);
+  const Value& v = g_.value(n.outputs[out]);
+  a.name = v.name;
+  a.rowmajor = false;
+  a.h = a.w = a.c = a.n = 1;
+  set_dims(a, dims, rowmajor);
+  a.flat = a.hwc_order = false;
+  a.alias_of = tensor(t).alias_of >= 0 ? tensor(t).alias_of : t;
+  const int ti = add_tensor(a);
+  vt_[n.outputs[out]] = ti;
+  return ti;
 }
 
 std::vector<std::string> LowerContext::view_origins(int t) const {
@@ -168,6 +239,11 @@ void LowerContext::convert_out(int index, ValueId v) {
 }
 
 void LowerContext::lower_node(const Node& n) {
+  if (layers::folded_guard(g_, consumers_, producers_, index_of(n))) return;  // read by its Div (ELTWISE)
+  if (auto it = norm_of_.find(index_of(n)); it != norm_of_.end()) {  // a decomposed LayerNormalization
+    if (it->second.last == index_of(n)) layers::lower_norm_pattern(*this, it->second);  // the others make none
+    return;
+  }
   if (const LayerKind* k = layer_kind_for_op(n.op)) {
     k->lower(*this, n);
   } else if (is_activation_op(n.op)) {
@@ -178,15 +254,17 @@ void LowerContext::lower_node(const Node& n) {
     apply_activation(n, n.inputs[0], activation_of(g_, n), {self});
   } else if (const auto sh = layers::shuffle_at(g_, consumers_, producers_, index_of(n))) {
     if (sh->reshape_back == index_of(n)) layers::lower_shuffle(*this, *sh);  // the other two make no layer
-  } else if (n.op == "Flatten" || n.op == "Reshape" || n.op == "Transpose") {
+  } else if (dense_view(n)) {
     view(n);
+  } else if (op_traits(n.op).view != View::None || n.op == "Transpose") {
+    layers::lower_move(*this, n);
   } else {
     fail("operator {} cannot run on the MLIP", n.op);
   }
 }
 
 void LowerContext::apply_activation(const Node& n, ValueId x, const Activation& a, const std::vector<int>& readers) {
-  const int t = tensor_of(x);
+  const int t = tensor_as_is(x);  // elements: any layout
   RLayer* producer = nullptr;
   for (RLayer& l : r_.layers)
     if (l.output == t) producer = &l;
@@ -205,11 +283,65 @@ void LowerContext::apply_activation(const Node& n, ValueId x, const Activation& 
     vt_[n.outputs[0]] = t;
     return;
   }
+  const bool rowmajor = tensor(t).rowmajor;
   RLayer& l = new_layer(MLIP_LAYER_ACTIVATION, n);
   l.origins = origins;
   l.inputs = {t};
   l.act = a;
-  l.output = output_tensor(n);
+  l.output = output_tensor(n, 0, rowmajor);
+}
+
+namespace {
+
+// A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX bytes.
+bool row_shaped(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
+
+// Whether every reader of v is an int8 dense layer reading it as input 0
+// (QLinearMatMul, a dense QLinearConv) or a view into rows whose readers
+// all are (support.cpp's rule of the same name).
+bool q8_dense_only(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
+  if (g.is_graph_output(v) || consumers[v].empty()) return false;
+  return std::all_of(consumers[v].begin(), consumers[v].end(), [&](int c) {
+    const Node& cn = g.nodes[static_cast<size_t>(c)];
+    if (cn.inputs.empty() || cn.inputs[0] != v) return false;
+    if (cn.op == "QLinearMatMul") return true;
+    if (cn.op == "QLinearConv") return layers::conv_is_dense(g, cn);
+    return op_traits(cn.op).view == View::Reshape && row_shaped(g.value(cn.outputs[0]).shape) &&
+           q8_dense_only(g, consumers, cn.outputs[0]);
+  });
+}
+
+}  // namespace
+
+// The views support.cpp lets dense layers absorb (the same rules): a
+// flatten of a 4-D float tensor into rows that only Gemm and MatMul read;
+// an int8 view into rows between row shapes, or a flatten of a 4-D int8
+// tensor whose readers are int8 dense layers (or such views); and a
+// Transpose(0, 2, 3, 1) that only such views read. Other views and
+// transposes are the row-major kinds' (layers/permute.cpp).
+bool LowerContext::dense_view(const Node& n) const {
+  const Shape& x = g_.value(n.inputs[0]).shape;
+  const ValueId out = n.outputs[0];
+  const Shape& y = g_.value(out).shape;
+  // every reader satisfies pred (and there is one, and no graph output)
+  auto all_readers = [&](auto pred) {
+    if (g_.is_graph_output(out) || consumers_[out].empty()) return false;
+    return std::all_of(consumers_[out].begin(), consumers_[out].end(),
+                       [&](int c) { return pred(g_.nodes[static_cast<size_t>(c)]); });
+  };
+  if (n.op == "Transpose") {
+    if (x.size() != 4 || n.attrs.get_ints("perm", {}) != std::vector<int64_t>{0, 2, 3, 1}) return false;
+    return all_readers([&](const Node& cn) { return dense_view(cn); });
+  }
+  if (op_traits(n.op).view != View::Reshape || x.empty() || y.empty() || y[0] != x[0]) return false;
+  if (is_q8_type(g_.value(n.inputs[0]).dtype)) {
+    if (!row_shaped(y)) return false;
+    if (row_shaped(x)) return true;  // moves nothing, whoever reads it (a region output too)
+    return x.size() == 4 && q8_dense_only(g_, consumers_, out);
+  }
+  return x.size() == 4 && y.size() == 2 && all_readers([&](const Node& cn) {
+           return (cn.op == "Gemm" || cn.op == "MatMul") && cn.inputs[0] == out;
+         });
 }
 
 // Views a dense layer absorbs: the output aliases the input's bytes.

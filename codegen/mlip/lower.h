@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "mlip/layers/rules.h"
 #include "mlip/region_ir.h"
 
 namespace mlipc::mlip {
@@ -40,10 +41,22 @@ class LowerContext {
 
   // A new layer of `kind` standing for `n` (its name and ONNX origins).
   RLayer& new_layer(uint32_t kind, const Node& n);
-  // The region tensor holding value `v` (throws when none does yet).
-  int tensor_of(ValueId v) const;
-  // The fp16 NHWC scratch tensor for n's output i.
-  int output_tensor(const Node& n, size_t i = 0);
+  // The region tensor holding value `v` (throws when none does yet), in the
+  // layout the NHWC kinds read: a 4-D row-major tensor is relaid out first
+  // (one PERMUTE layer, shared by every such reader).
+  int tensor_of(ValueId v);
+  // The same in row-major (ONNX) order, for the row-major kinds.
+  int rowmajor_of(ValueId v);
+  // The tensor as its writer left it (elementwise kinds: any layout).
+  int tensor_as_is(ValueId v) const;
+  // Whether v's bytes are in ONNX order (row-major, or a shape whose NHWC
+  // and row-major orders agree).
+  bool is_rowmajor(ValueId v) const;
+  // The fp16 scratch tensor for n's output i: NHWC when 4-D unless
+  // `rowmajor`.
+  int output_tensor(const Node& n, size_t i = 0, bool rowmajor = false);
+  // n's output `out` as a view of tensor t's bytes with shape `dims`.
+  int alias_output(const Node& n, int t, const Shape& dims, bool rowmajor, size_t out = 0);
   // ONNX nodes a view tensor (flatten, transpose) stands for: its reader's
   // composite includes them.
   std::vector<std::string> view_origins(int t) const;
@@ -81,9 +94,11 @@ class LowerContext {
 
  private:
   int add_tensor(RTensor t);
-  int scratch_like(const std::string& name, const Shape& s, DType dtype);
+  int scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor = false);
+  int relayout(ValueId v, bool to_rowmajor);
   int border_tensor(const Value& val, RTensor::Home home, int index);
   void align_weights();
+  bool dense_view(const Node& n) const;
   void view(const Node& n);
 
   const Graph& g_;
@@ -91,6 +106,8 @@ class LowerContext {
   std::vector<int> producers_;
   LoweredRegion r_;
   std::map<ValueId, int> vt_;
+  std::map<ValueId, int> rowmajor_copy_, nhwc_copy_;  // relayout()'s tensors
+  std::map<int, layers::NormPattern> norm_of_;         // node -> the decomposed LayerNormalization it is part of
   std::map<int, std::vector<std::string>> view_origins_;
 };
 

@@ -28,6 +28,12 @@ struct RTensor {
   bool flat = false;           // a [1, C*H*W] view of an NHWC tensor whose ONNX order is c, h, w:
                                // a dense layer reading it reorders its weights
   bool hwc_order = false;      // a 4-D tensor whose ONNX order is already h, w, c (after Transpose 0,2,3,1)
+  // Row-major: the bytes are in the ONNX order of `dims` (the tensors of the
+  // row-major kinds: MATMUL, SOFTMAX, LAYERNORM, ...; n = dims[0], h = 1,
+  // w = the middle dims' product, c = the last dim). A 4-D tensor that is
+  // not row-major is NHWC; a 2-D or 3-D one has the same bytes either way.
+  bool rowmajor = false;
+  std::vector<int64_t> dims;   // the ONNX shape
   int alias_of = -1;           // shares the bytes of another tensor (flatten)
   uint32_t dtype = MLIP_DT_FP16; // MLIP_DT_INT8/UINT8: one byte per element, in DDR and OCM (int8 regions)
   uint32_t offset = 0;         // in SCRATCH, once planned

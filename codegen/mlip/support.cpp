@@ -96,6 +96,7 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   if (const LayerKind* k = layer_kind_for_op(n.op)) return k->support(g, n, limits);
   if (is_activation_op(n.op)) return "";                                          // decided with the producer
   if (reshape_view(n) || n.op == "Transpose") return "";  // decided with the consumer
+  if (op_traits(n.op).view != View::None) return layers::move_reason(g, n, limits);  // Squeeze, Unsqueeze
   return fmt::format("{} has no MLIP equivalent", n.op);
 }
 
@@ -134,6 +135,17 @@ Selection select_nodes(const Graph& g, const Options& o) {
     s.reason[i] = why;
     s.chosen[i] = why.empty();
   }
+  // A guard folded into its Div (ELTWISE: the Add of an epsilon, the Sqrt)
+  // goes where the Div goes.
+  for (size_t i = 0; i < n; ++i) {
+    if (g.nodes[i].op != "Div" || !s.chosen[i]) continue;
+    if (const std::optional<layers::Guard> gd = layers::guard_of(g, consumers, producers, g.nodes[i]))
+      for (int k : {gd->add, gd->sqrt})
+        if (k >= 0) {
+          s.reason[static_cast<size_t>(k)] = "";
+          s.chosen[static_cast<size_t>(k)] = true;
+        }
+  }
   // A channel shuffle (Reshape, Transpose, Reshape) is one CHANNEL_SHUFFLE
   // layer: its three nodes are chosen together.
   std::vector<bool> in_shuffle(n, false);
@@ -147,6 +159,25 @@ Selection select_nodes(const Graph& g, const Options& o) {
       s.chosen[static_cast<size_t>(k)] = why.empty();
       in_shuffle[static_cast<size_t>(k)] = true;
       s.layer[static_cast<size_t>(k)] = true;  // a layer: it anchors a region
+    }
+  }
+  // A LayerNormalization that an exporter decomposed (ReduceMean, Sub, Pow,
+  // ReduceMean, Add, Sqrt, Div, Mul, Add): one LAYERNORM layer, its nodes
+  // chosen together (in fp32 inside the command: the epsilon keeps its
+  // meaning, which an fp16 Add of it could not).
+  for (const layers::NormPattern& p : layers::norm_patterns(g, consumers)) {
+    const Node& first = g.nodes[static_cast<size_t>(p.nodes[0])];
+    std::string why = empty_tensor_reason(g, first);
+    const SupportLimits limits = limits_for(target, o, reads_q8(g, first));
+    if (why.empty() && o.quantize == "int8" && !o.fp16_float_layers)
+      why = "LayerNormalization on float tensors: -quantize=int8 runs only int8 layers";
+    for (ValueId v : {p.x, p.y})
+      if (why.empty()) why = layers::border_reason(g.value(v), limits.work_bytes);
+    if (why.empty()) why = layers::norm_pattern_reason(g, p, limits);
+    for (int k : p.nodes) {
+      s.reason[static_cast<size_t>(k)] = why;
+      s.chosen[static_cast<size_t>(k)] = why.empty();
+      s.layer[static_cast<size_t>(k)] = true;
     }
   }
   // Flatten/Reshape from NCHW to [N, C*H*W] feeding dense layers: absorbed by
@@ -172,8 +203,21 @@ Selection select_nodes(const Graph& g, const Options& o) {
         ok = row_shape(in.shape) || (in.shape.size() == 4 && q8_dense_readers(g, consumers, s.chosen, v.outputs[0]));
       if (!ok) why = "the MLIP only absorbs a flatten that feeds dense layers";
     }
+    // Otherwise a view of row-major bytes (a PERMUTE layer first when the
+    // input is NHWC): layers/permute.cpp.
+    if (!why.empty() && why == "the MLIP only absorbs a flatten that feeds dense layers") {
+      const std::string moved = layers::move_reason(g, v, limits_for(target, o, reads_q8(g, v)));
+      if (moved.empty()) why = "";
+    }
     s.reason[i] = why;
     s.chosen[i] = why.empty();
+  }
+  // Squeeze and Unsqueeze: views of row-major bytes.
+  for (size_t i = 0; i < n; ++i) {
+    const Node& v = g.nodes[i];
+    if (op_traits(v.op).view != View::Axes || in_shuffle[i]) continue;
+    s.reason[i] = unsupported_reason(g, v, o);
+    s.chosen[i] = s.reason[i].empty();
   }
   // Transpose NCHW -> NHWC before such a flatten (TensorFlow-style exports)
   // is the MLIP's own layout: it costs nothing, and the flatten then needs
@@ -191,6 +235,12 @@ Selection select_nodes(const Graph& g, const Options& o) {
              return reshape_view(cn) && s.chosen[c];
            });
       if (!ok) why = "the MLIP only absorbs a transpose to NHWC that feeds a flatten of a dense layer";
+    }
+    // Otherwise any permutation: a view or a PERMUTE layer (layers/permute.cpp),
+    // which anchors a region like any layer.
+    if (!why.empty() && why == "the MLIP only absorbs a transpose to NHWC that feeds a flatten of a dense layer") {
+      why = layers::move_reason(g, t, limits_for(target, o, reads_q8(g, t)));
+      s.layer[i] = why.empty();
     }
     s.reason[i] = why;
     s.chosen[i] = why.empty();

@@ -58,6 +58,9 @@ void validate_options(const Options& options);
 // Images one layer processes (as TVM's Marvell integration); a larger batch
 // stays on the CPU.
 constexpr int64_t kMaxBatch = 8;
+// Dimensions of a row-major tensor inside a region (transformers: at most 4
+// or 5; a transpose merges them to at most 4 for PERMUTE).
+constexpr int64_t kMaxRank = 6;
 
 // OCM per tile for a layer's working buffers: all of it, or with
 // wb_pin_ocm=1 half of it, the other half holding pinned weights.

@@ -38,12 +38,17 @@
   X(ACTIVATION, activation, 13, activation, F16)           \
   X(ELTWISE, eltwise, 14, eltwise, BOTH)                   \
   X(RESIZE, resize, 15, resize, BOTH)                      \
-  X(TABLE, table, 16, table, Q8)
+  X(TABLE, table, 16, table, Q8)                           \
+  X(MATMUL, matmul, 17, matmul, F16)                       \
+  X(PERMUTE, permute, 18, permute, NONE)                   \
+  X(SOFTMAX, softmax, 19, softmax, F16)                    \
+  X(NORM, norm, 20, norm, F16)                             \
+  X(REDUCE, reduce, 21, reduce, F16)
 
 /* Every format once, in the order of MLIP_OPCODES. */
 #define MLIP_FORMATS(X) \
   X(dma) X(convert) X(layout) X(conv2d) X(fc) X(pool) X(global_pool) X(add) X(barrier) X(activation) \
-  X(eltwise) X(resize) X(table)
+  X(eltwise) X(resize) X(table) X(matmul) X(permute) X(softmax) X(norm) X(reduce)
 
 /* A format's table: MLIP_FIELDS_<format>(W, A, x), where x is passed
  * through to every row (the format, for the generators).
@@ -82,7 +87,7 @@
   X(ACT, 1, "an MLIP_ACT_* below MLIP_ACT_COUNT_; 8-bit: MLIP_ACT_NONE (the clamp replaces it)")                 \
   X(ACT1, 1, "an MLIP_ACT_* other than MLIP_ACT_NONE, below MLIP_ACT_COUNT_")                                    \
   X(F32, 0, "float32 bits, any")                                                                                 \
-  X(FUNC, 1, "MLIP_ELT_ADD .. MLIP_ELT_PRELU; 8-bit: MLIP_ELT_MUL")                                              \
+  X(FUNC, 1, "MLIP_ELT_ADD .. MLIP_ELT_DIV; 8-bit: MLIP_ELT_MUL")                                              \
   X(CVT, 1, "MLIP_CVT_F32_TO_F16 or MLIP_CVT_F16_TO_F32")                                                       \
   X(ELEM, 1, "1, 2 or 4")                                                                                        \
   X(TAPS, 1, "1 or 2; 8-bit: 1 (nearest)")                                                                       \
@@ -267,10 +272,15 @@
   W(x, act_lo, 4, float, ANY, F32, "activation parameter lo")           \
   W(x, act_hi, 5, float, ANY, F32, "activation parameter hi")
 
-/* ELTWISE: out[i] = act(f(a[i], b[(b_base + i) % b_len])): b equal-shaped
- * (b_len == count, b_base 0), one value per channel of an NHWC block
- * (b_len = channels, b_base the block's first channel) or a scalar (b_len
- * 1). 8-bit (QLinearMul): requantize((a - a_zp) * (b - b_zp)). */
+/* ELTWISE: out[i] = act(f(a[i], b[(b_base + i / b_rep) % b_len])): b
+ * equal-shaped (b_len == count, b_base 0), one value per channel of an NHWC
+ * block (b_len = channels, b_base the block's first channel), a scalar
+ * (b_len 1), the trailing dimensions of a row-major a (b_len their
+ * elements), or one value per row of b_rep elements (a row-major a whose
+ * last dimensions b lacks). b_rep 0 means 1. fp16: b may first have
+ * b_add added and its square root taken (a guard epsilon a binary16 tensor
+ * could not hold, folded into its Div). 8-bit (QLinearMul):
+ * requantize((a - a_zp) * (b - b_zp)). */
 #define MLIP_FIELDS_eltwise(W, A, x)                                                         \
   W(x, a, 0, uint32_t, ANY, OCM, "full operand [count]")                                     \
   W(x, b, 1, uint32_t, ANY, OCM, "cycled operand [b_len]")                                   \
@@ -288,7 +298,10 @@
   W(x, q, 13, int32_t, Q8, Q, "multiplier of a_scale * b_scale / y_scale")                   \
   W(x, shift, 14, int32_t, Q8, SHIFT, "its shift")                                           \
   W(x, lo, 15, int32_t, Q8, CLAMP, "output clamp, low")                                      \
-  W(x, hi, 16, int32_t, Q8, CLAMP, "output clamp, high")
+  W(x, hi, 16, int32_t, Q8, CLAMP, "output clamp, high")                                     \
+  W(x, b_rep, 17, uint32_t, ANY, ANY, "elements of a per value of b (0 or 1: one)")               \
+  W(x, b_add, 18, float, F16, F32, "added to b in fp32 before f (a guard epsilon; 0: nothing)")    \
+  W(x, b_sqrt, 19, uint32_t, ANY, BOOL, "1: f reads sqrt(b + b_add) (fp16 only)")
 
 /* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c] through a row
  * table of out_h * row_taps entries and a column table of out_w * col_taps,
@@ -316,5 +329,74 @@
   W(x, out, 1, uint32_t, ANY, OCM, "output [count]")                                   \
   W(x, count, 2, uint32_t, ANY, NZ, "elements")                                        \
   W(x, table, 3, uint32_t, ANY, OCM, "MLIP_TABLE_BYTES output values")
+
+/* MATMUL: out[t][i][j] = act(alpha * sum_k a[t][i][k] * b[t][k][j] + bias[j])
+ * for t < batch, i < m, j < n, the sum over k in order (fp32); b is
+ * [batch][k][n], or [batch][n][k] when trans_b, and one matrix for every t
+ * when b_shared (constant weights: PIN). fp16 only. */
+#define MLIP_FIELDS_matmul(W, A, x)                                                                  \
+  W(x, a, 0, uint32_t, ANY, OCM, "A [batch][m][k]")                                                  \
+  W(x, b, 1, uint32_t, ANY, PIN, "B [batch or 1][k][n], or [n][k] when trans_b")                     \
+  W(x, bias, 2, uint32_t, ANY, PIN_OPT, "bias [n] fp32, or MLIP_NO_OFFSET")                           \
+  W(x, out, 3, uint32_t, ANY, OCM, "output [batch][m][n]")                                           \
+  W(x, batch, 4, uint32_t, ANY, NZ, "matrix products")                                               \
+  W(x, m, 5, uint32_t, ANY, NZ, "rows of A and of the output")                                       \
+  W(x, k, 6, uint32_t, ANY, NZ, "the reduction")                                                     \
+  W(x, n, 7, uint32_t, ANY, NZ, "columns of B and of the output")                                    \
+  W(x, b_shared, 8, uint32_t, ANY, BOOL, "1: one B for every product (constant weights)")           \
+  W(x, trans_b, 9, uint32_t, ANY, BOOL, "1: B is stored [n][k]")                                     \
+  W(x, alpha, 10, float, ANY, F32, "scale of the sum, before the bias")                             \
+  W(x, act, 11, uint32_t, ANY, ACT, "fused activation")                                             \
+  W(x, act_lo, 12, float, ANY, F32, "activation parameter lo")                                       \
+  W(x, act_hi, 13, float, ANY, F32, "activation parameter hi")
+
+/* PERMUTE: a strided copy, dst[i0][i1][i2][i3] = src[i0 * s0 + i1 * s1 +
+ * i2 * s2 + i3 * s3] (elements of elem_bytes): a transpose of any
+ * permutation (up to 4 dimensions after merging), a slice with steps, a
+ * gather of one index, a broadcast (stride 0). No overlap. */
+#define MLIP_FIELDS_permute(W, A, x)                                                         \
+  W(x, src, 0, uint32_t, ANY, OCM, "the source block")                                       \
+  W(x, dst, 1, uint32_t, ANY, OCM, "[d0][d1][d2][d3] elements")                              \
+  W(x, elem_bytes, 2, uint32_t, ANY, ELEM, "bytes per element")                              \
+  W(x, d0, 3, uint32_t, ANY, NZ, "output dimension 0 (outermost)")                           \
+  W(x, d1, 4, uint32_t, ANY, NZ, "output dimension 1")                                       \
+  W(x, d2, 5, uint32_t, ANY, NZ, "output dimension 2")                                       \
+  W(x, d3, 6, uint32_t, ANY, NZ, "output dimension 3 (innermost)")                           \
+  W(x, s0, 7, uint32_t, ANY, ANY, "source elements between two steps of dimension 0")        \
+  W(x, s1, 8, uint32_t, ANY, ANY, "the same for dimension 1")                                \
+  W(x, s2, 9, uint32_t, ANY, ANY, "the same for dimension 2")                                \
+  W(x, s3, 10, uint32_t, ANY, ANY, "the same for dimension 3")
+
+/* SOFTMAX: each of `rows` rows of `len` halves, y = e^(x - max) / sum, or
+ * with log, (x - max) - log(sum) (docs/mlip-spec.md). In place allowed. */
+#define MLIP_FIELDS_softmax(W, A, x)                                              \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [rows][len]")                            \
+  W(x, out, 1, uint32_t, ANY, OCM, "output [rows][len]")                          \
+  W(x, rows, 2, uint32_t, ANY, NZ, "rows")                                        \
+  W(x, len, 3, uint32_t, ANY, NZ, "elements per row (the axis)")                  \
+  W(x, log, 4, uint32_t, ANY, BOOL, "1: LogSoftmax")
+
+/* NORM: each of `rows` rows of `len` halves normalized, y = (x - mean) /
+ * sqrt(var + eps) * gamma[i] + beta[i] (LayerNormalization over the last
+ * axis; docs/mlip-spec.md). gamma and beta fp32 [len], optional. */
+#define MLIP_FIELDS_norm(W, A, x)                                                     \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [rows][len]")                                \
+  W(x, out, 1, uint32_t, ANY, OCM, "output [rows][len]")                              \
+  W(x, gamma, 2, uint32_t, ANY, PIN_OPT, "scale [len] fp32, or MLIP_NO_OFFSET")        \
+  W(x, beta, 3, uint32_t, ANY, PIN_OPT, "shift [len] fp32, or MLIP_NO_OFFSET")         \
+  W(x, rows, 4, uint32_t, ANY, NZ, "rows")                                            \
+  W(x, len, 5, uint32_t, ANY, NZ, "elements per row")                                 \
+  W(x, eps, 6, float, ANY, F32, "epsilon, added to the variance (fp32)")
+
+/* REDUCE: out[o][i] = sum over j of in[o][j][i] (fp32, j in order), divided
+ * by len when mean: ReduceSum and ReduceMean over one axis (or adjacent
+ * axes merged) of a row-major tensor. */
+#define MLIP_FIELDS_reduce(W, A, x)                                                   \
+  W(x, in, 0, uint32_t, ANY, OCM, "input [outer][len][inner]")                        \
+  W(x, out, 1, uint32_t, ANY, OCM, "output [outer][inner]")                           \
+  W(x, outer, 2, uint32_t, ANY, NZ, "blocks")                                         \
+  W(x, len, 3, uint32_t, ANY, NZ, "elements reduced")                                 \
+  W(x, inner, 4, uint32_t, ANY, NZ, "elements between two of one sum")                \
+  W(x, mean, 5, uint32_t, ANY, BOOL, "1: divided by len (ReduceMean)")
 
 #endif /* MLIP_CMD_TABLE_H_ */

@@ -122,6 +122,12 @@ enum {
   MLIP_LAYER_RESIZE = 14,       /* Resize, Upsample: nearest and bilinear */
   MLIP_LAYER_CHANNEL_SLICE = 15,/* Split and Slice of channels: DMA only */
   MLIP_LAYER_CHANNEL_SHUFFLE = 16, /* Reshape-Transpose-Reshape channel shuffle: LAYOUT */
+  MLIP_LAYER_MATMUL = 17,       /* MatMul of row-major tensors: batched, either operand computed, B transposed */
+  MLIP_LAYER_SOFTMAX = 18,      /* Softmax, LogSoftmax along the last axis */
+  MLIP_LAYER_LAYERNORM = 19,    /* LayerNormalization, and its opset-13 decomposition */
+  MLIP_LAYER_REDUCE = 20,       /* ReduceMean, ReduceSum */
+  MLIP_LAYER_PERMUTE = 21,      /* Transpose, Reshape across layouts, Slice, Gather of one index, Expand: PERMUTE */
+  MLIP_LAYER_CONCAT_ROWS = 22,  /* Concat on any axis of row-major tensors: DMA only */
   MLIP_LAYER_COUNT_
 };
 
@@ -178,13 +184,20 @@ enum {
   MLIP_ACT_HARDSWISH = 7,    /* v * hardsigmoid(v); lo = alpha, hi = beta */
   MLIP_ACT_LEAKYRELU = 8,    /* lo = alpha */
   MLIP_ACT_ELU = 9,          /* lo = alpha */
+  MLIP_ACT_GELU = 10,        /* v * 0.5 * (1 + erf(v / sqrt 2)) */
+  MLIP_ACT_GELU_TANH = 11,   /* the tanh approximation */
+  MLIP_ACT_ERF = 12,
+  MLIP_ACT_SQRT = 13,
+  MLIP_ACT_RECIP = 14,       /* 1 / v */
+  MLIP_ACT_POW = 15,         /* v ^ lo (a constant exponent) */
   MLIP_ACT_COUNT_
 };
 
 /* ELTWISE functions: a is the full-size operand, b the cycled one. */
 enum {
   MLIP_ELT_ADD = 1, MLIP_ELT_SUB = 2 /* a - b */, MLIP_ELT_RSUB = 3 /* b - a */, MLIP_ELT_MUL = 4,
-  MLIP_ELT_MAX = 5, MLIP_ELT_MIN = 6, MLIP_ELT_PRELU = 7 /* a < 0 ? a * b : a */, MLIP_ELT_COUNT_
+  MLIP_ELT_MAX = 5, MLIP_ELT_MIN = 6, MLIP_ELT_PRELU = 7 /* a < 0 ? a * b : a */, MLIP_ELT_DIV = 8 /* a / b */,
+  MLIP_ELT_COUNT_
 };
 
 /* Element type of a command (its `dtype` field, word 29; 0 in every fp16

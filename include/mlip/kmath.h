@@ -648,6 +648,42 @@ static inline float mlip_erff(float x) {
   return mlip__d2f(u >> 31 ? -v : v);
 }
 
+/* The square root, correctly rounded (to nearest, ties to even), by integer
+ * arithmetic: x = M 2^(2E) with M of 49 or 50 bits, q = floor(sqrt(M)) of
+ * 25 bits by the bit-by-bit method, the 25th bit and the remainder round it.
+ * IEEE's sqrt gives the same float, so this matches sqrtf on every host,
+ * without a C library (the MLIP simulator's SQRT). sqrt(-0) = -0, of a
+ * negative number or -inf the NaN of a domain error. */
+static inline float mlip_sqrtf(float x) {
+  uint32_t u = mlip__fbits(x), m;
+  uint64_t big, q = 0, r = 0;
+  int e, i;
+  if ((u & 0x7fffffffu) == 0) return x;              /* +-0 */
+  if ((u & 0x7fffffffu) > 0x7f800000u) return mlip__qnan(u);
+  if (u >> 31) return mlip__domain();                /* negative, -inf */
+  if (u == 0x7f800000u) return x;                    /* +inf */
+  e = (int)(u >> 23);
+  m = u & 0x7fffffu;
+  if (e == 0) {                                      /* subnormal: normalize */
+    e = 1;
+    while (!(m & 0x800000u)) { m <<= 1; --e; }
+  } else {
+    m |= 0x800000u;
+  }
+  e -= 127;                                          /* x = m 2^(e - 23) */
+  if (e & 1) { m <<= 1; --e; }                       /* e even, m < 2^25 */
+  big = (uint64_t)m << 25;                           /* x = big 2^(e - 48) */
+  for (i = 24; i >= 0; --i) {                        /* q = floor(sqrt(big)) */
+    r = (r << 2) | ((big >> (2 * i)) & 3u);
+    if (r >= ((q << 2) | 1u)) { r -= (q << 2) | 1u; q = (q << 1) | 1u; }
+    else q <<= 1;
+  }
+  /* q in [2^24, 2^25): sqrt(x) = q 2^((e - 48) / 2) = (q / 2^24) 2^(e / 2) */
+  m = (uint32_t)(q >> 1);
+  if ((q & 1u) && (r != 0u || (m & 1u))) ++m;       /* never an exact tie */
+  return mlip__ffrom(((uint32_t)(e / 2 + 126) << 23) + m);
+}
+
 /* ---- float16 -------------------------------------------------------------- */
 
 /* The MLIP simulator (runtime/sim) has its own, out-of-line conversions of

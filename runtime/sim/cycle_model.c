@@ -60,6 +60,18 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
       break;
     case MLIP_OP_CONVERT: work = a->convert.count; break;
     case MLIP_OP_LAYOUT: work = (uint64_t)a->layout.outer * a->layout.a * a->layout.b; break;
+    case MLIP_OP_MATMUL:
+      work = (uint64_t)a->matmul.batch * a->matmul.m * a->matmul.k * a->matmul.n;
+      rate = rates->macs_per_cycle; /* fp16 only */
+      break;
+    case MLIP_OP_PERMUTE: work = (uint64_t)a->permute.d0 * a->permute.d1 * a->permute.d2 * a->permute.d3; break;
+    case MLIP_OP_SOFTMAX: /* three passes over a row: max, sum, result */
+      work = 3u * (uint64_t)a->softmax.rows * a->softmax.len;
+      break;
+    case MLIP_OP_NORM: /* three passes: mean, variance, result */
+      work = 3u * (uint64_t)a->norm.rows * a->norm.len;
+      break;
+    case MLIP_OP_REDUCE: work = (uint64_t)a->reduce.outer * a->reduce.len * a->reduce.inner; break;
     case MLIP_OP_BARRIER: return 0; /* no work, and not counted as a command */
     default: return 0;
   }

@@ -1,5 +1,6 @@
 /* ELTWISE: a binary function of a full-size operand and a cycled one (equal
- * shapes, one value per channel, or a scalar), with a fused activation;
+ * shapes, one value per channel, a scalar, trailing dimensions, or one value
+ * per row of b_rep elements), with a fused activation;
  * 8-bit: MUL only, the product requantized (QLinearMul) (operands:
  * MLIP_FIELDS_eltwise, mlip/cmd_table.h).
  * Its validation rule (docs/command-buffer.md) and its executor for both
@@ -14,7 +15,7 @@ mlip_status mlip_sim_check_eltwise(const mlip_sim_view* v, uint32_t section, con
   const uint64_t len = (uint64_t)a->count * eb;
   const uint64_t b_len = (uint64_t)a->b_len * eb;
   /* 8-bit: |(a - a_zp) * (b - b_zp)| <= 255 * 255, exact in int32. */
-  if (a->b_base >= a->b_len || (q8 && a->lo > a->hi)) {
+  if (a->b_base >= a->b_len || (q8 && (a->lo > a->hi || a->b_sqrt != 0u))) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, a->a, len));
@@ -44,6 +45,7 @@ static float eltwise_fn(uint32_t fn, float a, float b) {
       }
       return a < b ? a : b;
     case MLIP_ELT_PRELU: return a < 0.0f ? a * b : a;
+    case MLIP_ELT_DIV: return a / b;
     default: return a;
   }
 }
@@ -55,12 +57,15 @@ static void eltwise_q8(const mlip_eltwise_args* a, uint8_t* ocm) {
   const uint8_t* x = ocm + a->a;
   const uint8_t* y = ocm + a->b;
   uint8_t* out = ocm + a->out;
-  const size_t n = a->count, b_len = a->b_len;
-  size_t i, j = a->b_base;
+  const size_t n = a->count, b_len = a->b_len, rep = a->b_rep > 1u ? a->b_rep : 1u;
+  size_t i, j = a->b_base, k = 0;
   for (i = 0; i < n; ++i) {
     const int32_t p = (mlip_sim_q8_load(dt, x + i) - a->a_zp) * (mlip_sim_q8_load(dt, y + j) - a->b_zp);
     mlip_sim_q8_store(out + i, mlip_requantize(p, a->q, a->shift, a->y_zp, a->lo, a->hi));
-    j = j + 1u == b_len ? 0u : j + 1u;
+    if (++k == rep) {
+      k = 0;
+      j = j + 1u == b_len ? 0u : j + 1u;
+    }
   }
 }
 
@@ -69,18 +74,29 @@ mlip_status mlip_sim_exec_eltwise(const mlip_sim_env* env, uint8_t* ocm, const m
   const uint8_t* x = ocm + a->a;
   const uint8_t* y = ocm + a->b;
   uint8_t* out = ocm + a->out;
-  const size_t n = a->count, b_len = a->b_len;
-  size_t i, j = a->b_base;
+  const size_t n = a->count, b_len = a->b_len, rep = a->b_rep > 1u ? a->b_rep : 1u;
+  const int guard = a->b_sqrt != 0u || a->b_add != 0.0f;
+  size_t i, j = a->b_base, k = 0;
   (void)env; /* works in the tile's OCM only */
   if (a->dtype != MLIP_DT_FP16) {
     eltwise_q8(a, ocm);
     return MLIP_OK;
   }
   for (i = 0; i < n; ++i) {
-    float r = eltwise_fn(a->func, mlip_sim_h2f(mlip_sim_ld16(x + i * 2u)), mlip_sim_h2f(mlip_sim_ld16(y + j * 2u)));
+    float bv = mlip_sim_h2f(mlip_sim_ld16(y + j * 2u)), r;
+    if (guard) { /* the folded guard: b + b_add in fp32, its square root */
+      bv = bv + a->b_add;
+      if (a->b_sqrt) {
+        bv = mlip_sqrtf(bv);
+      }
+    }
+    r = eltwise_fn(a->func, mlip_sim_h2f(mlip_sim_ld16(x + i * 2u)), bv);
     r = mlip_sim_apply_act(r, a->act, a->act_lo, a->act_hi);
     mlip_sim_st16(out + i * 2u, mlip_sim_round_result(r));
-    j = j + 1u == b_len ? 0u : j + 1u;
+    if (++k == rep) { /* b's element i / rep, cycled from b_base */
+      k = 0;
+      j = j + 1u == b_len ? 0u : j + 1u;
+    }
   }
   return MLIP_OK;
 }

@@ -202,6 +202,41 @@ static inline float mlip_sim_hardsigmoid(float v, float alpha, float beta) {
   return t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t); /* NaN stays NaN */
 }
 
+/* GELU as exported (docs/mlip-spec.md section 4): the Erf form
+   0.5 * (v * (1 + erf(v * (1/sqrt 2)))) and the tanh approximation
+   0.5 * (v * (1 + tanh(sqrt(2/pi) * (v + 0.044715 * v^3)))), each product
+   and sum one fp32 operation, the constants rounded to float. */
+static inline float mlip_sim_gelu(float v) {
+  float t = v * 0.70710678118654752f;
+  t = mlip_erff(t);
+  t = 1.0f + t;
+  t = v * t;
+  return 0.5f * t;
+}
+static inline float mlip_sim_gelu_tanh(float v) {
+  float c = v * v;
+  float t;
+  c = c * v;
+  c = 0.044715f * c;
+  c = v + c;
+  c = 0.79788456080286536f * c;
+  t = mlip_tanhf(c);
+  t = 1.0f + t;
+  t = v * t;
+  return 0.5f * t;
+}
+/* v ^ e for a constant exponent: 2 is v * v (exact as the graph's Pow
+   computes it), 0.5 the square root, otherwise mlip_powf. */
+static inline float mlip_sim_pow(float v, float e) {
+  if (e == 2.0f) {
+    return v * v;
+  }
+  if (e == 0.5f) {
+    return mlip_sqrtf(v);
+  }
+  return mlip_powf(v, e);
+}
+
 static inline float mlip_sim_apply_act(float v, uint32_t act, float lo, float hi) {
   float t;
   switch (act) {
@@ -225,6 +260,12 @@ static inline float mlip_sim_apply_act(float v, uint32_t act, float lo, float hi
         return lo * t;
       }
       return v;
+    case MLIP_ACT_GELU: return mlip_sim_gelu(v);
+    case MLIP_ACT_GELU_TANH: return mlip_sim_gelu_tanh(v);
+    case MLIP_ACT_ERF: return mlip_erff(v);
+    case MLIP_ACT_SQRT: return mlip_sqrtf(v);
+    case MLIP_ACT_RECIP: return 1.0f / v;
+    case MLIP_ACT_POW: return mlip_sim_pow(v, lo);
     default: return v;
   }
 }

@@ -47,15 +47,17 @@ constexpr double kRoundingRms = 0.4246;             // of u, for significands sp
 constexpr double kSigmas = 4.0;
 
 // R: the fp16 roundings of the model's MLIP regions (at least those on its
-// longest path): conv2d and fc round weights and output, the layers that only
-// move bits (channel concat, slice, shuffle, the fp16 -> fp32 output
-// conversion) none, every other layer its output once.
+// longest path): conv2d, fc and matmul round weights and output, the layers
+// that only move bits (channel concat, slice, shuffle, permute, concat_rows,
+// the fp16 -> fp32 output conversion) none, every other layer its output
+// once.
 int fp16_roundings(const driver::CompileResult& r) {
-  static const std::set<std::string> exact = {"convert_out", "concat", "channel_slice", "channel_shuffle"};
+  static const std::set<std::string> exact = {"convert_out",     "concat",  "channel_slice",
+                                              "channel_shuffle", "permute", "concat_rows"};
   int n = 0;
   for (const auto& region : r.mlip.regions)
     for (const mlip::LayerReport& l : region->report.layers) {
-      if (l.kind == "conv2d" || l.kind == "fc") n += 2;
+      if (l.kind == "conv2d" || l.kind == "fc" || l.kind == "matmul") n += 2;
       else if (!exact.count(l.kind)) n += 1;
     }
   return n;
@@ -202,10 +204,12 @@ INSTANTIATE_TEST_SUITE_P(Generated, MlipGeneratedModels, ::testing::ValuesIn(gen
 // tests/gen/gen_mlip_upsample.py (a detection head with nearest Resize x2,
 // Concat, Split and Sigmoid; a bilinear-upsampling decoder) and of
 // tests/gen/gen_mlip_shuffle.py (ShuffleNetV2 units: channel split, Concat,
-// channel shuffle) run whole on the MLIP: one region and no CPU node, as
-// inspect shows. In the networks (not
-// the operator sampler torch_mlip_acts, whose few small convolutions make
-// its border 9% of its cycles) the conversions at the region's borders cost
+// channel shuffle) and of tests/gen/gen_mlip_transformers.py (a ViT-tiny at
+// opsets 14 and 17, a ConvNeXt-style stage, a keyword-spotting transformer,
+// linear attention with epsilon guards) run whole on the MLIP: one region
+// and no CPU node, as inspect shows. In the networks (not
+// the operator samplers torch_mlip_acts and torch_mlip_eps_guards, whose few
+// small layers make their borders 9% and 8% of their cycles) the conversions at the region's borders cost
 // under 5% of its estimated cycles.
 TEST(MlipGenerated, ModernBlocksAreOneRegion) {
   int seen = 0;
@@ -219,13 +223,13 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
     ASSERT_EQ(r.mlip.regions.size(), 1u) << m.name;
     const mlip::RegionReport& reg = r.mlip.regions[0]->report;
     const uint64_t border = reg.border_cycles();  // what inspect prints
-    if (m.name != "torch_mlip_acts") {
+    if (m.name != "torch_mlip_acts" && m.name != "torch_mlip_eps_guards") {
       EXPECT_LT(static_cast<double>(border), 0.05 * static_cast<double>(reg.est_cycles)) << m.name;
     }
     std::printf("%s: %zu layers, %llu estimated cycles, %.2f%% at the borders\n", m.name.c_str(), reg.layers.size(),
                 static_cast<unsigned long long>(reg.est_cycles), 100.0 * static_cast<double>(border) / static_cast<double>(reg.est_cycles));
   }
-  EXPECT_EQ(seen, 7);
+  EXPECT_EQ(seen, 12);
 }
 
 // The simulator's cycle count against a hand count of docs/mlip-spec.md,

@@ -51,7 +51,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == ops::kQLookupOp) return q8_support(g, n, lim);
   if (std::string r = activation_reason(g, n); !r.empty()) return r;
   const Shape& x = g.value(n.inputs[0]).shape;
-  if (x.size() != 4 && x.size() != 2) return "only 2-D and 4-D tensors";
+  if (x.size() != 4 && x.size() != 2) return rowmajor_reason(g.value(n.inputs[0]));  // any layout: elements
   return batch_reason(x[0]);  // one element fits any OCM
 }
 
@@ -65,8 +65,9 @@ void lower(LowerContext& ctx, const Node& n) {
     bytes[i] = static_cast<uint8_t>(v[i] & 0xff);
     shown[i] = static_cast<float>(v[i]);
   }
+  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_ACTIVATION, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.inputs = {in_t};
   l.params = LookupParams{ctx.add_bytes(bytes)};
   ctx.add_const({ctx.graph().value(n.inputs[1]).name, {256}, shown});
   l.output = ctx.output_tensor(n);

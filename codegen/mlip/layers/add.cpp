@@ -56,8 +56,9 @@ ops::QParam q8_param(const LowerContext& ctx, const Node& n, size_t s, size_t z,
 
 // The CPU kernel's constants (c/kernels/qlinear_binary.cpp).
 void lower_q8(LowerContext& ctx, const Node& n) {
+  const int ta = ctx.tensor_of(n.inputs[0]), tb = ctx.tensor_of(n.inputs[3]);  // before the layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0]), ctx.tensor_of(n.inputs[3])};
+  l.inputs = {ta, tb};
   l.output = ctx.output_tensor(n);
   const DType t = ctx.graph().value(n.inputs[0]).dtype;
   const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
@@ -83,16 +84,22 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (a.dtype != DType::Float32 || b.dtype != DType::Float32) return "only float32 additions";
   if (!a.shape.empty())
     if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
-  if (a.shape.size() != 4 && a.shape.size() != 2) return "only 2-D and 4-D tensors";
+  if (std::string r = rowmajor_reason(a); !r.empty()) return r;
   return "";  // one element of each fits any OCM
 }
 
 void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearAdd") return lower_q8(ctx, n);
+  if (fuse_matmul_bias(ctx, n)) return;
   if (!same_shapes(ctx.graph(), n)) return lower_eltwise(ctx, n);
+  // Element by element: any layout, the two operands' the same (row-major
+  // when either is, 4-D NHWC otherwise), the output's that one.
+  const bool rm = ctx.is_rowmajor(n.inputs[0]) && ctx.is_rowmajor(n.inputs[1]);
+  const int a = rm ? ctx.rowmajor_of(n.inputs[0]) : ctx.tensor_of(n.inputs[0]);
+  const int b = rm ? ctx.rowmajor_of(n.inputs[1]) : ctx.tensor_of(n.inputs[1]);
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0]), ctx.tensor_of(n.inputs[1])};
-  l.output = ctx.output_tensor(n);
+  l.inputs = {a, b};
+  l.output = ctx.output_tensor(n, 0, rm);
 }
 
 void plan(LayerPlanner& p) {

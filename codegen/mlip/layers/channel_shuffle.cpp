@@ -86,6 +86,7 @@ std::string shuffle_reason(const Graph& g, const Shuffle& s, const SupportLimits
 void lower_shuffle(LowerContext& ctx, const Shuffle& s) {
   const Graph& g = ctx.graph();
   const Node& last = g.nodes[static_cast<size_t>(s.reshape_back)];
+  const int in_t = ctx.tensor_of(g.nodes[static_cast<size_t>(s.reshape)].inputs[0]);  // before the layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_CHANNEL_SHUFFLE, last);
   l.name = g.nodes[static_cast<size_t>(s.reshape)].name;
   l.origins.clear();
@@ -93,7 +94,7 @@ void lower_shuffle(LowerContext& ctx, const Shuffle& s) {
     const auto& o = g.nodes[static_cast<size_t>(i)].origins;
     l.origins.insert(l.origins.end(), o.begin(), o.end());
   }
-  l.inputs = {ctx.tensor_of(g.nodes[static_cast<size_t>(s.reshape)].inputs[0])};
+  l.inputs = {in_t};
   l.params = ShuffleParams{s.groups};
   l.output = ctx.output_tensor(last);
 }

@@ -39,7 +39,8 @@ std::string only_channels(const Graph& g, const Node& n) {
   return "";
 }
 
-std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+// The channel form's rule; the other forms are PERMUTE layers (move_reason).
+std::string channel_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (!is_float4d(g, n.inputs[0])) return "only float32 4-D (NCHW) tensors";
   const Value& x = g.value(n.inputs[0]);
   if (x.is_constant()) return "a constant input";
@@ -57,8 +58,16 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
+std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  const std::string why = channel_support(g, n, lim);
+  if (why.empty()) return why;
+  const std::string moved = move_reason(g, n, lim);
+  return moved.empty() ? moved : why;
+}
+
 void lower(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
+  if (!channel_support(g, n, SupportLimits{target_info("cn10ka"), ~0u}).empty()) return lower_move(ctx, n);
   const int x = ctx.tensor_of(n.inputs[0]);
   int64_t first = 0;
   if (n.op == "Slice") first = ops::slice_params(g, n).start[1];

@@ -21,7 +21,9 @@ namespace {
 // `positions` positions of one input of `channels` channels of `eb` bytes.
 uint64_t pass_bytes(int64_t positions, int64_t channels, int64_t eb) { return ocm_round(positions * channels * eb); }
 
-std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+// The channel form of 4-D tensors (NHWC); the other forms are CONCAT_ROWS
+// layers (concat_rows.cpp).
+std::string channel_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   const Value& out = g.value(n.outputs[0]);
   if (lim.int8) {
     if (!is_q8_type(out.dtype) || out.shape.size() != 4) return "only int8/uint8 4-D concatenation has an int8 MLIP layer";
@@ -44,9 +46,21 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
+std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  const std::string why = channel_support(g, n, lim);
+  if (why.empty()) return why;
+  const std::string rows = concat_rows_reason(g, n, lim);
+  return rows.empty() ? rows : why;
+}
+
 void lower(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const bool q8 = is_q8_type(g.value(n.outputs[0]).dtype);
+  if (!channel_support(g, n, SupportLimits{target_info("cn10ka"), ~0u, q8}).empty()) return lower_concat_rows(ctx, n);
+  std::vector<int> inputs;  // before the layer: tensor_of may add a relayout layer
+  for (ValueId in : n.inputs) inputs.push_back(ctx.tensor_of(in));
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONCAT, n);
-  for (ValueId in : n.inputs) l.inputs.push_back(ctx.tensor_of(in));
+  l.inputs = inputs;
   l.output = ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;  // int8: the report's type; DMA commands carry none
 }

@@ -117,8 +117,9 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
   const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape),
                                                   ops::spatial_of(w), kConvRules);
+  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.inputs = {in_t};
   ConvParams p;
   p.win = window_of(geo, w[2], w[3]);
   p.groups = n.attrs.get_int("group", 1);

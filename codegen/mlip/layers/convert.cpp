@@ -74,7 +74,7 @@ void plan_convert(LayerPlanner& p, bool inward) {
   const int64_t pe = e.planar, he = e.nhwc;
   const RTensor& planar = inward ? src : dst;
   const int64_t H = planar.h, W = planar.w, C = planar.c;
-  if (H * W == 1) {  // [N, C]: the same element order in NCHW and NHWC
+  if (H * W == 1 || planar.rowmajor) {  // [N, C] or row-major: the same element order on both sides
     const int64_t E = planar.elems();
     const auto parts = split_range(E, p.num_tiles(), 64);
     p.set_split(Split::Elements, parts);

@@ -11,11 +11,14 @@
 // of the operands minus their zero points requantized as the CPU kernel
 // does, with the same operand shapes.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "mlip/kmath.h"
 #include "ops/quant.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
@@ -37,7 +40,44 @@ struct EltwiseParams {
   uint32_t func = 0;
   int64_t operand_offset = -1, operand_len = 0;
   int32_t a_zp = 0, b_zp = 0, y_zp = 0, q = 0, shift = 0, lo = 0, hi = 0;
+  // Row-major operands (the transformers' broadcasting): b cycles over the
+  // whole tensor, each of its values for `rep` consecutive elements.
+  bool rowmajor = false;
+  int64_t rep = 1;
+  // A guard folded into a Div (Div(a, Add(b, eps)), Div(a, Sqrt(Add(b,
+  // eps)))): added to b in fp32, then its square root.
+  float b_add = 0.0f;
+  bool b_sqrt = false;
 };
+
+// The only reader of v (not a graph output), or -1.
+int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
+  if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
+  return consumers[v][0];
+}
+
+// A constant float scalar operand of binary node n (the other input is
+// `x`), or NaN.
+bool scalar_operand(const Graph& g, const Node& n, ValueId& x, float& value) {
+  if (n.inputs.size() != 2 || n.attrs.has("legacy_axis")) return false;
+  for (int k = 0; k < 2; ++k) {
+    const Value& c = g.value(n.inputs[static_cast<size_t>(k)]);
+    if (c.is_constant() && c.dtype == DType::Float32 && c.constant->numel() == 1) {
+      x = n.inputs[static_cast<size_t>(1 - k)];
+      value = static_cast<float>(c.constant->at(0));
+      return !g.value(x).is_constant() && g.value(x).shape == g.value(n.outputs[0]).shape;
+    }
+  }
+  return false;
+}
+
+// A value binary16 cannot hold: a non-zero that rounds to zero, a finite
+// one that rounds to infinity.
+bool not_half(float v) {
+  const uint16_t h = mlip_f32_to_f16(v);
+  const uint16_t m = static_cast<uint16_t>(h & 0x7FFFu);
+  return (v != 0.0f && m == 0) || (std::isfinite(v) && m == 0x7C00u);
+}
 
 // How a node's two operands map onto the command: a (input `full`) has the
 // output's shape; b (input `other`) is either the same shape (equal) or
@@ -110,12 +150,79 @@ Operands classify(const Graph& g, const Node& n) {
   return o;
 }
 
+// Row-major broadcasting (any rank up to kMaxRank): b, padded with leading
+// ones, equals the output on one run of consecutive dimensions [j0, j1) and
+// is 1 on the others: element e of a reads b[(e / rep) % len], len the
+// run's elements and rep those of the dimensions after it. A scalar and
+// equal shapes are the runs of none and of all dimensions.
+struct RowOperands {
+  int full = -1, other = -1;
+  bool other_const = false;
+  int64_t len = 1, rep = 1;
+  std::string why;
+};
+
+RowOperands classify_rows(const Graph& g, const Node& n) {
+  RowOperands o;
+  const Value& y = g.value(n.outputs[0]);
+  if (n.op == "QLinearMul" || n.inputs.size() != 2) {
+    o.why = "only float32 operands of two";
+    return o;
+  }
+  if (std::string r = rowmajor_reason(y); !r.empty()) {
+    o.why = r;
+    return o;
+  }
+  const Shape& s = y.shape;
+  for (ValueId v : n.inputs)
+    if (g.value(v).dtype != DType::Float32) {
+      o.why = "only float32 operands";
+      return o;
+    }
+  auto full = [&](int i) {
+    const Value& v = g.value(n.inputs[static_cast<size_t>(i)]);
+    return !v.is_constant() && v.shape == s;
+  };
+  if (!full(0) && !full(1)) {
+    o.why = "neither operand is a computed tensor of the output's shape";
+    return o;
+  }
+  o.full = full(0) ? 0 : 1;
+  o.other = 1 - o.full;
+  const Value& b = g.value(n.inputs[static_cast<size_t>(o.other)]);
+  o.other_const = b.is_constant();
+  if (b.shape.size() > s.size()) {
+    o.why = "an operand of more dimensions than the output";
+    return o;
+  }
+  Shape p(s.size() - b.shape.size(), 1);
+  p.insert(p.end(), b.shape.begin(), b.shape.end());
+  size_t j0 = 0, j1 = 0;
+  while (j0 < p.size() && p[j0] == 1) ++j0;
+  j1 = j0;
+  while (j1 < p.size() && p[j1] != 1) ++j1;
+  for (size_t d = 0; d < p.size(); ++d)
+    if ((d >= j0 && d < j1 && p[d] != s[d]) || ((d < j0 || d >= j1) && p[d] != 1 && p[d] != s[d])) {
+      o.why = "an operand that broadcasts on dimensions that are not one run";
+      return o;
+    }
+  for (size_t d = j1; d < p.size(); ++d)
+    if (p[d] != 1) {
+      o.why = "an operand that broadcasts on dimensions that are not one run";
+      return o;
+    }
+  for (size_t d = j0; d < j1; ++d) o.len *= s[d];
+  for (size_t d = j1; d < s.size(); ++d) o.rep *= s[d];
+  return o;
+}
+
 uint32_t func_of(const Node& n, const Operands& o) {
   if (n.op == "Add") return MLIP_ELT_ADD;
   if (n.op == "Sub") return o.full == 0 ? MLIP_ELT_SUB : MLIP_ELT_RSUB;
   if (n.op == "Mul" || n.op == "QLinearMul") return MLIP_ELT_MUL;
   if (n.op == "Max") return MLIP_ELT_MAX;
   if (n.op == "Min") return MLIP_ELT_MIN;
+  if (n.op == "Div") return MLIP_ELT_DIV;
   return MLIP_ELT_PRELU;
 }
 
@@ -127,6 +234,7 @@ const char* func_name(uint32_t f) {
     case MLIP_ELT_MUL: return "mul";
     case MLIP_ELT_MAX: return "max";
     case MLIP_ELT_MIN: return "min";
+    case MLIP_ELT_DIV: return "div";
     default: return "prelu";
   }
 }
@@ -142,6 +250,86 @@ uint64_t pass_bytes(int64_t elems, bool equal, int64_t len, int64_t eb) {
   return 2 * ocm_round(elems * eb) + ocm_round((equal ? elems : len) * eb);
 }
 
+}  // namespace
+
+std::optional<Guard> guard_of(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                              const std::vector<int>& producers, const Node& div) {
+  if (div.op != "Div" || div.inputs.size() != 2 || div.attrs.has("legacy_axis")) return std::nullopt;
+  if (g.value(div.inputs[0]).dtype != DType::Float32) return std::nullopt;
+  Guard gd;
+  ValueId v = div.inputs[1];
+  int p = producers[v];
+  const int self = static_cast<int>(&div - g.nodes.data());
+  if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Sqrt" && sole_reader(g, consumers, v) == self) {
+    gd.sqrt = p;
+    v = g.nodes[static_cast<size_t>(p)].inputs[0];
+    p = producers[v];
+  }
+  const int reader = gd.sqrt >= 0 ? gd.sqrt : self;
+  ValueId x = kNoValue;
+  float eps = 0.0f;
+  if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Add" && sole_reader(g, consumers, v) == reader &&
+      scalar_operand(g, g.nodes[static_cast<size_t>(p)], x, eps)) {
+    gd.add = p;
+    gd.eps = eps;
+    v = x;
+  }
+  if (gd.add < 0 && gd.sqrt < 0) return std::nullopt;
+  gd.b = v;
+  return gd;
+}
+
+bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers, const std::vector<int>& producers,
+                  int node) {
+  int at = node;
+  for (int step = 0; step < 2; ++step) {  // the Add, the Sqrt, then the Div
+    const int r = sole_reader(g, consumers, g.nodes[static_cast<size_t>(at)].outputs[0]);
+    if (r < 0) return false;
+    const Node& rn = g.nodes[static_cast<size_t>(r)];
+    if (rn.op == "Div") {
+      const std::optional<Guard> gd = guard_of(g, consumers, producers, rn);
+      return gd && (gd->add == node || gd->sqrt == node);
+    }
+    if (rn.op != "Sqrt") return false;
+    at = r;
+  }
+  return false;
+}
+
+namespace {
+
+// n with its divisor replaced by the guard's input (what the command reads).
+Node guarded(const Node& n, const std::optional<Guard>& gd) {
+  Node c = n;
+  if (gd) c.inputs[1] = gd->b;
+  return c;
+}
+
+// Why a constant operand of n cannot be an fp16 operand, or "".
+std::string constant_reason(const Graph& g, const Node& n) {
+  for (ValueId v : n.inputs) {
+    const Value& c = g.value(v);
+    if (!c.is_constant() || c.dtype != DType::Float32 || c.constant->numel() > 4096) continue;
+    for (int64_t i = 0; i < c.constant->numel(); ++i) {
+      const float f = static_cast<float>(c.constant->at(i));
+      if (not_half(f))
+        return fmt::format("constant '{}' holds {:g}, which binary16 cannot hold (it would become {}): the node "
+                           "stays in float on the CPU",
+                           c.name, f, std::fabs(f) < 1.0f ? "0" : "infinity");
+    }
+  }
+  return "";
+}
+
+std::string support(const Graph& g, const Node& n0, const SupportLimits& lim);
+
+// The rule of n as written (its constants checked).
+std::string support_checked(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (!lim.int8)
+    if (std::string r = constant_reason(g, n); !r.empty()) return r;
+  return support(g, n, lim);
+}
+
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (lim.int8 && n.op != "QLinearMul") return fmt::format("{} has no int8 MLIP layer", n.op);
   if (!lim.int8 && n.op == "QLinearMul") return "QLinearMul needs -quantize=int8";
@@ -155,7 +343,16 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
     return batch_reason(x[0]);
   }
   const Operands o = classify(g, n);
-  if (!o.why.empty()) return o.why;
+  const char* divisor = "a Div whose divisor has the output's shape and x does not";
+  if (!o.why.empty() || (n.op == "Div" && o.full != 0)) {  // the row-major form, if it applies
+    const RowOperands r = classify_rows(g, n);
+    if (lim.int8 || !r.why.empty()) return o.why.empty() ? divisor : o.why;
+    if (n.op == "PRelu" && r.full != 0) return "PRelu whose slope has the output's shape and x does not";
+    if (n.op == "Div" && r.full != 0) return divisor;
+    const bool equal = r.rep == 1 && r.len == numel(g.value(n.outputs[0]).shape);
+    if (pass_bytes(1, equal, r.len, kF16Bytes) > lim.work_bytes) return "the broadcast operand does not fit OCM";
+    return "";
+  }
   if (n.op == "PRelu" && o.full != 0) return "PRelu whose slope has the output's shape and x does not";
   if (std::string r = batch_reason(g.value(n.outputs[0]).shape[0]); !r.empty()) return r;
   if (pass_bytes(1, o.equal, o.len, lim.int8 ? 1 : kF16Bytes) > lim.work_bytes)
@@ -163,7 +360,87 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
-void lower(LowerContext& ctx, const Node& n) {
+// The row-major form: both operands (b, or its constant values in
+// WEIGHTS) in row-major order, b cycled with period len and repeat rep.
+void lower_rows(LowerContext& ctx, const Node& n, const RowOperands& o) {
+  const Graph& g = ctx.graph();
+  const ValueId a = n.inputs[static_cast<size_t>(o.full)], b = n.inputs[static_cast<size_t>(o.other)];
+  std::vector<int> inputs = {ctx.rowmajor_of(a)};
+  int64_t operand_offset = -1;
+  if (o.other_const) {
+    const TensorData& c = ctx.constant(n, static_cast<size_t>(o.other));
+    std::vector<float> values(static_cast<size_t>(o.len));
+    for (int64_t i = 0; i < o.len; ++i) values[static_cast<size_t>(i)] = static_cast<float>(c.at(c.numel() == 1 ? 0 : i));
+    operand_offset = ctx.add_f16(values);
+    ctx.add_const({g.value(b).name, {o.len}, values});
+  } else {
+    inputs.push_back(ctx.rowmajor_of(b));
+  }
+  RLayer& l = ctx.new_layer(MLIP_LAYER_ELTWISE, n);
+  l.inputs = inputs;
+  EltwiseParams ep;
+  Operands ops;
+  ops.full = o.full;
+  ep.func = func_of(n, ops);
+  ep.operand_offset = operand_offset;
+  ep.operand_len = o.len;
+  ep.rowmajor = true;
+  ep.rep = o.rep;
+  l.params = ep;
+  l.output = ctx.output_tensor(n, 0, true);
+}
+
+// The row-major form's plan: the tensor's elements split across tiles (in
+// multiples of rep, so that a command starts at a value of b), each tile's
+// share in chunks; b whole in OCM when it cycles, else chunk by chunk.
+void plan_rows(LayerPlanner& p) {
+  const RLayer& l = p.layer();
+  const EltwiseParams& ep = params_of<EltwiseParams>(l);
+  const RTensor& a = p.in(0);
+  const RTensor& y = p.out();
+  const bool has_b = l.inputs.size() > 1;
+  const int64_t E = a.elems(), len = ep.operand_len, rep = ep.rep;
+  const bool equal = len * rep == E && rep == 1;
+  // a multiple of rep of at least 64 elements: every tile's share starts a row
+  const auto parts = split_range(E, p.num_tiles(), rep > 1 ? rep * ((64 + rep - 1) / rep) : 64);
+  p.set_split(Split::Elements, parts);
+  const int64_t step = rep > 1 ? rep : 1;
+  const int64_t chunk = largest(E / step, [&](int64_t v) { return pass_bytes(v * step, equal, len, kF16Bytes) <= p.work_limit(); }) * step;
+  if (chunk == 0) fail("layer '{}' does not fit OCM", l.name);
+  const int64_t bb = has_b ? p.ddr_base(p.in(1)) : ep.operand_offset;
+  const uint32_t b_bind = has_b ? p.binding(p.in(1)) : p.weights_binding();
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    Ocm ocm(p.work_limit());
+    const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
+    const uint32_t a_off = ocm.take(n * kF16Bytes), b_off = ocm.take((equal ? n : len) * kF16Bytes),
+                   o_off = ocm.take(n * kF16Bytes);
+    p.note_ocm(tile, ocm);
+    if (!equal) p.dma_in(tile, b_bind, bb, b_off, len * kF16Bytes);
+    for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
+      const int64_t en = std::min(n, parts[t].second - e0);
+      p.count_pass();
+      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * kF16Bytes, a_off, en * kF16Bytes);
+      if (equal) p.dma_in(tile, b_bind, bb + e0 * kF16Bytes, b_off, en * kF16Bytes);
+      mlip_eltwise_args c{};
+      c.a = a_off;
+      c.b = b_off;
+      c.out = o_off;
+      c.count = u32(en);
+      c.b_len = u32(equal ? en : len);
+      c.b_base = u32(equal ? 0 : (e0 / rep) % len);
+      c.b_rep = u32(rep > 1 ? rep : 0);
+      c.func = ep.func;
+      p.fused(c);
+      c.b_add = ep.b_add;
+      c.b_sqrt = ep.b_sqrt ? 1 : 0;
+      p.emit(MLIP_OP_ELTWISE, tile, c);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * kF16Bytes, o_off, en * kF16Bytes);
+    }
+  }
+}
+
+void lower_node(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const int self = ctx.index_of(n);
   if (n.op == "Mul") {
@@ -182,6 +459,13 @@ void lower(LowerContext& ctx, const Node& n) {
     return;
   }
   const Operands o = classify(g, n);
+  if (n.op != "QLinearMul") {
+    // Row-major operands, or a broadcast only the row-major form has.
+    const RowOperands r = classify_rows(g, n);
+    const bool nhwc_ok = o.why.empty() && !(n.op == "Div" && o.full != 0);
+    if (r.why.empty() && (!nhwc_ok || ctx.is_rowmajor(operands_of(n)[static_cast<size_t>(r.full)])))
+      return lower_rows(ctx, n, r);
+  }
   if (!o.why.empty()) fail("{}", o.why);
   const std::vector<ValueId> ops = operands_of(n);
   const ValueId a = ops[static_cast<size_t>(o.full)], b = ops[static_cast<size_t>(o.other)];
@@ -239,9 +523,29 @@ void lower(LowerContext& ctx, const Node& n) {
   l.params = ep;
 }
 
+// A Div with a guard lowers as a Div of the guard's input, the guard in
+// the command (b_add, b_sqrt); the Add and Sqrt make no layer.
+void lower(LowerContext& ctx, const Node& n) {
+  std::optional<Guard> gd;
+  if (n.op == "Div") gd = guard_of(ctx.graph(), ctx.consumers(), ctx.producers(), n);
+  if (!gd) return lower_node(ctx, n);
+  const Node c = guarded(n, gd);
+  lower_node(ctx, c);
+  RLayer& l = ctx.region().layers.back();
+  EltwiseParams& ep = params_of<EltwiseParams>(l);
+  ep.b_add = gd->eps;
+  ep.b_sqrt = gd->sqrt >= 0;
+  for (int k : {gd->add, gd->sqrt})
+    if (k >= 0) {
+      const auto& o = ctx.graph().nodes[static_cast<size_t>(k)].origins;
+      l.origins.insert(l.origins.end(), o.begin(), o.end());
+    }
+}
+
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const EltwiseParams& ep = params_of<EltwiseParams>(l);
+  if (ep.rowmajor) return plan_rows(p);
   const RTensor& a = p.in(0);
   const RTensor& y = p.out();
   const int64_t eb = a.elem_bytes();
@@ -278,6 +582,8 @@ void plan(LayerPlanner& p) {
         c.b_base = u32(equal ? 0 : e0 % len);
         c.func = ep.func;
         p.fused(c);
+        c.b_add = ep.b_add;
+        c.b_sqrt = ep.b_sqrt ? 1 : 0;
         if (l.q8()) {
           c.a_zp = ep.a_zp;
           c.b_zp = ep.b_zp;
@@ -297,16 +603,29 @@ void plan(LayerPlanner& p) {
 void json(const RLayer& l, nlohmann::json& attrs) {
   const EltwiseParams& ep = params_of<EltwiseParams>(l);
   attrs["eltwise_op"] = func_name(ep.func);
+  if (ep.b_add != 0.0f || ep.b_sqrt) attrs["guard"] = {{"epsilon", ep.b_add}, {"sqrt", ep.b_sqrt}};
   if (ep.operand_offset >= 0) attrs["operand_len"] = ep.operand_len;
 }
 
 }  // namespace
 
-std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& lim) { return support(g, n, lim); }
+std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+  return support_checked(g, n, lim);
+}
 void lower_eltwise(LowerContext& ctx, const Node& n) { lower(ctx, n); }
 
+// The kind's rule: a Div reads its guard's input (the folded Add and Sqrt).
+std::string kind_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (n.op == "Div") {
+    const auto consumers = g.consumers();
+    const auto producers = g.producers();
+    if (const std::optional<Guard> gd = guard_of(g, consumers, producers, n)) return support_checked(g, guarded(n, gd), lim);
+  }
+  return support_checked(g, n, lim);
+}
+
 extern const LayerKind kEltwise = {MLIP_LAYER_ELTWISE, "eltwise", "Eltwise", "mrvl.eltwise",
-                                   {"Sub", "Mul", "Max", "Min", "PRelu", "QLinearMul"},
-                                   /*fuses_activation=*/true, support, lower, plan, nullptr, json};
+                                   {"Sub", "Mul", "Max", "Min", "PRelu", "QLinearMul", "Div"},
+                                   /*fuses_activation=*/true, kind_support, lower, plan, nullptr, json};
 
 }  // namespace mlipc::mlip::layers

@@ -82,8 +82,15 @@ std::string q8_matmul_support(const Graph& g, const Node& n, const SupportLimits
   return q8_fit(a.shape[0], a.shape[1], lim);
 }
 
+// A MatMul of a 2-D float32 tensor and a constant matrix: a dense layer;
+// the other MatMuls are MATMUL layers (layers/matmul.cpp).
+bool dense_matmul(const Graph& g, const Node& n) {
+  return g.value(n.inputs[0]).shape.size() == 2 && is_const(g, n, 1) && g.value(n.inputs[1]).shape.size() == 2;
+}
+
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "QLinearMatMul") return q8_matmul_support(g, n, lim);
+  if (n.op == "MatMul" && !dense_matmul(g, n)) return matmul_reason(g, n, lim);
   const Value& a = g.value(n.inputs[0]);
   if (a.dtype != DType::Float32 || a.shape.size() != 2) return "only float32 2-D dense layers run on the MLIP";
   if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
@@ -116,8 +123,8 @@ int64_t dense_index(const RTensor& x, int64_t kk) {
 
 // The FC layer of node n reading input 0 (and the views before it).
 RLayer& new_fc_layer(LowerContext& ctx, const Node& n) {
+  const int in = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_FC, n);
-  const int in = ctx.tensor_of(n.inputs[0]);
   l.inputs = {in};
   const std::vector<std::string> views = ctx.view_origins(in);
   l.origins.insert(l.origins.begin(), views.begin(), views.end());
@@ -185,6 +192,7 @@ void lower_q8_matmul(LowerContext& ctx, const Node& n) {
 
 void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearMatMul") return lower_q8_matmul(ctx, n);
+  if (n.op == "MatMul" && !dense_matmul(ctx.graph(), n)) return lower_matmul(ctx, n);
   const Graph& g = ctx.graph();
   RLayer& l = new_fc_layer(ctx, n);
   const int in = l.inputs[0];

@@ -59,8 +59,9 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 
 void lower(LowerContext& ctx, const Node& n) {
   const bool avg = n.op == "GlobalAveragePool" || n.op == "QLinearGlobalAveragePool";
+  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_GLOBAL_AVGPOOL : MLIP_LAYER_GLOBAL_MAXPOOL, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.inputs = {in_t};
   l.output = ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;
   if (n.op != "QLinearGlobalAveragePool") return;

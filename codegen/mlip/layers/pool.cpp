@@ -134,8 +134,9 @@ void lower(LowerContext& ctx, const Node& n) {
   p.win = window_of(geo, geo.kernel[0], geo.kernel[1]);
   p.count_include_pad = avg && n.attrs.get_int("count_include_pad", 0) != 0;
   if (n.op == "QLinearAveragePool") lower_q8_avg(ctx, n, p);
+  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_AVGPOOL : MLIP_LAYER_MAXPOOL, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.inputs = {in_t};
   l.params = p;
   l.output = ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;  // int8 MAXPOOL: no other field (scale and zero point pass through)

@@ -139,8 +139,9 @@ void lower(LowerContext& ctx, const Node& n) {
     fail("internal: a Resize the MLIP cannot run");
   const AxisTaps rows = axis_taps(p, 2), cols = axis_taps(p, 3);
   const int64_t row_table = add_taps(ctx, rows), col_table = add_taps(ctx, cols);
+  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_RESIZE, n);
-  l.inputs = {ctx.tensor_of(n.inputs[0])};
+  l.inputs = {in_t};
   l.params = ResizeParams{row_table, col_table, rows.taps, cols.taps, rows.index, method_name(p)};
   l.output = ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;  // int8: nearest only (support), a copy of bytes

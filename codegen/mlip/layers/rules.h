@@ -56,6 +56,20 @@ std::string border_reason(const Value& v, uint32_t work_bytes);
 // Add that broadcasts or adds a constant.
 std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 void lower_eltwise(LowerContext& ctx, const Node& n);
+// A guard of a Div's divisor that ELTWISE folds into the division (issue 30,
+// item 11: an epsilon binary16 cannot hold keeps its meaning in fp32): Div(a,
+// Add(b, eps)), Div(a, Sqrt(Add(b, eps))) or Div(a, Sqrt(b)), each folded
+// node read only by the next. Node indices (-1: absent), b, eps.
+struct Guard {
+  int add = -1, sqrt = -1;
+  ValueId b = kNoValue;
+  float eps = 0.0f;
+};
+std::optional<Guard> guard_of(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                              const std::vector<int>& producers, const Node& div);
+// Whether node `node` (an Add or Sqrt) is folded into the Div after it.
+bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers, const std::vector<int>& producers,
+                  int node);
 
 // The int8 FC (layers/fc.cpp) of a dense 1x1 QLinearConv (conv_is_dense,
 // layers/conv2d.cpp: what passes/fold_qdq makes of a QDQ Gemm or MatMul):
@@ -77,6 +91,60 @@ std::optional<Shuffle> shuffle_at(const Graph& g, const std::vector<std::vector<
 std::string shuffle_reason(const Graph& g, const Shuffle& s, const SupportLimits& limits);
 // Its layer (at the last Reshape; the other two make none).
 void lower_shuffle(LowerContext& ctx, const Shuffle& s);
+
+// PERMUTE's work (layers/permute.cpp): output element (i0, .., i3) of
+// `dims` is source element offset + sum i_k * strides[k]. strided_copy
+// merges dimensions whose strides chain and drops those of size 1, so a
+// copy of any rank that can be described in 4 has at most 4; `ok` says
+// whether it can.
+struct StridedCopy {
+  std::vector<int64_t> dims, strides;
+  int64_t offset = 0;
+  bool ok = true;
+  // one contiguous run of the source in order: a view, no copy
+  bool identity() const { return dims.size() == 1 && strides[0] == 1 && offset == 0; }
+};
+StridedCopy strided_copy(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset);
+// The element strides of tensor t's logical (ONNX) axes in its storage:
+// row-major, or NHWC for a 4-D tensor that is not.
+std::vector<int64_t> storage_strides(const RTensor& t);
+
+// The row-major kinds' data movement (layers/permute.cpp): "" or why the
+// MLIP cannot move `n` (Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
+// Slice, Gather, Expand) inside a region, and its lowering (a view when
+// the bytes allow, a PERMUTE layer otherwise).
+std::string move_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+void lower_move(LowerContext& ctx, const Node& n);
+// Concat on any axis of row-major tensors (layers/concat_rows.cpp).
+std::string concat_rows_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+void lower_concat_rows(LowerContext& ctx, const Node& n);
+// MATMUL (layers/matmul.cpp): a MatMul FC does not take (3-D and more, or B
+// computed).
+std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+void lower_matmul(LowerContext& ctx, const Node& n);
+// An Add of a constant per column after a MATMUL layer that only it reads:
+// the bias becomes the layer's, the Add's output the layer's (true).
+bool fuse_matmul_bias(LowerContext& ctx, const Node& add);
+// LAYERNORM's decomposed form (layers/layernorm.cpp): ReduceMean, Sub, Pow
+// 2, ReduceMean, Add epsilon, Sqrt, Div, and an optional Mul by a constant
+// scale and Add of a constant shift, over the last axis: node indices (in
+// that order), the input, the output, epsilon, the scale and shift
+// (kNoValue: none).
+struct NormPattern {
+  std::vector<int> nodes;
+  int last = -1;
+  ValueId x = kNoValue, y = kNoValue, gamma = kNoValue, beta = kNoValue;
+  float eps = 0.0f;
+  int64_t len = 1;
+};
+std::vector<NormPattern> norm_patterns(const Graph& g, const std::vector<std::vector<int>>& consumers);
+std::string norm_pattern_reason(const Graph& g, const NormPattern& p, const SupportLimits& limits);
+void lower_norm_pattern(LowerContext& ctx, const NormPattern& p);
+
+// Whether every element of a float32 shape-changing tensor fits the rules
+// of row-major kinds: a float32 tensor of 1 to kMaxRank dimensions, and a
+// 4-D one (images) of a batch the MLIP takes (batch_reason).
+std::string rowmajor_reason(const Value& v);
 
 // nodes-JSON: the weights (kernel_layout, kernel_const_name, bias) of a
 // layer and a window (padding, strides, pool_size).

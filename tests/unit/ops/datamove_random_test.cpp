@@ -356,7 +356,10 @@ TEST_P(DatamoveRandom, RuntimeShapeInputsMatchReference) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, DatamoveRandom, ::testing::Values(1u, 2u, 3u, 4u, 5u));
 
-// One seed through the MLIP target's CPU path.
+// One seed through the MLIP target: since the row-major layers (PERMUTE,
+// CONCAT_ROWS, ELTWISE of trailing dimensions) its Slices, Gathers of one
+// index, Expands and elementwise nodes run in MLIP regions (fp16): the
+// suite's fp16 tolerance; the bit-exact CPU kernels are the seeds above.
 TEST(DatamoveRandomMrvl, GeneratedCMatchesReference) {
   Gen g(11);
   add_slice(g);
@@ -367,7 +370,7 @@ TEST(DatamoveRandomMrvl, GeneratedCMatchesReference) {
   add_resize(g);
   driver::CompileOptions opt;
   opt.target = "mrvl, c";
-  test::expect_matches_reference(g.b.save(test::scratch_dir(), "datamove_random_mrvl.onnx"), g.inputs, 0, 0, opt);
+  test::expect_matches_reference(g.b.save(test::scratch_dir(), "datamove_random_mrvl.onnx"), g.inputs, 2e-2, 2e-2, opt);
 }
 
 TEST(DatamoveRandomMrvl, RuntimeShapeInputsMatchReference) {

@@ -1,0 +1,259 @@
+// LAYERNORM: LayerNormalization over the trailing axes from `axis` (opset
+// 17), and the decomposition exporters write for opsets 13 to 16,
+// ReduceMean, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then Mul by a
+// constant scale and Add of a constant shift (both optional), recognized as
+// one pattern: its nodes are chosen together (mlip/support.cpp) and the
+// lowering makes the layer at its last node (the others make none). One
+// NORM command per chunk of rows: fp32 mean and variance, the epsilon added
+// in fp32 (so a 1e-12 that binary16 cannot hold keeps its meaning), one
+// rounding (docs/mlip-spec.md section 4). Split across tiles by rows.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ops/layer_norm.h"
+#include "mlip/layer_kind.h"
+#include "mlip/layers/rules.h"
+#include "mlip/lower.h"
+#include "mlip/plan.h"
+#include "support/error.h"
+
+namespace mlipc::mlip::layers {
+
+namespace {
+
+// A LAYERNORM layer's own parameters (RLayer::params): rows, their length,
+// epsilon, the fp32 scale and shift in WEIGHTS (-1: none).
+struct NormParams {
+  int64_t rows = 1, len = 1;
+  float eps = 1e-5f;
+  int64_t gamma = -1, beta = -1;
+};
+
+// In and out (in place) of rows x len halves, the scale and shift in fp32.
+uint64_t pass_bytes(int64_t rows, int64_t len) { return ocm_round(rows * len * kF16Bytes) + 2 * ocm_round(len * kF32Bytes); }
+
+// The only reader of v (not a graph output), or -1.
+int only_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
+  if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
+  return consumers[v][0];
+}
+
+// A constant scalar's value, or NaN.
+double scalar(const Graph& g, ValueId v) {
+  const Value& c = g.value(v);
+  if (!c.is_constant() || c.constant->numel() != 1) return NAN;
+  return c.constant->at(0);
+}
+
+// ReduceMean n over the last axis alone, keeping it (axes an input since
+// opset 18's form, which every node reaches the IR in).
+bool mean_of_last(const Graph& g, const Node& n) {
+  if (n.op != "ReduceMean" || n.attrs.get_int("keepdims", 1) != 1 || !n.has_input(1)) return false;
+  const Value& a = g.value(n.inputs[1]);
+  if (!a.is_constant() || a.constant->numel() != 1) return false;
+  const int64_t r = static_cast<int64_t>(g.value(n.inputs[0]).shape.size());
+  int64_t axis = static_cast<int64_t>(a.constant->at(0));
+  if (axis < 0) axis += r;
+  return axis == r - 1;
+}
+
+// The operand of binary node b that is not v (or kNoValue).
+ValueId other(const Node& b, ValueId v) {
+  if (b.inputs.size() != 2) return kNoValue;
+  return b.inputs[0] == v ? b.inputs[1] : b.inputs[1] == v ? b.inputs[0] : kNoValue;
+}
+
+// The pattern whose first ReduceMean is node m, or nullopt.
+std::optional<NormPattern> pattern_from(const Graph& g, const std::vector<std::vector<int>>& consumers, int m) {
+  const Node& mean = g.nodes[static_cast<size_t>(m)];
+  if (!mean_of_last(g, mean)) return std::nullopt;
+  NormPattern p;
+  p.x = mean.inputs[0];
+  const int sub = only_reader(g, consumers, mean.outputs[0]);
+  if (sub < 0) return std::nullopt;
+  const Node& sn = g.nodes[static_cast<size_t>(sub)];
+  if (sn.op != "Sub" || sn.inputs.size() != 2 || sn.inputs[0] != p.x || sn.inputs[1] != mean.outputs[0])
+    return std::nullopt;
+  const ValueId d = sn.outputs[0];
+  if (g.is_graph_output(d) || consumers[d].size() != 2) return std::nullopt;
+  int pow = -1, div = -1;
+  for (int c : consumers[d]) {
+    const Node& cn = g.nodes[static_cast<size_t>(c)];
+    if (cn.op == "Pow" && cn.inputs[0] == d && scalar(g, cn.inputs[1]) == 2.0) pow = c;
+    if (cn.op == "Div" && cn.inputs.size() == 2 && cn.inputs[0] == d) div = c;
+  }
+  if (pow < 0 || div < 0) return std::nullopt;
+  const int mean2 = only_reader(g, consumers, g.nodes[static_cast<size_t>(pow)].outputs[0]);
+  if (mean2 < 0 || !mean_of_last(g, g.nodes[static_cast<size_t>(mean2)])) return std::nullopt;
+  const int add = only_reader(g, consumers, g.nodes[static_cast<size_t>(mean2)].outputs[0]);
+  if (add < 0 || g.nodes[static_cast<size_t>(add)].op != "Add") return std::nullopt;
+  const double eps = scalar(g, other(g.nodes[static_cast<size_t>(add)], g.nodes[static_cast<size_t>(mean2)].outputs[0]));
+  if (!(eps >= 0.0)) return std::nullopt;
+  const int sq = only_reader(g, consumers, g.nodes[static_cast<size_t>(add)].outputs[0]);
+  if (sq < 0 || g.nodes[static_cast<size_t>(sq)].op != "Sqrt") return std::nullopt;
+  const Node& dn = g.nodes[static_cast<size_t>(div)];
+  if (dn.inputs[1] != g.nodes[static_cast<size_t>(sq)].outputs[0] || only_reader(g, consumers, dn.inputs[1]) != div)
+    return std::nullopt;
+  p.nodes = {m, sub, pow, mean2, add, sq, div};
+  p.eps = static_cast<float>(eps);
+  p.len = g.value(p.x).shape.back();
+  ValueId y = dn.outputs[0];
+  // The optional scale (a Mul by a constant of one value per column) and shift.
+  auto per_column = [&](ValueId c) {
+    const Value& v = g.value(c);
+    return v.is_constant() && v.dtype == DType::Float32 && v.constant->numel() == p.len && !v.shape.empty() &&
+           v.shape.back() == p.len;
+  };
+  for (const char* op : {"Mul", "Add"}) {
+    const int r = only_reader(g, consumers, y);
+    if (r < 0) break;
+    const Node& rn = g.nodes[static_cast<size_t>(r)];
+    const ValueId c = other(rn, y);
+    if (rn.op != op || c == kNoValue || !per_column(c) || g.value(rn.outputs[0]).shape != g.value(y).shape) break;
+    (std::string(op) == "Mul" ? p.gamma : p.beta) = c;
+    p.nodes.push_back(r);
+    y = rn.outputs[0];
+    if (std::string(op) == "Mul") continue;
+  }
+  p.y = y;
+  p.last = p.nodes.back();
+  return p;
+}
+
+std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (lim.int8) return "LayerNormalization on int8 tensors has no MLIP layer yet";
+  const Value& x = g.value(n.inputs[0]);
+  if (std::string r = rowmajor_reason(x); !r.empty()) return r;
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] != kNoValue) return "the Mean or InvStdDev output is used";
+  if (!is_const(g, n, 1) || (n.has_input(2) && !is_const(g, n, 2))) return "scale or bias is not constant";
+  const ops::LayerNormDims d = ops::layer_norm_dims(n.attrs, x.shape, g.value(n.inputs[1]).shape,
+                                                    n.has_input(2) ? &g.value(n.inputs[2]).shape : nullptr);
+  if (d.scale_n != d.n || (n.has_input(2) && d.bias_n != d.n)) return "a scale or bias that repeats along the row";
+  if (pass_bytes(1, d.n) > lim.work_bytes)
+    return fmt::format("a row of {} elements does not fit the {} bytes of OCM", d.n, lim.work_bytes);
+  return "";
+}
+
+// The layer: rows of the normalized length, the scale and shift as fp32
+// (values per column) in WEIGHTS.
+void add_layer(LowerContext& ctx, const Node& at, ValueId x, ValueId gamma, ValueId beta, float eps, int64_t len,
+               ValueId y) {
+  const Graph& g = ctx.graph();
+  const int in = ctx.rowmajor_of(x);  // before the layer: it may add a relayout layer
+  RLayer& l = ctx.new_layer(MLIP_LAYER_LAYERNORM, at);
+  l.inputs = {in};
+  NormParams np;
+  np.len = len;
+  np.rows = numel(g.value(x).shape) / len;
+  np.eps = eps;
+  auto add = [&](ValueId v) {
+    const TensorData& c = *g.value(v).constant;
+    std::vector<float> f(static_cast<size_t>(len));
+    for (int64_t i = 0; i < len; ++i) f[static_cast<size_t>(i)] = static_cast<float>(c.at(i));
+    ctx.add_const({g.value(v).name, {len}, f});
+    return ctx.add_f32(f);
+  };
+  if (gamma != kNoValue) np.gamma = add(gamma);
+  if (beta != kNoValue) np.beta = add(beta);
+  l.params = np;
+  // the output: y (the pattern's last value), row-major
+  for (size_t i = 0; i < at.outputs.size(); ++i)
+    if (at.outputs[i] == y) {
+      l.output = ctx.output_tensor(at, i, true);
+      return;
+    }
+  fail("internal: the layer's node does not write its output");
+}
+
+void lower(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const Value& x = g.value(n.inputs[0]);
+  const ops::LayerNormDims d = ops::layer_norm_dims(n.attrs, x.shape, g.value(n.inputs[1]).shape,
+                                                    n.has_input(2) ? &g.value(n.inputs[2]).shape : nullptr);
+  add_layer(ctx, n, n.inputs[0], n.inputs[1], n.has_input(2) ? n.inputs[2] : kNoValue,
+            n.attrs.get_float("epsilon", 1e-5f), d.n, n.outputs[0]);
+}
+
+void plan(LayerPlanner& p) {
+  const RLayer& l = p.layer();
+  const NormParams& np = params_of<NormParams>(l);
+  const RTensor& x = p.in();
+  const RTensor& y = p.out();
+  const int64_t len = np.len;
+  const auto parts = split_range(np.rows, p.num_tiles());
+  p.set_split(Split::Rows, parts);
+  const int64_t rc = largest(np.rows, [&](int64_t v) { return pass_bytes(v, len) <= p.work_limit(); });
+  if (rc == 0) fail("layer '{}' does not fit OCM", l.name);
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    Ocm ocm(p.work_limit());
+    const uint32_t gamma = np.gamma >= 0 ? ocm.take(len * kF32Bytes) : MLIP_NO_OFFSET;
+    const uint32_t beta = np.beta >= 0 ? ocm.take(len * kF32Bytes) : MLIP_NO_OFFSET;
+    const uint32_t off = ocm.take(std::min(rc, parts[t].second - parts[t].first) * len * kF16Bytes);
+    p.note_ocm(tile, ocm);
+    if (np.gamma >= 0) p.dma_in(tile, p.weights_binding(), np.gamma, gamma, len * kF32Bytes);
+    if (np.beta >= 0) p.dma_in(tile, p.weights_binding(), np.beta, beta, len * kF32Bytes);
+    for (int64_t r0 = parts[t].first; r0 < parts[t].second; r0 += rc) {
+      const int64_t rn = std::min(rc, parts[t].second - r0);
+      p.count_pass();
+      p.dma_in(tile, p.binding(x), p.ddr_base(x) + r0 * len * kF16Bytes, off, rn * len * kF16Bytes);
+      mlip_norm_args a{};
+      a.in = off;
+      a.out = off;
+      a.gamma = gamma;
+      a.beta = beta;
+      a.rows = u32(rn);
+      a.len = u32(len);
+      a.eps = np.eps;
+      a.dtype = MLIP_DT_FP16;
+      p.emit(MLIP_OP_NORM, tile, a);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * len * kF16Bytes, off, rn * len * kF16Bytes);
+    }
+  }
+}
+
+void json(const RLayer& l, nlohmann::json& a) {
+  const NormParams& np = params_of<NormParams>(l);
+  a["rows"] = np.rows;
+  a["axis_len"] = np.len;
+  a["epsilon"] = np.eps;
+}
+
+}  // namespace
+
+std::vector<NormPattern> norm_patterns(const Graph& g, const std::vector<std::vector<int>>& consumers) {
+  std::vector<NormPattern> out;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (std::optional<NormPattern> p = pattern_from(g, consumers, static_cast<int>(i))) out.push_back(*p);
+  return out;
+}
+
+std::string norm_pattern_reason(const Graph& g, const NormPattern& p, const SupportLimits& lim) {
+  if (lim.int8) return "LayerNormalization on int8 tensors has no MLIP layer yet";
+  if (std::string r = rowmajor_reason(g.value(p.x)); !r.empty()) return r;
+  if (pass_bytes(1, p.len) > lim.work_bytes)
+    return fmt::format("a row of {} elements does not fit the {} bytes of OCM", p.len, lim.work_bytes);
+  return "";
+}
+
+void lower_norm_pattern(LowerContext& ctx, const NormPattern& p) {
+  const Node& last = ctx.graph().nodes[static_cast<size_t>(p.last)];
+  add_layer(ctx, last, p.x, p.gamma, p.beta, p.eps, p.len, p.y);
+  RLayer& l = ctx.region().layers.back();
+  l.name = ctx.graph().nodes[static_cast<size_t>(p.nodes[0])].name;
+  l.origins.clear();
+  for (int i : p.nodes) {
+    const auto& o = ctx.graph().nodes[static_cast<size_t>(i)].origins;
+    l.origins.insert(l.origins.end(), o.begin(), o.end());
+  }
+}
+
+extern const LayerKind kLayerNorm = {MLIP_LAYER_LAYERNORM, "layernorm", "LayerNorm", "mrvl.layernorm",
+                                     {"LayerNormalization"}, /*fuses_activation=*/false, support, lower, plan, nullptr,
+                                     json};
+
+}  // namespace mlipc::mlip::layers

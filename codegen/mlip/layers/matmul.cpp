@@ -1,0 +1,234 @@
+// MATMUL: the MatMul of transformers, on row-major tensors: A [..., M, K]
+// computed, B [..., K, N] constant (a Linear on 3-D tensors: weights stored
+// [N][K] in WEIGHTS and pinnable) or computed (attention's Q.K^T and .V:
+// one B per product, or one for all), batched over the leading dimensions,
+// with a bias per column (the Add after it, fused by the lowering when it
+// is the product's only reader) and a fused activation. MatMul belongs to
+// the FC kind (layers/fc.cpp), which takes the 2-D product with constant
+// weights as before and hands the other forms here. Split across tiles by
+// rows of the products (a reduction is never split: the sums keep the
+// spec's order, so tiles and passes give the same bits); each tile's share
+// in chunks of columns and rows that fit OCM.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "mlip/layer_kind.h"
+#include "mlip/layers/rules.h"
+#include "mlip/lower.h"
+#include "mlip/plan.h"
+#include "support/error.h"
+
+namespace mlipc::mlip::layers {
+
+namespace {
+
+// A MATMUL layer's own parameters (RLayer::params).
+struct MatmulParams {
+  int64_t batch = 1, m = 1, k = 1, n = 1;
+  bool b_shared = true;  // one B for every product
+  bool trans_b = false;  // B stored [N][K]
+  bool b_const = false;  // B in WEIGHTS (RLayer's weights), else input 1
+};
+
+// The OCM of a pass: rc rows of A, B for nc columns (unless pinned), their
+// fp32 bias, the output.
+struct MatmulPass {
+  int64_t k;
+  bool bias;
+  uint64_t bytes(int64_t rc, int64_t nc, bool pinned) const {
+    return ocm_round(rc * k * kF16Bytes) + (pinned ? 0 : ocm_round(k * nc * kF16Bytes) + (bias ? ocm_round(nc * kF32Bytes) : 0)) +
+           ocm_round(rc * nc * kF16Bytes);
+  }
+};
+
+int64_t product(const Shape& s, size_t from, size_t to) {
+  int64_t v = 1;
+  for (size_t d = from; d < to; ++d) v *= s[d];
+  return v;
+}
+
+}  // namespace
+
+std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (lim.int8) return "int8 MatMul of this form has no MLIP layer yet";
+  const Value& a = g.value(n.inputs[0]);
+  const Value& b = g.value(n.inputs[1]);
+  const Value& y = g.value(n.outputs[0]);
+  for (const Value* v : {&a, &b, &y})
+    if (std::string r = rowmajor_reason(*v); !r.empty()) return r;
+  if (a.is_constant()) return "a constant first operand";
+  if (a.shape.size() < 2 || b.shape.size() < 2) return "a 1-D operand";
+  const size_t ra = a.shape.size(), rb = b.shape.size();
+  const int64_t batch = product(y.shape, 0, y.shape.size() - 2);
+  if (product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
+  const int64_t bb = product(b.shape, 0, rb - 2);
+  if (bb != 1 && (rb != ra || !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin())))
+    return "a second operand whose batch dimensions differ from the first's";
+  const int64_t k = a.shape[ra - 1];
+  if (MatmulPass{k, true}.bytes(1, 1, false) > lim.work_bytes)
+    return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
+  return "";
+}
+
+void lower_matmul(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const Value& av = g.value(n.inputs[0]);
+  const Value& bv = g.value(n.inputs[1]);
+  const Shape& ys = g.value(n.outputs[0]).shape;
+  MatmulParams mp;
+  mp.m = av.shape[av.shape.size() - 2];
+  mp.k = av.shape.back();
+  mp.n = bv.shape.back();
+  mp.batch = product(ys, 0, ys.size() - 2);
+  mp.b_shared = product(bv.shape, 0, bv.shape.size() - 2) == 1;
+  std::vector<int> inputs = {ctx.rowmajor_of(n.inputs[0])};
+  int64_t w_off = -1;
+  std::vector<float> w;
+  if (bv.is_constant()) {  // weights: stored [N][K], so a chunk of columns is contiguous
+    const TensorData& b = ctx.constant(n, 1);
+    const float* src = b.data<float>();
+    w.resize(static_cast<size_t>(mp.n * mp.k));
+    for (int64_t j = 0; j < mp.n; ++j)
+      for (int64_t kk = 0; kk < mp.k; ++kk) w[static_cast<size_t>(j * mp.k + kk)] = src[kk * mp.n + j];
+    w_off = ctx.add_f16(w);
+    mp.trans_b = true;
+    mp.b_const = true;
+    ctx.add_const({bv.name, {mp.n, mp.k}, w});
+  } else {
+    inputs.push_back(ctx.rowmajor_of(n.inputs[1]));
+  }
+  RLayer& l = ctx.new_layer(MLIP_LAYER_MATMUL, n);
+  l.inputs = inputs;
+  if (w_off >= 0) {
+    l.weight_offset = w_off;
+    l.weight_bytes = mp.n * mp.k * kF16Bytes;
+    l.weight_name = bv.name;
+  }
+  l.params = mp;
+  l.macs = static_cast<uint64_t>(mp.batch * mp.m * mp.k * mp.n);
+  l.output = ctx.output_tensor(n, 0, true);
+}
+
+bool fuse_matmul_bias(LowerContext& ctx, const Node& add) {
+  const Graph& g = ctx.graph();
+  if (add.op != "Add" || add.inputs.size() != 2 || add.attrs.has("legacy_axis")) return false;
+  for (int k = 0; k < 2; ++k) {
+    const ValueId x = add.inputs[static_cast<size_t>(k)], c = add.inputs[static_cast<size_t>(1 - k)];
+    const Value& cv = g.value(c);
+    if (!cv.is_constant() || cv.dtype != DType::Float32 || g.is_graph_output(x) || ctx.consumers()[x].size() != 1) continue;
+    if (g.value(add.outputs[0]).shape != g.value(x).shape) continue;
+    const int t = ctx.tensor_as_is(x);
+    RLayer* mm = nullptr;
+    for (RLayer& l : ctx.region().layers)
+      if (l.output == t && l.kind == MLIP_LAYER_MATMUL) mm = &l;
+    if (!mm || mm->has_bias() || mm->act.kind != MLIP_ACT_NONE) continue;
+    const int64_t n = params_of<MatmulParams>(*mm).n;
+    // one value per column: [N], [1, .., 1, N]
+    if (cv.constant->numel() != n || cv.shape.empty() || cv.shape.back() != n) continue;
+    std::vector<float> bias(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) bias[static_cast<size_t>(j)] = static_cast<float>(cv.constant->at(j));
+    mm->bias_offset = ctx.add_f32(bias);
+    mm->bias_bytes = n * kF32Bytes;
+    mm->bias_name = cv.name;
+    mm->origins.insert(mm->origins.end(), add.origins.begin(), add.origins.end());
+    ctx.add_const({cv.name, {n}, bias});
+    ctx.alias_output(add, t, g.value(add.outputs[0]).shape, true);
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+void plan(LayerPlanner& p) {
+  const RLayer& l = p.layer();
+  const MatmulParams& mp = params_of<MatmulParams>(l);
+  const RTensor& a = p.in(0);
+  const RTensor& y = p.out();
+  const int64_t K = mp.k, N = mp.n, M = mp.m;
+  const MatmulPass pass{K, l.has_bias()};
+  // Rows of every product in order; with one B they are one matrix.
+  const int64_t items = mp.b_shared ? 1 : mp.batch, rows = mp.b_shared ? mp.batch * M : M;
+  const auto parts = split_range(items * rows, p.num_tiles());
+  p.set_split(Split::Rows, parts);
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    const bool pin = mp.b_const && p.pinned(tile);
+    const int64_t share = parts[t].second - parts[t].first;
+    const int64_t nc = largest(N, [&](int64_t v) { return pass.bytes(1, v, pin) <= p.work_limit(); });
+    if (nc == 0 || (pin && nc < N)) {
+      if (pin) return p.refuse_pinned("pinned weights of a MATMUL need every column in one pass");
+      fail("layer '{}' does not fit OCM", l.name);
+    }
+    const int64_t rc = largest(std::min(share, rows), [&](int64_t v) { return pass.bytes(v, nc, pin) <= p.work_limit(); });
+    Ocm ocm(p.work_limit());
+    const uint32_t a_off = ocm.take(rc * K * kF16Bytes);
+    const uint32_t b_off = pin ? 0 : ocm.take(K * nc * kF16Bytes);
+    const uint32_t bias_off = l.has_bias() && !pin ? ocm.take(nc * kF32Bytes) : MLIP_NO_OFFSET;
+    const uint32_t o_off = ocm.take(rc * nc * kF16Bytes);
+    p.note_ocm(tile, ocm);
+    for (int64_t g0 = parts[t].first; g0 < parts[t].second;) {
+      const int64_t item = g0 / rows, r_end = std::min(parts[t].second, (item + 1) * rows);
+      for (int64_t j0 = 0; j0 < N; j0 += nc) {
+        const int64_t jn = std::min(nc, N - j0);
+        // B's columns j0 .. j0 + jn of this product, and their bias
+        uint32_t b_at = b_off, bias_at = bias_off;
+        if (pin) {
+          b_at = u32(p.pinned_weights(tile) + j0 * K * kF16Bytes);
+          if (l.has_bias()) bias_at = u32(p.pinned_bias(tile) + j0 * kF32Bytes);
+        } else {
+          if (mp.b_const) {
+            p.dma_in(tile, p.weights_binding(), l.weight_offset + j0 * K * kF16Bytes, b_off, jn * K * kF16Bytes);
+          } else {
+            const RTensor& b = p.in(1);
+            const int64_t base = p.ddr_base(b) + (mp.b_shared ? 0 : item * K * N) * kF16Bytes;
+            if (jn == N) p.dma_in(tile, p.binding(b), base, b_off, K * N * kF16Bytes);
+            else p.dma_in(tile, p.binding(b), base + j0 * kF16Bytes, b_off, K, jn * kF16Bytes, N * kF16Bytes, jn * kF16Bytes);
+          }
+          if (l.has_bias()) p.dma_in(tile, p.weights_binding(), l.bias_offset + j0 * kF32Bytes, bias_off, jn * kF32Bytes);
+        }
+        for (int64_t r0 = g0; r0 < r_end; r0 += rc) {
+          const int64_t rn = std::min(rc, r_end - r0);  // rows r0 .. of the flattened products
+          p.count_pass();
+          p.dma_in(tile, p.binding(a), p.ddr_base(a) + r0 * K * kF16Bytes, a_off, rn * K * kF16Bytes);
+          mlip_matmul_args c{};
+          c.a = a_off;
+          c.b = b_at;
+          c.bias = bias_at;
+          c.out = o_off;
+          c.batch = 1;
+          c.m = u32(rn);
+          c.k = u32(K);
+          c.n = u32(jn);
+          c.b_shared = 1;
+          c.trans_b = mp.trans_b ? 1 : 0;
+          c.alpha = 1.0f;
+          p.fused(c);
+          p.emit(MLIP_OP_MATMUL, tile, c, pin);
+          if (jn == N) p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * N * kF16Bytes, o_off, rn * N * kF16Bytes);
+          else
+            p.dma_out(tile, p.binding(y), p.ddr_base(y) + (r0 * N + j0) * kF16Bytes, o_off, rn, jn * kF16Bytes,
+                      N * kF16Bytes, jn * kF16Bytes);
+        }
+      }
+      g0 = r_end;
+    }
+  }
+}
+
+void json(const RLayer& l, nlohmann::json& a) {
+  const MatmulParams& mp = params_of<MatmulParams>(l);
+  a["batch"] = mp.batch;
+  a["shape"] = {mp.m, mp.k, mp.n};
+  a["b_shared"] = mp.b_shared;
+  if (l.has_weights()) json_weights(l, "NK", a);
+}
+
+}  // namespace
+
+extern const LayerKind kMatmul = {MLIP_LAYER_MATMUL, "matmul", "MatMul", "mrvl.matmul", {},
+                                  /*fuses_activation=*/true, nullptr, nullptr, plan, nullptr, json};
+
+}  // namespace mlipc::mlip::layers

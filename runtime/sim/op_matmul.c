@@ -1,0 +1,65 @@
+/* MATMUL: batched matrix products of row-major blocks, B shared (constant
+ * weights) or one per product, B stored transposed or not, scaled, with a
+ * bias per column and a fused activation (operands: MLIP_FIELDS_matmul,
+ * mlip/cmd_table.h; fp16 only). Its validation rule (docs/command-buffer.md)
+ * and its executor (docs/mlip-spec.md section 4); the opcode table
+ * (opcodes.c) names both. */
+#include "sim_internal.h"
+
+mlip_status mlip_sim_check_matmul(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
+  const mlip_matmul_args* a = &d->u.matmul;
+  const uint64_t eb = 2u, bb = 4u;
+  const uint64_t a_len = mlip_sim_mul4(a->batch, a->m, a->k, eb);
+  const uint64_t b_len = mlip_sim_mul4(a->b_shared ? 1u : a->batch, a->k, a->n, eb);
+  const uint64_t out_len = mlip_sim_mul4(a->batch, a->m, a->n, eb);
+  const uint64_t bias_len = mlip_sim_sat_mul(a->n, bb);
+  const int has_bias = a->bias != MLIP_NO_OFFSET;
+  MLIP_TRY(mlip_sim_check_ocm(v, a->a, a_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->b, b_len));
+  MLIP_TRY(mlip_sim_check_ocm(v, a->out, out_len));
+  if (has_bias) {
+    MLIP_TRY(mlip_sim_check_ocm(v, a->bias, bias_len));
+  }
+  if (mlip_sim_overlaps(a->out, out_len, a->a, a_len) || mlip_sim_overlaps(a->out, out_len, a->b, b_len) ||
+      (has_bias && mlip_sim_overlaps(a->out, out_len, a->bias, bias_len))) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  return mlip_sim_check_write(v, section, a->out, out_len);
+}
+
+/* Element (kk, j) of product t's B: its offset in elements. */
+static size_t matmul_b_index(const mlip_matmul_args* a, size_t t, size_t kk, size_t j) {
+  const size_t base = a->b_shared ? 0u : t * (size_t)a->k * (size_t)a->n;
+  return base + (a->trans_b ? j * (size_t)a->k + kk : kk * (size_t)a->n + j);
+}
+
+mlip_status mlip_sim_exec_matmul(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_matmul_args* a = &d->u.matmul;
+  const uint8_t* x = ocm + a->a;
+  const uint8_t* w = ocm + a->b;
+  const uint8_t* bias = a->bias != MLIP_NO_OFFSET ? ocm + a->bias : NULL;
+  uint8_t* out = ocm + a->out;
+  const size_t batch = a->batch, m = a->m, k = a->k, n = a->n;
+  size_t t, i, j, kk;
+  (void)env; /* works in the tile's OCM only */
+  for (t = 0; t < batch; ++t) {
+    for (i = 0; i < m; ++i) {
+      const uint8_t* xr = x + (t * m + i) * k * 2u;
+      for (j = 0; j < n; ++j) {
+        float acc = 0.0f;
+        for (kk = 0; kk < k; ++kk) {
+          const float p = mlip_sim_h2f(mlip_sim_ld16(xr + kk * 2u)) *
+                          mlip_sim_h2f(mlip_sim_ld16(w + matmul_b_index(a, t, kk, j) * 2u));
+          acc = acc + p;
+        }
+        acc = acc * a->alpha;
+        if (bias != NULL) {
+          acc = acc + mlip_sim_ldf(bias + j * 4u);
+        }
+        acc = mlip_sim_apply_act(acc, a->act, a->act_lo, a->act_hi);
+        mlip_sim_st16(out + ((t * m + i) * n + j) * 2u, mlip_sim_round_result(acc));
+      }
+    }
+  }
+  return MLIP_OK;
+}
