@@ -98,4 +98,52 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
 
 #define MLIP_KQ8_GEMM_DSP(X) X(mlip_kq8_gemm_dsp, "dsp")
 
+/* mlip/kq8.h's depthwise kernel: a window row's taps four at a time, one
+ * word of the plane (its bytes already int8 values) against the weights
+ * packed in int16 pairs once per channel (taps 0 and 2, 1 and 3 of each
+ * group of four; 0 past the row's end): SXTB16 of the word and of the word
+ * rotated by 8, two SMLADs. The last word of a row may read up to 3 bytes
+ * past the window, times a 0 weight (mlip_kq8_conv_scratch leaves them in
+ * the scratch). Dilated rows, and windows of more than 32 words, take the
+ * reference. */
+static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
+                                   const int32_t* c, uint8_t* y) {
+  const int32_t words = (d->kernel[2] + 3) / 4, rows = d->kernel[0] * d->kernel[1];
+  const int32_t rs = ext[2], ps = ext[1] * ext[2];
+  uint32_t we[32], wo[32];
+  int32_t roff[32];
+  int32_t od, oh, ow, r, j, kd, kh;
+  if (d->dilation[2] != 1 || rows * words > 32) {
+    mlip_kq8_dw_ref(d, plane, ext, w, c, y);
+    return;
+  }
+  for (kd = 0, r = 0; kd < d->kernel[0]; ++kd)
+    for (kh = 0; kh < d->kernel[1]; ++kh, ++r) roff[r] = kd * d->dilation[0] * ps + kh * d->dilation[1] * rs;
+  for (r = 0; r < rows; ++r)
+    for (j = 0; j < words; ++j) {
+      int32_t b[4], i;
+      for (i = 0; i < 4; ++i) b[i] = 4 * j + i < d->kernel[2] ? w[r * d->kernel[2] + 4 * j + i] : 0;
+      we[r * words + j] = ((uint32_t)b[0] & 0xFFFFu) | (uint32_t)b[2] << 16;
+      wo[r * words + j] = ((uint32_t)b[1] & 0xFFFFu) | (uint32_t)b[3] << 16;
+    }
+  for (od = 0; od < d->out[0]; ++od)
+    for (oh = 0; oh < d->out[1]; ++oh)
+      for (ow = 0; ow < d->out[2]; ++ow) {
+        const uint8_t* p0 = plane + od * d->stride[0] * ps + oh * d->stride[1] * rs + ow * d->stride[2];
+        int32_t acc = c[0];
+        const uint32_t *e = we, *o = wo;
+        for (r = 0; r < rows; ++r) {
+          const uint8_t* pr = p0 + roff[r];
+          for (j = 0; j < words; ++j) {
+            const uint32_t x = mlip_kq8_word(pr + 4 * j);
+            acc = __smlad((int32_t)__sxtb16(x), (int32_t)*e++, acc);
+            acc = __smlad((int32_t)__sxtb16((x >> 8) | (x << 24)), (int32_t)*o++, acc);
+          }
+        }
+        *y++ = (uint8_t)mlip_kq8_requant_dsp(acc, c[1], c[2], d->zy, d->lo, d->hi);
+      }
+}
+
+#define MLIP_KQ8_DW_DSP(X) X(mlip_kq8_dw_dsp, "dsp")
+
 #endif /* MLIP_KQ8_DSP_H_ */

@@ -79,4 +79,46 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
 
 #define MLIP_KQ8_GEMM_MVE(X) X(mlip_kq8_gemm_mve, "mve")
 
+/* mlip/kq8.h's depthwise kernel: four output positions at a time (in
+ * order, across rows), their taps gathered from the padded plane as int32
+ * lanes (VLDRB.S32 with the four positions' offsets), each tap one VMLA by
+ * its weight; the four sums requantized as the product's are (one channel,
+ * one q and shift), stored with a narrowing store. Missing positions are
+ * predicated off. */
+static inline void mlip_kq8_dw_mve(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
+                                   const int32_t* c, uint8_t* y) {
+  const int32_t osize = d->out[0] * d->out[1] * d->out[2];
+  const int32_t rs = ext[2], ps = ext[1] * ext[2]; /* the plane's row and depth strides */
+  int32_t od = 0, oh = 0, ow = 0, p, l, kd, kh, kw;
+  for (p = 0; p < osize; p += 4) {
+    const int32_t np = osize - p < 4 ? osize - p : 4;
+    const mve_pred16_t in = vctp32q((uint32_t)np);
+    uint32_t off[4] = {0, 0, 0, 0};
+    uint32x4_t offs;
+    int32x4_t acc = vdupq_n_s32(c[0]);
+    const int8_t* wt = w;
+    for (l = 0; l < np; ++l) {
+      off[l] = (uint32_t)(od * d->stride[0] * ps + oh * d->stride[1] * rs + ow * d->stride[2]);
+      if (++ow == d->out[2]) {
+        ow = 0;
+        if (++oh == d->out[1]) {
+          oh = 0;
+          ++od;
+        }
+      }
+    }
+    offs = vld1q_u32(off);
+    for (kd = 0; kd < d->kernel[0]; ++kd)
+      for (kh = 0; kh < d->kernel[1]; ++kh) {
+        const int8_t* pr = (const int8_t*)plane + kd * d->dilation[0] * ps + kh * d->dilation[1] * rs;
+        for (kw = 0; kw < d->kernel[2]; ++kw)
+          acc = vmlaq_n_s32(acc, vldrbq_gather_offset_z_s32(pr + kw * d->dilation[2], offs, in), *wt++);
+      }
+    acc = mlip_kq8_requant_mve(acc, c[1], c[2], d->zy, d->lo, d->hi);
+    vstrbq_p_s32((int8_t*)(y + p), acc, in);
+  }
+}
+
+#define MLIP_KQ8_DW_MVE(X) X(mlip_kq8_dw_mve, "mve")
+
 #endif /* MLIP_KQ8_MVE_H_ */
