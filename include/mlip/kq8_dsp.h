@@ -20,6 +20,14 @@ static inline uint32_t mlip_kq8_word(const void* p) {
   return v;
 }
 
+/* SXTB16 of x rotated right by 8 (its odd bytes), one instruction: the
+ * compilers do not fold the rotation into SXTB16's operand themselves. */
+static inline uint32_t mlip_kq8_sxtb16_odd(uint32_t x) {
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+
 /* mlip_requantize in 32-bit steps. GCC and Clang shift a negative value
  * arithmetically (their documented behaviour; this header is theirs only,
  * mlip/kisa.h). */
@@ -60,23 +68,38 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
       const int32_t* c0 = ch + MLIP_KQ8_CH * m;
       const int32_t* c1 = nm > 1 ? c0 + MLIP_KQ8_CH : c0;
       int32_t s00 = c0[0], s01 = c1[0], s10 = c0[0], s11 = c1[0];
-      for (k = 0; k + 4 <= K; k += 4) {
-        const uint32_t x0 = mlip_kq8_word(a0 + k) ^ flip4, x1 = mlip_kq8_word(a1 + k) ^ flip4;
-        const uint32_t v0 = mlip_kq8_word(w0 + k), v1 = mlip_kq8_word(w1 + k);
-        /* Even bytes (0, 2), then odd bytes (1, 3) rotated down. */
-        const int32_t x0e = (int32_t)__sxtb16(x0), x0o = (int32_t)__sxtb16((x0 >> 8) | (x0 << 24));
-        const int32_t x1e = (int32_t)__sxtb16(x1), x1o = (int32_t)__sxtb16((x1 >> 8) | (x1 << 24));
-        const int32_t v0e = (int32_t)__sxtb16(v0), v0o = (int32_t)__sxtb16((v0 >> 8) | (v0 << 24));
-        const int32_t v1e = (int32_t)__sxtb16(v1), v1o = (int32_t)__sxtb16((v1 >> 8) | (v1 << 24));
-        s00 = __smlad(x0e, v0e, s00);
-        s00 = __smlad(x0o, v0o, s00);
-        s01 = __smlad(x0e, v1e, s01);
-        s01 = __smlad(x0o, v1o, s01);
-        s10 = __smlad(x1e, v0e, s10);
-        s10 = __smlad(x1o, v0o, s10);
-        s11 = __smlad(x1e, v1e, s11);
-        s11 = __smlad(x1o, v1o, s11);
+/* Even bytes (0, 2), then odd bytes (1, 3) rotated down; four products
+ * of the rows' words x0, x1 and the channels' v0, v1 into each sum. */
+#define MLIP_KQ8_DSP_STEP_(x0, x1, v0, v1)                                                        \
+  do {                                                                                           \
+    const int32_t x0e = (int32_t)__sxtb16(x0), x0o = (int32_t)mlip_kq8_sxtb16_odd(x0); \
+    const int32_t x1e = (int32_t)__sxtb16(x1), x1o = (int32_t)mlip_kq8_sxtb16_odd(x1); \
+    const int32_t v0e = (int32_t)__sxtb16(v0), v0o = (int32_t)mlip_kq8_sxtb16_odd(v0); \
+    const int32_t v1e = (int32_t)__sxtb16(v1), v1o = (int32_t)mlip_kq8_sxtb16_odd(v1); \
+    s00 = __smlad(x0e, v0e, s00);                                                                \
+    s00 = __smlad(x0o, v0o, s00);                                                                \
+    s01 = __smlad(x0e, v1e, s01);                                                                \
+    s01 = __smlad(x0o, v1o, s01);                                                                \
+    s10 = __smlad(x1e, v0e, s10);                                                                \
+    s10 = __smlad(x1o, v0o, s10);                                                                \
+    s11 = __smlad(x1e, v1e, s11);                                                                \
+    s11 = __smlad(x1o, v1o, s11);                                                                \
+  } while (0)
+      /* No EOR when flip is 0 (the gather has XORed the bytes). */
+      if (flip4 == 0) {
+        for (k = 0; k + 4 <= K; k += 4) {
+          const uint32_t x0 = mlip_kq8_word(a0 + k), x1 = mlip_kq8_word(a1 + k);
+          const uint32_t v0 = mlip_kq8_word(w0 + k), v1 = mlip_kq8_word(w1 + k);
+          MLIP_KQ8_DSP_STEP_(x0, x1, v0, v1);
+        }
+      } else {
+        for (k = 0; k + 4 <= K; k += 4) {
+          const uint32_t x0 = mlip_kq8_word(a0 + k) ^ flip4, x1 = mlip_kq8_word(a1 + k) ^ flip4;
+          const uint32_t v0 = mlip_kq8_word(w0 + k), v1 = mlip_kq8_word(w1 + k);
+          MLIP_KQ8_DSP_STEP_(x0, x1, v0, v1);
+        }
       }
+#undef MLIP_KQ8_DSP_STEP_
       for (; k < K; ++k) {
         s00 += mlip_kq8_product(a0[k], flip, w0[k]);
         s01 += mlip_kq8_product(a0[k], flip, w1[k]);
@@ -132,12 +155,20 @@ static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plan
         const uint8_t* p0 = plane + od * d->stride[0] * ps + oh * d->stride[1] * rs + ow * d->stride[2];
         int32_t acc = c[0];
         const uint32_t *e = we, *o = wo;
-        for (r = 0; r < rows; ++r) {
-          const uint8_t* pr = p0 + roff[r];
-          for (j = 0; j < words; ++j) {
-            const uint32_t x = mlip_kq8_word(pr + 4 * j);
-            acc = __smlad((int32_t)__sxtb16(x), (int32_t)*e++, acc);
-            acc = __smlad((int32_t)__sxtb16((x >> 8) | (x << 24)), (int32_t)*o++, acc);
+        if (words == 1) { /* rows of at most 4 taps (3x3, 1x3, ...): one word each */
+          for (r = 0; r < rows; ++r) {
+            const uint32_t x = mlip_kq8_word(p0 + roff[r]);
+            acc = __smlad((int32_t)__sxtb16(x), (int32_t)we[r], acc);
+            acc = __smlad((int32_t)mlip_kq8_sxtb16_odd(x), (int32_t)wo[r], acc);
+          }
+        } else {
+          for (r = 0; r < rows; ++r) {
+            const uint8_t* pr = p0 + roff[r];
+            for (j = 0; j < words; ++j) {
+              const uint32_t x = mlip_kq8_word(pr + 4 * j);
+              acc = __smlad((int32_t)__sxtb16(x), (int32_t)*e++, acc);
+              acc = __smlad((int32_t)mlip_kq8_sxtb16_odd(x), (int32_t)*o++, acc);
+            }
           }
         }
         *y++ = (uint8_t)mlip_kq8_requant_dsp(acc, c[1], c[2], d->zy, d->lo, d->hi);
