@@ -307,30 +307,43 @@ static inline void mlip_kq8_gather(const mlip_kq8_conv_t* d, const uint8_t* xg, 
     for (ic = 0; ic < icg; ++ic) row[ic] = (uint8_t)(xp[ic * isize] ^ flip);
     t = icg;
   } else {
+    /* Window row by window row (kd, kh), for every input channel: its
+     * bounds are checked once per window row, not per channel. */
     const int32_t inside = iw0 >= 0 && iw0 + (kw_n - 1) * dw < d->in[2];
-    for (ic = 0; ic < icg; ++ic) {
-      for (kd = 0; kd < d->kernel[0]; ++kd) {
-        const int32_t id = od * d->stride[0] - d->pad[0] + kd * d->dilation[0];
-        const int32_t din = id >= 0 && id < d->in[0];
-        for (kh = 0; kh < d->kernel[1]; ++kh) {
-          const int32_t ih = oh * d->stride[1] - d->pad[1] + kh * d->dilation[1];
-          const uint8_t* xr;
-          if (!din || ih < 0 || ih >= d->in[1]) {
-            for (kw = 0; kw < kw_n; ++kw) row[t++] = pad;
-            continue;
-          }
-          xr = xg + ((ic * d->in[0] + id) * d->in[1] + ih) * d->in[2];
-          if (inside) {
-            for (kw = 0; kw < kw_n; ++kw) row[t++] = (uint8_t)(xr[iw0 + kw * dw] ^ flip);
-          } else {
-            for (kw = 0; kw < kw_n; ++kw) {
-              const int32_t iw = iw0 + kw * dw;
-              row[t++] = iw >= 0 && iw < d->in[2] ? (uint8_t)(xr[iw] ^ flip) : pad;
+    const int32_t ktaps = d->kernel[0] * d->kernel[1] * kw_n; /* one channel's taps */
+    for (kd = 0; kd < d->kernel[0]; ++kd) {
+      const int32_t id = od * d->stride[0] - d->pad[0] + kd * d->dilation[0];
+      const int32_t din = id >= 0 && id < d->in[0];
+      for (kh = 0; kh < d->kernel[1]; ++kh) {
+        const int32_t ih = oh * d->stride[1] - d->pad[1] + kh * d->dilation[1];
+        uint8_t* dst = row + (kd * d->kernel[1] + kh) * kw_n;
+        if (!din || ih < 0 || ih >= d->in[1]) {
+          for (ic = 0; ic < icg; ++ic, dst += ktaps)
+            for (kw = 0; kw < kw_n; ++kw) dst[kw] = pad;
+          continue;
+        }
+        {
+          const uint8_t* src = xg + (id * d->in[1] + ih) * d->in[2];
+          if (inside && kw_n == 3 && dw == 1) { /* 3x3 and 1x3 windows: the common case */
+            for (ic = 0; ic < icg; ++ic, dst += ktaps, src += isize) {
+              dst[0] = (uint8_t)(src[iw0] ^ flip);
+              dst[1] = (uint8_t)(src[iw0 + 1] ^ flip);
+              dst[2] = (uint8_t)(src[iw0 + 2] ^ flip);
             }
+          } else if (inside) {
+            for (ic = 0; ic < icg; ++ic, dst += ktaps, src += isize)
+              for (kw = 0; kw < kw_n; ++kw) dst[kw] = (uint8_t)(src[iw0 + kw * dw] ^ flip);
+          } else {
+            for (ic = 0; ic < icg; ++ic, dst += ktaps, src += isize)
+              for (kw = 0; kw < kw_n; ++kw) {
+                const int32_t iw = iw0 + kw * dw;
+                dst[kw] = iw >= 0 && iw < d->in[2] ? (uint8_t)(src[iw] ^ flip) : pad;
+              }
           }
         }
       }
     }
+    t = icg * ktaps;
   }
   for (; t < d->k; ++t) row[t] = 0;
 }
