@@ -267,20 +267,21 @@ static inline void mlip_kq8_dw_with(const mlip_kq8_conv_t* d, const void* x, con
   const int32_t isize = d->in[0] * d->in[1] * d->in[2], osize = d->out[0] * d->out[1] * d->out[2];
   const uint8_t flip = d->x_u8 ? 0x80u : 0u, padv = (uint8_t)((uint8_t)d->zx ^ flip);
   uint8_t* plane = (uint8_t*)scratch;
-  int32_t ext[3], lim[3], n, g, j, i, id, ih;
+  int32_t ext[3], lim[3], width, n, g, j, i, id, ih;
   mlip_kq8_dw_extent(d, ext);
   /* The input's part of the plane: [pad, lim) on each axis. */
   for (i = 0; i < 3; ++i) lim[i] = d->pad[i] + d->in[i] < ext[i] ? d->pad[i] + d->in[i] : ext[i];
+  width = lim[2] - d->pad[2]; /* a row's bytes from x */
   for (i = 0; i < ext[0] * ext[1] * ext[2]; ++i) plane[i] = padv;
   for (n = 0; n < d->n; ++n) {
     for (g = 0; g < d->groups; ++g) {
       const uint8_t* xg = (const uint8_t*)x + (n * d->c + g) * isize;
-      for (id = d->pad[0]; id < lim[0]; ++id)
-        for (ih = d->pad[1]; ih < lim[1]; ++ih) {
-          const uint8_t* xr = xg + ((id - d->pad[0]) * d->in[1] + ih - d->pad[1]) * d->in[2];
-          uint8_t* pr = plane + (id * ext[1] + ih) * ext[2] + d->pad[2];
-          for (i = 0; i < lim[2] - d->pad[2]; ++i) pr[i] = (uint8_t)(xr[i] ^ flip);
-        }
+      for (id = d->pad[0]; id < lim[0]; ++id) {
+        const uint8_t* xr = xg + (id - d->pad[0]) * d->in[1] * d->in[2];
+        uint8_t* pr = plane + (id * ext[1] + d->pad[1]) * ext[2] + d->pad[2];
+        for (ih = d->pad[1]; ih < lim[1]; ++ih, xr += d->in[2], pr += ext[2])
+          for (i = 0; i < width; ++i) pr[i] = (uint8_t)(xr[i] ^ flip);
+      }
       for (j = 0; j < ocg; ++j) {
         const int32_t oc = g * ocg + j;
         fn(d, plane, ext, w + oc * d->k, ch + MLIP_KQ8_CH * oc, (uint8_t*)y + (n * d->m + oc) * osize);

@@ -125,7 +125,7 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
  * word of the plane (its bytes already int8 values) against the weights
  * packed in int16 pairs once per channel (taps 0 and 2, 1 and 3 of each
  * group of four; 0 past the row's end): SXTB16 of the word and of the word
- * rotated by 8, two SMLADs. The last word of a row may read up to 3 bytes
+ * rotated by 8, two SMLADs; rows of one word two outputs at a time. The last word of a row may read up to 3 bytes
  * past the window, times a 0 weight (mlip_kq8_conv_scratch leaves them in
  * the scratch). Dilated rows, and windows of more than 32 words, take the
  * reference. */
@@ -150,29 +150,43 @@ static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plan
       wo[r * words + j] = ((uint32_t)b[1] & 0xFFFFu) | (uint32_t)b[3] << 16;
     }
   for (od = 0; od < d->out[0]; ++od)
-    for (oh = 0; oh < d->out[1]; ++oh)
-      for (ow = 0; ow < d->out[2]; ++ow) {
-        const uint8_t* p0 = plane + od * d->stride[0] * ps + oh * d->stride[1] * rs + ow * d->stride[2];
+    for (oh = 0; oh < d->out[1]; ++oh) {
+      const uint8_t* base = plane + od * d->stride[0] * ps + oh * d->stride[1] * rs;
+      ow = 0;
+      if (words == 1) {
+        /* Rows of at most 4 taps (3x3, 1x3, ...): one word each; two
+         * outputs at a time share the weights' loads. */
+        for (; ow + 2 <= d->out[2]; ow += 2, y += 2) {
+          const uint8_t* pa = base + ow * d->stride[2];
+          const uint8_t* pb = pa + d->stride[2];
+          int32_t acc0 = c[0], acc1 = c[0];
+          for (r = 0; r < rows; ++r) {
+            const uint32_t xa = mlip_kq8_word(pa + roff[r]), xb = mlip_kq8_word(pb + roff[r]);
+            const int32_t e = (int32_t)we[r], o = (int32_t)wo[r];
+            acc0 = __smlad((int32_t)__sxtb16(xa), e, acc0);
+            acc0 = __smlad((int32_t)mlip_kq8_sxtb16_odd(xa), o, acc0);
+            acc1 = __smlad((int32_t)__sxtb16(xb), e, acc1);
+            acc1 = __smlad((int32_t)mlip_kq8_sxtb16_odd(xb), o, acc1);
+          }
+          y[0] = (uint8_t)mlip_kq8_requant_dsp(acc0, c[1], c[2], d->zy, d->lo, d->hi);
+          y[1] = (uint8_t)mlip_kq8_requant_dsp(acc1, c[1], c[2], d->zy, d->lo, d->hi);
+        }
+      }
+      for (; ow < d->out[2]; ++ow) {
+        const uint8_t* p0 = base + ow * d->stride[2];
         int32_t acc = c[0];
         const uint32_t *e = we, *o = wo;
-        if (words == 1) { /* rows of at most 4 taps (3x3, 1x3, ...): one word each */
-          for (r = 0; r < rows; ++r) {
-            const uint32_t x = mlip_kq8_word(p0 + roff[r]);
-            acc = __smlad((int32_t)__sxtb16(x), (int32_t)we[r], acc);
-            acc = __smlad((int32_t)mlip_kq8_sxtb16_odd(x), (int32_t)wo[r], acc);
-          }
-        } else {
-          for (r = 0; r < rows; ++r) {
-            const uint8_t* pr = p0 + roff[r];
-            for (j = 0; j < words; ++j) {
-              const uint32_t x = mlip_kq8_word(pr + 4 * j);
-              acc = __smlad((int32_t)__sxtb16(x), (int32_t)*e++, acc);
-              acc = __smlad((int32_t)mlip_kq8_sxtb16_odd(x), (int32_t)*o++, acc);
-            }
+        for (r = 0; r < rows; ++r) {
+          const uint8_t* pr = p0 + roff[r];
+          for (j = 0; j < words; ++j) {
+            const uint32_t x = mlip_kq8_word(pr + 4 * j);
+            acc = __smlad((int32_t)__sxtb16(x), (int32_t)*e++, acc);
+            acc = __smlad((int32_t)mlip_kq8_sxtb16_odd(x), (int32_t)*o++, acc);
           }
         }
         *y++ = (uint8_t)mlip_kq8_requant_dsp(acc, c[1], c[2], d->zy, d->lo, d->hi);
       }
+    }
 }
 
 #define MLIP_KQ8_DW_DSP(X) X(mlip_kq8_dw_dsp, "dsp")
