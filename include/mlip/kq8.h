@@ -257,10 +257,11 @@ static inline int32_t mlip_kq8_conv_scratch(const mlip_kq8_conv_t* d) {
 }
 
 /* A depthwise layer with a given kernel (mlip_kq8_dw or a variant): the
- * scratch filled with the padding's byte once, then per image and input
- * channel its plane copied inside the padding, every byte XORed with flip
- * (the kernels read int8 values; the padding is zx's byte, XORed too), and
- * each of the group's output channels computed from it. */
+ * scratch (mlip_kq8_conv_scratch's bytes) filled with the padding's byte
+ * once, then per image and input channel its plane copied inside the
+ * padding, every byte XORed with flip (the kernels read int8 values; the
+ * padding is zx's byte, XORed too), and each of the group's output
+ * channels computed from it. */
 static inline void mlip_kq8_dw_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
                                     void* y, void* scratch, mlip_kq8_dw_fn fn) {
   const int32_t ocg = d->m / d->groups;
@@ -272,7 +273,7 @@ static inline void mlip_kq8_dw_with(const mlip_kq8_conv_t* d, const void* x, con
   /* The input's part of the plane: [pad, lim) on each axis. */
   for (i = 0; i < 3; ++i) lim[i] = d->pad[i] + d->in[i] < ext[i] ? d->pad[i] + d->in[i] : ext[i];
   width = lim[2] - d->pad[2]; /* a row's bytes from x */
-  for (i = 0; i < ext[0] * ext[1] * ext[2]; ++i) plane[i] = padv;
+  for (i = 0; i < ext[0] * ext[1] * ext[2] + 3; ++i) plane[i] = padv; /* with the 3 bytes after it */
   for (n = 0; n < d->n; ++n) {
     for (g = 0; g < d->groups; ++g) {
       const uint8_t* xg = (const uint8_t*)x + (n * d->c + g) * isize;
