@@ -40,7 +40,11 @@
  * otherwise). A fully-connected layer (one group, a 1x1x1 input and
  * kernel, no padding, rows of exactly C bytes) reads x itself as A, one
  * row per image; others gather `rows` windows at a time into a scratch
- * buffer (im2col). */
+ * buffer (im2col), but a depthwise layer (group == C > 1), whose product
+ * would have one row of W: its input channels are copied one at a time
+ * into the scratch inside their padding, and the depthwise kernel
+ * mlip_kq8_dw (a reference and variants of its own, mlip_kq8_dw_fn)
+ * computes each output channel from that plane, with no bounds to check. */
 #ifndef MLIP_KQ8_H_
 #define MLIP_KQ8_H_
 
@@ -85,6 +89,46 @@ static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint
       y[p * yp + m * ym] = (uint8_t)mlip_requantize(acc, c[1], c[2], zy, lo, hi);
     }
   }
+}
+
+/* A QLinearConv as mlip_kq8_conv runs it. x [n, c, in...], y [n, m,
+ * out...], both row-major, 1-D and 2-D with size-1 leading axes; w the
+ * weights [m][c / groups * taps] with each row zero-padded to k bytes. */
+typedef struct {
+  int32_t n, c, m, groups;
+  int32_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3]; /* D, H, W; pad: the leading pads */
+  int32_t k;     /* a row's bytes: c / groups * taps, or more (zero weights) */
+  int32_t rows;  /* output positions per product: the scratch holds rows * k bytes */
+  int32_t x_u8;  /* x is uint8 (else int8) */
+  int32_t zx, zy, lo, hi;
+} mlip_kq8_conv_t;
+
+/* The signature of mlip_kq8_dw and of each of its variants: one output
+ * channel of a depthwise layer from its input channel's padded plane. */
+typedef void (*mlip_kq8_dw_fn)(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
+                               const int32_t* c, uint8_t* y);
+
+/* The depthwise reference: per output position, its window's taps in the
+ * padded plane (bytes already read as int8: XORed with flip when it was
+ * made; ext its extents, D, H, W), no bounds to check; acc = c[0] + sum
+ * of the taps' products with w (the channel's weight row), requantized by
+ * c[1], c[2]; y the channel's outputs in order. */
+static inline void mlip_kq8_dw_ref(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
+                                   const int32_t* c, uint8_t* y) {
+  int32_t od, oh, ow, kd, kh, kw;
+  for (od = 0; od < d->out[0]; ++od)
+    for (oh = 0; oh < d->out[1]; ++oh)
+      for (ow = 0; ow < d->out[2]; ++ow) {
+        const uint8_t* p0 = plane + (od * d->stride[0] * ext[1] + oh * d->stride[1]) * ext[2] + ow * d->stride[2];
+        const int8_t* wt = w;
+        int32_t acc = c[0];
+        for (kd = 0; kd < d->kernel[0]; ++kd)
+          for (kh = 0; kh < d->kernel[1]; ++kh) {
+            const uint8_t* pr = p0 + (kd * d->dilation[0] * ext[1] + kh * d->dilation[1]) * ext[2];
+            for (kw = 0; kw < d->kernel[2]; ++kw) acc += mlip_kq8_product(pr[kw * d->dilation[2]], 0, *wt++);
+          }
+        *y++ = (uint8_t)mlip_requantize(acc, c[1], c[2], d->zy, d->lo, d->hi);
+      }
 }
 
 /* The variants compiled here, and the one mlip_kq8_gemm is. */
@@ -133,6 +177,25 @@ static inline void mlip_kq8_gemm_ref(int32_t P, int32_t M, int32_t K, const uint
 #define MLIP_KQ8_GEMM_NAME "ref"
 #endif
 
+#ifndef MLIP_KQ8_DW_MVE
+#define MLIP_KQ8_DW_MVE(X)
+#endif
+#ifndef MLIP_KQ8_DW_DSP
+#define MLIP_KQ8_DW_DSP(X)
+#endif
+/* The depthwise kernel's variants, best first, and the one mlip_kq8_dw is. */
+#define MLIP_KQ8_DW_VARIANTS(X) MLIP_KQ8_DW_MVE(X) MLIP_KQ8_DW_DSP(X)
+#if MLIP_HAVE_MVE
+#define MLIP_KQ8_DW_BEST mlip_kq8_dw_mve
+#define MLIP_KQ8_DW_NAME "mve"
+#elif MLIP_HAVE_DSP
+#define MLIP_KQ8_DW_BEST mlip_kq8_dw_dsp
+#define MLIP_KQ8_DW_NAME "dsp"
+#else
+#define MLIP_KQ8_DW_BEST mlip_kq8_dw_ref
+#define MLIP_KQ8_DW_NAME "ref"
+#endif
+
 /* The one function callers name: the best variant compiled here. */
 static inline void mlip_kq8_gemm(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,
                                  const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t yp,
@@ -142,17 +205,6 @@ static inline void mlip_kq8_gemm(int32_t P, int32_t M, int32_t K, const uint8_t*
 
 /* ---- the convolution ----------------------------------------------------- */
 
-/* A QLinearConv as mlip_kq8_conv runs it. x [n, c, in...], y [n, m,
- * out...], both row-major, 1-D and 2-D with size-1 leading axes; w the
- * weights [m][c / groups * taps] with each row zero-padded to k bytes. */
-typedef struct {
-  int32_t n, c, m, groups;
-  int32_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3]; /* D, H, W; pad: the leading pads */
-  int32_t k;     /* a row's bytes: c / groups * taps, or more (zero weights) */
-  int32_t rows;  /* output positions per product: the scratch holds rows * k bytes */
-  int32_t x_u8;  /* x is uint8 (else int8) */
-  int32_t zx, zy, lo, hi;
-} mlip_kq8_conv_t;
 
 /* The start of output channel m's sum (ch[3m]) for QLinearConv with a
  * uint8 (x_u8) or int8 input of zero point zx, the channel's weights w (k
@@ -183,21 +235,132 @@ static inline int mlip_kq8_conv_direct(const mlip_kq8_conv_t* d) {
 }
 
 /* The scratch bytes mlip_kq8_conv needs (the compiler plans them in the arena). */
+/* A depthwise layer (one input channel per group, any number of outputs
+ * per group): each output channel by mlip_kq8_dw on its input channel's
+ * plane, padded, rather than windows gathered for a product of one row. */
+static inline int mlip_kq8_conv_depthwise(const mlip_kq8_conv_t* d) { return d->groups > 1 && d->c == d->groups; }
+
+/* The extents (D, H, W) of a depthwise layer's padded plane: what its
+ * windows reach, the leading pads included. */
+static inline void mlip_kq8_dw_extent(const mlip_kq8_conv_t* d, int32_t* ext) {
+  int32_t a;
+  for (a = 0; a < 3; ++a) ext[a] = (d->out[a] - 1) * d->stride[a] + (d->kernel[a] - 1) * d->dilation[a] + 1;
+}
+
 static inline int32_t mlip_kq8_conv_scratch(const mlip_kq8_conv_t* d) {
+  int32_t ext[3];
+  if (mlip_kq8_conv_depthwise(d)) {
+    mlip_kq8_dw_extent(d, ext);
+    return ext[0] * ext[1] * ext[2] + 3; /* the DSP variant's last word reads 3 bytes past the window */
+  }
   return mlip_kq8_conv_direct(d) ? 0 : d->rows * d->k;
+}
+
+/* A depthwise layer with a given kernel (mlip_kq8_dw or a variant): the
+ * scratch (mlip_kq8_conv_scratch's bytes) filled with the padding's byte
+ * once, then per image and input channel its plane copied inside the
+ * padding, every byte XORed with flip (the kernels read int8 values; the
+ * padding is zx's byte, XORed too), and each of the group's output
+ * channels computed from it. */
+static inline void mlip_kq8_dw_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
+                                    void* y, void* scratch, mlip_kq8_dw_fn fn) {
+  const int32_t ocg = d->m / d->groups;
+  const int32_t isize = d->in[0] * d->in[1] * d->in[2], osize = d->out[0] * d->out[1] * d->out[2];
+  const uint8_t flip = d->x_u8 ? 0x80u : 0u, padv = (uint8_t)((uint8_t)d->zx ^ flip);
+  uint8_t* plane = (uint8_t*)scratch;
+  int32_t ext[3], lim[3], width, n, g, j, i, id, ih;
+  mlip_kq8_dw_extent(d, ext);
+  /* The input's part of the plane: [pad, lim) on each axis. */
+  for (i = 0; i < 3; ++i) lim[i] = d->pad[i] + d->in[i] < ext[i] ? d->pad[i] + d->in[i] : ext[i];
+  width = lim[2] - d->pad[2]; /* a row's bytes from x */
+  for (i = 0; i < ext[0] * ext[1] * ext[2] + 3; ++i) plane[i] = padv; /* with the 3 bytes after it */
+  for (n = 0; n < d->n; ++n) {
+    for (g = 0; g < d->groups; ++g) {
+      const uint8_t* xg = (const uint8_t*)x + (n * d->c + g) * isize;
+      for (id = d->pad[0]; id < lim[0]; ++id) {
+        const uint8_t* xr = xg + (id - d->pad[0]) * d->in[1] * d->in[2];
+        uint8_t* pr = plane + (id * ext[1] + d->pad[1]) * ext[2] + d->pad[2];
+        for (ih = d->pad[1]; ih < lim[1]; ++ih, xr += d->in[2], pr += ext[2])
+          for (i = 0; i < width; ++i) pr[i] = (uint8_t)(xr[i] ^ flip);
+      }
+      for (j = 0; j < ocg; ++j) {
+        const int32_t oc = g * ocg + j;
+        fn(d, plane, ext, w + oc * d->k, ch + MLIP_KQ8_CH * oc, (uint8_t*)y + (n * d->m + oc) * osize);
+      }
+    }
+  }
+}
+
+/* One row of A: the window of output position (od, oh, ow) of the group
+ * whose input is xg, tap by tap in the weights' order, each byte XORed with
+ * flip (so that the product reads int8 values with flip 0: one XOR per
+ * byte here rather than one per byte and output channel there), padding
+ * taps as pad (zx's byte, XORed), the tail to k as 0. A 1x1 window
+ * without padding is one byte per input channel (a pointwise layer: a
+ * strided copy); a window row inside x is copied without bounds checks. */
+static inline void mlip_kq8_gather(const mlip_kq8_conv_t* d, const uint8_t* xg, int32_t od, int32_t oh, int32_t ow,
+                                   uint8_t flip, uint8_t pad, uint8_t* row) {
+  const int32_t icg = d->c / d->groups, isize = d->in[0] * d->in[1] * d->in[2];
+  const int32_t kw_n = d->kernel[2], dw = d->dilation[2];
+  const int32_t iw0 = ow * d->stride[2] - d->pad[2];
+  int32_t t = 0, ic, kd, kh, kw;
+  if (d->kernel[0] * d->kernel[1] * kw_n == 1 && d->pad[0] + d->pad[1] + d->pad[2] == 0) {
+    const uint8_t* xp = xg + (od * d->stride[0] * d->in[1] + oh * d->stride[1]) * d->in[2] + iw0;
+    for (ic = 0; ic < icg; ++ic) row[ic] = (uint8_t)(xp[ic * isize] ^ flip);
+    t = icg;
+  } else {
+    /* Window row by window row (kd, kh), for every input channel: its
+     * bounds are checked once per window row, not per channel. */
+    const int32_t inside = iw0 >= 0 && iw0 + (kw_n - 1) * dw < d->in[2];
+    const int32_t ktaps = d->kernel[0] * d->kernel[1] * kw_n; /* one channel's taps */
+    for (kd = 0; kd < d->kernel[0]; ++kd) {
+      const int32_t id = od * d->stride[0] - d->pad[0] + kd * d->dilation[0];
+      const int32_t din = id >= 0 && id < d->in[0];
+      for (kh = 0; kh < d->kernel[1]; ++kh) {
+        const int32_t ih = oh * d->stride[1] - d->pad[1] + kh * d->dilation[1];
+        uint8_t* dst = row + (kd * d->kernel[1] + kh) * kw_n;
+        if (!din || ih < 0 || ih >= d->in[1]) {
+          for (ic = 0; ic < icg; ++ic, dst += ktaps)
+            for (kw = 0; kw < kw_n; ++kw) dst[kw] = pad;
+          continue;
+        }
+        {
+          const uint8_t* src = xg + (id * d->in[1] + ih) * d->in[2];
+          if (inside && kw_n == 3 && dw == 1) { /* 3x3 and 1x3 windows: the common case */
+            for (ic = 0; ic < icg; ++ic, dst += ktaps, src += isize) {
+              dst[0] = (uint8_t)(src[iw0] ^ flip);
+              dst[1] = (uint8_t)(src[iw0 + 1] ^ flip);
+              dst[2] = (uint8_t)(src[iw0 + 2] ^ flip);
+            }
+          } else if (inside) {
+            for (ic = 0; ic < icg; ++ic, dst += ktaps, src += isize)
+              for (kw = 0; kw < kw_n; ++kw) dst[kw] = (uint8_t)(src[iw0 + kw * dw] ^ flip);
+          } else {
+            for (ic = 0; ic < icg; ++ic, dst += ktaps, src += isize)
+              for (kw = 0; kw < kw_n; ++kw) {
+                const int32_t iw = iw0 + kw * dw;
+                dst[kw] = iw >= 0 && iw < d->in[2] ? (uint8_t)(src[iw] ^ flip) : pad;
+              }
+          }
+        }
+      }
+    }
+    t = icg * ktaps;
+  }
+  for (; t < d->k; ++t) row[t] = 0;
 }
 
 /* The convolution with a given product (mlip_kq8_gemm or one of its
  * variants): a fully-connected layer in one product on x; otherwise, for
  * each image and group, `rows` output positions at a time, their windows'
- * bytes into the scratch (padding taps as zx's byte, the row's tail as 0),
- * then the product into y. */
+ * bytes into the scratch read as int8 (mlip_kq8_gather), then the product
+ * (flip 0) into y. */
 static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
                                       void* y, void* scratch, mlip_kq8_gemm_fn gemm) {
   const int32_t icg = d->c / d->groups, ocg = d->m / d->groups;
   const int32_t isize = d->in[0] * d->in[1] * d->in[2], osize = d->out[0] * d->out[1] * d->out[2];
-  const uint32_t flip = d->x_u8 ? 0x80u : 0u;
-  const uint8_t pad = (uint8_t)d->zx; /* zx's byte, int8 or uint8 */
+  const uint8_t flip = d->x_u8 ? 0x80u : 0u;
+  const uint8_t pad = (uint8_t)((uint8_t)d->zx ^ flip); /* zx's byte, int8 or uint8, read as int8 */
   uint8_t* a = (uint8_t*)scratch;
   int32_t n, g;
   if (mlip_kq8_conv_direct(d)) {
@@ -213,28 +376,7 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
         const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
         int32_t r;
         for (r = 0; r < np; ++r) {
-          uint8_t* row = a + r * d->k;
-          int32_t t = 0, ic, kd, kh, kw;
-          for (ic = 0; ic < icg; ++ic) {
-            for (kd = 0; kd < d->kernel[0]; ++kd) {
-              const int32_t id = od * d->stride[0] - d->pad[0] + kd * d->dilation[0];
-              const int32_t din = id >= 0 && id < d->in[0];
-              for (kh = 0; kh < d->kernel[1]; ++kh) {
-                const int32_t ih = oh * d->stride[1] - d->pad[1] + kh * d->dilation[1];
-                const uint8_t* xr;
-                if (!din || ih < 0 || ih >= d->in[1]) {
-                  for (kw = 0; kw < d->kernel[2]; ++kw) row[t++] = pad;
-                  continue;
-                }
-                xr = xg + ((ic * d->in[0] + id) * d->in[1] + ih) * d->in[2];
-                for (kw = 0; kw < d->kernel[2]; ++kw) {
-                  const int32_t iw = ow * d->stride[2] - d->pad[2] + kw * d->dilation[2];
-                  row[t++] = iw >= 0 && iw < d->in[2] ? xr[iw] : pad;
-                }
-              }
-            }
-          }
-          for (; t < d->k; ++t) row[t] = 0;
+          mlip_kq8_gather(d, xg, od, oh, ow, flip, pad, a + r * d->k);
           if (++ow == d->out[2]) {
             ow = 0;
             if (++oh == d->out[1]) {
@@ -243,7 +385,7 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
             }
           }
         }
-        gemm(np, ocg, d->k, a, flip, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yg + p0,
+        gemm(np, ocg, d->k, a, 0, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yg + p0,
              1, osize);
       }
     }
@@ -253,7 +395,11 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
 /* The convolution on mlip_kq8_gemm: what the generated code calls. */
 static inline void mlip_kq8_conv(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch, void* y,
                                  void* scratch) {
-  mlip_kq8_conv_with(d, x, w, ch, y, scratch, MLIP_KQ8_GEMM_BEST);
+  if (mlip_kq8_conv_depthwise(d)) {
+    mlip_kq8_dw_with(d, x, w, ch, y, scratch, MLIP_KQ8_DW_BEST);
+  } else {
+    mlip_kq8_conv_with(d, x, w, ch, y, scratch, MLIP_KQ8_GEMM_BEST);
+  }
 }
 
 #endif /* MLIP_KQ8_H_ */

@@ -1,8 +1,9 @@
 /* mlip/kq8.h's product for Arm Helium (MVE, Cortex-M55/M85), arm_mve.h:
  * four rows of A against one row of W at a time, 16 products per VMLADAVA
  * (int8 multiply, add across the vector into the int32 sum), A's bytes
- * XORed with flip (VEOR) as they load; the row's tail by predication (W's
- * lanes past K load as 0). The four sums, one output channel's, are
+ * XORed with flip (VEOR) as they load, unless flip is 0; whole vectors
+ * unpredicated, the row's tail by predication (W's lanes past K load as
+ * 0). The four sums, one output channel's, are
  * requantized as one vector: TFLite's arithmetic on lanes (the proof of
  * each step is beside it), stored with a narrowing store. */
 #ifndef MLIP_KQ8_MVE_H_
@@ -58,13 +59,34 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
       int32_t s0 = c[0], s1 = c[0], s2 = c[0], s3 = c[0];
       int32x4_t acc;
       uint8_t* yo = y + p * yp + m * ym;
-      for (k = 0; k < K; k += 16) {
-        const mve_pred16_t in = vctp8q((uint32_t)(K - k));
-        const int8x16_t wv = vldrbq_z_s8(wm + k, in);
-        s0 = vmladavaq_s8(s0, mlip_kq8_load_mve(a0 + k, fv, in), wv);
-        s1 = vmladavaq_s8(s1, mlip_kq8_load_mve(a1 + k, fv, in), wv);
-        s2 = vmladavaq_s8(s2, mlip_kq8_load_mve(a2 + k, fv, in), wv);
-        s3 = vmladavaq_s8(s3, mlip_kq8_load_mve(a3 + k, fv, in), wv);
+      const uint8_t *p0 = a0, *p1 = a1, *p2 = a2, *p3 = a3;
+      const int8_t* pw = wm;
+      /* Whole vectors unpredicated (no VEOR when flip is 0: the gather
+       * has XORed the bytes), then the tail. */
+      if (flip == 0) {
+        for (k = K; k >= 16; k -= 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16, pw += 16) {
+          const int8x16_t wv = vldrbq_s8(pw);
+          s0 = vmladavaq_s8(s0, vldrbq_s8((const int8_t*)p0), wv);
+          s1 = vmladavaq_s8(s1, vldrbq_s8((const int8_t*)p1), wv);
+          s2 = vmladavaq_s8(s2, vldrbq_s8((const int8_t*)p2), wv);
+          s3 = vmladavaq_s8(s3, vldrbq_s8((const int8_t*)p3), wv);
+        }
+      } else {
+        for (k = K; k >= 16; k -= 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16, pw += 16) {
+          const int8x16_t wv = vldrbq_s8(pw);
+          s0 = vmladavaq_s8(s0, vreinterpretq_s8_u8(veorq_u8(vldrbq_u8(p0), fv)), wv);
+          s1 = vmladavaq_s8(s1, vreinterpretq_s8_u8(veorq_u8(vldrbq_u8(p1), fv)), wv);
+          s2 = vmladavaq_s8(s2, vreinterpretq_s8_u8(veorq_u8(vldrbq_u8(p2), fv)), wv);
+          s3 = vmladavaq_s8(s3, vreinterpretq_s8_u8(veorq_u8(vldrbq_u8(p3), fv)), wv);
+        }
+      }
+      if (k > 0) {
+        const mve_pred16_t in = vctp8q((uint32_t)k);
+        const int8x16_t wv = vldrbq_z_s8(pw, in);
+        s0 = vmladavaq_s8(s0, mlip_kq8_load_mve(p0, fv, in), wv);
+        s1 = vmladavaq_s8(s1, mlip_kq8_load_mve(p1, fv, in), wv);
+        s2 = vmladavaq_s8(s2, mlip_kq8_load_mve(p2, fv, in), wv);
+        s3 = vmladavaq_s8(s3, mlip_kq8_load_mve(p3, fv, in), wv);
       }
       acc = vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
       acc = mlip_kq8_requant_mve(acc, c[1], c[2], zy, lo, hi);
@@ -78,5 +100,55 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
 }
 
 #define MLIP_KQ8_GEMM_MVE(X) X(mlip_kq8_gemm_mve, "mve")
+
+/* mlip/kq8.h's depthwise kernel: four output positions at a time, in
+ * order across rows (so that narrow rows fill the lanes), their taps
+ * gathered from the padded plane as int32 lanes (VLDRB.S32 at the lanes'
+ * offsets), each tap one VMLA by its weight; the lanes' offsets step as a
+ * vector (a lane past the row's end moves to the next row); the four sums
+ * requantized as the product's are (one channel, one q and shift), stored
+ * with a narrowing store. Missing positions are predicated off. Windows of
+ * more than 64 taps take the reference. */
+static inline void mlip_kq8_dw_mve(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
+                                   const int32_t* c, uint8_t* y) {
+  const int32_t rs = ext[2], ps = ext[1] * ext[2]; /* the plane's row and depth strides */
+  const int32_t sw = d->stride[2], ow_n = d->out[2], n = d->out[1] * d->out[2];
+  const int32_t taps = d->kernel[0] * d->kernel[1] * d->kernel[2];
+  /* From a lane's (oh, ow + ow_n) to (oh + 1, ow): its offset's step. */
+  const uint32_t row_step = (uint32_t)(d->stride[1] * rs) - (uint32_t)(ow_n * sw);
+  int32_t toff[64];
+  int32_t od, p, t, kd, kh, kw;
+  if (taps > 64) {
+    mlip_kq8_dw_ref(d, plane, ext, w, c, y);
+    return;
+  }
+  for (kd = 0, t = 0; kd < d->kernel[0]; ++kd)
+    for (kh = 0; kh < d->kernel[1]; ++kh)
+      for (kw = 0; kw < d->kernel[2]; ++kw)
+        toff[t++] = kd * d->dilation[0] * ps + kh * d->dilation[1] * rs + kw * d->dilation[2];
+  for (od = 0; od < d->out[0]; ++od, y += n) {
+    const int8_t* base = (const int8_t*)plane + od * d->stride[0] * ps;
+    uint32x4_t ow = vidupq_n_u32(0, 1);               /* each lane's ow */
+    uint32x4_t offs = vmulq_n_u32(ow, (uint32_t)sw); /* each lane's window offset in the plane */
+    for (p = 0; p < n; p += 4) {
+      const mve_pred16_t in = vctp32q((uint32_t)(n - p));
+      int32x4_t acc = vdupq_n_s32(c[0]);
+      mve_pred16_t wrap;
+      /* Lanes past the row's end to the next row (more than once when a
+       * row is narrower than 4). */
+      while ((wrap = vcmpcsq_n_u32(ow, (uint32_t)ow_n)) != 0) {
+        ow = vsubq_m_n_u32(ow, ow, (uint32_t)ow_n, wrap);
+        offs = vaddq_m_n_u32(offs, offs, row_step, wrap);
+      }
+      for (t = 0; t < taps; ++t) acc = vmlaq_n_s32(acc, vldrbq_gather_offset_z_s32(base + toff[t], offs, in), w[t]);
+      acc = mlip_kq8_requant_mve(acc, c[1], c[2], d->zy, d->lo, d->hi);
+      vstrbq_p_s32((int8_t*)(y + p), acc, in);
+      ow = vaddq_n_u32(ow, 4u);
+      offs = vaddq_n_u32(offs, (uint32_t)(4 * sw));
+    }
+  }
+}
+
+#define MLIP_KQ8_DW_MVE(X) X(mlip_kq8_dw_mve, "mve")
 
 #endif /* MLIP_KQ8_MVE_H_ */

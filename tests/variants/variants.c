@@ -90,8 +90,14 @@ typedef struct {
   const char* name;
 } gemm_variant_t;
 
+typedef struct {
+  mlip_kq8_dw_fn fn;
+  const char* name;
+} dw_variant_t;
+
 #define VARIANT_ENTRY(f, n) {f, n},
 static const gemm_variant_t gemm_variants[] = {MLIP_KQ8_GEMM_VARIANTS(VARIANT_ENTRY){0, 0}};
+static const dw_variant_t dw_variants[] = {MLIP_KQ8_DW_VARIANTS(VARIANT_ENTRY){0, 0}};
 #undef VARIANT_ENTRY
 
 enum { XMAX = 6144, WMAX = 12288, YMAX = 6144, SMAX = 8192, MMAX = 256 };
@@ -229,9 +235,9 @@ static void direct_conv(const mlip_kq8_conv_t* d, const int32_t* q, const int32_
 }
 
 /* Names a failed convolution case; returns 1. */
-static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char* what, uint32_t seed,
-                       uint32_t index, int at, const uint8_t* want, const uint8_t* got) {
-  fail_head("MLIP_KQ8_GEMM", variant, what, seed, index);
+static int conv_failed(const mlip_kq8_conv_t* d, const char* kernel, const char* variant, const char* what,
+                       uint32_t seed, uint32_t index, int at, const uint8_t* want, const uint8_t* got) {
+  fail_head(kernel, variant, what, seed, index);
   out_kv("n", d->n);
   out_kv("c", d->c);
   out_kv("m", d->m);
@@ -257,19 +263,23 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* variant, const char
  * dilations, uint8 input with zero point 128 (or another) and int8 with
  * -128 (or another), per-channel or per-tensor scales, with and without a
  * bias (and mlip_kq8_start's refusal of one that could saturate), rows
- * padded to 1, 4 or 16 bytes, 1 to 8 positions per product. */
-static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
+ * padded to 1, 4 or 16 bytes, 1 to 8 positions per product. Depthwise
+ * layers (dw: only those, as MLIP_KQ8_DW's cases) also run through every
+ * depthwise variant and its reference. */
+static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
   mlip_kq8_conv_t d;
   int32_t q[MMAX], shift[MMAX], bias[MMAX];
   int32_t icg, ocg, taps, osize, xsize, a, m, i;
   const int dims = chance(r, 70) ? 2 : chance(r, 50) ? 1 : 3;
-  const int kind = pick(r, 0, 9); /* 0-1 depthwise, 2-3 grouped, 4 fully connected, else dense */
+  const int kind = dw ? 0 : pick(r, 0, 9); /* 0-1 depthwise, 2-3 grouped, 4 fully connected, else dense */
+  const char* kernel = dw ? "MLIP_KQ8_DW" : "MLIP_KQ8_GEMM";
+  const dw_variant_t* dv;
   const int32_t align = chance(r, 34) ? 1 : chance(r, 50) ? 4 : 16;
   const gemm_variant_t* v;
   int per_channel, has_bias, at;
   for (;;) {
     d.n = pick(r, 1, 3);
-    d.groups = kind < 2 ? pick(r, 1, 24) : kind < 4 ? pick(r, 2, 4) : 1;
+    d.groups = kind < 2 ? pick(r, dw ? 2 : 1, 24) : kind < 4 ? pick(r, 2, 4) : 1;
     icg = kind < 2 ? 1 : kind == 4 ? pick(r, 1, 300) : pick(r, 1, dims == 3 ? 5 : 13);
     ocg = kind < 2 ? pick(r, 1, 2) : pick(r, 1, kind == 4 ? 40 : 19);
     d.c = d.groups * icg;
@@ -330,7 +340,7 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
              (start < 0 ? -start : start) + 16384 * (int64_t)d.k <= INT32_MAX;
     }
     if (refused != !fits) {
-      fail_head("MLIP_KQ8_GEMM", "ref", "mlip_kq8_start", seed, index);
+      fail_head(kernel, "ref", "mlip_kq8_start", seed, index);
       out_kv("bias", bias[m]);
       out_kv("k", d.k);
       out_kv("refused", refused);
@@ -348,16 +358,33 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index) {
    * the operator's definition; then what the generated code calls, and
    * every variant, against the reference. */
   at = first_difference(y_direct_, y_ref_, d.n * d.m * osize);
-  if (at >= 0) return conv_failed(&d, "ref", "convolution vs QLinearConv's definition", seed, index, at, y_direct_, y_ref_);
+  if (at >= 0)
+    return conv_failed(&d, kernel, "ref", "convolution vs QLinearConv's definition", seed, index, at, y_direct_,
+                       y_ref_);
   memset(y_var_, 0xA5, sizeof y_var_);
   mlip_kq8_conv(&d, x_, wp_, ch_, y_var_, scratch_);
   at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
-  if (at >= 0) return conv_failed(&d, MLIP_KQ8_GEMM_NAME, "convolution (mlip_kq8_conv)", seed, index, at, y_ref_, y_var_);
+  if (at >= 0)
+    return conv_failed(&d, mlip_kq8_conv_depthwise(&d) ? "MLIP_KQ8_DW" : "MLIP_KQ8_GEMM",
+                       mlip_kq8_conv_depthwise(&d) ? MLIP_KQ8_DW_NAME : MLIP_KQ8_GEMM_NAME,
+                       "convolution (mlip_kq8_conv)", seed, index, at, y_ref_, y_var_);
   for (v = gemm_variants; v->fn; ++v) {
     memset(y_var_, 0xA5, sizeof y_var_);
     mlip_kq8_conv_with(&d, x_, wp_, ch_, y_var_, scratch_, v->fn);
     at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
-    if (at >= 0) return conv_failed(&d, v->name, "convolution", seed, index, at, y_ref_, y_var_);
+    if (at >= 0) return conv_failed(&d, kernel, v->name, "convolution", seed, index, at, y_ref_, y_var_);
+  }
+  if (!mlip_kq8_conv_depthwise(&d)) return 0;
+  /* The depthwise kernel's reference and variants on the padded planes. */
+  memset(y_var_, 0xA5, sizeof y_var_);
+  mlip_kq8_dw_with(&d, x_, wp_, ch_, y_var_, scratch_, mlip_kq8_dw_ref);
+  at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
+  if (at >= 0) return conv_failed(&d, "MLIP_KQ8_DW", "ref", "depthwise", seed, index, at, y_ref_, y_var_);
+  for (dv = dw_variants; dv->fn; ++dv) {
+    memset(y_var_, 0xA5, sizeof y_var_);
+    mlip_kq8_dw_with(&d, x_, wp_, ch_, y_var_, scratch_, dv->fn);
+    at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
+    if (at >= 0) return conv_failed(&d, "MLIP_KQ8_DW", dv->name, "depthwise", seed, index, at, y_ref_, y_var_);
   }
   return 0;
 }
@@ -368,7 +395,7 @@ static int run_kq8_gemm(uint32_t cases, uint32_t seed) {
   const gemm_variant_t* v;
   r.s = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed << 1 | 1u);
   for (i = 0; i < cases; ++i)
-    if (gemm_case(&r, seed, i) || conv_case(&r, seed, i)) return 1;
+    if (gemm_case(&r, seed, i) || conv_case(&r, seed, i, 0)) return 1;
   out_s("kernel MLIP_KQ8_GEMM dispatch ");
   out_s(MLIP_KQ8_GEMM_NAME);
   out_s(" variants");
@@ -383,6 +410,30 @@ static int run_kq8_gemm(uint32_t cases, uint32_t seed) {
   return 0;
 }
 
+/* ---- kernel MLIP_KQ8_DW (mlip/kq8.h) ------------------------------------ */
+
+/* Depthwise convolutions only (the product's cases have a few too). */
+static int run_kq8_dw(uint32_t cases, uint32_t seed) {
+  rng_t r;
+  uint32_t i;
+  const dw_variant_t* v;
+  r.s = 0xD1B54A32D192ED03ULL ^ ((uint64_t)seed << 1 | 1u);
+  for (i = 0; i < cases; ++i)
+    if (conv_case(&r, seed, i, 1)) return 1;
+  out_s("kernel MLIP_KQ8_DW dispatch ");
+  out_s(MLIP_KQ8_DW_NAME);
+  out_s(" variants");
+  for (v = dw_variants; v->fn; ++v) {
+    out_s(" ");
+    out_s(v->name);
+  }
+  out_s(" cases ");
+  out_i((int64_t)cases);
+  out_s(" same");
+  out_end();
+  return 0;
+}
+
 /* ---- the registry: every kernel with variants ---------------------------- */
 
 typedef struct {
@@ -392,6 +443,7 @@ typedef struct {
 
 static const kernel_test_t kernels[] = {
     {"MLIP_KQ8_GEMM", run_kq8_gemm},
+    {"MLIP_KQ8_DW", run_kq8_dw},
 };
 
 int variants_main(uint32_t cases, uint32_t seed) {

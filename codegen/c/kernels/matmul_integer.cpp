@@ -1,10 +1,16 @@
 // MatMulInteger and QLinearMatMul: one template, the batch loops as
 // MatMul's, zero points as pointers (one value, per row of A or per column
-// of B), and for QLinearMatMul the requantization constants baked in.
+// of B), and for QLinearMatMul the requantization constants baked in. A
+// QLinearMatMul with a constant int8 B whose zero points are 0 (a
+// fully-connected layer) runs on mlip/kq8.h's int8 product instead, whose
+// instruction-set variants give the same bits (qlinear_matmul_q8.c).
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
 #include "c/kernels/matmul_loops.h"
+#include "mlip/kq8.h"
 #include "ops/matmul_integer.h"
 #include "support/error.h"
 
@@ -38,6 +44,63 @@ ops::MatMulDims set_common(const Graph& g, const Node& n, KernelSpec& spec, int 
   return d;
 }
 
+// QLinearMatMul on mlip/kq8.h's product (templates/kernels/qlinear_matmul_q8.c)
+// when B is a constant int8 matrix (2-D: one for every row of A) whose zero
+// points are all 0, A's zero point one constant, A's scale one value (the
+// product requantizes per column) and y's zero point a constant: B
+// transposed into the product's weight rows, and per column the sum's
+// start, (128 or 0 - za) times the column's sum (mlip_kq8_start, no bias),
+// and its q and shift; every row of A (the batch's too) one row of the
+// product. False, with nothing set, otherwise.
+bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
+  auto constant = [&](size_t i) -> const TensorData* {
+    return n.has_input(i) ? g.value(n.inputs[i]).constant.get() : nullptr;
+  };
+  const Value& av = g.value(n.inputs[0]);
+  const Value& bv = g.value(n.inputs[3]);
+  const Value& yv = g.value(n.outputs[0]);
+  if (bv.dtype != DType::Int8 || !bv.is_constant() || bv.shape.size() != 2 || numel(yv.shape) == 0) return false;
+  const TensorData *za = constant(2), *zb = constant(5), *zy = constant(7);
+  if (!za || numel(za->shape()) != 1 || !zy || (n.has_input(5) && !zb)) return false;
+  if (zb)
+    for (int64_t v : zb->as_int64())
+      if (v != 0) return false;
+  const ops::MatMulDims d = ops::matmul_dims(av.shape, bv.shape);
+  const ops::MatMulRequant q = ops::matmul_requant(*constant(1), *constant(4), *constant(6), d.m, d.n);
+  if (q.rows != 1) return false;
+  const int64_t k = d.k, cols = d.n, rows = numel(av.shape) / k;
+  const int32_t x_u8 = av.dtype == DType::UInt8;
+  const int32_t zx = static_cast<int32_t>(za->as_int64()[0]);
+
+  auto wpk = std::make_shared<TensorData>(DType::Int8, Shape{cols * k});
+  const int8_t* b = bv.constant->data<int8_t>();
+  int8_t* wp = wpk->data<int8_t>();
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t p = 0; p < k; ++p) wp[j * k + p] = b[p * cols + j];
+  std::vector<std::string> ch;
+  for (int64_t j = 0; j < cols; ++j) {
+    int32_t start = 0;
+    if (mlip_kq8_start(wp + j * k, static_cast<int32_t>(k), x_u8, zx, 0, &start) != 0) return false;
+    const ops::Requant& r = q.r[q.cols > 1 ? static_cast<size_t>(j) : 0];
+    for (int64_t v : {int64_t{start}, int64_t{r.q}, int64_t{r.shift}}) ch.push_back(c_int(v));
+  }
+  spec.template_name = "qlinear_matmul_q8.c";
+  spec.includes.push_back("mlip/kq8.h");
+  spec.set("a_t", std::string(dtype_ctype(av.dtype)));
+  spec.set("y_t", std::string(dtype_ctype(yv.dtype)));
+  spec.set("P", rows);
+  spec.set("N", cols);
+  spec.set("K", k);
+  spec.set("FLIP", std::string(x_u8 ? "0x80u" : "0u"));
+  spec.set("ZY", c_int(zy->as_int64()[0]));
+  spec.set("LO", c_int(ops::quant_min(yv.dtype)));
+  spec.set("HI", c_int(ops::quant_max(yv.dtype)));
+  spec.set("ch_list", fmt::format("{}", fmt::join(ch, ", ")));
+  spec.args = {0};
+  spec.packed.push_back(wpk);
+  return true;
+}
+
 }  // namespace
 
 void prepare_MatMulInteger(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -51,6 +114,7 @@ void prepare_MatMulInteger(const Graph& g, const Node& n, KernelSpec& spec) {
 void prepare_QLinearMatMul(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
   expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
+  if (prepare_q8(g, n, spec)) return;
   const ops::MatMulDims d = set_common(g, n, spec, 0, 3, 2, 5);
   auto constant = [&](int i) -> const TensorData& {
     const TensorData* t = g.value(n.inputs[static_cast<size_t>(i)]).constant.get();
