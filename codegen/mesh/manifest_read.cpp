@@ -46,9 +46,11 @@ void exactly(const json& j, std::initializer_list<const char*> keys, const std::
   if (!j.is_object()) bad(fmt::format("{} holds {}, where mlipc writes an object", where, kind_of(j)));
   for (const char* k : keys)
     if (!j.contains(k)) bad(fmt::format("{} has no \"{}\"", where, k));
-  for (const auto& [k, v] : j.items())
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();  // a structured binding cannot be captured in C++17 (clang refuses)
     if (std::find_if(keys.begin(), keys.end(), [&](const char* x) { return k == x; }) == keys.end())
       bad(fmt::format("{} has the key '{}', which mlipc does not write", where, printable(k)));
+  }
 }
 
 std::string path(const std::string& where, const char* key) {

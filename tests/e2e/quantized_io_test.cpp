@@ -203,7 +203,8 @@ TEST(QuantizedIoCli, RunReadsAndWritesInt8Npz) {
   io::write_npz(dir.path() / "float.npz", fin);
   ProcessResult bad = mlipc({"run", "m.tar", "--inputs", "float.npz"});
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_THAT(bad.err, HasSubstr(fmt::format("input 'input' must be {}, got float32", dtype_name(t))));
+  EXPECT_THAT(bad.err, HasSubstr(fmt::format("float.npz: array 'input' is float32, but the input 'input' of m.tar is {}",
+                                             dtype_name(t))));
 
   // An unknown --io-dtype.
   ProcessResult u = mlipc({"compile", onnx.string(), "--io-dtype", "int16", "-o", "u.tar"});
