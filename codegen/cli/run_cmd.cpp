@@ -145,7 +145,8 @@ void check_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorIn
   std::string names;
   for (const auto& in : model_inputs) names += (names.empty() ? "" : ", ") + printable(in.name);
   for (const auto& [name, t] : given) {
-    auto in = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& i) { return i.name == name; });
+    const std::string& key = name;  // a structured binding cannot be captured in C++17 (clang refuses)
+    auto in = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& i) { return i.name == key; });
     if (in == model_inputs.end())
       fail("{}: array '{}' is not an input of {} (its inputs: {})", npz, printable(name), tar, names);
     if (t.dtype() != in->dtype)
