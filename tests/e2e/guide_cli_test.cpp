@@ -184,9 +184,9 @@ TEST_F(GuideCli, CrossCompilerIsAskedBeforeAnyWork) {
 }
 
 // Issue 26, item 1: a triple is a name. With a path in it the cross build
-// replaced the contents of a folder outside the output (../shared/robustness/
-// round2, F1), and a folder of the user's named as the build's is never
-// deleted.
+// replaced the contents of a folder outside the output (the round-two
+// review's first finding), and a folder of the user's named as the build's
+// is never deleted.
 TEST_F(GuideCli, TripleIsANameNeverAPath) {
   fs::create_directories(p("victim"));
   write_file(p("victim/data.txt"), "precious\n");

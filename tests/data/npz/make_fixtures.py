@@ -65,7 +65,7 @@ def main():
     short = npy_bytes(np.arange(10, dtype=np.float32))[:-32]
     raw_zip("short_data.npz", {"x.npy": short})
     raw_zip("not_npy_member.npz", {"x.npy": npy_bytes(np.arange(2, dtype=np.int8)), "readme.txt": b"hi"})
-    # Two members of one name (issue 26, item 12; ../shared/robustness/round2/gen_npz.py).
+    # Two members of one name (issue 26, item 12: the round-two review's reproducer, written here).
     with zipfile.ZipFile(HERE / "duplicate_member.npz", "w") as z:
         z.writestr("x.npy", npy_bytes(np.zeros(3, np.float32)))
         z.writestr("x.npy", npy_bytes(np.full(3, 7, np.float32)))
