@@ -11,8 +11,8 @@
 #   default: every test checks each code path once: the MLIP bit-identity
 #     sweeps compare three tile/placement configurations instead of eight,
 #     the QEMU, MPI and PTQ tests run their short forms, and FULL_ONLY below
-#     is left out; sized to finish, sanitizer step included, within 15
-#     minutes from a fresh clone on 2 cores.
+#     is left out; aimed at 15 minutes, sanitizer step included, from a
+#     fresh clone on 2 cores (the measured times: docs/architecture.md).
 #   MLIPC_TEST_FULL=1: every sweep at full width (MLIPC_QEMU_SWEEP=full,
 #     MLIPC_MESH_FULL=1, MLIPC_PTQ_FULL=1 too) and every test.
 set -euo pipefail
