@@ -133,6 +133,11 @@ fs::path check_cache_dir(const fs::path& given, bool strict) {
   return dir;
 }
 
+fs::path resolve_cache_dir(const fs::path& option) {
+  const fs::path given = option.empty() ? default_cache_dir() : option;
+  return check_cache_dir(given, option.empty() && given == fallback_cache_dir());
+}
+
 void check_cache_writable(const fs::path& cache) {
   if (::access(cache.c_str(), W_OK | X_OK) != 0)
     fail("cannot build into the build cache {}: {}; make it writable (chmod 700) or set MLIPC_CACHE_DIR to "

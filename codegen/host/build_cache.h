@@ -16,6 +16,10 @@ std::filesystem::path cache_path(const std::filesystem::path& dir);
 // folder of the user's, not a symbolic link, not writable by others
 // (`strict`: not accessible by them at all). Returns cache_path(dir).
 std::filesystem::path check_cache_dir(const std::filesystem::path& dir, bool strict);
+// The cache of a run whose --cache option (MLIPC_CACHE_DIR) is `option`:
+// the default folder when it is empty, checked by check_cache_dir (strict
+// for the $TMPDIR fallback).
+std::filesystem::path resolve_cache_dir(const std::filesystem::path& option);
 // Before a build: the user may write into the cache (a read-only cache or
 // file system is one line naming it and what to do).
 void check_cache_writable(const std::filesystem::path& cache);

@@ -92,8 +92,7 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   for (const std::string& f : cc.flags) key_text += " " + f;
   key_text += std::string(resources::get("templates/host/main.c")) + std::string(resources::get("templates/host/model.c"));
   const std::string key = sha256_hex(key_text).substr(0, 32);
-  const fs::path given = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
-  const fs::path cache = check_cache_dir(given, options.cache_dir.empty() && given == fallback_cache_dir());
+  const fs::path cache = resolve_cache_dir(options.cache_dir);
   m.dir_ = cache / key;
   m.exe_ = m.dir_ / "model_host";
   if (fs::exists(m.exe_)) return m;

@@ -104,8 +104,7 @@ MeshModel MeshModel::build(const fs::path& tarball, const std::vector<MeshStageF
   tc.flags.push_back("-pthread");
   std::string key_text = bytes + "\n" + pipeline_c + "\n" + tc.cc;
   for (const std::string& f : tc.flags) key_text += " " + f;
-  const fs::path given = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
-  const fs::path cache = steps::check_cache_dir(given, options.cache_dir.empty() && given == fallback_cache_dir());
+  const fs::path cache = steps::resolve_cache_dir(options.cache_dir);
   MeshModel m;
   m.tarball_ = tarball;
   const std::string key = "mesh-" + steps::sha256_hex(key_text).substr(0, 32);
