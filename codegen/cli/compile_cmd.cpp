@@ -133,7 +133,7 @@ void run_compile(const CompileArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   // The mesh's numbers first: a bad one is refused before anything is read.
   if (a.pe_memory_given && !a.pes_given) fail("--pe-memory needs --pes (the number of processing elements)");
-  const int pes = a.pes_given ? static_cast<int>(parse_whole("--pes", a.pes, 1, kMaxPes)) : 0;
+  const int pes = a.pes_given ? static_cast<int>(parse_whole("--pes", a.pes, 1, limits::kMaxPes)) : 0;
   const uint64_t pe_memory = a.pe_memory_given ? parse_memory_size(a.pe_memory) : 0;
   driver::CompileOptions opt;
   opt.target = a.target;

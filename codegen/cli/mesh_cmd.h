@@ -12,9 +12,6 @@
 
 namespace mlipc::cli {
 
-// The most stages --pes asks for (mesh::compile_mesh refuses more).
-constexpr int64_t kMaxPes = 4096;
-
 // `pe_memory`: bytes, 0 for no limit (cli/memory_size.h read the option).
 void compile_mesh(const std::string& model, const std::filesystem::path& out, const driver::CompileOptions& options,
                   int pes, uint64_t pe_memory);

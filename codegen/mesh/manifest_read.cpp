@@ -30,7 +30,6 @@ using nlohmann::json;
 // Cycle counts and byte counts: far above anything compile writes, low
 // enough that their sums over every stage stay exact in uint64 and double.
 constexpr uint64_t kMaxCount = uint64_t{1} << 52;
-constexpr int64_t kMaxPes = 4096;  // --pes's limit
 constexpr size_t kMaxRank = 32;
 
 [[noreturn]] void bad(const std::string& what) { fail("pipeline.json: {}", what); }
@@ -165,10 +164,10 @@ PipeTensor read_tensor(const json& t, const std::string& where, int64_t num_stag
 PipeStage read_stage(const json& s, size_t i, const std::string& module_name, const std::map<std::string, int>& index) {
   const std::string where = fmt::format("stages[{}]", i);
   exactly(s, {"index", "pe", "module", "path", "layers", "inputs", "outputs", "est_cycles", "memory"}, where);
-  const int64_t idx = whole(s, "index", where, 0, kMaxPes - 1);
+  const int64_t idx = whole(s, "index", where, 0, limits::kMaxPes - 1);
   if (idx != static_cast<int64_t>(i)) bad(fmt::format("{}.index is {}, not its place in \"stages\" ({})", where, idx, i));
   PipeStage p;
-  p.pe = static_cast<int>(whole(s, "pe", where, 0, kMaxPes - 1));
+  p.pe = static_cast<int>(whole(s, "pe", where, 0, limits::kMaxPes - 1));
   if (p.pe != static_cast<int>(i)) bad(fmt::format("{}.pe is {}: mlipc runs stage {} on PE {}", where, p.pe, i, i));
   p.module = text(s, "module", where);
   const std::string want = fmt::format("{}_stage{}", module_name, i);
@@ -286,13 +285,13 @@ Manifest manifest_from_json(const std::string& source) {
   if (!is_c_identifier(m.module_name))
     bad(fmt::format("module_name '{}' is not a C identifier", printable(m.module_name)));
   m.target = text(j, "target", "");
-  m.pes_requested = static_cast<int>(whole(j, "pes_requested", "", 1, kMaxPes));
+  m.pes_requested = static_cast<int>(whole(j, "pes_requested", "", 1, limits::kMaxPes));
   m.pe_memory_limit = count(j, "pe_memory_bytes", "");
   m.clock_mhz = real(j, "clock_mhz", "");
   if (m.clock_mhz < 1 || m.clock_mhz > 1e6) bad(fmt::format("clock_mhz is {}, not from 1 to 1000000", j.at("clock_mhz").dump()));
   m.fewer_note = text(j, "fewer_pes_note", "");
 
-  const json& stages = list(j, "stages", "", kMaxPes);
+  const json& stages = list(j, "stages", "", limits::kMaxPes);
   if (stages.empty()) bad("\"stages\" is empty");
   if (stages.size() > static_cast<size_t>(m.pes_requested))
     bad(fmt::format("stages has {} entries, more than pes_requested ({})", stages.size(), m.pes_requested));

@@ -5,13 +5,14 @@
 #include "mesh/stage_figures.h"
 #include "mesh/units.h"
 #include "support/error.h"
+#include "support/limits.h"
 
 namespace mlipc::mesh {
 
 MeshResult compile_mesh(const std::filesystem::path& onnx, const driver::CompileOptions& options,
                         const MeshOptions& mesh) {
   if (mesh.pes < 1) fail("--pes {} must be at least 1", mesh.pes);
-  if (mesh.pes > 4096) fail("--pes {}: at most 4096 stages", mesh.pes);
+  if (mesh.pes > limits::kMaxPes) fail("--pes {}: at most {} stages", mesh.pes, limits::kMaxPes);
   if (!options.cross.empty()) fail("--pes: cross builds (--cross-compiler, --target-llvm-*) are not supported for a mesh");
   if (!options.emit_qdq.empty())
     fail("--pes: --emit-qdq is not supported for a mesh (compile without --pes to write the QDQ model)");

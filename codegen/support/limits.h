@@ -33,6 +33,8 @@ inline constexpr uint64_t kMaxNpyHeaderBytes = 65536;
 // the summary says so. Ranges settle within a few hundred samples (TensorRT
 // suggests about 500); each sample costs a run of the fp32 model per phase.
 inline constexpr int64_t kMaxCalibrationSamples = 2048;
+// Processing elements of a mesh build (--pes), so stages of pipeline.json.
+inline constexpr int64_t kMaxPes = 4096;
 // --workspace-byte-alignment: a power of two up to one page.
 inline constexpr uint64_t kMaxWorkspaceAlignment = 4096;
 // Host emulation (`mlipc run --build-timeout / --timeout`).
