@@ -105,9 +105,8 @@ CrossTarget resolve_cross(const std::string& triple, const std::string& mcpu, co
   if (!triple.empty() && !is_triple_name(triple))
     fail("--target-llvm-mtriple '{}' is not a target triple (letters, digits, '_', '.', '+' and '-', no '..')",
          printable(triple));
-  for (const auto& [what, value] : {std::pair{"--target-llvm-mtriple", &triple}, {"--target-llvm-mcpu", &mcpu}})
-    if (value->find_first_of(" \t\n") != std::string::npos || (!value->empty() && value->front() == '-'))
-      fail("{} '{}' is not a single name", what, printable(*value));
+  if (mcpu.find_first_of(" \t\n") != std::string::npos || (!mcpu.empty() && mcpu.front() == '-'))
+    fail("--target-llvm-mcpu '{}' is not a single name", printable(mcpu));
   if (!options.empty() && compiler.empty()) fail("--cross-compiler-options needs --cross-compiler");
   if (compiler.empty()) {
     t.cpu_flags = cpu_flags_for(t.arch(), mcpu);
