@@ -25,12 +25,6 @@ struct ShuffleParams {
   int64_t groups = 1;
 };
 
-// The only consumer of v (not a graph output), or -1.
-int only_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
-  if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
-  return consumers[v][0];
-}
-
 // The pattern starting at reshape node r, or nullopt.
 std::optional<Shuffle> shuffle_from(const Graph& g, const std::vector<std::vector<int>>& consumers, int r) {
   const Node& a = g.nodes[static_cast<size_t>(r)];

@@ -50,14 +50,8 @@ struct EltwiseParams {
   bool b_sqrt = false;
 };
 
-// The only reader of v (not a graph output), or -1.
-int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
-  if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
-  return consumers[v][0];
-}
-
-// A constant float scalar operand of binary node n (the other input is
-// `x`), or NaN.
+// Whether binary node n has a constant float scalar operand: its value and
+// the other input, `x`.
 bool scalar_operand(const Graph& g, const Node& n, ValueId& x, float& value) {
   if (n.inputs.size() != 2 || n.attrs.has("legacy_axis")) return false;
   for (int k = 0; k < 2; ++k) {
@@ -260,7 +254,7 @@ std::optional<Guard> guard_of(const Graph& g, const std::vector<std::vector<int>
   ValueId v = div.inputs[1];
   int p = producers[v];
   const int self = static_cast<int>(&div - g.nodes.data());
-  if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Sqrt" && sole_reader(g, consumers, v) == self) {
+  if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Sqrt" && only_consumer(g, consumers, v) == self) {
     gd.sqrt = p;
     v = g.nodes[static_cast<size_t>(p)].inputs[0];
     p = producers[v];
@@ -268,7 +262,7 @@ std::optional<Guard> guard_of(const Graph& g, const std::vector<std::vector<int>
   const int reader = gd.sqrt >= 0 ? gd.sqrt : self;
   ValueId x = kNoValue;
   float eps = 0.0f;
-  if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Add" && sole_reader(g, consumers, v) == reader &&
+  if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Add" && only_consumer(g, consumers, v) == reader &&
       scalar_operand(g, g.nodes[static_cast<size_t>(p)], x, eps)) {
     gd.add = p;
     gd.eps = eps;
@@ -283,7 +277,7 @@ bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers
                   int node) {
   int at = node;
   for (int step = 0; step < 2; ++step) {  // the Add, the Sqrt, then the Div
-    const int r = sole_reader(g, consumers, g.nodes[static_cast<size_t>(at)].outputs[0]);
+    const int r = only_consumer(g, consumers, g.nodes[static_cast<size_t>(at)].outputs[0]);
     if (r < 0) return false;
     const Node& rn = g.nodes[static_cast<size_t>(r)];
     if (rn.op == "Div") {

@@ -35,12 +35,6 @@ struct NormParams {
 // In and out (in place) of rows x len halves, the scale and shift in fp32.
 uint64_t pass_bytes(int64_t rows, int64_t len) { return ocm_round(rows * len * kF16Bytes) + 2 * ocm_round(len * kF32Bytes); }
 
-// The only reader of v (not a graph output), or -1.
-int only_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
-  if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
-  return consumers[v][0];
-}
-
 // A constant scalar's value, or NaN.
 double scalar(const Graph& g, ValueId v) {
   const Value& c = g.value(v);
@@ -72,7 +66,7 @@ std::optional<NormPattern> pattern_from(const Graph& g, const std::vector<std::v
   if (!mean_of_last(g, mean)) return std::nullopt;
   NormPattern p;
   p.x = mean.inputs[0];
-  const int sub = only_reader(g, consumers, mean.outputs[0]);
+  const int sub = only_consumer(g, consumers, mean.outputs[0]);
   if (sub < 0) return std::nullopt;
   const Node& sn = g.nodes[static_cast<size_t>(sub)];
   if (sn.op != "Sub" || sn.inputs.size() != 2 || sn.inputs[0] != p.x || sn.inputs[1] != mean.outputs[0])
@@ -86,16 +80,16 @@ std::optional<NormPattern> pattern_from(const Graph& g, const std::vector<std::v
     if (cn.op == "Div" && cn.inputs.size() == 2 && cn.inputs[0] == d) div = c;
   }
   if (pow < 0 || div < 0) return std::nullopt;
-  const int mean2 = only_reader(g, consumers, g.nodes[static_cast<size_t>(pow)].outputs[0]);
+  const int mean2 = only_consumer(g, consumers, g.nodes[static_cast<size_t>(pow)].outputs[0]);
   if (mean2 < 0 || !mean_of_last(g, g.nodes[static_cast<size_t>(mean2)])) return std::nullopt;
-  const int add = only_reader(g, consumers, g.nodes[static_cast<size_t>(mean2)].outputs[0]);
+  const int add = only_consumer(g, consumers, g.nodes[static_cast<size_t>(mean2)].outputs[0]);
   if (add < 0 || g.nodes[static_cast<size_t>(add)].op != "Add") return std::nullopt;
   const double eps = scalar(g, other(g.nodes[static_cast<size_t>(add)], g.nodes[static_cast<size_t>(mean2)].outputs[0]));
   if (!(eps >= 0.0)) return std::nullopt;
-  const int sq = only_reader(g, consumers, g.nodes[static_cast<size_t>(add)].outputs[0]);
+  const int sq = only_consumer(g, consumers, g.nodes[static_cast<size_t>(add)].outputs[0]);
   if (sq < 0 || g.nodes[static_cast<size_t>(sq)].op != "Sqrt") return std::nullopt;
   const Node& dn = g.nodes[static_cast<size_t>(div)];
-  if (dn.inputs[1] != g.nodes[static_cast<size_t>(sq)].outputs[0] || only_reader(g, consumers, dn.inputs[1]) != div)
+  if (dn.inputs[1] != g.nodes[static_cast<size_t>(sq)].outputs[0] || only_consumer(g, consumers, dn.inputs[1]) != div)
     return std::nullopt;
   p.nodes = {m, sub, pow, mean2, add, sq, div};
   p.eps = static_cast<float>(eps);
@@ -108,7 +102,7 @@ std::optional<NormPattern> pattern_from(const Graph& g, const std::vector<std::v
            v.shape.back() == p.len;
   };
   for (const char* op : {"Mul", "Add"}) {
-    const int r = only_reader(g, consumers, y);
+    const int r = only_consumer(g, consumers, y);
     if (r < 0) break;
     const Node& rn = g.nodes[static_cast<size_t>(r)];
     const ValueId c = other(rn, y);

@@ -9,6 +9,11 @@ bool is_float4d(const Graph& g, ValueId v) {
   return v != kNoValue && g.value(v).dtype == DType::Float32 && g.value(v).shape.size() == 4;
 }
 
+int only_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
+  if (g.is_graph_output(v) || consumers[v].size() != 1) return -1;
+  return consumers[v][0];
+}
+
 bool is_const(const Graph& g, const Node& n, size_t i) { return n.has_input(i) && g.value(n.inputs[i]).is_constant(); }
 
 std::string batch_reason(int64_t batch) {

@@ -39,6 +39,8 @@ Window window_of(const ops::Geometry& geo, int64_t kh, int64_t kw);
 
 // A float32 4-D (NCHW) tensor.
 bool is_float4d(const Graph& g, ValueId v);
+// The only node that reads v (v not a graph output), or -1.
+int only_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v);
 // Input i of n is present and a constant.
 bool is_const(const Graph& g, const Node& n, size_t i);
 // "" or why `batch` images are too many for one layer (kMaxBatch).
