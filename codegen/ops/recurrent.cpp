@@ -28,6 +28,7 @@
 #include <cmath>
 #include <map>
 
+#include "ops/activation.h"
 #include "ops/ops.h"
 #include "mlip/kmath.h"
 #include "support/error.h"
@@ -76,7 +77,7 @@ std::vector<std::string> strings_attr(const Attrs& a, const std::string& name) {
 
 float RecurrentActivation::apply(float v) const {
   switch (kind) {
-    case Relu: return v <= 0.0f ? 0.0f : v;  // a NaN stays NaN (Activation::relu)
+    case Relu: return Activation::relu(v);
     case Tanh: return mlip_tanhf(v);
     case Sigmoid: return mlip_sigmoidf(v);
     case Affine: return alpha * v + beta;

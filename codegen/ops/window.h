@@ -34,25 +34,6 @@ void for_each_output(const Geometry3& g, F&& f) {
       for (int64_t ow = 0; ow < g.out[2]; ++ow) f((od * g.out[1] + oh) * g.out[2] + ow, od, oh, ow);
 }
 
-// f(tap) for the taps of output position (od, oh, ow) inside the input, in
-// window order; taps in the padding are skipped.
-template <class F>
-void for_each_tap(const Geometry3& g, int64_t od, int64_t oh, int64_t ow, F&& f) {
-  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-    if (id < 0 || id >= g.in[0]) continue;
-    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-      const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-      if (ih < 0 || ih >= g.in[1]) continue;
-      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-        const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-        if (iw < 0 || iw >= g.in[2]) continue;
-        f(WindowTap{(id * g.in[1] + ih) * g.in[2] + iw, (kd * g.kernel[1] + kh) * g.kernel[2] + kw, id, ih, iw, true});
-      }
-    }
-  }
-}
-
 // f(tap) for the taps of output position (od, oh, ow) inside the padded
 // input, in window order, `inside` telling the input's from the padding's
 // (AveragePool's count_include_pad counts both). A tap beyond the end
@@ -76,6 +57,15 @@ void for_each_padded_tap(const Geometry3& g, int64_t od, int64_t oh, int64_t ow,
       }
     }
   }
+}
+
+// f(tap) for the taps of output position (od, oh, ow) inside the input, in
+// window order; taps in the padding are skipped.
+template <class F>
+void for_each_tap(const Geometry3& g, int64_t od, int64_t oh, int64_t ow, F&& f) {
+  for_each_padded_tap(g, od, oh, ow, [&](const WindowTap& t) {
+    if (t.inside) f(t);
+  });
 }
 
 // Elements of one plane of the input, the kernel and the output.
