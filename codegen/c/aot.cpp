@@ -151,8 +151,10 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
   d.set("main_params", fmt::format("{}", fmt::join(params, ", ")));
   d.set("run_args", fmt::format("{}", fmt::join(run_args, ", ")));
   d.set("ptr_args", fmt::format("{}", fmt::join(ptr_args, ", ")));
+  std::vector<std::string> param_names;  // "void* i_x" -> "i_x"
+  for (const std::string& p : params) param_names.push_back(p.substr(p.rfind(' ') + 1));
   std::string unused;
-  for (const std::string& p : params) unused += fmt::format("  (void){};\n", p.substr(p.rfind(' ') + 1));
+  for (const std::string& name : param_names) unused += fmt::format("  (void){};\n", name);
   d.set("unused_params", unused);
 
   // The constants' definitions (for a large model, hundreds of megabytes of
@@ -183,9 +185,7 @@ std::map<std::string, std::string> write_aot_sources(const AotInput& in) {
     for (const std::string& s : in.main_steps) main_body += s;
   } else {
     // The parts follow the kernels (kMaxLayersInMain says why).
-    std::vector<std::string> names;
-    for (const std::string& p : params) names.push_back(p.substr(p.rfind(' ') + 1));
-    const std::string args = fmt::format("{}", fmt::join(names, ", "));
+    const std::string args = fmt::format("{}", fmt::join(param_names, ", "));
     for (size_t first = 0, part = 0; first < in.main_steps.size(); first += kLayersPerPart, ++part) {
       const size_t last = std::min(first + kLayersPerPart, in.main_steps.size());
       const std::string fn = fmt::format("tvmgen_{}___tvm_main___part{}", in.module, part);
