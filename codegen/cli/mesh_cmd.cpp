@@ -9,6 +9,7 @@
 
 #include "cli/format.h"
 #include "host/mesh_model.h"
+#include "cli/npz_inputs.h"
 #include "io/npz.h"
 #include "mesh/mesh_compile.h"
 #include "support/error.h"
@@ -132,40 +133,33 @@ void run_mesh(const MeshRunArgs& a) {
   const mlf::FileMap files = mlf::read_tar(a.tarball);
   const mesh::Manifest m = read_manifest(files, a.tarball);
   // Every model input once, [N, ...its shape] (or its shape: one sample), of
-  // its dtype; each message names the .npz, the array and the tarball.
-  const std::string npz = printable(a.inputs), tar = printable(a.tarball);
+  // its dtype (cli/npz_inputs.h words the messages).
+  std::vector<ModelInput> ins;
+  for (int t : m.inputs) ins.push_back({m.tensors[static_cast<size_t>(t)].name, m.tensors[static_cast<size_t>(t)].dtype});
+  const NpzInputs arrays(given, std::move(ins), a.inputs, a.tarball);
   std::vector<std::string> inputs;
   int64_t samples = -1;
-  std::string names, first;
-  for (int t : m.inputs) names += (names.empty() ? "" : ", ") + printable(m.tensors[static_cast<size_t>(t)].name);
-  for (const auto& [name, tensor] : given) {
-    bool known = false;
-    for (int t : m.inputs) known = known || m.tensors[static_cast<size_t>(t)].name == name;
-    if (!known) fail("{}: array '{}' is not an input of {} (its inputs: {})", npz, printable(name), tar, names);
-  }
-  for (int ti : m.inputs) {
-    const mesh::PipeTensor& t = m.tensors[static_cast<size_t>(ti)];
+  std::string first;
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    const mesh::PipeTensor& t = m.tensors[static_cast<size_t>(m.inputs[i])];
     const std::string name = printable(t.name);
-    auto it = std::find_if(given.begin(), given.end(), [&](const auto& p) { return p.first == t.name; });
-    if (it == given.end()) fail("{}: no array '{}' for the input '{}' of {} (its inputs: {})", npz, name, name, tar, names);
-    const TensorData& d = it->second;
-    if (d.dtype() != t.dtype)
-      fail("{}: array '{}' is {}, but the input '{}' of {} is {}", npz, name, dtype_name(d.dtype()), name, tar,
-           dtype_name(t.dtype));
+    const TensorData& d = arrays.array(i);
     Shape stream = d.shape();
     int64_t n = 1;
     if (stream != t.shape) {
       Shape tail(stream.begin() + (stream.empty() ? 0 : 1), stream.end());
       if (stream.empty() || tail != t.shape)
-        fail("{}: array '{}' has shape {}, but the input '{}' of {} takes {} (N samples) or {} (one)", npz, name,
-             shape_str(stream), name, tar, "[N" + shape_str(t.shape).substr(t.shape.empty() ? 2 : 1).insert(0, t.shape.empty() ? "" : ","),
-             shape_str(t.shape));
+        arrays.wrong_shape(i, stream, fmt::format("takes {} (N samples) or {} (one)",
+                                                  "[N" + shape_str(t.shape).substr(t.shape.empty() ? 2 : 1).insert(0, t.shape.empty() ? "" : ","),
+                                                  shape_str(t.shape)));
       n = stream[0];
     }
-    if (n < 1) fail("{}: array '{}' holds no sample (shape {}; the input '{}' of {})", npz, name, shape_str(stream), name, tar);
+    if (n < 1)
+      fail("{}: array '{}' holds no sample (shape {}; the input '{}' of {})", arrays.npz, name, shape_str(stream), name,
+           arrays.tar);
     if (samples >= 0 && n != samples)
-      fail("{}: array '{}' holds {} samples, array '{}' {}: give every input the same number", npz, name, n, first,
-           samples);
+      fail("{}: array '{}' holds {} samples, array '{}' {}: give every input the same number", arrays.npz, name, n,
+           first, samples);
     if (samples < 0) first = name;
     samples = n;
     inputs.emplace_back(reinterpret_cast<const char*>(d.raw()), d.nbytes());

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/mesh_cmd.h"
+#include "cli/npz_inputs.h"
 #include "cli/number_option.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
@@ -138,28 +139,16 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
 }
 
 // The .npz's arrays against the model's inputs: each once, of its dtype and
-// shape. Every message names the .npz, the array and the tarball.
+// shape (cli/npz_inputs.h words the messages).
 void check_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorInfo>& model_inputs,
                   const std::string& npz_path, const std::string& tarball) {
-  const std::string npz = printable(npz_path), tar = printable(tarball);
-  std::string names;
-  for (const auto& in : model_inputs) names += (names.empty() ? "" : ", ") + printable(in.name);
-  for (const auto& [name, t] : given) {
-    const std::string& key = name;  // a structured binding cannot be captured in C++17 (clang refuses)
-    auto in = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& i) { return i.name == key; });
-    if (in == model_inputs.end())
-      fail("{}: array '{}' is not an input of {} (its inputs: {})", npz, printable(name), tar, names);
-    if (t.dtype() != in->dtype)
-      fail("{}: array '{}' is {}, but the input '{}' of {} is {}", npz, printable(name), dtype_name(t.dtype()),
-           printable(name), tar, dtype_name(in->dtype));
-    if (t.shape() != in->shape)
-      fail("{}: array '{}' has shape {}, but the input '{}' of {} has shape {}", npz, printable(name),
-           shape_str(t.shape()), printable(name), tar, shape_str(in->shape));
+  std::vector<ModelInput> ins;
+  for (const mlf::TensorInfo& in : model_inputs) ins.push_back({in.name, in.dtype});
+  const NpzInputs arrays(given, std::move(ins), npz_path, tarball);
+  for (size_t i = 0; i < model_inputs.size(); ++i) {
+    const Shape& want = model_inputs[i].shape;
+    if (arrays.array(i).shape() != want) arrays.wrong_shape(i, arrays.array(i).shape(), "has shape " + shape_str(want));
   }
-  for (const auto& in : model_inputs)
-    if (std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == in.name; }) == given.end())
-      fail("{}: no array '{}' for the input '{}' of {} (its inputs: {})", npz, printable(in.name), printable(in.name),
-           tar, names);
 }
 
 // tvmc's --fill-mode for the inputs when --inputs is absent: zeros, ones, or
