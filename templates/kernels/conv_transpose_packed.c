@@ -1,0 +1,87 @@
+/* ConvTranspose with constant finite weights, packed at compile time as
+ * [group][block of 16 output channels][ic][kd][kh][kw][16] (lanes past the
+ * group's channels 0): x [N, C, ID, IH, IW], y [N, M, OD, OH, OW] (1-D and
+ * 2-D have size-1 leading axes).
+ *
+ * Stride-phase decomposition: output o on an axis receives tap k from input
+ * (o + P - k * D) / S when that divides, so the outputs of one phase
+ * (o mod S) take the same taps, and neighbouring outputs of a phase read
+ * neighbouring inputs. Each output sums, in a vector lane per output
+ * channel, x * w over the input channels of its group, then its taps in
+ * (kd, kh, kw) order, from 0: the reference's terms in the reference's
+ * order (conv_transpose.c, ops/conv_transpose.cpp), then the bias. The
+ * input is first copied into the scratch with a border of zeros, so a tap
+ * that falls outside it adds x * w = +-0, which leaves every sum as it is
+ * (a sum that starts at +0 is never -0; the weights are finite): the same
+ * bits as the reference. */
+static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b, {{/has_bias}}const float* restrict wp, float* restrict y, void* scratch) {
+  typedef MLIP_VT_16 vt;
+  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PQX = MLIP_VREGS >= 32 ? 8 : 4,
+         PQ = PQX < {{NQMAX}} ? PQX : {{NQMAX}} };
+  float* xp = (float*)scratch; /* [C][IDP][IHP][IWP] */
+  for (int32_t n = 0; n < {{N}}; ++n) {
+    for (int32_t i = 0; i < {{C}} * {{IPSIZE}}; ++i) xp[i] = 0.0f;
+    for (int32_t c = 0; c < {{C}}; ++c)
+      for (int32_t id = 0; id < {{ID}}; ++id)
+        for (int32_t ih = 0; ih < {{IH}}; ++ih)
+          memcpy(xp + c * {{IPSIZE}} + ((id + {{LOD}}) * {{IHP}} + ih + {{LOH}}) * {{IWP}} + {{LOW}},
+                 x + ((n * {{C}} + c) * {{ID}} + id) * {{IH}} * {{IW}} + ih * {{IW}}, {{IW}} * sizeof(float));
+    for (int32_t grp = 0; grp < {{GROUPS}}; ++grp) {
+      for (int32_t mb = 0; mb < {{NBLK}}; ++mb) {
+        const float* wb = wp + (grp * {{NBLK}} + mb) * {{ICG}} * {{KSIZE}} * 16;
+        for (int32_t od = 0; od < {{OD}}; ++od) {
+          for (int32_t oh = 0; oh < {{OH}}; ++oh) {
+            for (int32_t pw = 0; pw < {{SW}} && pw < {{OW}}; ++pw) {
+              /* the taps of this output row and width phase, in order: input offset, weight offset */
+              int32_t xoff[{{KSIZE}}], woff[{{KSIZE}}], nt = 0;
+              const int32_t nq = ({{OW}} - pw + {{SW}} - 1) / {{SW}};
+              for (int32_t kd = 0; kd < {{KD}}; ++kd) {
+                const int32_t ud = od + {{PD}} - kd * {{DD}} + {{SD}} * {{LOD}};
+                if (ud % {{SD}} != 0) continue;
+                for (int32_t kh = 0; kh < {{KH}}; ++kh) {
+                  const int32_t uh = oh + {{PH}} - kh * {{DH}} + {{SH}} * {{LOH}};
+                  if (uh % {{SH}} != 0) continue;
+                  for (int32_t kw = 0; kw < {{KW}}; ++kw) {
+                    const int32_t uw = pw + {{PW}} - kw * {{DW}} + {{SW}} * {{LOW}};
+                    if (uw % {{SW}} != 0) continue;
+                    xoff[nt] = ((ud / {{SD}}) * {{IHP}} + uh / {{SH}}) * {{IWP}} + uw / {{SW}};
+                    woff[nt] = ((kd * {{KH}} + kh) * {{KW}} + kw) * 16;
+                    ++nt;
+                  }
+                }
+              }
+              for (int32_t q0 = 0; q0 < nq; q0 += PQ) {
+                vt acc[PQ][NV];
+                int32_t qr[PQ], r, v;
+                /* positions past the row repeat the last one; stored once */
+                for (r = 0; r < PQ; ++r) qr[r] = q0 + r < nq ? q0 + r : nq - 1;
+                for (r = 0; r < PQ; ++r)
+                  for (v = 0; v < NV; ++v) acc[r][v] = (vt){0};
+                for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
+                  const float* xc = xp + (grp * {{ICG}} + ic) * {{IPSIZE}};
+                  const float* wc = wb + ic * {{KSIZE}} * 16;
+                  for (int32_t t = 0; t < nt; ++t) {
+                    const float* xt = xc + xoff[t];
+                    for (v = 0; v < NV; ++v) {
+                      const vt w = MLIP_VLOAD_16(wc + woff[t] + v * VW);
+                      for (r = 0; r < PQ; ++r) acc[r][v] += xt[qr[r]] * w;
+                    }
+                  }
+                }
+                for (r = 0; r < PQ && q0 + r < nq; ++r) {
+                  const int32_t ow = pw + (q0 + r) * {{SW}};
+                  float tl[16];
+                  memcpy(tl, acc[r], sizeof tl);
+                  for (int32_t l = 0; l < 16 && mb * 16 + l < {{OCG}}; ++l) {
+                    const int32_t m = grp * {{OCG}} + mb * 16 + l;
+                    y[((n * {{M}} + m) * {{OD}} + od) * {{OH}} * {{OW}} + oh * {{OW}} + ow] = {{#has_bias}}tl[l] + b[m]{{/has_bias}}{{^has_bias}}tl[l]{{/has_bias}};
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
