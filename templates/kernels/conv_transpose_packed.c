@@ -16,8 +16,11 @@
  * bits as the reference. */
 static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b, {{/has_bias}}const float* restrict wp, float* restrict y, void* scratch) {
   typedef MLIP_VT_16 vt;
+  /* a tile: PQ positions of a row phase times NJ blocks of 16 channels,
+   * about 16 (32 registers) or 8 (16 registers) vector accumulators */
   enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PQX = MLIP_VREGS >= 32 ? 8 : 4,
-         PQ = PQX < {{NQMAX}} ? PQX : {{NQMAX}} };
+         PQ = PQX < {{NQMAX}} ? PQX : {{NQMAX}}, NJX = (MLIP_VREGS >= 32 ? 16 : 8) / (PQ * NV),
+         NJ = NJX < 1 ? 1 : NJX > {{NBLK}} ? {{NBLK}} : NJX };
   float* xp = (float*)scratch; /* [C][IDP][IHP][IWP] */
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t i = 0; i < {{C}} * {{IPSIZE}}; ++i) xp[i] = 0.0f;
@@ -27,8 +30,10 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
           memcpy(xp + c * {{IPSIZE}} + ((id + {{LOD}}) * {{IHP}} + ih + {{LOH}}) * {{IWP}} + {{LOW}},
                  x + ((n * {{C}} + c) * {{ID}} + id) * {{IH}} * {{IW}} + ih * {{IW}}, {{IW}} * sizeof(float));
     for (int32_t grp = 0; grp < {{GROUPS}}; ++grp) {
-      for (int32_t mb = 0; mb < {{NBLK}}; ++mb) {
-        const float* wb = wp + (grp * {{NBLK}} + mb) * {{ICG}} * {{KSIZE}} * 16;
+      for (int32_t mb = 0; mb < {{NBLK}}; mb += NJ) {
+        const float* wb[NJ];
+        for (int32_t j = 0; j < NJ; ++j)  /* blocks past the end repeat the last one; stored once */
+          wb[j] = wp + (grp * {{NBLK}} + (mb + j < {{NBLK}} ? mb + j : {{NBLK}} - 1)) * {{ICG}} * {{KSIZE}} * 16;
         for (int32_t od = 0; od < {{OD}}; ++od) {
           for (int32_t oh = 0; oh < {{OH}}; ++oh) {
             for (int32_t pw = 0; pw < {{SW}} && pw < {{OW}}; ++pw) {
@@ -51,30 +56,35 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
                 }
               }
               for (int32_t q0 = 0; q0 < nq; q0 += PQ) {
-                vt acc[PQ][NV];
-                int32_t qr[PQ], r, v;
+                vt acc[PQ][NJ][NV];
+                int32_t qr[PQ], r, j, v;
                 /* positions past the row repeat the last one; stored once */
                 for (r = 0; r < PQ; ++r) qr[r] = q0 + r < nq ? q0 + r : nq - 1;
                 for (r = 0; r < PQ; ++r)
-                  for (v = 0; v < NV; ++v) acc[r][v] = (vt){0};
+                  for (j = 0; j < NJ; ++j)
+                    for (v = 0; v < NV; ++v) acc[r][j][v] = (vt){0};
                 for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
                   const float* xc = xp + (grp * {{ICG}} + ic) * {{IPSIZE}};
-                  const float* wc = wb + ic * {{KSIZE}} * 16;
                   for (int32_t t = 0; t < nt; ++t) {
                     const float* xt = xc + xoff[t];
-                    for (v = 0; v < NV; ++v) {
-                      const vt w = MLIP_VLOAD_16(wc + woff[t] + v * VW);
-                      for (r = 0; r < PQ; ++r) acc[r][v] += xt[qr[r]] * w;
-                    }
+                    float xv[PQ];
+                    for (r = 0; r < PQ; ++r) xv[r] = xt[qr[r]];
+                    for (j = 0; j < NJ; ++j)
+                      for (v = 0; v < NV; ++v) {
+                        const vt w = MLIP_VLOAD_16(wb[j] + ic * {{KSIZE}} * 16 + woff[t] + v * VW);
+                        for (r = 0; r < PQ; ++r) acc[r][j][v] += xv[r] * w;
+                      }
                   }
                 }
                 for (r = 0; r < PQ && q0 + r < nq; ++r) {
                   const int32_t ow = pw + (q0 + r) * {{SW}};
-                  float tl[16];
-                  memcpy(tl, acc[r], sizeof tl);
-                  for (int32_t l = 0; l < 16 && mb * 16 + l < {{OCG}}; ++l) {
-                    const int32_t m = grp * {{OCG}} + mb * 16 + l;
-                    y[((n * {{M}} + m) * {{OD}} + od) * {{OH}} * {{OW}} + oh * {{OW}} + ow] = {{#has_bias}}tl[l] + b[m]{{/has_bias}}{{^has_bias}}tl[l]{{/has_bias}};
+                  for (j = 0; j < NJ && mb + j < {{NBLK}}; ++j) {
+                    float tl[16];
+                    memcpy(tl, acc[r][j], sizeof tl);
+                    for (int32_t l = 0; l < 16 && (mb + j) * 16 + l < {{OCG}}; ++l) {
+                      const int32_t m = grp * {{OCG}} + (mb + j) * 16 + l;
+                      y[((n * {{M}} + m) * {{OD}} + od) * {{OH}} * {{OW}} + oh * {{OW}} + ow] = {{#has_bias}}tl[l] + b[m]{{/has_bias}}{{^has_bias}}tl[l]{{/has_bias}};
+                    }
                   }
                 }
               }

@@ -8,9 +8,9 @@
  *   s = s + dot(h, R_j)  per step, a GEMV over the gate rows, H products in
  *                        index order from 0 in a lane;
  *   s = s + (Wb_j + Rb_j) [+ P_j * c], clip, activation, state update:
- *                        one pass per gate over the H rows, a sigmoid
- *                        vectorized by mlip/kmath_n.h (the same bits as
- *                        mlip_sigmoidf).
+ *                        one pass per gate over the H rows, a sigmoid or
+ *                        tanh vectorized by mlip/kmath_n.h (the same bits
+ *                        as mlip_sigmoidf and mlip_tanhf).
  * The scratch holds the projections of one direction ([T * BATCH][G * HP]),
  * the recurrent sums [G * HP], the state h, the cell state c and GRU's
  * r * h. */
@@ -28,13 +28,13 @@ static void {{fn}}_act_n(int32_t k, float* restrict p, int32_t n) {
   switch (k) {
 {{#acts}}
     case {{k}}: {
-{{#sigmoid}}
-      mlip_sigmoidf_n(p, n);
-{{/sigmoid}}
-{{^sigmoid}}
+{{#vector}}
+      {{vec_fn}}(p, n);
+{{/vector}}
+{{^vector}}
       int32_t i;
       for (i = 0; i < n; ++i) p[i] = {{fn}}_act({{k}}, p[i]);
-{{/sigmoid}}
+{{/vector}}
       return;
     }
 {{/acts}}

@@ -103,7 +103,10 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     TemplateData d;
     d.set("k", std::to_string(k));
     d.set("body", activation_body(c.acts[k]));
-    d.set("sigmoid", TemplateData(c.acts[k].kind == Act::Sigmoid ? TemplateData::type::bool_true : TemplateData::type::bool_false));
+    // Sigmoid and Tanh over a gate's rows at once (mlip/kmath_n.h, the same bits).
+    const bool vec = c.acts[k].kind == Act::Sigmoid || c.acts[k].kind == Act::Tanh;
+    d.set("vector", TemplateData(vec ? TemplateData::type::bool_true : TemplateData::type::bool_false));
+    d.set("vec_fn", c.acts[k].kind == Act::Sigmoid ? "mlip_sigmoidf_n" : "mlip_tanhf_n");
     acts.push_back(d);
   }
   spec.set_list("acts", acts);
