@@ -35,19 +35,20 @@ ops::Geometry3 set_geometry(const Graph& g, const Node& n, KernelSpec& spec, siz
   return geo;
 }
 
-// w [C, OCG, K...] as [group][OCG / 16 blocks][ICG][K...][16], lanes past
-// OCG 0.
-std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t group) {
+// w [C, OCG, K...] as [group][OCG / mb blocks][ICG][K...][mb], lanes past
+// OCG 0: mb = 16 (channels in lanes) or OCG (positions in lanes: one block,
+// the weights of a tap side by side).
+std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t group, int64_t mb) {
   const int64_t c = w.shape()[0], ocg = w.shape()[1], icg = c / group, k = numel(w.shape()) / (c * ocg);
-  const int64_t nb = (ocg + 15) / 16;
-  auto t = std::make_shared<TensorData>(DType::Float32, Shape{group * nb * icg * k * 16});
+  const int64_t nb = (ocg + mb - 1) / mb;
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{group * nb * icg * k * mb});
   const float* src = w.data<float>();
   float* dst = t->data<float>();
   for (int64_t g = 0; g < group; ++g)
     for (int64_t ic = 0; ic < icg; ++ic)
       for (int64_t j = 0; j < ocg; ++j)
         for (int64_t q = 0; q < k; ++q)
-          dst[(((g * nb + j / 16) * icg + ic) * k + q) * 16 + j % 16] = src[((g * icg + ic) * ocg + j) * k + q];
+          dst[(((g * nb + j / mb) * icg + ic) * k + q) * mb + j % mb] = src[((g * icg + ic) * ocg + j) * k + q];
   return t;
 }
 
@@ -90,10 +91,15 @@ void prepare_ConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("GROUPS", group);
   spec.set("NBLK", (wv.shape[1] + 15) / 16);
   spec.set("NQMAX", (geo.out[2] + geo.stride[2] - 1) / geo.stride[2]);
-  spec.packed.push_back(pack_weights(*wv.constant, group));
+  // Fewer than 8 channels per group would leave most of 16 lanes empty:
+  // neighbouring positions take the lanes instead.
+  const bool pos_lanes = wv.shape[1] < 8;
+  spec.set_flag("pos_lanes", pos_lanes);
+  spec.packed.push_back(pack_weights(*wv.constant, group, pos_lanes ? wv.shape[1] : 16));
   spec.args = {0};
   if (has_bias) spec.args.push_back(2);
-  spec.scratch_bytes = static_cast<size_t>(x[1] * ipsize) * sizeof(float);
+  // The copy, and 16 floats of slack that the lanes past a row's end may read.
+  spec.scratch_bytes = static_cast<size_t>(x[1] * ipsize + 16) * sizeof(float);
 }
 
 void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
