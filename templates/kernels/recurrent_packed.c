@@ -1,6 +1,6 @@
 /* {{#rnn}}RNN{{/rnn}}{{#gru}}GRU{{/gru}}{{#lstm}}LSTM{{/lstm}} with constant W and R, packed at compile time per direction and gate as
  * [HP / 16 blocks][I or H][16] (HP: H rounded up to 16, the padding lanes 0).
- * The same sums as the reference kernel (recurrent.c, ops/recurrent.cpp),
+ * R's blocks are grouped by 8 ({{fn}}_gemv). The same sums as the reference kernel (recurrent.c, ops/recurrent.cpp),
  * in the same order, so the same bits:
  *   s = dot(x, W_j)      for every step at once before the recurrence: a
  *                        GEMM over the rows (t, b), each output summing
@@ -92,25 +92,33 @@ static void {{fn}}_proj(const float* restrict x, const float* restrict wp, float
   }
 }
 
-/* out[blk * 16 + q] = dot(h, R row of block blk lane q) for blocks [0, nb)
- * of rp. */
-static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t nb, float* restrict out) {
-  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NJ = {{fn}}_NJ };
-  for (int32_t j0 = 0; j0 < nb; j0 += NJ) {
-    const float* bq[NJ];
-    {{fn}}_vt acc[NJ][NV];
-    int32_t b, v;
-    for (b = 0; b < NJ; ++b) bq[b] = rp + (j0 + b < nb ? j0 + b : nb - 1) * {{H}} * 16;
-    for (b = 0; b < NJ; ++b)
-      for (v = 0; v < NV; ++v) acc[b][v] = ({{fn}}_vt){0};
-    for (int32_t k = 0; k < {{H}}; ++k) {
-      const float hk = h[k];
-      for (b = 0; b < NJ; ++b)
-        for (v = 0; v < NV; ++v) acc[b][v] += hk * MLIP_VLOAD_16(bq[b] + k * 16 + v * VW);
+/* out[g * HP + j] = dot(h, R row j of gate g) for the gates [0, ng) of rp.
+ * A gate's HP / 16 blocks are stored in groups of up to 8 as [H][blocks of
+ * the group][16], so that each k reads one run of memory. */
+static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t ng, float* restrict out) {
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 8, NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ,
+         NJ = NJ0 > NBG ? NBG : NJ0 };
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t g0 = 0; g0 < NBG; g0 += GB) {
+      const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
+      const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
+      for (int32_t j0 = 0; j0 < nbk; j0 += NJ) {
+        {{fn}}_vt acc[NJ][NV];
+        int32_t col[NJ], b, v;
+        /* blocks past the group's end repeat its last one; stored once */
+        for (b = 0; b < NJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
+        for (b = 0; b < NJ; ++b)
+          for (v = 0; v < NV; ++v) acc[b][v] = ({{fn}}_vt){0};
+        for (int32_t k = 0; k < {{H}}; ++k) {
+          const float hk = h[k];
+          const float* rk = rg + k * nbk * 16;
+          for (b = 0; b < NJ; ++b)
+            for (v = 0; v < NV; ++v) acc[b][v] += hk * MLIP_VLOAD_16(rk + col[b] + v * VW);
+        }
+        for (b = 0; b < NJ && j0 + b < nbk; ++b)
+          for (v = 0; v < NV; ++v) MLIP_VSTORE_16(out + g * {{HP}} + (g0 + j0 + b) * 16 + v * VW, acc[b][v]);
+      }
     }
-    for (b = 0; b < NJ && j0 + b < nb; ++b)
-      for (v = 0; v < NV; ++v) MLIP_VSTORE_16(out + (j0 + b) * 16 + v * VW, acc[b][v]);
-  }
 }
 
 /* g[j] = clip(xw[j] + g[j] + (wb[j] + rb[j])) for the H rows of one gate:
@@ -165,7 +173,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
         float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
         int32_t j;
 {{#rnn}}
-        {{fn}}_gemv(h, rd, {{HP}} / 16, sr);
+        {{fn}}_gemv(h, rd, 1, sr);
         {{fn}}_pre(xt, sr{{#has_bias}}, wb, rb{{/has_bias}});
         for (j = 0; j < {{H}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
         {{fn}}_act_n(act, sr, {{H}});
@@ -177,10 +185,10 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* rg = sr + {{HP}};
           float* hg = sr + 2 * {{HP}};
 {{#lbr}}
-          {{fn}}_gemv(h, rd, 3 * {{HP}} / 16, sr);
+          {{fn}}_gemv(h, rd, 3, sr);
 {{/lbr}}
 {{^lbr}}
-          {{fn}}_gemv(h, rd, 2 * {{HP}} / 16, sr);
+          {{fn}}_gemv(h, rd, 2, sr);
 {{/lbr}}
           {{fn}}_pre(xt, z{{#has_bias}}, wb, rb{{/has_bias}});
           {{fn}}_pre(xt + {{HP}}, rg{{#has_bias}}, wb + {{H}}, rb + {{H}}{{/has_bias}});
@@ -199,7 +207,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{/lbr}}
 {{^lbr}}
           for (j = 0; j < {{HP}}; ++j) rh[j] = rg[j] * h[j];
-          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, {{HP}} / 16, hg);
+          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, hg);
           {{fn}}_pre(xt + 2 * {{HP}}, hg{{#has_bias}}, wb + 2 * {{H}}, rb + 2 * {{H}}{{/has_bias}});
           for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(hg[j]);
 {{/lbr}}
@@ -214,7 +222,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* og = sr + {{HP}};
           float* fg = sr + 2 * {{HP}};
           float* cg = sr + 3 * {{HP}};
-          {{fn}}_gemv(h, rd, {{GHP}} / 16, sr);
+          {{fn}}_gemv(h, rd, {{G}}, sr);
           {{fn}}_pre(xt, ig{{#has_bias}}, wb, rb{{/has_bias}});
           {{fn}}_pre(xt + {{HP}}, og{{#has_bias}}, wb + {{H}}, rb + {{H}}{{/has_bias}});
           {{fn}}_pre(xt + 2 * {{HP}}, fg{{#has_bias}}, wb + 2 * {{H}}, rb + 2 * {{H}}{{/has_bias}});

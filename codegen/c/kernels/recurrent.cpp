@@ -6,6 +6,7 @@
 // recurrence as a GEMV per step); weights computed at run time through
 // recurrent.c, the portable reference. Both sum in the reference's order
 // (ops/recurrent.cpp), so they give its bits.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -41,18 +42,26 @@ std::string activation_body(const Act& a) {
   fail("internal: unknown recurrent activation");
 }
 
-// w [DIRS, G * H, K] as [DIRS][G][HP / 16][K][16], HP = H rounded up to
-// 16: the 16 rows of a block side by side for each k, padding rows 0.
-std::shared_ptr<const TensorData> pack_rows(const TensorData& w, int64_t dirs, int64_t gates, int64_t h, int64_t k) {
-  const int64_t hp = (h + 15) / 16 * 16;
+// w [DIRS, G * H, K] per direction and gate as HP / 16 blocks of 16 rows,
+// HP = H rounded up to 16, padding rows 0; the blocks in groups of `group`
+// (the last one of a gate may be shorter), a group stored [K][its
+// blocks][16]: the rows of a group side by side for each k. W goes as
+// groups of one block ([block][K][16], what the projection GEMM reads), R
+// as groups of 8 (one run of memory per k for the GEMV).
+std::shared_ptr<const TensorData> pack_rows(const TensorData& w, int64_t dirs, int64_t gates, int64_t h, int64_t k,
+                                            int64_t group) {
+  const int64_t hp = (h + 15) / 16 * 16, nb = hp / 16;
   auto t = std::make_shared<TensorData>(DType::Float32, Shape{dirs * gates * hp * k});
   const float* src = w.data<float>();
   float* dst = t->data<float>();
   for (int64_t d = 0; d < dirs; ++d)
     for (int64_t g = 0; g < gates; ++g)
-      for (int64_t j = 0; j < h; ++j)
+      for (int64_t j = 0; j < h; ++j) {
+        const int64_t blk = j / 16, g0 = blk / group * group, nbk = std::min(group, nb - g0);
+        float* gate = dst + (d * gates + g) * hp * k;
         for (int64_t p = 0; p < k; ++p)
-          dst[(((d * gates + g) * hp + j / 16 * 16) * k + p * 16) + j % 16] = src[((d * gates + g) * h + j) * k + p];
+          gate[g0 * 16 * k + (p * nbk + blk - g0) * 16 + j % 16] = src[((d * gates + g) * h + j) * k + p];
+      }
   return t;
 }
 
@@ -130,8 +139,8 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     spec.includes = {"mlip/status.h"};
   }
   if (packed) {
-    spec.packed.push_back(pack_rows(*wv.constant, c.dirs, c.gates, H, c.input));
-    spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H));
+    spec.packed.push_back(pack_rows(*wv.constant, c.dirs, c.gates, H, c.input, 1));
+    spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 8));
     spec.includes.push_back("mlip/kvec.h");
     spec.includes.push_back("mlip/kmath_n.h");
     // One direction's projections [T * BATCH][G * HP], the recurrent sums
