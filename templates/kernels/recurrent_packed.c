@@ -52,11 +52,15 @@ static float {{fn}}_clip(float s) {
 }
 
 typedef MLIP_VT_16 {{fn}}_vt;
+/* Blocks per GEMV pass (NJ) and rows times blocks per projection tile (PM,
+ * PJ): as many accumulators as the registers hold, at least one block
+ * (width 1: a block is 16 floats). */
 enum { {{fn}}_VW = MLIP_VW_16, {{fn}}_NV = 16 / MLIP_VW_16, {{fn}}_NB = {{G}} * {{HP}} / 16,
-       {{fn}}_NJ0 = (MLIP_VREGS >= 32 ? 16 : 8) / {{fn}}_NV, {{fn}}_NJ = {{fn}}_NJ0 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_NJ0,
+       {{fn}}_NJ0 = (MLIP_VREGS >= 32 ? 16 : 8) / {{fn}}_NV, {{fn}}_NJ1 = {{fn}}_NJ0 < 1 ? 1 : {{fn}}_NJ0,
+       {{fn}}_NJ = {{fn}}_NJ1 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_NJ1,
        {{fn}}_PM = MLIP_VREGS >= 32 ? 4 : 2,
-       {{fn}}_PJ0 = (MLIP_VREGS - {{fn}}_PM - 2) / ({{fn}}_PM * {{fn}}_NV),
-       {{fn}}_PJ = {{fn}}_PJ0 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_PJ0 };
+       {{fn}}_PJ0 = (MLIP_VREGS - {{fn}}_PM - 2) / ({{fn}}_PM * {{fn}}_NV), {{fn}}_PJ1 = {{fn}}_PJ0 < 1 ? 1 : {{fn}}_PJ0,
+       {{fn}}_PJ = {{fn}}_PJ1 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_PJ1 };
 
 /* xw[r][blk * 16 + q] = dot(x row r, W row of block blk lane q) for the
  * T * BATCH rows r = t * BATCH + b; every block of every gate. */
