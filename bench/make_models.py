@@ -1,31 +1,121 @@
 #!/usr/bin/env python3
-"""The 224x224 networks of bench/run.sh: torchvision's definitions with
-random weights (seeded, no download), exported to ONNX opset 13, one
-folder per network (<out>/<name>/model.onnx). Needs Debian's python3-torch
-and python3-torchvision. Skips a network whose model.onnx exists."""
+"""The torch-built models of bench/run.sh, random weights (seeded, no
+download), exported to ONNX, one folder per model (<out>/<name>/model.onnx):
+torchvision's 224x224 networks (opset 13) and one small model per family
+the CNNs do not cover (recurrent layers, transposed convolutions). Needs
+Debian's python3-torch and python3-torchvision. Skips a model whose
+model.onnx exists.
+
+usage: make_models.py OUT [NAME...]   (default: every model)"""
 import os
 import sys
 
 import torch
 import torchvision
+from torch import nn
 
 NETWORKS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "mobilenet_v3_large"]
 
 
-def main(out):
-    for name in NETWORKS:
+class LstmAutoencoder(nn.Module):
+    """A sequence autoencoder: an LSTM encodes 64 steps of 32 features, its
+    last state is repeated over the steps and a second LSTM decodes them."""
+
+    def __init__(self, feat=32, hidden=128, steps=64):
+        super().__init__()
+        self.steps = steps
+        self.enc = nn.LSTM(feat, hidden, batch_first=True)
+        self.dec = nn.LSTM(hidden, hidden, batch_first=True)
+        self.out = nn.Linear(hidden, feat)
+
+    def forward(self, x):
+        _, (h, _) = self.enc(x)
+        z = h[-1].unsqueeze(1).repeat(1, self.steps, 1)
+        y, _ = self.dec(z)
+        return self.out(y)
+
+
+class BiGruClassifier(nn.Module):
+    """Keyword-spotting style: 100 frames of 40 features, a bidirectional
+    2-layer GRU, the last frame classified."""
+
+    def __init__(self, feat=40, hidden=128, classes=12):
+        super().__init__()
+        self.gru = nn.GRU(feat, hidden, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.gru(x)
+        return self.fc(y[:, -1])
+
+
+class Crnn(nn.Module):
+    """Text-line recognition: a conv stack over a 32x128 image, its columns
+    as a sequence through a bidirectional LSTM, per-column class scores."""
+
+    def __init__(self, classes=37, hidden=128):
+        super().__init__()
+
+        def block(i, o, pool):
+            return [nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(), nn.MaxPool2d(pool)]
+
+        self.cnn = nn.Sequential(*block(1, 32, 2), *block(32, 64, 2), *block(64, 128, (2, 1)), *block(128, 128, (4, 1)))
+        self.rnn = nn.LSTM(128, hidden, bidirectional=True)
+        self.fc = nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        f = self.cnn(x)                      # [1, 128, 1, 32]
+        s = f.squeeze(2).permute(2, 0, 1)    # [32, 1, 128]: steps, batch, features
+        y, _ = self.rnn(s)
+        return self.fc(y)
+
+
+class ConvTransposeDecoder(nn.Module):
+    """A DCGAN-style generator: a latent vector to a 3x64x64 image through
+    four stride-2 transposed convolutions."""
+
+    def __init__(self, latent=100):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.ConvTranspose2d(latent, 256, 4, 1, 0), nn.BatchNorm2d(256), nn.ReLU(),
+            nn.ConvTranspose2d(256, 128, 4, 2, 1), nn.BatchNorm2d(128), nn.ReLU(),
+            nn.ConvTranspose2d(128, 64, 4, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
+            nn.ConvTranspose2d(64, 32, 4, 2, 1), nn.BatchNorm2d(32), nn.ReLU(),
+            nn.ConvTranspose2d(32, 3, 4, 2, 1), nn.Tanh())
+
+    def forward(self, z):
+        return self.net(z)
+
+
+# name: (module, input shape, opset)
+FAMILIES = {
+    "lstm_autoencoder": (LstmAutoencoder, (1, 64, 32), 13),
+    "bigru_classifier": (BiGruClassifier, (1, 100, 40), 13),
+    "crnn_bilstm": (Crnn, (1, 1, 32, 128), 13),
+    "convtranspose_decoder": (ConvTransposeDecoder, (1, 100, 1, 1), 13),
+}
+
+
+def export(model, x, path, opset):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    torch.onnx.export(model, x, tmp, opset_version=opset, input_names=["input"], output_names=["output"])
+    os.replace(tmp, path)
+    print(f"bench: made {path}")
+
+
+def main(out, names):
+    for name in names or NETWORKS + list(FAMILIES):
         path = os.path.join(out, name, "model.onnx")
         if os.path.exists(path):
             continue
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         torch.manual_seed(0)
-        model = getattr(torchvision.models, name)(weights=None).eval()
-        x = torch.randn(1, 3, 224, 224)
-        tmp = path + ".tmp"
-        torch.onnx.export(model, x, tmp, opset_version=13, input_names=["input"], output_names=["output"])
-        os.replace(tmp, path)
-        print(f"bench: made {path}")
+        if name in FAMILIES:
+            cls, shape, opset = FAMILIES[name]
+            export(cls().eval(), torch.randn(*shape), path, opset)
+        else:
+            export(getattr(torchvision.models, name)(weights=None).eval(), torch.randn(1, 3, 224, 224), path, 13)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:])

@@ -13,8 +13,11 @@
 #      host C library's (bench/kmath_bench.c).
 # The models: the five shared ones (tests/data, examples) and, in the full
 # mode, four 224x224 networks made by bench/make_models.py from torchvision's
-# definitions with random weights (Debian's python3-torch and
-# python3-torchvision; kept in bench/.models, not checked in).
+# definitions and four models of the families the CNNs leave out (an LSTM
+# autoencoder, a bidirectional 2-layer GRU classifier, a CRNN with a
+# bidirectional LSTM, a ConvTranspose decoder), all with random weights
+# (Debian's python3-torch and python3-torchvision; kept in bench/.models,
+# not checked in).
 #
 # usage: bench/run.sh [--short] [--json FILE]
 #   --short      one repetition of everything on the digits CNN only, no
@@ -22,7 +25,9 @@
 #                script still runs (ctest bench.short), not figures to quote
 #   --json FILE  where the JSON goes (default bench/results.json)
 # environment: BENCH_RUNS (repetitions, default 200), BENCH_NO_ORT=1 (skip the
-# peer), BENCH_NO_224=1 (skip the 224x224 networks), MLIPC (an mlipc binary to
+# peer), BENCH_NO_224=1 (skip the torch-built models), BENCH_ONLY (an
+# extended regular expression: only the models whose name it matches, and
+# no MLIP step when it matches none of the shared ones), MLIPC (an mlipc binary to
 # use instead of building one with scripts/setup.sh), MLIPC_CACHE_DIR (where
 # mlipc run keeps its builds; default a fresh temporary folder).
 set -euo pipefail
@@ -87,10 +92,19 @@ if [ "$SHORT" = 0 ] && [ -z "${BENCH_NO_224:-}" ]; then
   }
   if "$PY" -c "import torch, torchvision" 2>/dev/null; then
     "$PY" bench/make_models.py bench/.models 2>/dev/null
-    for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large; do MODELS+=("$n:bench/.models/$n"); done
+    for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large \
+             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder; do
+      MODELS+=("$n:bench/.models/$n")
+    done
   else
     echo "bench: no python3-torch: the 224x224 networks are skipped"
   fi
+fi
+
+if [ -n "${BENCH_ONLY:-}" ]; then
+  only() { local out=() e; for e in "$@"; do [[ "${e%%:*}" =~ ^($BENCH_ONLY)$ ]] && out+=("$e"); done; echo "${out[@]}"; }
+  read -r -a MODELS <<< "$(only "${MODELS[@]}")"
+  read -r -a SHARED <<< "$(only "${SHARED[@]}")"
 fi
 
 field() { sed -n "s/.*$1 *\([0-9,]*\) bytes.*/\1/p" | head -1 | tr -d ,; }

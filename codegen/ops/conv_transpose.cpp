@@ -175,7 +175,8 @@ void infer_ConvTranspose(InferContext& ctx) {
 // then the taps kd, kh, kw in that order, taking only the taps whose input
 // position od + pad_begin - kd * dilation is a multiple of the stride inside
 // the input; then the bias. templates/kernels/conv_transpose.c scatters in
-// the same order (for one output and one tap there is at most one input).
+// the same order (for one output and one tap there is at most one input);
+// conv_transpose_packed.c gathers each output's taps in it (stride phases).
 void eval_ConvTranspose(EvalContext& ctx) {
   const TensorData& xt = ctx.in(0);
   const TensorData& wt = ctx.in(1);

@@ -8,8 +8,8 @@
 // last step run (the initial state when len is 0). A sequence length outside
 // [0, seq_length] is an error (the C kernel returns MLIP_ERR_INVALID_ARG).
 //
-// Summation order, shared with templates/kernels/recurrent.c: every gate
-// pre-activation of hidden unit j is
+// Summation order, shared with templates/kernels/recurrent.c and
+// recurrent_packed.c: every gate pre-activation of hidden unit j is
 //   s = dot(x_t, W_j); s = s + dot(h_{t-1}, R_j); s = s + (Wb_j + Rb_j); [LSTM: s = s + P_j * c]
 // with each dot a float sum from 0.0f in index order, the bias term only
 // when B is given and the peephole term only when P is given; then the clip

@@ -1,5 +1,5 @@
-/* mlip/kmath.h's sigmoid over an array, in place: the same bits as calling
- * mlip_sigmoidf (and, for the SiLU, v * mlip_sigmoidf(v)) on every element,
+/* mlip/kmath.h's sigmoid and tanh over an array, in place: the same bits as
+ * calling mlip_sigmoidf (for the SiLU, v * mlip_sigmoidf(v); mlip_tanhf) on every element,
  * several elements at a time where the compiler has vectors
  * (mlip/kvec.h), which a per-element call is not: the CPU kernels apply a
  * fused Sigmoid or SiLU to a block of outputs with these.
@@ -96,6 +96,46 @@ static inline mlip__vuh mlip__sigmoid_v(float* p) {
    * -105 <= x < -87, whose result is a subnormal or the smallest normal. */
   return (mlip__vuh)((a != 0) & (a < 0x00800000u)) | ((mlip__vuh)((u >= 0x80000000u) & (a > 0x42ae0000u)) & ~zero & ~nan);
 }
+/* tanh of MLIP__NH floats at p, in place, as mlip_tanhf computes it:
+ * q = e^(2|x|) - 1 from mlip__exp_parts (mlip__expm1_d), q / (q + 2)
+ * rounded once to float, x's sign; NaN, 0 and |x| > 9.5 take the scalar
+ * function's answers. Returns the lanes whose x is a subnormal (where a
+ * flush-to-zero mode would change the bits), which the caller recomputes
+ * with mlip_tanhf; no other result is a subnormal. */
+static inline mlip__vuh mlip__tanh_v(float* p) {
+  MLIP__STRICT
+  mlip__vfh x, ax, y;
+  mlip__vuh u, a, out, nan, one;
+  mlip__vd z, t, kd, r, q, s, e, tab;
+  mlip__vl bits, m, j;
+  int l;
+  memcpy(&x, p, sizeof x);
+  memcpy(&u, &x, sizeof u);
+  a = u & 0x7fffffffu;
+  memcpy(&ax, &a, sizeof ax);
+  z = 2.0 * __builtin_convertvector(ax, mlip__vd);
+  t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
+  kd = t - MLIP__ROUND;
+  memcpy(&bits, &t, sizeof bits);
+  m = bits - 0x4338000000000000ll;
+  j = m & 31;
+  r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
+  q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
+  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
+  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
+  memcpy(&s, &bits, sizeof s);
+  s = tab * s;
+  e = (s - 1.0) + s * q;
+  y = __builtin_convertvector(e / (e + 2.0), mlip__vfh);
+  memcpy(&out, &y, sizeof out);
+  /* NaN (quieted, its sign kept), 1 above 9.5, 0 at 0; then x's sign. */
+  nan = (mlip__vuh)(a > 0x7f800000u);
+  one = (mlip__vuh)(a > 0x41180000u) & ~nan;
+  out = (out & ~(nan | one | (mlip__vuh)(a == 0))) | (nan & (u | 0x00400000u)) | (one & 0x3f800000u);
+  out |= u & 0x80000000u;
+  memcpy(p, &out, sizeof out);
+  return (mlip__vuh)((a != 0) & (a < 0x00800000u));
+}
 #endif
 
 /* p[i] = mlip_sigmoidf(p[i]) for i < n. */
@@ -115,6 +155,25 @@ static inline void mlip_sigmoidf_n(float* p, int32_t n) {
   }
 #endif
   for (; i < n; ++i) p[i] = mlip_sigmoidf(p[i]);
+}
+
+/* p[i] = mlip_tanhf(p[i]) for i < n. */
+static inline void mlip_tanhf_n(float* p, int32_t n) {
+  int32_t i = 0;
+#ifdef MLIP_KMATH_N_VECTOR
+  static const mlip__vuh none = {0};
+  for (; i + MLIP__NH <= n; i += MLIP__NH) {
+    float x[MLIP__NH];
+    mlip__vuh fix;
+    int l;
+    memcpy(x, p + i, sizeof x);
+    fix = mlip__tanh_v(p + i);
+    if (memcmp(&fix, &none, sizeof fix) != 0)
+      for (l = 0; l < MLIP__NH; ++l)
+        if (fix[l]) p[i + l] = mlip_tanhf(x[l]);
+  }
+#endif
+  for (; i < n; ++i) p[i] = mlip_tanhf(p[i]);
 }
 
 /* p[i] = p[i] * mlip_sigmoidf(p[i]) for i < n (the SiLU). */

@@ -1,6 +1,14 @@
-// RNN, GRU, LSTM: one template (recurrent.c) with the cell chosen by
+// RNN, GRU, LSTM: one template per algorithm with the cell chosen by
 // sections; sizes, layout strides, clip and the activations baked in. The
-// hidden and cell state live in the kernel's arena scratch.
+// hidden and cell state live in the kernel's arena scratch. Constant W and
+// R go through recurrent_packed.c (packed here per direction and gate into
+// 16-row blocks: the input projections of every step as one GEMM, the
+// recurrence as a GEMV per step); weights computed at run time through
+// recurrent.c, the portable reference. Both sum in the reference's order
+// (ops/recurrent.cpp), so they give its bits.
+#include <algorithm>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
@@ -34,6 +42,29 @@ std::string activation_body(const Act& a) {
   fail("internal: unknown recurrent activation");
 }
 
+// w [DIRS, G * H, K] per direction and gate as HP / 16 blocks of 16 rows,
+// HP = H rounded up to 16, padding rows 0; the blocks in groups of `group`
+// (the last one of a gate may be shorter), a group stored [K][its
+// blocks][16]: the rows of a group side by side for each k. W goes as
+// groups of one block ([block][K][16], what the projection GEMM reads), R
+// as groups of 8 (one run of memory per k for the GEMV).
+std::shared_ptr<const TensorData> pack_rows(const TensorData& w, int64_t dirs, int64_t gates, int64_t h, int64_t k,
+                                            int64_t group) {
+  const int64_t hp = (h + 15) / 16 * 16, nb = hp / 16;
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{dirs * gates * hp * k});
+  const float* src = w.data<float>();
+  float* dst = t->data<float>();
+  for (int64_t d = 0; d < dirs; ++d)
+    for (int64_t g = 0; g < gates; ++g)
+      for (int64_t j = 0; j < h; ++j) {
+        const int64_t blk = j / 16, g0 = blk / group * group, nbk = std::min(group, nb - g0);
+        float* gate = dst + (d * gates + g) * hp * k;
+        for (int64_t p = 0; p < k; ++p)
+          gate[g0 * 16 * k + (p * nbk + blk - g0) * 16 + j % 16] = src[((d * gates + g) * h + j) * k + p];
+      }
+  return t;
+}
+
 void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::RecurrentConfig::Cell cell) {
   for (int i : {0, 1, 2, 3, 5, 6, 7})
     if (n.has_input(static_cast<size_t>(i))) expect_float(g, n, i);
@@ -41,7 +72,13 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
   const ops::RecurrentConfig c = ops::resolve_recurrent(cell, n.attrs, g.value(n.inputs[0]).shape,
                                                         g.value(n.inputs[1]).shape, g.value(n.inputs[2]).shape);
   const bool lstm = cell == ops::RecurrentConfig::Lstm;
-  spec.template_name = "recurrent.c";
+  const Value& wv = g.value(n.inputs[1]);
+  const Value& rv = g.value(n.inputs[2]);
+  const bool packed = wv.is_constant() && rv.is_constant() && c.seq * c.batch * c.hidden * c.input > 0;
+  const int64_t hp = (c.hidden + 15) / 16 * 16;
+  spec.template_name = packed ? "recurrent_packed.c" : "recurrent.c";
+  spec.set("HP", hp);
+  spec.set("GHP", c.gates * hp);
   spec.set_flag("rnn", cell == ops::RecurrentConfig::Rnn);
   spec.set_flag("gru", cell == ops::RecurrentConfig::Gru);
   spec.set_flag("lstm", lstm);
@@ -75,11 +112,15 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     TemplateData d;
     d.set("k", std::to_string(k));
     d.set("body", activation_body(c.acts[k]));
+    // Sigmoid and Tanh over a gate's rows at once (mlip/kmath_n.h, the same bits).
+    const bool vec = c.acts[k].kind == Act::Sigmoid || c.acts[k].kind == Act::Tanh;
+    d.set("vector", TemplateData(vec ? TemplateData::type::bool_true : TemplateData::type::bool_false));
+    d.set("vec_fn", c.acts[k].kind == Act::Sigmoid ? "mlip_sigmoidf_n" : "mlip_tanhf_n");
     acts.push_back(d);
   }
   spec.set_list("acts", acts);
 
-  spec.args = {0, 1, 2};
+  spec.args = packed ? std::vector<int>{0} : std::vector<int>{0, 1, 2};
   auto optional = [&](int i, const char* flag) {
     const bool on = n.has_input(static_cast<size_t>(i)) && (lstm || i < 6);
     spec.set_flag(flag, on);
@@ -97,8 +138,18 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     spec.returns_status = true;
     spec.includes = {"mlip/status.h"};
   }
-  // h, c, the next h, and GRU's z, r and r * h: six rows of H floats.
-  spec.scratch_bytes = static_cast<size_t>(6 * H) * sizeof(float);
+  if (packed) {
+    spec.packed.push_back(pack_rows(*wv.constant, c.dirs, c.gates, H, c.input, 1));
+    spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 8));
+    spec.includes.push_back("mlip/kvec.h");
+    spec.includes.push_back("mlip/kmath_n.h");
+    // One direction's projections [T * BATCH][G * HP], the recurrent sums
+    // [G * HP], h and c (or GRU's r * h) [HP].
+    spec.scratch_bytes = static_cast<size_t>((c.seq * c.batch + 1) * c.gates * hp + 2 * hp) * sizeof(float);
+  } else {
+    // h, c, the next h, and GRU's z, r and r * h: six rows of H floats.
+    spec.scratch_bytes = static_cast<size_t>(6 * H) * sizeof(float);
+  }
 }
 
 }  // namespace

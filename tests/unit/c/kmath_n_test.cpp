@@ -1,12 +1,12 @@
-// mlip/kmath_n.h: the array forms of the sigmoid and the SiLU give the bits
-// of mlip_sigmoidf element by element, at every vector width the host's C
+// mlip/kmath_n.h: the array forms of the sigmoid, the SiLU and tanh give
+// the bits of mlip_sigmoidf (mlip_tanhf) element by element, at every vector width the host's C
 // compilers give them (AVX-512 or whatever -march=native has, AVX2, SSE2,
 // width 1), with gcc and clang, with the flush-to-zero bits of the
 // floating-point environment set as well, and on AArch64 (NEON) under
 // qemu-aarch64 when the cross tools are there. Inputs: every 4093rd float
 // bit pattern, and 20,000 consecutive floats around each place where the
 // vector code hands a lane to the scalar function (0, the subnormal edge,
-// -87 and -105, 20).
+// -87 and -105, 20; tanh's 9.5).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -41,11 +41,17 @@ static void check(const float* x, int n) {
     float w = x[i] * mlip_sigmoidf(x[i]);
     if (memcmp(&w, &a[i], 4) != 0 && bad++ < 5) printf("silu %a: %a, want %a\n", x[i], a[i], w);
   }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_tanhf_n(a, n);
+  for (i = 0; i < n; ++i) {
+    float w = mlip_tanhf(x[i]);
+    if (memcmp(&w, &a[i], 4) != 0 && bad++ < 5) printf("tanh %a: %a, want %a\n", x[i], a[i], w);
+  }
   total += (unsigned long)n;
 }
 int main(void) {
   static const uint32_t edges[] = {0x00000000u, 0x80000000u, 0x00800000u, 0x80800000u, 0xc2ae0000u,
-                                   0xc2d20000u, 0x41a00000u, 0x7f800000u, 0xff800000u};
+                                   0xc2d20000u, 0x41a00000u, 0x7f800000u, 0xff800000u, 0x41180000u, 0xc1180000u};
   uint64_t k;
   size_t e;
   int i, n = 0;

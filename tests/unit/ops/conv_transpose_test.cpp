@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "frontend/onnx_import.h"
@@ -141,7 +142,8 @@ struct CCase {
   std::vector<Attr> attrs;
 };
 
-// The kernel scatters each tap in the reference's order: bit-identical.
+// Both kernels (the packed one for constant weights, the scattering one for
+// weights at run time) sum in the reference's order: bit-identical.
 void expect_c_matches(const CCase& c, bool w_input = false) {
   SCOPED_TRACE(c.name);
   const int64_t group = [&] {
@@ -207,6 +209,47 @@ TEST(ConvTranspose, GeneratedCMatchesReferenceRandomized) {
                       {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads},
                        {"output_padding", opad}}});
   }
+}
+
+// The packed kernel (conv_transpose_packed.c: constant finite weights) at
+// sizes the cases above do not reach: output channels across several
+// 16-channel blocks and not a multiple of 16, odd input channels, groups,
+// rows longer than a tile of positions, every stride phase, pads,
+// output_padding and dilations, 1-D and 2-D. It sums in the reference's
+// order, so the bound is 0: bit for bit.
+TEST(ConvTranspose, PackedKernelMatchesReferenceLargeRandomized) {
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    std::mt19937 rng(100 + seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int rank = pick(1, 2);
+    const int64_t group = pick(1, 3);
+    Shape x = {pick(1, 2), group * pick(1, 7)}, w = {x[1], std::vector<int64_t>{1, 5, 16, 19, 33}[static_cast<size_t>(pick(0, 4))]};
+    ints strides, dil, pads_b, pads_e, opad;
+    for (int i = 0; i < rank; ++i) {
+      x.push_back(pick(1, rank == 1 ? 40 : 13));
+      w.push_back(pick(1, 5));
+      strides.push_back(pick(1, 4));
+      dil.push_back(pick(1, 3));
+      opad.push_back(pick(0, static_cast<int>(std::max(strides.back(), dil.back())) - 1));
+      pads_b.push_back(pick(0, static_cast<int>(w.back() - 1)));
+      pads_e.push_back(pick(0, static_cast<int>(w.back() - 1)));
+    }
+    ints pads = pads_b;
+    pads.insert(pads.end(), pads_e.begin(), pads_e.end());
+    expect_c_matches({"large" + std::to_string(seed), x, w, seed % 2 == 1,
+                      {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads},
+                       {"output_padding", opad}}});
+  }
+}
+
+// A non-finite weight: the packed kernel's zero border would add 0 * inf =
+// NaN where the reference adds nothing, so such weights take the reference
+// kernel, and the bits still match.
+TEST(ConvTranspose, NonFiniteWeightsTakeTheReferenceKernel) {
+  TensorData w = random_tensor(DType::Float32, {2, 3, 3, 3}, 7);
+  w.data<float>()[4] = std::numeric_limits<float>::infinity();
+  const fs::path p = model("inf_w", {1, 2, 4, 4}, w, nullptr, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
+  test::expect_matches_reference(p, {{"x", random_tensor(DType::Float32, {1, 2, 4, 4}, 1)}}, 0.0, 0.0);
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ struct Node {
   std::vector<std::string> present;  // of b, lens, h0, c0, p
   std::vector<std::string> outputs = {"y", "yh"};
   std::vector<Attr> attrs;
+  bool weights_input = false;  // W and R as model inputs: the reference kernel (recurrent.c), not the packed one
 };
 
 Shape state_shape(const Node& n) {
@@ -49,8 +50,16 @@ void add_node(OnnxBuilder& m, const Node& n, const std::string& tag, io::NamedTe
   const Shape x = n.batch_major ? Shape{n.batch, n.seq, n.input} : Shape{n.seq, n.batch, n.input};
   m.input("x" + tag, DType::Float32, x);
   in.emplace_back("x" + tag, random_tensor(DType::Float32, x, seed, -2.0, 2.0));
-  m.initializer("w" + tag, random_tensor(DType::Float32, {n.dirs, g * n.hidden, n.input}, seed + 1));
-  m.initializer("r" + tag, random_tensor(DType::Float32, {n.dirs, g * n.hidden, n.hidden}, seed + 2));
+  const Shape ws = {n.dirs, g * n.hidden, n.input}, rs = {n.dirs, g * n.hidden, n.hidden};
+  if (n.weights_input) {
+    m.input("w" + tag, DType::Float32, ws);
+    m.input("r" + tag, DType::Float32, rs);
+    in.emplace_back("w" + tag, random_tensor(DType::Float32, ws, seed + 1));
+    in.emplace_back("r" + tag, random_tensor(DType::Float32, rs, seed + 2));
+  } else {
+    m.initializer("w" + tag, random_tensor(DType::Float32, ws, seed + 1));
+    m.initializer("r" + tag, random_tensor(DType::Float32, rs, seed + 2));
+  }
   std::vector<std::string> ins = {"x" + tag, "w" + tag, "r" + tag};
   auto opt = [&](const std::string& name, const Shape& s, uint32_t sd) {
     if (!has(name)) {
@@ -434,6 +443,45 @@ TEST(Recurrent, GeneratedCMatchesReferenceRandomized) {
   }
 }
 
+// The packed kernel (recurrent_packed.c: constant W and R) at sizes the
+// small cases above do not reach: hidden sizes around and across the
+// 16-row blocks and R's groups of 8 blocks, odd input sizes, long sequences, bidirectional layers with
+// initial states and sequence lengths, every torch layout; and the same
+// nodes with W and R computed at run time (the reference kernel,
+// recurrent.c). It sums in the reference's order, so the bound is 0: bit
+// for bit.
+TEST(Recurrent, PackedKernelMatchesReferenceLargeRandomized) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    std::vector<Node> nodes;
+    for (const char* op : {"RNN", "GRU", "LSTM", "GRU", "LSTM"}) {
+      Node n;
+      n.op = op;
+      n.seq = pick(20, 48);
+      n.batch = pick(1, 3);
+      n.input = 2 * pick(1, 12) + 1;
+      // 145: ten 16-row blocks, R's GEMV groups of 8 and a last group of 2.
+      n.hidden = std::vector<int64_t>{1, 15, 16, 17, 31, 33, 40, 145}[static_cast<size_t>(pick(0, 7))];
+      n.dirs = 2;
+      n.batch_major = pick(0, 1) == 1;
+      n.present = {"b", "h0", "c0"};
+      if (pick(0, 1)) n.present.push_back("lens");
+      if (n.op == "LSTM" && pick(0, 1)) n.present.push_back("p");
+      n.outputs = {"y", "yh"};
+      if (n.op == "LSTM") n.outputs.push_back("yc");
+      n.attrs = {{"direction", std::string("bidirectional")}};
+      if (n.op == "GRU") n.attrs.push_back({"linear_before_reset", int64_t{pick(0, 1)}});
+      if (pick(0, 3) == 0) n.attrs.push_back({"clip", 1.5f});
+      nodes.push_back(n);
+    }
+    nodes[static_cast<size_t>(seed % 5)].hidden = 145;  // one in every model
+    expect_c_matches("large" + std::to_string(seed), nodes, 1000 * seed);
+    for (Node& n : nodes) n.weights_input = true;
+    expect_c_matches("large_runtime_w" + std::to_string(seed), nodes, 1000 * seed);
+  }
+}
+
 // A sequence length outside [0, seq_length] at run time: the kernel
 // returns an error, and the reference says why.
 TEST(Recurrent, SequenceLengthOutOfRangeAtRunTime) {
@@ -478,7 +526,10 @@ TEST(Recurrent, ScratchIsAnArenaBufferOfItsStep) {
     return b.name.size() > 8 && b.name.compare(b.name.size() - 8, 8, ":scratch") == 0;
   });
   ASSERT_NE(it, bufs.end());
-  EXPECT_EQ(it->size, 6u * 5u * sizeof(float));
+  // The packed kernel's: the projections of one direction [seq * batch][4
+  // gates * 16 rows] (5 rounded up to a 16-row block), the recurrent sums
+  // [4 * 16], h and c [16].
+  EXPECT_EQ(it->size, ((3u * 2u + 1u) * 4u * 16u + 2u * 16u) * sizeof(float));
   EXPECT_EQ(it->first, it->last);
   const size_t k = static_cast<size_t>(it - bufs.begin());
   for (size_t j = 0; j < bufs.size(); ++j) {

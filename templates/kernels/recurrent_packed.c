@@ -1,0 +1,279 @@
+/* {{#rnn}}RNN{{/rnn}}{{#gru}}GRU{{/gru}}{{#lstm}}LSTM{{/lstm}} with constant W and R, packed at compile time per direction and gate as
+ * [HP / 16 blocks][I or H][16] (HP: H rounded up to 16, the padding lanes 0).
+ * R's blocks are grouped by 8 ({{fn}}_gemv). The same sums as the reference kernel (recurrent.c, ops/recurrent.cpp),
+ * in the same order, so the same bits:
+ *   s = dot(x, W_j)      for every step at once before the recurrence: a
+ *                        GEMM over the rows (t, b), each output summing
+ *                        its I products in index order from 0 in a lane;
+ *   s = s + dot(h, R_j)  per step, a GEMV over the gate rows, H products in
+ *                        index order from 0 in a lane;
+ *   s = s + (Wb_j + Rb_j) [+ P_j * c], clip, activation, state update:
+ *                        one pass per gate over the H rows, a sigmoid or
+ *                        tanh vectorized by mlip/kmath_n.h (the same bits
+ *                        as mlip_sigmoidf and mlip_tanhf).
+ * The scratch holds the projections of one direction ([T * BATCH][G * HP]),
+ * the recurrent sums [G * HP], the state h, the cell state c and GRU's
+ * r * h. */
+static float {{fn}}_act(int32_t k, float v) {
+  switch (k) {
+{{#acts}}
+    case {{k}}: { {{body}} }
+{{/acts}}
+    default: return v;
+  }
+}
+
+/* Activation k over n floats in place. */
+static void {{fn}}_act_n(int32_t k, float* restrict p, int32_t n) {
+  switch (k) {
+{{#acts}}
+    case {{k}}: {
+{{#vector}}
+      {{vec_fn}}(p, n);
+{{/vector}}
+{{^vector}}
+      int32_t i;
+      for (i = 0; i < n; ++i) p[i] = {{fn}}_act({{k}}, p[i]);
+{{/vector}}
+      return;
+    }
+{{/acts}}
+    default: (void){{fn}}_act; return;
+  }
+}
+
+static float {{fn}}_clip(float s) {
+{{#has_clip}}
+  return s < {{neg_clip}} ? {{neg_clip}} : (s > {{clip}} ? {{clip}} : s);
+{{/has_clip}}
+{{^has_clip}}
+  return s;
+{{/has_clip}}
+}
+
+typedef MLIP_VT_16 {{fn}}_vt;
+/* Blocks per GEMV pass (NJ) and rows times blocks per projection tile (PM,
+ * PJ): as many accumulators as the registers hold, at least one block
+ * (width 1: a block is 16 floats). */
+enum { {{fn}}_VW = MLIP_VW_16, {{fn}}_NV = 16 / MLIP_VW_16, {{fn}}_NB = {{G}} * {{HP}} / 16,
+       {{fn}}_NJ0 = (MLIP_VREGS >= 32 ? 16 : 8) / {{fn}}_NV, {{fn}}_NJ1 = {{fn}}_NJ0 < 1 ? 1 : {{fn}}_NJ0,
+       {{fn}}_NJ = {{fn}}_NJ1 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_NJ1,
+       {{fn}}_PM = MLIP_VREGS >= 32 ? 4 : 2,
+       {{fn}}_PJ0 = (MLIP_VREGS - {{fn}}_PM - 2) / ({{fn}}_PM * {{fn}}_NV), {{fn}}_PJ1 = {{fn}}_PJ0 < 1 ? 1 : {{fn}}_PJ0,
+       {{fn}}_PJ = {{fn}}_PJ1 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_PJ1 };
+
+/* xw[r][blk * 16 + q] = dot(x row r, W row of block blk lane q) for the
+ * T * BATCH rows r = t * BATCH + b; every block of every gate. */
+static void {{fn}}_proj(const float* restrict x, const float* restrict wp, float* restrict xw) {
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NB = {{fn}}_NB, PM = {{fn}}_PM, NJ = {{fn}}_PJ, ROWS = {{T}} * {{BATCH}} };
+  for (int32_t j0 = 0; j0 < NB; j0 += NJ) {
+    for (int32_t i0 = 0; i0 < ROWS; i0 += PM) {
+      const float* ar[PM];
+      const float* bq[NJ];
+      {{fn}}_vt acc[PM][NJ][NV];
+      int32_t r, b, v;
+      for (r = 0; r < PM; ++r) {
+        const int32_t i = i0 + r < ROWS ? i0 + r : ROWS - 1;
+        ar[r] = x + (i / {{BATCH}}) * {{XT}} + (i % {{BATCH}}) * {{XB}};
+      }
+      for (b = 0; b < NJ; ++b) bq[b] = wp + (j0 + b < NB ? j0 + b : NB - 1) * {{I}} * 16;
+      for (r = 0; r < PM; ++r)
+        for (b = 0; b < NJ; ++b)
+          for (v = 0; v < NV; ++v) acc[r][b][v] = ({{fn}}_vt){0};
+      for (int32_t p = 0; p < {{I}}; ++p) {
+        float av[PM];
+        for (r = 0; r < PM; ++r) av[r] = ar[r][p];
+        for (b = 0; b < NJ; ++b)
+          for (v = 0; v < NV; ++v) {
+            const {{fn}}_vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
+            for (r = 0; r < PM; ++r) acc[r][b][v] += av[r] * w;
+          }
+      }
+      for (r = 0; r < PM && i0 + r < ROWS; ++r)
+        for (b = 0; b < NJ && j0 + b < NB; ++b)
+          for (v = 0; v < NV; ++v) MLIP_VSTORE_16(xw + (i0 + r) * NB * 16 + (j0 + b) * 16 + v * VW, acc[r][b][v]);
+    }
+  }
+}
+
+/* out[g * HP + j] = dot(h, R row j of gate g) for the gates [0, ng) of rp.
+ * A gate's HP / 16 blocks are stored in groups of up to 8 as [H][blocks of
+ * the group][16], so that each k reads one run of memory. */
+static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t ng, float* restrict out) {
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 8, NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ,
+         NJ = NJ0 > NBG ? NBG : NJ0 };
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t g0 = 0; g0 < NBG; g0 += GB) {
+      const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
+      const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
+      for (int32_t j0 = 0; j0 < nbk; j0 += NJ) {
+        {{fn}}_vt acc[NJ][NV];
+        int32_t col[NJ], b, v;
+        /* blocks past the group's end repeat its last one; stored once */
+        for (b = 0; b < NJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
+        for (b = 0; b < NJ; ++b)
+          for (v = 0; v < NV; ++v) acc[b][v] = ({{fn}}_vt){0};
+        for (int32_t k = 0; k < {{H}}; ++k) {
+          const float hk = h[k];
+          const float* rk = rg + k * nbk * 16;
+          for (b = 0; b < NJ; ++b)
+            for (v = 0; v < NV; ++v) acc[b][v] += hk * MLIP_VLOAD_16(rk + col[b] + v * VW);
+        }
+        for (b = 0; b < NJ && j0 + b < nbk; ++b)
+          for (v = 0; v < NV; ++v) MLIP_VSTORE_16(out + g * {{HP}} + (g0 + j0 + b) * 16 + v * VW, acc[b][v]);
+      }
+    }
+}
+
+/* g[j] = clip(xw[j] + g[j] + (wb[j] + rb[j])) for the H rows of one gate:
+ * the reference's pre-activation (before a peephole). */
+static void {{fn}}_pre(const float* restrict xw, float* restrict g{{#has_bias}}, const float* restrict wb, const float* restrict rb{{/has_bias}}) {
+  for (int32_t j = 0; j < {{H}}; ++j) {
+    float s = xw[j] + g[j];
+{{#has_bias}}
+    s = s + (wb[j] + rb[j]);
+{{/has_bias}}
+    g[j] = s;
+  }
+}
+
+static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict bias, {{/has_bias}}{{#has_lens}}const int32_t* restrict lens, {{/has_lens}}{{#has_h0}}const float* restrict h0, {{/has_h0}}{{#has_c0}}const float* restrict c0, {{/has_c0}}{{#has_p}}const float* restrict p, {{/has_p}}const float* restrict wpk, const float* restrict rpk, float* restrict y, {{#has_yh}}float* restrict yh, {{/has_yh}}{{#has_yc}}float* restrict yc, {{/has_yc}}void* scratch) {
+  float* xw = (float*)scratch;                 /* [T * BATCH][G * HP] */
+  float* sr = xw + {{T}} * {{BATCH}} * {{GHP}}; /* [G * HP] */
+  float* h = sr + {{GHP}};                     /* [HP] */
+{{#lstm}}
+  float* c = h + {{HP}};
+{{/lstm}}
+{{#gru}}
+  float* rh = h + {{HP}};
+{{/gru}}
+{{#has_lens}}
+  for (int32_t b = 0; b < {{BATCH}}; ++b)
+    if (lens[b] < 0 || lens[b] > {{T}}) return MLIP_ERR_INVALID_ARG;
+{{/has_lens}}
+  for (int32_t d = 0; d < {{DIRS}}; ++d) {
+    const float* rd = rpk + d * {{GHP}} * {{H}};
+{{#has_bias}}
+    const float* wb = bias + d * 2 * {{GH}};
+    const float* rb = wb + {{GH}};
+{{/has_bias}}
+{{#has_p}}
+    const float* pd = p + d * 3 * {{H}};
+{{/has_p}}
+    const int32_t act = d * {{FUNCS}};
+    const int32_t reversed = {{REVERSE}} || d == 1;
+    {{fn}}_proj(x, wpk + d * {{GHP}} * {{I}}, xw);
+    for (int32_t b = 0; b < {{BATCH}}; ++b) {
+      const int32_t len = {{#has_lens}}lens[b]{{/has_lens}}{{^has_lens}}{{T}}{{/has_lens}};
+      for (int32_t j = 0; j < {{HP}}; ++j) {
+        h[j] = j < {{H}} ? {{#has_h0}}h0[d * {{SD}} + b * {{SB}} + j]{{/has_h0}}{{^has_h0}}0.0f{{/has_h0}} : 0.0f;
+{{#lstm}}
+        c[j] = j < {{H}} ? {{#has_c0}}c0[d * {{SD}} + b * {{SB}} + j]{{/has_c0}}{{^has_c0}}0.0f{{/has_c0}} : 0.0f;
+{{/lstm}}
+      }
+      for (int32_t s = 0; s < len; ++s) {
+        const int32_t t = reversed ? len - 1 - s : s;
+        const float* xt = xw + (t * {{BATCH}} + b) * {{GHP}};
+        float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
+        int32_t j;
+{{#rnn}}
+        {{fn}}_gemv(h, rd, 1, sr);
+        {{fn}}_pre(xt, sr{{#has_bias}}, wb, rb{{/has_bias}});
+        for (j = 0; j < {{H}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
+        {{fn}}_act_n(act, sr, {{H}});
+        for (j = 0; j < {{H}}; ++j) h[j] = sr[j];
+{{/rnn}}
+{{#gru}}
+        {
+          float* z = sr;
+          float* rg = sr + {{HP}};
+          float* hg = sr + 2 * {{HP}};
+{{#lbr}}
+          {{fn}}_gemv(h, rd, 3, sr);
+{{/lbr}}
+{{^lbr}}
+          {{fn}}_gemv(h, rd, 2, sr);
+{{/lbr}}
+          {{fn}}_pre(xt, z{{#has_bias}}, wb, rb{{/has_bias}});
+          {{fn}}_pre(xt + {{HP}}, rg{{#has_bias}}, wb + {{H}}, rb + {{H}}{{/has_bias}});
+          for (j = 0; j < 2 * {{HP}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
+          {{fn}}_act_n(act, z, {{H}});
+          {{fn}}_act_n(act, rg, {{H}});
+{{#lbr}}
+          for (j = 0; j < {{H}}; ++j) {
+            float sx = xt[2 * {{HP}} + j], sh = hg[j];
+{{#has_bias}}
+            sx = sx + wb[2 * {{H}} + j];
+            sh = sh + rb[2 * {{H}} + j];
+{{/has_bias}}
+            hg[j] = {{fn}}_clip(sx + rg[j] * sh);
+          }
+{{/lbr}}
+{{^lbr}}
+          for (j = 0; j < {{HP}}; ++j) rh[j] = rg[j] * h[j];
+          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, hg);
+          {{fn}}_pre(xt + 2 * {{HP}}, hg{{#has_bias}}, wb + 2 * {{H}}, rb + 2 * {{H}}{{/has_bias}});
+          for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(hg[j]);
+{{/lbr}}
+          {{fn}}_act_n(act + 1, hg, {{H}});
+          for (j = 0; j < {{H}}; ++j) h[j] = (1.0f - z[j]) * hg[j] + z[j] * h[j];
+        }
+{{/gru}}
+{{#lstm}}
+        {
+          /* ONNX gate order i, o, f, c */
+          float* ig = sr;
+          float* og = sr + {{HP}};
+          float* fg = sr + 2 * {{HP}};
+          float* cg = sr + 3 * {{HP}};
+          {{fn}}_gemv(h, rd, {{G}}, sr);
+          {{fn}}_pre(xt, ig{{#has_bias}}, wb, rb{{/has_bias}});
+          {{fn}}_pre(xt + {{HP}}, og{{#has_bias}}, wb + {{H}}, rb + {{H}}{{/has_bias}});
+          {{fn}}_pre(xt + 2 * {{HP}}, fg{{#has_bias}}, wb + 2 * {{H}}, rb + 2 * {{H}}{{/has_bias}});
+          {{fn}}_pre(xt + 3 * {{HP}}, cg{{#has_bias}}, wb + 3 * {{H}}, rb + 3 * {{H}}{{/has_bias}});
+{{#has_p}}
+          for (j = 0; j < {{H}}; ++j) ig[j] = ig[j] + pd[j] * c[j];
+{{/has_p}}
+          for (j = 0; j < {{H}}; ++j) ig[j] = {{fn}}_clip(ig[j]);
+          {{fn}}_act_n(act, ig, {{H}});
+{{#input_forget}}
+          for (j = 0; j < {{H}}; ++j) fg[j] = 1.0f - ig[j];
+{{/input_forget}}
+{{^input_forget}}
+{{#has_p}}
+          for (j = 0; j < {{H}}; ++j) fg[j] = fg[j] + pd[2 * {{H}} + j] * c[j];
+{{/has_p}}
+          for (j = 0; j < {{H}}; ++j) fg[j] = {{fn}}_clip(fg[j]);
+          {{fn}}_act_n(act, fg, {{H}});
+{{/input_forget}}
+          for (j = 0; j < {{H}}; ++j) cg[j] = {{fn}}_clip(cg[j]);
+          {{fn}}_act_n(act + 1, cg, {{H}});
+          for (j = 0; j < {{H}}; ++j) c[j] = fg[j] * c[j] + ig[j] * cg[j];
+{{#has_p}}
+          for (j = 0; j < {{H}}; ++j) og[j] = og[j] + pd[{{H}} + j] * c[j];
+{{/has_p}}
+          for (j = 0; j < {{H}}; ++j) og[j] = {{fn}}_clip(og[j]);
+          {{fn}}_act_n(act, og, {{H}});
+          for (j = 0; j < {{H}}; ++j) cg[j] = c[j];
+          {{fn}}_act_n(act + 2, cg, {{H}});
+          for (j = 0; j < {{H}}; ++j) h[j] = og[j] * cg[j];
+        }
+{{/lstm}}
+        for (j = 0; j < {{H}}; ++j) yt[j] = h[j];
+      }
+      for (int32_t t = len; t < {{T}}; ++t) {
+        float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
+        for (int32_t j = 0; j < {{H}}; ++j) yt[j] = 0.0f;
+      }
+{{#has_yh}}
+      for (int32_t j = 0; j < {{H}}; ++j) yh[d * {{SD}} + b * {{SB}} + j] = h[j];
+{{/has_yh}}
+{{#has_yc}}
+      for (int32_t j = 0; j < {{H}}; ++j) yc[d * {{SD}} + b * {{SB}} + j] = c[j];
+{{/has_yc}}
+    }
+  }
+{{#has_lens}}
+  return MLIP_OK;
+{{/has_lens}}
+}

@@ -1,0 +1,95 @@
+// The packed recurrent and ConvTranspose kernels (recurrent_packed.c,
+// conv_transpose_packed.c) at every vector width the host can build, not
+// only mlipc run's -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
+// of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
+// one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4):
+// each gives the reference evaluator's bits (tolerance 0), and compiles as
+// strict C99.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "driver/compile.h"
+#include "host/host_model.h"
+#include "testlib/c_runner.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
+#include "testlib/tensors.h"
+
+namespace mlipc::unit_c_packed_widths {
+namespace {
+
+namespace fs = std::filesystem;
+using test::ints;
+using test::OnnxBuilder;
+using test::random_tensor;
+
+// LSTM (bidirectional, initial states, peepholes, 33 units: three blocks),
+// GRU (linear_before_reset 0, 145 units: R's groups of 8 and 2), RNN, and
+// ConvTranspose with channels in lanes (19 per group) and positions in
+// lanes (3 per group).
+fs::path model(io::NamedTensors& in) {
+  OnnxBuilder b(14);
+  const int64_t T = 7, B = 2, I = 5;
+  b.input("x", DType::Float32, {T, B, I});
+  in.emplace_back("x", random_tensor(DType::Float32, {T, B, I}, 1, -2.0, 2.0));
+  auto rec = [&](const std::string& op, int64_t g, int64_t h, int64_t dirs, bool states, const std::string& y,
+                 std::vector<std::pair<std::string, AttrValue>> attrs) {
+    b.initializer(y + "_w", random_tensor(DType::Float32, {dirs, g * h, I}, 2));
+    b.initializer(y + "_r", random_tensor(DType::Float32, {dirs, g * h, h}, 3));
+    b.initializer(y + "_b", random_tensor(DType::Float32, {dirs, 2 * g * h}, 4));
+    std::vector<std::string> ins = {"x", y + "_w", y + "_r", y + "_b"};
+    if (states) {
+      b.initializer(y + "_h0", random_tensor(DType::Float32, {dirs, B, h}, 5));
+      b.initializer(y + "_c0", random_tensor(DType::Float32, {dirs, B, h}, 6));
+      b.initializer(y + "_p", random_tensor(DType::Float32, {dirs, 3 * h}, 7));
+      ins.insert(ins.end(), {"", y + "_h0", y + "_c0", y + "_p"});
+    }
+    attrs.push_back({"hidden_size", h});
+    b.node(op, ins, {y, y + "_h"}, attrs);
+    b.output(y).output(y + "_h");
+  };
+  rec("LSTM", 4, 33, 2, true, "lstm", {{"direction", std::string("bidirectional")}});
+  rec("GRU", 3, 145, 1, false, "gru", {});
+  rec("RNN", 1, 17, 1, false, "rnn", {{"direction", std::string("reverse")}});
+  b.input("img", DType::Float32, {1, 6, 5, 7});
+  in.emplace_back("img", random_tensor(DType::Float32, {1, 6, 5, 7}, 8));
+  b.initializer("ct_w", random_tensor(DType::Float32, {6, 19, 3, 4}, 9));
+  b.initializer("ct_b", random_tensor(DType::Float32, {38}, 10));
+  b.node("ConvTranspose", {"img", "ct_w", "ct_b"}, {"ct"},
+         {{"group", int64_t{2}}, {"strides", ints{2, 3}}, {"pads", ints{1, 0, 0, 2}}, {"output_padding", ints{1, 0}}});
+  b.initializer("cp_w", random_tensor(DType::Float32, {6, 3, 4, 4}, 11));
+  b.node("ConvTranspose", {"img", "cp_w"}, {"cp"}, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
+  b.output("ct").output("cp");
+  return b.save(test::scratch_dir(), "packed_widths.onnx");
+}
+
+TEST(PackedWidths, EveryWidthGivesTheReferenceBits) {
+  io::NamedTensors in;
+  const fs::path onnx = model(in);
+  const io::NamedTensors want = test::reference_run(onnx, in);
+  driver::CompileResult r = driver::compile_model(onnx, {});
+  const fs::path tar = test::scratch_dir() / "packed_widths.tar";
+  driver::write_tarball(r, tar);
+  std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
+#if defined(__x86_64__)
+  widths.push_back({"-mno-avx512f"});                          // AVX2 where -march=native has it
+  widths.push_back({"-mno-avx512f", "-mno-avx", "-mno-avx2"});  // SSE2
+#endif
+  for (const auto& extra : widths) {
+    SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
+    host::BuildOptions bo;
+    bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+    bo.flags = host::host_flags();
+    bo.flags.insert(bo.flags.end(), extra.begin(), extra.end());
+    const io::NamedTensors got = host::HostModel::build(tar, bo).run(in).outputs;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_EQ(test::compare(got[i].second, want[i].second, 0.0, 0.0), "") << want[i].first;
+  }
+  EXPECT_EQ(test::strict_c99_errors(onnx), "");
+}
+
+}  // namespace
+}  // namespace mlipc::unit_c_packed_widths
