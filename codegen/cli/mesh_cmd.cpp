@@ -91,6 +91,7 @@ void compile_mesh(const std::string& model, const fs::path& out, const driver::C
                  printable(model), r.onnx_nodes, m.target, printable(out.string()), secs, m.stages.size(),
                  m.stages.size());
   if (!m.fewer_note.empty()) fmt::format_to(o, "  note       {}\n", m.fewer_note);
+  if (!r.quantize_line.empty()) fmt::format_to(o, "  {}\n", printable(r.quantize_line));
   print_stage_table(text, m);
   print_estimates(text, m);
   fmt::print("{}", text);

@@ -90,6 +90,7 @@ json to_json(const MlipReport& rep) {
           {"num_tiles", o.num_tiles},
           {"mode", o.hardware ? "hw" : "sim"},
           {"quantize", o.quantize},
+          {"quantize_why", o.quantize_why},
           {"wb_pin_ocm", o.wb_pin_ocm},
           {"target", {{"tiles", t.max_tiles}, {"ocm_bytes_per_tile", t.ocm_bytes}, {"ocm_page_bytes", t.ocm_page},
                       {"dma_align_bytes", t.dma_align}, {"macs_per_cycle", t.macs_per_cycle},
@@ -108,6 +109,12 @@ uint64_t RegionReport::border_cycles() const {
   return c;
 }
 
+uint64_t RegionReport::macs() const {
+  uint64_t m = 0;
+  for (const LayerReport& l : layers) m += l.macs;
+  return m;
+}
+
 MlipReport report_from_json(const json& j) {
   const std::string where = "the \"mlip\" key";
   MlipReport rep{};
@@ -115,6 +122,8 @@ MlipReport report_from_json(const json& j) {
   rep.options.num_tiles = field<int>(j, "num_tiles", where);
   rep.options.hardware = field<std::string>(j, "mode", where) == "hw";
   rep.options.quantize = field<std::string>(j, "quantize", where);
+  // Tarballs written before the driver said why have no "quantize_why".
+  rep.options.quantize_why = j.value("quantize_why", std::string());
   rep.options.wb_pin_ocm = field<bool>(j, "wb_pin_ocm", where);
   const json t = field<json>(j, "target", where);
   const std::string tw = where + " \"target\"";

@@ -41,6 +41,7 @@ struct RegionReport {
   // The estimated cycles of its border layers (convert_in, convert_out):
   // fp32 NCHW <-> fp16 NHWC at the region's inputs and outputs.
   uint64_t border_cycles() const;
+  uint64_t macs() const;  // of its layers
 };
 
 // A node left on the CPU, and why.
