@@ -142,6 +142,12 @@ std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
                    macs ? fmt::format("  [{} MACs]", with_commas(macs)) : "", why);
   }
   if (has_mlip) fmt::format_to(out, "{}\n", mac_share_line(on_mlip, on_mlip + on_cpu));
+  if (!mlip.fp16_decisions.empty()) {
+    fmt::format_to(out, "fp16 decisions (epsilon guards, constants binary16 cannot hold):\n");
+    for (const mlip::Fp16Decision& d : mlip.fp16_decisions)
+      fmt::format_to(out, "  {} ({}): {}: {}\n", printable(d.node), printable(d.op), printable(d.decision),
+                     printable(d.why));
+  }
   const json& floats = info.value("float_dequantize", json::array());
   if (!floats.empty()) {
     fmt::format_to(out, "quantized tensors computed in float (DequantizeLinear feeding a float operator):\n");

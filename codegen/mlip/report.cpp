@@ -86,6 +86,9 @@ json to_json(const MlipReport& rep) {
   json cpu = json::array();
   for (const CpuNode& n : rep.cpu_nodes)
     cpu.push_back({{"node", n.node}, {"op", n.op}, {"onnx_nodes", n.origins}, {"reason", n.reason}});
+  json fp16 = json::array();
+  for (const Fp16Decision& d : rep.fp16_decisions)
+    fp16.push_back({{"node", d.node}, {"op", d.op}, {"decision", d.decision}, {"why", d.why}});
   return {{"mcpu", o.mcpu},
           {"num_tiles", o.num_tiles},
           {"mode", o.hardware ? "hw" : "sim"},
@@ -98,7 +101,8 @@ json to_json(const MlipReport& rep) {
                       {"cmd_overhead_cycles", t.cmd_overhead_cycles}, {"clock_mhz", t.clock_mhz},
                       {"sources", t.sources}}},
           {"regions", regions},
-          {"cpu_nodes", cpu}};
+          {"cpu_nodes", cpu},
+          {"fp16_decisions", fp16}};
 }
 
 uint64_t RegionReport::border_cycles() const {
@@ -149,6 +153,14 @@ MlipReport report_from_json(const json& j) {
     rep.cpu_nodes.push_back({field<std::string>(cpu[i], "node", cw), field<std::string>(cpu[i], "op", cw),
                              field<std::vector<std::string>>(cpu[i], "onnx_nodes", cw),
                              field<std::string>(cpu[i], "reason", cw)});
+  }
+  // Tarballs written before the fp16 decisions were recorded have none.
+  const json fp16 = j.value("fp16_decisions", json::array());
+  if (!fp16.is_array()) fail("metadata.json: {} \"fp16_decisions\" is not a list", where);
+  for (size_t i = 0; i < fp16.size(); ++i) {
+    const std::string dw = fmt::format("{} fp16 decision {}", where, i);
+    rep.fp16_decisions.push_back({field<std::string>(fp16[i], "node", dw), field<std::string>(fp16[i], "op", dw),
+                                  field<std::string>(fp16[i], "decision", dw), field<std::string>(fp16[i], "why", dw)});
   }
   return rep;
 }
