@@ -42,13 +42,16 @@ bool choose_mlip_quantize(CompileResult& r, const CompileOptions& o) {
   mlip::Options& m = r.mlip_options;
   const passes::QuantizedNodes q = passes::quantized_nodes(r.graph);
   const std::string model = q.any() ? "the model is quantized: " + count_text(q) : "the model is not quantized";
+  // An int8 build of an fp32 model is calibrated first (quantize_model).
+  const std::string calibrated = q.any() ? "" : ": --calibration quantizes it";
   if (!o.mlip.quantize.empty()) {
     m.quantize = o.mlip.quantize;
     m.quantize_why = fmt::format("set by -quantize={}; {}", m.quantize, model);
     if (q.any() && m.quantize == "fp16") m.quantize_why += ", whose int8 operators stay on the CPU";
+    if (m.quantize == "int8") m.quantize_why += calibrated;
   } else if (o.quantize == "int8") {
     m.quantize = "int8";
-    m.quantize_why = fmt::format("--quantize int8; {}", model);
+    m.quantize_why = fmt::format("--quantize int8; {}{}", model, calibrated);
   } else {
     m.quantize = q.any() ? "int8" : "fp16";
     m.quantize_why = q.any() ? model + "; set -quantize=fp16 to override"

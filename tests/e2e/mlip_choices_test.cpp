@@ -138,6 +138,14 @@ TEST(MlipChoices, ExplicitFp16WinsAndFloatModelsStayFp16) {
   EXPECT_EQ(cli.metadata("f.tar")["mlip"]["quantize"], "fp16");
   const ProcessResult i = cli.mlipc({"inspect", "f.tar"});
   EXPECT_THAT(i.out, HasSubstr("MLIP quantization: fp16 (the model is not quantized"));
+  // --quantize int8 with calibration data asks int8 when -quantize is unset.
+  const std::string calib = (fs::path(MLIPC_TEST_DATA) / "ptq" / "digits_calib200.npz").string();
+  const ProcessResult p = cli.mlipc({"compile", (fs::path(MLIPC_EXAMPLES) / "digits" / "model.onnx").string(),
+                                     "--target", "mrvl, c", "--quantize", "int8", "--calibration", calib, "-o", "p.tar"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_THAT(p.out, HasSubstr("MLIP quantization: int8 (--quantize int8; the model is not quantized: --calibration "
+                               "quantizes it)"));
+  EXPECT_GT(q8_layers(cli.metadata("p.tar")), 0);
   // --target c has no MLIP quantization to speak of.
   const ProcessResult c = cli.mlipc({"compile", suite_model("quant_qdq_mlip_dense").string(), "--target", "c", "-o",
                                      "c.tar"});
