@@ -171,6 +171,11 @@ TEST(MlipChoices, MeshBuildsFollowTheModel) {
     }
   EXPECT_EQ(stages, 2);
   EXPECT_GT(q8, 0);
+  // inspect says it too, with the pipeline's MAC share.
+  const ProcessResult i = cli.mlipc({"inspect", "mesh.tar"});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_THAT(i.out, HasSubstr("\n  MLIP quantization: int8 (the model is quantized: "));
+  EXPECT_THAT(i.out, HasSubstr("\n  MACs on the MLIP: "));
 }
 
 // Item 10: x [1,3,8,8] -> Conv 3x3 pads 1 to 4 channels (on the MLIP) ->
