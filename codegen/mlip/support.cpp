@@ -305,7 +305,7 @@ Selection select_nodes(const Graph& g, const Options& o) {
     }
     const std::string& r = s.reason[i];
     if (!s.chosen[i] && r.find(layers::kHalfConstantEnd) != std::string::npos) {
-      const std::string tail = ": the node stays in float on the CPU";
+      const std::string tail = layers::kStaysInFloat;
       const bool ends = r.size() >= tail.size() && r.compare(r.size() - tail.size(), tail.size(), tail) == 0;
       s.fp16.push_back({static_cast<int>(i), {node.name, node.op, kKeptInFloat, ends ? r.substr(0, r.size() - tail.size()) : r}});
     }

@@ -233,6 +233,18 @@ TEST(MlipChoices, InspectListsFoldedEpsilonGuards) {
   EXPECT_THAT(i.out, HasSubstr("fp16 decisions (epsilon guards, constants binary16 cannot hold):\n"));
   EXPECT_THAT(i.out, HasSubstr("(Add): guard folded: constant 1e-15 underflows to 0 in binary16; Div '"));
   EXPECT_THAT(i.out, HasSubstr("(Add): guard folded: constant 1e-12 underflows to 0 in binary16; Div '"));
+  // A LayerNormalization's epsilon of 1e-12: LAYERNORM adds it in fp32.
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 4, 8});
+  b.initializer("gamma", random_tensor(DType::Float32, {8}, 5));
+  b.initializer("beta", random_tensor(DType::Float32, {8}, 6));
+  b.node("LayerNormalization", {"x", "gamma", "beta"}, {"y"}, {{"axis", int64_t{-1}}, {"epsilon", 1e-12f}}, "ln");
+  b.output("y");
+  ASSERT_EQ(cli.mlipc({"compile", b.save(cli.dir.path()).string(), "--target", "mrvl, c", "-o", "ln.tar"}).exit_code, 0);
+  const ProcessResult l = cli.mlipc({"inspect", "ln.tar"});
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  EXPECT_THAT(l.out, HasSubstr("  ln (LayerNormalization): epsilon folded: constant 1e-12 underflows to 0 in binary16; "
+                               "LAYERNORM adds it to the variance in fp32 inside its command\n"));
 }
 
 // Item 11: a Conv whose weights hold 1e5 (binary16's largest is 65504) and a

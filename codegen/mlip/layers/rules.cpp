@@ -79,8 +79,8 @@ std::string half_constant_reason(const Graph& g, const std::vector<ValueId>& inp
     const float* f = c.constant->data<float>();
     for (int64_t i = 0; i < c.constant->numel(); ++i)
       if (half_overflows(f[i]) || (underflow && half_underflows(f[i])))
-        return fmt::format("constant '{}' holds {:g}, {} (it would become {}): the node stays in float on the CPU",
-                           c.name, f[i], kHalfConstantEnd, std::fabs(f[i]) < 1.0f ? "0" : "infinity");
+        return fmt::format("constant '{}' holds {:g}, {} (it would become {}){}", c.name, f[i], kHalfConstantEnd,
+                           std::fabs(f[i]) < 1.0f ? "0" : "infinity", kStaysInFloat);
   }
   return "";
 }

@@ -62,6 +62,7 @@ bool half_overflows(float v);
 std::string half_constant_reason(const Graph& g, const std::vector<ValueId>& inputs, bool underflow,
                                  int64_t max_elems);
 inline constexpr const char* kHalfConstantEnd = "which binary16 cannot hold";
+inline constexpr const char* kStaysInFloat = ": the node stays in float on the CPU";  // the reason's last words
 // "" or why an fp16 layer of n would change its meaning: a constant of its
 // data inputs (ops::data_inputs: weights, biases, operands; not bounds,
 // shapes or axes) that overflows binary16. Every fp16 layer kind's rule
