@@ -18,6 +18,8 @@
 #include "cli/mesh_cmd.h"
 #include "cli/number_option.h"
 #include "driver/compile.h"
+#include "driver/metadata.h"
+#include "driver/quantization.h"
 #include "host/cross_build.h"
 #include "memory/planner.h"
 #include "mlip/target.h"
@@ -44,7 +46,7 @@ struct CompileArgs {
   std::string output_names = "onnx";
   std::string mcpu = "cn10ka";
   std::string num_tiles = "8";
-  std::string mattr = "sim -quantize=fp16 -wb_pin_ocm=0";
+  std::string mattr = "sim -wb_pin_ocm=0";  // -quantize unset: the model decides (driver/quantization.h)
   std::string io_dtype = "float32";
   std::string llvm_mtriple;
   std::string llvm_mcpu;
@@ -242,6 +244,7 @@ void run_compile(const CompileArgs& a) {
     fmt::print("  cross      {}{}: recorded, nothing built without --cross-compiler\n", printable(opt.cross.triple),
                opt.cross.cpu_flags.empty() ? "" : " " + opt.cross.cpu_flags.front());
   if (!r.target.mlip) return;
+  fmt::print("  {}\n", printable(driver::quantize_line(r.mlip_options)));
   fmt::print("  mlip       {} region(s) on {} x {} tile(s), {} node(s) left on the CPU ({} mode)\n", r.mlip.regions.size(),
              opt.mlip.mcpu, opt.mlip.num_tiles, r.mlip.cpu_nodes.size(), opt.mlip.hardware ? "hw" : "sim");
   for (const auto& region : r.mlip.regions) {
@@ -250,6 +253,10 @@ void run_compile(const CompileArgs& a) {
                reg.layers.size(), with_commas(reg.est_cycles), with_commas(reg.ocm_size), with_commas(reg.scratch_size),
                reg.pinned.empty() ? "none" : fmt::format("{} layer(s), {} bytes", reg.pinned.size(), with_commas(reg.pinned_bytes)));
   }
+  uint64_t on_mlip = 0, total = 0;
+  for (const auto& region : r.mlip.regions) on_mlip += region->report.macs();
+  for (const auto& l : r.module.layers) total += driver::cpu_layer_macs(r, l);
+  fmt::print("  {}\n", mac_share_line(on_mlip, on_mlip + total));
 }
 
 }  // namespace
@@ -293,7 +300,8 @@ void add_compile(CLI::App& app) {
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,
-                "\"sim|hw -quantize=fp16|int8 -wb_pin_ocm=0|1\" (default \"sim -quantize=fp16 -wb_pin_ocm=0\")");
+                "\"sim|hw -quantize=fp16|int8 -wb_pin_ocm=0|1\" (default \"sim -wb_pin_ocm=0\"; -quantize unset: "
+                "int8 for a quantized model, QDQ or QOperator, fp16 otherwise)");
   c->add_option("--target-llvm-mtriple", args->llvm_mtriple,
                 "the machine the CPU part is built for, e.g. aarch64-linux-gnu (default: the cross compiler's)");
   c->add_option("--target-llvm-mcpu", args->llvm_mcpu,

@@ -12,6 +12,7 @@
 #include "cli/inspect.h"
 #include "cli/format.h"
 #include "cli/mesh_cmd.h"
+#include "driver/quantization.h"
 #include "mlf/archive.h"
 #include "mlf/metadata.h"
 #include "mlip/report.h"
@@ -115,6 +116,7 @@ std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
                mlip.options.mcpu, mlip.options.hardware ? "hw" : "sim", mlip.options.num_tiles, t.max_tiles,
                mlip.options.quantize, mlip.options.wb_pin_ocm ? 1 : 0, with_commas(t.ocm_bytes),
                with_commas(t.ocm_page), t.dma_align);
+    fmt::format_to(out, "  {}\n", printable(driver::quantize_line(mlip.options)));
     fmt::format_to(out, "  cycle model: {} MACs/cycle, {} DMA bytes/cycle, {} elements/cycle, {} cycles per command, {} MHz\n",
                t.macs_per_cycle, t.dma_bytes_per_cycle, t.eltwise_per_cycle, t.cmd_overhead_cycles, t.clock_mhz);
   }
@@ -123,15 +125,28 @@ std::string render_report(const std::string& tarball, const mlf::Metadata& md) {
   std::map<std::string, const mlip::CpuNode*> cpu_nodes;
   for (const mlip::RegionReport& r : mlip.regions) regions[r.name] = &r;
   for (const mlip::CpuNode& c : mlip.cpu_nodes) cpu_nodes[c.node] = &c;
+  uint64_t on_mlip = 0, on_cpu = 0;
   for (const auto& l : info.value("layers", json::array())) {
     std::string node = l.value("node", "");
     if (regions.count(node)) {
       print_region(text, *regions[node], mlip.target);
+      on_mlip += regions[node]->macs();
       continue;
     }
+    // Tarballs written before the CPU layers' MACs were recorded have none.
+    const uint64_t macs = l.value("macs", uint64_t{0});
+    on_cpu += macs;
     std::string why = cpu_nodes.count(node) ? "  -- on the CPU: " + printable(cpu_nodes[node]->reason) : "";
-    fmt::format_to(out, "  CPU  {:<18} {:<40} {}{}\n", printable(l.at("op").get<std::string>()),
-                   printable(l.at("function").get<std::string>()), origins(l.at("onnx_nodes")), why);
+    fmt::format_to(out, "  CPU  {:<18} {:<40} {}{}{}\n", printable(l.at("op").get<std::string>()),
+                   printable(l.at("function").get<std::string>()), origins(l.at("onnx_nodes")),
+                   macs ? fmt::format("  [{} MACs]", with_commas(macs)) : "", why);
+  }
+  if (has_mlip) fmt::format_to(out, "{}\n", mac_share_line(on_mlip, on_mlip + on_cpu));
+  if (!mlip.fp16_decisions.empty()) {
+    fmt::format_to(out, "fp16 decisions (epsilon guards, constants binary16 cannot hold):\n");
+    for (const mlip::Fp16Decision& d : mlip.fp16_decisions)
+      fmt::format_to(out, "  {} ({}): {}: {}\n", printable(d.node), printable(d.op), printable(d.decision),
+                     printable(d.why));
   }
   const json& floats = info.value("float_dequantize", json::array());
   if (!floats.empty()) {

@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/format.h"
+#include "driver/quantization.h"
+#include "mlf/metadata.h"
+#include "mlip/report.h"
 #include "host/mesh_model.h"
 #include "cli/npz_inputs.h"
 #include "io/npz.h"
@@ -74,6 +77,34 @@ std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
                      shape_str(t.shape), with_commas(t.bytes), who(t.producer), to);
 }
 
+// "mrvl, c": the MLIP quantization the stages share and the pipeline's MAC
+// share, from the stages' metadata.json (check_stage_modules read them).
+std::string mlip_lines(const mlf::FileMap& files, const mesh::Manifest& m, const std::string& tarball) {
+  std::string quantize;
+  uint64_t on_mlip = 0, total = 0;
+  bool has_mlip = false;
+  for (const mesh::PipeStage& st : m.stages) {
+    auto it = files.find(st.module + "/metadata.json");
+    if (it == files.end()) continue;
+    try {
+      const mlf::Metadata md = mlf::metadata_from_json(it->second);
+      for (const auto& l : md.extra.value("mlipc", nlohmann::json::object()).value("layers", nlohmann::json::array()))
+        total += l.value("macs", uint64_t{0});
+      if (!md.extra.contains("mlip")) continue;
+      const mlip::MlipReport rep = mlip::report_from_json(md.extra.at("mlip"));
+      has_mlip = true;
+      if (quantize.empty()) quantize = driver::quantize_line(rep.options);
+      for (const mlip::RegionReport& r : rep.regions) on_mlip += r.macs();
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}: {}/metadata.json is damaged ({})", tarball, printable(st.module), mlf::json_error_reason(e));
+    } catch (const Error& e) {
+      fail("{}: {}/metadata.json: {}", tarball, printable(st.module), e.what());
+    }
+  }
+  if (!has_mlip) return "";
+  return fmt::format("  {}\n  {}\n", printable(quantize), mac_share_line(on_mlip, on_mlip + total));
+}
+
 }  // namespace
 
 void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
@@ -92,6 +123,7 @@ void compile_mesh(const std::string& model, const fs::path& out, const driver::C
                  printable(model), r.onnx_nodes, m.target, printable(out.string()), secs, m.stages.size(),
                  m.stages.size());
   if (!m.fewer_note.empty()) fmt::format_to(o, "  note       {}\n", m.fewer_note);
+  if (!r.quantize_line.empty()) fmt::format_to(o, "  {}\n", printable(r.quantize_line));
   print_stage_table(text, m);
   print_estimates(text, m);
   fmt::print("{}", text);
@@ -107,6 +139,7 @@ std::string render_mesh_inspect(const mlf::FileMap& files, const std::string& ta
                  printable(tarball), printable(m.model_name), m.stages.size(), m.pes_requested, printable(m.target),
                  printable(m.module_name));
   if (!m.fewer_note.empty()) fmt::format_to(out, "  note: {}\n", printable(m.fewer_note));
+  text += mlip_lines(files, m, tarball);
   for (int t : m.inputs) fmt::format_to(out, "  input  {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
   for (int t : m.outputs) fmt::format_to(out, "  output {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
   fmt::format_to(out, "stages:\n");

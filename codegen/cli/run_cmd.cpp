@@ -101,16 +101,21 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
   fmt::format_to(out, "profile (one run; MLIP cycles from the cycle model, host time measured):\n");
   fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10}\n", "region", "layer / op", "ONNX nodes", "MACs",
              "est. cycles", "host us");
-  uint64_t total_cycles = 0, border_cycles = 0;
+  uint64_t total_cycles = 0, border_cycles = 0, mlip_macs = 0, cpu_macs = 0;
   for (size_t k = 0; k < layers.size(); ++k) {
     const json& l = layers[k];
     double host_ns = k < r.layers.size() ? r.layers[k].ns : 0.0;
     auto it = regions.find(l.value("node", ""));
     if (it == regions.end()) {
+      // Tarballs written before the CPU layers' MACs were recorded: "-".
+      const bool known = l.contains("macs");
+      const uint64_t macs = l.value("macs", uint64_t{0});
+      cpu_macs += macs;
       fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", "cpu", l.at("op").get<std::string>(),
-                 join_names(l.at("onnx_nodes")), "-", "-", host_ns / 1000.0);
+                 join_names(l.at("onnx_nodes")), known ? with_commas(macs) : "-", "-", host_ns / 1000.0);
       continue;
     }
+    mlip_macs += it->second.second->macs();
     const auto& [index, reg] = it->second;
     int j = 0;
     for (const mlip::LayerReport& ml : reg->layers) {
@@ -135,6 +140,7 @@ void print_profile(std::string& text, const mlf::Metadata& md, const host::RunRe
     fmt::format_to(out, "  estimated MLIP time {:.1f} us at {:.0f} MHz ({} on {} tile(s)); border conversions {:.1f}%\n",
                total_cycles / mhz, mhz, mlip.options.mcpu, mlip.options.num_tiles,
                total_cycles ? 100.0 * static_cast<double>(border_cycles) / static_cast<double>(total_cycles) : 0.0);
+    fmt::format_to(out, "  {}\n", mac_share_line(mlip_macs, mlip_macs + cpu_macs));
   }
 }
 

@@ -37,7 +37,7 @@ CompileResult import_model(const std::filesystem::path& onnx, const CompileOptio
 
   if (options.io_dtype != "float32" && options.io_dtype != "int8")
     fail("--io-dtype '{}' (allowed: float32, int8)", options.io_dtype);
-  const bool int8 = wants_int8(options, r.target);
+  bool int8 = wants_int8(options, r.target);
   r.mlip_options = options.mlip;
 
   r.graph = frontend::import_onnx(onnx, options.import);
@@ -45,6 +45,7 @@ CompileResult import_model(const std::filesystem::path& onnx, const CompileOptio
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
   passes::fuse_pad(r.graph);
+  if (r.target.mlip) int8 = choose_mlip_quantize(r, options);  // -quantize unset: the model decides
   if (int8) quantize_model(r, options, r.mlip_options);
   if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);

@@ -6,6 +6,8 @@
 
 #include "driver/quantization.h"
 #include "mlf/metadata.h"
+#include "mlip/backend.h"
+#include "ops/op.h"
 
 namespace mlipc::driver {
 
@@ -15,8 +17,10 @@ nlohmann::json layer_table(const CompileResult& r) {
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < r.module.layers.size(); ++i) {
     const c::Layer& l = r.module.layers[i];
-    layers.push_back({{"index", i}, {"function", l.function}, {"op", l.op}, {"onnx_nodes", l.origins},
-                      {"node", r.graph.nodes[static_cast<size_t>(l.node)].name}});
+    nlohmann::json layer = {{"index", i}, {"function", l.function}, {"op", l.op}, {"onnx_nodes", l.origins},
+                            {"node", r.graph.nodes[static_cast<size_t>(l.node)].name}};
+    if (!is_mlip_region(r, l)) layer["macs"] = cpu_layer_macs(r, l);
+    layers.push_back(std::move(layer));
   }
   return layers;
 }
@@ -58,6 +62,14 @@ nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
 
 }  // namespace
 
+bool is_mlip_region(const CompileResult& r, const c::Layer& l) {
+  return dynamic_cast<const mlip::CompiledRegion*>(r.graph.nodes[static_cast<size_t>(l.node)].compiled.get()) != nullptr;
+}
+
+uint64_t cpu_layer_macs(const CompileResult& r, const c::Layer& l) {
+  return is_mlip_region(r, l) ? 0 : node_macs(r.graph, r.graph.nodes[static_cast<size_t>(l.node)]);
+}
+
 std::string module_metadata(const CompileResult& r, const CompileOptions& options) {
   mlf::Metadata md;
   md.module_name = options.codegen.module_name;
@@ -89,7 +101,7 @@ std::string module_metadata(const CompileResult& r, const CompileOptions& option
          return v;
        }()},
       {"io_dtype", options.io_dtype},
-      {"quantize", wants_int8(options, r.target) ? "int8" : "none"},
+      {"quantize", (r.target.mlip ? r.mlip_options.quantize == "int8" : wants_int8(options, r.target)) ? "int8" : "none"},
       {"quantized_io", [&] {
          nlohmann::json v = nlohmann::json::array();
          for (const auto* list : {&r.module.inputs, &r.module.outputs})

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "driver/calibration_data.h"
 #include "passes/passes.h"
 #include "support/error.h"
@@ -11,7 +13,7 @@ namespace mlipc::driver {
 
 bool wants_int8(const CompileOptions& o, const Target& t) {
   if (o.quantize != "none" && o.quantize != "int8") fail("--quantize '{}' (allowed: none, int8)", o.quantize);
-  const bool mlip_int8 = t.mlip && o.mlip.quantize == "int8";
+  const bool mlip_int8 = t.mlip && (o.mlip.quantize == "int8" || (o.mlip.quantize.empty() && o.quantize == "int8"));
   if (t.mlip && o.quantize == "int8" && !mlip_int8)
     fail("--quantize int8 with target '{}': say -quantize=int8 in --target-mrvl-mattr too", t.text);
   const bool int8 = o.quantize == "int8" || mlip_int8;
@@ -24,6 +26,43 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
     fail("--calibration-percentile {} must be above 0 and at most 100", q.percentile);
   if (std::isnan(q.min_sqnr_db)) fail("--quantize-min-sqnr-db must be a number");
   return int8;
+}
+
+namespace {
+
+std::string count_text(const passes::QuantizedNodes& q) {
+  auto nodes = [](int n, const char* kind) { return fmt::format("{} {} node{}", n, kind, n == 1 ? "" : "s"); };
+  if (q.qdq && q.qoperator) return fmt::format("{} QDQ and {}", q.qdq, nodes(q.qoperator, "QOperator"));
+  return q.qdq ? nodes(q.qdq, "QDQ") : nodes(q.qoperator, "QOperator");
+}
+
+}  // namespace
+
+bool choose_mlip_quantize(CompileResult& r, const CompileOptions& o) {
+  mlip::Options& m = r.mlip_options;
+  const passes::QuantizedNodes q = passes::quantized_nodes(r.graph);
+  const std::string model = q.any() ? "the model is quantized: " + count_text(q) : "the model is not quantized";
+  // An int8 build of an fp32 model is calibrated first (quantize_model).
+  const std::string calibrated = q.any() ? "" : ": --calibration quantizes it";
+  if (!o.mlip.quantize.empty()) {
+    m.quantize = o.mlip.quantize;
+    m.quantize_why = fmt::format("set by -quantize={}; {}", m.quantize, model);
+    if (q.any() && m.quantize == "fp16") m.quantize_why += ", whose int8 operators stay on the CPU";
+    if (m.quantize == "int8") m.quantize_why += calibrated;
+  } else if (o.quantize == "int8") {
+    m.quantize = "int8";
+    m.quantize_why = fmt::format("--quantize int8; {}{}", model, calibrated);
+  } else {
+    m.quantize = q.any() ? "int8" : "fp16";
+    m.quantize_why = q.any() ? model + "; set -quantize=fp16 to override"
+                             : model + "; -quantize=int8 with --calibration quantizes it";
+  }
+  return m.quantize == "int8";
+}
+
+std::string quantize_line(const mlip::Options& o) {
+  return fmt::format("MLIP quantization: {} ({})", o.quantize.empty() ? "fp16" : o.quantize,
+                     o.quantize_why.empty() ? "-quantize" : o.quantize_why);
 }
 
 void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& mlip_options) {

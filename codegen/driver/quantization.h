@@ -9,8 +9,20 @@
 namespace mlipc::driver {
 
 // Whether int8 is asked for, after checking the quantization options
-// agree with each other and with the target (before any work).
+// agree with each other and with the target (before any work): --quantize
+// int8, or -quantize=int8 on "mrvl, c". With -quantize unset on "mrvl, c"
+// the model decides (choose_mlip_quantize), and --quantize int8 chooses int8.
 bool wants_int8(const CompileOptions& o, const Target& t);
+
+// "mrvl, c": the MLIP quantization of r.graph (an imported model) into
+// r.mlip_options.quantize and quantize_why. An explicit -quantize wins;
+// unset, it is int8 for a quantized model (passes::quantized_nodes: QDQ or
+// QOperator) or with --quantize int8, fp16 otherwise. Returns whether the
+// build is int8.
+bool choose_mlip_quantize(CompileResult& r, const CompileOptions& o);
+
+// The line compile and inspect print: "MLIP quantization: int8 (why)".
+std::string quantize_line(const mlip::Options& o);
 
 // Quantizes r.graph, an fp32 model, on its calibration data (r.quantization
 // holds the report); a model that is quantized already is taken as it is.

@@ -1,5 +1,7 @@
 #include "mesh/mesh_compile.h"
 
+#include "driver/quantization.h"
+
 #include "mesh/plan_search.h"
 #include "mesh/stage_compiler.h"
 #include "mesh/stage_figures.h"
@@ -33,7 +35,10 @@ MeshResult compile_mesh(const std::filesystem::path& onnx, const driver::Compile
   StageCompiler stages(prepared, whole, m, options, mesh.pe_memory);
   ChosenPlan chosen = first_plan(req, stages, mesh.pes, mesh.pe_memory);
   settle_cuts(req, stages, chosen);
-  return mesh_tarball(prepared, whole, options, mesh.pes, mesh.pe_memory, t.clock_mhz, chosen);
+  MeshResult r = mesh_tarball(prepared, whole, options, mesh.pes, mesh.pe_memory, t.clock_mhz, chosen);
+  // Every stage compiles with the quantization chosen on the whole model.
+  if (prepared.target.mlip) r.quantize_line = driver::quantize_line(prepared.mlip_options);
+  return r;
 }
 
 }  // namespace mlipc::mesh

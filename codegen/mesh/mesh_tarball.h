@@ -18,6 +18,9 @@ struct MeshResult {
   Manifest manifest;
   std::map<std::string, std::string> files;  // the tarball's content
   int onnx_nodes = 0;
+  // "mrvl, c": the MLIP quantization the stages share and why
+  // (driver::quantize_line); "" for --target c.
+  std::string quantize_line;
 };
 
 // prepared: the model after the target-independent passes; whole: it

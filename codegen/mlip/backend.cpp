@@ -138,6 +138,7 @@ std::shared_ptr<CompiledRegion> compile_region(const Graph& body, const std::str
 
 MlipResult lower_regions(Graph& g, const Options& opt, const Partition& partition) {
   MlipResult result;
+  result.fp16_decisions = partition.fp16_decisions;
   for (Node& n : g.nodes) {
     if (auto it = partition.cpu_reasons.find(n.name); it != partition.cpu_reasons.end())
       result.cpu_nodes.push_back({n.name, n.op, n.origins, it->second});
@@ -185,6 +186,7 @@ MlipReport MlipResult::report(const Options& options) const {
   rep.target = target_info(options.mcpu);
   for (const auto& r : regions) rep.regions.push_back(r->report);
   rep.cpu_nodes = cpu_nodes;
+  rep.fp16_decisions = fp16_decisions;
   return rep;
 }
 

@@ -41,6 +41,7 @@ struct CompiledRegion : ops::CallableSubgraph {
 struct MlipResult {
   std::vector<std::shared_ptr<const CompiledRegion>> regions;  // schedule order
   std::vector<CpuNode> cpu_nodes;                              // schedule order
+  std::vector<Fp16Decision> fp16_decisions;                    // Partition's
   std::map<std::string, std::string> files;                    // mlip/<region>.bin, -nodes.json, -consts.json
   // The "mlip" key of metadata.json.
   MlipReport report(const Options& options) const;

@@ -20,6 +20,10 @@ Partition partition(Graph& g, const Options& options) {
   Partition p;
   for (size_t i = 0; i < names.size(); ++i)
     if (!s.chosen[i]) p.cpu_reasons[names[i]] = s.reason[i];
+  // A fold holds only where its node stayed on the MLIP; a node left out
+  // with its Div computes its guard on the CPU in fp32, as written.
+  for (const auto& [node, d] : s.fp16)
+    if (s.chosen[static_cast<size_t>(node)] || d.decision == kKeptInFloat) p.fp16_decisions.push_back(d);
   return p;
 }
 

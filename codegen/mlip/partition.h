@@ -6,8 +6,10 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
+#include "mlip/report.h"
 #include "mlip/target.h"
 
 namespace mlipc::mlip {
@@ -17,6 +19,9 @@ constexpr const char* kCompiler = "mrvl";
 
 struct Partition {
   std::map<std::string, std::string> cpu_reasons;  // node name -> why it stays on the CPU
+  // The nodes whose fp16 form would change their meaning, and what was done
+  // (select_nodes' decisions, the folds only where the node stayed chosen).
+  std::vector<Fp16Decision> fp16_decisions;
 };
 
 Partition partition(Graph& g, const Options& options);

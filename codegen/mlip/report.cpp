@@ -86,10 +86,14 @@ json to_json(const MlipReport& rep) {
   json cpu = json::array();
   for (const CpuNode& n : rep.cpu_nodes)
     cpu.push_back({{"node", n.node}, {"op", n.op}, {"onnx_nodes", n.origins}, {"reason", n.reason}});
+  json fp16 = json::array();
+  for (const Fp16Decision& d : rep.fp16_decisions)
+    fp16.push_back({{"node", d.node}, {"op", d.op}, {"decision", d.decision}, {"why", d.why}});
   return {{"mcpu", o.mcpu},
           {"num_tiles", o.num_tiles},
           {"mode", o.hardware ? "hw" : "sim"},
           {"quantize", o.quantize},
+          {"quantize_why", o.quantize_why},
           {"wb_pin_ocm", o.wb_pin_ocm},
           {"target", {{"tiles", t.max_tiles}, {"ocm_bytes_per_tile", t.ocm_bytes}, {"ocm_page_bytes", t.ocm_page},
                       {"dma_align_bytes", t.dma_align}, {"macs_per_cycle", t.macs_per_cycle},
@@ -97,7 +101,8 @@ json to_json(const MlipReport& rep) {
                       {"cmd_overhead_cycles", t.cmd_overhead_cycles}, {"clock_mhz", t.clock_mhz},
                       {"sources", t.sources}}},
           {"regions", regions},
-          {"cpu_nodes", cpu}};
+          {"cpu_nodes", cpu},
+          {"fp16_decisions", fp16}};
 }
 
 uint64_t RegionReport::border_cycles() const {
@@ -108,6 +113,12 @@ uint64_t RegionReport::border_cycles() const {
   return c;
 }
 
+uint64_t RegionReport::macs() const {
+  uint64_t m = 0;
+  for (const LayerReport& l : layers) m += l.macs;
+  return m;
+}
+
 MlipReport report_from_json(const json& j) {
   const std::string where = "the \"mlip\" key";
   MlipReport rep{};
@@ -115,6 +126,8 @@ MlipReport report_from_json(const json& j) {
   rep.options.num_tiles = field<int>(j, "num_tiles", where);
   rep.options.hardware = field<std::string>(j, "mode", where) == "hw";
   rep.options.quantize = field<std::string>(j, "quantize", where);
+  // Tarballs written before the driver said why have no "quantize_why".
+  rep.options.quantize_why = j.value("quantize_why", std::string());
   rep.options.wb_pin_ocm = field<bool>(j, "wb_pin_ocm", where);
   const json t = field<json>(j, "target", where);
   const std::string tw = where + " \"target\"";
@@ -140,6 +153,14 @@ MlipReport report_from_json(const json& j) {
     rep.cpu_nodes.push_back({field<std::string>(cpu[i], "node", cw), field<std::string>(cpu[i], "op", cw),
                              field<std::vector<std::string>>(cpu[i], "onnx_nodes", cw),
                              field<std::string>(cpu[i], "reason", cw)});
+  }
+  // Tarballs written before the fp16 decisions were recorded have none.
+  const json fp16 = j.value("fp16_decisions", json::array());
+  if (!fp16.is_array()) fail("metadata.json: {} \"fp16_decisions\" is not a list", where);
+  for (size_t i = 0; i < fp16.size(); ++i) {
+    const std::string dw = fmt::format("{} fp16 decision {}", where, i);
+    rep.fp16_decisions.push_back({field<std::string>(fp16[i], "node", dw), field<std::string>(fp16[i], "op", dw),
+                                  field<std::string>(fp16[i], "decision", dw), field<std::string>(fp16[i], "why", dw)});
   }
   return rep;
 }

@@ -41,6 +41,7 @@ struct RegionReport {
   // The estimated cycles of its border layers (convert_in, convert_out):
   // fp32 NCHW <-> fp16 NHWC at the region's inputs and outputs.
   uint64_t border_cycles() const;
+  uint64_t macs() const;  // of its layers
 };
 
 // A node left on the CPU, and why.
@@ -50,11 +51,20 @@ struct CpuNode {
   std::string reason;
 };
 
+// What the partition decided about a node whose fp16 form would change its
+// meaning (a constant binary16 cannot hold, issue 30 item 11): "guard folded"
+// (into the Div's command, in fp32), "epsilon folded" (into LAYERNORM, in
+// fp32) or "kept on the CPU in float", and why. `mlipc inspect` lists them.
+struct Fp16Decision {
+  std::string node, op, decision, why;
+};
+
 struct MlipReport {
   Options options;
   TargetInfo target;  // what metadata.json records of it (tiles, OCM, page, DMA alignment, the cycle model, sources)
   std::vector<RegionReport> regions;  // schedule order
   std::vector<CpuNode> cpu_nodes;     // schedule order
+  std::vector<Fp16Decision> fp16_decisions;  // schedule order
 };
 
 nlohmann::json to_json(const MlipReport& report);

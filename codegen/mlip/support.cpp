@@ -77,6 +77,37 @@ SupportLimits limits_for(const TargetInfo& t, const Options& o, bool q8_node) {
   return SupportLimits{t, working_ocm_bytes(t, o), o.quantize == "int8" && (q8_node || !o.fp16_float_layers)};
 }
 
+// What a binary16 value of v would be, for the fp16 decisions' reasons.
+std::string half_fate(float v) {
+  return fmt::format("constant {:g} {} in binary16", v,
+                     layers::half_underflows(v) ? "underflows to 0" : "overflows to infinity");
+}
+
+// Why a Div's guard (Add of eps) is folded into its command.
+std::string guard_why(float eps, const std::string& div) {
+  const bool lost = layers::half_underflows(eps) || layers::half_overflows(eps);
+  return lost ? fmt::format("{}; Div '{}' adds it to its divisor in fp32 inside its command", half_fate(eps), div)
+              : fmt::format("Div '{}' adds {:g} to its divisor in fp32 inside its command", div, eps);
+}
+
+std::string epsilon_why(float eps) {
+  return fmt::format("{}; LAYERNORM adds it to the variance in fp32 inside its command", half_fate(eps));
+}
+
+// The Add of a decomposed LayerNormalization's epsilon (its scalar constant
+// operand), or the pattern's last node.
+int epsilon_add(const Graph& g, const layers::NormPattern& p) {
+  for (int k : p.nodes) {
+    const Node& a = g.nodes[static_cast<size_t>(k)];
+    if (a.op != "Add") continue;
+    for (ValueId v : a.inputs)
+      if (v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::Float32 &&
+          g.value(v).constant->numel() == 1 && static_cast<float>(g.value(v).constant->at(0)) == p.eps)
+        return k;
+  }
+  return p.last;
+}
+
 }  // namespace
 
 std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) {
@@ -93,7 +124,13 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
-  if (const LayerKind* k = layer_kind_for_op(n.op)) return k->support(g, n, limits);
+  if (const LayerKind* k = layer_kind_for_op(n.op)) {
+    std::string r = k->support(g, n, limits);
+    // An fp16 layer would change what the node means: its constant holds a
+    // value binary16 cannot (an overflow; ELTWISE's own rule has underflows).
+    if (r.empty() && !limits.int8) r = layers::half_overflow_reason(g, n);
+    return r;
+  }
   if (is_activation_op(n.op)) return "";                                          // decided with the producer
   if (reshape_view(n) || n.op == "Transpose") return "";  // decided with the consumer
   if (op_traits(n.op).view != View::None) return layers::move_reason(g, n, limits);  // Squeeze, Unsqueeze
@@ -139,12 +176,17 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // goes where the Div goes.
   for (size_t i = 0; i < n; ++i) {
     if (g.nodes[i].op != "Div" || !s.chosen[i]) continue;
-    if (const std::optional<layers::Guard> gd = layers::guard_of(g, consumers, producers, g.nodes[i]))
+    if (const std::optional<layers::Guard> gd = layers::guard_of(g, consumers, producers, g.nodes[i])) {
       for (int k : {gd->add, gd->sqrt})
         if (k >= 0) {
           s.reason[static_cast<size_t>(k)] = "";
           s.chosen[static_cast<size_t>(k)] = true;
         }
+      if (gd->add >= 0) {
+        const Node& add = g.nodes[static_cast<size_t>(gd->add)];
+        s.fp16.push_back({gd->add, {add.name, add.op, kGuardFolded, guard_why(gd->eps, g.nodes[i].name)}});
+      }
+    }
   }
   // A channel shuffle (Reshape, Transpose, Reshape) is one CHANNEL_SHUFFLE
   // layer: its three nodes are chosen together.
@@ -174,6 +216,11 @@ Selection select_nodes(const Graph& g, const Options& o) {
     for (ValueId v : {p.x, p.y})
       if (why.empty()) why = layers::border_reason(g.value(v), limits.work_bytes);
     if (why.empty()) why = layers::norm_pattern_reason(g, p, limits);
+    if (why.empty() && (layers::half_underflows(p.eps) || layers::half_overflows(p.eps))) {
+      const int at = epsilon_add(g, p);
+      const Node& add = g.nodes[static_cast<size_t>(at)];
+      s.fp16.push_back({at, {add.name, add.op, kEpsilonFolded, epsilon_why(p.eps)}});
+    }
     for (int k : p.nodes) {
       s.reason[static_cast<size_t>(k)] = why;
       s.chosen[static_cast<size_t>(k)] = why.empty();
@@ -247,6 +294,23 @@ Selection select_nodes(const Graph& g, const Options& o) {
   }
   for (size_t i = 0; i < n; ++i)
     if (!s.chosen[i] && s.reason[i].empty()) s.reason[i] = unsupported_reason(g, g.nodes[i], o);
+  // The fp16 decisions: LayerNormalization's epsilon (added in fp32 by
+  // LAYERNORM), and the nodes a constant binary16 cannot hold keeps in float.
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = g.nodes[i];
+    if (s.chosen[i] && node.op == "LayerNormalization") {
+      const float eps = node.attrs.get_float("epsilon", 1e-5f);
+      if (layers::half_underflows(eps) || layers::half_overflows(eps))
+        s.fp16.push_back({static_cast<int>(i), {node.name, node.op, kEpsilonFolded, epsilon_why(eps)}});
+    }
+    const std::string& r = s.reason[i];
+    if (!s.chosen[i] && r.find(layers::kHalfConstantEnd) != std::string::npos) {
+      const std::string tail = layers::kStaysInFloat;
+      const bool ends = r.size() >= tail.size() && r.compare(r.size() - tail.size(), tail.size(), tail) == 0;
+      s.fp16.push_back({static_cast<int>(i), {node.name, node.op, kKeptInFloat, ends ? r.substr(0, r.size() - tail.size()) : r}});
+    }
+  }
+  std::stable_sort(s.fp16.begin(), s.fp16.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "mlip/report.h"
 #include "mlip/target.h"
 
 namespace mlipc::mlip {
@@ -21,7 +22,15 @@ struct Selection {
   std::vector<bool> chosen;         // per node: runs on the MLIP
   std::vector<bool> layer;          // per node: a layer of its own (the others ride on one)
   std::vector<std::string> reason;  // per node not chosen: why
+  // The nodes whose fp16 form would change their meaning (a constant
+  // binary16 cannot hold) and what was decided, by node index, in schedule order.
+  std::vector<std::pair<int, Fp16Decision>> fp16;
 };
+
+// Fp16Decision::decision's values.
+inline constexpr const char* kGuardFolded = "guard folded";
+inline constexpr const char* kEpsilonFolded = "epsilon folded";
+inline constexpr const char* kKeptInFloat = "kept on the CPU in float";
 
 Selection select_nodes(const Graph& g, const Options& options);
 

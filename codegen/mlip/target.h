@@ -35,7 +35,12 @@ struct Options {
   std::string mcpu = "cn10ka";
   int num_tiles = 8;
   bool hardware = false;   // -mattr=hw
-  std::string quantize = "fp16";
+  // "fp16", "int8", or "" (-quantize unset): the driver then chooses by the
+  // model (driver/quantization.h: int8 for a quantized model, fp16
+  // otherwise) and says why in quantize_why. Code after the driver sees
+  // "fp16" or "int8" ("" is taken as fp16).
+  std::string quantize;
+  std::string quantize_why;
   bool wb_pin_ocm = false;
   // With -quantize=int8: float nodes may still be fp16 layers, in regions of
   // their own (a region is all fp16 or all int8). Set by the driver for a

@@ -174,6 +174,11 @@ std::vector<size_t> data_inputs(const Node& n);
 // The value of n's weights (OpTraits::weight), kNoValue when it has none.
 ValueId weight_of(const Node& n);
 
+// Whether op is a quantization operator: QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear and the integer ones (QLinear*, ConvInteger,
+// MatMulInteger): the family of ops/op_list_quant.inc.
+bool is_quantization_op(std::string_view op);
+
 // Multiply-accumulates of n (OpTraits::macs), 0 for an operator that has none.
 uint64_t node_macs(const Graph& g, const Node& n);
 

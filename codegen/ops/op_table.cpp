@@ -38,6 +38,20 @@ const OpDef* find_op(std::string_view op) {
   return it == index.end() ? nullptr : it->second;
 }
 
+bool is_quantization_op(std::string_view op) {
+  // The rows of ops/op_list_quant.inc, and the integer operators fold_qdq writes.
+  static const std::unordered_map<std::string_view, bool> family = {
+#define MLIPC_OP(name) {#name, true},
+#define MLIPC_OP_TRAITS(name, traits) {#name, true},
+#include "ops/op_list_quant.inc"
+#undef MLIPC_OP_TRAITS
+#undef MLIPC_OP
+      {ops::kQLookupOp, true},
+      {ops::kQConvTransposeOp, true},
+  };
+  return family.count(op) > 0;
+}
+
 const OpTraits& op_traits(std::string_view op) {
   static const OpTraits none;
   const OpDef* d = find_op(op);

@@ -569,12 +569,21 @@ class Folder {
 
 std::vector<FloatNote> fold_qdq(Graph& g) { return Folder(g).run(); }
 
-bool has_quantized_tensors(const Graph& g) {
-  for (const Node& n : g.nodes)
+QuantizedNodes quantized_nodes(const Graph& g) {
+  QuantizedNodes q;
+  for (const Node& n : g.nodes) {
+    if (!is_quantization_op(n.op)) continue;
+    bool computed8 = false;
     for (const std::vector<ValueId>* list : {&n.inputs, &n.outputs})
       for (ValueId v : *list)
-        if (v != kNoValue && !g.value(v).is_constant() && ops::is_quant_type(g.value(v).dtype)) return true;
-  return false;
+        computed8 = computed8 || (v != kNoValue && !g.value(v).is_constant() && ops::is_quant_type(g.value(v).dtype));
+    if (!computed8) continue;
+    if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") ++q.qdq;
+    else ++q.qoperator;
+  }
+  return q;
 }
+
+bool has_quantized_tensors(const Graph& g) { return quantized_nodes(g).any(); }
 
 }  // namespace mlipc::passes

@@ -30,9 +30,21 @@ struct FloatNote {
 // float computation.
 std::vector<FloatNote> fold_qdq(Graph& g);
 
-// Whether g computes on quantized tensors: a QDQ model (its QuantizeLinear
-// outputs) or a QOperator model has int8/uint8 values that are not
-// constants; an fp32 model has none (passes/fold_qdq.cpp).
+// The rule of a quantized model, written once: its quantization operators
+// (ops::is_quantization_op) that read or write a computed (not constant)
+// int8/uint8 tensor. QuantizeLinear and DequantizeLinear count as QDQ, the
+// integer operators (QLinear*, ConvInteger, MatMulInteger,
+// DynamicQuantizeLinear) as QOperator. A DequantizeLinear of constant
+// weights alone (weight-only quantization) computes in float and does not
+// count, nor does a Cast to uint8 in an fp32 model.
+struct QuantizedNodes {
+  int qdq = 0, qoperator = 0;
+  bool any() const { return qdq + qoperator > 0; }
+};
+QuantizedNodes quantized_nodes(const Graph& g);
+
+// Whether g is a quantized model (quantized_nodes(g).any()): a QDQ or
+// QOperator model; an fp32 model is not (passes/fold_qdq.cpp).
 bool has_quantized_tensors(const Graph& g);
 
 // --io-dtype int8: every graph input read only by QuantizeLinear nodes of

@@ -65,14 +65,6 @@ bool scalar_operand(const Graph& g, const Node& n, ValueId& x, float& value) {
   return false;
 }
 
-// A value binary16 cannot hold: a non-zero that rounds to zero, a finite
-// one that rounds to infinity.
-bool not_half(float v) {
-  const uint16_t h = mlip_f32_to_f16(v);
-  const uint16_t m = static_cast<uint16_t>(h & 0x7FFFu);
-  return (v != 0.0f && m == 0) || (std::isfinite(v) && m == 0x7C00u);
-}
-
 // How a node's two operands map onto the command: a (input `full`) has the
 // output's shape; b (input `other`) is either the same shape (equal) or
 // cycled with `len` values per image (one per channel, or one).
@@ -299,21 +291,9 @@ Node guarded(const Node& n, const std::optional<Guard>& gd) {
   return c;
 }
 
-// Why a constant operand of n cannot be an fp16 operand, or "".
-std::string constant_reason(const Graph& g, const Node& n) {
-  for (ValueId v : n.inputs) {
-    const Value& c = g.value(v);
-    if (!c.is_constant() || c.dtype != DType::Float32 || c.constant->numel() > 4096) continue;
-    for (int64_t i = 0; i < c.constant->numel(); ++i) {
-      const float f = static_cast<float>(c.constant->at(i));
-      if (not_half(f))
-        return fmt::format("constant '{}' holds {:g}, which binary16 cannot hold (it would become {}): the node "
-                           "stays in float on the CPU",
-                           c.name, f, std::fabs(f) < 1.0f ? "0" : "infinity");
-    }
-  }
-  return "";
-}
+// Why a constant operand of n cannot be an fp16 operand (an operand of at
+// most 4096 values that binary16 cannot hold, underflow too), or "".
+std::string constant_reason(const Graph& g, const Node& n) { return half_constant_reason(g, n.inputs, true, 4096); }
 
 std::string support(const Graph& g, const Node& n0, const SupportLimits& lim);
 

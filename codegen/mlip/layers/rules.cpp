@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
+#include "mlip/kmath.h"
+#include "ops/op.h"
+
 namespace mlipc::mlip::layers {
 
 bool is_float4d(const Graph& g, ValueId v) {
@@ -59,6 +64,31 @@ void json_window(const Window& w, nlohmann::json& a) {
   a["padding"] = {w.pt, w.pl, w.pb, w.pr};
   a["strides"] = {w.sh, w.sw};
   a["pool_size"] = {w.kh, w.kw};
+}
+
+bool half_underflows(float v) { return v != 0.0f && (mlip_f32_to_f16(v) & 0x7FFFu) == 0; }
+
+bool half_overflows(float v) { return std::isfinite(v) && (mlip_f32_to_f16(v) & 0x7FFFu) == 0x7C00u; }
+
+std::string half_constant_reason(const Graph& g, const std::vector<ValueId>& inputs, bool underflow,
+                                 int64_t max_elems) {
+  for (ValueId v : inputs) {
+    if (v == kNoValue) continue;
+    const Value& c = g.value(v);
+    if (!c.is_constant() || c.dtype != DType::Float32 || (max_elems >= 0 && c.constant->numel() > max_elems)) continue;
+    const float* f = c.constant->data<float>();
+    for (int64_t i = 0; i < c.constant->numel(); ++i)
+      if (half_overflows(f[i]) || (underflow && half_underflows(f[i])))
+        return fmt::format("constant '{}' holds {:g}, {} (it would become {}){}", c.name, f[i], kHalfConstantEnd,
+                           std::fabs(f[i]) < 1.0f ? "0" : "infinity", kStaysInFloat);
+  }
+  return "";
+}
+
+std::string half_overflow_reason(const Graph& g, const Node& n) {
+  std::vector<ValueId> data;
+  for (size_t i : data_inputs(n)) data.push_back(n.inputs[i]);
+  return half_constant_reason(g, data, false, -1);
 }
 
 }  // namespace mlipc::mlip::layers

@@ -50,6 +50,25 @@ std::string batch_reason(int64_t batch);
 // target supports it).
 std::string window_reason(const ops::Geometry& geo, const TargetInfo& target, bool dilation);
 
+// A float32 value binary16 cannot hold (issue 30 item 11): a non-zero that
+// rounds to zero (underflow) or a finite one that rounds to infinity
+// (overflow).
+bool half_underflows(float v);
+bool half_overflows(float v);
+// "" or why node n stays in float on the CPU: a float32 constant among
+// `inputs` (at most `max_elems` elements; -1: any size) holds a value
+// binary16 cannot hold, an overflow or, with `underflow`, an underflow too.
+// The one text of that reason (it ends with kHalfConstantEnd).
+std::string half_constant_reason(const Graph& g, const std::vector<ValueId>& inputs, bool underflow,
+                                 int64_t max_elems);
+inline constexpr const char* kHalfConstantEnd = "which binary16 cannot hold";
+inline constexpr const char* kStaysInFloat = ": the node stays in float on the CPU";  // the reason's last words
+// "" or why an fp16 layer of n would change its meaning: a constant of its
+// data inputs (ops::data_inputs: weights, biases, operands; not bounds,
+// shapes or axes) that overflows binary16. Every fp16 layer kind's rule
+// (support.cpp's unsupported_reason) ends with it.
+std::string half_overflow_reason(const Graph& g, const Node& n);
+
 // "" or why tensor `v` could not cross a region border (layers/convert.cpp):
 // converting one row of one channel must fit the OCM working area.
 std::string border_reason(const Value& v, uint32_t work_bytes);

@@ -95,7 +95,7 @@ TEST(MlipBackend, ADenseLayerThatCannotReadPinnedWeightsStreamsThem) {
 
 TEST(MlipBackend, TheReportReadsBackAsWritten) {
   driver::CompileResult r = driver::compile_model(small_cnn(), mlip_options(4, true));
-  const mlip::Options o = mlip_options(4, true).mlip;
+  const mlip::Options& o = r.mlip_options;  // the user's, with the quantization the driver chose
   const nlohmann::json j = mlip::to_json(r.mlip.report(o));
   const mlip::MlipReport back = mlip::report_from_json(j);
   EXPECT_EQ(mlip::to_json(back), j);
