@@ -127,6 +127,11 @@ std::string module_metadata(const CompileResult& r, const CompileOptions& option
        }()},
   };
   if (!options.cross.empty()) md.extra["mlipc"]["cross"] = options.cross.to_json();
+  // The CPU the C was tuned for (--target-c-mcpu, or what --target-llvm-mcpu
+  // implied): its int8 weight rows are padded for it (c/cpu.h).
+  if (!options.codegen.cpu.name.empty())
+    md.extra["mlipc"]["cpu"] = {{"name", options.codegen.cpu.name}, {"isas", options.codegen.cpu.isas},
+                                {"q8_row_align", options.codegen.cpu.q8_row_align()}};
   if (r.quantization) md.extra["mlipc"]["quantization"] = quantization_json(*r.quantization);
   if (r.target.mlip) md.extra["mlip"] = mlip::to_json(r.mlip.report(r.mlip_options));
   return mlf::metadata_to_json(md);

@@ -9,6 +9,7 @@
 // themselves against the reference: tests/variants.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -217,6 +218,13 @@ TEST(Q8Conv, RowPaddingFollowsTheTargetCpu) {
   // The row length is the descriptor's first value after the leading pads.
   EXPECT_THAT(lib1(onnx, m4), HasSubstr("{ 0, 1, 1 },\n      28, 4, 1, 128,"));
   EXPECT_THAT(lib1(onnx), HasSubstr("{ 0, 1, 1 },\n      32, 4, 1, 128,"));
+  // metadata.json records the CPU the C was tuned for, and no CPU when none was named.
+  const auto mlipc_key = [&](const driver::CompileOptions& opt) {
+    return nlohmann::json::parse(driver::compile_model(onnx, opt).files.at("metadata.json"))["modules"]["default"]["mlipc"];
+  };
+  EXPECT_EQ(mlipc_key(m4)["cpu"],
+            nlohmann::json::parse(R"({"name": "cortex-m4", "isas": ["dsp"], "q8_row_align": 4})"));
+  EXPECT_FALSE(mlipc_key({}).contains("cpu"));
 }
 
 TEST(TargetCpu, NamesImplicationsAndRefusals) {
