@@ -291,28 +291,6 @@ void LowerContext::apply_activation(const Node& n, ValueId x, const Activation& 
   l.output = output_tensor(n, 0, rowmajor);
 }
 
-namespace {
-
-// A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX bytes.
-bool row_shaped(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
-
-// Whether every reader of v is an int8 dense layer reading it as input 0
-// (QLinearMatMul, a dense QLinearConv) or a view into rows whose readers
-// all are (support.cpp's rule of the same name).
-bool q8_dense_only(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId v) {
-  if (g.is_graph_output(v) || consumers[v].empty()) return false;
-  return std::all_of(consumers[v].begin(), consumers[v].end(), [&](int c) {
-    const Node& cn = g.nodes[static_cast<size_t>(c)];
-    if (cn.inputs.empty() || cn.inputs[0] != v) return false;
-    if (cn.op == "QLinearMatMul") return true;
-    if (cn.op == "QLinearConv") return layers::conv_is_dense(g, cn);
-    return op_traits(cn.op).view == View::Reshape && row_shaped(g.value(cn.outputs[0]).shape) &&
-           q8_dense_only(g, consumers, cn.outputs[0]);
-  });
-}
-
-}  // namespace
-
 // The views support.cpp lets dense layers absorb (the same rules): a
 // flatten of a 4-D float tensor into rows that only Gemm and MatMul read;
 // an int8 view into rows between row shapes, or a flatten of a 4-D int8
@@ -335,9 +313,9 @@ bool LowerContext::dense_view(const Node& n) const {
   }
   if (op_traits(n.op).view != View::Reshape || x.empty() || y.empty() || y[0] != x[0]) return false;
   if (is_q8_type(g_.value(n.inputs[0]).dtype)) {
-    if (!row_shaped(y)) return false;
-    if (row_shaped(x)) return true;  // moves nothing, whoever reads it (a region output too)
-    return x.size() == 4 && q8_dense_only(g_, consumers_, out);
+    if (!layers::row_shape(y)) return false;
+    if (layers::row_shape(x)) return true;  // moves nothing, whoever reads it (a region output too)
+    return x.size() == 4 && layers::q8_dense_readers(g_, consumers_, nullptr, out);
   }
   return x.size() == 4 && y.size() == 2 && all_readers([&](const Node& cn) {
            return (cn.op == "Gemm" || cn.op == "MatMul") && cn.inputs[0] == out;

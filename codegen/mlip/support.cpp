@@ -46,24 +46,6 @@ bool consumers_all(const Graph& g, const std::vector<std::vector<int>>& consumer
 // Flatten, Reshape: the views the MLIP absorbs (a flatten into rows).
 bool reshape_view(const Node& n) { return op_traits(n.op).view == View::Reshape; }
 
-// A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
-// bytes, so a view between two such shapes of N rows moves nothing.
-bool row_shape(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
-
-// An int8 dense reader of v (input 0 of a chosen QLinearMatMul or dense
-// QLinearConv), or a row-shaped view whose readers all are.
-bool q8_dense_readers(const Graph& g, const std::vector<std::vector<int>>& consumers, const std::vector<bool>& chosen,
-                      ValueId v) {
-  return consumers_all(g, consumers, v, [&](int c) {
-    const Node& cn = g.nodes[static_cast<size_t>(c)];
-    if (cn.inputs.empty() || cn.inputs[0] != v) return false;
-    if (cn.op == "QLinearMatMul" || cn.op == "QLinearConv")
-      return chosen[static_cast<size_t>(c)] && (cn.op == "QLinearMatMul" || layers::conv_is_dense(g, cn));
-    return reshape_view(cn) && row_shape(g.value(cn.outputs[0]).shape) &&
-           q8_dense_readers(g, consumers, chosen, cn.outputs[0]);
-  });
-}
-
 // Whether n reads a computed int8/uint8 tensor: an int8 layer's node.
 bool reads_q8(const Graph& g, const Node& n) {
   return std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
@@ -245,9 +227,11 @@ Selection select_nodes(const Graph& g, const Options& o) {
       // int8 (the Reshapes passes/fold_qdq puts around a dense layer): a
       // view between row shapes, which moves nothing, or a flatten of NCHW
       // into rows that only int8 dense layers read (they reorder weights).
-      if (is_q8_type(in.dtype) && in.shape.size() >= 2 && in.shape[0] <= kMaxBatch && row_shape(out.shape) &&
+      if (is_q8_type(in.dtype) && in.shape.size() >= 2 && in.shape[0] <= kMaxBatch &&
+          layers::row_shape(out.shape) &&
           out.shape[0] == in.shape[0])
-        ok = row_shape(in.shape) || (in.shape.size() == 4 && q8_dense_readers(g, consumers, s.chosen, v.outputs[0]));
+        ok = layers::row_shape(in.shape) ||
+             (in.shape.size() == 4 && layers::q8_dense_readers(g, consumers, &s.chosen, v.outputs[0]));
       if (!ok) why = "the MLIP only absorbs a flatten that feeds dense layers";
     }
     // Otherwise a view of row-major bytes (a PERMUTE layer first when the

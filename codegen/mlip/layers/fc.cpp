@@ -15,6 +15,7 @@
 
 #include "ops/conv_integer.h"
 #include "ops/matmul_integer.h"
+#include "ops/op.h"
 #include "ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -352,6 +353,21 @@ void json(const RLayer& l, nlohmann::json& a) { json_weights(l, "OI", a); }
 }  // namespace
 
 std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits) { return q8_fit(n, k, limits); }
+
+bool row_shape(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
+
+bool q8_dense_readers(const Graph& g, const std::vector<std::vector<int>>& consumers, const std::vector<bool>* chosen,
+                      ValueId v) {
+  if (g.is_graph_output(v) || consumers[v].empty()) return false;
+  return std::all_of(consumers[v].begin(), consumers[v].end(), [&](int c) {
+    const Node& cn = g.nodes[static_cast<size_t>(c)];
+    if (cn.inputs.empty() || cn.inputs[0] != v) return false;
+    if (cn.op == "QLinearMatMul" || cn.op == "QLinearConv")
+      return (!chosen || (*chosen)[static_cast<size_t>(c)]) && (cn.op == "QLinearMatMul" || conv_is_dense(g, cn));
+    return op_traits(cn.op).view == View::Reshape && row_shape(g.value(cn.outputs[0]).shape) &&
+           q8_dense_readers(g, consumers, chosen, cn.outputs[0]);
+  });
+}
 
 void lower_dense_conv_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();

@@ -98,6 +98,15 @@ bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers
 bool conv_is_dense(const Graph& g, const Node& n);
 std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits);
 void lower_dense_conv_q8(LowerContext& ctx, const Node& n);
+// A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
+// bytes, so a view between two such shapes of N rows moves nothing.
+bool row_shape(const Shape& s);
+// Whether v has readers, is no graph output, and every reader is an int8
+// dense layer reading it as input 0 (QLinearMatMul, a dense QLinearConv;
+// one that `chosen` holds, when given) or a view into rows whose readers
+// all are: the views into rows such layers absorb (support.cpp, lower.cpp).
+bool q8_dense_readers(const Graph& g, const std::vector<std::vector<int>>& consumers, const std::vector<bool>* chosen,
+                      ValueId v);
 
 // CHANNEL_SHUFFLE (layers/channel_shuffle.cpp): the Reshape, Transpose,
 // Reshape of a channel shuffle in groups, by node index.
