@@ -89,6 +89,7 @@ std::string module_metadata(const CompileResult& r, const CompileOptions& option
          return v;
        }()},
       {"io_dtype", options.io_dtype},
+      {"requant", options.requant},
       {"quantize", wants_int8(options, r.target) ? "int8" : "none"},
       {"quantized_io", [&] {
          nlohmann::json v = nlohmann::json::array();

@@ -32,6 +32,10 @@ static inline int32x4_t mlip_kq8_dot16_neon(int32x4_t s, int8x16_t x, int8x16_t 
 static inline void mlip_kq8_gemm_neon(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
                                       const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
                                       uint8_t* y, int32_t yp, int32_t ym) {
+  if (mlip_kq8_has_f32(ch, M)) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
+    mlip_kq8_gemm_ref(P, M, K, a, flip, w, ch, zy, lo, hi, y, yp, ym);
+    return;
+  }
   const uint8x16_t fv = vdupq_n_u8((uint8_t)flip);
   int32_t p, m, k, r;
   for (p = 0; p < P; p += 4) {

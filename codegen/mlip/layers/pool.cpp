@@ -111,7 +111,8 @@ void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {
   const DType t = g.value(n.inputs[0]).dtype;
   const int64_t taps = p.win.kh * p.win.kw;
   const std::vector<ops::Requant> r = ops::average_requant(ctx.any_constant(n, 1).data<float>()[0],
-                                                          ctx.any_constant(n, 3).data<float>()[0], taps);
+                                                          ctx.any_constant(n, 3).data<float>()[0], taps,
+                                                          ops::requant_mode(n.attrs));
   std::vector<uint32_t> table;
   for (const ops::Requant& e : r) {
     table.push_back(static_cast<uint32_t>(e.q));
