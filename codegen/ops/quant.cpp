@@ -85,6 +85,12 @@ int32_t quantize_value(float x, float scale, int32_t zero_point, int32_t lo, int
   return static_cast<int32_t>(v);
 }
 
+int32_t f32_bits(float f) {
+  int32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
 RequantMode requant_mode(const Attrs& attrs) {
   return attrs.get_int(kRequantAttr, 0) == 1 ? RequantMode::Ort : RequantMode::Fixed;
 }
@@ -92,7 +98,7 @@ RequantMode requant_mode(const Attrs& attrs) {
 Requant requant_f32(float scale) {
   if (!(scale > 0.0f) || !std::isfinite(scale)) fail("the requantization scale {} is not positive and finite", scale);
   Requant r;
-  std::memcpy(&r.q, &scale, sizeof scale);
+  r.q = f32_bits(scale);
   r.shift = MLIP_REQUANT_F32;
   return r;
 }

@@ -83,6 +83,9 @@ struct AddF32 {
   float ra = 0.0f, rb = 0.0f, offset = 0.0f;
 };
 AddF32 add_f32(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float y_scale, int32_t y_zp);
+// A float32's bits as an int32: how the generated C (mlip_f32_of_bits) and
+// the MLIP commands carry float constants, exactly.
+int32_t f32_bits(float f);
 // A float32 scale as an Ort pair (its bits, MLIP_REQUANT_F32). Throws
 // unless it is positive and finite.
 Requant requant_f32(float scale);

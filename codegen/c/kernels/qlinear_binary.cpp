@@ -1,8 +1,6 @@
 // QLinearAdd and QLinearMul: the elementwise template (broadcast loops)
 // with an integer body; the scales' (q, shift) and the zero points are
 // baked in (ops/qlinear.h computes them as the reference does).
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "c/kernels/elementwise.h"
@@ -27,15 +25,6 @@ ops::QParam param(const Graph& g, const Node& n, int s, int z, DType t) {
   return p;
 }
 
-// A float32 constant as its bits (int32), for mlip_f32_of_bits: the
-// generated C then holds the exact value whatever its compiler's parsing
-// of decimal literals.
-int32_t f32_bits(float f) {
-  int32_t b = 0;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 }  // namespace
 
 void prepare_QLinearAdd(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -46,7 +35,7 @@ void prepare_QLinearAdd(const Graph& g, const Node& n, KernelSpec& spec) {
     const std::string body = fmt::format(
         "const {} v = ({})mlip_qadd_f32((int32_t)v0, (int32_t)v1, mlip_f32_of_bits({}), mlip_f32_of_bits({}), "
         "mlip_f32_of_bits({}), {}, {});",
-        dtype_ctype(t), dtype_ctype(t), c_int(f32_bits(f.ra)), c_int(f32_bits(f.rb)), c_int(f32_bits(f.offset)),
+        dtype_ctype(t), dtype_ctype(t), c_int(ops::f32_bits(f.ra)), c_int(ops::f32_bits(f.rb)), c_int(ops::f32_bits(f.offset)),
         c_int(ops::clamp_lo(n.attrs, t)), c_int(ops::clamp_hi(n.attrs, t)));
     elementwise_kernel(g, n, spec, {{0, 3}, body, {}});
     spec.includes.push_back("mlip/requant.h");

@@ -305,6 +305,7 @@ void plan(LayerPlanner& p) {
             a.clamp_hi = cp.hi;
             a.x_zp = cp.x_zp;
             a.y_zp = cp.y_zp;
+            a.requant = l.requant;
           }
           p.emit(MLIP_OP_CONV2D, tile, a, pin);
           if (cn == OC)

@@ -280,6 +280,7 @@ void plan_q8(LayerPlanner& p) {
       a.clamp_hi = q.hi;
       a.x_zp = q.x_zp;
       a.y_zp = q.y_zp;
+      a.requant = l.requant;
       p.emit(MLIP_OP_FC, tile, a, pin);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs, out_off, N, cn, O, cn);
     }

@@ -118,6 +118,7 @@ void plan(LayerPlanner& p) {
           a.shift = q.shift;
           a.lo = q.lo;
           a.hi = q.hi;
+          a.requant = l.requant;
         }
         p.emit(l.kind == MLIP_LAYER_GLOBAL_AVGPOOL ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, tile, a);
         p.dma_out(tile, p.binding(y), yb + cs * eb, out_off, cn * eb);

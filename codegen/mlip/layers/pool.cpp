@@ -220,6 +220,7 @@ void plan(LayerPlanner& p) {
             a.table = table_off;
             a.lo = pp.lo;
             a.hi = pp.hi;
+            a.requant = l.requant;
           }
           p.emit(l.kind == MLIP_LAYER_MAXPOOL ? MLIP_OP_MAXPOOL : MLIP_OP_AVGPOOL, tile, a);
           if (cn == C)
