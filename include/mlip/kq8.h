@@ -77,10 +77,10 @@ static inline int32_t mlip_kq8_product(uint8_t b, uint32_t flip, int8_t w) {
 
 /* Whether any of the M channels' pairs is a float32 one (onnxruntime's
  * arithmetic, mlip/requant.h). The variants whose requantization is
- * fixed-point vector code (mve, dsp, neon) hand such a product to the
- * reference: float32 steps on their lanes would cost more than they save
- * beside the K products per output (docs/adding-an-operator.md, "Kernel
- * variants"); the x86 one requantizes with mlip_requantize itself. */
+ * fixed-point code (mve, dsp) hand such a product to the
+ * reference (docs/adding-an-operator.md, "Kernel variants"); the NEON
+ * variant requantizes float32 pairs on its lanes (FCVTNS rounds half to
+ * even) and the x86 one with mlip_requantize itself, so neither needs it. */
 static inline int mlip_kq8_has_f32(const int32_t* ch, int32_t M) {
   int32_t m;
   for (m = 0; m < M; ++m)
