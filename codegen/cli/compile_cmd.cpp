@@ -48,6 +48,7 @@ struct CompileArgs {
   std::string num_tiles = "8";
   std::string mattr = "sim -wb_pin_ocm=0";  // -quantize unset: the model decides (driver/quantization.h)
   std::string io_dtype = "float32";
+  std::string requant = "fixed";
   std::string llvm_mtriple;
   std::string llvm_mcpu;
   std::string c_mcpu;
@@ -151,6 +152,7 @@ void run_compile(const CompileArgs& a) {
     fail("--output-names '{}' (allowed: onnx, tvm)", a.output_names);
   opt.codegen.tvm_output_names = a.output_names == "tvm";
   opt.io_dtype = a.io_dtype;
+  opt.requant = a.requant;
   if (a.io_dtype != "float32" && a.io_dtype != "int8") fail("--io-dtype '{}' (allowed: float32, int8)", a.io_dtype);
   opt.mlip = mlip::parse_options(a.mcpu, a.num_tiles, a.mattr);
   driver::parse_target(a.target);  // refused before the cross compiler is asked
@@ -283,6 +285,9 @@ void add_compile(CLI::App& app) {
   c->add_option("--io-dtype", args->io_dtype,
                 "float32: the model's I/O (default); int8: the quantized tensors at the borders (int8 or uint8), "
                 "for a model that quantizes its inputs and dequantizes its outputs");
+  c->add_option("--requant", args->requant,
+                "the int8 operators' requantization: fixed (default; TFLite's Q31 multiplier and shift, integer "
+                "only) or ort (onnxruntime's float32 scale, round half to even: its bits), on the CPU and the MLIP");
   c->add_option("--quantize", args->quantize,
                 "none (default) or int8: an fp32 model calibrated to int8 (--calibration); on \"mrvl, c\" say "
                 "-quantize=int8 in --target-mrvl-mattr");

@@ -37,6 +37,7 @@ CompileResult import_model(const std::filesystem::path& onnx, const CompileOptio
 
   if (options.io_dtype != "float32" && options.io_dtype != "int8")
     fail("--io-dtype '{}' (allowed: float32, int8)", options.io_dtype);
+  const ops::RequantMode requant = passes::parse_requant_mode(options.requant);
   bool int8 = wants_int8(options, r.target);
   r.mlip_options = options.mlip;
 
@@ -50,6 +51,7 @@ CompileResult import_model(const std::filesystem::path& onnx, const CompileOptio
   if (options.io_dtype == "int8") passes::quantize_io(r.graph);
   r.float_notes = passes::fold_qdq(r.graph);
   passes::fuse_pad(r.graph);  // the integer Pads of QDQ and QOperator models into their QLinearConv
+  passes::set_requant_mode(r.graph, requant);
   return r;
 }
 

@@ -27,6 +27,10 @@ struct CompileOptions {
   // --io-dtype: "float32" (the model's I/O) or "int8" (the quantized tensors
   // at the borders, int8 or uint8 as the model quantizes them: passes::quantize_io).
   std::string io_dtype = "float32";
+  // --requant: the int8 operators' requantization arithmetic, "fixed"
+  // (TFLite's Q31 multiplier and shift) or "ort" (onnxruntime's float32
+  // scale): passes::set_requant_mode, docs/user-guide.md.
+  std::string requant = "fixed";
   // Post-training quantization of an fp32 model (ptq::quantize).
   // `quantize` "int8" (--quantize int8) asks for it on --target c; on
   // "mrvl, c" -quantize=int8 in the mattr does (and --quantize int8 must

@@ -101,6 +101,7 @@ std::string module_metadata(const CompileResult& r, const CompileOptions& option
          return v;
        }()},
       {"io_dtype", options.io_dtype},
+      {"requant", options.requant},
       {"quantize", (r.target.mlip ? r.mlip_options.quantize == "int8" : wants_int8(options, r.target)) ? "int8" : "none"},
       {"quantized_io", [&] {
          nlohmann::json v = nlohmann::json::array();

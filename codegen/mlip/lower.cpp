@@ -11,6 +11,7 @@
 #include "mlip/layers/rules.h"
 #include "mlip/region.h"
 #include "ops/op.h"
+#include "ops/quant.h"
 #include "support/error.h"
 
 namespace mlipc::mlip {
@@ -122,6 +123,7 @@ RLayer& LowerContext::new_layer(uint32_t kind, const Node& n) {
   l.kind = kind;
   l.name = n.name;
   l.origins = n.origins;
+  if (ops::requant_mode(n.attrs) == ops::RequantMode::Ort) l.requant = MLIP_REQUANT_ORT;
   r_.layers.push_back(std::move(l));
   return r_.layers.back();
 }

@@ -70,6 +70,9 @@ struct RLayer {
   uint64_t macs = 0;
   // The element type of its commands: fp16, or int8/uint8 (docs/mlip-spec.md 4a).
   uint32_t dtype = MLIP_DT_FP16;
+  // An 8-bit layer's requantization arithmetic (its commands' `requant`
+  // field): MLIP_REQUANT_ORT where the node says so (ops::requant_mode).
+  uint32_t requant = MLIP_REQUANT_FIXED;
   std::any params;                   // the kind's own (layers/<kind>.cpp)
   bool q8() const { return dtype != MLIP_DT_FP16; }
   bool has_weights() const { return weight_offset >= 0; }

@@ -88,10 +88,11 @@ Geometry int_conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w) {
   return resolve_geometry(attrs, spatial_of(x), spatial_of(w), kRules);
 }
 
-std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w_scale, const TensorData& y_scale) {
+std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w_scale, const TensorData& y_scale,
+                                  RequantMode mode) {
   std::vector<Requant> r;
   for (int64_t i = 0; i < w_scale.numel(); ++i)
-    r.push_back(requant_multiplier(x_scale.data<float>()[0], w_scale.data<float>()[i], y_scale.data<float>()[0]));
+    r.push_back(requant_multiplier(x_scale.data<float>()[0], w_scale.data<float>()[i], y_scale.data<float>()[0], mode));
   return r;
 }
 
@@ -157,7 +158,7 @@ void infer_QLinearConv(InferContext& ctx) {
 }
 
 void eval_QLinearConv(EvalContext& ctx) {
-  const std::vector<Requant> q = conv_requant(ctx.in(1), ctx.in(4), ctx.in(6));
+  const std::vector<Requant> q = conv_requant(ctx.in(1), ctx.in(4), ctx.in(6), requant_mode(ctx.attrs()));
   const int32_t zy = zero_points(ctx, 7)[0];
   const std::vector<int32_t> bias = ctx.has_input(8) ? int32_values(ctx.in(8)) : std::vector<int32_t>();
   TensorData& yt = ctx.outputs[0];

@@ -19,7 +19,8 @@ Geometry int_conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w);
 
 // QLinearConv's constants: one (q, shift) per output channel (or one for
 // all when w_scale is one value).
-std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w_scale, const TensorData& y_scale);
+std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w_scale, const TensorData& y_scale,
+                                  RequantMode mode = RequantMode::Fixed);
 
 // The checks QLinearConv's and mlipc.QLinearConvTranspose's shape rules
 // share (inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point,

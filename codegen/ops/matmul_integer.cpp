@@ -23,14 +23,14 @@ int64_t per_column_count(const Shape& s, int64_t n, std::string_view name) {
 }
 
 MatMulRequant matmul_requant(const TensorData& a_scale, const TensorData& b_scale, const TensorData& y_scale,
-                             int64_t m, int64_t n) {
+                             int64_t m, int64_t n, RequantMode mode) {
   MatMulRequant q;
   q.rows = per_row_count(a_scale.shape(), m, "a_scale");
   q.cols = per_column_count(b_scale.shape(), n, "b_scale");
   const float ys = y_scale.data<float>()[0];
   for (int64_t i = 0; i < q.rows; ++i)
     for (int64_t j = 0; j < q.cols; ++j)
-      q.r.push_back(requant_multiplier(a_scale.data<float>()[i], b_scale.data<float>()[j], ys));
+      q.r.push_back(requant_multiplier(a_scale.data<float>()[i], b_scale.data<float>()[j], ys, mode));
   return q;
 }
 
@@ -123,7 +123,7 @@ void infer_QLinearMatMul(InferContext& ctx) {
 
 void eval_QLinearMatMul(EvalContext& ctx) {
   const MatMulDims d = matmul_dims(ctx.in(0).shape(), ctx.in(3).shape());
-  const MatMulRequant q = matmul_requant(ctx.in(1), ctx.in(4), ctx.in(6), d.m, d.n);
+  const MatMulRequant q = matmul_requant(ctx.in(1), ctx.in(4), ctx.in(6), d.m, d.n, requant_mode(ctx.attrs()));
   const int32_t zy = zero_points(ctx, 7)[0];
   TensorData& yt = ctx.outputs[0];
   const int32_t lo = quant_min(yt.dtype()), hi = quant_max(yt.dtype());

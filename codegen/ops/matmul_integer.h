@@ -25,6 +25,6 @@ struct MatMulRequant {
   std::vector<Requant> r;
 };
 MatMulRequant matmul_requant(const TensorData& a_scale, const TensorData& b_scale, const TensorData& y_scale,
-                             int64_t m, int64_t n);
+                             int64_t m, int64_t n, RequantMode mode = RequantMode::Fixed);
 
 }  // namespace mlipc::ops

@@ -64,7 +64,8 @@ AddRequant add_requant(const QParam& a, const QParam& b, const QParam& y);
 
 // QLinearAveragePool: the (q, shift) of x_scale / (y_scale * c) for every
 // window count c from 1 to max_count (index c; index 0 unused).
-std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_count);
+std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_count,
+                                     RequantMode mode = RequantMode::Fixed);
 
 // The lookup table of y = f(x) for every value of x's type: x dequantized
 // in float, f in double, quantized as QuantizeLinear does.

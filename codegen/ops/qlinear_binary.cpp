@@ -49,10 +49,16 @@ void infer_QLinearAdd(InferContext& ctx) {
 void eval_QLinearAdd(EvalContext& ctx) {
   const DType t = ctx.in(0).dtype();
   const QParam a = eval_qparam(ctx, 1, 2, t), b = eval_qparam(ctx, 4, 5, t), c = eval_qparam(ctx, 6, 7, t);
+  const int32_t lo = clamp_lo(ctx.attrs(), t), hi = clamp_hi(ctx.attrs(), t);
+  if (requant_mode(ctx.attrs()) == RequantMode::Ort) {
+    const AddF32 f = add_f32(a.scale, a.zero_point, b.scale, b.zero_point, c.scale, c.zero_point);
+    eval_binary(ctx, [&](int32_t x, int32_t y) { return mlip_qadd_f32(x, y, f.ra, f.rb, f.offset, lo, hi); });
+    return;
+  }
   const AddRequant r = add_requant(a, b, c);
   eval_binary(ctx, [&](int32_t x, int32_t y) {
     const int32_t s = mlip_qadd_sum(x - a.zero_point, r.a.q, r.a.shift, y - b.zero_point, r.b.q, r.b.shift);
-    return mlip_requantize(s, r.out.q, r.out.shift, c.zero_point, clamp_lo(ctx.attrs(), t), clamp_hi(ctx.attrs(), t));
+    return mlip_requantize(s, r.out.q, r.out.shift, c.zero_point, lo, hi);
   });
 }
 
@@ -66,7 +72,7 @@ void infer_QLinearMul(InferContext& ctx) {
 void eval_QLinearMul(EvalContext& ctx) {
   const DType t = ctx.in(0).dtype();
   const QParam a = eval_qparam(ctx, 1, 2, t), b = eval_qparam(ctx, 4, 5, t), c = eval_qparam(ctx, 6, 7, t);
-  const Requant r = requant_multiplier(a.scale, b.scale, c.scale);
+  const Requant r = requant_multiplier(a.scale, b.scale, c.scale, requant_mode(ctx.attrs()));
   eval_binary(ctx, [&](int32_t x, int32_t y) {
     return mlip_requantize((x - a.zero_point) * (y - b.zero_point), r.q, r.shift, c.zero_point, clamp_lo(ctx.attrs(), t),
                            clamp_hi(ctx.attrs(), t));

@@ -58,7 +58,7 @@ void eval_QLinearConvTranspose(EvalContext& ctx) {
   const std::vector<int32_t> x = int32_values(xt), w = int32_values(wt);
   const int32_t zx = zero_points(ctx, 2)[0];
   const std::vector<int32_t> zw = zero_points(ctx, 5);
-  const std::vector<Requant> q = conv_requant(ctx.in(1), ctx.in(4), ctx.in(6));
+  const std::vector<Requant> q = conv_requant(ctx.in(1), ctx.in(4), ctx.in(6), requant_mode(ctx.attrs()));
   const int32_t zy = zero_points(ctx, 7)[0];
   const std::vector<int32_t> bias = ctx.has_input(8) ? int32_values(ctx.in(8)) : std::vector<int32_t>();
   TensorData& yt = ctx.outputs[0];

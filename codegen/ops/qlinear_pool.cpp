@@ -41,7 +41,7 @@ void infer_QLinearGlobalAveragePool(InferContext& ctx) {
   if (s.size() < 3) fail("input X has shape {}; it needs [N, C, D1, ...] with at least one spatial axis", shape_str(s));
   const int64_t n = numel(s) / (s[0] * s[1] == 0 ? 1 : s[0] * s[1]);
   if (n > 2147483647LL / 255) fail("{} elements per plane could overflow the int32 sum", n);
-  if (n > 0) requant_of(static_cast<double>(x.scale) / (static_cast<double>(y.scale) * static_cast<double>(n)), "the mean");
+  if (n > 0) mean_requant(x.scale, y.scale, n, requant_mode(ctx.attrs()), "the mean");
   Shape out(s.size(), 1);
   out[0] = s[0];
   out[1] = s[1];
@@ -55,8 +55,7 @@ void eval_QLinearGlobalAveragePool(EvalContext& ctx) {
   const int64_t planes = xt.shape()[0] * xt.shape()[1];
   const int64_t n = planes == 0 ? 0 : xt.numel() / planes;
   if (n == 0) return;
-  const Requant r =
-      requant_of(static_cast<double>(x.scale) / (static_cast<double>(y.scale) * static_cast<double>(n)), "the mean");
+  const Requant r = mean_requant(x.scale, y.scale, n, requant_mode(ctx.attrs()), "the mean");
   const std::vector<int32_t> v = int32_values(xt);
   TensorData& yt = ctx.outputs[0];
   for (int64_t p = 0; p < planes; ++p) {
@@ -74,11 +73,14 @@ namespace {
 const GeometryRules kQPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
 }  // namespace
 
-std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_count) {
+Requant mean_requant(float x_scale, float y_scale, int64_t count, RequantMode mode, std::string_view what) {
+  if (mode == RequantMode::Ort) return requant_f32(x_scale / (y_scale * static_cast<float>(count)));
+  return requant_of(static_cast<double>(x_scale) / (static_cast<double>(y_scale) * static_cast<double>(count)), what);
+}
+
+std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_count, RequantMode mode) {
   std::vector<Requant> r(1);  // a count of 0 never happens
-  for (int64_t c = 1; c <= max_count; ++c)
-    r.push_back(requant_of(static_cast<double>(x_scale) / (static_cast<double>(y_scale) * static_cast<double>(c)),
-                           "the average"));
+  for (int64_t c = 1; c <= max_count; ++c) r.push_back(mean_requant(x_scale, y_scale, c, mode, "the average"));
   return r;
 }
 
@@ -96,7 +98,7 @@ void infer_QLinearAveragePool(InferContext& ctx) {
   int64_t taps = 1;
   for (int64_t k : g.kernel) taps *= k;
   if (taps > 2147483647LL / 255) fail("a window of {} taps could overflow the int32 sum", taps);
-  average_requant(x.scale, y.scale, taps);
+  average_requant(x.scale, y.scale, taps, requant_mode(ctx.attrs()));
   Shape out = {s[0], s[1]};
   out.insert(out.end(), g.out.begin(), g.out.end());
   ctx.set_output(0, ctx.in_dtype(0), out);
@@ -107,7 +109,7 @@ void eval_QLinearAveragePool(EvalContext& ctx) {
   const DType t = xt.dtype();
   const QParam xq = eval_qparam(ctx, 1, 2, t), yq = eval_qparam(ctx, 3, 4, t);
   const Geometry3 g = to_3d(resolve_geometry(ctx.attrs(), spatial_of(xt.shape()), {}, kQPoolRules));
-  const std::vector<Requant> r = average_requant(xq.scale, yq.scale, kernel_size(g));
+  const std::vector<Requant> r = average_requant(xq.scale, yq.scale, kernel_size(g), requant_mode(ctx.attrs()));
   const bool include_pad = ctx.attrs().get_int("count_include_pad", 0) == 1;
   const int64_t planes = xt.shape()[0] * xt.shape()[1];
   const int64_t isize = input_plane(g), osize = output_plane(g);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "mlip/requant.h"
 #include "support/error.h"
@@ -84,7 +85,39 @@ int32_t quantize_value(float x, float scale, int32_t zero_point, int32_t lo, int
   return static_cast<int32_t>(v);
 }
 
-Requant requant_multiplier(float in_scale, float w_scale, float out_scale) {
+int32_t f32_bits(float f) {
+  int32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+RequantMode requant_mode(const Attrs& attrs) {
+  return attrs.get_int(kRequantAttr, 0) == 1 ? RequantMode::Ort : RequantMode::Fixed;
+}
+
+Requant requant_f32(float scale) {
+  if (!(scale > 0.0f) || !std::isfinite(scale)) fail("the requantization scale {} is not positive and finite", scale);
+  Requant r;
+  r.q = f32_bits(scale);
+  r.shift = MLIP_REQUANT_F32;
+  return r;
+}
+
+AddF32 add_f32(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float y_scale, int32_t y_zp) {
+  AddF32 r;
+  r.ra = a_scale / y_scale;
+  r.rb = b_scale / y_scale;
+  const float za = r.ra * static_cast<float>(a_zp), zb = r.rb * static_cast<float>(b_zp);
+  const float sum = za + zb;
+  r.offset = static_cast<float>(y_zp) - sum;
+  return r;
+}
+
+Requant requant_multiplier(float in_scale, float w_scale, float out_scale, RequantMode mode) {
+  if (mode == RequantMode::Ort) {
+    const float product = in_scale * w_scale;  // rounded to float32 first, as onnxruntime's float expression
+    return requant_f32(product / out_scale);
+  }
   const double m = static_cast<double>(in_scale) * static_cast<double>(w_scale) / static_cast<double>(out_scale);
   Requant r;
   if (mlip_quantize_multiplier(m, &r.q, &r.shift) != 0)

@@ -53,13 +53,42 @@ void expect_zero_point_shape(const Shape& zp, const Shape& scale, std::string_vi
 // templates/kernels/quantize_linear.c computes the same, step for step.
 int32_t quantize_value(float x, float scale, int32_t zero_point, int32_t lo, int32_t hi);
 
-// A real multiplier as mlip_quantize_multiplier's Q31 value and shift.
+// A real multiplier as mlip_quantize_multiplier's Q31 value and shift, or
+// (in RequantMode::Ort) a float32 scale's bits and MLIP_REQUANT_F32.
 struct Requant {
   int32_t q = 0, shift = 0;
 };
-// The multiplier of an output: in_scale * w_scale / out_scale, in double
-// from the float scales. Throws when it is 2^30 or more (it cannot be held).
-Requant requant_multiplier(float in_scale, float w_scale, float out_scale);
+// The requantization arithmetic of a build (--requant, docs/mlip-spec.md
+// section 4a): Fixed, TFLite's Q31 multiplier and shift; Ort, onnxruntime's
+// float32 scale. passes/requant_mode records Ort on each integer node as
+// the attribute mlipc_requant = 1; no attribute is Fixed.
+enum class RequantMode { Fixed, Ort };
+inline constexpr const char* kRequantAttr = "mlipc_requant";
+RequantMode requant_mode(const Attrs& attrs);
+// The multiplier of an output: in_scale * w_scale / out_scale. Fixed: in
+// double from the float scales, then mlip_quantize_multiplier; throws when
+// it is 2^30 or more (it cannot be held). Ort: as onnxruntime computes it,
+// in float32, (in_scale * w_scale) / out_scale.
+Requant requant_multiplier(float in_scale, float w_scale, float out_scale, RequantMode mode = RequantMode::Fixed);
+// The requantization of the mean of `count` values (the average pools):
+// x_scale / (y_scale * count). Fixed: in double (requant_of, naming
+// `what` when out of range); Ort: in float32 as onnxruntime's
+// QLinearGlobalAveragePool computes it, x_scale / (y_scale * float(count))
+// (ops/qlinear_pool.cpp).
+Requant mean_requant(float x_scale, float y_scale, int64_t count, RequantMode mode, std::string_view what);
+// QLinearAdd's constants in RequantMode::Ort (mlip_qadd_f32): the float32
+// ratios of the inputs' scales to the output's and the offset that holds
+// the zero points, computed as onnxruntime's x86-64 kernel does.
+struct AddF32 {
+  float ra = 0.0f, rb = 0.0f, offset = 0.0f;
+};
+AddF32 add_f32(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float y_scale, int32_t y_zp);
+// A float32's bits as an int32: how the generated C (mlip_f32_of_bits) and
+// the MLIP commands carry float constants, exactly.
+int32_t f32_bits(float f);
+// A float32 scale as an Ort pair (its bits, MLIP_REQUANT_F32). Throws
+// unless it is positive and finite.
+Requant requant_f32(float scale);
 
 // The largest number of int8/uint8 products an int32 accumulator holds
 // without overflow: each |(a - za)(b - zb)| <= 255 * 255.

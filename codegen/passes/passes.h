@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ops/quant.h"
 
 namespace mlipc::passes {
 
@@ -84,5 +85,13 @@ void fuse_pool(Graph& g);
 // output get an explicit copy (Identity), so the caller's output buffer can
 // be their storage.
 void materialize_outputs(Graph& g);
+
+// --requant: Ort records onnxruntime's arithmetic (ops::kRequantAttr) on
+// every integer operator that requantizes (QLinearConv, QLinearMatMul,
+// QLinearAdd, QLinearMul, the average pools, QLinearConvTranspose); Fixed
+// leaves the graph alone. The driver runs it after fold_qdq.
+void set_requant_mode(Graph& g, ops::RequantMode mode);
+// "fixed" or "ort"; throws naming the option otherwise.
+ops::RequantMode parse_requant_mode(const std::string& text);
 
 }  // namespace mlipc::passes

@@ -94,9 +94,10 @@
   X(GAP, 1, "at most MLIP_POOL_MAX_GAP")                                                                         \
   X(ZP, 1, "inside the 8-bit type: [-128, 127] or [0, 255]")                                                     \
   X(CLAMP, 1, "inside the 8-bit type, lo <= hi")                                                                 \
-  X(Q, 1, "0 or in [2^30, 2^31)")                                                                                \
-  X(SHIFT, 1, "in [-31, 30]")                                                                                    \
-  X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1)")
+  X(Q, 1, "0 or in [2^30, 2^31); requant ORT: a finite float32's bits")                                          \
+  X(SHIFT, 1, "in [-31, 30]; requant ORT: MLIP_REQUANT_F32")                                                     \
+  X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1); requant ORT: MLIP_REQUANT_F32")                              \
+  X(RQ, 1, "MLIP_REQUANT_FIXED or MLIP_REQUANT_ORT: the arithmetic of the command's pairs")
 
 /* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides. */
 #define MLIP_FIELDS_dma(W, A, x)                                                                         \
@@ -161,7 +162,8 @@
   A(x, clamp_lo, 24, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                            \
   A(x, clamp_hi, 25, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                                           \
   W(x, x_zp, 26, int32_t, Q8, ZP, "input zero point")                                                            \
-  W(x, y_zp, 27, int32_t, Q8, ZP, "output zero point")
+  W(x, y_zp, 27, int32_t, Q8, ZP, "output zero point")                                                           \
+  W(x, requant, 28, uint32_t, Q8, RQ, "the records' arithmetic")
 
 /* FC: input [n][k] (a K chunk), weights [out_c][k], accumulator [n][out_c]
  * fp32, bias [out_c] fp32, output [n][out_c]. `first` starts the
@@ -186,7 +188,8 @@
   A(x, clamp_lo, 11, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                 \
   A(x, clamp_hi, 12, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                                \
   W(x, x_zp, 13, int32_t, Q8, ZP, "input zero point")                                                 \
-  W(x, y_zp, 14, int32_t, Q8, ZP, "output zero point")
+  W(x, y_zp, 14, int32_t, Q8, ZP, "output zero point")                                                \
+  W(x, requant, 15, uint32_t, Q8, RQ, "the records' arithmetic")
 
 /* MAXPOOL / AVGPOOL on an NHWC block [in_h][in_w][c] -> [out_h][out_w][c].
  * Output row oh's window starts at block row oh * stride_h - pad_top, its
@@ -221,7 +224,8 @@
   W(x, y_zp, 24, int32_t, AVG_Q8, ZP, "output zero point")                                                       \
   W(x, table, 25, uint32_t, AVG_Q8, OCM, "kh * kw + 1 {q, shift} pairs, entry n for a window of count n")       \
   W(x, lo, 26, int32_t, AVG_Q8, CLAMP, "output clamp, low")                                                      \
-  W(x, hi, 27, int32_t, AVG_Q8, CLAMP, "output clamp, high")
+  W(x, hi, 27, int32_t, AVG_Q8, CLAMP, "output clamp, high")                                                     \
+  W(x, requant, 28, uint32_t, AVG_Q8, RQ, "the table's arithmetic")
 
 /* GLOBAL_AVGPOOL / GLOBAL_MAXPOOL: input [hw][c] -> output [c]. */
 #define MLIP_FIELDS_global_pool(W, A, x)                                                          \
@@ -237,7 +241,8 @@
   W(x, q, 9, int32_t, AVG_Q8, Q, "multiplier of x_scale / (y_scale * hw)")                       \
   W(x, shift, 10, int32_t, AVG_Q8, SHIFT, "its shift")                                           \
   W(x, lo, 11, int32_t, AVG_Q8, CLAMP, "output clamp, low")                                      \
-  W(x, hi, 12, int32_t, AVG_Q8, CLAMP, "output clamp, high")
+  W(x, hi, 12, int32_t, AVG_Q8, CLAMP, "output clamp, high")                                    \
+  W(x, requant, 13, uint32_t, AVG_Q8, RQ, "q and shift's arithmetic")
 
 /* ADD: out[i] = act(a[i] + b[i]); 8-bit: QLinearAdd (mlip_qadd_sum). */
 #define MLIP_FIELDS_add(W, A, x)                                                        \
@@ -258,7 +263,8 @@
   W(x, qy, 14, int32_t, Q8, Q, "the sum's multiplier to the result's scale")            \
   W(x, sy, 15, int32_t, Q8, SHIFT, "its shift")                                         \
   W(x, lo, 16, int32_t, Q8, CLAMP, "output clamp, low")                                 \
-  W(x, hi, 17, int32_t, Q8, CLAMP, "output clamp, high")
+  W(x, hi, 17, int32_t, Q8, CLAMP, "output clamp, high")                                 \
+  W(x, requant, 18, uint32_t, Q8, RQ, "ORT: qa, qb, qy hold mlip_qadd_f32's ra, rb, offset")
 
 /* BARRIER: every earlier command completes first; no operand. */
 #define MLIP_FIELDS_barrier(W, A, x)
@@ -301,7 +307,8 @@
   W(x, hi, 16, int32_t, Q8, CLAMP, "output clamp, high")                                     \
   W(x, b_rep, 17, uint32_t, ANY, ANY, "elements of a per value of b (0 or 1: one)")               \
   W(x, b_add, 18, float, F16, F32, "added to b in fp32 before f (a guard epsilon; 0: nothing)")    \
-  W(x, b_sqrt, 19, uint32_t, ANY, BOOL, "1: f reads sqrt(b + b_add) (fp16 only)")
+  W(x, b_sqrt, 19, uint32_t, ANY, BOOL, "1: f reads sqrt(b + b_add) (fp16 only)")                 \
+  W(x, requant, 20, uint32_t, Q8, RQ, "q and shift's arithmetic")
 
 /* RESIZE: input [in_h][in_w][c] -> output [out_h][out_w][c] through a row
  * table of out_h * row_taps entries and a column table of out_w * col_taps,

@@ -214,6 +214,12 @@ enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
  * bias, int32 multiplier q (0 or in [2^30, 2^31)), int32 shift in [-31, 30]. */
 #define MLIP_REQUANT_RECORD_BYTES 12u
 
+/* The arithmetic of an 8-bit command's requantization pairs (its
+ * `requant` field, docs/mlip-spec.md section 4a): TFLite's fixed-point
+ * (q, shift), or onnxruntime's float32 scales ((bits, MLIP_REQUANT_F32),
+ * mlip/requant.h; ADD: mlip_qadd_f32's constants). */
+enum { MLIP_REQUANT_FIXED = 0, MLIP_REQUANT_ORT = 1 };
+
 /* CONVERT modes */
 enum { MLIP_CVT_F32_TO_F16 = 1, MLIP_CVT_F16_TO_F32 = 2 };
 

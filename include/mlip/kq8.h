@@ -21,7 +21,8 @@
  *   y[p * yp + m * ym] = mlip_requantize(acc, ch[3m + 1], ch[3m + 2], zy, lo, hi)
  * stored as one byte (int8 or uint8 outputs alike: the value's low byte).
  * ch holds three int32 per output channel m: the sum's start, the
- * multiplier q (0 or in [2^30, 2^31)) and the shift (in [-31, 30]).
+ * multiplier q (0 or in [2^30, 2^31)) and the shift (in [-31, 30]), or
+ * the bits of a float32 scale and MLIP_REQUANT_F32 (--requant ort).
  * Preconditions: |ch[3m]| + 2^14 * K < 2^31, so that no partial sum
  * overflows in any order (every product is at most 2^14 in magnitude), and
  * lo <= hi.
@@ -72,6 +73,19 @@ typedef void (*mlip_kq8_gemm_fn)(int32_t P, int32_t M, int32_t K, const uint8_t*
  * it vectorizes correctly. */
 static inline int32_t mlip_kq8_product(uint8_t b, uint32_t flip, int8_t w) {
   return (int32_t)((b ^ flip ^ 0x80u) & 0xFFu) * (int32_t)w - 128 * (int32_t)w;
+}
+
+/* Whether any of the M channels' pairs is a float32 one (onnxruntime's
+ * arithmetic, mlip/requant.h). The variants whose requantization is
+ * fixed-point code (mve, dsp) hand such a product to the
+ * reference (docs/adding-an-operator.md, "Kernel variants"); the NEON
+ * variant requantizes float32 pairs on its lanes (FCVTNS rounds half to
+ * even) and the x86 one with mlip_requantize itself, so neither needs it. */
+static inline int mlip_kq8_has_f32(const int32_t* ch, int32_t M) {
+  int32_t m;
+  for (m = 0; m < M; ++m)
+    if (ch[MLIP_KQ8_CH * m + 2] == MLIP_REQUANT_F32) return 1;
+  return 0;
 }
 
 /* The reference: the formula above, term by term. */

@@ -55,6 +55,10 @@ static inline int32_t mlip_kq8_requant_dsp(int32_t acc, int32_t q, int32_t shift
 static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
                                      const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
                                      uint8_t* y, int32_t yp, int32_t ym) {
+  if (mlip_kq8_has_f32(ch, M)) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
+    mlip_kq8_gemm_ref(P, M, K, a, flip, w, ch, zy, lo, hi, y, yp, ym);
+    return;
+  }
   const uint32_t flip4 = flip * 0x01010101u; /* the XOR of A's bytes, four at a time */
   int32_t p, m, k;
   for (p = 0; p < P; p += 2) {
@@ -131,6 +135,10 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
  * reference. */
 static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
                                    const int32_t* c, uint8_t* y) {
+  if (c[2] == MLIP_REQUANT_F32) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
+    mlip_kq8_dw_ref(d, plane, ext, w, c, y);
+    return;
+  }
   const int32_t words = (d->kernel[2] + 3) / 4, rows = d->kernel[0] * d->kernel[1];
   const int32_t rs = ext[2], ps = ext[1] * ext[2];
   uint32_t we[32], wo[32];

@@ -40,6 +40,10 @@ static inline int8x16_t mlip_kq8_load_mve(const uint8_t* p, uint8x16_t flip, mve
 static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
                                      const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
                                      uint8_t* y, int32_t yp, int32_t ym) {
+  if (mlip_kq8_has_f32(ch, M)) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
+    mlip_kq8_gemm_ref(P, M, K, a, flip, w, ch, zy, lo, hi, y, yp, ym);
+    return;
+  }
   /* The four rows' outputs as byte offsets, for a scattering store. */
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)yp);
   /* Lanes past K read flip ^ 0, but W's are 0 there: they add nothing. */
@@ -111,6 +115,10 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
  * more than 64 taps take the reference. */
 static inline void mlip_kq8_dw_mve(const mlip_kq8_conv_t* d, const uint8_t* plane, const int32_t* ext, const int8_t* w,
                                    const int32_t* c, uint8_t* y) {
+  if (c[2] == MLIP_REQUANT_F32) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
+    mlip_kq8_dw_ref(d, plane, ext, w, c, y);
+    return;
+  }
   const int32_t rs = ext[2], ps = ext[1] * ext[2]; /* the plane's row and depth strides */
   const int32_t sw = d->stride[2], ow_n = d->out[2], n = d->out[1] * d->out[2];
   const int32_t taps = d->kernel[0] * d->kernel[1] * d->kernel[2];

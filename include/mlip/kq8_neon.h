@@ -4,7 +4,8 @@
  * SADALP adds their pairs into four int32 lanes; the row's tail one
  * product at a time. The four sums, one output channel's, are requantized
  * as one vector with the same instructions as the Helium variant
- * (mlip/kq8_mve.h gives each step's proof). */
+ * (mlip/kq8_mve.h gives each step's proof), or, for a float32 pair
+ * (--requant ort), by mlip_requantize_f32's steps on the four lanes. */
 #ifndef MLIP_KQ8_NEON_H_
 #define MLIP_KQ8_NEON_H_
 
@@ -21,6 +22,17 @@ static inline int32x4_t mlip_kq8_requant_neon(int32x4_t v, int32_t q, int32_t sh
   if (shift < 0) v = vrshlq_s32(vqaddq_s32(v, vshrq_n_s32(v, 31)), vdupq_n_s32(shift)); /* ties away from 0 */
   v = vqaddq_s32(v, vdupq_n_s32(zy));
   return vminq_s32(vmaxq_s32(v, vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
+/* mlip_requantize_f32 on four lanes, each step the scalar one: SCVTF
+ * converts with the FPCR's rounding (to nearest, ties to even, the
+ * default), FMUL multiplies in IEEE single precision (no fusion), FMAX and
+ * FMIN clamp (no NaN can occur), FCVTNS rounds to nearest with ties to
+ * even, and the zero point is added to a value inside [lo - zy, hi - zy]. */
+static inline int32x4_t mlip_kq8_requant_neon_f32(int32x4_t v, float scale, int32_t zy, int32_t lo, int32_t hi) {
+  float32x4_t f = vmulq_n_f32(vcvtq_f32_s32(v), scale);
+  f = vminq_f32(vmaxq_f32(f, vdupq_n_f32((float)(lo - zy))), vdupq_n_f32((float)(hi - zy)));
+  return vaddq_s32(vcvtnq_s32_f32(f), vdupq_n_s32(zy));
 }
 
 /* Adds the 16 products of x and w to the four int32 lanes of s. */
@@ -61,7 +73,8 @@ static inline void mlip_kq8_gemm_neon(int32_t P, int32_t M, int32_t K, const uin
         t3 += mlip_kq8_product(ar[3][k], flip, wm[k]);
       }
       acc = vsetq_lane_s32(t3, vsetq_lane_s32(t2, vsetq_lane_s32(t1, vdupq_n_s32(t0), 1), 2), 3);
-      acc = mlip_kq8_requant_neon(acc, c[1], c[2], zy, lo, hi);
+      acc = c[2] == MLIP_REQUANT_F32 ? mlip_kq8_requant_neon_f32(acc, mlip_f32_of_bits(c[1]), zy, lo, hi)
+                                     : mlip_kq8_requant_neon(acc, c[1], c[2], zy, lo, hi);
       {
         uint8_t* yo = y + p * yp + m * ym;
         yo[0] = (uint8_t)vgetq_lane_s32(acc, 0);

@@ -14,7 +14,15 @@
  * doubling high multiply of x by q, then a rounding right shift (or first a
  * left shift, for M >= 1). Every operation is defined C99 integer
  * arithmetic (no implementation-defined shifts of negative values, no
- * overflow), so every host and target gives the same bits. */
+ * overflow), so every host and target gives the same bits.
+ *
+ * A second arithmetic, onnxruntime's (the build option --requant ort,
+ * docs/mlip-spec.md section 4a): the accumulator converted to float32,
+ * multiplied by a float32 scale, rounded half to even, plus the zero
+ * point, saturated. Its pair is (the scale's bits, MLIP_REQUANT_F32):
+ * mlip_requantize takes either pair, so every kernel, the simulator and the
+ * compiler's evaluator compute whichever the compiler chose, from the same
+ * constants. */
 #ifndef MLIP_REQUANT_H_
 #define MLIP_REQUANT_H_
 
@@ -22,6 +30,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Shifts the quantized multiplier may carry: left up to 30, right up to 31. */
 #define MLIP_REQUANT_MIN_SHIFT (-31)
@@ -64,6 +73,40 @@ static inline int32_t mlip_multiply_by_quantized_multiplier(int32_t x, int32_t q
   return shift < 0 ? mlip_rounding_shift_right(v, -shift) : v;
 }
 
+/* The shift of a float32 pair: q holds the bits of a float32 scale
+ * (positive, finite), not a Q31 multiplier. Outside [MLIP_REQUANT_MIN_SHIFT,
+ * MLIP_REQUANT_MAX_SHIFT], so no fixed-point pair is mistaken for one. */
+#define MLIP_REQUANT_F32 64
+
+/* The float32 whose bits are b. */
+static inline float mlip_f32_of_bits(int32_t b) {
+  float f;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+/* Round half to even of a float32 v with |v| < 2^22: adding 1.5 * 2^23
+ * leaves no fraction bit, so IEEE addition rounds there, half to even
+ * (the default rounding mode); subtracting it back is exact. No libm
+ * (nearbyintf may be missing or slow on a Cortex-M without FPU). */
+static inline float mlip_round_half_even_f32(float v) {
+  const float magic = 12582912.0f;
+  return (v + magic) - magic;
+}
+
+/* onnxruntime's requantization (MlasRequantizeOutput): float32(acc) *
+ * scale, clamped in float to [lo - zero_point, hi - zero_point] (whole
+ * numbers, so clamping before rounding equals clamping after it), rounded
+ * half to even, plus the zero point. lo <= hi inside an 8-bit range, so
+ * the clamped value is below 2^22 in magnitude. A NaN cannot occur (acc
+ * is finite, the scale positive and finite). */
+static inline int32_t mlip_requantize_f32(int32_t acc, float scale, int32_t zero_point, int32_t lo, int32_t hi) {
+  const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
+  float v = (float)acc * scale;
+  v = v < flo ? flo : (v > fhi ? fhi : v);
+  return (int32_t)mlip_round_half_even_f32(v) + zero_point;
+}
+
 /* a + b saturated to int32 (an accumulator plus an int32 bias). */
 static inline int32_t mlip_add_sat_i32(int32_t a, int32_t b) {
   const int64_t s = (int64_t)a + (int64_t)b;
@@ -71,11 +114,15 @@ static inline int32_t mlip_add_sat_i32(int32_t a, int32_t b) {
 }
 
 /* The requantized output: acc scaled by (q, shift), plus the output zero
- * point, saturated to [lo, hi] (the output type's range). */
+ * point, saturated to [lo, hi] (the output type's range); a float32 pair
+ * (shift MLIP_REQUANT_F32) by onnxruntime's arithmetic instead. */
 static inline int32_t mlip_requantize(int32_t acc, int32_t q, int32_t shift, int32_t zero_point, int32_t lo,
                                       int32_t hi) {
-  const int64_t v = (int64_t)mlip_multiply_by_quantized_multiplier(acc, q, shift) + zero_point;
-  return v < lo ? lo : (v > hi ? hi : (int32_t)v);
+  if (shift == MLIP_REQUANT_F32) return mlip_requantize_f32(acc, mlip_f32_of_bits(q), zero_point, lo, hi);
+  {
+    const int64_t v = (int64_t)mlip_multiply_by_quantized_multiplier(acc, q, shift) + zero_point;
+    return v < lo ? lo : (v > hi ? hi : (int32_t)v);
+  }
 }
 
 /* Splits a real multiplier m >= 0 into (q, shift) with m ~ q * 2^(shift - 31)
@@ -117,6 +164,21 @@ static inline int mlip_quantize_multiplier(double m, int32_t* q, int32_t* shift)
 static inline int32_t mlip_qadd_sum(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb) {
   return mlip_multiply_by_quantized_multiplier(a * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qa, sa) +
          mlip_multiply_by_quantized_multiplier(b * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qb, sb);
+}
+
+/* QLinearAdd by onnxruntime's arithmetic (--requant ort): its x86-64
+ * kernel's (MLAS, SSE2; the operator's definition up to float32
+ * rounding). With ra = a_scale / y_scale, rb = b_scale / y_scale and
+ * offset = (float)zy - (ra * za + rb * zb), each a float32 step in that
+ * order (the compiler computes them, ops::add_f32), the output is
+ * (offset + a * ra) + b * rb in float32, a and b the stored values (their
+ * zero points are in the offset), rounded half to even and saturated to
+ * [lo, hi]. */
+static inline int32_t mlip_qadd_f32(int32_t a, int32_t b, float ra, float rb, float offset, int32_t lo, int32_t hi) {
+  const float flo = (float)lo, fhi = (float)hi;
+  float v = (offset + (float)a * ra) + (float)b * rb;
+  v = v < flo ? flo : (v > fhi ? fhi : v);
+  return (int32_t)mlip_round_half_even_f32(v);
 }
 
 #endif /* MLIP_REQUANT_H_ */

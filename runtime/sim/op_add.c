@@ -25,7 +25,9 @@ mlip_status mlip_sim_check_add(const mlip_sim_view* v, uint32_t section, const m
 }
 
 /* 8-bit: s = mlip_qadd_sum(a - a_zp, qa, sa, b - b_zp, qb, sb), then
-   requantized by (qy, sy) into [lo, hi]. */
+   requantized by (qy, sy) into [lo, hi]; requant ORT: mlip_qadd_f32 of
+   the stored values with qa, qb, qy as the float32 ra, rb, offset (the
+   zero points are in the offset). */
 static void add_q8(const mlip_add_args* a, uint8_t* ocm) {
   const uint32_t dt = a->dtype;
   const uint8_t* x = ocm + a->a;
@@ -33,6 +35,14 @@ static void add_q8(const mlip_add_args* a, uint8_t* ocm) {
   uint8_t* out = ocm + a->out;
   const size_t n = a->count;
   size_t i;
+  if (a->requant == MLIP_REQUANT_ORT) {
+    const float ra = mlip_f32_of_bits(a->qa), rb = mlip_f32_of_bits(a->qb), offset = mlip_f32_of_bits(a->qy);
+    for (i = 0; i < n; ++i) {
+      mlip_sim_q8_store(out + i, mlip_qadd_f32(mlip_sim_q8_load(dt, x + i), mlip_sim_q8_load(dt, y + i), ra, rb, offset,
+                                               a->lo, a->hi));
+    }
+    return;
+  }
   for (i = 0; i < n; ++i) {
     const int32_t s =
         mlip_qadd_sum(mlip_sim_q8_load(dt, x + i) - a->a_zp, a->qa, a->sa, mlip_sim_q8_load(dt, y + i) - a->b_zp, a->qb, a->sb);

@@ -450,7 +450,7 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_
   const int32_t zx = a->x_zp, zy = a->y_zp;
   const int32_t lo = a->clamp_lo, hi = a->clamp_hi;
   size_t oh, ow, j, kh, kw;
-  if (!mlip_sim_q8_records_ok(rec, out_c)) {
+  if (!mlip_sim_q8_records_ok(rec, out_c, a->requant)) {
     return MLIP_ERR_INVALID_ARG;
   }
 #if !MLIP_SIM_COMPACT

@@ -145,7 +145,7 @@ static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
   uint8_t* out = ocm + a->out;
   const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
   size_t n, o;
-  if (!mlip_sim_q8_records_ok(rec, oc_n)) {
+  if (!mlip_sim_q8_records_ok(rec, oc_n, a->requant)) {
     return MLIP_ERR_INVALID_ARG;
   }
   for (n = 0; n < n_n; ++n) {

@@ -141,8 +141,11 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
     const uint64_t taps = (uint64_t)kh_n * (uint64_t)kw_n;
     uint64_t n;
     table = ocm + a->table;
-    for (n = 0; n <= taps; ++n) {
-      if (!mlip_sim_q8_requant_ok(table_word(table, n, 0), table_word(table, n, 1), MLIP_REQUANT_MAX_SHIFT)) {
+    /* Entry 0 (no window has count 0) is the fixed-point (0, 0) in either
+       arithmetic: an ORT table's is not read. */
+    for (n = a->requant == MLIP_REQUANT_ORT ? 1u : 0u; n <= taps; ++n) {
+      if (!mlip_sim_q8_requant_ok(table_word(table, n, 0), table_word(table, n, 1), MLIP_REQUANT_MAX_SHIFT,
+                                  a->requant)) {
         return MLIP_ERR_INVALID_ARG;
       }
     }

@@ -419,9 +419,10 @@ mlip_status mlip_sim_check_write(const mlip_sim_view* v, uint32_t section, uint3
  * rules of mlip/cmd_table.h, for the fields its opcode and dtype have):
  * MLIP_OK or MLIP_ERR_INVALID_ARG (also for an unknown opcode). */
 mlip_status mlip_sim_check_fields(const mlip_decoded_cmd* d);
-/* One value against one rule (MLIP_RULE_*) for element type dt: 1 when it
+/* One value against one rule (MLIP_RULE_*) for element type dt and the
+ * command's requant field (Q and SHIFT rules depend on it): 1 when it
  * holds; the marker rules (checked 0 in MLIP_RULES) always hold. */
-int mlip_sim_rule_ok(uint32_t rule, uint32_t value, uint32_t dt);
+int mlip_sim_rule_ok(uint32_t rule, uint32_t value, uint32_t dt, uint32_t requant);
 
 /* Every rule of docs/command-buffer.md for one command of `section`
  * (MLIP_SEC_INIT, _MAIN or _FINISH): opcode, tile, layer, the element
@@ -493,9 +494,12 @@ static inline int32_t mlip_sim_q8_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? 
 static inline int32_t mlip_sim_q8_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
 
 /* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
- * [2^30, 2^31), shift in [MLIP_REQUANT_MIN_SHIFT, max_shift]. */
-static inline int mlip_sim_q8_requant_ok(uint32_t q, uint32_t shift, int32_t max_shift) {
+ * [2^30, 2^31), shift in [MLIP_REQUANT_MIN_SHIFT, max_shift]; with requant
+ * MLIP_REQUANT_ORT, a positive finite float32's bits and MLIP_REQUANT_F32
+ * (mlip/requant.h). */
+static inline int mlip_sim_q8_requant_ok(uint32_t q, uint32_t shift, int32_t max_shift, uint32_t requant) {
   const int32_t s = mlip_sim_as_i32(shift);
+  if (requant == MLIP_REQUANT_ORT) return q > 0u && q < 0x7F800000u && s == MLIP_REQUANT_F32;
   return (q == 0u || (q >= 0x40000000u && q <= 0x7FFFFFFFu)) && s >= MLIP_REQUANT_MIN_SHIFT && s <= max_shift;
 }
 
@@ -528,11 +532,11 @@ static inline uint32_t mlip_sim_q8_record_word(const uint8_t* rec, size_t j, siz
 
 /* The n records at rec are data, not command words: CONV2D and FC check
    them before they write anything. */
-static inline int mlip_sim_q8_records_ok(const uint8_t* rec, size_t n) {
+static inline int mlip_sim_q8_records_ok(const uint8_t* rec, size_t n, uint32_t requant) {
   size_t j;
   for (j = 0; j < n; ++j) {
     if (!mlip_sim_q8_requant_ok(mlip_sim_q8_record_word(rec, j, 1), mlip_sim_q8_record_word(rec, j, 2),
-                                MLIP_REQUANT_MAX_SHIFT)) {
+                                MLIP_REQUANT_MAX_SHIFT, requant)) {
       return 0;
     }
   }

@@ -277,8 +277,9 @@ mlip_status mlip_sim_check_write(const mlip_sim_view* v, uint32_t section, uint3
 
 /* ---- the operand tables' per-field rules ------------------------------------ */
 
-int mlip_sim_rule_ok(uint32_t rule, uint32_t v, uint32_t dt) {
+int mlip_sim_rule_ok(uint32_t rule, uint32_t v, uint32_t dt, uint32_t requant) {
   const int q8 = dt != MLIP_DT_FP16;
+  const int ort = requant == MLIP_REQUANT_ORT;
   const int32_t s = mlip_sim_as_i32(v);
   switch (rule) {
     case MLIP_RULE_PIN_OPT: return !q8 || v != MLIP_NO_OFFSET;
@@ -295,9 +296,10 @@ int mlip_sim_rule_ok(uint32_t rule, uint32_t v, uint32_t dt) {
     case MLIP_RULE_GAP: return v <= MLIP_POOL_MAX_GAP;
     case MLIP_RULE_ZP:
     case MLIP_RULE_CLAMP: return s >= mlip_sim_q8_lo(dt) && s <= mlip_sim_q8_hi(dt);
-    case MLIP_RULE_Q: return v == 0u || (v >= 0x40000000u && v <= 0x7FFFFFFFu);
-    case MLIP_RULE_SHIFT: return s >= MLIP_REQUANT_MIN_SHIFT && s <= MLIP_REQUANT_MAX_SHIFT;
-    case MLIP_RULE_SHIFT0: return s >= MLIP_REQUANT_MIN_SHIFT && s <= 0;
+    case MLIP_RULE_Q: return ort ? (v & 0x7F800000u) != 0x7F800000u : v == 0u || (v >= 0x40000000u && v <= 0x7FFFFFFFu);
+    case MLIP_RULE_SHIFT: return ort ? s == MLIP_REQUANT_F32 : s >= MLIP_REQUANT_MIN_SHIFT && s <= MLIP_REQUANT_MAX_SHIFT;
+    case MLIP_RULE_SHIFT0: return ort ? s == MLIP_REQUANT_F32 : s >= MLIP_REQUANT_MIN_SHIFT && s <= 0;
+    case MLIP_RULE_RQ: return v == MLIP_REQUANT_FIXED || v == MLIP_REQUANT_ORT;
     default: return 1; /* the markers: the opcode's own check, the pinning, the docs */
   }
 }
@@ -335,6 +337,7 @@ typedef struct field_check {
 #define CHECK_ROW_Q_(x, name, when) CHECK_ROW_(x, name, when, Q)
 #define CHECK_ROW_SHIFT_(x, name, when) CHECK_ROW_(x, name, when, SHIFT)
 #define CHECK_ROW_SHIFT0_(x, name, when) CHECK_ROW_(x, name, when, SHIFT0)
+#define CHECK_ROW_RQ_(x, name, when) CHECK_ROW_(x, name, when, RQ)
 #define CHECK_W_(x, name, word, type, when, rule, doc) CHECK_ROW_##rule##_(x, name, when)
 #define CHECK_A_(x, name, word, type, when, rule, doc, shadow) CHECK_ROW_##rule##_(x, name, when)
 #define CHECK_TABLE_(fmt) static const field_check checks_##fmt[] = {MLIP_FIELDS_##fmt(CHECK_W_, CHECK_A_, fmt){0xFFu, 0u}};
@@ -362,17 +365,31 @@ static int when_holds(uint32_t when, uint32_t opcode, uint32_t dt) {
   }
 }
 
+/* The command's `requant` field (its RQ row), MLIP_REQUANT_FIXED where it
+ * has none: the arithmetic its Q and SHIFT fields follow. */
+static uint32_t requant_of(const mlip_decoded_cmd* d, const field_check* row, uint32_t dt) {
+  for (; row->at != 0xFFu; ++row) {
+    if ((row->how & 31u) == MLIP_RULE_RQ && when_holds((uint32_t)row->how >> 5, d->opcode, dt)) {
+      uint32_t v;
+      memcpy(&v, (const unsigned char*)&d->u + 4u * row->at, sizeof v);
+      return v;
+    }
+  }
+  return MLIP_REQUANT_FIXED;
+}
+
 mlip_status mlip_sim_check_fields(const mlip_decoded_cmd* d) {
   const field_check* row = checks_of(d->opcode);
-  uint32_t dt;
+  uint32_t dt, requant;
   if (row == NULL) {
     return MLIP_ERR_INVALID_ARG;
   }
   memcpy(&dt, &d->u, sizeof dt); /* every format's first field */
+  requant = requant_of(d, row, dt);
   for (; row->at != 0xFFu; ++row) {
     uint32_t v;
     memcpy(&v, (const unsigned char*)&d->u + 4u * row->at, sizeof v);
-    if (when_holds((uint32_t)row->how >> 5, d->opcode, dt) && !mlip_sim_rule_ok(row->how & 31u, v, dt)) {
+    if (when_holds((uint32_t)row->how >> 5, d->opcode, dt) && !mlip_sim_rule_ok(row->how & 31u, v, dt, requant)) {
       return MLIP_ERR_INVALID_ARG;
     }
   }

@@ -370,6 +370,7 @@ static uint32_t bad_values(uint32_t rule, uint32_t dt, uint32_t out[4]) {
     case MLIP_RULE_Q: out[n++] = 1u; out[n++] = 0x3FFFFFFFu; out[n++] = 0x80000000u; break;
     case MLIP_RULE_SHIFT: out[n++] = 31u; out[n++] = (uint32_t)-32; break;
     case MLIP_RULE_SHIFT0: out[n++] = 1u; out[n++] = (uint32_t)-32; break;
+    case MLIP_RULE_RQ: out[n++] = 2u; out[n++] = 0xFFFFFFFFu; break;
     default: break;
   }
   return n;
@@ -434,12 +435,61 @@ static void test_the_checked_column_tells_the_truth(void** state) {
   for (rule = 0; rule < MLIP_RULE_COUNT_; ++rule) {
     uint32_t dt, i, refused = 0;
     for (dt = 0; dt <= MLIP_DT_UINT8; ++dt)
-      for (i = 0; i < sizeof probes / sizeof probes[0]; ++i) refused += !mlip_sim_rule_ok(rule, probes[i], dt);
+      for (i = 0; i < sizeof probes / sizeof probes[0]; ++i) refused += !mlip_sim_rule_ok(rule, probes[i], dt, MLIP_REQUANT_FIXED);
     if ((refused > 0u) != (rule_checked[rule] != 0)) {
       print_error("rule %u: checked %d in MLIP_RULES, but refuses %u probes\n", rule, rule_checked[rule], refused);
       fail();
     }
   }
+}
+
+/* The requant field decides what the Q and SHIFT fields hold: a command
+   with requant MLIP_REQUANT_ORT takes a float32's bits and MLIP_REQUANT_F32
+   and refuses a fixed-point pair; a fixed one the reverse; an unknown
+   arithmetic is refused. */
+static void test_requant_decides_the_pairs_rule(void** state) {
+  mlip_decoded_cmd d;
+  const float quarter = 0.25f, neg = -1.5f;
+  uint32_t fq, fn;
+  (void)state;
+  memcpy(&fq, &quarter, sizeof fq);
+  memcpy(&fn, &neg, sizeof fn);
+  memset(&d, 0, sizeof d);
+  d.opcode = MLIP_OP_ELTWISE;
+  d.u.eltwise.dtype = MLIP_DT_INT8;
+  d.u.eltwise.count = d.u.eltwise.b_len = 1u;
+  d.u.eltwise.func = MLIP_ELT_MUL;
+  d.u.eltwise.q = 0x40000000;
+  d.u.eltwise.shift = -1;
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_OK);
+  d.u.eltwise.requant = MLIP_REQUANT_ORT;
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_ERR_INVALID_ARG);
+  d.u.eltwise.q = (int32_t)fq;
+  d.u.eltwise.shift = MLIP_REQUANT_F32;
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_OK);
+  d.u.eltwise.requant = 2u;
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_ERR_INVALID_ARG);
+  d.u.eltwise.requant = MLIP_REQUANT_FIXED;
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_ERR_INVALID_ARG);
+  /* ADD's offset (qy) may be negative; its shifts are all MLIP_REQUANT_F32. */
+  memset(&d, 0, sizeof d);
+  d.opcode = MLIP_OP_ADD;
+  d.u.add.dtype = MLIP_DT_UINT8;
+  d.u.add.count = 1u;
+  d.u.add.hi = 255;
+  d.u.add.requant = MLIP_REQUANT_ORT;
+  d.u.add.qa = d.u.add.qb = (int32_t)fq;
+  d.u.add.qy = (int32_t)fn;
+  d.u.add.sa = d.u.add.sb = d.u.add.sy = MLIP_REQUANT_F32;
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_OK);
+  d.u.add.qy = 0x7F800000; /* infinity */
+  assert_int_equal(mlip_sim_check_fields(&d), MLIP_ERR_INVALID_ARG);
+  /* The records' rule (CONV2D, FC) and a pool table's follow it too. */
+  assert_true(mlip_sim_q8_requant_ok(fq, (uint32_t)MLIP_REQUANT_F32, MLIP_REQUANT_MAX_SHIFT, MLIP_REQUANT_ORT));
+  assert_false(mlip_sim_q8_requant_ok(fn, (uint32_t)MLIP_REQUANT_F32, MLIP_REQUANT_MAX_SHIFT, MLIP_REQUANT_ORT));
+  assert_false(mlip_sim_q8_requant_ok(0x40000000u, (uint32_t)-1, MLIP_REQUANT_MAX_SHIFT, MLIP_REQUANT_ORT));
+  assert_true(mlip_sim_q8_requant_ok(0x40000000u, (uint32_t)-1, MLIP_REQUANT_MAX_SHIFT, MLIP_REQUANT_FIXED));
+  assert_false(mlip_sim_q8_requant_ok(fq, (uint32_t)MLIP_REQUANT_F32, MLIP_REQUANT_MAX_SHIFT, MLIP_REQUANT_FIXED));
 }
 
 int main(void) {
@@ -452,6 +502,7 @@ int main(void) {
       cmocka_unit_test(test_relocation_moves_the_pinned_fields),
       cmocka_unit_test(test_each_checked_field_refuses_values_outside_its_rule),
       cmocka_unit_test(test_the_checked_column_tells_the_truth),
+      cmocka_unit_test(test_requant_decides_the_pairs_rule),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

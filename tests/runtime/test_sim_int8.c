@@ -117,6 +117,46 @@ static void test_conv_negative_ties(void** state) {
   for (i = 0; i < 8; ++i) assert_int_equal(get_i8(1024 + i), expect[i]);
 }
 
+/* The same convolution with requant MLIP_REQUANT_ORT (onnxruntime's
+   arithmetic): records of float32 scales 0.5 and 0.25. Channel 0: 4.5,
+   6.5, 10.5, 12.5 round half to even to 4, 6, 10, 12, plus -3. Channel 1
+   (bias -2): -10, -14, -22, -26 times 0.25 are the ties -2.5, -3.5, -5.5,
+   -6.5 -> -2, -4, -6, -6, plus -3. The fixed-point records are refused
+   in an ORT command, and the float ones in a fixed-point command. */
+static void test_conv_ort_ties(void** state) {
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  const int32_t expect[8] = {1, -5, 3, -7, 7, -9, 9, -9};
+  const float half = 0.5f, quarter = 0.25f;
+  int32_t qh, qq;
+  (void)state;
+  memcpy(&qh, &half, sizeof qh);
+  memcpy(&qq, &quarter, sizeof qq);
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < 9; ++i) set8(i, (int32_t)i + 1);
+  for (i = 0; i < 9; ++i) set8(512 + i, 1);
+  for (i = 0; i < 9; ++i) set8(512 + 9 + i, -1);
+  set_record(768, 0, 1, qh, MLIP_REQUANT_F32);
+  set_record(768, 1, -2, qq, MLIP_REQUANT_F32);
+  c = conv8(MLIP_DT_INT8, 3, 3, 1, 2, 2, 2, 3, 3);
+  c->u.conv2d.stride_h = 2;
+  c->u.conv2d.stride_w = 2;
+  c->u.conv2d.pad_top = 1;
+  c->u.conv2d.pad_left = 1;
+  c->u.conv2d.x_zp = 1;
+  c->u.conv2d.y_zp = -3;
+  c->u.conv2d.requant = MLIP_REQUANT_ORT;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 8; ++i) assert_int_equal(get_i8(1024 + i), expect[i]);
+  c->u.conv2d.requant = MLIP_REQUANT_FIXED;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  c->u.conv2d.requant = 2u;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  c->u.conv2d.requant = MLIP_REQUANT_ORT;
+  set_record(768, 1, -2, 1 << 30, -1);
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+}
+
 /* 1x1x1 input 5 through a 1x1 conv of four channels. Channels 0 and 1 (M =
    512: q 2^30, shift 10): +-2560 saturate to 127 and -128, or to a clamp
    [-10, 20] (a fused Clip). Channel 2: bias INT32_MAX saturates the sum;
@@ -879,6 +919,7 @@ static void test_validate_add_gpool(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_conv_negative_ties),
+    cmocka_unit_test(test_conv_ort_ties),
     cmocka_unit_test(test_conv_saturation),
     cmocka_unit_test(test_conv_uint8_depthwise),
     cmocka_unit_test(test_conv_bad_record),

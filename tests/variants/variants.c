@@ -8,6 +8,10 @@
  * (qemu-aarch64), cortexm_start.c on Cortex-M55 and Cortex-M4 under
  * qemu-system-arm (semihosting); run_variants.sh builds and runs it.
  *
+ * Every kernel's cases run twice: with the fixed-point requantization and
+ * with onnxruntime's (--requant ort: float32 pairs, mlip/requant.h), which
+ * the Helium, DSP and NEON variants hand to the reference.
+ *
  * Output, one line per kernel:
  *   kernel MLIP_KQ8_GEMM dispatch mve variants mve dsp cases 400 same
  * or a line starting with FAIL naming the case (seed, index, sizes) and the
@@ -108,10 +112,21 @@ static int32_t ch_[MLIP_KQ8_CH * MMAX];
 static uint8_t y_ref_[YMAX], y_var_[YMAX], y_direct_[YMAX];
 static uint8_t scratch_[SMAX]; /* A's rows, or the convolution's scratch */
 
+/* The requantization of the cases being run: 0 fixed-point, 1 onnxruntime's. */
+static int ort_;
+
 /* A multiplier as the compiler makes them: 0 (rarely) or in [2^30, 2^31),
- * with a shift in [-31, 30], mostly right shifts of typical sizes. */
+ * with a shift in [-31, 30], mostly right shifts of typical sizes; with
+ * ort_, a float32 scale's bits (2^-24 to 2, any mantissa; rarely exactly
+ * a power of two, where ties abound) and MLIP_REQUANT_F32. */
 static void pick_requant(rng_t* r, int32_t* q, int32_t* shift) {
   const int kind = pick(r, 0, 19);
+  if (ort_) {
+    const uint32_t exponent = (uint32_t)pick(r, 127 - 24, 127 + 1), mantissa = kind < 3 ? 0u : rnd(r) & 0x7FFFFFu;
+    *q = (int32_t)(exponent << 23 | mantissa);
+    *shift = MLIP_REQUANT_F32;
+    return;
+  }
   *q = kind == 0 ? 0 : kind == 1 ? 1073741824 : kind == 2 ? 2147483647 : pick(r, 1073741824, 2147483647);
   *shift = chance(r, 70) ? pick(r, -14, 0) : chance(r, 50) ? pick(r, -31, -15) : pick(r, 1, 30);
 }
@@ -125,7 +140,7 @@ static void pick_output(rng_t* r, int32_t* zy, int32_t* lo, int32_t* hi) {
   *zy = u8 ? (chance(r, 50) ? 128 : pick(r, 0, 255)) : (chance(r, 50) ? -128 : pick(r, -128, 127));
   if (chance(r, 25)) *lo = *zy; /* a fused Relu */
   if (chance(r, 15)) *hi = pick(r, *lo, *hi);
-  if (chance(r, 5)) {
+  if (!ort_ && chance(r, 5)) { /* onnxruntime's arithmetic takes 8-bit ranges only */
     *zy = (int32_t)rnd(r);
     *lo = (int32_t)rnd(r);
     *hi = (int32_t)rnd(r);
@@ -146,6 +161,7 @@ static void fail_head(const char* kernel, const char* variant, const char* what,
   out_s(what);
   out_kv("seed", seed);
   out_kv("case", index);
+  out_kv("ort", ort_);
 }
 
 static int first_difference(const uint8_t* a, const uint8_t* b, int32_t n) {
@@ -320,7 +336,7 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
     int refused, fits;
     if (per_channel || m == 0) {
       pick_requant(r, &q[m], &shift[m]);
-      if (shift[m] > 0 && chance(r, 80)) shift[m] = -shift[m]; /* left shifts saturate most outputs: fewer */
+      if (shift[m] > 0 && shift[m] != MLIP_REQUANT_F32 && chance(r, 80)) shift[m] = -shift[m]; /* left shifts saturate most outputs: fewer */
     } else {
       q[m] = q[0];
       shift[m] = shift[0];
@@ -393,9 +409,12 @@ static int run_kq8_gemm(uint32_t cases, uint32_t seed) {
   rng_t r;
   uint32_t i;
   const gemm_variant_t* v;
-  r.s = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed << 1 | 1u);
-  for (i = 0; i < cases; ++i)
-    if (gemm_case(&r, seed, i) || conv_case(&r, seed, i, 0)) return 1;
+  for (ort_ = 0; ort_ <= 1; ++ort_) {
+    r.s = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed << 1 | 1u) ^ (uint64_t)ort_ << 40;
+    for (i = 0; i < cases; ++i)
+      if (gemm_case(&r, seed, i) || conv_case(&r, seed, i, 0)) return 1;
+  }
+  ort_ = 0;
   out_s("kernel MLIP_KQ8_GEMM dispatch ");
   out_s(MLIP_KQ8_GEMM_NAME);
   out_s(" variants");
@@ -404,7 +423,7 @@ static int run_kq8_gemm(uint32_t cases, uint32_t seed) {
     out_s(v->name);
   }
   out_s(" cases ");
-  out_i((int64_t)cases * 2);
+  out_i((int64_t)cases * 4);
   out_s(" same");
   out_end();
   return 0;
@@ -417,9 +436,12 @@ static int run_kq8_dw(uint32_t cases, uint32_t seed) {
   rng_t r;
   uint32_t i;
   const dw_variant_t* v;
-  r.s = 0xD1B54A32D192ED03ULL ^ ((uint64_t)seed << 1 | 1u);
-  for (i = 0; i < cases; ++i)
-    if (conv_case(&r, seed, i, 1)) return 1;
+  for (ort_ = 0; ort_ <= 1; ++ort_) {
+    r.s = 0xD1B54A32D192ED03ULL ^ ((uint64_t)seed << 1 | 1u) ^ (uint64_t)ort_ << 40;
+    for (i = 0; i < cases; ++i)
+      if (conv_case(&r, seed, i, 1)) return 1;
+  }
+  ort_ = 0;
   out_s("kernel MLIP_KQ8_DW dispatch ");
   out_s(MLIP_KQ8_DW_NAME);
   out_s(" variants");
@@ -428,7 +450,7 @@ static int run_kq8_dw(uint32_t cases, uint32_t seed) {
     out_s(v->name);
   }
   out_s(" cases ");
-  out_i((int64_t)cases);
+  out_i((int64_t)cases * 2);
   out_s(" same");
   out_end();
   return 0;

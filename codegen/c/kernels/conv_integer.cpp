@@ -101,7 +101,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   int8_t* wp = wpk->data<int8_t>();
   for (int64_t oc = 0; oc < m; ++oc)
     for (int64_t t = 0; t < taps; ++t) wp[oc * k + t] = w[oc * taps + t];
-  const std::vector<ops::Requant> q = ops::conv_requant(*constant(1), *constant(4), *constant(6));
+  const std::vector<ops::Requant> q = ops::conv_requant(*constant(1), *constant(4), *constant(6), ops::requant_mode(n.attrs));
   const std::vector<int64_t> bias = n.has_input(8) ? constant(8)->as_int64() : std::vector<int64_t>(m, 0);
   std::vector<std::string> ch;
   for (int64_t oc = 0; oc < m; ++oc) {
@@ -172,7 +172,7 @@ void set_qlinear_conv_requant(const Graph& g, const Node& n, KernelSpec& spec, c
     if (!t) fail("internal: {} scale #{} is not a constant", n.op, i);
     return *t;
   };
-  const std::vector<ops::Requant> q = ops::conv_requant(constant(1), constant(4), constant(6));
+  const std::vector<ops::Requant> q = ops::conv_requant(constant(1), constant(4), constant(6), ops::requant_mode(n.attrs));
   std::vector<std::string> qs, shifts;
   for (const ops::Requant& r : q) {
     qs.push_back(c_int(r.q));

@@ -66,7 +66,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
     for (int64_t v : zb->as_int64())
       if (v != 0) return false;
   const ops::MatMulDims d = ops::matmul_dims(av.shape, bv.shape);
-  const ops::MatMulRequant q = ops::matmul_requant(*constant(1), *constant(4), *constant(6), d.m, d.n);
+  const ops::MatMulRequant q = ops::matmul_requant(*constant(1), *constant(4), *constant(6), d.m, d.n, ops::requant_mode(n.attrs));
   if (q.rows != 1) return false;
   const int64_t k = d.k, cols = d.n, rows = numel(av.shape) / k;
   const int32_t x_u8 = av.dtype == DType::UInt8;
@@ -121,7 +121,7 @@ void prepare_QLinearMatMul(const Graph& g, const Node& n, KernelSpec& spec) {
     if (!t) fail("internal: QLinearMatMul scale #{} is not a constant", i);
     return *t;
   };
-  const ops::MatMulRequant q = ops::matmul_requant(constant(1), constant(4), constant(6), d.m, d.n);
+  const ops::MatMulRequant q = ops::matmul_requant(constant(1), constant(4), constant(6), d.m, d.n, ops::requant_mode(n.attrs));
   std::vector<std::string> qs, shifts;
   for (const ops::Requant& r : q.r) {
     qs.push_back(c_int(r.q));

@@ -23,10 +23,8 @@ void prepare_QLinearGlobalAveragePool(const Graph& g, const Node& n, KernelSpec&
   const int64_t planes = x.shape[0] * x.shape[1];
   const int64_t size = planes == 0 ? 0 : numel(x.shape) / planes;
   const ops::Requant r = size == 0 ? ops::Requant{}
-                                   : ops::requant_of(static_cast<double>(c(1)->data<float>()[0]) /
-                                                         (static_cast<double>(c(3)->data<float>()[0]) *
-                                                          static_cast<double>(size)),
-                                                     "the mean");
+                                   : ops::mean_requant(c(1)->data<float>()[0], c(3)->data<float>()[0], size,
+                                                       ops::requant_mode(n.attrs), "the mean");
   spec.template_name = "qlinear_global_avgpool.c";
   spec.args = {0};
   spec.set("PLANES", planes);
@@ -50,7 +48,8 @@ void prepare_QLinearAveragePool(const Graph& g, const Node& n, KernelSpec& spec)
   const ops::Geometry3 geo = ops::to_3d(ops::resolve_geometry(
       n.attrs, ops::spatial_of(x.shape), {}, {/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true}));
   const std::vector<ops::Requant> r =
-      ops::average_requant(c(1)->data<float>()[0], c(3)->data<float>()[0], geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
+      ops::average_requant(c(1)->data<float>()[0], c(3)->data<float>()[0], geo.kernel[0] * geo.kernel[1] * geo.kernel[2],
+                           ops::requant_mode(n.attrs));
   std::vector<std::string> qs, shifts;
   for (const ops::Requant& q : r) {
     qs.push_back(c_int(q.q));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "mlip/requant.h"
 #include "ops/qlinear.h"
 #include "ops/quant.h"
 #include "mlip/layer_kind.h"
@@ -62,8 +63,16 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   l.output = ctx.output_tensor(n);
   const DType t = ctx.graph().value(n.inputs[0]).dtype;
   const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
-  const ops::AddRequant r = ops::add_requant(a, b, y);
   l.dtype = mlip_dtype(t);
+  if (l.requant == MLIP_REQUANT_ORT) {  // mlip_qadd_f32's ra, rb, offset in qa, qb, qy
+    const ops::AddF32 f = ops::add_f32(a.scale, a.zero_point, b.scale, b.zero_point, y.scale, y.zero_point);
+    const int32_t s = MLIP_REQUANT_F32;
+    l.params = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, ops::f32_bits(f.ra), s,
+                           ops::f32_bits(f.rb), s, ops::f32_bits(f.offset), s,
+                           ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+    return;
+  }
+  const ops::AddRequant r = ops::add_requant(a, b, y);
   l.params = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
                          r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
 }
@@ -142,6 +151,7 @@ void plan(LayerPlanner& p) {
         c.sy = q.sy;
         c.lo = q.lo;
         c.hi = q.hi;
+        c.requant = l.requant;
       }
       p.emit(MLIP_OP_ADD, tile, c);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * eb, o_off, en * eb);

@@ -161,7 +161,7 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   l.weight_name = g.value(n.inputs[3]).name;
   ctx.add_const({l.weight_name, {m, kh, kw, cg}, shown});
   const std::vector<ops::Requant> rq =
-      ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6));
+      ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), ops::requant_mode(n.attrs));
   std::vector<int64_t> bias(static_cast<size_t>(m), 0);
   if (n.has_input(8)) bias = ctx.any_constant(n, 8).as_int64();
   std::vector<uint32_t> rec;
@@ -305,6 +305,7 @@ void plan(LayerPlanner& p) {
             a.clamp_hi = cp.hi;
             a.x_zp = cp.x_zp;
             a.y_zp = cp.y_zp;
+            a.requant = l.requant;
           }
           p.emit(MLIP_OP_CONV2D, tile, a, pin);
           if (cn == OC)

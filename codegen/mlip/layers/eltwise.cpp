@@ -483,7 +483,7 @@ void lower_node(LowerContext& ctx, const Node& n) {
     auto zp = [&](size_t i) {
       return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : 0;
     };
-    const ops::Requant r = ops::requant_multiplier(scale(1), scale(4), scale(6));
+    const ops::Requant r = ops::requant_multiplier(scale(1), scale(4), scale(6), ops::requant_mode(n.attrs));
     const int32_t za = zp(o.full == 0 ? 2 : 5), zb = zp(o.full == 0 ? 5 : 2);
     l.dtype = mlip_dtype(t);
     ep.a_zp = za;
@@ -566,6 +566,7 @@ void plan(LayerPlanner& p) {
           c.shift = ep.shift;
           c.lo = ep.lo;
           c.hi = ep.hi;
+          c.requant = l.requant;
         }
         p.emit(MLIP_OP_ELTWISE, tile, c);
         p.dma_out(tile, p.binding(y), p.ddr_base(y) + (img * E + e0) * eb, o_off, en * eb);

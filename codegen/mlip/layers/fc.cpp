@@ -185,7 +185,8 @@ void lower_q8_matmul(LowerContext& ctx, const Node& n) {
   for (int64_t oo = 0; oo < o; ++oo)
     for (int64_t kk = 0; kk < k; ++kk) w[static_cast<size_t>(oo * k + kk)] = src[static_cast<size_t>(kk * o + oo)];
   const ops::MatMulRequant q =
-      ops::matmul_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), 1, o);
+      ops::matmul_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), 1, o,
+                          ops::requant_mode(n.attrs));
   const DType yt = g.value(n.outputs[0]).dtype;
   lower_q8_common(ctx, n, o, k, w, q.r, {}, zero_point_of(ctx, n, 2), zero_point_of(ctx, n, 7), ops::quant_min(yt),
                   ops::quant_max(yt), g.value(n.inputs[3]).name, n.name + ":requant");
@@ -280,6 +281,7 @@ void plan_q8(LayerPlanner& p) {
       a.clamp_hi = q.hi;
       a.x_zp = q.x_zp;
       a.y_zp = q.y_zp;
+      a.requant = l.requant;
       p.emit(MLIP_OP_FC, tile, a, pin);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs, out_off, N, cn, O, cn);
     }
@@ -374,7 +376,7 @@ void lower_dense_conv_q8(LowerContext& ctx, const Node& n) {
   const TensorData& wt = ctx.any_constant(n, 3);  // [M, K, 1, 1] int8
   const int64_t o = wt.shape()[0], k = wt.shape()[1];
   const std::vector<ops::Requant> rq =
-      ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6));
+      ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), ops::requant_mode(n.attrs));
   const DType yt = g.value(n.outputs[0]).dtype;
   lower_q8_common(ctx, n, o, k, wt.as_int64(), rq, n.has_input(8) ? ctx.any_constant(n, 8).as_int64() : std::vector<int64_t>{},
                   zero_point_of(ctx, n, 2), zero_point_of(ctx, n, 7), ops::clamp_lo(n.attrs, yt),

@@ -72,10 +72,9 @@ void lower(LowerContext& ctx, const Node& n) {
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
   const int32_t zy = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
   const Shape& x = g.value(n.inputs[0]).shape;
-  const ops::Requant r = ops::requant_of(static_cast<double>(ctx.any_constant(n, 1).data<float>()[0]) /
-                                             (static_cast<double>(ctx.any_constant(n, 3).data<float>()[0]) *
-                                              static_cast<double>(x[2] * x[3])),
-                                         "the mean");
+  const ops::Requant r = ops::mean_requant(ctx.any_constant(n, 1).data<float>()[0],
+                                          ctx.any_constant(n, 3).data<float>()[0], x[2] * x[3],
+                                          ops::requant_mode(n.attrs), "the mean");
   l.params = GlobalAvgQ8Params{zx, zy, r.q, r.shift, ops::quant_min(t), ops::quant_max(t)};
 }
 
@@ -119,6 +118,7 @@ void plan(LayerPlanner& p) {
           a.shift = q.shift;
           a.lo = q.lo;
           a.hi = q.hi;
+          a.requant = l.requant;
         }
         p.emit(l.kind == MLIP_LAYER_GLOBAL_AVGPOOL ? MLIP_OP_GLOBAL_AVGPOOL : MLIP_OP_GLOBAL_MAXPOOL, tile, a);
         p.dma_out(tile, p.binding(y), yb + cs * eb, out_off, cn * eb);

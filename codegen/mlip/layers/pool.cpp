@@ -111,7 +111,8 @@ void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {
   const DType t = g.value(n.inputs[0]).dtype;
   const int64_t taps = p.win.kh * p.win.kw;
   const std::vector<ops::Requant> r = ops::average_requant(ctx.any_constant(n, 1).data<float>()[0],
-                                                          ctx.any_constant(n, 3).data<float>()[0], taps);
+                                                          ctx.any_constant(n, 3).data<float>()[0], taps,
+                                                          ops::requant_mode(n.attrs));
   std::vector<uint32_t> table;
   for (const ops::Requant& e : r) {
     table.push_back(static_cast<uint32_t>(e.q));
@@ -219,6 +220,7 @@ void plan(LayerPlanner& p) {
             a.table = table_off;
             a.lo = pp.lo;
             a.hi = pp.hi;
+            a.requant = l.requant;
           }
           p.emit(l.kind == MLIP_LAYER_MAXPOOL ? MLIP_OP_MAXPOOL : MLIP_OP_AVGPOOL, tile, a);
           if (cn == C)

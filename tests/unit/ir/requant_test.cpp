@@ -210,5 +210,54 @@ TEST(Requant, CloseToTheRealProduct) {
   }
 }
 
+// The ties of issue 29 at M = 0.25 (a power of two: every fourth
+// accumulator is a tie): the fixed-point pair rounds them away from zero,
+// onnxruntime's float32 arithmetic (--requant ort) half to even.
+TEST(Requant, TiesAtAQuarterFixedAwayFromZeroOrtHalfToEven) {
+  const ops::Requant fixed = ops::requant_multiplier(0.5f, 0.5f, 1.0f);
+  const ops::Requant ort = ops::requant_multiplier(0.5f, 0.5f, 1.0f, ops::RequantMode::Ort);
+  EXPECT_EQ(fixed.q, kHalf);
+  EXPECT_EQ(fixed.shift, -1);
+  EXPECT_EQ(ort.shift, MLIP_REQUANT_F32);
+  EXPECT_EQ(mlip_f32_of_bits(ort.q), 0.25f);
+  const int32_t acc[] = {2, 10, -2, -10};
+  const int32_t want_fixed[] = {1, 3, -1, -3};
+  const int32_t want_ort[] = {0, 2, 0, -2};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(mlip_requantize(acc[i], fixed.q, fixed.shift, 0, -128, 127), want_fixed[i]) << acc[i];
+    EXPECT_EQ(mlip_requantize(acc[i], ort.q, ort.shift, 0, -128, 127), want_ort[i]) << acc[i];
+  }
+  // With a zero point the tie is of the scaled value, before it is added.
+  EXPECT_EQ(mlip_requantize(6, ort.q, ort.shift, 3, 0, 255), 5);  // 1.5 -> 2, + 3
+  EXPECT_EQ(mlip_requantize(6, fixed.q, fixed.shift, 3, 0, 255), 5);
+  EXPECT_EQ(mlip_requantize(2, ort.q, ort.shift, 3, 0, 255), 3);  // 0.5 -> 0, + 3
+  EXPECT_EQ(mlip_requantize(2, fixed.q, fixed.shift, 3, 0, 255), 4);
+}
+
+// onnxruntime's steps, each checked: the float32 conversion of a large
+// accumulator rounds (2^24 + 1 is not a float32), the product rounds to
+// float32, the clamp holds the zero point's shifted range.
+TEST(Requant, OrtStepsAndSaturation) {
+  const ops::Requant one = ops::requant_f32(1.0f);
+  EXPECT_EQ(mlip_requantize(100, one.q, one.shift, 0, -128, 127), 100);
+  EXPECT_EQ(mlip_requantize(1000, one.q, one.shift, 0, -128, 127), 127);
+  EXPECT_EQ(mlip_requantize(-1000, one.q, one.shift, 10, -128, 127), -128);
+  EXPECT_EQ(mlip_requantize(kMax, one.q, one.shift, 0, 0, 255), 255);
+  EXPECT_EQ(mlip_requantize(kMin, one.q, one.shift, 0, 0, 255), 0);
+  // (2^24 + 3) * 2^-24: float32(2^24 + 3) is 2^24 + 4 (ties to even), so
+  // 1.0000002 -> 1; and 2.5 * 2^-23 scaled up: the tie 2.5 -> 2.
+  const ops::Requant tiny = ops::requant_f32(1.0f / 16777216.0f);
+  EXPECT_EQ(mlip_requantize(16777216 + 3, tiny.q, tiny.shift, 0, -128, 127), 1);
+  EXPECT_EQ(mlip_requantize(16777216 * 2 + 16777216 / 2, tiny.q, tiny.shift, 0, -128, 127), 2);
+  EXPECT_EQ(mlip_requantize(16777216 * 3 + 16777216 / 2, tiny.q, tiny.shift, 0, -128, 127), 4);
+  // The multiplier is (in * w) / out in float32, as onnxruntime writes it.
+  const float xs = 0.0123f, ws = 0.00071f, ys = 0.0457f;
+  const ops::Requant r = ops::requant_multiplier(xs, ws, ys, ops::RequantMode::Ort);
+  const float product = xs * ws;
+  EXPECT_EQ(mlip_f32_of_bits(r.q), product / ys);
+  EXPECT_THROW(ops::requant_f32(0.0f), Error);
+  EXPECT_THROW(ops::requant_f32(std::numeric_limits<float>::infinity()), Error);
+}
+
 }  // namespace
 }  // namespace mlipc::unit_ir_requant
