@@ -85,6 +85,10 @@ void print_quantization(std::string& text, const json& q) {
                    str(l, "model_max_abs_error"),
                    why.empty() ? origins(l.value("onnx_nodes", json::array())) : printable(why));
   }
+  for (const auto& l : q.value("layers", json::array()))
+    if (l.contains("bias_raised_channels"))
+      fmt::format_to(out, "  {}: weight scale raised so that the bias fits int32 on channels {}\n", str(l, "node"),
+                     fmt::join(l["bias_raised_channels"].get<std::vector<int64_t>>(), ", "));
 }
 
 std::string render_report(const std::string& tarball, const mlf::Metadata& md) {

@@ -12,6 +12,8 @@
 //   100 other inputs (90% at least; the output's SQNR printed): two models
 //   here, every MLPerf Tiny and torch_* model with MLIPC_PTQ_FULL=1
 //   (docs/user-guide.md, "Post-training quantization", has the figures);
+// - a channel with tiny weights and a real bias keeps its bias (the weight
+//   scale raised, issue 29's reproduction with 32 and 8 channels);
 // - bad calibration input: one-line errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,6 +40,8 @@
 #include "support/process.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 
 namespace fs = std::filesystem;
 
@@ -301,6 +305,51 @@ TEST_P(PtqModels, Top1AgreesWithFp32) {
 
 INSTANTIATE_TEST_SUITE_P(Calibrated, PtqModels, ::testing::ValuesIn(agreement_cases()),
                          [](const auto& info) { return model_case_name(info.param); });
+
+// Issue 29's reproduction: a Conv whose channel 7 has weights x1e-7 and bias
+// 0.5 (a nearly dead channel after BatchNorm folding). At max |w| / 127 its
+// bias would be about 2e11 accumulator steps; PTQ raises that channel's weight
+// scale (ptq/weight_scale.h) so that the bias fits, the layer stays int8,
+// the report names channel 7, and the channel's outputs are within one
+// output step of the fp32 model's (the clamped bias gave 0.059, not 0.5).
+void expect_dead_channel_keeps_its_bias(int64_t channels) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 3, 8, 8});
+  TensorData w = random_tensor(DType::Float32, {channels, 3, 3, 3}, 11);
+  for (int64_t k = 0; k < 27; ++k) w.data<float>()[7 * 27 + k] *= 1e-7f;
+  TensorData bias = random_tensor(DType::Float32, {channels}, 12);
+  bias.data<float>()[7] = 0.5f;
+  b.initializer("w", w);
+  b.initializer("b", bias);
+  b.node("Conv", {"x", "w", "b"}, {"y"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv");
+  b.output("y");
+  const fs::path model = b.save(scratch_dir(), fmt::format("ptq_dead_channel_{}.onnx", channels));
+  const Graph g = frontend::import_onnx(model);
+  const fs::path calib = scratch_dir() / fmt::format("ptq_dead_channel_{}_calib.npz", channels);
+  io::write_npz(calib, random_set(g, 16, 1));
+  const driver::CompileResult r = driver::compile_model(model, int8_options("c", calib));
+  ASSERT_EQ(r.quantization->layers.size(), 1u);
+  const ptq::LayerQuantization& l = r.quantization->layers[0];
+  EXPECT_TRUE(l.int8) << l.why;
+  EXPECT_EQ(l.bias_raised, std::vector<int64_t>{7});
+  const float step = output_step(r.quantization->qdq);
+  host::HostModel h = build(r, fmt::format("dead_channel_{}", channels));
+  const io::NamedTensors others = random_set(g, 4, 2);
+  double worst = 0.0, ch7 = 0.0;
+  for (int64_t i = 0; i < 4; ++i) {
+    const TensorData x = sample(others[0].second, i, {1, 3, 8, 8});
+    const std::vector<double> got = h.run({{"x", x}}).outputs[0].second.as_double();
+    const std::vector<double> ref = evaluate(g, {x})[0].as_double();
+    for (size_t k = 7 * 64; k < 8 * 64; ++k) worst = std::max(worst, std::fabs(got[k] - ref[k]) / step);
+    ch7 = got[7 * 64];
+  }
+  fmt::print("dead channel, {} channels: channel 7 {} (fp32 0.5), worst {:.2f} output steps of {}\n", channels, ch7,
+             worst, step);
+  EXPECT_LE(worst, 1.0 + 1e-3);
+}
+
+TEST(PtqBias, DeadChannelOf32KeepsItsBias) { expect_dead_channel_keeps_its_bias(32); }
+TEST(PtqBias, DeadChannelOf8KeepsItsBias) { expect_dead_channel_keeps_its_bias(8); }
 
 // Mixed precision: a threshold between the digits layers' SQNRs (44.0 to
 // 47.8 dB alone) keeps /c1/Conv and /fc2/Gemm float: fp32 on the CPU, fp16
