@@ -4,7 +4,8 @@ fixed histogram below. tests/unit/ptq/calibration_test.cpp
 (EntropyGoldenThreshold) pins what this prints; it writes no file.
 
 The method (calibration.h says the same): the histogram holds the values of
-a tensor seen in [MIN, MAX] over [LO, HI] (0 is a bin edge). Each candidate
+a tensor seen in [MIN, MAX] over [LO, HI] (0 is a bin edge; TensorStats
+leaves exact zeros out of it, this one is given as it is). Each candidate
 T = i * w clips to [a, b] = [max(MIN, -T), min(MAX, T)] and keeps the bins
 inside [-T, T]; the int8 grid is the activation quantizer's (scale (b - a) /
 255, zero point round(-128 - a / scale), codes round(centre / scale) + zero
