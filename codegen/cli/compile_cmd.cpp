@@ -112,6 +112,10 @@ void print_quantization(const ptq::QuantizeReport& q) {
   for (const auto& l : q.layers)
     if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
       fmt::print("      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
+  for (const auto& l : q.layers)
+    if (!l.bias_raised.empty())
+      fmt::print("    {}: weight scale raised so that the bias fits int32 on channel{} {}\n", printable(l.node),
+                 l.bias_raised.size() > 1 ? "s" : "", fmt::join(l.bias_raised, ", "));
 }
 
 // --emit-qdq, before any work (calibration may take minutes): a file name,

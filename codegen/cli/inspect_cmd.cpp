@@ -86,6 +86,12 @@ void print_quantization(std::string& text, const json& q) {
                    str(l, "model_max_abs_error"),
                    why.empty() ? origins(l.value("onnx_nodes", json::array())) : printable(why));
   }
+  for (const auto& l : q.value("layers", json::array()))
+    if (l.contains("bias_raised_channels")) {
+      const auto channels = l["bias_raised_channels"].get<std::vector<int64_t>>();
+      fmt::format_to(out, "  {}: weight scale raised so that the bias fits int32 on channel{} {}\n", str(l, "node"),
+                     channels.size() > 1 ? "s" : "", fmt::join(channels, ", "));
+    }
 }
 
 std::string render_report(const std::string& tarball, const mlf::Metadata& md) {

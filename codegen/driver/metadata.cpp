@@ -37,7 +37,7 @@ std::string metadata_number(double v) {
 // holds whole numbers only.
 nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
   nlohmann::json layers = nlohmann::json::array();
-  for (const ptq::LayerQuantization& l : q.layers)
+  for (const ptq::LayerQuantization& l : q.layers) {
     layers.push_back({{"node", l.node},
                       {"op", l.op},
                       {"onnx_nodes", l.origins},
@@ -47,6 +47,9 @@ nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
                       {"max_abs_error", metadata_number(l.max_abs_error)},
                       {"model_sqnr_db", metadata_number(l.model_sqnr_db)},
                       {"model_max_abs_error", metadata_number(l.model_max_abs_error)}});
+    // Only where it happened, so that other builds' metadata stays as it was.
+    if (!l.bias_raised.empty()) layers.back()["bias_raised_channels"] = l.bias_raised;
+  }
   nlohmann::json outputs = nlohmann::json::array();
   for (const ptq::OutputQuantization& o : q.outputs)
     outputs.push_back({{"name", o.name},

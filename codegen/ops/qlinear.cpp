@@ -39,13 +39,20 @@ QParam range_qparam(float lo, float hi, DType t) {
   return p;
 }
 
-TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale) {
+TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale,
+                      std::string_view what) {
   const int64_t m = static_cast<int64_t>(real.size());
   TensorData t(DType::Int32, {m});
   for (size_t c = 0; c < real.size(); ++c) {
     const float ws = w_scale[c % w_scale.size()];  // one scale, or one per channel (repeating per group)
-    const double r = std::nearbyint(real[c] / static_cast<double>(x_scale * ws));
-    t.data<int32_t>()[c] = static_cast<int32_t>(std::clamp(r, -2147483648.0, 2147483647.0));
+    const float step = x_scale * ws;
+    const double r = std::nearbyint(real[c] / static_cast<double>(step));
+    if (!(r >= -2147483648.0 && r <= 2147483647.0))
+      fail("{}: bias[{}] = {} is {:.4g} steps of x_scale * w_scale[{}] = {:.4g}, beyond int32: quantize its weights "
+           "with a scale at least {:.4g} (mlipc's --quantize int8 does)",
+           what, c, real[c], real[c] / static_cast<double>(step), c % w_scale.size(), static_cast<double>(step),
+           std::fabs(real[c]) / (static_cast<double>(x_scale) * 2147483647.0));
+    t.data<int32_t>()[c] = static_cast<int32_t>(r);
   }
   return t;
 }

@@ -46,10 +46,13 @@ QParam eval_qparam(const EvalContext& ctx, int s, int z, DType t);
 QParam range_qparam(float lo, float hi, DType t);
 
 // A bias as int32 at the accumulator's scale: round(b[c] / (x_scale *
-// w_scale[c])) (half to even, saturated), the scale a float product;
-// `w_scale` has one value (per tensor) or one per channel, repeating when
-// `real` is longer (ConvTranspose: per channel of a group).
-TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale);
+// w_scale[c])) (half to even), the scale a float product; `w_scale` has one
+// value (per tensor) or one per channel, repeating when `real` is longer
+// (ConvTranspose: per channel of a group). A value beyond int32 fails in one
+// line naming `what` (the node) and the channel: clamping it would drop the
+// bias silently (docs/user-guide.md, "Quantization").
+TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale,
+                      std::string_view what);
 
 // A real multiplier m as (q, shift); throws naming `what` when it is out
 // of range (2^30 or more).

@@ -270,7 +270,7 @@ class Folder {
     std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
     if (n.has_input(2)) {
       const int64_t m = transpose ? ws[1] * n.attrs.get_int("group", 1) : ws[0];
-      auto b = bias(n.inputs[2], producers, *x, *w, m);
+      auto b = bias(n, producers, *x, *w, m);
       if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
@@ -281,9 +281,11 @@ class Folder {
     return true;
   }
 
-  // The int32 bias at scale x_scale * w_scale[c]: round(b / (x_scale * w_scale[c])),
-  // w_scale cycling when it has fewer values than channels (ConvTranspose's groups).
-  ValueId bias(ValueId v, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
+  // The int32 bias (input 2 of n) at scale x_scale * w_scale[c]: round(b /
+  // (x_scale * w_scale[c])), w_scale cycling when it has fewer values than
+  // channels (ConvTranspose's groups); one beyond int32 fails naming n.
+  ValueId bias(const Node& n, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
+    const ValueId v = n.inputs[2];
     std::vector<double> real;
     if (auto b = dq_of(v, producers)) {
       const TensorData* q = g_.value(b->q).constant.get();
@@ -301,7 +303,7 @@ class Folder {
     }
     const float* ws = w.scale_c->data<float>();
     return g_.add_constant("bias_int32", ops::bias_int32(real, x.param().scale,
-                                                         std::vector<float>(ws, ws + w.scale_c->numel())));
+                                                         std::vector<float>(ws, ws + w.scale_c->numel()), n.describe()));
   }
 
   bool fold_fc(size_t i, const std::vector<int>& producers, const OutQ& o) {
@@ -346,7 +348,7 @@ class Folder {
     if (n.has_input(2)) {
       const Shape& cs = g_.value(n.inputs[2]).shape;
       if (numel(cs) != nout) return note(n, "bias C is not one value per output column");
-      ValueId b = bias(n.inputs[2], producers, *x, wd, nout);
+      ValueId b = bias(n, producers, *x, wd, nout);
       if (b == kNoValue) return note(n, "bias C is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "support/error.h"
 
@@ -26,7 +27,7 @@ std::string_view method_name(Method m) {
 void TensorStats::add_range(const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const double v = x[i];
-    if (!std::isfinite(v)) continue;  // a NaN or infinity says nothing about the range
+    if (!std::isfinite(v) || (skip_zeros_ && v == 0.0)) continue;  // a NaN or infinity says nothing about the range
     if (count_ == 0) min_ = max_ = v;
     min_ = std::min(min_, v);
     max_ = std::max(max_, v);
@@ -35,18 +36,22 @@ void TensorStats::add_range(const float* x, int64_t n) {
 }
 
 void TensorStats::start_histogram(Method m) {
-  abs_ = m == Method::Entropy;
-  hist_lo_ = abs_ ? 0.0 : min_;
-  hist_hi_ = abs_ ? std::max(std::fabs(min_), std::fabs(max_)) : max_;
+  std::tie(hist_lo_, hist_hi_) = m == Method::Entropy ? entropy_bounds(min_, max_) : std::make_pair(min_, max_);
+  skip_zeros_ = m == Method::Entropy;
   hist_.assign(kHistogramBins, 0.0);
+}
+
+std::pair<double, double> entropy_bounds(double min, double max) {
+  const double a = std::max(std::fabs(min), std::fabs(max));
+  return {min < 0.0 ? -a : 0.0, max > 0.0 ? a : 0.0};
 }
 
 void TensorStats::add_histogram(const float* x, int64_t n) {
   if (hist_.empty()) return;
   const double width = (hist_hi_ - hist_lo_) / kHistogramBins;
   for (int64_t i = 0; i < n; ++i) {
-    const double v = abs_ ? std::fabs(x[i]) : x[i];
-    if (!std::isfinite(v)) continue;
+    const double v = x[i];
+    if (!std::isfinite(v) || (skip_zeros_ && v == 0.0)) continue;
     int64_t b = width > 0.0 ? static_cast<int64_t>((v - hist_lo_) / width) : 0;
     b = std::clamp<int64_t>(b, 0, kHistogramBins - 1);
     hist_[static_cast<size_t>(b)] += 1.0;
@@ -59,8 +64,7 @@ std::pair<double, double> TensorStats::range(Method m, double percentile) const 
     const double q = percentile / 100.0;
     return {histogram_quantile(hist_, hist_lo_, hist_hi_, 1.0 - q), histogram_quantile(hist_, hist_lo_, hist_hi_, q)};
   }
-  // Nonnegative tensors (after a Relu) spend all 256 codes on [0, T].
-  const double t = entropy_threshold(hist_, hist_hi_, min_ >= 0.0 ? 256 : 128);
+  const double t = entropy_threshold(hist_, hist_lo_, hist_hi_, min_, max_);
   return {std::max(min_, -t), std::min(max_, t)};
 }
 
@@ -104,34 +108,44 @@ double kl_divergence(const std::vector<double>& p, const std::vector<double>& q)
 
 }  // namespace
 
-double entropy_threshold(const std::vector<double>& hist, double amax, int levels) {
-  const size_t nb = hist.size();
-  const size_t lv = static_cast<size_t>(levels);
-  if (nb <= lv || amax <= 0.0) return amax;
-  std::vector<double> suffix(nb + 1, 0.0);  // mass from bin b on
-  for (size_t b = nb; b-- > 0;) suffix[b] = suffix[b + 1] + hist[b];
-  if (suffix[0] <= 0.0) return amax;
+double entropy_threshold(const std::vector<double>& hist, double lo, double hi, double min, double max) {
+  const int64_t n = static_cast<int64_t>(hist.size());
+  const double top = std::max(-lo, hi);
+  if (n == 0 || hi <= lo) return top;
+  const double w = (hi - lo) / static_cast<double>(n);
+  const int64_t z0 = static_cast<int64_t>(std::llround(-lo / w));  // the bin edge at 0
+  std::vector<double> below(static_cast<size_t>(n) + 1, 0.0);       // mass of the bins before k
+  for (int64_t k = 0; k < n; ++k) below[static_cast<size_t>(k) + 1] = below[static_cast<size_t>(k)] + hist[static_cast<size_t>(k)];
+  if (below[static_cast<size_t>(n)] <= 0.0) return top;
   double best = std::numeric_limits<double>::infinity();
-  size_t best_i = nb;
+  int64_t best_i = -1;
   std::vector<double> p, q;
-  for (size_t i = lv; i <= nb; ++i) {
-    p.assign(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(i));
-    p[i - 1] += suffix[i];  // the clipped mass lands in the last bin kept
-    // Q: the unclipped bins merged into `levels` groups (the last takes the
-    // remainder), each group's mass spread over its bins that P has.
-    q.assign(i, 0.0);
-    const size_t per = i / lv;
-    for (size_t j = 0; j < lv; ++j) {
-      const size_t start = j * per, stop = j + 1 == lv ? i : start + per;
-      double mass = 0.0;
-      size_t nonzero = 0;
-      for (size_t k = start; k < stop; ++k) {
-        mass += hist[k];
-        nonzero += p[k] != 0.0;
-      }
-      if (nonzero == 0) continue;
-      for (size_t k = start; k < stop; ++k)
-        if (p[k] != 0.0) q[k] = mass / static_cast<double>(nonzero);
+  const int64_t last_i = std::max(z0, n - z0);
+  for (int64_t i = 1; i <= last_i; ++i) {
+    const double t = static_cast<double>(i) * w;
+    const double a = std::max(min, -t), b = std::min(max, t);
+    const double scale = (b - a) / 255.0;
+    if (!(scale >= w)) continue;  // codes finer than the bins: the histogram cannot tell
+    const double zp = std::clamp(std::nearbyint(-128.0 - a / scale), -128.0, 127.0);
+    const int64_t k0 = std::max<int64_t>(0, z0 - i), k1 = std::min(n, z0 + i);  // kept bins [k0, k1)
+    p.assign(hist.begin() + k0, hist.begin() + k1);
+    p.front() += below[static_cast<size_t>(k0)];
+    p.back() += below[static_cast<size_t>(n)] - below[static_cast<size_t>(k1)];
+    q.assign(p.size(), 0.0);
+    auto code = [&](int64_t k) {
+      const double centre = lo + (static_cast<double>(k) + 0.5) * w;
+      return std::clamp(std::nearbyint(centre / scale) + zp, -128.0, 127.0);
+    };
+    for (int64_t s = k0; s < k1;) {  // runs of bins of one code
+      int64_t e = s + 1;
+      const double c = code(s);
+      while (e < k1 && code(e) == c) ++e;
+      const double mass = below[static_cast<size_t>(e)] - below[static_cast<size_t>(s)];
+      int64_t nonzero = 0;
+      for (int64_t k = s; k < e; ++k) nonzero += p[static_cast<size_t>(k - k0)] != 0.0;
+      for (int64_t k = s; k < e && nonzero > 0; ++k)
+        if (p[static_cast<size_t>(k - k0)] != 0.0) q[static_cast<size_t>(k - k0)] = mass / static_cast<double>(nonzero);
+      s = e;
     }
     if (!smooth(p) || !smooth(q)) continue;
     const double kl = kl_divergence(p, q);
@@ -140,7 +154,7 @@ double entropy_threshold(const std::vector<double>& hist, double amax, int level
       best_i = i;
     }
   }
-  return amax * static_cast<double>(best_i) / static_cast<double>(nb);
+  return best_i < 0 ? top : static_cast<double>(best_i) * w;
 }
 
 double sqnr_db(double signal, double noise) {

@@ -5,9 +5,10 @@
 //   minmax      the smallest and largest value seen
 //   percentile  the p-th percentile at the top and the (100 - p)-th at the
 //               bottom, from a histogram of the values over [min, max]
-//   entropy     TensorRT's KL-divergence calibration: the threshold T of
-//               |x| whose clipped, quantized histogram loses the least
-//               information (docs/user-guide.md, "Post-training quantization")
+//   entropy     TensorRT's KL-divergence calibration on the grid the
+//               activations use: the threshold T whose range [-T, T] (cut
+//               to what was seen) quantized as ops::range_qparam does loses
+//               the least information (docs/user-guide.md, "Quantization")
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,10 @@ class TensorStats {
   double max() const { return max_; }
 
   // Fixes the bins from the range: the values over [min, max] (percentile)
-  // or |x| over [0, max |x|] (entropy).
+  // or over entropy_bounds (entropy). The entropy histogram leaves out exact
+  // zeros: every int8 grid holds 0 exactly (the zero point), so they cost
+  // nothing at any threshold, and a ReLU's spike of zeros would otherwise
+  // outweigh the values the threshold decides about.
   void start_histogram(Method m);
   void add_histogram(const float* x, int64_t n);
   const std::vector<double>& histogram() const { return hist_; }
@@ -50,7 +54,7 @@ class TensorStats {
   double min_ = 0.0, max_ = 0.0;
   int64_t count_ = 0;
   double hist_lo_ = 0.0, hist_hi_ = 0.0;
-  bool abs_ = false;
+  bool skip_zeros_ = false;
   std::vector<double> hist_;
 };
 
@@ -58,14 +62,28 @@ class TensorStats {
 // lies, interpolated inside the bin; `lo`, `hi` are the histogram's edges.
 double histogram_quantile(const std::vector<double>& hist, double lo, double hi, double q);
 
-// TensorRT's entropy calibration on a histogram of |x| over [0, amax]: for
-// each candidate clipping bin i >= levels, the reference distribution P is
-// the first i bins with the clipped mass added to the last; Q is P merged
-// into `levels` groups and expanded back over P's non-empty bins; the i of
-// the smallest KL(P || Q) gives the threshold: i bin widths, the upper edge
-// of the last bin kept.
-// Returns amax when the histogram has at most `levels` bins or no mass.
-double entropy_threshold(const std::vector<double>& hist, double amax, int levels);
+// The edges of the entropy method's histogram of values in [min, max]:
+// [-A, A] with A = max(|min|, |max|), [0, A] when min >= 0, [-A, 0] when
+// max <= 0: 0 is an edge, so every threshold T that is a whole number of
+// bins clips on bin edges.
+std::pair<double, double> entropy_bounds(double min, double max);
+
+// TensorRT's entropy calibration ("8-bit Inference with TensorRT", Migacz
+// 2017) scored on the activation quantizer itself. `hist` holds the values
+// over [lo, hi] (entropy_bounds of [min, max]: 0 an edge), n bins of width
+// w. Each candidate T = i * w (i = 1, 2 ... while T <= max(-lo, hi)) clips
+// to [a, b] = [max(min, -T), min(max, T)] and keeps the bins inside [-T, T];
+// the int8 grid of [a, b] is ops::range_qparam's, in double: scale (b - a) /
+// 255, zero point round(-128 - a / scale); a candidate whose scale is below
+// one bin is skipped. P is the kept bins with the clipped mass added to the
+// outermost kept bin on its side; Q gives each run of kept bins whose
+// centres round to one int8 code the run's unclipped mass, spread evenly
+// over the run's bins where P is not 0. Both are smoothed (MXNet's and TVM's
+// _smooth_distribution) and the T of the smallest KL(P || Q) wins (the
+// smallest T on a tie). Returns max(-lo, hi) when no candidate is valid or
+// the histogram has no mass. tests/gen/gen_entropy_golden.py is a second,
+// independent implementation whose answer the unit test pins.
+double entropy_threshold(const std::vector<double>& hist, double lo, double hi, double min, double max);
 
 // Signal-to-quantization-noise ratio in dB from the sums of squares of the
 // reference and of the error; +infinity for no error, -infinity for an

@@ -10,6 +10,7 @@
 #include "ops/infer.h"
 #include "ops/op.h"
 #include "ptq/ranges.h"
+#include "ptq/weight_scale.h"
 #include "support/error.h"
 
 namespace mlipc::ptq {
@@ -21,36 +22,6 @@ using ops::QParam;
 // The constant input k of n holds its weights (per output channel) or its bias.
 bool is_weight(const Node& n, size_t k) { return op_traits(n.op).weight == static_cast<int>(k); }
 bool is_bias(const Node& n, size_t k) { return op_traits(n.op).bias == static_cast<int>(k); }
-
-// Per output channel along `axis`, symmetric: scale max|w| / 127 (1 for a
-// channel of zeros), values in [-127, 127] rounded as QuantizeLinear does.
-struct QWeight {
-  TensorData q;
-  std::vector<float> scale;
-};
-QWeight quantize_weight(const TensorData& w, int axis) {
-  const TensorData f = w.cast(DType::Float32);
-  const Shape& s = f.shape();
-  const int64_t count = s[static_cast<size_t>(axis)];
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
-  const int64_t outer = f.numel() / std::max<int64_t>(1, count * inner);
-  const float* x = f.data<float>();
-  QWeight r{TensorData(DType::Int8, s), std::vector<float>(static_cast<size_t>(count), 0.0f)};
-  auto at = [&](int64_t o, int64_t c, int64_t i) { return (o * count + c) * inner + i; };
-  for (int64_t c = 0; c < count; ++c) {
-    float amax = 0.0f;
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) amax = std::max(amax, std::fabs(x[at(o, c, i)]));
-    r.scale[static_cast<size_t>(c)] = amax > 0.0f && std::isfinite(amax) ? amax / 127.0f : 1.0f;
-  }
-  int8_t* q = r.q.data<int8_t>();
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t c = 0; c < count; ++c)
-      for (int64_t i = 0; i < inner; ++i)
-        q[at(o, c, i)] = static_cast<int8_t>(ops::quantize_value(x[at(o, c, i)], r.scale[static_cast<size_t>(c)], 0, -127, 127));
-  return r;
-}
 
 class Inserter {
  public:
@@ -103,6 +74,7 @@ class Inserter {
       r.quantized[g_.value(v).name] = g_.value(q_.at(v)).name;
       r.params[g_.value(v).name] = p;
     }
+    r.bias_raised = raised_;
     return r;
   }
 
@@ -115,6 +87,7 @@ class Inserter {
   std::map<ValueId, QParam> params_;
   std::set<ValueId> written_by_int8_;
   std::map<ValueId, ValueId> q_, dq_;
+  std::map<std::string, std::vector<int64_t>> raised_;  // node -> channels whose weight scale the bias raised
 
   // A tensor's parameters: its calibrated range's, or its input's when an
   // int8 layer that keeps the scale writes it.
@@ -200,11 +173,14 @@ class Inserter {
         // Output channels: Conv's weights are [M, C / group, ...], ConvTranspose's
         // [C, M / group, ...], MatMul's B [K, N], Gemm's [K, N] or [N, K] (transB).
         const int axis = op_traits(node.op).weight_axis(node);
-        QWeight w = quantize_weight(c, axis);
-        wscale = w.scale;
-        const int64_t m = static_cast<int64_t>(w.scale.size());
-        dequantize_const(node, j, std::move(w.q), TensorData::from<float>({m}, w.scale), TensorData(DType::Int8, {m}),
-                         axis, out);
+        const std::vector<float> amax = channel_amax(c, axis);
+        const std::vector<double> b = bias_of(node, static_cast<int64_t>(amax.size()));
+        std::vector<int64_t> raised;
+        wscale = weight_scales(amax, b, b.empty() ? 0.0f : params_.at(input_before_dq(node)).scale, &raised);
+        if (!raised.empty()) raised_[node.name] = std::move(raised);
+        const int64_t m = static_cast<int64_t>(wscale.size());
+        dequantize_const(node, j, quantize_weight(c, axis, wscale), TensorData::from<float>({m}, wscale),
+                         TensorData(DType::Int8, {m}), axis, out);
         continue;
       }
       const std::vector<size_t> data = data_inputs(node);
@@ -224,21 +200,33 @@ class Inserter {
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];
       if (v == kNoValue || !is_bias(node, j) || computed(g_, v) || wscale.empty()) continue;
-      const TensorData b = g_.value(v).constant->cast(DType::Float32);
       const int64_t m = static_cast<int64_t>(wscale.size());
-      // (ConvTranspose with groups: the scales repeat for each group)
-      if (b.numel() != m && !(node.op == "ConvTranspose" && b.numel() % m == 0)) continue;  // fold_qdq says why
+      const std::vector<double> real = bias_of(node, m);
+      if (real.empty()) continue;  // fold_qdq says why
       // At the scale fold_qdq recomputes (ops::bias_int32 both), so that it
       // reads back the same integers.
       const float xs = params_.at(input_before_dq(node)).scale;
-      const int64_t nb = b.numel();
-      std::vector<double> real(b.data<float>(), b.data<float>() + nb);
-      TensorData bq = ops::bias_int32(real, xs, wscale);
+      const int64_t nb = static_cast<int64_t>(real.size());
+      TensorData bq = ops::bias_int32(real, xs, wscale, node.describe());
       std::vector<float> s(static_cast<size_t>(nb));
       for (int64_t c = 0; c < nb; ++c) s[static_cast<size_t>(c)] = xs * wscale[static_cast<size_t>(c % m)];
       dequantize_const(node, j, std::move(bq), TensorData::from<float>({nb}, s), TensorData(DType::Int32, {nb}), 0,
                        out);
     }
+  }
+
+  // The constant float bias of an int8 layer's node with m output channels
+  // (ConvTranspose with groups: a multiple of m, the scales repeating for
+  // each group); empty when it has none or another length.
+  std::vector<double> bias_of(const Node& node, int64_t m) const {
+    for (size_t j = 0; j < node.inputs.size(); ++j) {
+      const ValueId v = node.inputs[j];
+      if (v == kNoValue || !is_bias(node, j) || computed(g_, v) || m == 0) continue;
+      const TensorData b = g_.value(v).constant->cast(DType::Float32);
+      if (b.numel() != m && !(node.op == "ConvTranspose" && b.numel() % m == 0)) return {};
+      return std::vector<double>(b.data<float>(), b.data<float>() + b.numel());
+    }
+    return {};
   }
 
   // The float tensor behind input 0 of a node whose input was re-pointed to a DequantizeLinear.

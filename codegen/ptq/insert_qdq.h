@@ -1,7 +1,8 @@
 // Pass 4 of post-training quantization: the QuantizeLinear/DequantizeLinear
 // pairs around the int8 layers. Activations per tensor, asymmetric
 // (ops::range_qparam), int8; weights per output channel, symmetric (max |w| /
-// 127, values in [-127, 127]); biases int32 at x_scale * w_scale. A tensor an
+// 127, values in [-127, 127], the scale raised where the bias needs it:
+// weight_scale.h); biases int32 at x_scale * w_scale. A tensor an
 // int8 layer writes is read through its DequantizeLinear by everyone; one a
 // float layer writes is quantized only for the int8 layers that read it; a
 // same-scale layer's output takes its input's parameters.
@@ -21,6 +22,8 @@ namespace mlipc::ptq {
 struct Inserted {
   std::map<std::string, std::string> quantized;  // float tensor -> its QuantizeLinear's output
   std::map<std::string, ops::QParam> params;     // float tensor -> its scale and zero point
+  // node -> the output channels whose weight scale was raised for the bias
+  std::map<std::string, std::vector<int64_t>> bias_raised;
 };
 
 // Inserts the pairs into g around layers[k] where int8[k]; `ranges` are the

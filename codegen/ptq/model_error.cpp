@@ -90,6 +90,7 @@ void report_errors(const Graph& fp32, const Graph& qdq, const Graph& folded_qdq,
     }
     q.model_sqnr_db = model[k].sqnr();
     q.model_max_abs_error = model[k].max_abs;
+    if (auto it = ins.bias_raised.find(l.name); it != ins.bias_raised.end() && int8[k]) q.bias_raised = it->second;
     r.layers.push_back(std::move(q));
   }
   for (size_t o = 0; o < qdq.outputs.size(); ++o)

@@ -4,6 +4,7 @@
 // metadata.json keeps it ("quantization"), inspect lists it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct LayerQuantization {
   double sqnr_db = 0.0, max_abs_error = 0.0;
   // In the quantized model against the fp32 model (errors accumulated).
   double model_sqnr_db = 0.0, model_max_abs_error = 0.0;
+  // The output channels whose weight scale was raised above max |w| / 127 so
+  // that the bias fits the int32 accumulator (ptq/weight_scale.h).
+  std::vector<int64_t> bias_raised;
 };
 
 struct OutputQuantization {

@@ -69,16 +69,17 @@ const std::set<std::string> kPlanned = {
     // neural
     "ConvTranspose", "LSTM", "GRU", "RNN", "Einsum", "Det", "MaxUnpool", "GlobalLpPool", "LpPool",
     // sampling and text features, added to the list later
-    "GridSample", "RoiAlign", "TfIdfVectorizer"};
+    "GridSample", "RoiAlign", "TfIdfVectorizer",
+    // losses (issue 29)
+    "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 // Operators of the classes issue 8 leaves out of scope.
 const std::map<std::string, std::string> kOutOfScope = [] {
   std::map<std::string, std::string> m;
   for (const char* op : {"NonZero", "Unique", "Compress", "NonMaxSuppression"}) m[op] = kSkipDataDependent;
-  // Optimizers, gradients and the losses that exist to train.
-  for (const char* op : {"Adagrad", "Adam", "Momentum", "Gradient", "NegativeLogLikelihoodLoss",
-                         "SoftmaxCrossEntropyLoss"})
-    m[op] = kSkipTraining;
+  // Optimizers and gradients (the losses, NegativeLogLikelihoodLoss and
+  // SoftmaxCrossEntropyLoss, are inference operators with static shapes: run).
+  for (const char* op : {"Adagrad", "Adam", "Momentum", "Gradient"}) m[op] = kSkipTraining;
   for (const char* op : {"StringNormalizer", "RegexFullMatch", "StringConcat", "StringSplit"})
     m[op] = kSkipStrings;
   for (const char* op : {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",

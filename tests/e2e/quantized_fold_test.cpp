@@ -3,7 +3,8 @@
 // elements, so it runs on the integers and gives the float graph's bits;
 // a linear Resize (no integer kernel) stays float between its
 // DequantizeLinear and QuantizeLinear, and `mlipc inspect` says why; a
-// ConvTranspose with its Relu becomes the integer mlipc.QLinearConvTranspose.
+// ConvTranspose with its Relu becomes the integer mlipc.QLinearConvTranspose;
+// a float bias beyond int32 at its accumulator's scale is a one-line error.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 
 #include "driver/compile.h"
+#include "support/error.h"
 #include "support/file_util.h"
 #include "support/process.h"
 #include "testlib/model_runner.h"
@@ -119,6 +121,45 @@ TEST(FoldQdqConvTranspose, FoldsIntoTheIntegerConvTranspose) {
   EXPECT_THAT(i.out, HasSubstr("CPU  mlipc.QLinearConvTranspose tvmgen_default_1_mlipc_qlinearconvtranspose convt "
                                "(ConvTranspose), qy (QuantizeLinear), relu (Relu)"));
   EXPECT_THAT(i.out, ::testing::Not(HasSubstr("quantized tensors computed in float")));
+}
+
+// A QDQ model whose float bias cannot be held as int32 at x_scale * w_scale
+// (channel 7's weight scale 1e-10: 0.5 is 2.5e11 steps) is refused in one
+// line naming the node and the channel (docs/user-guide.md, "Quantization":
+// an error, not a clamp that would drop the bias silently).
+TEST(FoldQdqBias, BiasBeyondInt32IsAOneLineError) {
+  OnnxBuilder b(13);
+  b.input("x", DType::Float32, {1, 3, 8, 8});
+  b.initializer("s", TensorData::from<float>({}, {0.02f}));
+  b.initializer("z", TensorData::from<int8_t>({}, {0}));
+  TensorData wq(DType::Int8, {8, 3, 3, 3});
+  for (int64_t k = 0; k < wq.numel(); ++k) wq.data<int8_t>()[k] = static_cast<int8_t>(k % 255 - 127);
+  std::vector<float> ws(8, 0.01f);
+  ws[7] = 1e-10f;
+  std::vector<float> bias(8, 0.25f);
+  bias[7] = 0.5f;
+  b.initializer("wq", wq);
+  b.initializer("ws", TensorData::from<float>({8}, ws));
+  b.initializer("wz", TensorData(DType::Int8, {8}));
+  b.initializer("bias", TensorData::from<float>({8}, bias));
+  b.initializer("ys", TensorData::from<float>({}, {0.05f}));
+  b.node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, {}, "qx");
+  b.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, {}, "dqx");
+  b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wd"}, {{"axis", int64_t{0}}}, "dqw");
+  b.node("Conv", {"xd", "wd", "bias"}, {"c"}, {{"pads", ints{1, 1, 1, 1}}}, "conv");
+  b.node("QuantizeLinear", {"c", "ys", "z"}, {"cq"}, {}, "qc");
+  b.node("DequantizeLinear", {"cq", "ys", "z"}, {"y"}, {}, "dqy");
+  b.output("y");
+  const fs::path p = fold_model_path(b, "qdq_bias_overflow.onnx");
+  try {
+    driver::compile_model(p, {});
+    FAIL() << "compiled";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_THAT(m, HasSubstr("node 'conv' (Conv): bias[7] = 0.5 is 2.5e+11 steps of x_scale * w_scale[7]"));
+    EXPECT_THAT(m, HasSubstr("beyond int32"));
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // ptq/calibration.h: the ranges of the three methods on histograms whose
-// answer is known, SQNR's ends, and ops::range_qparam (DynamicQuantizeLinear's
+// answer is known (the entropy threshold of a fixed histogram pinned to an
+// independent implementation's, tests/gen/gen_entropy_golden.py), SQNR's ends, and ops::range_qparam (DynamicQuantizeLinear's
 // parameters).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -76,9 +78,42 @@ TEST(Calibration, EntropyClipsARareOutlierAndKeepsAFullRange) {
   EXPECT_LT(ulo, -0.9);
 }
 
+TEST(Calibration, EntropyLeavesOutExactZeros) {
+  // A ReLU's output: mostly exact zeros (0 is exact on every grid) and values
+  // spread evenly over [0, 1]: the zeros do not pull the threshold down.
+  std::vector<float> x(200000, 0.0f);
+  for (int i = 0; i < 4000; ++i) x.push_back(static_cast<float>(i + 1) / 4000.0f);
+  const auto [lo, hi] = stats_of(x, Method::Entropy).range(Method::Entropy, 0);
+  EXPECT_EQ(lo, 0.0);
+  EXPECT_GT(hi, 0.9);
+}
+
 TEST(Calibration, EntropyThresholdOfFewBinsIsTheMaximum) {
-  EXPECT_EQ(calib::entropy_threshold(std::vector<double>(100, 1.0), 5.0, 128), 5.0);
-  EXPECT_EQ(calib::entropy_threshold(std::vector<double>(2048, 0.0), 5.0, 128), 5.0);
+  // 100 bins over [0, 5]: a scale of one bin needs T >= 255 bins; none is valid.
+  EXPECT_EQ(calib::entropy_threshold(std::vector<double>(100, 1.0), 0.0, 5.0, 0.0, 5.0), 5.0);
+  EXPECT_EQ(calib::entropy_threshold(std::vector<double>(2048, 0.0), -5.0, 5.0, -1.0, 5.0), 5.0);
+}
+
+TEST(Calibration, EntropyBoundsPutZeroOnAnEdge) {
+  EXPECT_EQ(calib::entropy_bounds(-1.5, 3.9), (std::pair<double, double>{-3.9, 3.9}));
+  EXPECT_EQ(calib::entropy_bounds(0.0, 6.0), (std::pair<double, double>{0.0, 6.0}));
+  EXPECT_EQ(calib::entropy_bounds(-2.0, -0.5), (std::pair<double, double>{-2.0, 0.0}));
+}
+
+// The threshold of a fixed histogram as tests/gen/gen_entropy_golden.py (a
+// second implementation, in numpy) computes it: 479 bins of 1/256, 1.87109375
+// (the thin tail to 1.86 kept, the outliers near 3.9 clipped). The same
+// histogram, built from integers here as there.
+TEST(Calibration, EntropyGoldenThreshold) {
+  std::vector<double> h(2048, 0.0);
+  for (int64_t k = 0; k < 2048; ++k) {
+    const int64_t d = k - 1040;
+    h[static_cast<size_t>(k)] = static_cast<double>(std::max<int64_t>(0, 40000 - d * d) / 16);
+  }
+  for (size_t k = 1240; k < 1500; ++k) h[k] += 3;
+  h[2022] += 2;
+  h[640] += 1;
+  EXPECT_EQ(calib::entropy_threshold(h, -4.0, 4.0, -1.5, 3.9), 1.87109375);
 }
 
 TEST(Calibration, SqnrEnds) {

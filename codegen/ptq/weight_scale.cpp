@@ -1,0 +1,81 @@
+#include "ptq/weight_scale.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ops/quant.h"
+
+namespace mlipc::ptq {
+
+namespace {
+
+// Channels, and elements before and after the channel axis, of w's shape.
+struct Layout {
+  int64_t count = 1, inner = 1, outer = 1;
+  int64_t at(int64_t o, int64_t c, int64_t i) const { return (o * count + c) * inner + i; }
+};
+Layout layout_of(const Shape& s, int axis, int64_t numel) {
+  Layout l;
+  l.count = s[static_cast<size_t>(axis)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) l.inner *= s[d];
+  l.outer = numel / std::max<int64_t>(1, l.count * l.inner);
+  return l;
+}
+
+// Whether `b` stays within the budget at x_scale * w (the float product
+// ops::bias_int32 divides by).
+bool fits(double b, float x_scale, float w) {
+  return b / static_cast<double>(x_scale * w) <= kBiasBudget;
+}
+
+}  // namespace
+
+std::vector<float> channel_amax(const TensorData& w, int axis) {
+  const TensorData f = w.cast(DType::Float32);
+  const Layout l = layout_of(f.shape(), axis, f.numel());
+  const float* x = f.data<float>();
+  std::vector<float> amax(static_cast<size_t>(l.count), 0.0f);
+  for (int64_t c = 0; c < l.count; ++c)
+    for (int64_t o = 0; o < l.outer; ++o)
+      for (int64_t i = 0; i < l.inner; ++i)
+        amax[static_cast<size_t>(c)] = std::max(amax[static_cast<size_t>(c)], std::fabs(x[l.at(o, c, i)]));
+  return amax;
+}
+
+std::vector<float> weight_scales(const std::vector<float>& amax, const std::vector<double>& bias, float x_scale,
+                                 std::vector<int64_t>* raised) {
+  const size_t m = amax.size();
+  std::vector<float> scale(m);
+  for (size_t c = 0; c < m; ++c) scale[c] = amax[c] > 0.0f && std::isfinite(amax[c]) ? amax[c] / 127.0f : 1.0f;
+  if (bias.empty() || m == 0 || !(x_scale > 0.0f)) return scale;
+  std::vector<double> bmax(m, 0.0);  // per channel, its largest |bias| (over the groups)
+  for (size_t k = 0; k < bias.size(); ++k)
+    if (std::isfinite(bias[k])) bmax[k % m] = std::max(bmax[k % m], std::fabs(bias[k]));
+  for (size_t c = 0; c < m; ++c) {
+    if (fits(bmax[c], x_scale, scale[c])) continue;
+    // The scale at which |b| is the budget, then up by float steps until
+    // the float product x_scale * w keeps it there.
+    float s = static_cast<float>(bmax[c] / (static_cast<double>(x_scale) * kBiasBudget));
+    while (!fits(bmax[c], x_scale, s) && std::isfinite(s)) s = std::nextafter(s, std::numeric_limits<float>::infinity());
+    scale[c] = s;
+    if (raised) raised->push_back(static_cast<int64_t>(c));
+  }
+  return scale;
+}
+
+TensorData quantize_weight(const TensorData& w, int axis, const std::vector<float>& scale) {
+  const TensorData f = w.cast(DType::Float32);
+  const Layout l = layout_of(f.shape(), axis, f.numel());
+  const float* x = f.data<float>();
+  TensorData q(DType::Int8, f.shape());
+  int8_t* out = q.data<int8_t>();
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t c = 0; c < l.count; ++c)
+      for (int64_t i = 0; i < l.inner; ++i)
+        out[l.at(o, c, i)] =
+            static_cast<int8_t>(ops::quantize_value(x[l.at(o, c, i)], scale[static_cast<size_t>(c)], 0, -127, 127));
+  return q;
+}
+
+}  // namespace mlipc::ptq
