@@ -11,6 +11,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "io/npz.h"
@@ -62,17 +63,12 @@ class Validator {
       if (auto e = check(root_["$defs"][ref.substr(prefix.size())], v, at); !e.empty()) return e;
     }
     if (s.contains("anyOf")) {
-      std::string first;
-      bool any = false;
+      std::vector<std::string> why;  // each branch's first violation
       for (const json& b : s["anyOf"]) {
-        std::string e = check(b, v, at);
-        if (e.empty()) {
-          any = true;
-          break;
-        }
-        if (first.empty()) first = e;
+        why.push_back(check(b, v, at));
+        if (why.back().empty()) break;
       }
-      if (!any) return fmt::format("{}: matches none of anyOf (the first says: {})", at, first);
+      if (!why.back().empty()) return fmt::format("{}: matches none of anyOf [{}]", at, fmt::join(why, " | "));
     }
     if (s.contains("const") && v != s["const"]) return fmt::format("{}: {} is not {}", at, v.dump(), s["const"].dump());
     if (s.contains("enum") && std::find(s["enum"].begin(), s["enum"].end(), v) == s["enum"].end())
@@ -216,6 +212,19 @@ TEST(InspectJson, ValidatorRejectsWhatTheSchemaForbids) {
   EXPECT_NE(validator().check(bad).find("anyOf"), std::string::npos);
 }
 
+// A file that is not a tarball: --json fails as the text does, one line on
+// stderr and nothing on stdout.
+TEST(InspectJson, BadTarballGivesTheTextsError) {
+  TempDir dir("mlipc-inspect-json");
+  write_file(dir.path() / "bad.tar", std::string(1024, 'x'));
+  const ProcessResult text = mlipc({"inspect", "bad.tar"}, dir.path());
+  const ProcessResult js = mlipc({"inspect", "--json", "bad.tar"}, dir.path());
+  EXPECT_NE(text.exit_code, 0);
+  EXPECT_EQ(js.exit_code, text.exit_code);
+  EXPECT_EQ(js.err, text.err);
+  EXPECT_EQ(js.out, "");
+}
+
 class InspectJsonModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(InspectJsonModels, ValidatesForCAndMrvl) {
@@ -249,12 +258,16 @@ TEST(InspectJson, PtqInt8Build) {
   const json j = compile_and_inspect(
       dir.path(), "ptq",
       {model_onnx("digits").string(), "--target", "mrvl, c", "--target-mrvl-mattr=sim -quantize=int8",
-       "--calibration", (dir.path() / "calib16.npz").string()});
+       "--calibration", (dir.path() / "calib16.npz").string(), "--io-dtype", "int8"});
   ASSERT_FALSE(j.is_null());
   ASSERT_FALSE(j["quantization"].is_null());
   EXPECT_FALSE(j["quantization"]["layers"].empty());
   EXPECT_EQ(j["mlip"]["options"]["quantize"], "int8");
   EXPECT_EQ(j["quantization"]["samples"], 16);
+  // --io-dtype int8: the entry's tensors carry their quantization.
+  ASSERT_TRUE(j["inputs"][0]["quantized"].is_object());
+  EXPECT_TRUE(j["inputs"][0]["quantized"]["scale"].is_number());
+  EXPECT_TRUE(j["outputs"][0]["quantized"].is_object());
 }
 
 TEST(InspectJson, MeshBuild) {
