@@ -109,14 +109,14 @@ InspectMesh mesh_inspect_data(const mlf::FileMap& files, const std::string& tarb
   InspectMesh d;
   d.tarball = tarball;
   d.manifest = read_manifest(files, tarball);
-  uint64_t cpu = 0;
+  uint64_t on_cpu = 0;  // metadata.json's layer table gives the CPU layers' MACs only
   for (const mesh::PipeStage& st : d.manifest.stages) {
     auto it = files.find(st.module + "/metadata.json");
     if (it == files.end()) continue;
     try {
       const mlf::Metadata md = mlf::metadata_from_json(it->second);
       for (const auto& l : md.extra.value("mlipc", nlohmann::json::object()).value("layers", nlohmann::json::array()))
-        cpu += l.value("macs", uint64_t{0});
+        on_cpu += l.value("macs", uint64_t{0});
       if (!md.extra.contains("mlip")) continue;
       const mlip::MlipReport rep = mlip::report_from_json(md.extra.at("mlip"));
       if (!d.has_mlip) d.mlip_options = rep.options;
@@ -128,7 +128,7 @@ InspectMesh mesh_inspect_data(const mlf::FileMap& files, const std::string& tarb
       fail("{}: {}/metadata.json: {}", tarball, printable(st.module), e.what());
     }
   }
-  d.macs_total = d.macs_mlip + cpu;
+  d.macs_total = d.macs_mlip + on_cpu;
   return d;
 }
 
@@ -142,7 +142,8 @@ std::string render_mesh_inspect(const InspectMesh& d) {
                  printable(m.module_name));
   if (!m.fewer_note.empty()) fmt::format_to(out, "  note: {}\n", printable(m.fewer_note));
   if (d.has_mlip)
-    fmt::format_to(out, "  {}\n  {}\n", printable(driver::quantize_line(d.mlip_options)), mac_share_line(d.macs_mlip, d.macs_total));
+    fmt::format_to(out, "  {}\n  {}\n", printable(driver::quantize_line(d.mlip_options)),
+                   mac_share_line(d.macs_mlip, d.macs_total));
   for (int t : m.inputs) fmt::format_to(out, "  input  {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
   for (int t : m.outputs) fmt::format_to(out, "  output {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
   fmt::format_to(out, "stages:\n");
