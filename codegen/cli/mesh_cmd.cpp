@@ -77,34 +77,6 @@ std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
                      shape_str(t.shape), with_commas(t.bytes), who(t.producer), to);
 }
 
-// "mrvl, c": the MLIP quantization the stages share and the pipeline's MAC
-// share, from the stages' metadata.json (check_stage_modules read them).
-std::string mlip_lines(const mlf::FileMap& files, const mesh::Manifest& m, const std::string& tarball) {
-  std::string quantize;
-  uint64_t on_mlip = 0, total = 0;
-  bool has_mlip = false;
-  for (const mesh::PipeStage& st : m.stages) {
-    auto it = files.find(st.module + "/metadata.json");
-    if (it == files.end()) continue;
-    try {
-      const mlf::Metadata md = mlf::metadata_from_json(it->second);
-      for (const auto& l : md.extra.value("mlipc", nlohmann::json::object()).value("layers", nlohmann::json::array()))
-        total += l.value("macs", uint64_t{0});
-      if (!md.extra.contains("mlip")) continue;
-      const mlip::MlipReport rep = mlip::report_from_json(md.extra.at("mlip"));
-      has_mlip = true;
-      if (quantize.empty()) quantize = driver::quantize_line(rep.options);
-      for (const mlip::RegionReport& r : rep.regions) on_mlip += r.macs();
-    } catch (const nlohmann::json::exception& e) {
-      fail("{}: {}/metadata.json is damaged ({})", tarball, printable(st.module), mlf::json_error_reason(e));
-    } catch (const Error& e) {
-      fail("{}: {}/metadata.json: {}", tarball, printable(st.module), e.what());
-    }
-  }
-  if (!has_mlip) return "";
-  return fmt::format("  {}\n  {}\n", printable(quantize), mac_share_line(on_mlip, on_mlip + total));
-}
-
 }  // namespace
 
 void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
@@ -131,15 +103,47 @@ void compile_mesh(const std::string& model, const fs::path& out, const driver::C
 
 bool is_mesh(const mlf::FileMap& files) { return files.count("pipeline.json") > 0; }
 
-std::string render_mesh_inspect(const mlf::FileMap& files, const std::string& tarball) {
-  const mesh::Manifest m = read_manifest(files, tarball);
+// "mrvl, c": the MLIP quantization the stages share and the pipeline's MAC
+// share, from the stages' metadata.json (check_stage_modules read them).
+InspectMesh mesh_inspect_data(const mlf::FileMap& files, const std::string& tarball) {
+  InspectMesh d;
+  d.tarball = tarball;
+  d.manifest = read_manifest(files, tarball);
+  uint64_t on_cpu = 0;  // metadata.json's layer table gives the CPU layers' MACs only
+  for (const mesh::PipeStage& st : d.manifest.stages) {
+    auto it = files.find(st.module + "/metadata.json");
+    if (it == files.end()) continue;
+    try {
+      const mlf::Metadata md = mlf::metadata_from_json(it->second);
+      for (const auto& l : md.extra.value("mlipc", nlohmann::json::object()).value("layers", nlohmann::json::array()))
+        on_cpu += l.value("macs", uint64_t{0});
+      if (!md.extra.contains("mlip")) continue;
+      const mlip::MlipReport rep = mlip::report_from_json(md.extra.at("mlip"));
+      if (!d.has_mlip) d.mlip_options = rep.options;
+      d.has_mlip = true;
+      for (const mlip::RegionReport& r : rep.regions) d.macs_mlip += r.macs();
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}: {}/metadata.json is damaged ({})", tarball, printable(st.module), mlf::json_error_reason(e));
+    } catch (const Error& e) {
+      fail("{}: {}/metadata.json: {}", tarball, printable(st.module), e.what());
+    }
+  }
+  d.macs_total = d.macs_mlip + on_cpu;
+  return d;
+}
+
+std::string render_mesh_inspect(const InspectMesh& d) {
+  const mesh::Manifest& m = d.manifest;
+  const std::string& tarball = d.tarball;
   std::string text;
   auto out = std::back_inserter(text);
   fmt::format_to(out, "{}: pipeline of model '{}' across {} PE(s) ({} asked), target {}, module '{}'\n",
                  printable(tarball), printable(m.model_name), m.stages.size(), m.pes_requested, printable(m.target),
                  printable(m.module_name));
   if (!m.fewer_note.empty()) fmt::format_to(out, "  note: {}\n", printable(m.fewer_note));
-  text += mlip_lines(files, m, tarball);
+  if (d.has_mlip)
+    fmt::format_to(out, "  {}\n  {}\n", printable(driver::quantize_line(d.mlip_options)),
+                   mac_share_line(d.macs_mlip, d.macs_total));
   for (int t : m.inputs) fmt::format_to(out, "  input  {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
   for (int t : m.outputs) fmt::format_to(out, "  output {}", tensor_line(m, m.tensors[static_cast<size_t>(t)]).substr(2));
   fmt::format_to(out, "stages:\n");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "cli/inspect_data.h"
 #include "driver/compile.h"
 #include "mlf/archive.h"
 
@@ -18,7 +19,10 @@ void compile_mesh(const std::string& model, const std::filesystem::path& out, co
 
 // A tarball is a mesh when it holds pipeline.json.
 bool is_mesh(const mlf::FileMap& files);
-std::string render_mesh_inspect(const mlf::FileMap& files, const std::string& tarball);
+// What inspect shows of it (pipeline.json checked against the stages), and
+// the text.
+InspectMesh mesh_inspect_data(const mlf::FileMap& files, const std::string& tarball);
+std::string render_mesh_inspect(const InspectMesh& d);
 
 struct MeshRunArgs {
   std::string tarball, inputs, outputs;
