@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/inspect.h"
 #include "cli/mesh_cmd.h"
 #include "mesh/manifest.h"
 #include "mlf/metadata.h"
@@ -211,7 +212,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   // What inspect reads: the manifest, then the stage modules (absent here).
   try {
-    (void)mlipc::cli::render_mesh_inspect({{"pipeline.json", text}}, "fuzz.tar");
+    mlipc::cli::InspectData d;
+    d.mesh = mlipc::cli::mesh_inspect_data({{"pipeline.json", text}}, "fuzz.tar");
+    (void)mlipc::cli::render_mesh_inspect(*d.mesh);
+    (void)mlipc::cli::render_inspect_json(d);
   } catch (const mlipc::Error&) {
   }
   bool accepted = false;

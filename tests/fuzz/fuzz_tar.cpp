@@ -14,7 +14,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   try {
-    (void)mlipc::cli::render_inspect(bytes, "fuzz.tar");
+    const mlipc::cli::InspectData d = mlipc::cli::inspect_data(bytes, "fuzz.tar");
+    (void)mlipc::cli::render_inspect(d);
+    (void)mlipc::cli::render_inspect_json(d);
   } catch (const mlipc::Error&) {
   }
   try {
