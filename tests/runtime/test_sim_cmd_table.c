@@ -78,14 +78,18 @@ static int when_holds(uint32_t when, uint32_t opcode, uint32_t dt) {
   }
 }
 
-/* A field of a decoded command, by struct word (any type: its bits). */
+/* A field of a decoded command, by struct word (any type: its bits). The
+   bytes of the whole union: a format's struct, with the fields that share a
+   word (A rows), may be longer than storage_, the raw words' copy. */
 static uint32_t get(const mlip_decoded_cmd* d, uint32_t at) {
   uint32_t v;
-  memcpy(&v, d->u.storage_ + 4u * at, 4u);
+  assert_true(4u * at + 4u <= sizeof d->u);
+  memcpy(&v, (const unsigned char*)&d->u + 4u * at, 4u);
   return v;
 }
 static void set(mlip_decoded_cmd* d, uint32_t at, uint32_t v) {
-  memcpy(d->u.storage_ + 4u * at, &v, 4u);
+  assert_true(4u * at + 4u <= sizeof d->u);
+  memcpy((unsigned char*)&d->u + 4u * at, &v, 4u);
 }
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
