@@ -64,7 +64,7 @@ void validate_options(const Options& options);
 // stays on the CPU.
 constexpr int64_t kMaxBatch = 8;
 // Dimensions of a row-major tensor inside a region (transformers: at most 4
-// or 5; a transpose merges them to at most 4 for PERMUTE).
+// or 5; PERMUTE copies up to MLIP_PERMUTE_RANK, the same 6).
 constexpr int64_t kMaxRank = 6;
 
 // OCM per tile for a layer's working buffers: all of it, or with

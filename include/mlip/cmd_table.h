@@ -7,7 +7,7 @@
  * the tests their builders. docs/command-buffer.md shows the same tables,
  * and a unit test keeps the two equal (tests/unit/mlip/cmd_table_test.cpp).
  * Included by mlip/cmdbuf.h (through mlip/cmd_args.h); X-macros only, no
- * definitions of its own.
+ * definitions of its own but MLIP_PERMUTE_RANK.
  *
  * MLIP_OPCODES(X): X(NAME, name, value, format, forms), one row per opcode
  * in value order (the enum MLIP_OP_<NAME> = value; values are the wire
@@ -357,22 +357,33 @@
   W(x, act_lo, 12, float, ANY, F32, "activation parameter lo")                                       \
   W(x, act_hi, 13, float, ANY, F32, "activation parameter hi")
 
-/* PERMUTE: a strided copy, dst[i0][i1][i2][i3] = src[i0 * s0 + i1 * s1 +
- * i2 * s2 + i3 * s3] (elements of elem_bytes): a transpose of any
- * permutation (up to 4 dimensions after merging), a slice with steps, a
- * gather of one index, a broadcast (stride 0). No overlap. */
+/* PERMUTE: a strided copy of up to 6 dimensions, dst[i5][i4][i0][i1][i2][i3]
+ * = src[i5 * s5 + i4 * s4 + i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3]
+ * (elements of elem_bytes): a transpose of any permutation, a slice with
+ * steps, a gather of one index, a broadcast (stride 0). d4 and d5 are the
+ * dimensions outside d0, 0 meaning none (as 1: a copy of 4 dimensions
+ * leaves their words 0). No overlap. */
 #define MLIP_FIELDS_permute(W, A, x)                                                         \
   W(x, src, 0, uint32_t, ANY, OCM, "the source block")                                       \
-  W(x, dst, 1, uint32_t, ANY, OCM, "[d0][d1][d2][d3] elements")                              \
+  W(x, dst, 1, uint32_t, ANY, OCM, "[d5][d4][d0][d1][d2][d3] elements")                      \
   W(x, elem_bytes, 2, uint32_t, ANY, ELEM, "bytes per element")                              \
-  W(x, d0, 3, uint32_t, ANY, NZ, "output dimension 0 (outermost)")                           \
+  W(x, d0, 3, uint32_t, ANY, NZ, "output dimension 0 (outermost of a 4-D copy)")             \
   W(x, d1, 4, uint32_t, ANY, NZ, "output dimension 1")                                       \
   W(x, d2, 5, uint32_t, ANY, NZ, "output dimension 2")                                       \
   W(x, d3, 6, uint32_t, ANY, NZ, "output dimension 3 (innermost)")                           \
   W(x, s0, 7, uint32_t, ANY, ANY, "source elements between two steps of dimension 0")        \
   W(x, s1, 8, uint32_t, ANY, ANY, "the same for dimension 1")                                \
   W(x, s2, 9, uint32_t, ANY, ANY, "the same for dimension 2")                                \
-  W(x, s3, 10, uint32_t, ANY, ANY, "the same for dimension 3")
+  W(x, s3, 10, uint32_t, ANY, ANY, "the same for dimension 3")                               \
+  W(x, d4, 11, uint32_t, ANY, ANY, "output dimension 4, outside d0 (0: none, as 1)")         \
+  W(x, d5, 12, uint32_t, ANY, ANY, "output dimension 5, outside d4 (0: none, as 1)")         \
+  W(x, s4, 13, uint32_t, ANY, ANY, "the same as s0 for dimension 4")                         \
+  W(x, s5, 14, uint32_t, ANY, ANY, "the same as s0 for dimension 5")
+
+/* The dimensions a PERMUTE command has (d0 .. d5): the one number of the
+ * tables above that is not a table, shared by the simulator's loop and the
+ * compiler's merge of a copy's dimensions. */
+#define MLIP_PERMUTE_RANK 6
 
 /* SOFTMAX: each of `rows` rows of `len` halves, y = e^(x - max) / sum, or
  * with log, (x - max) - log(sum) (docs/mlip-spec.md). In place allowed. */

@@ -64,7 +64,10 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
       work = (uint64_t)a->matmul.batch * a->matmul.m * a->matmul.k * a->matmul.n;
       rate = rates->macs_per_cycle; /* fp16 only */
       break;
-    case MLIP_OP_PERMUTE: work = (uint64_t)a->permute.d0 * a->permute.d1 * a->permute.d2 * a->permute.d3; break;
+    case MLIP_OP_PERMUTE: /* d4 and d5 of 0: no such dimension */
+      work = (uint64_t)a->permute.d0 * a->permute.d1 * a->permute.d2 * a->permute.d3 *
+             (a->permute.d4 ? a->permute.d4 : 1u) * (a->permute.d5 ? a->permute.d5 : 1u);
+      break;
     case MLIP_OP_SOFTMAX: /* three passes over a row: max, sum, result */
       work = 3u * (uint64_t)a->softmax.rows * a->softmax.len;
       break;

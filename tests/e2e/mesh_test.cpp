@@ -36,9 +36,11 @@ bool full_mode() {
 }
 int stream_samples() { return full_mode() ? 16 : 8; }
 
-// "ic_resnet8" is an MLPerf Tiny model; "quant_..." a folder's own name.
+// "ic_resnet8" is an MLPerf Tiny model; "quant_..." and "torch_..." a
+// folder's own name.
 fs::path model_path(const std::string& name) {
-  const std::string dir = name.rfind("quant_", 0) == 0 ? name : "mlperf_tiny_" + name;
+  const bool own = name.rfind("quant_", 0) == 0 || name.rfind("torch_", 0) == 0;
+  const std::string dir = own ? name : "mlperf_tiny_" + name;
   return fs::path(MLIPC_TEST_DATA) / "models" / dir / "model.onnx";
 }
 
@@ -155,6 +157,39 @@ std::vector<Case> thread_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, MeshThreads, ::testing::ValuesIn(thread_cases()), case_name);
+
+// A transformer (issue 30): the keyword-spotting encoder on audio frames,
+// one MLIP region with no CPU node, its activations [1, T, C] sequence
+// tensors. The partitioner cuts it like the CNNs: two stages, each holding
+// MLIP layers and no CPU layer, the cut a 3-D tensor, and the stream bit
+// for bit the single-PE build's.
+TEST(Mesh, ATransformerSplitsAcrossTwoPesWithMlipLayersInBoth) {
+  const std::string model = "torch_mlip_kws_transformer";
+  TempDir dir("mlipc-mesh");
+  const mesh::Manifest m = compile_mesh_tar(model, 2, dir.path() / "mesh.tar");
+  ASSERT_EQ(m.stages.size(), 2u) << m.fewer_note;
+  for (const mesh::PipeStage& s : m.stages) {
+    size_t mlip = 0, cpu = 0;
+    for (const std::string& l : s.layers) {
+      mlip += l.rfind("mlip ", 0) == 0;
+      cpu += l.rfind("cpu ", 0) == 0;
+    }
+    EXPECT_GT(mlip, 1u) << s.module;  // more than the border conversions
+    EXPECT_EQ(cpu, 0u) << s.module;
+    EXPECT_LE(s.memory.total(), 512u * 1024) << s.module;
+  }
+  ASSERT_EQ(m.stages[0].outputs.size(), 1u);
+  EXPECT_EQ(m.tensors[m.stages[0].outputs[0]].shape.size(), 3u) << m.tensors[m.stages[0].outputs[0]].name;
+  const Stream s = make_stream(model_path(model), dir.path(), stream_samples());
+  io::write_npz(dir.path() / "stream.npz", s.npz);
+  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s", r.out.c_str());
+  io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
+  std::vector<std::string> got;
+  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
+  expect_same(s, got, model + " threads");
+}
 
 bool have(const std::string& tool) {
   return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;

@@ -232,6 +232,18 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
   EXPECT_EQ(seen, 12);
 }
 
+// torch's TransformerEncoder at opsets 13 and 17: its attention's in-proj
+// split is a Transpose of 5 dimensions that no merge shortens (issue 30),
+// a PERMUTE of d4 and d0 .. d3: one region and no CPU node.
+TEST(MlipGenerated, TheTransformerEncodersHaveNoCpuNode) {
+  for (const char* name : {"torch_transformer_encoder_opset13", "torch_transformer_encoder_opset17"}) {
+    driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", mlip_options());
+    EXPECT_TRUE(r.mlip.cpu_nodes.empty()) << name;
+    EXPECT_EQ(r.mlip.regions.size(), 1u) << name;
+  }
+}
+
 // The simulator's cycle count against a hand count of docs/mlip-spec.md,
 // section 5, on a small region: x [1, 16, 8, 8] -> 1x1 Conv 16 -> 16 with
 // bias -> Add x -> y, fp16, weights streamed, on 1 and 2 tiles (cn10ka:

@@ -369,8 +369,69 @@ static void test_permute_reduce(void** state) {
   assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
 }
 
+/* PERMUTE beyond 4 dimensions: d4 and d5, outside d0 (0: none). */
+static void test_permute_rank6(void** state) {
+  /* x [2][2][2] = 1 .. 8 (strides 4, 2, 1) reversed to [c][b][a]: d5 = c
+   * (stride 1), d4 = b (stride 2), d3 = a (stride 4): 1 5 3 7 2 6 4 8 */
+  const uint16_t rev[8] = {0x3C00, 0x4500, 0x4200, 0x4700, 0x4000, 0x4600, 0x4400, 0x4800};
+  /* d4 alone, 0 as 1 for d5: [b][a] of c = 0 (d4 = b, d3 = a): 1 5 3 7 */
+  mlip_permute_args* p;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_PERMUTE);
+  for (i = 0; i < 8; ++i) seth(2u * i, (float)(i + 1u));
+  p = cb_op_permute(&b, CB_MAIN, 0, layer0);
+  p->src = 0;
+  p->dst = 256;
+  p->elem_bytes = 2;
+  p->d5 = 2;
+  p->s5 = 1;
+  p->d4 = 2;
+  p->s4 = 2;
+  p->d0 = p->d1 = p->d2 = 1;
+  p->d3 = 2;
+  p->s3 = 4;
+  p = cb_op_permute(&b, CB_MAIN, 0, layer0);
+  p->src = 0;
+  p->dst = 384;
+  p->elem_bytes = 2;
+  p->d4 = 2;
+  p->s4 = 2;
+  p->d0 = p->d1 = p->d2 = 1;
+  p->d3 = 2;
+  p->s3 = 4;
+  assert_int_equal(run(), MLIP_OK);
+  expect_halves(256, rev, 8);
+  expect_halves(384, rev, 4);
+
+  /* d5's steps count in the source extent: the last one read is past OCM */
+  fresh(MLIP_LAYER_PERMUTE);
+  p = cb_op_permute(&b, CB_MAIN, 0, layer0);
+  p->src = 0;
+  p->dst = 256;
+  p->elem_bytes = 2;
+  p->d5 = 2;
+  p->s5 = (uint32_t)sizeof ocm;
+  p->d0 = p->d1 = p->d2 = p->d3 = 1;
+  assert_int_equal(run(), MLIP_ERR_BOUNDS);
+
+  /* and in the destination: d4 writes 2 x 64 halves from 128, over the source at 256 */
+  fresh(MLIP_LAYER_PERMUTE);
+  p = cb_op_permute(&b, CB_MAIN, 0, layer0);
+  p->src = 256;
+  p->dst = 128;
+  p->elem_bytes = 2;
+  p->d4 = 2;
+  p->s4 = 0;
+  p->d0 = p->d1 = p->d2 = 1;
+  p->d3 = 64;
+  p->s3 = 0;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_permute_rank6),
     cmocka_unit_test(test_matmul),  cmocka_unit_test(test_matmul_rules), cmocka_unit_test(test_softmax),
     cmocka_unit_test(test_softmax_rules), cmocka_unit_test(test_norm), cmocka_unit_test(test_norm_rules),
     cmocka_unit_test(test_div_guard), cmocka_unit_test(test_gelu_erf), cmocka_unit_test(test_permute_reduce),

@@ -1,8 +1,8 @@
 // PERMUTE: data movement inside a region, for the row-major kinds of
 // transformers. Every form is one strided copy (StridedCopy: output element
-// (i0, .., i3) is source element offset + sum i_k * strides[k]):
-// Transpose of any permutation (the dimensions whose strides chain merged,
-// so at most 4 remain), Slice with positive steps, Gather of constant
+// (i0, .., i5) is source element offset + sum i_k * strides[k]):
+// Transpose of any permutation (the dimensions whose strides chain merged;
+// at most MLIP_PERMUTE_RANK, 6, remain, the rank of any region tensor), Slice with positive steps, Gather of constant
 // indices that step evenly (one index: the class token), Expand (stride 0),
 // and the change of layout a Reshape needs when its input is NHWC
 // (LowerContext::relayout). A copy that moves nothing (one run of the
@@ -44,7 +44,7 @@ StridedCopy strided_copy(std::vector<int64_t> dims, std::vector<int64_t> strides
     c.dims = {1};
     c.strides = {1};
   }
-  c.ok = c.dims.size() <= 4;
+  c.ok = c.dims.size() <= MLIP_PERMUTE_RANK;
   return c;
 }
 
@@ -146,7 +146,9 @@ Move move_of(const Graph& g, const Node& n, const std::vector<int64_t>& in, size
   }
   m.strides = strides;
   m.copy = strided_copy(y, strides, offset);
-  if (!m.copy.ok) m.why = fmt::format("the copy needs {} dimensions after merging, PERMUTE has 4", m.copy.dims.size());
+  if (!m.copy.ok)
+    m.why = fmt::format("the copy needs {} dimensions after merging, PERMUTE has {}", m.copy.dims.size(),
+                        MLIP_PERMUTE_RANK);
   return m;
 }
 
@@ -252,6 +254,7 @@ void plan(LayerPlanner& p) {
     d.push_back(1);
     s.push_back(0);
   }
+  const size_t outer = d.size() - 4;  // dimensions outside d0: the command's d4 (and d5)
   const PermutePass pass{c};
   const int64_t inner = pass.inner();
   const auto parts = split_range(d[0], p.num_tiles());
@@ -272,14 +275,24 @@ void plan(LayerPlanner& p) {
       pa.src = src;
       pa.dst = dst;
       pa.elem_bytes = u32(eb);
-      pa.d0 = u32(an);
-      pa.d1 = u32(d[1]);
-      pa.d2 = u32(d[2]);
-      pa.d3 = u32(d[3]);
-      pa.s0 = u32(s[0]);
-      pa.s1 = u32(s[1]);
-      pa.s2 = u32(s[2]);
-      pa.s3 = u32(s[3]);
+      std::vector<int64_t> pd = d;  // this pass's: an steps of the outermost
+      pd[0] = an;
+      pa.d0 = u32(pd[outer]);
+      pa.d1 = u32(pd[outer + 1]);
+      pa.d2 = u32(pd[outer + 2]);
+      pa.d3 = u32(pd[outer + 3]);
+      pa.s0 = u32(s[outer]);
+      pa.s1 = u32(s[outer + 1]);
+      pa.s2 = u32(s[outer + 2]);
+      pa.s3 = u32(s[outer + 3]);
+      if (outer >= 1) {  // a copy of 4 dimensions leaves d4, d5 (and their strides) 0: none
+        pa.d4 = u32(pd[outer - 1]);
+        pa.s4 = u32(s[outer - 1]);
+      }
+      if (outer == 2) {
+        pa.d5 = u32(pd[0]);
+        pa.s5 = u32(s[0]);
+      }
       p.emit(MLIP_OP_PERMUTE, tile, pa);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + a * inner * eb, dst, an * inner * eb);
     }

@@ -122,11 +122,10 @@ std::string shuffle_reason(const Graph& g, const Shuffle& s, const SupportLimits
 // Its layer (at the last Reshape; the other two make none).
 void lower_shuffle(LowerContext& ctx, const Shuffle& s);
 
-// PERMUTE's work (layers/permute.cpp): output element (i0, .., i3) of
+// PERMUTE's work (layers/permute.cpp): output element (i0, .., i5) of
 // `dims` is source element offset + sum i_k * strides[k]. strided_copy
-// merges dimensions whose strides chain and drops those of size 1, so a
-// copy of any rank that can be described in 4 has at most 4; `ok` says
-// whether it can.
+// merges dimensions whose strides chain and drops those of size 1; `ok`
+// says whether at most MLIP_PERMUTE_RANK (6) remain.
 struct StridedCopy {
   std::vector<int64_t> dims, strides;
   int64_t offset = 0;
