@@ -187,7 +187,8 @@ static inline mlip__vuh mlip__exp_v(float* p) {
 static inline mlip__vuh mlip__erf_v(float* p) {
   MLIP__STRICT
   mlip__vfh x, ax, y;
-  mlip__vuh u, a, out, nan, one;
+  static const mlip__vuh none = {0};
+  mlip__vuh u, a, out, nan, one, mid;
   mlip__vd d, z, small, c, g, w, t, kd, r, q, s, e, tab, v;
   mlip__vl bits, m, j, in1, in2, in3, cb, lo;
   int l, k;
@@ -201,54 +202,59 @@ static inline mlip__vuh mlip__erf_v(float* p) {
   small = (mlip__vd){0} + mlip__erf_P[11];
   for (k = 10; k >= 0; --k) small = small * z + mlip__erf_P[k];
   small = d * small;
-  /* [1, 4): i = (int)d picks the polynomial; w = d - (i + 0.5). */
-  in1 = (mlip__vl)(d < 2.0);
-  in3 = (mlip__vl)(d >= 3.0);
-  in2 = ~in1 & ~in3;
-  {
-    const mlip__vd h1 = (mlip__vd){0} + 1.5, h2 = (mlip__vd){0} + 2.5, h3 = (mlip__vd){0} + 3.5;
-    mlip__vl b1, b2, b3;
-    memcpy(&b1, &h1, sizeof b1);
-    memcpy(&b2, &h2, sizeof b2);
-    memcpy(&b3, &h3, sizeof b3);
-    cb = (b1 & in1) | (b2 & in2) | (b3 & in3);
-    memcpy(&c, &cb, sizeof c);
-  }
-  w = d - c;
-  g = (mlip__vd){0};
-  for (k = 14; k >= 0; --k) {
-    const double c1 = mlip__erfc_G1[k], c2 = k < 14 ? mlip__erfc_G2[k] : 0.0, c3 = k < 13 ? mlip__erfc_G3[k] : 0.0;
-    mlip__vl b1, b2, b3;
-    mlip__vd v1 = (mlip__vd){0} + c1, v2 = (mlip__vd){0} + c2, v3 = (mlip__vd){0} + c3;
-    memcpy(&b1, &v1, sizeof b1);
-    memcpy(&b2, &v2, sizeof b2);
-    memcpy(&b3, &v3, sizeof b3);
-    cb = (b1 & in1) | (b2 & in2) | (b3 & in3);
-    memcpy(&c, &cb, sizeof c);
-    g = k == 14 ? c : g * w + c;
-  }
-  /* e^(-(d * d)) as mlip__exp_d. */
-  z = -(d * d);
-  t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
-  kd = t - MLIP__ROUND;
-  memcpy(&bits, &t, sizeof bits);
-  m = bits - 0x4338000000000000ll;
-  j = m & 31;
-  r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
-  q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
-  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
-  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
-  memcpy(&s, &bits, sizeof s);
-  s = tab * s;
-  e = s + s * q;
-  v = 1.0 - e * g;
-  {
-    mlip__vl sb, vb;
-    memcpy(&sb, &small, sizeof sb);
-    memcpy(&vb, &v, sizeof vb);
-    lo = (mlip__vl)(d < 1.0);
-    vb = (sb & lo) | (vb & ~lo);
-    memcpy(&v, &vb, sizeof v);
+  v = small;
+  /* [1, 4), when a lane is there: i = (int)d picks the polynomial;
+   * w = d - (i + 0.5). */
+  mid = (mlip__vuh)((a >= 0x3f800000u) & (a < 0x40800000u));
+  if (memcmp(&mid, &none, sizeof mid) != 0) {
+    in1 = (mlip__vl)(d < 2.0);
+    in3 = (mlip__vl)(d >= 3.0);
+    in2 = ~in1 & ~in3;
+    {
+      const mlip__vd h1 = (mlip__vd){0} + 1.5, h2 = (mlip__vd){0} + 2.5, h3 = (mlip__vd){0} + 3.5;
+      mlip__vl b1, b2, b3;
+      memcpy(&b1, &h1, sizeof b1);
+      memcpy(&b2, &h2, sizeof b2);
+      memcpy(&b3, &h3, sizeof b3);
+      cb = (b1 & in1) | (b2 & in2) | (b3 & in3);
+      memcpy(&c, &cb, sizeof c);
+    }
+    w = d - c;
+    g = (mlip__vd){0};
+    for (k = 14; k >= 0; --k) {
+      const double c1 = mlip__erfc_G1[k], c2 = k < 14 ? mlip__erfc_G2[k] : 0.0, c3 = k < 13 ? mlip__erfc_G3[k] : 0.0;
+      mlip__vl b1, b2, b3;
+      mlip__vd v1 = (mlip__vd){0} + c1, v2 = (mlip__vd){0} + c2, v3 = (mlip__vd){0} + c3;
+      memcpy(&b1, &v1, sizeof b1);
+      memcpy(&b2, &v2, sizeof b2);
+      memcpy(&b3, &v3, sizeof b3);
+      cb = (b1 & in1) | (b2 & in2) | (b3 & in3);
+      memcpy(&c, &cb, sizeof c);
+      g = k == 14 ? c : g * w + c;
+    }
+    /* e^(-(d * d)) as mlip__exp_d. */
+    z = -(d * d);
+    t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
+    kd = t - MLIP__ROUND;
+    memcpy(&bits, &t, sizeof bits);
+    m = bits - 0x4338000000000000ll;
+    j = m & 31;
+    r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
+    q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
+    for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
+    bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
+    memcpy(&s, &bits, sizeof s);
+    s = tab * s;
+    e = s + s * q;
+    v = 1.0 - e * g;
+    {
+      mlip__vl sb, vb;
+      memcpy(&sb, &small, sizeof sb);
+      memcpy(&vb, &v, sizeof vb);
+      lo = (mlip__vl)(d < 1.0);
+      vb = (sb & lo) | (vb & ~lo);
+      memcpy(&v, &vb, sizeof v);
+    }
   }
   y = __builtin_convertvector(v, mlip__vfh);
   memcpy(&out, &y, sizeof out);
