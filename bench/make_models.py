@@ -2,7 +2,8 @@
 """The torch-built models of bench/run.sh, random weights (seeded, no
 download), exported to ONNX, one folder per model (<out>/<name>/model.onnx):
 torchvision's 224x224 networks (opset 13) and one small model per family
-the CNNs do not cover (recurrent layers, transposed convolutions). Needs
+the CNNs do not cover (recurrent layers, transposed convolutions,
+transformers). Needs
 Debian's python3-torch and python3-torchvision. Skips a model whose
 model.onnx exists.
 
@@ -87,12 +88,73 @@ class ConvTransposeDecoder(nn.Module):
         return self.net(z)
 
 
+class Block(nn.Module):
+    """A pre-norm transformer encoder block, attention written out (MatMul,
+    Softmax, LayerNormalization and the exact GELU's Erf in the ONNX)."""
+
+    def __init__(self, dim, heads, mlp=4):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, mlp * dim), nn.GELU(), nn.Linear(mlp * dim, dim))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).reshape(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = torch.softmax(q @ k.transpose(-2, -1) * (d // self.heads) ** -0.5, dim=-1)
+        x = x + self.proj((a @ v).transpose(1, 2).reshape(b, t, d))
+        return x + self.mlp(self.norm2(x))
+
+
+class VitTiny(nn.Module):
+    """32x32 images in 4x4 patches and a class token: 65 tokens of 192, two
+    blocks of 4 heads (the attention's Softmax over [1, 4, 65, 65])."""
+
+    def __init__(self, dim=192, heads=4, depth=2, classes=10):
+        super().__init__()
+        self.embed = nn.Conv2d(3, dim, 4, 4)
+        self.cls = nn.Parameter(torch.randn(1, 1, dim))
+        self.pos = nn.Parameter(torch.randn(1, 65, dim))
+        self.blocks = nn.Sequential(*[Block(dim, heads) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.embed(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1) + self.pos
+        return self.head(self.norm(self.blocks(x))[:, 0])
+
+
+class KwsTransformer(nn.Module):
+    """Keyword spotting on 49 frames of 40 MFCCs: a linear embedding, a class
+    token, four blocks of 64 (4 heads), 12 classes."""
+
+    def __init__(self, feat=40, dim=64, heads=4, depth=4, classes=12):
+        super().__init__()
+        self.embed = nn.Linear(feat, dim)
+        self.cls = nn.Parameter(torch.randn(1, 1, dim))
+        self.pos = nn.Parameter(torch.randn(1, 50, dim))
+        self.blocks = nn.Sequential(*[Block(dim, heads) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.embed(x)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1) + self.pos
+        return self.head(self.norm(self.blocks(x))[:, 0])
+
+
 # name: (module, input shape, opset)
 FAMILIES = {
     "lstm_autoencoder": (LstmAutoencoder, (1, 64, 32), 13),
     "bigru_classifier": (BiGruClassifier, (1, 100, 40), 13),
     "crnn_bilstm": (Crnn, (1, 1, 32, 128), 13),
     "convtranspose_decoder": (ConvTransposeDecoder, (1, 100, 1, 1), 13),
+    "vit_tiny": (VitTiny, (1, 3, 32, 32), 17),
+    "kws_transformer": (KwsTransformer, (1, 49, 40), 17),
 }
 
 

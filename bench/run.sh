@@ -93,7 +93,7 @@ if [ "$SHORT" = 0 ] && [ -z "${BENCH_NO_224:-}" ]; then
   if "$PY" -c "import torch, torchvision" 2>/dev/null; then
     "$PY" bench/make_models.py bench/.models 2>/dev/null
     for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large \
-             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder; do
+             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder vit_tiny kws_transformer; do
       MODELS+=("$n:bench/.models/$n")
     done
   else

@@ -12,4 +12,4 @@ static void {{fn}}({{params}}{{out0_t}}* {{y_restrict}}y) {
     y[o++] = {{result}};
   }
 {{#loops}}  }
-{{/loops}}}
+{{/loops}}{{post}}}

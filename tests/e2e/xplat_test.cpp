@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "cross_targets.h"
 #include "driver/compile.h"
 #include "mlf/archive.h"
@@ -25,7 +27,15 @@ struct XplatCase {
   std::string name;
   size_t model;  // index in model_cases()
   std::string target;
+  std::string generated = {};  // instead: this tests/data/models/torch_* folder
 };
+
+const ModelCase& model_of(const XplatCase& c) {
+  if (c.generated.empty()) return model_cases()[c.model];
+  for (const ModelCase& m : generated_model_cases())
+    if (m.name == c.generated) return m;
+  throw std::runtime_error("no generated model " + c.generated);
+}
 
 class XplatGnu : public ::testing::TestWithParam<XplatCase> {};
 
@@ -33,7 +43,7 @@ TEST_P(XplatGnu, Aarch64Gnu99O2WithoutContractFlagGivesHostBits) {
   for (const char* tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
     if (!have_tool(tool)) GTEST_SKIP() << tool << " missing (scripts/setup.sh installs it)";
   const XplatCase& c = GetParam();
-  const ModelCase& m = model_cases()[c.model];
+  const ModelCase& m = model_of(c);
   TempDir dir("mlipc-xplat");
   driver::CompileOptions opt;
   opt.target = c.target;
@@ -93,11 +103,14 @@ TEST_P(XplatGnu, Aarch64Gnu99O2WithoutContractFlagGivesHostBits) {
   }
 }
 
-// The digits CNN on both targets, and the keyword-spotting net on the CPU
-// (depthwise and pointwise convolutions, average pooling, softmax).
+// The digits CNN on both targets, the keyword-spotting net on the CPU
+// (depthwise and pointwise convolutions, average pooling, softmax), and a
+// ViT on the CPU (Softmax over the last axis, LayerNormalization, the exact
+// GELU's Erf: mlip/kmath_n.h's array forms in NEON lanes).
 INSTANTIATE_TEST_SUITE_P(Shared, XplatGnu,
                          ::testing::Values(XplatCase{"digits_c", 0, "c"}, XplatCase{"digits_mrvl", 0, "mrvl, c"},
-                                           XplatCase{"kws_dscnn_c", 1, "c"}),
+                                           XplatCase{"kws_dscnn_c", 1, "c"},
+                                           XplatCase{"vit_c", 0, "c", "torch_mlip_vit_opset17"}),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

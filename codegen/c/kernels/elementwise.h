@@ -34,7 +34,9 @@ struct ElementwiseBody {
   std::vector<Shape> read_shapes;
 };
 
-// Fills `spec` for elementwise.c. The output is node output 0.
+// Fills `spec` for elementwise.c. The output is node output 0. A caller may
+// then set "post": C statements run after the loops on the whole output y
+// (Exp and Erf map it in place with mlip/kmath_n.h's array forms).
 void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const ElementwiseBody& b);
 
 // The common case: one statement "<ct> v = <expr>;" with the output's compute type.

@@ -5,6 +5,7 @@
 
 #include "c/kernels/elementwise.h"
 #include "c/kernels/kernels.h"
+#include "ops/activation.h"
 #include "ops/elem.h"
 
 namespace mlipc::c::kernels {
@@ -27,13 +28,28 @@ std::string wrap_type(DType t) { return dtype_size(t) > 4 ? "uint64_t" : "uint32
 
 }  // namespace
 
+// Exp and Erf: the loop copies x into y, then kmath_n.h's array form maps y
+// in place (the bits of the scalar function, several lanes at a time); with
+// a fused activation, which must come after, the scalar function per element.
+#define MLIPC_FLOAT32_ARRAY_FN(Op, cfn)                                                    \
+  void prepare_##Op(const Graph& g, const Node& n, KernelSpec& spec) {                      \
+    if (activation_of(n.attrs).kind != Activation::None) {                                  \
+      map(g, n, spec, {DType::Float32}, cfn "(v0)");                                        \
+      return;                                                                               \
+    }                                                                                       \
+    map(g, n, spec, {DType::Float32}, "v0");                                                \
+    spec.set("post", fmt::format("  " cfn "_n(y, {});\n", c_int(numel(g.value(n.outputs[0]).shape)))); \
+    spec.includes.push_back("mlip/kmath_n.h");                                              \
+  }
+MLIPC_FLOAT32_ARRAY_FN(Exp, "mlip_expf")
+MLIPC_FLOAT32_ARRAY_FN(Erf, "mlip_erff")
+#undef MLIPC_FLOAT32_ARRAY_FN
+
 #define MLIPC_FLOAT32_FN(Op, cfn)                                          \
   void prepare_##Op(const Graph& g, const Node& n, KernelSpec& spec) {     \
     map(g, n, spec, {DType::Float32}, cfn "(v0)");                         \
   }
-MLIPC_FLOAT32_FN(Exp, "mlip_expf")
 MLIPC_FLOAT32_FN(Log, "mlip_logf")
-MLIPC_FLOAT32_FN(Erf, "mlip_erff")
 MLIPC_FLOAT32_FN(Sin, "mlip_sinf")
 MLIPC_FLOAT32_FN(Cos, "mlip_cosf")
 MLIPC_FLOAT32_FN(Tan, "mlip_tanf")

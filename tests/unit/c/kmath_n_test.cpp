@@ -1,12 +1,13 @@
-// mlip/kmath_n.h: the array forms of the sigmoid, the SiLU and tanh give
-// the bits of mlip_sigmoidf (mlip_tanhf) element by element, at every vector width the host's C
+// mlip/kmath_n.h: the array forms of the sigmoid, the SiLU, tanh, exp and
+// erf give the bits of mlip_sigmoidf (mlip_tanhf, mlip_expf, mlip_erff)
+// element by element, at every vector width the host's C
 // compilers give them (AVX-512 or whatever -march=native has, AVX2, SSE2,
 // width 1), with gcc and clang, with the flush-to-zero bits of the
 // floating-point environment set as well, and on AArch64 (NEON) under
 // qemu-aarch64 when the cross tools are there. Inputs: every 4093rd float
 // bit pattern, and 20,000 consecutive floats around each place where the
 // vector code hands a lane to the scalar function (0, the subnormal edge,
-// -87 and -105, 20; tanh's 9.5).
+// -87 and -105, 20; tanh's 9.5; exp's -104 and 89; erf's 1, 2, 3, 4 and -2).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -47,11 +48,25 @@ static void check(const float* x, int n) {
     float w = mlip_tanhf(x[i]);
     if (memcmp(&w, &a[i], 4) != 0 && bad++ < 5) printf("tanh %a: %a, want %a\n", x[i], a[i], w);
   }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_expf_n(a, n);
+  for (i = 0; i < n; ++i) {
+    float w = mlip_expf(x[i]);
+    if (memcmp(&w, &a[i], 4) != 0 && bad++ < 5) printf("exp %a: %a, want %a\n", x[i], a[i], w);
+  }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_erff_n(a, n);
+  for (i = 0; i < n; ++i) {
+    float w = mlip_erff(x[i]);
+    if (memcmp(&w, &a[i], 4) != 0 && bad++ < 5) printf("erf %a: %a, want %a\n", x[i], a[i], w);
+  }
   total += (unsigned long)n;
 }
 int main(void) {
   static const uint32_t edges[] = {0x00000000u, 0x80000000u, 0x00800000u, 0x80800000u, 0xc2ae0000u,
-                                   0xc2d20000u, 0x41a00000u, 0x7f800000u, 0xff800000u, 0x41180000u, 0xc1180000u};
+                                   0xc2d20000u, 0x41a00000u, 0x7f800000u, 0xff800000u, 0x41180000u, 0xc1180000u,
+                                   0xc2d00000u, 0x42b20000u, 0x3f800000u, 0x40000000u, 0x40400000u,
+                                   0x40800000u, 0xc0000000u};
   uint64_t k;
   size_t e;
   int i, n = 0;
