@@ -268,43 +268,40 @@ static inline mlip__vuh mlip__erf_v(float* p) {
 }
 #endif
 
-/* p[i] = mlip_sigmoidf(p[i]) for i < n. */
-static inline void mlip_sigmoidf_n(float* p, int32_t n) {
-  int32_t i = 0;
+/* The array form of a scalar function: whole vectors through its vector
+ * form, whose flagged lanes (inputs it leaves to the scalar function) go
+ * back to the scalar function from the saved inputs, the tail through the
+ * scalar function. Each gives the scalar function's bits. */
 #ifdef MLIP_KMATH_N_VECTOR
-  static const mlip__vuh none = {0};
-  for (; i + MLIP__NH <= n; i += MLIP__NH) {
-    float x[MLIP__NH];
-    mlip__vuh fix;
-    int l;
-    memcpy(x, p + i, sizeof x);
-    fix = mlip__sigmoid_v(p + i);
-    if (memcmp(&fix, &none, sizeof fix) != 0)
-      for (l = 0; l < MLIP__NH; ++l)
-        if (fix[l]) p[i + l] = mlip_sigmoidf(x[l]);
+#define MLIP__ARRAY_FORM_(name, vector, scalar)                \
+  static inline void name(float* p, int32_t n) {               \
+    static const mlip__vuh none = {0};                         \
+    int32_t i = 0;                                             \
+    for (; i + MLIP__NH <= n; i += MLIP__NH) {                 \
+      float x[MLIP__NH];                                       \
+      mlip__vuh fix;                                           \
+      int l;                                                   \
+      memcpy(x, p + i, sizeof x);                              \
+      fix = vector(p + i);                                     \
+      if (memcmp(&fix, &none, sizeof fix) != 0)                \
+        for (l = 0; l < MLIP__NH; ++l)                         \
+          if (fix[l]) p[i + l] = scalar(x[l]);                 \
+    }                                                          \
+    for (; i < n; ++i) p[i] = scalar(p[i]);                    \
+  }
+#else
+#define MLIP__ARRAY_FORM_(name, vector, scalar)                \
+  static inline void name(float* p, int32_t n) {               \
+    int32_t i;                                                 \
+    for (i = 0; i < n; ++i) p[i] = scalar(p[i]);               \
   }
 #endif
-  for (; i < n; ++i) p[i] = mlip_sigmoidf(p[i]);
-}
+
+/* p[i] = mlip_sigmoidf(p[i]) for i < n. */
+MLIP__ARRAY_FORM_(mlip_sigmoidf_n, mlip__sigmoid_v, mlip_sigmoidf)
 
 /* p[i] = mlip_tanhf(p[i]) for i < n. */
-static inline void mlip_tanhf_n(float* p, int32_t n) {
-  int32_t i = 0;
-#ifdef MLIP_KMATH_N_VECTOR
-  static const mlip__vuh none = {0};
-  for (; i + MLIP__NH <= n; i += MLIP__NH) {
-    float x[MLIP__NH];
-    mlip__vuh fix;
-    int l;
-    memcpy(x, p + i, sizeof x);
-    fix = mlip__tanh_v(p + i);
-    if (memcmp(&fix, &none, sizeof fix) != 0)
-      for (l = 0; l < MLIP__NH; ++l)
-        if (fix[l]) p[i + l] = mlip_tanhf(x[l]);
-  }
-#endif
-  for (; i < n; ++i) p[i] = mlip_tanhf(p[i]);
-}
+MLIP__ARRAY_FORM_(mlip_tanhf_n, mlip__tanh_v, mlip_tanhf)
 
 /* p[i] = p[i] * mlip_sigmoidf(p[i]) for i < n (the SiLU). */
 static inline void mlip_siluf_n(float* p, int32_t n) {
@@ -330,41 +327,10 @@ static inline void mlip_siluf_n(float* p, int32_t n) {
 }
 
 /* p[i] = mlip_expf(p[i]) for i < n. */
-static inline void mlip_expf_n(float* p, int32_t n) {
-  int32_t i = 0;
-#ifdef MLIP_KMATH_N_VECTOR
-  static const mlip__vuh none = {0};
-  for (; i + MLIP__NH <= n; i += MLIP__NH) {
-    float x[MLIP__NH];
-    mlip__vuh fix;
-    int l;
-    memcpy(x, p + i, sizeof x);
-    fix = mlip__exp_v(p + i);
-    if (memcmp(&fix, &none, sizeof fix) != 0)
-      for (l = 0; l < MLIP__NH; ++l)
-        if (fix[l]) p[i + l] = mlip_expf(x[l]);
-  }
-#endif
-  for (; i < n; ++i) p[i] = mlip_expf(p[i]);
-}
+MLIP__ARRAY_FORM_(mlip_expf_n, mlip__exp_v, mlip_expf)
 
 /* p[i] = mlip_erff(p[i]) for i < n. */
-static inline void mlip_erff_n(float* p, int32_t n) {
-  int32_t i = 0;
-#ifdef MLIP_KMATH_N_VECTOR
-  static const mlip__vuh none = {0};
-  for (; i + MLIP__NH <= n; i += MLIP__NH) {
-    float x[MLIP__NH];
-    mlip__vuh fix;
-    int l;
-    memcpy(x, p + i, sizeof x);
-    fix = mlip__erf_v(p + i);
-    if (memcmp(&fix, &none, sizeof fix) != 0)
-      for (l = 0; l < MLIP__NH; ++l)
-        if (fix[l]) p[i + l] = mlip_erff(x[l]);
-  }
-#endif
-  for (; i < n; ++i) p[i] = mlip_erff(p[i]);
-}
+MLIP__ARRAY_FORM_(mlip_erff_n, mlip__erf_v, mlip_erff)
+#undef MLIP__ARRAY_FORM_
 
 #endif /* MLIP_KMATH_N_H_ */
