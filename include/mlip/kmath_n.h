@@ -40,6 +40,30 @@ typedef uint32_t mlip__vuh __attribute__((vector_size(MLIP__NH * 4)));
 typedef double mlip__vd __attribute__((vector_size(MLIP__NH * 8)));
 typedef int64_t mlip__vl __attribute__((vector_size(MLIP__NH * 8)));
 
+/* e^z = s + s q as mlip__exp_parts(z, 0, &s, &q) computes it, lane by
+ * lane: t = round(z * 32/ln2) + 1.5 * 2^52 holds the integer m in its low
+ * bits (m = bits(t) - bits(1.5 * 2^52)), s = 2^(m/32) from the table and a
+ * power of two, q the polynomial in the reduced argument. By pointer: no
+ * vector crosses a call boundary (the ABI of wide vectors depends on -m
+ * flags). */
+static inline void mlip__exp_parts_v(const mlip__vd* z, mlip__vd* s, mlip__vd* q) {
+  MLIP__STRICT
+  mlip__vd t, kd, r, tab;
+  mlip__vl bits, m, j;
+  int l;
+  t = *z * MLIP__INV_LN2_32 + MLIP__ROUND;
+  kd = t - MLIP__ROUND;
+  memcpy(&bits, &t, sizeof bits);
+  m = bits - 0x4338000000000000ll;
+  j = m & 31;
+  r = (*z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
+  *q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
+  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
+  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
+  memcpy(s, &bits, sizeof *s);
+  *s = tab * *s;
+}
+
 /* Sigmoid of MLIP__NH floats at p, in place; returns a mask of the lanes
  * the caller must recompute with mlip_sigmoidf. 64-bit lanes for the double
  * arithmetic, 32-bit lanes for the float bits, never converted between. */
@@ -47,9 +71,8 @@ static inline mlip__vuh mlip__sigmoid_v(float* p) {
   MLIP__STRICT
   mlip__vfh x, y;
   mlip__vuh u, a, out, nan, one, zero;
-  mlip__vd xd, z, t, kd, r, q, s, e, num, res, tab;
-  mlip__vl bits, m, j, neg;
-  int l;
+  mlip__vd xd, z, q, s, e, num, res;
+  mlip__vl bits, neg;
   memcpy(&x, p, sizeof x);
   memcpy(&u, &x, sizeof u);
   a = u & 0x7fffffffu;
@@ -60,20 +83,8 @@ static inline mlip__vuh mlip__sigmoid_v(float* p) {
   bits |= (mlip__vl){0} - 0x7fffffffffffffffll - 1; /* the sign bit */
   memcpy(&z, &bits, sizeof z);
   neg = (mlip__vl)(xd < 0.0);
-  /* e = exp(z) as mlip__exp_parts(z, 0, &s, &q) and mlip__exp_d compute
-   * it: t = round(z * 32/ln2) + 1.5 * 2^52 holds the integer m in its low
-   * bits, so m = bits(t) - bits(1.5 * 2^52). */
-  t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
-  kd = t - MLIP__ROUND;
-  memcpy(&bits, &t, sizeof bits);
-  m = bits - 0x4338000000000000ll;
-  j = m & 31;
-  r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
-  q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
-  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
-  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
-  memcpy(&s, &bits, sizeof s);
-  s = tab * s;
+  /* e = exp(z) as mlip__exp_d computes it. */
+  mlip__exp_parts_v(&z, &s, &q);
   e = s + s * q;
   /* x < 0: e / (1 + e); x >= 0: 1 / (1 + e). */
   {
@@ -107,25 +118,13 @@ static inline mlip__vuh mlip__tanh_v(float* p) {
   MLIP__STRICT
   mlip__vfh x, ax, y;
   mlip__vuh u, a, out, nan, one;
-  mlip__vd z, t, kd, r, q, s, e, tab;
-  mlip__vl bits, m, j;
-  int l;
+  mlip__vd z, q, s, e;
   memcpy(&x, p, sizeof x);
   memcpy(&u, &x, sizeof u);
   a = u & 0x7fffffffu;
   memcpy(&ax, &a, sizeof ax);
   z = 2.0 * __builtin_convertvector(ax, mlip__vd);
-  t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
-  kd = t - MLIP__ROUND;
-  memcpy(&bits, &t, sizeof bits);
-  m = bits - 0x4338000000000000ll;
-  j = m & 31;
-  r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
-  q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
-  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
-  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
-  memcpy(&s, &bits, sizeof s);
-  s = tab * s;
+  mlip__exp_parts_v(&z, &s, &q);
   e = (s - 1.0) + s * q;
   y = __builtin_convertvector(e / (e + 2.0), mlip__vfh);
   memcpy(&out, &y, sizeof out);
@@ -148,24 +147,12 @@ static inline mlip__vuh mlip__exp_v(float* p) {
   MLIP__STRICT
   mlip__vfh x, y;
   mlip__vuh u, a, out, nan, inf, zero;
-  mlip__vd xd, t, kd, r, q, s, tab;
-  mlip__vl bits, m, j;
-  int l;
+  mlip__vd xd, q, s;
   memcpy(&x, p, sizeof x);
   memcpy(&u, &x, sizeof u);
   a = u & 0x7fffffffu;
   xd = __builtin_convertvector(x, mlip__vd);
-  t = xd * MLIP__INV_LN2_32 + MLIP__ROUND;
-  kd = t - MLIP__ROUND;
-  memcpy(&bits, &t, sizeof bits);
-  m = bits - 0x4338000000000000ll;
-  j = m & 31;
-  r = (xd - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
-  q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
-  for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
-  bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
-  memcpy(&s, &bits, sizeof s);
-  s = tab * s;
+  mlip__exp_parts_v(&xd, &s, &q);
   y = __builtin_convertvector(s + s * q, mlip__vfh);
   memcpy(&out, &y, sizeof out);
   /* NaN (quieted), +inf above 89, 0 below -104. */
@@ -189,9 +176,9 @@ static inline mlip__vuh mlip__erf_v(float* p) {
   mlip__vfh x, ax, y;
   static const mlip__vuh none = {0};
   mlip__vuh u, a, out, nan, one, mid;
-  mlip__vd d, z, small, c, g, w, t, kd, r, q, s, e, tab, v;
-  mlip__vl bits, m, j, in1, in2, in3, cb, lo;
-  int l, k;
+  mlip__vd d, z, small, c, g, w, q, s, e, v;
+  mlip__vl in1, in2, in3, cb, lo;
+  int k;
   memcpy(&x, p, sizeof x);
   memcpy(&u, &x, sizeof u);
   a = u & 0x7fffffffu;
@@ -234,17 +221,7 @@ static inline mlip__vuh mlip__erf_v(float* p) {
     }
     /* e^(-(d * d)) as mlip__exp_d. */
     z = -(d * d);
-    t = z * MLIP__INV_LN2_32 + MLIP__ROUND;
-    kd = t - MLIP__ROUND;
-    memcpy(&bits, &t, sizeof bits);
-    m = bits - 0x4338000000000000ll;
-    j = m & 31;
-    r = (z - kd * (MLIP__LN2_HI / 32)) - kd * (MLIP__LN2_LO / 32) + 0.0;
-    q = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040))))));
-    for (l = 0; l < MLIP__NH; ++l) tab[l] = mlip__exp2_tab[j[l]];
-    bits = (((m - j) >> 5) + 1023) << 52; /* mlip__pow2((m - j) / 32) */
-    memcpy(&s, &bits, sizeof s);
-    s = tab * s;
+    mlip__exp_parts_v(&z, &s, &q);
     e = s + s * q;
     v = 1.0 - e * g;
     {
