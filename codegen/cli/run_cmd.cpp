@@ -153,7 +153,8 @@ void check_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorIn
   const NpzInputs arrays(given, std::move(ins), npz_path, tarball);
   for (size_t i = 0; i < model_inputs.size(); ++i) {
     const Shape& want = model_inputs[i].shape;
-    if (arrays.array(i).shape() != want) arrays.wrong_shape(i, arrays.array(i).shape(), "has shape " + shape_str(want));
+    const Shape& got = arrays.array(i).shape();
+    if (got != want) arrays.wrong_shape(i, got, "has shape " + shape_str(want));
   }
 }
 
