@@ -1,19 +1,81 @@
 // MatMul: nested loops over the (simplified) broadcast batch axes with baked
-// matrix offsets for A and B, then one dot product per output element. Same
-// order as ops::eval_MatMul.
+// matrix offsets for A and B, then one dot product per output element in the
+// order of ops::eval_MatMul. Where at least one block of 16 columns exists,
+// matmul_packed.c computes the products in register tiles: a constant B is
+// packed at compile time into column blocks, an activation B is read in
+// place (its last N % 16 columns as matmul.c does).
+#include <memory>
+
 #include "c/kernels/kernels.h"
 #include "c/kernels/matmul_loops.h"
+#include "ops/broadcast.h"
 #include "ops/matmul.h"
 
 namespace mlipc::c::kernels {
 
+namespace {
+
+// Where B is the same matrix for every batch step and A's matrices follow
+// each other, the batch is more rows of one product: [batch * M, K] x [K, N]
+// writes the same outputs, each the same sum.
+void fold_batch_into_rows(ops::MatMulDims& d) {
+  const ops::Loops l = ops::simplify_loops(d.batch, {d.a_batch_stride, d.b_batch_stride});
+  if (l.dims.size() != 1 || l.strides[1][0] != 0 || l.strides[0][0] != d.m * d.k) return;
+  d.m *= l.dims[0];
+  d.batch.clear();
+  d.a_batch_stride.clear();
+  d.b_batch_stride.clear();
+}
+
+// B' as [matrix][N / 16][K][16]: the 16 columns of a block side by side for
+// each p, zero past N.
+std::shared_ptr<TensorData> pack_b(const TensorData& b, int64_t k, int64_t n, int64_t nblk) {
+  const int64_t mats = numel(b.shape()) / (k * n);
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{mats * nblk * k * 16});
+  const float* s = b.data<float>();
+  float* o = t->data<float>();
+  for (int64_t q = 0; q < mats; ++q)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) o[((q * nblk + j / 16) * k + p) * 16 + j % 16] = s[(q * k + p) * n + j];
+  return t;
+}
+
+}  // namespace
+
 void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_float(g, n, 0);
   expect_float(g, n, 1);
-  const ops::MatMulDims d = ops::matmul_dims(g.value(n.inputs[0]).shape, g.value(n.inputs[1]).shape);
-  spec.template_name = "matmul.c";
-  set_matmul_loops(spec, d);
+  ops::MatMulDims d = ops::matmul_dims(g.value(n.inputs[0]).shape, g.value(n.inputs[1]).shape);
   spec.args = {0, 1};
+  const Value& bv = g.value(n.inputs[1]);
+  const bool packed = bv.is_constant() && d.m > 0 && d.n > 0 && d.k > 0 && numel(bv.shape) > 0;
+  if (!packed && (d.n < 16 || d.m == 0 || d.k == 0)) {  // no full block of 16 columns
+    spec.template_name = "matmul.c";
+    set_matmul_loops(spec, d);
+    return;
+  }
+  fold_batch_into_rows(d);
+  spec.template_name = "matmul_packed.c";
+  spec.includes.push_back("mlip/kvec.h");
+  spec.set_flag("packed", packed);
+  if (packed) {
+    const int64_t nblk = (d.n + 15) / 16;
+    // The batch strides of B count whole matrices: rescale them to packed ones.
+    for (int64_t& s : d.b_batch_stride) s = s / (d.k * d.n) * (nblk * d.k * 16);
+    spec.packed.push_back(pack_b(*bv.constant, d.k, d.n, nblk));
+    spec.args = {0};
+    spec.set("NBLK", nblk);
+    spec.set("BR", int64_t{16});
+    spec.set("BB", c_int(d.k * 16));
+    spec.set_flag("tail", false);
+  } else {
+    spec.set("NBLK", d.n / 16);
+    spec.set("BR", c_int(d.n));
+    spec.set("BB", int64_t{16});
+    spec.set_flag("tail", d.n % 16 != 0);
+    spec.set("NT", c_int(d.n / 16 * 16));
+  }
+  set_matmul_loops(spec, d);
 }
 
 }  // namespace mlipc::c::kernels

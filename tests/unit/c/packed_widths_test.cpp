@@ -1,5 +1,5 @@
-// The packed recurrent and ConvTranspose kernels (recurrent_packed.c,
-// conv_transpose_packed.c) at every vector width the host can build, not
+// The packed recurrent, ConvTranspose and MatMul kernels (recurrent_packed.c,
+// conv_transpose_packed.c, matmul_packed.c) at every vector width the host can build, not
 // only mlipc run's -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
 // of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
 // one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4):
@@ -28,7 +28,7 @@ using test::random_tensor;
 // LSTM (bidirectional, initial states, peepholes, 33 units: three blocks),
 // GRU (linear_before_reset 0, 145 units: R's groups of 8 and 2), RNN, and
 // ConvTranspose with channels in lanes (19 per group) and positions in
-// lanes (3 per group).
+// lanes (3 per group), and two MatMuls (constant and activation B).
 fs::path model(io::NamedTensors& in) {
   OnnxBuilder b(14);
   const int64_t T = 7, B = 2, I = 5;
@@ -62,6 +62,18 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("cp_w", random_tensor(DType::Float32, {6, 3, 4, 4}, 11));
   b.node("ConvTranspose", {"img", "cp_w"}, {"cp"}, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
   b.output("ct").output("cp");
+  // MatMul (matmul_packed.c): constant B of 33 columns (three packed
+  // blocks, the last zero-padded) over a batch of 2 folded into rows, and
+  // an activation B of 37 columns (two blocks read in place, five tail
+  // columns) broadcast against A's batch.
+  b.input("ma", DType::Float32, {2, 5, 19});
+  in.emplace_back("ma", random_tensor(DType::Float32, {2, 5, 19}, 12));
+  b.initializer("mw", random_tensor(DType::Float32, {19, 33}, 13));
+  b.node("MatMul", {"ma", "mw"}, {"mm_packed"});
+  b.input("mb", DType::Float32, {19, 37});
+  in.emplace_back("mb", random_tensor(DType::Float32, {19, 37}, 14));
+  b.node("MatMul", {"ma", "mb"}, {"mm_in_place"});
+  b.output("mm_packed").output("mm_in_place");
   return b.save(test::scratch_dir(), "packed_widths.onnx");
 }
 

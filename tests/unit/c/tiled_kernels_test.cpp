@@ -1,5 +1,5 @@
 // The vector kernels with packed weights (conv_tiled.c, dense and depthwise,
-// gemm_packed.c) and the channels-last layout between kernels (c/layout.h):
+// gemm_packed.c, matmul_packed.c) and the channels-last layout between kernels (c/layout.h):
 // random geometries (strides, pads, dilations, groups, odd sizes, batch > 1,
 // 1-D to 3-D) against the reference evaluator at tolerance 0, which chains of
 // kernels get channels-last tensors, and that every template compiles as
@@ -192,6 +192,57 @@ TEST(TiledKernels, RandomGemmsMatchTheReferenceBitForBit) {
   test::expect_matches_reference(b.save(test::scratch_dir(), "tiled_gemms.onnx"), inputs, 0.0, 0.0);
 }
 
+// MatMul through matmul_packed.c: constant B (packed at compile time, one
+// panel per batch matrix) and activation B (read in place, the last N % 16
+// columns by matmul.c's loop), B made by a Transpose (attention's Q x K^T),
+// odd sizes (1, 3, 17, 65 and random), batch > 1 with either operand
+// broadcast, 1-D operands, and fused activations; tolerance 0.
+TEST(TiledKernels, RandomMatMulsMatchTheReferenceBitForBit) {
+  std::mt19937 rng(11);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  const int64_t odd[] = {1, 3, 17, 65};
+  auto size = [&](int c) { return c % 3 == 0 ? odd[pick(rng, 0, 3)] : pick(rng, 1, 40); };
+  for (int c = 0; c < 16; ++c) {
+    const int64_t m = size(c), n = c % 4 == 1 ? 16 * pick(rng, 1, 3) + pick(rng, 0, 1) : size(c + 1), k = size(c + 2);
+    // Batch axes: none, [2] on both, A [3, 1] against B [2] (both broadcast), or B's matrix shared.
+    Shape ab, bb;
+    switch (c % 4) {
+      case 1: ab = bb = {2}; break;
+      case 2: ab = {3, 1}; bb = {2}; break;
+      case 3: ab = {2, 2}; break;
+      default: break;
+    }
+    Shape as = ab, bs = bb;
+    as.insert(as.end(), {m, k});
+    bs.insert(bs.end(), {k, n});
+    if (c == 4) as = {k};  // 1-D A
+    if (c == 8) bs = {k};  // 1-D B
+    const std::string a = fmt::format("a{}", c), w = fmt::format("w{}", c), y = fmt::format("mm{}", c);
+    b.input(a, DType::Float32, as);
+    inputs.emplace_back(a, random_tensor(DType::Float32, as, 100 + static_cast<uint32_t>(c)));
+    const TensorData bt = random_tensor(DType::Float32, bs, 200 + static_cast<uint32_t>(c));
+    if (c % 2 == 0) {
+      b.initializer(w, bt);
+    } else if (c % 4 == 1 && bs.size() >= 2) {  // B = transpose of an input [..., N, K]
+      Shape ts = bs;
+      std::swap(ts[ts.size() - 1], ts[ts.size() - 2]);
+      ints perm;
+      for (size_t d = 0; d < ts.size(); ++d) perm.push_back(static_cast<int64_t>(d));
+      std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+      b.input(w + "t", DType::Float32, ts);
+      inputs.emplace_back(w + "t", random_tensor(DType::Float32, ts, 300 + static_cast<uint32_t>(c)));
+      b.node("Transpose", {w + "t"}, {w}, {{"perm", perm}});
+    } else {
+      b.input(w, DType::Float32, bs);
+      inputs.emplace_back(w, bt);
+    }
+    b.node("MatMul", {a, w}, {y});
+    b.output(add_activation(b, rng, y));
+  }
+  test::expect_matches_reference(b.save(test::scratch_dir(), "tiled_matmuls.onnx"), inputs, 0.0, 0.0);
+}
+
 // Small convolutions after a large tensor, whose peak leaves room for a
 // zero-padded copy of their input (one rectangle, no border tiles): dense,
 // grouped and depthwise, 1-D to 3-D, strides, dilations, asymmetric pads,
@@ -263,7 +314,10 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   b.initializer("c", random_tensor(DType::Float32, {20}, 4));
   b.node("Gemm", {"a", "w", "c"}, {"g1"});
   b.node("Gemm", {"a", "w"}, {"g2"});
-  b.output("gap").output("gmp").output("g1").output("g2");
+  b.node("MatMul", {"a", "w"}, {"mm_packed"});
+  b.input("v", DType::Float32, {2, 20, 17});
+  b.node("MatMul", {"g1", "v"}, {"mm_in_place"});  // one block and one tail column
+  b.output("gap").output("gmp").output("g1").output("g2").output("mm_packed").output("mm_in_place");
   EXPECT_EQ(test::strict_c99_errors(b.save(test::scratch_dir(), "tiled_strict.onnx")), "");
 }
 
@@ -283,7 +337,8 @@ TEST(TiledKernels, HostBuildHasNoFusedMultiplyAdd) {
   b.node("Conv", {"silu", "w2"}, {"dw"}, {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{16}}});
   b.initializer("w", random_tensor(DType::Float32, {10, 20}, 3));
   b.node("Gemm", {"a", "w"}, {"g"});
-  b.output("dw").output("g");
+  b.node("MatMul", {"a", "w"}, {"mm"});
+  b.output("dw").output("g").output("mm");
   const driver::CompileResult r = driver::compile_model(b.save(test::scratch_dir(), "tiled_fma.onnx"), {});
   const fs::path dir = test::scratch_dir() / "tiled_fma";
   fs::create_directories(dir);
