@@ -4,13 +4,17 @@
 // of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
 // one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4):
 // each gives the reference evaluator's bits (tolerance 0), and compiles as
-// strict C99.
+// strict C99; and the AArch64 build (NEON) under qemu-aarch64 gives them too.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
 #include "driver/compile.h"
 #include "host/host_model.h"
+#include "io/npz.h"
+#include "support/process.h"
 #include "testlib/c_runner.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
@@ -101,6 +105,39 @@ TEST(PackedWidths, EveryWidthGivesTheReferenceBits) {
       EXPECT_EQ(test::compare(got[i].second, want[i].second, 0.0, 0.0), "") << want[i].first;
   }
   EXPECT_EQ(test::strict_c99_errors(onnx), "");
+}
+
+bool have(const std::string& tool) {
+  return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;
+}
+
+// The same model built for AArch64 (NEON: width 4 and 32 registers, so
+// MatMul and Gemm tiles of 4 rows) by `mlipc compile --cross-compiler` and
+// run by `mlipc run` under qemu-aarch64: the reference's bits again.
+// Skipped (not passed) without the cross compiler or QEMU.
+TEST(PackedWidths, AArch64UnderQemuGivesTheReferenceBits) {
+  for (const char* tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
+    if (!have(tool)) GTEST_SKIP() << tool << " missing (scripts/setup.sh installs it)";
+  io::NamedTensors in;
+  const fs::path onnx = model(in);
+  const io::NamedTensors want = test::reference_run(onnx, in);
+  const fs::path dir = test::scratch_dir() / "packed_widths_aarch64";
+  fs::create_directories(dir);
+  io::write_npz(dir / "in.npz", in);
+  ProcessResult c = run_process({MLIPC_BINARY, "compile", onnx.string(), "--target", "c", "-o", "cross.tar",
+                                 "--target-llvm-mtriple=aarch64-linux-gnu", "--target-llvm-mcpu=neoverse-n2",
+                                 "--cross-compiler", "aarch64-linux-gnu-gcc"},
+                                dir, 1200);
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  ProcessResult r = run_process({MLIPC_BINARY, "run", "cross.tar", "--inputs", "in.npz", "--outputs", "out.npz"}, dir, 1200);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const io::NamedTensors got = io::read_npz(dir / "out.npz");
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, t] : want) {
+    auto it = std::find_if(got.begin(), got.end(), [&](const auto& g) { return g.first == name; });
+    ASSERT_NE(it, got.end()) << name;
+    EXPECT_EQ(test::compare(it->second, t, 0.0, 0.0), "") << name;
+  }
 }
 
 }  // namespace
