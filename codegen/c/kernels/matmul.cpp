@@ -47,13 +47,15 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_float(g, n, 1);
   ops::MatMulDims d = ops::matmul_dims(g.value(n.inputs[0]).shape, g.value(n.inputs[1]).shape);
   spec.args = {0, 1};
-  const Value& bv = g.value(n.inputs[1]);
-  const bool packed = bv.is_constant() && d.m > 0 && d.n > 0 && d.k > 0 && numel(bv.shape) > 0;
-  if (!packed && (d.n < 16 || d.m == 0 || d.k == 0)) {  // no full block of 16 columns
+  // Below one block of 16 columns the tile would mostly compute padding
+  // (and a packed B would take up to 16 times its bytes).
+  if (d.n < 16 || d.m == 0 || d.k == 0) {
     spec.template_name = "matmul.c";
     set_matmul_loops(spec, d);
     return;
   }
+  const Value& bv = g.value(n.inputs[1]);
+  const bool packed = bv.is_constant();
   fold_batch_into_rows(d);
   spec.template_name = "matmul_packed.c";
   spec.includes.push_back("mlip/kvec.h");
