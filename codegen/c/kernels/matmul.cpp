@@ -1,6 +1,6 @@
 // MatMul: nested loops over the (simplified) broadcast batch axes with baked
 // matrix offsets for A and B, then one dot product per output element in the
-// order of ops::eval_MatMul. Where at least one block of 16 columns exists,
+// order of ops::eval_MatMul. Where N >= 16 (a block of 16 columns),
 // matmul_packed.c computes the products in register tiles: a constant B is
 // packed at compile time into column blocks, an activation B is read in
 // place (its last N % 16 columns as matmul.c does).
