@@ -25,6 +25,8 @@
 #include "support/process.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
+#include "testlib/tensors.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -895,6 +897,41 @@ TEST(MlipConvTranspose, OutputsNoInputReachesHoldTheBias) {
                               4 + q,  8 + q,  8 + q,  16 + q, q,  //
                               12 + q, 16 + q, 24 + q, 32 + q, q,  //
                               q,      q,      q,      q,      q}});
+}
+
+
+// A DCGAN-style ConvTranspose (2 groups) -> BatchNormalization -> Relu: the
+// BatchNormalization folds into the ConvTranspose's weights and bias
+// (passes/fold_batchnorm), so the CPU build has no BatchNormalization node,
+// matches the reference evaluator of the unfolded graph, and the MLIP build
+// is one region with no CPU node, within the fp16 bound.
+TEST(MlipConvTranspose, BatchNormalizationFoldsIntoIt) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 4, 5, 5});
+  b.initializer("w", random_tensor(DType::Float32, {4, 3, 4, 4}, 1, -0.5, 0.5));
+  b.initializer("gamma", random_tensor(DType::Float32, {6}, 2, 0.5, 1.5));
+  b.initializer("beta", random_tensor(DType::Float32, {6}, 3, -0.2, 0.2));
+  b.initializer("mean", random_tensor(DType::Float32, {6}, 4, -0.2, 0.2));
+  b.initializer("var", random_tensor(DType::Float32, {6}, 5, 0.5, 1.5));
+  b.node("ConvTranspose", {"x", "w"}, {"c"},
+         {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"group", int64_t{2}}}, "convt");
+  b.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"}, {}, "bn");
+  b.node("Relu", {"bn"}, {"y"}, {}, "relu");
+  b.output("y");
+  const fs::path model = b.save(scratch_dir(), "convt_bn.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 4, 5, 5}, 6)}};
+  const TensorData want = reference_run(model, in)[0].second;
+  driver::CompileOptions c;
+  c.target = "c";
+  driver::CompileResult rc;
+  const io::NamedTensors got_c = compile_and_run(model, in, c, &rc);
+  for (const Node& n : rc.graph.nodes) EXPECT_NE(n.op, "BatchNormalization");
+  EXPECT_EQ(compare(got_c[0].second, want, 1e-5, 1e-5), "");
+  driver::CompileResult rm;
+  const io::NamedTensors got_m = compile_and_run(model, in, mlip_options(), &rm);
+  ASSERT_EQ(rm.graph.nodes.size(), 1u);
+  EXPECT_TRUE(is_mlip_region(rm.graph.nodes[0]));
+  EXPECT_LT(worst_error(got_m[0].second, want), fp16_bound(fp16_roundings(rm)));
 }
 
 }  // namespace
