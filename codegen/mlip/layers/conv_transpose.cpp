@@ -203,9 +203,14 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return geo_reason(geo, lim, n.has_input(2), false);
 }
 
+// A padding element between phase blocks (the value 0).
+constexpr size_t kPadElem = static_cast<size_t>(-1);
+
 // The weights of every phase, OHWI ([M][taps_h][taps_w][C/g], the taps in
-// the phase's order), phase after phase: element k of the list is source
-// element src[k] of the ONNX weights [C, M/g, kh, kw] (its flat index).
+// the phase's order), phase after phase, each block starting 128-byte
+// aligned (so that pinned, each is an aligned OCM operand): element k of
+// the list is source element src[k] of the ONNX weights [C, M/g, kh, kw]
+// (its flat index), or kPadElem.
 std::vector<size_t> phase_weights(const Geo& g, std::vector<int64_t>& rel, int64_t elem_bytes) {
   const int64_t C = g.w[0], ocg = g.w[1], KH = g.w[2], KW = g.w[3];
   const int64_t cg = C / g.groups, M = ocg * g.groups;
@@ -220,6 +225,7 @@ std::vector<size_t> phase_weights(const Geo& g, std::vector<int64_t>& rel, int64
               const int64_t c = (m / ocg) * cg + ic;
               src.push_back(static_cast<size_t>(((c * ocg + m % ocg) * KH + th) * KW + tw));
             }
+      while (static_cast<int64_t>(src.size()) * elem_bytes % MLIP_OCM_ALIGN != 0) src.push_back(kPadElem);
     }
   return src;
 }
@@ -247,8 +253,9 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   std::vector<uint8_t> bytes(src.size());
   std::vector<float> shown(src.size());
   for (size_t k = 0; k < src.size(); ++k) {
-    bytes[k] = static_cast<uint8_t>(w[src[k]] & 0xff);
-    shown[k] = static_cast<float>(w[src[k]]);
+    const int64_t v = src[k] == kPadElem ? 0 : w[src[k]];
+    bytes[k] = static_cast<uint8_t>(v & 0xff);
+    shown[k] = static_cast<float>(v);
   }
   l.weight_offset = ctx.add_bytes(bytes);
   l.weight_bytes = static_cast<int64_t>(bytes.size());
@@ -287,7 +294,7 @@ void lower(LowerContext& ctx, const Node& n) {
   const float* w = ctx.constant(n, 1).data<float>();
   const std::vector<size_t> src = phase_weights(geo, p.w_rel, kF16Bytes);
   std::vector<float> v(src.size());
-  for (size_t k = 0; k < src.size(); ++k) v[k] = w[src[k]];
+  for (size_t k = 0; k < src.size(); ++k) v[k] = src[k] == kPadElem ? 0.0f : w[src[k]];
   l.weight_offset = ctx.add_f16(v);
   l.weight_bytes = static_cast<int64_t>(v.size()) * kF16Bytes;
   l.weight_name = g.value(n.inputs[1]).name;
@@ -310,13 +317,10 @@ std::vector<Split> splits(const RTensor& out) {
 
 // Images one after another; the output rows (or channels) split across
 // tiles; per tile, each phase's share in groups of channels that fit OCM,
-// each group in passes of the phase's output rows.
+// each group in passes of the phase's output rows. Pinned weights: split by
+// rows, each phase's channels in one group (otherwise they stream).
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
-  if (p.pinned(0)) {  // the phases' weights are not sliced by output channel
-    p.refuse_pinned("a transposed convolution streams its weights phase by phase");
-    return;
-  }
   const ConvTParams& cp = params_of<ConvTParams>(l);
   const RTensor& x = p.in();
   const RTensor& y = p.out();
@@ -330,6 +334,36 @@ void plan(LayerPlanner& p) {
   Geo shapes;
   shapes.x = {x.n, C, H, W};
   shapes.groups = cp.groups;
+  // Channels per group of each phase (the same on every tile): the block's
+  // bytes are not monotone in them (its row padding), so the largest count
+  // whose groups, the last one too, fit one output row.
+  std::vector<int64_t> spans = {OC};  // the channels a tile computes
+  if (by_channels)
+    for (const auto& r : parts) spans.push_back(r.second - r.first);
+  std::vector<int64_t> occ_of;
+  bool one_group = true;
+  for (const Phase& ph : cp.ph)
+    for (const Phase& pw : cp.pw) {
+      const PhasePass pass = pass_of(shapes, ph, pw, l.has_bias(), l.q8());
+      int64_t occ = 0;
+      for (int64_t v = OC; v >= 1 && occ == 0; --v) {
+        bool fits = pass.bytes(1, v) <= limit;
+        for (int64_t span : spans) fits = fits && (span % v == 0 || pass.bytes(1, span % v) <= limit);
+        if (fits) occ = v;
+      }
+      if (occ == 0) fail("layer '{}' does not fit OCM even one row and channel at a time", l.name);
+      occ_of.push_back(occ);
+      one_group = one_group && occ >= OC;
+    }
+  // Pinned (the whole layer's weights on every tile: a split by rows), each
+  // phase's block is read in place, one group of all the channels.
+  bool pinned = false;
+  for (size_t t = 0; t < parts.size(); ++t) pinned = pinned || p.pinned(static_cast<int>(t));
+  if (pinned && (by_channels || !one_group)) {
+    p.refuse_pinned(by_channels ? "a transposed convolution's phases are not slices by output channel"
+                                : "a phase's channels need several passes of OCM");
+    return;
+  }
   for (int64_t img = 0; img < x.n; ++img) {
     const int64_t eb = l.q8() ? 1 : kF16Bytes;
     const int64_t xb = p.ddr_base(x) + img * H * W * C * eb;
@@ -348,27 +382,26 @@ void plan(LayerPlanner& p) {
           if (q0 >= q1 || pw.count == 0) continue;
           const PhasePass pass = pass_of(shapes, ph, pw, l.has_bias(), l.q8());
           const int64_t wper = pass.weights_per_oc, wb = pass.wb, bb = pass.bb;
-          // Channels per group: the block's bytes are not monotone in them
-          // (its row padding), so the largest count whose groups, the last
-          // one too, fit one output row.
-          int64_t occ = 0;
-          for (int64_t v = c1 - c0; v >= 1 && occ == 0; --v) {
-            const int64_t rem = (c1 - c0) % v;
-            if (pass.bytes(1, v) <= limit && (rem == 0 || pass.bytes(1, rem) <= limit)) occ = v;
-          }
-          if (occ == 0) fail("layer '{}' does not fit OCM even one row and channel at a time", l.name);
+          const int64_t occ = std::min(occ_of[ih * cp.pw.size() + iw], c1 - c0);
           const int64_t w_rel = cp.w_rel[ih * cp.pw.size() + iw];
+          const bool pin = p.pinned(tile);
           for (int64_t cs = c0; cs < c1; cs += occ) {
             const int64_t cn = std::min(occ, c1 - cs);
             const int64_t R = largest(q1 - q0, [&](int64_t v) { return pass.bytes(v, cn) <= limit; });
+            if (R == 0) fail("layer '{}': {} channels do not fit OCM one row at a time", l.name, cn);
             const int64_t LW = pass.lead_cols(cn), OWB = pass.block_cols(cn);  // output block columns
             Ocm ocm(limit);
-            const uint32_t w_off = ocm.take(cn * wper * wb);
-            p.dma_in(tile, p.weights_binding(), l.weight_offset + w_rel + cs * wper * wb, w_off, cn * wper * wb);
-            uint32_t b_off = MLIP_NO_OFFSET;
-            if (l.has_bias()) {
-              b_off = ocm.take(cn * bb);
-              p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * bb, b_off, cn * bb);
+            uint32_t w_off = 0, b_off = MLIP_NO_OFFSET;
+            if (pin) {  // one group (cs = 0): the phase's aligned block, the bias's start
+              w_off = u32(p.pinned_weights(tile) + w_rel);
+              if (l.has_bias()) b_off = u32(p.pinned_bias(tile));
+            } else {
+              w_off = ocm.take(cn * wper * wb);
+              p.dma_in(tile, p.weights_binding(), l.weight_offset + w_rel + cs * wper * wb, w_off, cn * wper * wb);
+              if (l.has_bias()) {
+                b_off = ocm.take(cn * bb);
+                p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * bb, b_off, cn * bb);
+              }
             }
             const uint32_t in_off = ocm.take(pass.rows_for(R) * W * C * eb);
             const uint32_t out_off = ocm.take((pass.lead_h + R) * OWB * cn * eb);
@@ -414,7 +447,7 @@ void plan(LayerPlanner& p) {
                 c.y_zp = cp.y_zp;
                 c.requant = l.requant;
               }
-              p.emit(MLIP_OP_CONV2D, tile, c);
+              p.emit(MLIP_OP_CONV2D, tile, c, pin);
               for (int64_t q = p0; q < p1; ++q) {  // each output row's columns at stride sw
                 const int64_t oh = ph.r + sh * q;
                 const uint32_t src = u32(out_off + ((lead + q - p0) * OWB + LW) * cn * eb);
