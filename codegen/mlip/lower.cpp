@@ -31,10 +31,17 @@ int LowerContext::add_tensor(RTensor t) {
 namespace {
 
 // NHWC for 4-D (unless `rowmajor`), [N, C] for 2-D, row-major for the other
-// ranks up to kMaxRank (n the first dimension, w the middle ones, c the last).
-void set_dims(RTensor& t, const Shape& s, bool rowmajor = false) {
+// ranks up to kMaxRank (n the first dimension, w the middle ones, c the last);
+// with `nhwc3` a 3-D [N, C, W] tensor is NHWC too, with h = 1 (a 1-D
+// convolution's: CONV2D reads it as [N, 1, W, C]).
+void set_dims(RTensor& t, const Shape& s, bool rowmajor = false, bool nhwc3 = false) {
   t.dims = s;
-  if (s.size() == 4 && !rowmajor) {
+  if (s.size() == 3 && nhwc3 && !rowmajor) {
+    t.n = s[0];
+    t.c = s[1];
+    t.h = 1;
+    t.w = s[2];
+  } else if (s.size() == 4 && !rowmajor) {
     t.n = s[0];
     t.c = s[1];
     t.h = s[2];
@@ -59,11 +66,11 @@ uint32_t mlip_dtype(DType t) {
   return t == DType::Int8 ? MLIP_DT_INT8 : t == DType::UInt8 ? MLIP_DT_UINT8 : MLIP_DT_FP16;
 }
 
-int LowerContext::scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor) {
+int LowerContext::scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor, bool nhwc3) {
   RTensor t;
   t.name = name;
   t.dtype = mlip_dtype(dtype);
-  set_dims(t, s, rowmajor);
+  set_dims(t, s, rowmajor, nhwc3);
   return add_tensor(t);
 }
 
@@ -75,8 +82,18 @@ int LowerContext::tensor_as_is(ValueId v) const {
 
 bool LowerContext::is_rowmajor(ValueId v) const {
   const RTensor& t = tensor(tensor_as_is(v));
-  return t.rowmajor || t.dims.size() != 4 || t.h * t.w == 1;
+  return t.rowmajor || (t.dims.size() != 4 && t.dims.size() != 3) || t.h * t.w == 1;
 }
+
+namespace {
+
+// Positions of one image of a 3-D or 4-D tensor (its NHWC h * w).
+int64_t positions_of(const Shape& s) { return s.size() == 4 ? s[2] * s[3] : s.size() == 3 ? s[2] : 1; }
+
+// A 3-D tensor in NHWC (channels-last) order: a 1-D convolution's.
+bool is_nhwc3(const RTensor& t) { return t.dims.size() == 3 && !t.rowmajor; }
+
+}  // namespace
 
 // A 4-D tensor in the other layout: one PERMUTE layer, remembered, so that
 // every reader that wants it shares it. NHWC -> row-major is [n][hw][c] ->
@@ -87,8 +104,9 @@ int LowerContext::relayout(ValueId v, bool to_rowmajor) {
   const int src = tensor_as_is(v);
   const RTensor x = tensor(src);  // a copy: the tensor list grows below
   const Shape& s = x.dims;
-  const int64_t hw = s[2] * s[3], c = s[1];
-  const int dst = scratch_like(x.name + (to_rowmajor ? ":nchw" : ":nhwc"), s, DType::Float32, to_rowmajor);
+  const int64_t hw = positions_of(s), c = s[1];
+  const int dst = scratch_like(x.name + (to_rowmajor ? ":nchw" : ":nhwc"), s, DType::Float32, to_rowmajor,
+                               /*nhwc3=*/!to_rowmajor);
   r_.tensors[static_cast<size_t>(dst)].dtype = x.dtype;
   RLayer l;
   l.kind = MLIP_LAYER_PERMUTE;
@@ -111,9 +129,19 @@ int LowerContext::tensor_of(ValueId v) {
   return t;
 }
 
+bool LowerContext::is_nhwc3(ValueId v) const { return mlip::is_nhwc3(tensor(tensor_as_is(v))); }
+
+int LowerContext::nhwc_of(ValueId v) {
+  const int t = tensor_as_is(v);
+  const RTensor& x = tensor(t);
+  if (x.rowmajor && x.dims.size() == 3) return relayout(v, false);
+  return tensor_of(v);
+}
+
 int LowerContext::rowmajor_of(ValueId v) {
   const int t = tensor_as_is(v);
   const RTensor& x = tensor(t);
+  if (mlip::is_nhwc3(x)) return relayout(v, true);  // (an identity copy when C or W is 1: rare)
   if (!x.rowmajor && x.dims.size() == 4 && x.dims[2] * x.dims[3] != 1 && !x.hwc_order) return relayout(v, true);
   return t;
 }
@@ -135,13 +163,28 @@ int LowerContext::output_tensor(const Node& n, size_t i, bool rowmajor) {
   return t;
 }
 
+int LowerContext::output_like(const Node& n, int like, size_t i) {
+  const Value& v = g_.value(n.outputs[i]);
+  const RTensor& x = tensor(like);
+  int t = scratch_like(v.name, v.shape, v.dtype, x.rowmajor, mlip::is_nhwc3(x) && v.shape.size() == 3);
+  vt_[n.outputs[i]] = t;
+  return t;
+}
+
+int LowerContext::nhwc_output(const Node& n, size_t i) {
+  const Value& v = g_.value(n.outputs[i]);
+  int t = scratch_like(v.name, v.shape, v.dtype, false, true);
+  vt_[n.outputs[i]] = t;
+  return t;
+}
+
 int LowerContext::alias_output(const Node& n, int t, const Shape& dims, bool rowmajor, size_t out) {
   RTensor a = tensor(t);
   const Value& v = g_.value(n.outputs[out]);
   a.name = v.name;
   a.rowmajor = false;
   a.h = a.w = a.c = a.n = 1;
-  set_dims(a, dims, rowmajor);
+  set_dims(a, dims, rowmajor, mlip::is_nhwc3(tensor(t)));  // a 3-D NHWC view stays NHWC
   a.flat = a.hwc_order = false;
   a.alias_of = tensor(t).alias_of >= 0 ? tensor(t).alias_of : t;
   const int ti = add_tensor(a);
@@ -202,15 +245,16 @@ int64_t LowerContext::add_u32(const std::vector<uint32_t>& v) {
   return off;
 }
 
-// A region input or output: fp32 NCHW in its own binding.
-int LowerContext::border_tensor(const Value& val, RTensor::Home home, int index) {
+// A region input or output: fp32 NCHW in its own binding. `nhwc3`: a 3-D
+// output written from NHWC bytes (its CONVERT_OUT transposes them).
+int LowerContext::border_tensor(const Value& val, RTensor::Home home, int index, bool nhwc3) {
   RTensor t;
   t.name = val.name;
   t.home = home;
   t.index = index;
   t.planar = true;
   t.dtype = mlip_dtype(val.dtype);
-  set_dims(t, val.shape);
+  set_dims(t, val.shape, false, nhwc3);
   return add_tensor(t);
 }
 
@@ -230,12 +274,13 @@ void LowerContext::convert_in(int index, ValueId v) {
 
 void LowerContext::convert_out(int index, ValueId v) {
   const Value& val = g_.value(v);
-  int to = border_tensor(val, RTensor::Output, index);
+  const int src = tensor_of(v);
+  int to = border_tensor(val, RTensor::Output, index, mlip::is_nhwc3(tensor(src)));
   r_.outputs.push_back(to);
   RLayer l;
   l.kind = MLIP_LAYER_CONVERT_OUT;
   l.name = "convert_out:" + val.name;
-  l.inputs = {tensor_of(v)};
+  l.inputs = {src};
   l.output = to;
   r_.layers.push_back(l);
 }
@@ -285,12 +330,11 @@ void LowerContext::apply_activation(const Node& n, ValueId x, const Activation& 
     vt_[n.outputs[0]] = t;
     return;
   }
-  const bool rowmajor = tensor(t).rowmajor;
   RLayer& l = new_layer(MLIP_LAYER_ACTIVATION, n);
   l.origins = origins;
   l.inputs = {t};
   l.act = a;
-  l.output = output_tensor(n, 0, rowmajor);
+  l.output = output_like(n, t);
 }
 
 // The views support.cpp lets dense layers absorb (the same rules): a

@@ -45,6 +45,9 @@ class LowerContext {
   // layout the NHWC kinds read: a 4-D row-major tensor is relaid out first
   // (one PERMUTE layer, shared by every such reader).
   int tensor_of(ValueId v);
+  // The same for a 3-D [N, C, W] tensor too, which the row-major kinds keep
+  // row-major: NHWC with h = 1 (a 1-D convolution's input, CONV2D's).
+  int nhwc_of(ValueId v);
   // The same in row-major (ONNX) order, for the row-major kinds.
   int rowmajor_of(ValueId v);
   // The tensor as its writer left it (elementwise kinds: any layout).
@@ -52,9 +55,16 @@ class LowerContext {
   // Whether v's bytes are in ONNX order (row-major, or a shape whose NHWC
   // and row-major orders agree).
   bool is_rowmajor(ValueId v) const;
+  // Whether v is a 3-D tensor in NHWC order (a 1-D convolution's output).
+  bool is_nhwc3(ValueId v) const;
   // The fp16 scratch tensor for n's output i: NHWC when 4-D unless
   // `rowmajor`.
   int output_tensor(const Node& n, size_t i = 0, bool rowmajor = false);
+  // n's output i in the layout of tensor `like` (elementwise kinds: a 3-D
+  // NHWC input gives a 3-D NHWC output).
+  int output_like(const Node& n, int like, size_t i = 0);
+  // n's output i in NHWC order, a 3-D one too (h = 1: a 1-D convolution's).
+  int nhwc_output(const Node& n, size_t i = 0);
   // n's output `out` as a view of tensor t's bytes with shape `dims`.
   int alias_output(const Node& n, int t, const Shape& dims, bool rowmajor, size_t out = 0);
   // ONNX nodes a view tensor (flatten, transpose) stands for: its reader's
@@ -94,9 +104,9 @@ class LowerContext {
 
  private:
   int add_tensor(RTensor t);
-  int scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor = false);
+  int scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor = false, bool nhwc3 = false);
   int relayout(ValueId v, bool to_rowmajor);
-  int border_tensor(const Value& val, RTensor::Home home, int index);
+  int border_tensor(const Value& val, RTensor::Home home, int index, bool nhwc3 = false);
   void align_weights();
   bool dense_view(const Node& n) const;
   void view(const Node& n);

@@ -45,6 +45,25 @@ void fold_into_conv(Graph& g, Node& conv, const BnParams& p) {
   conv.inputs[2] = g.add_constant(conv.name + "_bias_bn", std::move(nb));
 }
 
+// ConvTranspose: W is [C, M/group, k...]; W[c, j, ...] feeds output channel
+// m = (c / (C/group)) * (M/group) + j, so W'[c, j, ...] = W[c, j, ...] * s[m];
+// b'[m] = b[m] * s[m] + shift[m].
+void fold_into_conv_transpose(Graph& g, Node& ct, const BnParams& p) {
+  const TensorData& w = *g.value(ct.inputs[1]).constant;
+  TensorData nw = w;
+  const int64_t c = w.shape()[0], ocg = w.shape()[1], per = w.numel() / (c * ocg);
+  const int64_t group = ct.attrs.get_int("group", 1), cg = c / group, m = ocg * group;
+  for (int64_t i = 0; i < c; ++i)
+    for (int64_t j = 0; j < ocg; ++j)
+      for (int64_t k = 0; k < per; ++k) nw.data<float>()[(i * ocg + j) * per + k] *= p.scale[(i / cg) * ocg + j];
+  TensorData nb(DType::Float32, {m});
+  const float* b = ct.has_input(2) ? g.value(ct.inputs[2]).constant->data<float>() : nullptr;
+  for (int64_t o = 0; o < m; ++o) nb.data<float>()[o] = (b ? b[o] : 0.0f) * p.scale[o] + p.shift[o];
+  ct.inputs[1] = g.add_constant(ct.name + "_weight_bn", std::move(nw));
+  ct.inputs.resize(3, kNoValue);
+  ct.inputs[2] = g.add_constant(ct.name + "_bias_bn", std::move(nb));
+}
+
 // Gemm: Y = alpha*A*B + beta*C; BN(Y) = alpha*A*(B*s) + (beta*C*s + shift).
 void fold_into_gemm(Graph& g, Node& gemm, const BnParams& p) {
   const bool trans_b = gemm.attrs.get_int("transB", 0) != 0;
@@ -91,6 +110,11 @@ bool foldable(const Graph& g, const Node& p, const Node& bn) {
   if (g.value(p.outputs[0]).dtype != DType::Float32) return false;
   const int64_t channels = g.value(bn.inputs[1]).constant->numel();
   if (p.op == "Conv") return g.value(p.inputs[1]).shape[0] == channels;
+  if (p.op == "ConvTranspose") {
+    const Shape& w = g.value(p.inputs[1]).shape;
+    const int64_t group = p.attrs.get_int("group", 1);
+    return w.size() >= 3 && group >= 1 && w[0] % group == 0 && w[1] * group == channels;
+  }
   // Gemm output is [M, N]; BatchNorm's channel axis is 1, so it scales columns.
   return p.op == "Gemm" && g.value(p.outputs[0]).shape.size() == 2 && g.value(p.outputs[0]).shape[1] == channels &&
          g.value(p.inputs[1]).shape.size() == 2;
@@ -109,9 +133,12 @@ void fold_batchnorm(Graph& g) {
     int pi = producers[x];
     if (pi < 0 || dead[pi] || consumers[x].size() != 1 || g.is_graph_output(x)) continue;
     Node& p = g.nodes[pi];
-    if ((p.op != "Conv" && p.op != "Gemm") || p.outputs.size() != 1 || !foldable(g, p, bn)) continue;
+    if ((p.op != "Conv" && p.op != "ConvTranspose" && p.op != "Gemm") || p.outputs.size() != 1 ||
+        !foldable(g, p, bn))
+      continue;
     BnParams params = bn_params(g, bn);
     if (p.op == "Conv") fold_into_conv(g, p, params);
+    else if (p.op == "ConvTranspose") fold_into_conv_transpose(g, p, params);
     else fold_into_gemm(g, p, params);
     p.outputs[0] = bn.outputs[0];
     p.origins.insert(p.origins.end(), bn.origins.begin(), bn.origins.end());

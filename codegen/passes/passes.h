@@ -13,7 +13,7 @@ namespace mlipc::passes {
 // constant of ones).
 void simplify(Graph& g);
 
-// Folds an inference BatchNormalization into the Conv or Gemm that feeds it
+// Folds an inference BatchNormalization into the Conv, ConvTranspose or Gemm that feeds it
 // when all parameters are constants and the BatchNorm is its only reader.
 void fold_batchnorm(Graph& g);
 

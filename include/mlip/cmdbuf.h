@@ -128,6 +128,7 @@ enum {
   MLIP_LAYER_REDUCE = 20,       /* ReduceMean, ReduceSum */
   MLIP_LAYER_PERMUTE = 21,      /* Transpose, Reshape across layouts, Slice, Gather of one index, Expand: PERMUTE */
   MLIP_LAYER_CONCAT_ROWS = 22,  /* Concat on any axis of row-major tensors: DMA only */
+  MLIP_LAYER_CONV_TRANSPOSE = 23, /* ConvTranspose 1-D and 2-D: a CONV2D per stride phase, strided DMA_OUT */
   MLIP_LAYER_COUNT_
 };
 

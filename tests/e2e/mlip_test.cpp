@@ -25,6 +25,8 @@
 #include "support/process.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
+#include "testlib/tensors.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -57,7 +59,7 @@ int fp16_roundings(const driver::CompileResult& r) {
   int n = 0;
   for (const auto& region : r.mlip.regions)
     for (const mlip::LayerReport& l : region->report.layers) {
-      if (l.kind == "conv2d" || l.kind == "fc" || l.kind == "matmul") n += 2;
+      if (l.kind == "conv2d" || l.kind == "conv_transpose" || l.kind == "fc" || l.kind == "matmul") n += 2;
       else if (!exact.count(l.kind)) n += 1;
     }
   return n;
@@ -206,7 +208,9 @@ INSTANTIATE_TEST_SUITE_P(Generated, MlipGeneratedModels, ::testing::ValuesIn(gen
 // tests/gen/gen_mlip_shuffle.py (ShuffleNetV2 units: channel split, Concat,
 // channel shuffle) and of tests/gen/gen_mlip_transformers.py (a ViT-tiny at
 // opsets 14 and 17, a ConvNeXt-style stage, a keyword-spotting transformer,
-// linear attention with epsilon guards) run whole on the MLIP: one region
+// linear attention with epsilon guards) and of tests/gen/gen_mlip_conv1d.py
+// (a TCN of dilated causal Conv1d, a ConvTranspose decoder) run whole on
+// the MLIP: one region
 // and no CPU node, as inspect shows. In the networks (not
 // the operator samplers torch_mlip_acts and torch_mlip_eps_guards, whose few
 // small layers make their borders 9% and 8% of their cycles) the conversions at the region's borders cost
@@ -229,7 +233,7 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
     std::printf("%s: %zu layers, %llu estimated cycles, %.2f%% at the borders\n", m.name.c_str(), reg.layers.size(),
                 static_cast<unsigned long long>(reg.est_cycles), 100.0 * static_cast<double>(border) / static_cast<double>(reg.est_cycles));
   }
-  EXPECT_EQ(seen, 12);
+  EXPECT_EQ(seen, 14);
 }
 
 // torch's TransformerEncoder at opsets 13 and 17: its attention's in-proj
@@ -778,6 +782,156 @@ TEST_F(MlipCli, HardwareTarballSaysItNeedsTheDevice) {
                            "out.npz"});
   expect_one_line_error(r, "compiled for the MLIP hardware (-mattr=hw)");
   EXPECT_FALSE(fs::exists(dir.path() / "out.npz"));
+}
+
+
+// 1-D and transposed convolutions (issue 30, item 7) on hand-computed
+// values: small integers and halves, so every product and sum is exact in
+// fp16 and fp32 and the MLIP's outputs equal the values below bit for bit,
+// on 1 and 8 tiles, with and without pinned weights.
+struct HandCase {
+  const char* what;
+  io::NamedTensors inputs;
+  std::vector<float> want;
+};
+
+void expect_hand_values(const fs::path& model, const HandCase& c) {
+  for (const auto& [tiles, pin] : {std::pair{1, false}, std::pair{8, false}, std::pair{8, true}}) {
+    driver::CompileResult r;
+    const io::NamedTensors got = compile_and_run(model, c.inputs, mlip_options(tiles, pin), &r);
+    ASSERT_EQ(r.graph.nodes.size(), 1u) << c.what;
+    ASSERT_TRUE(is_mlip_region(r.graph.nodes[0])) << c.what << ": " << (r.mlip.cpu_nodes.empty() ? "" : r.mlip.cpu_nodes[0].reason);
+    ASSERT_EQ(got[0].second.numel(), static_cast<int64_t>(c.want.size())) << c.what;
+    const float* y = got[0].second.data<float>();
+    for (size_t i = 0; i < c.want.size(); ++i)
+      EXPECT_EQ(y[i], c.want[i]) << c.what << " element " << i << ", num_tiles=" << tiles << " wb_pin_ocm=" << pin;
+  }
+}
+
+// A dilated causal Conv1d: y[o] = 1 * x[o - 3] + 10 * x[o] + 0.5 (x[-3..-1]
+// the padding), and its stride-2 form (every other output).
+TEST(MlipConv1d, DilatedAndStridedOnHandComputedValues) {
+  for (const int64_t stride : {1, 2}) {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 1, 6});
+    b.initializer("w", TensorData::from<float>({1, 1, 2}, {1.0f, 10.0f}));
+    b.initializer("b", TensorData::from<float>({1}, {0.5f}));
+    b.node("Conv", {"x", "w", "b"}, {"y"},
+           {{"dilations", ints{3}}, {"pads", ints{3, 0}}, {"strides", ints{stride}}}, "conv1d");
+    b.output("y");
+    const fs::path model = b.save(scratch_dir(), fmt::format("conv1d_s{}.onnx", stride));
+    const TensorData x = TensorData::from<float>({1, 1, 6}, {1, 2, 3, 4, 5, 6});
+    std::vector<float> want = {10.5f, 20.5f, 30.5f, 41.5f, 52.5f, 63.5f};
+    if (stride == 2) want = {10.5f, 30.5f, 52.5f};
+    expect_hand_values(model, {"conv1d", {{"x", x}}, want});
+  }
+}
+
+// ConvTranspose1d, stride 2, pads 1, output_padding 1: x = [1, 2, 3]
+// scattered through w = [1, 10, 100] two cells apart gives [1, 10, 102,
+// 20, 203, 30, 300, 0] before the pads, of which cells 1 to 6 remain.
+TEST(MlipConvTranspose, OneDimensionalOnHandComputedValues) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 1, 3});
+  b.initializer("w", TensorData::from<float>({1, 1, 3}, {1.0f, 10.0f, 100.0f}));
+  b.node("ConvTranspose", {"x", "w"}, {"y"}, {{"strides", ints{2}}, {"pads", ints{1, 1}}, {"output_padding", ints{1}}},
+         "convt1d");
+  b.output("y");
+  const fs::path model = b.save(scratch_dir(), "convt1d.onnx");
+  expect_hand_values(model, {"convt1d", {{"x", TensorData::from<float>({1, 1, 3}, {1, 2, 3})}},
+                             {10.0f, 102.0f, 20.0f, 203.0f, 30.0f, 300.0f}});
+}
+
+// ConvTranspose2d in 2 groups (4 -> 6 channels), stride 2, pads 1,
+// output_padding 1, bias, on small integers: against the scatter of the
+// ONNX definition written out here (y[n][m][i*2 - 1 + kh][j*2 - 1 + kw] +=
+// x[n][c][i][j] * w[c][m % 3][kh][kw] for c in m's group), exact in fp16.
+TEST(MlipConvTranspose, GroupsAndOutputPaddingOnHandComputedValues) {
+  const int64_t C = 4, G = 2, OCG = 3, M = OCG * G, H = 3, K = 3, S = 2, P = 1, OP = 1;
+  const int64_t OH = S * (H - 1) + OP + K - 2 * P;  // 6
+  std::vector<float> x(static_cast<size_t>(C * H * H)), w(static_cast<size_t>(C * OCG * K * K)), bias(M);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 7 % 5) - 2);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i * 3 % 7) - 3);
+  for (int64_t m = 0; m < M; ++m) bias[static_cast<size_t>(m)] = 0.5f * static_cast<float>(m);
+  std::vector<float> y(static_cast<size_t>(M * OH * OH));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t i = 0; i < OH * OH; ++i) y[static_cast<size_t>(m * OH * OH + i)] = bias[static_cast<size_t>(m)];
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < H; ++i)
+      for (int64_t j = 0; j < H; ++j)
+        for (int64_t mj = 0; mj < OCG; ++mj)
+          for (int64_t kh = 0; kh < K; ++kh)
+            for (int64_t kw = 0; kw < K; ++kw) {
+              const int64_t oh = i * S - P + kh, ow = j * S - P + kw, m = (c / (C / G)) * OCG + mj;
+              if (oh < 0 || oh >= OH || ow < 0 || ow >= OH) continue;
+              y[static_cast<size_t>((m * OH + oh) * OH + ow)] +=
+                  x[static_cast<size_t>((c * H + i) * H + j)] * w[static_cast<size_t>(((c * OCG + mj) * K + kh) * K + kw)];
+            }
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, C, H, H});
+  b.initializer("w", TensorData::from<float>({C, OCG, K, K}, w));
+  b.initializer("b", TensorData::from<float>({M}, bias));
+  b.node("ConvTranspose", {"x", "w", "b"}, {"y"},
+         {{"strides", ints{S, S}}, {"pads", ints{P, P, P, P}}, {"output_padding", ints{OP, OP}}, {"group", G}},
+         "convt2d");
+  b.output("y");
+  const fs::path model = b.save(scratch_dir(), "convt2d_groups.onnx");
+  expect_hand_values(model, {"convt2d", {{"x", TensorData::from<float>({1, C, H, H}, x)}}, y});
+}
+
+// Kernel 2, stride 2, output_padding 1: the last output row and column
+// have no tap (bias only); the phase computes them from skipped taps.
+TEST(MlipConvTranspose, OutputsNoInputReachesHoldTheBias) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 1, 2, 2});
+  b.initializer("w", TensorData::from<float>({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}));
+  b.initializer("b", TensorData::from<float>({1}, {0.25f}));
+  b.node("ConvTranspose", {"x", "w", "b"}, {"y"}, {{"strides", ints{2, 2}}, {"output_padding", ints{1, 1}}}, "convt");
+  b.output("y");
+  const fs::path model = b.save(scratch_dir(), "convt_tail.onnx");
+  // each input x[i][j] writes its 2x2 block x * w at rows 2i, 2i + 1; row and column 4 are the bias
+  const float q = 0.25f;
+  expect_hand_values(model, {"convt tail", {{"x", TensorData::from<float>({1, 1, 2, 2}, {1, 2, 4, 8})}},
+                             {1 + q,  2 + q,  2 + q,  4 + q,  q,  //
+                              3 + q,  4 + q,  6 + q,  8 + q,  q,  //
+                              4 + q,  8 + q,  8 + q,  16 + q, q,  //
+                              12 + q, 16 + q, 24 + q, 32 + q, q,  //
+                              q,      q,      q,      q,      q}});
+}
+
+
+// A DCGAN-style ConvTranspose (2 groups) -> BatchNormalization -> Relu: the
+// BatchNormalization folds into the ConvTranspose's weights and bias
+// (passes/fold_batchnorm), so the CPU build has no BatchNormalization node,
+// matches the reference evaluator of the unfolded graph, and the MLIP build
+// is one region with no CPU node, within the fp16 bound.
+TEST(MlipConvTranspose, BatchNormalizationFoldsIntoIt) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 4, 5, 5});
+  b.initializer("w", random_tensor(DType::Float32, {4, 3, 4, 4}, 1, -0.5, 0.5));
+  b.initializer("gamma", random_tensor(DType::Float32, {6}, 2, 0.5, 1.5));
+  b.initializer("beta", random_tensor(DType::Float32, {6}, 3, -0.2, 0.2));
+  b.initializer("mean", random_tensor(DType::Float32, {6}, 4, -0.2, 0.2));
+  b.initializer("var", random_tensor(DType::Float32, {6}, 5, 0.5, 1.5));
+  b.node("ConvTranspose", {"x", "w"}, {"c"},
+         {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"group", int64_t{2}}}, "convt");
+  b.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"}, {}, "bn");
+  b.node("Relu", {"bn"}, {"y"}, {}, "relu");
+  b.output("y");
+  const fs::path model = b.save(scratch_dir(), "convt_bn.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 4, 5, 5}, 6)}};
+  const TensorData want = reference_run(model, in)[0].second;
+  driver::CompileOptions c;
+  c.target = "c";
+  driver::CompileResult rc;
+  const io::NamedTensors got_c = compile_and_run(model, in, c, &rc);
+  for (const Node& n : rc.graph.nodes) EXPECT_NE(n.op, "BatchNormalization");
+  EXPECT_EQ(compare(got_c[0].second, want, 1e-5, 1e-5), "");
+  driver::CompileResult rm;
+  const io::NamedTensors got_m = compile_and_run(model, in, mlip_options(), &rm);
+  ASSERT_EQ(rm.graph.nodes.size(), 1u);
+  EXPECT_TRUE(is_mlip_region(rm.graph.nodes[0]));
+  EXPECT_LT(worst_error(got_m[0].second, want), fp16_bound(fp16_roundings(rm)));
 }
 
 }  // namespace

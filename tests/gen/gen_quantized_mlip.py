@@ -48,7 +48,13 @@ count and pinning.
   channel on axis 1 (onnxruntime's quantizer's axis for them). The
   QOperator form keeps the ConvTransposes in QDQ form (there is no
   QOperator ConvTranspose); onnxruntime 1.30 runs them as DequantizeLinear,
-  float ConvTranspose, QuantizeLinear."""
+  float ConvTranspose, QuantizeLinear.
+- mlip_conv1d: 1-D convolutions (issue 30, item 7): a dilated causal Conv1d
+  (kernel 3, dilation 2, pads 4 before), Relu, a grouped Conv1d (2 groups)
+  of stride 2, Relu, a depthwise Conv1d, Relu, a ConvTranspose1d (kernel 4,
+  stride 2, pads 1), Relu, a pointwise Conv1d; int8 activations. The QDQ
+  form's ConvTranspose folds into mlipc.QLinearConvTranspose; with
+  unet_up's 2-D ones both run on the MLIP as int8 layers."""
 import sys
 
 import numpy as np
@@ -204,6 +210,31 @@ def unet_up_model(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def conv1d_model(rng):
+    def w(*shape, s=0.3):
+        return (rng.standard_normal(shape) * s).astype(np.float32)
+
+    inits = {"c1_w": w(16, 8, 3), "c1_b": w(16, s=0.1), "c2_w": w(16, 8, 3, s=0.2), "c2_b": w(16, s=0.1),
+             "dw_w": w(16, 1, 5), "dw_b": w(16, s=0.1), "up_w": w(16, 8, 4, s=0.2), "up_b": w(8, s=0.1),
+             "out_w": w(4, 8, 1, s=0.3), "out_b": w(4, s=0.1)}
+    N = helper.make_node
+    nodes = [
+        N("Conv", ["x", "c1_w", "c1_b"], ["c1"], "causal", dilations=[2], pads=[4, 0]),
+        N("Relu", ["c1"], ["r1"], "causal_relu"),
+        N("Conv", ["r1", "c2_w", "c2_b"], ["c2"], "grouped_s2", group=2, strides=[2], pads=[1, 1]),
+        N("Relu", ["c2"], ["r2"], "grouped_relu"),
+        N("Conv", ["r2", "dw_w", "dw_b"], ["dw"], "depthwise", group=16, pads=[2, 2]),
+        N("Relu", ["dw"], ["r3"], "depthwise_relu"),
+        N("ConvTranspose", ["r3", "up_w", "up_b"], ["up"], "up1d", strides=[2], pads=[1, 1]),
+        N("Relu", ["up"], ["r4"], "up1d_relu"),
+        N("Conv", ["r4", "out_w", "out_b"], ["y"], "out"),
+    ]
+    graph = helper.make_graph(nodes, "conv1d", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 32])],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def main():
     # Each model draws from its own generator, so a model added later changes no other.
     cases = [("mlip_dense", dense_model, 2311, TensorProto.INT8,
@@ -219,7 +250,9 @@ def main():
              ("mlip_pad", pad_model, 2316, TensorProto.UINT8,
               "TF-style explicit zero Pads before a stride-2 Conv and a depthwise Conv"),
              ("unet_up", unet_up_model, 2317, TensorProto.INT8,
-              "a U-Net up block: ConvTranspose 2x2 stride 2 and a grouped 3x3 one beside a skip connection")]
+              "a U-Net up block: ConvTranspose 2x2 stride 2 and a grouped 3x3 one beside a skip connection"),
+             ("mlip_conv1d", conv1d_model, 2318, TensorProto.INT8,
+              "Conv1d dilated causal, grouped of stride 2, depthwise, ConvTranspose1d stride 2, pointwise")]
     only = set(sys.argv[1:])  # model names to write (default: every one)
     for name, build, seed, act, what in cases:
         if only and name not in only:

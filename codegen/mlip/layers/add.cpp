@@ -57,10 +57,13 @@ ops::QParam q8_param(const LowerContext& ctx, const Node& n, size_t s, size_t z,
 
 // The CPU kernel's constants (c/kernels/qlinear_binary.cpp).
 void lower_q8(LowerContext& ctx, const Node& n) {
-  const int ta = ctx.tensor_of(n.inputs[0]), tb = ctx.tensor_of(n.inputs[3]);  // before the layer
+  // 3-D operands of which one is NHWC (a 1-D convolution's): both NHWC
+  const bool n3 = ctx.is_nhwc3(n.inputs[0]) || ctx.is_nhwc3(n.inputs[3]);
+  const int ta = n3 ? ctx.nhwc_of(n.inputs[0]) : ctx.tensor_of(n.inputs[0]);  // before the layer
+  const int tb = n3 ? ctx.nhwc_of(n.inputs[3]) : ctx.tensor_of(n.inputs[3]);
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
   l.inputs = {ta, tb};
-  l.output = ctx.output_tensor(n);
+  l.output = n3 ? ctx.nhwc_output(n) : ctx.output_tensor(n);
   const DType t = ctx.graph().value(n.inputs[0]).dtype;
   const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
   l.dtype = mlip_dtype(t);
@@ -101,14 +104,16 @@ void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearAdd") return lower_q8(ctx, n);
   if (fuse_matmul_bias(ctx, n)) return;
   if (!same_shapes(ctx.graph(), n)) return lower_eltwise(ctx, n);
-  // Element by element: any layout, the two operands' the same (row-major
-  // when either is, 4-D NHWC otherwise), the output's that one.
-  const bool rm = ctx.is_rowmajor(n.inputs[0]) && ctx.is_rowmajor(n.inputs[1]);
-  const int a = rm ? ctx.rowmajor_of(n.inputs[0]) : ctx.tensor_of(n.inputs[0]);
-  const int b = rm ? ctx.rowmajor_of(n.inputs[1]) : ctx.tensor_of(n.inputs[1]);
+  // Element by element: any layout, the two operands' the same (NHWC when
+  // either is a 3-D NHWC tensor, a 1-D convolution's; row-major when both
+  // are; 4-D NHWC otherwise), the output's that one.
+  const bool n3 = ctx.is_nhwc3(n.inputs[0]) || ctx.is_nhwc3(n.inputs[1]);
+  const bool rm = !n3 && ctx.is_rowmajor(n.inputs[0]) && ctx.is_rowmajor(n.inputs[1]);
+  const int a = n3 ? ctx.nhwc_of(n.inputs[0]) : rm ? ctx.rowmajor_of(n.inputs[0]) : ctx.tensor_of(n.inputs[0]);
+  const int b = n3 ? ctx.nhwc_of(n.inputs[1]) : rm ? ctx.rowmajor_of(n.inputs[1]) : ctx.tensor_of(n.inputs[1]);
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
   l.inputs = {a, b};
-  l.output = ctx.output_tensor(n, 0, rm);
+  l.output = n3 ? ctx.nhwc_output(n) : ctx.output_tensor(n, 0, rm);
 }
 
 void plan(LayerPlanner& p) {

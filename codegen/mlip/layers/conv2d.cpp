@@ -1,7 +1,9 @@
 // CONV2D: Conv (groups, depthwise, strides, dilations, padding) with its
 // bias and fused activation, on NHWC tensors with OHWI fp16 weights. Split
 // across tiles by output rows or by output channels (the cycle model picks),
-// each tile's share in passes of output rows that fit OCM.
+// each tile's share in passes of output rows that fit OCM. A 1-D
+// convolution ([N, C, W], kernel K) is the 2-D one over [N, C, 1, W] with a
+// 1 x K kernel: its tensors are NHWC with h = 1 (LowerContext::nhwc_of).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -55,6 +57,22 @@ struct ConvPass {
   }
 };
 
+// The 2-D form of a convolution's tensors: [N, C, W] is [N, C, 1, W].
+Shape as_2d(const Shape& s) {
+  if (s.size() != 3) return s;
+  return {s[0], s[1], 1, s[2]};
+}
+
+// The window of a 1-D or 2-D convolution as a 2-D one (a 1-D one's first
+// axis of extent 1: kernel 1, stride 1, no padding).
+ops::Geometry conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w) {
+  ops::Geometry geo = ops::resolve_geometry(attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  if (geo.rank() == 1)
+    geo = ops::Geometry{{1, geo.in[0]},      {1, geo.kernel[0]}, {1, geo.strides[0]}, {1, geo.dilations[0]},
+                        {0, geo.pads[0], 0, geo.pads[1]}, {1, geo.out[0]},    false};
+  return geo;
+}
+
 ConvPass q8_pass(ConvPass p) {
   p.eb = 1;
   p.wb = 1;
@@ -69,8 +87,9 @@ ConvPass q8_pass(ConvPass p) {
 std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (!lim.int8) return "int8 convolution needs -quantize=int8";
   const Value& xv = g.value(n.inputs[0]);
-  if (xv.shape.size() != 4) return "only 2-D int8 convolution (4-D NCHW tensors) runs on the MLIP";
-  const Shape& x = xv.shape;
+  if (xv.shape.size() != 4 && xv.shape.size() != 3)
+    return "only 1-D and 2-D int8 convolution (3-D and 4-D NCHW tensors) runs on the MLIP";
+  const Shape x = as_2d(xv.shape);
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   for (size_t i : {1, 3, 4, 6})
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
@@ -80,13 +99,14 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (n.has_input(5))
     for (int64_t z : g.value(n.inputs[5]).constant->as_int64())
       if (z != 0) return "only symmetric weights (zero point 0) run on the MLIP";
-  const Shape& w = g.value(n.inputs[3]).shape;
+  const Shape w = as_2d(g.value(n.inputs[3]).shape);
+  if (w.size() != 4) return "weights of another rank than the input";
   if (w[1] * w[2] * w[3] > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
     return fmt::format("{} products per output, above the int8 bound of {}", w[1] * w[2] * w[3], MLIP_INT8_MAX_TAPS);
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[3]).shape);
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
   if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim);
-  const ConvPass pass = q8_pass({x[2], x[3], x[1], g.value(n.outputs[0]).shape[3], geo.kernel[0], geo.strides[0],
+  const ConvPass pass = q8_pass({x[2], x[3], x[1], as_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
                                  geo.dilations[0], w[1] * w[2] * w[3], true});
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
@@ -96,15 +116,17 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "QLinearConv") return q8_support(g, n, lim);
-  if (!is_float4d(g, n.inputs[0])) return "only 2-D float32 convolution (4-D NCHW tensors) runs on the MLIP";
-  const Shape& x = g.value(n.inputs[0]).shape;  // [N, C, H, W]
+  const Value& xv = g.value(n.inputs[0]);
+  if (xv.dtype != DType::Float32 || (xv.shape.size() != 4 && xv.shape.size() != 3))
+    return "only 1-D and 2-D float32 convolution (3-D and 4-D NCHW tensors) runs on the MLIP";
+  const Shape x = as_2d(xv.shape);  // [N, C, H, W]
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (!is_const(g, n, 1)) return "weights are not constant";
   if (n.has_input(2) && !is_const(g, n, 2)) return "bias is not constant";
-  const Shape& w = g.value(n.inputs[1]).shape;  // [M, C/group, kh, kw]
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  const Shape w = as_2d(g.value(n.inputs[1]).shape);  // [M, C/group, kh, kw]
+  const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[1]).shape);
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
-  const ConvPass pass{x[2], x[3], x[1], g.value(n.outputs[0]).shape[3], geo.kernel[0], geo.strides[0],
+  const ConvPass pass{x[2], x[3], x[1], as_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
                       geo.dilations[0], w[1] * w[2] * w[3], n.has_input(2)};
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
@@ -114,14 +136,14 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 
 // The CONV2D layer of node n, whose weights have shape w ([M, C/g, kh, kw]):
 // its input, kernel, strides, dilations, pads and groups.
+// A 1-D convolution's tensors are NHWC with h = 1, its weights [M, C/g, 1, K].
 RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape),
-                                                  ops::spatial_of(w), kConvRules);
-  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
+  const ops::Geometry geo = conv_geometry(n.attrs, ctx.graph().value(n.inputs[0]).shape, w);
+  const int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
   l.inputs = {in_t};
   ConvParams p;
-  p.win = window_of(geo, w[2], w[3]);
+  p.win = window_of(geo, geo.kernel[0], geo.kernel[1]);
   p.groups = n.attrs.get_int("group", 1);
   l.params = p;
   return l;
@@ -129,7 +151,8 @@ RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
 
 // For each element of OIHW weights of shape w, its index in the OHWI order
 // the MLIP reads.
-std::vector<size_t> ohwi_index(const Shape& w) {
+std::vector<size_t> ohwi_index(const Shape& w4) {
+  const Shape w = as_2d(w4);
   const int64_t m = w[0], cg = w[1], kh = w[2], kw = w[3];
   std::vector<size_t> to(static_cast<size_t>(m * cg * kh * kw));
   size_t k = 0;
@@ -145,8 +168,9 @@ std::vector<size_t> ohwi_index(const Shape& w) {
 // zero points and the output clamp (a folded Relu/Clip) as command fields.
 void lower_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
-  const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] int8
-  const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] (1-D: [M, C/g, K]) int8
+  const Shape w4 = as_2d(w.shape());
+  const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
   RLayer& l = new_conv_layer(ctx, n, w.shape());
   const std::vector<int64_t> src = w.as_int64();
   const std::vector<size_t> to = ohwi_index(w.shape());
@@ -183,15 +207,16 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   p.y_zp = zy;
   p.lo = ops::clamp_lo(n.attrs, yt);
   p.hi = ops::clamp_hi(n.attrs, yt);
-  l.output = ctx.output_tensor(n);
+  l.output = ctx.nhwc_output(n);
   l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);
 }
 
 void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearConv") return conv_is_dense(ctx.graph(), n) ? lower_dense_conv_q8(ctx, n) : lower_q8(ctx, n);
   const Graph& g = ctx.graph();
-  const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw]
-  const int64_t m = w.shape()[0], cg = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw] (1-D: [M, C/g, K])
+  const Shape w4 = as_2d(w.shape());
+  const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
   RLayer& l = new_conv_layer(ctx, n, w.shape());
   const std::vector<size_t> to = ohwi_index(w.shape());
   std::vector<float> ohwi(to.size());
@@ -209,7 +234,7 @@ void lower(LowerContext& ctx, const Node& n) {
     l.bias_name = g.value(n.inputs[2]).name;
     ctx.add_const({l.bias_name, {m}, bias});
   }
-  l.output = ctx.output_tensor(n);
+  l.output = ctx.nhwc_output(n);
   l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);
 }
 

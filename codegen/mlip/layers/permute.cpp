@@ -51,6 +51,7 @@ StridedCopy strided_copy(std::vector<int64_t> dims, std::vector<int64_t> strides
 std::vector<int64_t> storage_strides(const RTensor& t) {
   const Shape& s = t.dims;
   if (!t.rowmajor && s.size() == 4) return {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]};  // NHWC
+  if (!t.rowmajor && s.size() == 3) return {s[1] * s[2], 1, s[1]};                       // NHWC, h = 1 (Conv1d)
   std::vector<int64_t> st(s.size(), 1);
   for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
   return st;
@@ -213,6 +214,26 @@ void lower_output(LowerContext& ctx, const Node& n, size_t out) {
   if (m.copy.identity()) {
     ctx.alias_output(n, src, y, true, out);
     return;
+  }
+  if (y.size() == 3 && m.strides.size() == 3 && ctx.tensor(src).dims.size() == 3 && !ctx.tensor(src).rowmajor) {
+    // A 3-D NHWC input (a 1-D convolution's: the Slice of a causal
+    // convolution's padding) gives an NHWC output, axes 0, 2, 1 in order: a
+    // view when those bytes are the input's, a copy in that order otherwise.
+    const std::vector<int64_t>& st = m.strides;
+    const StridedCopy c = strided_copy({y[0], y[2], y[1]}, {st[0], st[2], st[1]}, m.copy.offset);
+    if (c.identity()) {
+      ctx.alias_output(n, src, y, false, out);
+      return;
+    }
+    if (c.ok) {
+      RLayer& l = ctx.new_layer(MLIP_LAYER_PERMUTE, n);
+      if (n.outputs.size() > 1) l.name = fmt::format("{}:{}", n.name, out);
+      l.inputs = {src};
+      l.params = c;
+      l.output = ctx.nhwc_output(n, out);
+      l.dtype = ctx.tensor(l.output).dtype;
+      return;
+    }
   }
   if (y.size() == 4 && m.strides.size() == 4) {  // the bytes of an NHWC output (axes 0, 2, 3, 1): a view
     const std::vector<int64_t>& st = m.strides;

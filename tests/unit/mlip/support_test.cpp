@@ -152,6 +152,80 @@ TEST(MlipSupport, EveryOperatorSaysWhyItStaysOnTheCpu) {
   }
 }
 
+// 1-D and transposed convolutions (issue 30, item 7): CONV2D's 1 x K form
+// and CONV_TRANSPOSE's stride phases; what stays on the CPU says why.
+TEST(MlipSupport, OneDimensionalAndTransposedConvolutionReasons) {
+  auto convt = [](OnnxBuilder& b, const Shape& x, const Shape& w,
+                  const std::vector<std::pair<std::string, AttrValue>>& attrs) -> OnnxBuilder& {
+    b.input("x", DType::Float32, x);
+    b.initializer("w", random_tensor(DType::Float32, w, 1));
+    b.node("ConvTranspose", {"x", "w"}, {"y"}, attrs, "convt");
+    b.output("y");
+    return b;
+  };
+  {
+    OnnxBuilder b;  // Conv1d: dilated, strided, grouped
+    b.input("x", DType::Float32, {1, 4, 32});
+    b.initializer("w", random_tensor(DType::Float32, {8, 2, 3}, 1));
+    b.node("Conv", {"x", "w"}, {"y"}, {{"dilations", ints{4}}, {"strides", ints{2}}, {"group", int64_t{2}}}, "conv");
+    b.output("y");
+    EXPECT_EQ(reason(b, "conv"), "");
+    EXPECT_EQ(reason(b, "conv", options("cnf10kb")), "dilation 4 is not supported on cnf10kb");
+  }
+  {
+    OnnxBuilder b;  // 3-D convolution
+    b.input("x", DType::Float32, {1, 2, 4, 4, 4});
+    b.initializer("w", random_tensor(DType::Float32, {2, 2, 1, 1, 1}, 1));
+    b.node("Conv", {"x", "w"}, {"y"}, {}, "conv");
+    b.output("y");
+    EXPECT_EQ(reason(b, "conv"), "only 1-D and 2-D float32 convolution (3-D and 4-D NCHW tensors) runs on the MLIP");
+  }
+  {
+    OnnxBuilder b;
+    EXPECT_EQ(reason(convt(b, {1, 4, 5, 5}, {4, 3, 3, 3},
+                           {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 1}},
+                            {"group", int64_t{2}}}),
+                     "convt"),
+              "");
+  }
+  {
+    OnnxBuilder b;  // 1-D
+    EXPECT_EQ(reason(convt(b, {1, 4, 9}, {4, 2, 5}, {{"strides", ints{2}}, {"pads", ints{2, 2}}}), "convt"), "");
+  }
+  {
+    OnnxBuilder b;  // kernel 1 at stride 2: the odd outputs take no tap
+    EXPECT_EQ(reason(convt(b, {1, 2, 4}, {2, 2, 1}, {{"strides", ints{2}}}), "convt"),
+              "output phase 1 of the stride has no kernel tap (kernel smaller than the stride)");
+  }
+  {
+    OnnxBuilder b;  // output_shape beyond the kernel's reach
+    EXPECT_EQ(reason(convt(b, {1, 1, 3}, {1, 1, 3}, {{"output_shape", ints{7}}}), "convt"),
+              "negative pads (an output_shape beyond the kernel's reach)");
+  }
+  {
+    OnnxBuilder b;  // dilation 3 at stride 2: each phase's taps 3 inputs apart
+    convt(b, {1, 2, 8, 8}, {2, 2, 3, 3}, {{"strides", ints{2, 2}}, {"dilations", ints{3, 3}}});
+    EXPECT_EQ(reason(b, "convt"), "");
+    EXPECT_EQ(reason(b, "convt", options("cnf10kb")), "dilation 3 is not supported on cnf10kb");
+  }
+  {
+    OnnxBuilder b;
+    EXPECT_EQ(reason(convt(b, {1, 2, 2, 4, 4}, {2, 2, 1, 1, 1}, {}), "convt"),
+              "only 1-D and 2-D float32 transposed convolution (3-D and 4-D tensors) runs on the MLIP");
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {1, 2, 4, 4}).input("w", DType::Float32, {2, 2, 3, 3});
+    b.node("ConvTranspose", {"x", "w"}, {"y"}, {}, "convt").output("y");
+    EXPECT_EQ(reason(b, "convt"), "weights are not constant");
+  }
+  {
+    OnnxBuilder b;  // a phase's taps beyond the kernel limit: 34 taps at stride 2 are 17 per phase
+    EXPECT_EQ(reason(convt(b, {1, 1, 1, 40}, {1, 1, 1, 34}, {{"strides", ints{1, 2}}}), "convt"),
+              "kernel 17 exceeds the cn10ka maximum of 16");
+  }
+}
+
 // Resize: nearest and linear of the spatial axes with constant scales or
 // sizes; what stays on the CPU says why.
 TEST(MlipSupport, ResizeReasons) {
