@@ -22,7 +22,8 @@ namespace {
 void check_finite(const TensorData& t, const std::string& file, const std::string& array, int64_t sample) {
   if (t.dtype() != DType::Float32) return;
   const float* x = t.data<float>();
-  for (int64_t e = 0; e < t.numel(); ++e)
+  const int64_t n = t.numel();
+  for (int64_t e = 0; e < n; ++e)
     if (!std::isfinite(x[e]))
       fail("{}: array '{}' sample {} holds {} (element {} of the sample): calibration data must be finite", file,
            array, sample, std::isnan(x[e]) ? "NaN" : x[e] > 0 ? "+inf" : "-inf", e);

@@ -100,22 +100,24 @@ double TensorData::at(int64_t i) const {
 }
 
 std::vector<double> TensorData::as_double() const {
-  std::vector<double> out(static_cast<size_t>(numel()));
-  for (int64_t i = 0; i < numel(); ++i) out[i] = at(i);
+  const int64_t n = numel();  // once: numel checks the shape each call
+  std::vector<double> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[i] = at(i);
   return out;
 }
 
 std::vector<int64_t> TensorData::as_int64() const {
   if (!dtype_is_integer(dtype_) && dtype_ != DType::Bool)
     fail("expected an integer tensor, got {}", dtype_name(dtype_));
-  std::vector<int64_t> out(static_cast<size_t>(numel()));
+  const int64_t n = numel();
+  std::vector<int64_t> out(static_cast<size_t>(n));
   if (dtype_ == DType::Bool) {
-    for (int64_t i = 0; i < numel(); ++i) out[i] = raw()[i] ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) out[i] = raw()[i] ? 1 : 0;
     return out;
   }
   visit_numeric(dtype_, "integer conversion", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for (int64_t i = 0; i < numel(); ++i) out[i] = static_cast<int64_t>(raw_as<T>()[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int64_t>(raw_as<T>()[i]);
   });
   return out;
 }

@@ -115,20 +115,26 @@ void eval_Conv(EvalContext& ctx) {
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   const float* res = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
+  const TapTable taps = inside_taps(g);
 
   for (int64_t n = 0; n < n_batch; ++n)
     for (int64_t oc = 0; oc < m; ++oc) {
       const float* xg = x + (n * c + (oc / ocg) * icg) * isize;
       const float* wm = w + oc * icg * ksize;
       float* ym = y + (n * m + oc) * osize;
-      for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+      for (int64_t o = 0; o < osize; ++o) {
+        const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
+        const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
         float sum = 0.0f;
-        for (int64_t ic = 0; ic < icg; ++ic)
-          for_each_tap(g, od, oh, ow, [&](const WindowTap& t) { sum += xg[ic * isize + t.x] * wm[ic * ksize + t.k]; });
+        for (int64_t ic = 0; ic < icg; ++ic) {
+          const float* xc = xg + ic * isize;
+          const float* wc = wm + ic * ksize;
+          for (size_t t = t0; t < t1; ++t) sum += xc[taps.x[t]] * wc[taps.k[t]];
+        }
         float v = b ? sum + b[oc] : sum;
         if (res) v += res[(n * m + oc) * osize + o];
         ym[o] = act.apply(v);
-      });
+      }
     }
 }
 

@@ -65,20 +65,24 @@ void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, in
   const int64_t icg = c / group, ocg = m / group;
   const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
   const std::vector<int32_t> x = int32_values(xt), w = int32_values(wt);
+  const TapTable taps = inside_taps(g);
   for (int64_t n = 0; n < n_batch; ++n)
     for (int64_t oc = 0; oc < m; ++oc) {
       const int32_t* xg = x.data() + (n * c + (oc / ocg) * icg) * isize;
       const int32_t* wm = w.data() + oc * icg * ksize;
       const int32_t zwm = zw.size() > 1 ? zw[static_cast<size_t>(oc)] : zw[0];
       const int64_t ybase = (n * m + oc) * osize;
-      for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+      for (int64_t o = 0; o < osize; ++o) {
+        const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
+        const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
         int32_t acc = 0;
-        for (int64_t ic = 0; ic < icg; ++ic)
-          for_each_tap(g, od, oh, ow, [&](const WindowTap& t) {
-            acc += (xg[ic * isize + t.x] - zx) * (wm[ic * ksize + t.k] - zwm);
-          });
+        for (int64_t ic = 0; ic < icg; ++ic) {
+          const int32_t* xc = xg + ic * isize;
+          const int32_t* wc = wm + ic * ksize;
+          for (size_t t = t0; t < t1; ++t) acc += (xc[taps.x[t]] - zx) * (wc[taps.k[t]] - zwm);
+        }
         store(ybase + o, oc, acc);
-      });
+      }
     }
 }
 
@@ -163,15 +167,17 @@ void eval_QLinearConv(EvalContext& ctx) {
   const std::vector<int32_t> bias = ctx.has_input(8) ? int32_values(ctx.in(8)) : std::vector<int32_t>();
   TensorData& yt = ctx.outputs[0];
   const int32_t lo = clamp_lo(ctx.attrs(), yt.dtype()), hi = clamp_hi(ctx.attrs(), yt.dtype());
+  int8_t* y8 = yt.dtype() == DType::Int8 ? yt.data<int8_t>() : nullptr;
+  uint8_t* yu8 = y8 ? nullptr : yt.data<uint8_t>();
   int_conv(ctx.attrs(), ctx.in(0), ctx.in(3), zero_points(ctx, 2)[0], zero_points(ctx, 5),
            [&](int64_t k, int64_t oc, int32_t acc) {
              const Requant& r = q[q.size() > 1 ? static_cast<size_t>(oc) : 0];
              if (!bias.empty()) acc = mlip_add_sat_i32(acc, bias[static_cast<size_t>(oc)]);
              const int32_t v = mlip_requantize(acc, r.q, r.shift, zy, lo, hi);
-             if (yt.dtype() == DType::Int8)
-               yt.data<int8_t>()[k] = static_cast<int8_t>(v);
+             if (y8)
+               y8[k] = static_cast<int8_t>(v);
              else
-               yt.data<uint8_t>()[k] = static_cast<uint8_t>(v);
+               yu8[k] = static_cast<uint8_t>(v);
            });
 }
 

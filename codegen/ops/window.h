@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ops/spatial.h"
 
@@ -72,5 +73,29 @@ void for_each_tap(const Geometry3& g, int64_t od, int64_t oh, int64_t ow, F&& f)
 inline int64_t input_plane(const Geometry3& g) { return g.in[0] * g.in[1] * g.in[2]; }
 inline int64_t kernel_size(const Geometry3& g) { return g.kernel[0] * g.kernel[1] * g.kernel[2]; }
 inline int64_t output_plane(const Geometry3& g) { return g.out[0] * g.out[1] * g.out[2]; }
+
+// The taps inside the input of every output position, in for_each_tap's
+// order, computed once: a kernel that visits a window once per input channel
+// (Conv, ConvInteger, QLinearConv) reads them from here instead of walking
+// the window's bounds again each time. Output o's taps are
+// [start[o], start[o + 1]) of x (offset in an input plane) and k (offset in
+// the kernel).
+struct TapTable {
+  std::vector<int64_t> start, x, k;
+};
+
+inline TapTable inside_taps(const Geometry3& g) {
+  TapTable t;
+  t.start.reserve(static_cast<size_t>(output_plane(g)) + 1);
+  for_each_output(g, [&](int64_t, int64_t od, int64_t oh, int64_t ow) {
+    t.start.push_back(static_cast<int64_t>(t.x.size()));
+    for_each_tap(g, od, oh, ow, [&](const WindowTap& tap) {
+      t.x.push_back(tap.x);
+      t.k.push_back(tap.k);
+    });
+  });
+  t.start.push_back(static_cast<int64_t>(t.x.size()));
+  return t;
+}
 
 }  // namespace mlipc::ops

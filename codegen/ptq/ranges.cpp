@@ -26,7 +26,8 @@ std::string where(const QuantizeOptions& o) { return o.data_name.empty() ? "" : 
 // the data (values near float32's limit), and a range of it would be nonsense.
 void check_finite(const Graph& g, ValueId v, const TensorData& t, size_t sample, const QuantizeOptions& o) {
   const float* x = t.data<float>();
-  for (int64_t e = 0; e < t.numel(); ++e)
+  const int64_t n = t.numel();
+  for (int64_t e = 0; e < n; ++e)
     if (!std::isfinite(x[e]))
       fail("{}calibration sample {}: tensor '{}' holds {} (element {}): the fp32 model does not stay finite on "
            "this data (calibration needs finite values in every tensor)",
