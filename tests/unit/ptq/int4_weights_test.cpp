@@ -4,17 +4,28 @@
 // 2^e (e in [0, 4], the smallest that holds the block), the values q * 2^e;
 // the bias-safe rule at qmax 7; and the nibble packing the CPU kernels read
 // (c/kernels/conv_integer.cpp, mlip/kq4.h): low nibble first, odd counts,
-// the block exponents after the values.
+// the block exponents after the values; ptq::quantize at 4 bits on a small
+// Conv -> Relu -> Flatten -> Gemm model: the marks fold_qdq keeps, the
+// emitted QDQ model without them, mixed precision from 4 to 8 bits to float.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "c/kernels/kernels.h"
+#include "ops/quant.h"
+#include "passes/passes.h"
+#include "ptq/quantize.h"
 #include "ptq/weight_scale.h"
+#include "frontend/onnx_import.h"
 #include "support/error.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
 
 namespace mlipc::unit_ptq_int4_weights {
 namespace {
@@ -95,6 +106,102 @@ TEST(Int4Weights, PackingIsLowNibbleFirstWithExponentsAfter) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("node 'fc' (QLinearConv)"));
+  }
+}
+
+Graph small_cnn() {
+  test::OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 2, 6, 6});
+  b.initializer("w", test::random_tensor(DType::Float32, {4, 2, 3, 3}, 1));
+  b.initializer("b", test::random_tensor(DType::Float32, {4}, 2));
+  b.initializer("fw", test::random_tensor(DType::Float32, {5, 64}, 3));
+  b.initializer("fb", test::random_tensor(DType::Float32, {5}, 4));
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {}, "conv");
+  b.node("Relu", {"c"}, {"r"}, {}, "relu");
+  b.node("Flatten", {"r"}, {"f"}, {}, "flatten");
+  b.node("Gemm", {"f", "fw", "fb"}, {"y"}, {{"transB", int64_t{1}}}, "fc");
+  b.output("y");
+  static int k = 0;
+  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("int4_{}.onnx", k++)));
+}
+
+std::vector<std::vector<TensorData>> samples(int n, uint32_t seed) {
+  std::vector<std::vector<TensorData>> s;
+  for (int i = 0; i < n; ++i)
+    s.push_back({test::random_tensor(DType::Float32, {1, 2, 6, 6}, seed + static_cast<uint32_t>(i))});
+  return s;
+}
+
+const Node& node_named(const Graph& g, const std::string& name) {
+  for (const Node& n : g.nodes)
+    if (n.name == name) return n;
+  throw std::runtime_error("no node " + name);
+}
+
+ptq::QuantizeReport quantize4(Graph& g, double min_db, int bits = 4) {
+  ptq::QuantizeOptions o;
+  o.weight_bits = bits;
+  o.weight_block = 16;
+  o.min_sqnr_db = min_db;
+  return ptq::quantize(g, samples(4, 10), o);
+}
+
+TEST(Int4Weights, FoldedLayersCarryTheMarksTheQdqModelDoesNot) {
+  Graph g = small_cnn();
+  const ptq::QuantizeReport r = quantize4(g, 0.0);
+  ASSERT_EQ(r.layers.size(), 2u);
+  for (const auto& l : r.layers) {
+    EXPECT_TRUE(l.int8) << l.why;
+    EXPECT_EQ(l.weight_bits, 4) << l.node;
+  }
+  // The Conv's weights in [-7, 7]; the Gemm's q * 2^e (|v| <= 112, some above 7).
+  const TensorData& cw = *g.value(node_named(g, "w_DequantizeLinear").inputs[0]).constant;
+  for (int64_t v : cw.as_int64()) EXPECT_LE(std::abs(v), 7);
+  int64_t above = 0;
+  for (int64_t v : g.value(node_named(g, "fw_DequantizeLinear").inputs[0]).constant->as_int64()) {
+    EXPECT_LE(std::abs(v), 112);
+    above += std::abs(v) > 7;
+  }
+  EXPECT_GT(above, 0);
+  Graph folded = g;
+  EXPECT_TRUE(passes::fold_qdq(folded).empty());
+  const Node& conv = node_named(folded, "conv");
+  const Node& fc = node_named(folded, "fc");
+  EXPECT_EQ(conv.attrs.get_int(ops::kWeightBitsAttr, 8), 4);
+  EXPECT_FALSE(conv.attrs.has(ops::kWeightBlockAttr));  // a Conv's row is one block
+  EXPECT_EQ(fc.op, "QLinearConv");
+  EXPECT_EQ(fc.attrs.get_int(ops::kWeightBitsAttr, 8), 4);
+  EXPECT_EQ(fc.attrs.get_int(ops::kWeightBlockAttr, 0), 16);
+  for (const Node& n : r.qdq.nodes) {  // what --emit-qdq writes: standard ONNX
+    EXPECT_FALSE(n.attrs.has(ops::kWeightBitsAttr)) << n.name;
+    EXPECT_FALSE(n.attrs.has(ops::kWeightBlockAttr)) << n.name;
+  }
+}
+
+TEST(Int4Weights, MixedPrecisionTriesEightBitsBeforeFloat) {
+  Graph a = small_cnn(), b = small_cnn();
+  const ptq::QuantizeReport r4 = quantize4(a, 0.0), r8 = quantize4(b, 0.0, 8);
+  double worst8 = 1e9, best4 = -1e9;
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(r8.layers[k].weight_bits, 8);
+    worst8 = std::min(worst8, r8.layers[k].sqnr_db);
+    best4 = std::max(best4, r4.layers[k].sqnr_db);
+  }
+  ASSERT_LT(best4, worst8);
+  // Between the two: every layer falls back to 8 bits and stays int8.
+  Graph g = small_cnn();
+  const ptq::QuantizeReport r = quantize4(g, (best4 + worst8) / 2);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_TRUE(r.layers[k].int8) << r.layers[k].why;
+    EXPECT_EQ(r.layers[k].weight_bits, 8);
+    EXPECT_EQ(r.layers[k].sqnr_db, r8.layers[k].sqnr_db);
+  }
+  // Above both: float, with the 8-bit figure's reason.
+  Graph f = small_cnn();
+  const ptq::QuantizeReport rf = quantize4(f, worst8 + 1000.0);
+  for (const auto& l : rf.layers) {
+    EXPECT_FALSE(l.int8);
+    EXPECT_THAT(l.why, ::testing::HasSubstr("its int8 SQNR"));
   }
 }
 
