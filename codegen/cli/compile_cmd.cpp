@@ -59,6 +59,7 @@ struct CompileArgs {
   std::string calibration_method = "minmax";
   std::string calibration_percentile = "99.99";
   std::string min_sqnr_db = "20";
+  std::string weight_bits = "8", weight_block = "32";
   std::string emit_qdq;
   std::string pes;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
   bool emit_qdq_given = false;  // --emit-qdq '' is refused, not taken as absent
@@ -95,6 +96,12 @@ void print_quantization(const ptq::QuantizeReport& q) {
                                   : fmt::format("{} samples", q.samples);
   fmt::print("  int8       {} of {} layers int8 ({} calibration on {}, min SQNR {} dB)\n", int8, q.layers.size(),
              calib::method_name(q.options.method), samples, db(q.options.min_sqnr_db));
+  if (q.options.weight_bits == 4) {
+    size_t four = 0;
+    for (const auto& l : q.layers) four += l.int8 && l.weight_bits == 4;
+    fmt::print("    {} with 4-bit weights (--weight-bits 4, blocks of {} in dense layers; the others 8-bit)\n", four,
+               q.options.weight_block);
+  }
   for (const auto& o : q.outputs)
     fmt::print("    output {}: SQNR {} dB, max abs error {}\n", printable(o.name), db(o.sqnr_db), err(o.max_abs_error));
   std::vector<const ptq::LayerQuantization*> worst;
@@ -108,7 +115,8 @@ void print_quantization(const ptq::QuantizeReport& q) {
     fmt::print("    worst layers (SQNR alone / in the model, max abs error alone; all: mlipc inspect):\n");
   for (const auto* l : worst)
     fmt::print("      {:<28} {:<18} {:>6} / {:>6} dB  {:>10}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
-               db(l->model_sqnr_db), err(l->max_abs_error), l->int8 ? "int8" : "float: " + printable(l->why));
+               db(l->model_sqnr_db), err(l->max_abs_error),
+               l->int8 ? (l->weight_bits == 4 ? "int8, 4-bit weights" : "int8") : "float: " + printable(l->why));
   for (const auto& l : q.layers)
     if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
       fmt::print("      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
@@ -167,6 +175,10 @@ void run_compile(const CompileArgs& a) {
       parse_real("--calibration-percentile", a.calibration_percentile, "above 0 and at most 100; default 99.99");
   opt.quantize_options.min_sqnr_db =
       parse_real("--quantize-min-sqnr-db", a.min_sqnr_db, "a finite number of dB; default 20");
+  if (a.weight_bits != "4" && a.weight_bits != "8") fail("--weight-bits '{}' (allowed: 4, 8)", printable(a.weight_bits));
+  opt.quantize_options.weight_bits = a.weight_bits == "4" ? 4 : 8;
+  opt.quantize_options.weight_block =
+      parse_whole("--weight-block-size", a.weight_block, 1, 65536);
   opt.emit_qdq = a.emit_qdq;
   auto bar = std::make_shared<ProgressBar>("calibration", ProgressBar::stderr_is_terminal());
   opt.quantize_options.progress = [bar](std::string_view phase, size_t done, size_t total) {
@@ -304,6 +316,11 @@ void add_compile(CLI::App& app) {
   c->add_option("--quantize-min-sqnr-db", args->min_sqnr_db,
                 "mixed precision: a layer whose int8 SQNR on the calibration data is below this stays float "
                 "(fp16 on the MLIP, fp32 on the CPU; default 20)");
+  c->add_option("--weight-bits", args->weight_bits,
+                "post-training quantization's weights: 8 (default) or 4 (Conv, Gemm, MatMul; per channel, a dense "
+                "layer's in blocks; a layer below the SQNR threshold at 4 bits tries 8)");
+  c->add_option("--weight-block-size", args->weight_block,
+                "--weight-bits 4: a dense layer's weights per block of this many along K (default 32)");
   CLI::Option* emit_qdq =
       c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");

@@ -49,18 +49,24 @@ nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
                       {"model_max_abs_error", metadata_number(l.model_max_abs_error)}});
     // Only where it happened, so that other builds' metadata stays as it was.
     if (!l.bias_raised.empty()) layers.back()["bias_raised_channels"] = l.bias_raised;
+    if (l.int8 && l.weight_bits != 8) layers.back()["weight_bits"] = l.weight_bits;
   }
   nlohmann::json outputs = nlohmann::json::array();
   for (const ptq::OutputQuantization& o : q.outputs)
     outputs.push_back({{"name", o.name},
                        {"sqnr_db", metadata_number(o.sqnr_db)},
                        {"max_abs_error", metadata_number(o.max_abs_error)}});
-  return {{"method", std::string(calib::method_name(q.options.method))},
-          {"percentile", metadata_number(q.options.percentile)},
-          {"min_sqnr_db", metadata_number(q.options.min_sqnr_db)},
-          {"samples", q.samples},
-          {"layers", layers},
-          {"outputs", outputs}};
+  nlohmann::json j = {{"method", std::string(calib::method_name(q.options.method))},
+                      {"percentile", metadata_number(q.options.percentile)},
+                      {"min_sqnr_db", metadata_number(q.options.min_sqnr_db)},
+                      {"samples", q.samples},
+                      {"layers", layers},
+                      {"outputs", outputs}};
+  if (q.options.weight_bits != 8) {  // only when asked: other builds' metadata stays as it was
+    j["weight_bits"] = q.options.weight_bits;
+    j["weight_block_size"] = q.options.weight_block;
+  }
+  return j;
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
   if (!(q.percentile > 0.0 && q.percentile <= 100.0))
     fail("--calibration-percentile {} must be above 0 and at most 100", q.percentile);
   if (std::isnan(q.min_sqnr_db)) fail("--quantize-min-sqnr-db must be a number");
+  if (q.weight_bits != 8 && !int8) fail("--weight-bits {} needs int8 quantization ({})", q.weight_bits, ask);
   return int8;
 }
 
@@ -68,6 +69,9 @@ std::string quantize_line(const mlip::Options& o) {
 void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& mlip_options) {
   const std::string ask = r.target.mlip ? "-quantize=int8" : "--quantize int8";
   if (passes::has_quantized_tensors(r.graph)) {
+    if (o.quantize_options.weight_bits != 8)
+      fail("--weight-bits {}: the model is quantized already (QDQ or QOperator); its weights keep their width",
+           o.quantize_options.weight_bits);
     if (!o.calibration.empty())
       fail("--calibration: the model is quantized already (QDQ or QOperator); {} takes it as it is", ask);
     return;

@@ -10,6 +10,7 @@
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
 #include "ops/op.h"
+#include "ops/quant.h"
 
 namespace mlipc::mlip {
 
@@ -103,6 +104,9 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   if (o.quantize == "int8" && !q8_node && !o.fp16_float_layers)
     return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
   if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n)) return fmt::format("{} has no int8 MLIP layer", n.op);
+  // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
+  if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
+    return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's int8 layers read 8-bit weights only", n.op);
   if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;

@@ -65,6 +65,14 @@ struct Requant {
 enum class RequantMode { Fixed, Ort };
 inline constexpr const char* kRequantAttr = "mlipc_requant";
 RequantMode requant_mode(const Attrs& attrs);
+// 4-bit weights (--weight-bits 4, docs/user-guide.md "4-bit weights"): PTQ
+// marks a Conv, Gemm or MatMul whose int8 weights hold int4 values
+// (mlipc_weight_bits = 4; a dense layer's in blocks of mlipc_weight_block
+// along K, each value q * 2^e with q in [-7, 7], e in [0, 4]); fold_qdq
+// keeps the marks on the QLinearConv, and the CPU kernels store its weights
+// as nibbles. No attribute: 8 bits.
+inline constexpr const char* kWeightBitsAttr = "mlipc_weight_bits";
+inline constexpr const char* kWeightBlockAttr = "mlipc_weight_block";
 // The multiplier of an output: in_scale * w_scale / out_scale. Fixed: in
 // double from the float scales, then mlip_quantize_multiplier; throws when
 // it is 2^30 or more (it cannot be held). Ort: as onnxruntime computes it,

@@ -361,6 +361,8 @@ class Folder {
     in[0] = x4;
     Node r1 = make("Reshape", n.name + "_to_nchw", {x->q, shape_const({xs[0], k, 1, 1})}, {x4});
     Node conv = make("QLinearConv", n.name, in, {y4});
+    for (const char* a : {ops::kWeightBitsAttr, ops::kWeightBlockAttr})  // 4-bit weights (PTQ's mark)
+      if (n.attrs.has(a)) conv.attrs.set(a, n.attrs.get_int(a));
     set_clamp(conv, o);
     Node r2 = make("Reshape", n.name + "_from_nchw", {y4, shape_const({xs[0], nout})}, {o.y});
     replace(i, o, {std::move(r1), std::move(conv), std::move(r2)});

@@ -9,6 +9,7 @@
 
 #include "ops/infer.h"
 #include "ops/op.h"
+#include "ops/quant.h"
 #include "ptq/ranges.h"
 #include "ptq/weight_scale.h"
 #include "support/error.h"
@@ -26,8 +27,8 @@ bool is_bias(const Node& n, size_t k) { return op_traits(n.op).bias == static_ca
 class Inserter {
  public:
   Inserter(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
-           const std::map<std::string, QParam>& ranges)
-      : g_(g), layers_(layers), int8_(int8), ranges_(ranges) {}
+           const std::map<std::string, QParam>& ranges, const WeightBits& wb)
+      : g_(g), layers_(layers), int8_(int8), ranges_(ranges), wb_(wb) {}
 
   Inserted run() {
     const size_t n = g_.nodes.size();
@@ -60,7 +61,7 @@ class Inserter {
         if (v == kNoValue) continue;
         if (params_.count(v) && (written_by_int8_.count(v) || int8_node)) node.inputs[j] = dq_.at(v);
       }
-      if (int8_node) quantize_constants(node, out);
+      if (int8_node) quantize_constants(node, wb_.of(static_cast<size_t>(k)), out);
       out.push_back(std::move(node));
       for (ValueId v : g_.nodes[i].outputs)
         if (v != kNoValue && params_.count(v)) emit_pair(v, out);
@@ -83,6 +84,7 @@ class Inserter {
   const std::vector<Layer>& layers_;
   const std::vector<bool>& int8_;
   const std::map<std::string, QParam>& ranges_;
+  const WeightBits& wb_;
   std::vector<int> layer_of_node_;
   std::map<ValueId, QParam> params_;
   std::set<ValueId> written_by_int8_;
@@ -161,9 +163,17 @@ class Inserter {
     node.inputs[j] = dq;
   }
 
-  // The constant inputs of an int8 layer's node: weights per channel,
+  // The constant inputs of an int8 layer's node: weights per channel (int8,
+  // or int4 when bits is 4: a Conv's per channel at max |w| / 7, a dense
+  // layer's in blocks at max |w| / 112 with power-of-two sub-scales),
   // biases int32, other constants (an Add's operand) per tensor.
-  void quantize_constants(Node& node, std::vector<Node>& out) {
+  void quantize_constants(Node& node, int bits, std::vector<Node>& out) {
+    const bool four = bits == 4 && takes_4bit(g_, node);
+    const bool blocks = four && node.op != "Conv";
+    if (four) {
+      node.attrs.set(ops::kWeightBitsAttr, int64_t{4});
+      if (blocks) node.attrs.set(ops::kWeightBlockAttr, wb_.block);
+    }
     std::vector<float> wscale;
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];
@@ -176,11 +186,13 @@ class Inserter {
         const std::vector<float> amax = channel_amax(c, axis);
         const std::vector<double> b = bias_of(node, static_cast<int64_t>(amax.size()));
         std::vector<int64_t> raised;
-        wscale = weight_scales(amax, b, b.empty() ? 0.0f : params_.at(input_before_dq(node)).scale, &raised);
+        const int qmax = blocks ? kBlockQMax : four ? kInt4Max : 127;
+        wscale = weight_scales(amax, b, b.empty() ? 0.0f : params_.at(input_before_dq(node)).scale, &raised, qmax);
         if (!raised.empty()) raised_[node.name] = std::move(raised);
         const int64_t m = static_cast<int64_t>(wscale.size());
-        dequantize_const(node, j, quantize_weight(c, axis, wscale), TensorData::from<float>({m}, wscale),
-                         TensorData(DType::Int8, {m}), axis, out);
+        TensorData wq = blocks ? quantize_weight_blocks(c, axis, wscale, wb_.block) : quantize_weight(c, axis, wscale, qmax);
+        dequantize_const(node, j, std::move(wq), TensorData::from<float>({m}, wscale), TensorData(DType::Int8, {m}),
+                         axis, out);
         continue;
       }
       const std::vector<size_t> data = data_inputs(node);
@@ -239,9 +251,15 @@ class Inserter {
 
 }  // namespace
 
+bool takes_4bit(const Graph& g, const Node& n) {
+  if (n.op != "Conv" && n.op != "Gemm" && n.op != "MatMul") return false;
+  const ValueId w = weight_of(n);
+  return w != kNoValue && g.value(w).is_constant() && (n.op == "Conv" || g.value(w).shape.size() == 2);
+}
+
 Inserted insert_qdq(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
-                    const std::map<std::string, QParam>& ranges) {
-  return Inserter(g, layers, int8, ranges).run();
+                    const std::map<std::string, QParam>& ranges, const WeightBits& wb) {
+  return Inserter(g, layers, int8, ranges, wb).run();
 }
 
 }  // namespace mlipc::ptq

@@ -1,13 +1,14 @@
 // Pass 4 of post-training quantization: the QuantizeLinear/DequantizeLinear
 // pairs around the int8 layers. Activations per tensor, asymmetric
 // (ops::range_qparam), int8; weights per output channel, symmetric (max |w| /
-// 127, values in [-127, 127], the scale raised where the bias needs it:
+// 127, values in [-127, 127]; or int4, --weight-bits 4; the scale raised where the bias needs it:
 // weight_scale.h); biases int32 at x_scale * w_scale. A tensor an
 // int8 layer writes is read through its DequantizeLinear by everyone; one a
 // float layer writes is quantized only for the int8 layers that read it; a
 // same-scale layer's output takes its input's parameters.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,9 +27,23 @@ struct Inserted {
   std::map<std::string, std::vector<int64_t>> bias_raised;
 };
 
+// The weights' width per layer (4 or 8; empty: all 8) and a dense layer's
+// 4-bit block along K (--weight-bits, --weight-block-size).
+struct WeightBits {
+  std::vector<int> bits;
+  int64_t block = 32;
+  int of(size_t layer) const { return layer < bits.size() ? bits[layer] : 8; }
+};
+
+// Whether n may take 4-bit weights: a Conv, Gemm or MatMul whose weights are
+// a constant (per output channel for a Conv, in blocks for a dense layer).
+bool takes_4bit(const Graph& g, const Node& n);
+
 // Inserts the pairs into g around layers[k] where int8[k]; `ranges` are the
-// calibrated parameters of every float tensor (ranges.h), by name.
+// calibrated parameters of every float tensor (ranges.h), by name. A layer
+// of 4 bits gets int4 weights (weight_scale.h) and its node the marks
+// ops::kWeightBitsAttr (and kWeightBlockAttr for a dense layer).
 Inserted insert_qdq(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
-                    const std::map<std::string, ops::QParam>& ranges);
+                    const std::map<std::string, ops::QParam>& ranges, const WeightBits& wb = {});
 
 }  // namespace mlipc::ptq

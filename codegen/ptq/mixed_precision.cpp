@@ -85,36 +85,42 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
   p.why.assign(n, "");
   p.alone.assign(n, ErrorSum{});
   p.measured.assign(n, false);
+  p.bits.assign(n, 8);
   struct Alone {
     size_t layer;
+    int bits;
     Graph graph;
     std::vector<ValueId> inputs;  // fp32's values feeding the graph's inputs
     ValueId ref;                  // fp32's value of the output
+    ErrorSum error;
   };
   std::vector<Alone> alone;
   for (size_t k = 0; k < n; ++k) {
     const Layer& l = layers[k];
     if (l.kind == Kind::SameScale) continue;
-    Graph m = extract(g, l);
-    std::vector<Layer> ml = find_layers(m);
-    if (ml.size() != 1) {
-      p.why[k] = "internal: the layer alone is not one layer";
-      continue;
-    }
-    try {
-      insert_qdq(m, ml, {true}, ranges);
-      const std::vector<passes::FloatNote> notes = passes::fold_qdq(m);
-      if (!folded(m, l.name)) {
-        p.why[k] = fold_reason(notes, l.name);
-        continue;
+    const bool four = samples.options.weight_bits == 4 && takes_4bit(g, g.nodes[static_cast<size_t>(l.node)]);
+    for (int bits : four ? std::vector<int>{4, 8} : std::vector<int>{8}) {
+      Graph m = extract(g, l);
+      std::vector<Layer> ml = find_layers(m);
+      if (ml.size() != 1) {
+        p.why[k] = "internal: the layer alone is not one layer";
+        break;
       }
-    } catch (const Error& e) {
-      p.why[k] = e.what();
-      continue;
+      try {
+        insert_qdq(m, ml, {true}, ranges, WeightBits{{bits}, samples.options.weight_block});
+        const std::vector<passes::FloatNote> notes = passes::fold_qdq(m);
+        if (!folded(m, l.name)) {
+          p.why[k] = fold_reason(notes, l.name);
+          break;
+        }
+      } catch (const Error& e) {
+        p.why[k] = e.what();
+        break;
+      }
+      Alone a{k, bits, std::move(m), {}, fp32.find(g.value(l.out).name), {}};
+      for (const GraphIO& in : a.graph.inputs) a.inputs.push_back(fp32.find(in.name));
+      alone.push_back(std::move(a));
     }
-    Alone a{k, std::move(m), {}, fp32.find(g.value(l.out).name)};
-    for (const GraphIO& in : a.graph.inputs) a.inputs.push_back(fp32.find(in.name));
-    alone.push_back(std::move(a));
   }
   samples.progress("layer errors", 0);
   for (size_t s = 0; s < samples.size(); ++s) {
@@ -123,17 +129,26 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
       std::vector<TensorData> in;
       for (ValueId v : a.inputs) in.push_back(env[static_cast<size_t>(v)]);
       const std::vector<TensorData> out = evaluate(a.graph, in);
-      p.alone[a.layer].add(env[static_cast<size_t>(a.ref)], out[0]);
+      a.error.add(env[static_cast<size_t>(a.ref)], out[0]);
     }
     samples.progress("layer errors", s + 1);
   }
+  // Per layer its 4-bit form first (when measured), then its 8-bit one:
+  // the first whose SQNR reaches the threshold.
+  const double min_db = samples.options.min_sqnr_db;
   for (const Alone& a : alone) {
-    p.measured[a.layer] = true;
-    const double db = p.alone[a.layer].sqnr();
-    if (db >= samples.options.min_sqnr_db) {
-      p.int8[a.layer] = true;
+    const size_t k = a.layer;
+    if (p.int8[k]) continue;  // its 4-bit form was taken
+    p.measured[k] = true;
+    p.alone[k] = a.error;
+    const double db = a.error.sqnr();
+    if (db >= min_db) {
+      p.int8[k] = true;
+      p.bits[k] = a.bits;
+      p.why[k].clear();
     } else {
-      p.why[a.layer] = fmt::format("its int8 SQNR {} dB is below {} dB", db_str(db), db_str(samples.options.min_sqnr_db));
+      p.why[k] = fmt::format("its int8 SQNR {} dB is below {} dB", db_str(db), db_str(min_db));
+      if (a.bits == 4) p.why[k] = fmt::format("its 4-bit SQNR {} dB is below {} dB", db_str(db), db_str(min_db));
     }
   }
   return p;

@@ -21,6 +21,7 @@ namespace mlipc::ptq {
 // Per layer of find_layers: what mixed precision decided and measured.
 struct Precision {
   std::vector<bool> int8;
+  std::vector<int> bits;         // an int8 layer's weights: 8, or 4 (--weight-bits 4)
   std::vector<std::string> why;  // why it stays float
   std::vector<ErrorSum> alone;   // the layer alone, int8 against fp32
   std::vector<bool> measured;    // `alone` holds its figures
@@ -28,7 +29,9 @@ struct Precision {
 
 // Measures every compute layer of g (fp32: a copy of g the samples run on)
 // and decides the compute layers; the same-scale ones stay float until
-// decide_same_scale.
+// decide_same_scale. With --weight-bits 4 a layer that can take 4-bit
+// weights (takes_4bit) is measured at 4 and at 8 bits: 4 when its 4-bit
+// SQNR reaches the threshold, else 8 when that does, else float.
 Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<Layer>& layers,
                          const std::map<std::string, ops::QParam>& ranges, const Samples& samples);
 

@@ -78,6 +78,7 @@ void report_errors(const Graph& fp32, const Graph& qdq, const Graph& folded_qdq,
     if (l.act >= 0)
       for (const std::string& s : fp32.nodes[static_cast<size_t>(l.act)].origins) q.origins.push_back(s);
     q.int8 = int8[k];
+    q.weight_bits = int8[k] && k < precision.bits.size() ? precision.bits[k] : 8;
     q.why = int8[k] ? "" : precision.why[k].empty() ? "no int8 layer reads or writes it" : precision.why[k];
     if (l.kind == Kind::Compute && !precision.measured[k]) {  // it did not fold alone: no int8 figure
       q.sqnr_db = q.max_abs_error = std::nan("");

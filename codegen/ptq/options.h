@@ -1,8 +1,9 @@
 // What post-training quantization is asked to do (ptq/quantize.h):
 // --calibration-method, --calibration-percentile, --quantize-min-sqnr-db,
-// and where its progress goes.
+// --weight-bits, --weight-block-size, and where its progress goes.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,12 @@ struct QuantizeOptions {
   // Mixed precision: a layer whose int8 SQNR (the layer alone, on the fp32
   // reference inputs) is below this stays float.
   double min_sqnr_db = 20.0;
+  // --weight-bits: 8, or 4 for Conv, Gemm and MatMul with constant weights
+  // (per output channel; a dense layer's in blocks of weight_block along K,
+  // ptq/weight_scale.h). A layer whose 4-bit SQNR is below min_sqnr_db
+  // tries 8 bits before staying float.
+  int weight_bits = 8;
+  int64_t weight_block = 32;
   // Where the samples come from, for messages (the --calibration file).
   std::string data_name;
   // Called as the calibration advances: the phase, samples done, samples in

@@ -1,5 +1,6 @@
 #include "ptq/quantize.h"
 
+#include "ops/quant.h"
 #include "passes/passes.h"
 #include "ptq/classify.h"
 #include "ptq/insert_qdq.h"
@@ -26,7 +27,7 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   Graph qdq, folded_qdq;
   for (int attempt = 0;; ++attempt) {
     qdq = g;
-    ins = insert_qdq(qdq, layers, precision.int8, ranges);
+    ins = insert_qdq(qdq, layers, precision.int8, ranges, WeightBits{precision.bits, options.weight_block});
     Graph f = qdq;
     const std::vector<passes::FloatNote> notes = passes::fold_qdq(f);
     bool again = false;
@@ -48,6 +49,12 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   r.options.progress = nullptr;
   r.samples = inputs.size();
   r.qdq = std::move(qdq);
+  // --emit-qdq writes standard ONNX: the 4-bit marks go (the int8
+  // DequantizeLinear of the weights states their values either way).
+  for (Node& n : r.qdq.nodes) {
+    n.attrs.erase(ops::kWeightBitsAttr);
+    n.attrs.erase(ops::kWeightBlockAttr);
+  }
   report_errors(fp32, g, folded_qdq, layers, ins, precision, samples, r);
   return r;
 }

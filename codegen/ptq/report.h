@@ -28,6 +28,7 @@ struct LayerQuantization {
   // The output channels whose weight scale was raised above max |w| / 127 so
   // that the bias fits the int32 accumulator (ptq/weight_scale.h).
   std::vector<int64_t> bias_raised;
+  int weight_bits = 8;  // an int8 layer's weights: 8, or 4 (--weight-bits 4)
 };
 
 struct OutputQuantization {

@@ -44,10 +44,11 @@ std::vector<float> channel_amax(const TensorData& w, int axis) {
 }
 
 std::vector<float> weight_scales(const std::vector<float>& amax, const std::vector<double>& bias, float x_scale,
-                                 std::vector<int64_t>* raised) {
+                                 std::vector<int64_t>* raised, int qmax) {
   const size_t m = amax.size();
   std::vector<float> scale(m);
-  for (size_t c = 0; c < m; ++c) scale[c] = amax[c] > 0.0f && std::isfinite(amax[c]) ? amax[c] / 127.0f : 1.0f;
+  const float q = static_cast<float>(qmax);
+  for (size_t c = 0; c < m; ++c) scale[c] = amax[c] > 0.0f && std::isfinite(amax[c]) ? amax[c] / q : 1.0f;
   if (bias.empty() || m == 0 || !(x_scale > 0.0f)) return scale;
   std::vector<double> bmax(m, 0.0);  // per channel, its largest |bias| (over the groups)
   for (size_t k = 0; k < bias.size(); ++k)
@@ -64,7 +65,7 @@ std::vector<float> weight_scales(const std::vector<float>& amax, const std::vect
   return scale;
 }
 
-TensorData quantize_weight(const TensorData& w, int axis, const std::vector<float>& scale) {
+TensorData quantize_weight(const TensorData& w, int axis, const std::vector<float>& scale, int qmax) {
   const TensorData f = w.cast(DType::Float32);
   const Layout l = layout_of(f.shape(), axis, f.numel());
   const float* x = f.data<float>();
@@ -74,7 +75,33 @@ TensorData quantize_weight(const TensorData& w, int axis, const std::vector<floa
     for (int64_t c = 0; c < l.count; ++c)
       for (int64_t i = 0; i < l.inner; ++i)
         out[l.at(o, c, i)] =
-            static_cast<int8_t>(ops::quantize_value(x[l.at(o, c, i)], scale[static_cast<size_t>(c)], 0, -127, 127));
+            static_cast<int8_t>(ops::quantize_value(x[l.at(o, c, i)], scale[static_cast<size_t>(c)], 0, -qmax, qmax));
+  return q;
+}
+
+TensorData quantize_weight_blocks(const TensorData& w, int axis, const std::vector<float>& scale, int64_t block) {
+  const TensorData f = w.cast(DType::Float32);
+  const Layout l = layout_of(f.shape(), axis, f.numel());
+  const float* x = f.data<float>();
+  TensorData q(DType::Int8, f.shape());
+  int8_t* out = q.data<int8_t>();
+  const int64_t k = l.outer * l.inner;  // a channel's values, K in order: (o, i)
+  block = std::max<int64_t>(1, block);
+  for (int64_t c = 0; c < l.count; ++c) {
+    const float s = scale[static_cast<size_t>(c)];
+    auto at = [&](int64_t t) { return l.at(t / l.inner, c, t % l.inner); };
+    for (int64_t b0 = 0; b0 < k; b0 += block) {
+      const int64_t b1 = std::min(k, b0 + block);
+      float amax = 0.0f;
+      for (int64_t t = b0; t < b1; ++t)
+        if (std::isfinite(x[at(t)])) amax = std::max(amax, std::fabs(x[at(t)]));
+      int e = 0;
+      while (e < kMaxBlockExponent && !(amax <= static_cast<float>(kInt4Max) * std::ldexp(s, e))) ++e;
+      const float sb = std::ldexp(s, e);  // exact: a power of two times s
+      for (int64_t t = b0; t < b1; ++t)
+        out[at(t)] = static_cast<int8_t>(ops::quantize_value(x[at(t)], sb, 0, -kInt4Max, kInt4Max) * (1 << e));
+    }
+  }
   return q;
 }
 

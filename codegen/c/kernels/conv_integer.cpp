@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
+#include "mlip/kq4.h"
 #include "mlip/kq8.h"
 #include "ops/conv_integer.h"
 #include "support/error.h"
@@ -35,6 +36,40 @@ void set_common(const Graph& g, const Node& n, KernelSpec& spec, int ix, int iw,
   spec.set("WSIZE", x[1] / group * geo.kernel[0] * geo.kernel[1] * geo.kernel[2]);
   set_integer_operands(g, n, spec, {ix, iw, zx, zw}, "m");
 }
+
+}  // namespace
+
+TensorData pack_weights_4bit(const TensorData& w, int64_t m, int64_t k, int64_t block, const std::string& what) {
+  const int8_t* v = w.data<int8_t>();
+  const int64_t nb = (k + block - 1) / block;
+  const int64_t vbytes = (m * k + 1) / 2;
+  TensorData out(DType::Int8, {vbytes + (m * nb + 1) / 2});
+  uint8_t* p = reinterpret_cast<uint8_t*>(out.data<int8_t>());
+  std::fill(p, p + out.numel(), uint8_t{0});
+  auto put = [](uint8_t* s, int64_t i, int nibble) { s[i / 2] |= static_cast<uint8_t>((nibble & 0xF) << (i % 2 * 4)); };
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t b = 0; b < nb; ++b) {
+      const int64_t t0 = b * block, t1 = std::min(k, t0 + block);
+      // The smallest exponent e in [0, 4] at which every value is q * 2^e, q in [-8, 7].
+      int e = 0;
+      for (;; ++e) {
+        if (e > 4)
+          fail("{}: its weights are marked 4-bit but row {} block {} holds values no int4 times 2^0..2^4 gives",
+               what, r, b);
+        bool fits = true;
+        for (int64_t t = t0; t < t1 && fits; ++t) {
+          const int32_t x = v[r * k + t];
+          fits = x % (1 << e) == 0 && x / (1 << e) >= -8 && x / (1 << e) <= 7;
+        }
+        if (fits) break;
+      }
+      put(p + vbytes, r * nb + b, e);
+      for (int64_t t = t0; t < t1; ++t) put(p, r * k + t, v[r * k + t] / (1 << e));
+    }
+  return out;
+}
+
+namespace {
 
 // Output positions per product (fewer when the output has fewer): four rows
 // are what the Helium, NEON and AVX2 variants take at once (the DSP one
@@ -96,7 +131,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(constant(2)->as_int64()[0]) : 0;
   const int32_t zy = static_cast<int32_t>(constant(7)->as_int64()[0]);
 
-  auto wpk = std::make_shared<TensorData>(DType::Int8, Shape{m * k});
+  std::shared_ptr<TensorData> wpk = std::make_shared<TensorData>(DType::Int8, Shape{m * k});
   const int8_t* w = wv.constant->data<int8_t>();
   int8_t* wp = wpk->data<int8_t>();
   for (int64_t oc = 0; oc < m; ++oc)
@@ -115,8 +150,16 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
     for (int64_t v : {int64_t{start}, int64_t{r.q}, int64_t{r.shift}}) ch.push_back(c_int(v));
   }
 
-  spec.template_name = "qlinear_conv_q8.c";
-  spec.includes.push_back("mlip/kq8.h");
+  // 4-bit weights (PTQ's mark, ops::kWeightBitsAttr): the rows as nibbles
+  // and exponents (mlip/kq4.h), the same int8 values unpacked.
+  const bool four = n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4;
+  if (four) {
+    const int64_t block = n.attrs.get_int(ops::kWeightBlockAttr, k);  // a Conv's row: one block
+    wpk = std::make_shared<TensorData>(pack_weights_4bit(*wpk, m, k, block, n.describe()));
+    spec.set("BLOCK", block);
+  }
+  spec.template_name = four ? "qlinear_conv_q4.c" : "qlinear_conv_q8.c";
+  spec.includes.push_back(four ? "mlip/kq4.h" : "mlip/kq8.h");
   spec.set("x_t", std::string(dtype_ctype(xv.dtype)));
   spec.set("y_t", std::string(dtype_ctype(yv.dtype)));
   spec.set("N", xv.shape[0]);
@@ -134,7 +177,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("ch_list", fmt::format("{}", fmt::join(ch, ", ")));
   spec.args = {0};
   spec.packed.push_back(wpk);
-  spec.scratch_bytes = static_cast<size_t>(mlip_kq8_conv_scratch(&d));
+  spec.scratch_bytes = static_cast<size_t>(four ? mlip_kq4_conv_scratch(&d) : mlip_kq8_conv_scratch(&d));
   spec.set_flag("has_scratch", spec.scratch_bytes > 0);
   return true;
 }

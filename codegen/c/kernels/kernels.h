@@ -55,6 +55,13 @@ void prepare_Subgraph(const Graph& g, const Node& n, KernelSpec& spec);
 
 // mlipc.QLinearLookup (ops/qlinear.h): y = table[x - type minimum].
 void prepare_QLinearLookup(const Graph& g, const Node& n, KernelSpec& spec);
+// 4-bit weights as mlip/kq4.h reads them: w, m rows of k int8 values (each
+// q * 2^e, q in [-8, 7], e in [0, 4] per block of `block` along a row), as
+// the nibble stream of the q then that of each block's e (the smallest that
+// holds the block), low nibbles first. A value no such q and e give fails
+// naming `what`.
+TensorData pack_weights_4bit(const TensorData& w, int64_t m, int64_t k, int64_t block, const std::string& what);
+
 // The integer operands of ConvInteger, QLinearConv and mlipc.QLinearConvTranspose
 // (c/kernels/conv_integer.cpp): inputs x, w and their optional zero points
 // (node input indices {x, w, x_zp, w_zp}) as the kernel's first arguments,

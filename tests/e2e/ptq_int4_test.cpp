@@ -1,0 +1,194 @@
+// 4-bit weights (--weight-bits 4) end to end:
+// - the digits CNN calibrated on 200 images (tests/data/ptq/
+//   digits_calib200.npz) and scored on the 397 test images through the
+//   generated program at 4 bits on "c": top-1 accuracy within 2 points of
+//   fp32 (388/397), its constants about half the 8-bit build's; on
+//   "mrvl, c" (MLIPC_PTQ_FULL=1) the 4-bit layers stay on the CPU with their
+//   reason and the outputs are those of "c";
+// - a small Conv + Relu + Gemm model: the 4-bit build's outputs are
+//   bit-identical to an 8-bit build of the same weight values (its
+//   --emit-qdq model compiled as a QDQ model), on "c" and on "mrvl, c";
+//   the generated code reads nibbles (mlip_kq4_conv).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "driver/compile.h"
+#include "frontend/onnx_import.h"
+#include "host/host_model.h"
+#include "io/npz.h"
+#include "ops/evaluator.h"
+#include "support/file_util.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::test::e2e_ptq_int4 {
+namespace {
+
+const fs::path kData = fs::path(MLIPC_TEST_DATA);
+
+fs::path digits_model() { return fs::path(MLIPC_EXAMPLES) / "digits" / "model.onnx"; }
+
+host::HostModel build(const driver::CompileResult& r, const std::string& tag) {
+  const fs::path tar = scratch_dir() / fmt::format("ptq_int4_{}.tar", tag);
+  driver::write_tarball(r, tar);
+  host::BuildOptions bo;
+  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  return host::HostModel::build(tar, bo);
+}
+
+TensorData sample(const TensorData& all, int64_t i, const Shape& shape) {
+  const size_t bytes = static_cast<size_t>(numel(shape)) * dtype_size(all.dtype());
+  std::vector<uint8_t> b(all.raw() + static_cast<size_t>(i) * bytes, all.raw() + static_cast<size_t>(i + 1) * bytes);
+  return TensorData(all.dtype(), shape, std::move(b));
+}
+
+driver::CompileOptions options(const std::string& target, const fs::path& calibration, int bits) {
+  driver::CompileOptions o;
+  o.target = target;
+  if (target == "c") o.quantize = "int8";
+  else o.mlip.quantize = "int8";
+  o.calibration = calibration;
+  o.quantize_options.weight_bits = bits;
+  return o;
+}
+
+size_t argmax(const std::vector<double>& v) {
+  return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+// The digits build's outputs on the 397 test images, and its correct answers.
+int digits_correct(const driver::CompileResult& r, const std::string& tag, std::vector<TensorData>* outputs) {
+  const io::NamedTensors data = io::read_npz(kData / "ptq" / "digits_test397.npz");
+  const std::vector<int64_t> labels = data[1].second.as_int64();
+  host::HostModel m = build(r, tag);
+  int correct = 0;
+  for (int64_t i = 0; i < 397; ++i) {
+    TensorData out = m.run({{"Input3", sample(data[0].second, i, {1, 1, 28, 28})}}).outputs[0].second;
+    correct += static_cast<int64_t>(argmax(out.as_double())) == labels[static_cast<size_t>(i)];
+    if (outputs) outputs->push_back(std::move(out));
+  }
+  return correct;
+}
+
+size_t four_bit_layers(const driver::CompileResult& r) {
+  size_t n = 0;
+  for (const auto& l : r.quantization->layers) n += l.int8 && l.weight_bits == 4;
+  return n;
+}
+
+TEST(PtqInt4, DigitsWithinTwoPointsOfFp32AndHalfTheConstants) {
+  const fs::path calib = kData / "ptq" / "digits_calib200.npz";
+  // The 8-bit build only for its constants' size, which the samples do not
+  // change: calibrated on 8 of them, to keep the test short.
+  io::NamedTensors few = io::read_npz(calib);
+  few[0].second = sample(few[0].second, 0, {8, 1, 28, 28});
+  const fs::path calib8 = scratch_dir() / "ptq_int4_digits_calib8.npz";
+  io::write_npz(calib8, few);
+  const driver::CompileResult r8 = driver::compile_model(digits_model(), options("c", calib8, 8));
+  const driver::CompileResult r4 = driver::compile_model(digits_model(), options("c", calib, 4));
+  EXPECT_EQ(four_bit_layers(r8), 0u);
+  EXPECT_EQ(four_bit_layers(r4), 4u);  // both Convs and both Gemms (of 6 layers: the MaxPools have no weights)
+  for (const auto& l : r4.quantization->layers) EXPECT_TRUE(l.int8) << l.node << ": " << l.why;
+  const std::string lib = r4.files.at("codegen/host/src/default_lib1.c");
+  EXPECT_THAT(lib, ::testing::HasSubstr("mlip_kq4_conv("));
+  EXPECT_THAT(lib, ::testing::Not(::testing::HasSubstr("mlip_kq8_conv(")));
+  const double ratio = static_cast<double>(r4.module.constants_size) / static_cast<double>(r8.module.constants_size);
+  const int correct = digits_correct(r4, "digits_c", nullptr);
+  fmt::print("digits --weight-bits 4 on c: {}/397 = {:.2f}% (fp32 388/397 = 97.73%), output SQNR {:.1f} dB; constants "
+             "{} bytes (8-bit {}, ratio {:.3f})\n",
+             correct, 100.0 * correct / 397, r4.quantization->outputs[0].sqnr_db, r4.module.constants_size,
+             r8.module.constants_size, ratio);
+  EXPECT_LE(std::abs(correct - 388) * 100.0 / 397, 2.0);
+  EXPECT_LT(ratio, 0.6);
+}
+
+// "mrvl, c": the 4-bit layers stay on the CPU with their reason; the outputs are "c"'s.
+TEST(PtqInt4, DigitsOnMrvlKeepsFourBitLayersOnTheCpu) {
+  if (!std::getenv("MLIPC_PTQ_FULL")) GTEST_SKIP() << "MLIPC_PTQ_FULL=1 runs it (bench/ptq.sh)";
+  const fs::path calib = kData / "ptq" / "digits_calib200.npz";
+  const driver::CompileResult rc = driver::compile_model(digits_model(), options("c", calib, 4));
+  const driver::CompileResult rm = driver::compile_model(digits_model(), options("mrvl, c", calib, 4));
+  for (const auto& region : rm.mlip.regions)
+    for (const auto& l : region->report.layers)
+      EXPECT_TRUE(l.kind != "conv2d" && l.kind != "fc") << "a 4-bit " << l.kind << " layer on the MLIP";
+  int told = 0;  // the two Convs and two Gemms (1x1 QLinearConvs), each with its reason
+  for (const auto& n : rm.mlip.cpu_nodes) told += n.reason.find("4-bit weights") != std::string::npos;
+  EXPECT_EQ(told, 4);
+  std::vector<TensorData> oc, om;
+  const int cc = digits_correct(rc, "digits_c_again", &oc), cm = digits_correct(rm, "digits_mrvl", &om);
+  EXPECT_EQ(cc, cm);
+  EXPECT_EQ(oc, om);
+}
+
+// Conv (3 -> 8, 3x3) + Relu + Flatten + Gemm (8*6*6 -> 10, K = 288: nine blocks of 32).
+fs::path small_model() {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 3, 6, 6});
+  b.initializer("w", random_tensor(DType::Float32, {8, 3, 3, 3}, 21));
+  b.initializer("b", random_tensor(DType::Float32, {8}, 22));
+  TensorData fw = random_tensor(DType::Float32, {10, 288}, 23);
+  for (int64_t k = 0; k < 32; ++k) fw.data<float>()[k] *= 0.01f;  // a block far below its row's largest
+  b.initializer("fw", fw);
+  b.initializer("fb", random_tensor(DType::Float32, {10}, 24));
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv");
+  b.node("Relu", {"c"}, {"r"}, {}, "relu");
+  b.node("Flatten", {"r"}, {"f"}, {}, "flatten");
+  b.node("Gemm", {"f", "fw", "fb"}, {"y"}, {{"transB", int64_t{1}}}, "fc");
+  b.output("y");
+  return b.save(scratch_dir(), "ptq_int4_small.onnx");
+}
+
+io::NamedTensors random_set(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d;
+  TensorData t(DType::Float32, {n, 1, 3, 6, 6});
+  for (int64_t k = 0; k < t.numel(); ++k) t.data<float>()[k] = d(rng);
+  return {{"x", std::move(t)}};
+}
+
+void expect_same_bits_as_int8_values(const std::string& target) {
+  const fs::path model = small_model();
+  const fs::path calib = scratch_dir() / "ptq_int4_small_calib.npz";
+  io::write_npz(calib, random_set(32, 1));
+  const std::string tag = target == "c" ? "c" : "mrvl";
+  const fs::path qdq = scratch_dir() / fmt::format("ptq_int4_small_{}.onnx", tag);
+  fs::remove(qdq);
+  driver::CompileOptions o = options(target, calib, 4);
+  o.quantize_options.min_sqnr_db = 0.0;  // both layers at 4 bits, whatever their SQNR
+  o.emit_qdq = qdq;
+  const driver::CompileResult r4 = driver::compile_model(model, o);
+  EXPECT_EQ(four_bit_layers(r4), 2u);
+  // The emitted QDQ model (int8 DequantizeLinear of the int4 values, no
+  // marks) compiled as it is: the same weights stored as int8.
+  driver::CompileOptions back;
+  back.target = target;
+  if (target == "c") back.quantize = "int8";
+  const driver::CompileResult r8 = driver::compile_model(qdq, back);
+  EXPECT_LT(r4.module.constants_size, r8.module.constants_size);
+  if (target != "c") {  // both layers on the CPU, saying why
+    int told = 0;
+    for (const auto& n : r4.mlip.cpu_nodes) told += n.reason.find("4-bit weights") != std::string::npos;
+    EXPECT_EQ(told, 2);
+  }
+  host::HostModel m4 = build(r4, "small4_" + tag), m8 = build(r8, "small8_" + tag);
+  const io::NamedTensors others = random_set(8, 2);
+  for (int64_t i = 0; i < 8; ++i) {
+    const io::NamedTensors in = {{"x", sample(others[0].second, i, {1, 3, 6, 6})}};
+    EXPECT_EQ(m4.run(in).outputs[0].second, m8.run(in).outputs[0].second) << "input " << i;
+  }
+}
+
+TEST(PtqInt4, SmallModelBitsEqualInt8ValuesOnC) { expect_same_bits_as_int8_values("c"); }
+TEST(PtqInt4, SmallModelBitsEqualInt8ValuesOnMrvl) { expect_same_bits_as_int8_values("mrvl, c"); }
+
+}  // namespace
+}  // namespace mlipc::test::e2e_ptq_int4
