@@ -36,7 +36,9 @@ LOG="$BUILD_DIR/test-log.txt"
 #   the tarball built by a plain cc without a heap: the digits CNN and
 #     MobileNet (depthwise, the most kernels) stay;
 #   the digits PTQ accuracy of minmax on "c": minmax on "mrvl, c" (whose
-#     int8 regions give the CPU's int8 bits) and entropy on "c" stay.
+#     int8 regions give the CPU's int8 bits) and entropy on "c" stay;
+#   the digits 4-bit build on "mrvl, c" (its layers stay on the CPU: the
+#     4-bit build on "c" stays, and MlipSupport tests the reason).
 FULL_ONLY='^e2e\.Digits/TvmDemo\.BuildsUnchangedAndGivesHostBits/(c_O2|c_Os|mrvl_O2)$'
 FULL_ONLY+='|^e2e\.Digits/FirmwareTemplate\.PatternInputsGiveHostBits/(mps3_an547_c|mps2_an386_mrvl)$'
 FULL_ONLY+='|^e2e\.Shared/XplatGnu\.Aarch64Gnu99O2WithoutContractFlagGivesHostBits/(digits_c|kws_dscnn_c)$'
@@ -44,6 +46,7 @@ FULL_ONLY+='|^e2e\.Targets/GuideLines\.[A-Za-z]+/mrvl_llvm$'
 FULL_ONLY+='|^e2e\.Models/MeshMpi\.StreamUnderMpirunIsBitIdenticalToTheSinglePeBuild/kws_dscnn_2pes$'
 FULL_ONLY+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/(kws_dscnn|ic_resnet8|ad_fc_autoencoder)$'
 FULL_ONLY+='|^e2e\.PtqDigits\.Int8AccuracyOnCWithinOnePointOfFp32$'
+FULL_ONLY+='|^e2e\.PtqInt4\.DigitsOnMrvlKeepsFourBitLayersOnTheCpu$'
 
 full="${MLIPC_TEST_FULL:-0}"
 select=()
