@@ -32,6 +32,7 @@ struct InspectIo {
 // One entry of the schedule: an MLIP region or a CPU layer.
 struct InspectStep {
   int region = -1;  // index into InspectModel::mlip.regions, -1 for a CPU layer
+  std::string node;  // its node of the compiled graph (src/<module>.graph)
   std::string op, function;
   std::vector<std::string> onnx_nodes;
   uint64_t macs = 0;
@@ -70,6 +71,15 @@ struct InspectBuffer {
   int first = 0, last = 0;
 };
 
+// A node of the compiled graph (src/<module>.graph): a CPU layer or an MLIP
+// region, and the values it reads and writes (constants left out). The
+// report draws the edges between layers and names a buffer's producer and
+// consumers from it.
+struct InspectGraphNode {
+  std::string name, op;
+  std::vector<std::string> inputs, outputs;
+};
+
 struct InspectModel {
   std::string tarball, model_name, module_name, target;
   std::vector<InspectIo> inputs, outputs;
@@ -83,6 +93,8 @@ struct InspectModel {
   std::string memory_planner;  // "?" when not recorded
   uint64_t arena_bytes = 0, lower_bound_bytes = 0, constants_bytes = 0;
   std::vector<InspectBuffer> memory_plan;
+  uint64_t onnx_node_count = 0;  // nodes of the ONNX model, folded ones too (0: not recorded)
+  std::vector<InspectGraphNode> graph;  // empty when the tarball has no src/<module>.graph
 };
 
 struct InspectMesh {
@@ -91,6 +103,7 @@ struct InspectMesh {
   bool has_mlip = false;  // a stage has MLIP regions
   mlip::Options mlip_options;  // the first such stage's (the stages share them)
   uint64_t macs_mlip = 0, macs_total = 0;
+  std::vector<InspectModel> stages;  // each stage's own model, in manifest order (the HTML report draws them)
 };
 
 struct InspectData {
