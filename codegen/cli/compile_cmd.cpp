@@ -197,7 +197,7 @@ void run_compile(const CompileArgs& a) {
       fail("--report {} is the tarball's own path", printable(a.report));
     std::vector<fs::path> inputs = {a.model};
     if (!a.calibration.empty()) inputs.push_back(a.calibration);
-    check_output_path(a.report, inputs, "--report");
+    check_report_path(a.report, inputs, "--report");
   }
   if (a.emit_qdq_given) check_emit_qdq(a.emit_qdq, out, {a.model, a.calibration});
   if (!opt.cross.compiler.empty()) host::check_build_folder(host::cross_dir(out, opt.cross.triple), opt.codegen.module_name);

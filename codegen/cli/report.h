@@ -29,6 +29,11 @@ struct ReportTimes {
 // engine fails.
 std::string render_report(const InspectData& d, const ReportTimes* times = nullptr);
 
+// Checks, before any work, that the page can be written to `path`: its
+// folder exists, and check_output_path's rules (`option` names the flag).
+void check_report_path(const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs,
+                       std::string_view option);
+
 // Writes `html` to `path` through a temporary file in the same folder,
 // renamed into place: never a half-written page (callers have checked the
 // path with check_output_path before any work).

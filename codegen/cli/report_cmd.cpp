@@ -25,7 +25,7 @@ void add_report(CLI::App& app) {
     refuse_extras(*c);
     require_positional(*tarball, *c, "a tarball");
     const fs::path out = output->empty() ? fs::path(fs::path(*tarball).stem().string() + ".html") : fs::path(*output);
-    check_output_path(out, {*tarball}, output->empty() ? "the output" : "-o");
+    check_report_path(out, {*tarball}, output->empty() ? "the output" : "-o");
     const std::string html = render_report(inspect_data(read_file(*tarball), *tarball));
     write_report(out, html);
     fmt::print("mlipc: report of {} written to {} ({} bytes)\n", printable(*tarball), printable(out.string()),

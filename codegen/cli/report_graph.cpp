@@ -38,12 +38,13 @@ struct GraphFree {
 };
 
 // What dot sizes a label by, and what the box shows: printable ASCII (the
-// full name, escaped, is in the box's title and data-node). A backslash is
-// doubled: dot reads \n, \N ... in labels.
+// full name, escaped, is in the box's title and data-node), its end when
+// long (exporters' names differ at the end: /features.1/conv/Conv). A
+// backslash is doubled: dot reads \n, \N ... in labels.
 std::string label_text(const std::string& s, size_t max_len) {
   std::string r;
   for (const char c : s) r += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (r.size() > max_len) r = r.substr(0, max_len - 3) + "...";
+  if (r.size() > max_len) r = "..." + r.substr(r.size() - (max_len - 3));
   return r;
 }
 std::string dot_escape(const std::string& s) {

@@ -220,6 +220,15 @@ std::string render_report(const InspectData& d, const ReportTimes* times) {
   return tmpl.render(page);
 }
 
+void check_report_path(const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs,
+                       std::string_view option) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    fail("{} {}: folder {} does not exist", option, path.string(), dir.string());
+  check_output_path(path, inputs, option);
+}
+
 void write_report(const std::filesystem::path& path, const std::string& html) {
   write_file_atomic(path, html);
 }

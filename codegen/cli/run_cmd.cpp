@@ -287,7 +287,7 @@ void run_run(const RunArgs& a) {
     std::vector<fs::path> inputs = {a.tarball};
     if (!a.inputs.empty()) inputs.push_back(a.inputs);
     if (!a.outputs.empty()) inputs.push_back(a.outputs);
-    check_output_path(a.report, inputs, "--report");
+    check_report_path(a.report, inputs, "--report");
   }
   // The inputs first: a bad .npz is refused before anything is built.
   const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
