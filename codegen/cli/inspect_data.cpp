@@ -78,11 +78,13 @@ std::vector<InspectGraphNode> graph_of(const std::string& text) {
       const std::string rest = line.substr(7);
       const size_t sp = rest.rfind(' ');
       if (sp == std::string::npos) continue;
-      nodes.push_back({rest.substr(0, sp), rest.substr(sp + 1), {}, {}});
+      nodes.push_back({rest.substr(0, sp), rest.substr(sp + 1), {}, {}, {}});
     } else if (!nodes.empty() && value_of_line(line, "    in  %", v)) {
       nodes.back().inputs.push_back(v);
     } else if (!nodes.empty() && value_of_line(line, "    out %", v)) {
       nodes.back().outputs.push_back(v);
+    } else if (!nodes.empty() && line.rfind("    from ", 0) == 0) {
+      nodes.back().origins.push_back(line.substr(9));
     }
   }
   return nodes;

@@ -71,13 +71,15 @@ struct InspectBuffer {
   int first = 0, last = 0;
 };
 
-// A node of the compiled graph (src/<module>.graph): a CPU layer or an MLIP
-// region, and the values it reads and writes (constants left out). The
+// A node of the compiled graph (src/<module>.graph): a CPU layer, an MLIP
+// region or a node that is no layer (a view of its input's buffer), the
+// values it reads and writes (constants left out) and its ONNX nodes. The
 // report draws the edges between layers and names a buffer's producer and
 // consumers from it.
 struct InspectGraphNode {
   std::string name, op;
   std::vector<std::string> inputs, outputs;
+  std::vector<std::string> origins;  // "NAME (Op)"
 };
 
 struct InspectModel {

@@ -147,6 +147,20 @@ std::string graph_svg(const InspectModel& m) {
       }
   }
 
+  // The compiled graph's nodes that are no layer (views: Reshape, Flatten
+  // ... whose output is their input's buffer) run no code but are ONNX
+  // nodes too: a box each, between the layers they connect.
+  std::map<std::string, std::vector<size_t>> node_boxes;  // compiled graph node -> its boxes
+  for (size_t k = 0; k < m.schedule.size(); ++k) node_boxes[m.schedule[k].node] = step_boxes[k];
+  std::vector<std::vector<size_t>> chains = step_boxes;
+  for (const InspectGraphNode& n : m.graph) {
+    if (node_boxes.count(n.name)) continue;
+    std::vector<size_t>& v = node_boxes[n.name];
+    for (const std::string& o : n.origins)
+      v.push_back(add_box(g.get(), o, "cpu view", "not a layer: no code of its own (a view of its input's buffer)", false));
+    chains.push_back(v);
+  }
+
   // Edges: inside a step, its nodes in order (a layer's fused nodes, a
   // region's layers in command order: the report does not record a
   // region's internal data flow); between steps, the compiled graph's
@@ -156,22 +170,18 @@ std::string graph_svg(const InspectModel& m) {
     if (a == b || !edges.insert({boxes[a].node, boxes[b].node}).second) return;
     agedge(g.get(), boxes[a].node, boxes[b].node, nullptr, 1);
   };
-  for (const auto& v : step_boxes)
+  for (const auto& v : chains)
     for (size_t i = 1; i < v.size(); ++i) edge(v[i - 1], v[i]);
-  std::map<std::string, size_t> step_of;
-  for (size_t k = 0; k < m.schedule.size(); ++k) step_of[m.schedule[k].node] = k;
-  std::map<std::string, size_t> producer;  // value -> step
+  std::map<std::string, std::string> producer;  // value -> compiled graph node
   for (const InspectGraphNode& n : m.graph)
-    if (step_of.count(n.name))
-      for (const std::string& o : n.outputs) producer[o] = step_of[n.name];
+    for (const std::string& o : n.outputs) producer[o] = n.name;
   if (!m.graph.empty()) {
     for (const InspectGraphNode& n : m.graph) {
-      if (!step_of.count(n.name)) continue;
-      const auto& to = step_boxes[step_of[n.name]];
+      const auto& to = node_boxes[n.name];
       for (const std::string& in : n.inputs) {
         auto p = producer.find(in);
-        if (p == producer.end() || to.empty() || step_boxes[p->second].empty()) continue;
-        edge(step_boxes[p->second].back(), to.front());
+        if (p == producer.end() || to.empty() || node_boxes[p->second].empty()) continue;
+        edge(node_boxes[p->second].back(), to.front());
       }
     }
   } else {  // no graph recorded: the schedule's order

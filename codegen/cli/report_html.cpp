@@ -83,8 +83,10 @@ data model_summary(const InspectModel& m) {
   return rows;
 }
 
+// The ONNX nodes graph_svg draws: the layers' and the views'.
 std::set<std::string> drawn_origins(const InspectModel& m) {
   std::set<std::string> o;
+  for (const InspectGraphNode& n : m.graph) o.insert(n.origins.begin(), n.origins.end());
   for (const InspectStep& s : m.schedule) {
     if (s.region < 0) {
       o.insert(s.onnx_nodes.begin(), s.onnx_nodes.end());
@@ -106,11 +108,11 @@ data model_section(const InspectModel& m, const std::string& heading, const Repo
   }
   d.set("graph", graph_svg(m));
   const size_t drawn = drawn_origins(m).size();
-  std::string note = fmt::format("{} ONNX nodes drawn, the nodes that run.", drawn);
+  std::string note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included).", drawn);
   // A mesh stage's metadata counts the whole model's nodes.
   if (heading.empty() && m.onnx_node_count > drawn)
-    note = fmt::format("{} ONNX nodes drawn, the nodes that run; the model has {}: the other {} (constants, shape "
-                       "arithmetic, identities) were folded at compile time.",
+    note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included); the model has {}: the other {} "
+                       "(constants, shape arithmetic, identities) were folded at compile time.",
                        drawn, m.onnx_node_count, m.onnx_node_count - drawn);
   if (m.has_mlip) note += " Inside an MLIP region the arrows follow the command order.";
   d.set("graph_note", note);

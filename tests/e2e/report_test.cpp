@@ -93,10 +93,14 @@ struct Report : public ::testing::Test {
   }
 };
 
-// The ONNX node names inspect --json says run: a CPU layer's source nodes
-// and each MLIP layer's ("NAME (Op)").
-std::multiset<std::string> running_nodes(const json& j) {
+// The ONNX node names that run: inspect --json's CPU layers' and MLIP
+// layers' source nodes ("NAME (Op)"), and the compiled graph's (its views').
+std::multiset<std::string> running_nodes(const json& j, const std::string& graph) {
   std::set<std::string> origins;
+  for (size_t p = graph.find("\n    from "); p != std::string::npos; p = graph.find("\n    from ", p + 1)) {
+    const size_t b = p + 10;
+    origins.insert(graph.substr(b, graph.find('\n', b) - b));
+  }
   for (const json& s : j["schedule"]) {
     if (s["where"] == "cpu")
       for (const json& o : s["onnx_nodes"]) origins.insert(o.get<std::string>());
@@ -136,7 +140,10 @@ TEST_F(Report, DigitsOneBoxPerNodeAndOneRectanglePerBuffer) {
     ASSERT_FALSE(html.empty());
     std::multiset<std::string> boxes;
     for (const std::string& b : attrs(html, "<g class=\"node ", "data-node")) boxes.insert(unescape(b));
-    EXPECT_EQ(boxes, running_nodes(j));
+    const ProcessResult graph = run_process({"tar", "xOf", tar.string(), "./src/default.graph"}, dir.path(), 60);
+    ASSERT_EQ(graph.exit_code, 0) << graph.err;
+    EXPECT_EQ(boxes, running_nodes(j, graph.out));
+    EXPECT_EQ(boxes.count("/Reshape_4"), 1u);  // a view on c, fused into the fc layer on the MLIP
     EXPECT_EQ(count(html, "<g class=\"node "), j["schedule"].size() > 0 ? boxes.size() : 0u);
     EXPECT_EQ(count(html, "<rect class=\"buf\""), j["memory"]["buffers"].size());
     EXPECT_GT(j["memory"]["buffers"].size(), 0u);

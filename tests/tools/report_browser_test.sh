@@ -26,7 +26,9 @@ fails=0 skipped=""
 fail() { echo "report.chromium: $1: FAIL: $2"; fails=$((fails + 1)); }
 
 # One graph box per ONNX node that runs, per module (a mesh draws each
-# stage), and the buffers of every memory plan, from metadata.json.
+# stage): the layers' source nodes (metadata.json) and the compiled graph's
+# (src/<module>.graph "from" lines: views too); the buffers of every memory
+# plan.
 expected() {
   "$PY" - "$1" <<'PYEOF'
 import json, sys, tarfile
@@ -35,8 +37,10 @@ with tarfile.open(sys.argv[1]) as t:
     for m in t.getmembers():
         if not m.name.endswith("metadata.json"):
             continue
-        for mod in json.load(t.extractfile(m))["modules"].values():
-            names = set()
+        for key, mod in json.load(t.extractfile(m))["modules"].items():
+            graph = m.name[: -len("metadata.json")] + "src/" + key + ".graph"
+            names = set(line[9:] for line in t.extractfile(graph).read().decode().splitlines()
+                        if line.startswith("    from "))
             for l in mod["mlipc"]["layers"]:
                 names.update(l.get("onnx_nodes", []))
             for r in (mod.get("mlip") or {}).get("regions", []):
