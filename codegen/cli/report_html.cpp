@@ -111,8 +111,8 @@ data model_section(const InspectModel& m, const std::string& heading, const Repo
   std::string note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included).", drawn);
   // A mesh stage's metadata counts the whole model's nodes.
   if (heading.empty() && m.onnx_node_count > drawn)
-    note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included); the model has {}: the other {} "
-                       "(constants, shape arithmetic, identities) were folded at compile time.",
+    note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included); the model has {}: {} more were "
+                       "folded at compile time (constants, shape arithmetic, identities).",
                        drawn, m.onnx_node_count, m.onnx_node_count - drawn);
   if (m.has_mlip) note += " Inside an MLIP region the arrows follow the command order.";
   d.set("graph_note", note);
