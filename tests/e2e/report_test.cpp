@@ -12,6 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include "io/npz.h"
+#include "ir/tensor_data.h"
 #include "support/file_util.h"
 #include "support/process.h"
 #include "testlib/onnx_builder.h"
@@ -168,6 +172,46 @@ TEST_F(Report, MrvlBorderConversionsAndOcmPerTile) {
   EXPECT_EQ(count(html, "<tr class=\"tile\">"), 2u);
   EXPECT_THAT(html, HasSubstr("estimated MLIP cycles"));
   EXPECT_THAT(html, HasSubstr("MACs on the MLIP: 2,210,304 of 2,210,304"));
+}
+
+// A mesh: the stages with their cycles, then each stage's graph; every
+// running node is drawn once, in the stage that runs it.
+TEST_F(Report, MeshStagesAndTheirGraphs) {
+  const fs::path tar = compile(kDigits, "mesh", {"--target", "mrvl, c", "--pes", "2"});
+  const std::string html = report(tar, "mesh.html");
+  const json j = inspect(tar);
+  EXPECT_EQ(count(html, "<tr class=\"stage-row\">"), j["stages"].size());
+  EXPECT_EQ(count(html, "<h2 class=\"stage\">"), j["stages"].size());
+  for (const json& st : j["stages"])
+    EXPECT_THAT(html, HasSubstr(fmt::format("<span>{}</span>", st["est_cycles"].get<uint64_t>() >= 1000
+                                                                ? fmt::format("{},{:03}", st["est_cycles"].get<uint64_t>() / 1000,
+                                                                              st["est_cycles"].get<uint64_t>() % 1000)
+                                                                : std::to_string(st["est_cycles"].get<uint64_t>()))));
+  const std::string single = report(compile(kDigits, "one", {"--target", "mrvl, c"}), "one.html");
+  EXPECT_EQ(attrs(html, "<g class=\"node ", "data-node"), attrs(single, "<g class=\"node ", "data-node"));
+  expect_self_contained(html);
+}
+
+// An int8 PTQ build: a row per quantized layer with its SQNR.
+TEST_F(Report, PtqSqnrPerLayer) {
+  io::NamedTensors calib;
+  for (const auto& [name, t] : io::read_npz(fs::path(MLIPC_TEST_DATA) / "ptq" / "digits_calib200.npz")) {
+    Shape shape = t.shape();
+    const size_t bytes = t.nbytes() / static_cast<size_t>(shape[0]) * 16;
+    shape[0] = 16;  // 16 samples: the report is the subject, not the accuracy
+    const auto* raw = reinterpret_cast<const uint8_t*>(t.raw());
+    calib.emplace_back(name, TensorData(t.dtype(), shape, std::vector<uint8_t>(raw, raw + bytes)));
+  }
+  io::write_npz(p("calib16.npz"), calib);
+  const fs::path tar = compile(kDigits, "ptq",
+                               {"--target", "mrvl, c", "--target-mrvl-mattr=sim -quantize=int8", "--calibration",
+                                p("calib16.npz").string()});
+  const json j = inspect(tar);
+  const std::string html = report(tar, "ptq.html");
+  ASSERT_FALSE(j["quantization"].is_null());
+  EXPECT_EQ(count(html, "<tr class=\"sqnr-row"), j["quantization"]["layers"].size());
+  EXPECT_GT(count(html, "class=\"b-sqnr\""), 0u);
+  EXPECT_THAT(html, HasSubstr("minmax calibration, 16 samples"));
 }
 
 // Node names are hostile input: every one is escaped, in the boxes, their
