@@ -1,7 +1,10 @@
 // What `mlipc inspect` shows of a tarball, read once from its metadata.json
 // (or pipeline.json and the stages' metadata.json for a mesh) into one
-// structure; the text (inspect_cmd.cpp, mesh_cmd.cpp) and --json
-// (inspect_json.cpp, schema docs/inspect.schema.json) are two renderings of it.
+// structure; the text (inspect_cmd.cpp, mesh_cmd.cpp), --json
+// (inspect_json.cpp, schema docs/inspect.schema.json) and the HTML report
+// (report_*.cpp) are three renderings of it. The compiled graph's nodes
+// (src/<module>.graph) and a mesh's per-stage models are the report's only
+// (--json has no key for them).
 #pragma once
 
 #include <cstdint>

@@ -28,14 +28,15 @@ void users(const InspectModel& m, const std::string& value, std::string& produce
 
 std::string memory_svg(const InspectModel& m) {
   const double L = 112, R = 12, T = 14, B = 30, pw = 860, ph = 260;
-  int steps = static_cast<int>(m.schedule.size());
+  // int64: a damaged metadata.json may give any int as a step.
+  int64_t steps = static_cast<int64_t>(m.schedule.size());
   uint64_t top = std::max<uint64_t>({m.arena_bytes, m.lower_bound_bytes, 1});
   for (const InspectBuffer& b : m.memory_plan) {
-    steps = std::max(steps, b.last + 1);
+    steps = std::max<int64_t>(steps, int64_t{b.last} + 1);
     top = std::max(top, b.offset + b.size);
   }
-  steps = std::max(steps, 1);
-  auto X = [&](double step) { return L + step * pw / steps; };
+  steps = std::max<int64_t>(steps, 1);
+  auto X = [&](double step) { return L + step * pw / static_cast<double>(steps); };
   auto Y = [&](double off) { return T + ph - off * ph / static_cast<double>(top); };
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"memory\" width=\"{:.0f}\" height=\"{:.0f}\" "
@@ -52,7 +53,7 @@ std::string memory_svg(const InspectModel& m) {
         with_commas(b.size), with_commas(b.offset), with_commas(b.offset + b.size), b.first, b.last,
         producer.empty() ? "(the model's input or not recorded)" : producer,
         consumers.empty() ? "(the model's output or not recorded)" : consumers);
-    const double x0 = X(b.first), x1 = X(b.last + 1), y0 = Y(static_cast<double>(b.offset + b.size)),
+    const double x0 = X(b.first), x1 = X(static_cast<double>(b.last) + 1), y0 = Y(static_cast<double>(b.offset + b.size)),
                  y1 = Y(static_cast<double>(b.offset));
     // Golden-angle hues: neighbours differ.
     fmt::format_to(out,
@@ -71,10 +72,10 @@ std::string memory_svg(const InspectModel& m) {
                  L, L + pw, ar, L - 4, ar + 4, with_commas(m.arena_bytes), lb, lb + (std::abs(lb - ar) < 12 ? 14 : 4),
                  with_commas(m.lower_bound_bytes));
   fmt::format_to(out, "<text class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">0</text>\n", L - 4, Y(0) + 4);
-  const int every = std::max(1, steps / 16);
-  for (int s = 0; s < steps; s += every)
+  const int64_t every = std::max<int64_t>(1, steps / 16);
+  for (int64_t s = 0; s < steps; s += every)
     fmt::format_to(out, "<text class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
-                   (X(s) + X(s + 1)) / 2, T + ph + 14, s);
+                   (X(static_cast<double>(s)) + X(static_cast<double>(s) + 1)) / 2, T + ph + 14, s);
   fmt::format_to(out, "<text class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">schedule step</text>\n",
                  L + pw / 2, T + ph + 27);
   svg += "</svg>\n";
