@@ -6,6 +6,7 @@
 // (data-node) for the page's script and the tests.
 #include <gvc.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -116,6 +117,12 @@ std::string graph_svg(const InspectModel& m) {
     return boxes.size() - 1;
   };
 
+  // A step's boxes in the order its nodes first appear: an int8 layer
+  // lists a node again for each Q/DQ pair it folded, and a chain through
+  // the repeat would point back up.
+  auto push_once = [](std::vector<size_t>& v, size_t box) {
+    if (std::find(v.begin(), v.end(), box) == v.end()) v.push_back(box);
+  };
   for (size_t k = 0; k < m.schedule.size(); ++k) {
     const InspectStep& s = m.schedule[k];
     if (s.region < 0) {
@@ -127,7 +134,7 @@ std::string graph_svg(const InspectModel& m) {
         step_boxes[k].push_back(add_box(g.get(), s.op, cls, where, true));
         continue;
       }
-      for (const std::string& o : s.onnx_nodes) step_boxes[k].push_back(add_box(g.get(), o, cls, where, false));
+      for (const std::string& o : s.onnx_nodes) push_once(step_boxes[k], add_box(g.get(), o, cls, where, false));
       continue;
     }
     const mlip::RegionReport& r = m.mlip.regions[static_cast<size_t>(s.region)];
@@ -143,7 +150,7 @@ std::string graph_svg(const InspectModel& m) {
         const std::string where = fmt::format("MLIP region {}, step {}: layer {} ({}), {} MACs, {} est. cycles, {}",
                                               r.name, k, l.name, l.kind, with_commas(l.macs),
                                               with_commas(l.est_cycles), l.dtype);
-        step_boxes[k].push_back(add_box(c, o, "mlip", where, false));
+        push_once(step_boxes[k], add_box(c, o, "mlip", where, false));
       }
   }
 
@@ -157,7 +164,7 @@ std::string graph_svg(const InspectModel& m) {
     if (node_boxes.count(n.name)) continue;
     std::vector<size_t>& v = node_boxes[n.name];
     for (const std::string& o : n.origins)
-      v.push_back(add_box(g.get(), o, "cpu view", "not a layer: no code of its own (a view of its input's buffer)", false));
+      push_once(v, add_box(g.get(), o, "cpu view", "not a layer: no code of its own (a view of its input's buffer)", false));
     chains.push_back(v);
   }
 
