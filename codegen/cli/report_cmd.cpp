@@ -19,7 +19,7 @@ void add_report(CLI::App& app) {
   CLI::App* c = app.add_subcommand(
       "report", "write a self-contained HTML page of a tarball: summary, graph, memory plan, per-layer bars");
   c->add_option("tarball", *tarball, "the tarball written by mlipc compile");
-  c->add_option("-o,--output", *output, "the page to write (default: <tarball>.html)");
+  c->add_option("-o,--output", *output, "the page to write (default: the tarball's name with .html, in the current folder)");
   c->allow_extras();
   c->callback([tarball, output, c] {
     refuse_extras(*c);
