@@ -54,6 +54,15 @@ std::string dot_escape(const std::string& s) {
   return r;
 }
 
+// One context for the process: Graphviz 2.43's text layout plugin keeps a
+// pointer into the first context's font table, so a second context after
+// the first was freed reads freed memory (ASan found it on a mesh's second
+// stage). Freed at exit.
+GVC_t* gv_context() {
+  static std::unique_ptr<GVC_t, GvcFree> gvc(gvContext());
+  return gvc.get();
+}
+
 void set(void* obj, const char* key, const std::string& value) {
   agsafeset(obj, const_cast<char*>(key), const_cast<char*>(value.c_str()), const_cast<char*>(""));
 }
@@ -76,7 +85,7 @@ std::pair<std::string, std::string> split_origin(const std::string& origin) {
 }
 
 std::string graph_svg(const InspectModel& m) {
-  std::unique_ptr<GVC_t, GvcFree> gvc(gvContext());
+  GVC_t* gvc = gv_context();
   agseterrf(gv_error_sink);
   agseterr(AGERR);
   std::unique_ptr<Agraph_t, GraphFree> g(agopen(const_cast<char*>("model"), Agdirected, nullptr));
@@ -201,7 +210,7 @@ std::string graph_svg(const InspectModel& m) {
   }
 
   gv_last_error().clear();
-  if (gvLayout(gvc.get(), g.get(), "dot") != 0)
+  if (gvLayout(gvc, g.get(), "dot") != 0)
     fail("report: Graphviz could not lay the graph out ({})", gv_last_error().empty() ? "no reason given" : gv_last_error());
   const boxf bb = GD_bb(g.get());
   const double pad = 4, width = bb.UR.x - bb.LL.x + 2 * pad, height = bb.UR.y - bb.LL.y + 2 * pad;
@@ -255,7 +264,7 @@ std::string graph_svg(const InspectModel& m) {
     svg += "</g>\n";
   }
   svg += "</svg>\n";
-  gvFreeLayout(gvc.get(), g.get());
+  gvFreeLayout(gvc, g.get());
   return svg;
 }
 
