@@ -152,6 +152,7 @@ InspectModel model_of(const std::string& tarball, const mlf::Metadata& md, const
     m.memory_plan.push_back({b.at("name").get<std::string>(), b.at("offset").get<uint64_t>(),
                              b.at("size").get<uint64_t>(), b.at("first").get<int>(), b.at("last").get<int>()});
   m.onnx_node_count = info.value("onnx_nodes", uint64_t{0});
+  m.onnx_node_names = info.value("onnx_node_names", std::vector<std::string>());
   auto graph = files.find(dir + "src/" + md.module_name + ".graph");
   if (graph != files.end()) m.graph = graph_of(graph->second);
   return m;

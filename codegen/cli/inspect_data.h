@@ -99,6 +99,7 @@ struct InspectModel {
   uint64_t arena_bytes = 0, lower_bound_bytes = 0, constants_bytes = 0;
   std::vector<InspectBuffer> memory_plan;
   uint64_t onnx_node_count = 0;  // nodes of the ONNX model, folded ones too (0: not recorded)
+  std::vector<std::string> onnx_node_names;  // their origins "name (Op)" (empty: not recorded)
   std::vector<InspectGraphNode> graph;  // empty when the tarball has no src/<module>.graph
 };
 

@@ -48,6 +48,9 @@ std::string html_escape(std::string_view s);
 // per ONNX node that runs (CPU layers' and MLIP layers' source nodes),
 // MLIP regions as clusters, laid out by Graphviz's dot.
 std::string graph_svg(const InspectModel& m);
+// "<svg ...>" of the ONNX nodes that folded away at compile time (origins
+// "NAME (Op)"): one <g class="node folded" data-node="NAME"> each, in a grid.
+std::string folded_svg(const std::vector<std::string>& origins);
 // The ONNX node name of an origin "NAME (Op)" and its operator.
 std::pair<std::string, std::string> split_origin(const std::string& origin);
 

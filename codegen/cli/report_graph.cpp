@@ -268,4 +268,34 @@ std::string graph_svg(const InspectModel& m) {
   return svg;
 }
 
+// The tarball names the nodes that folded away but not their edges (the
+// ONNX file is not in it), so there is no graph to lay out: a grid in the
+// model's order.
+std::string folded_svg(const std::vector<std::string>& origins) {
+  constexpr int kCols = 6;
+  constexpr double kW = 150, kH = 30, kGap = 8;
+  const size_t rows = (origins.size() + kCols - 1) / kCols;
+  const size_t cols = std::min<size_t>(origins.size(), kCols);
+  const double width = static_cast<double>(cols) * (kW + kGap) + kGap;
+  const double height = static_cast<double>(rows) * (kH + kGap) + kGap;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph folded\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 {:.0f} {:.0f}\" role=\"img\" aria-label=\"nodes folded at compile time\">\n",
+      width, height, width, height);
+  auto out = std::back_inserter(svg);
+  for (size_t i = 0; i < origins.size(); ++i) {
+    const auto [name, op] = split_origin(origins[i]);
+    const double x = kGap + static_cast<double>(i % kCols) * (kW + kGap);
+    const double y = kGap + static_cast<double>(i / kCols) * (kH + kGap);
+    fmt::format_to(out,
+                   "<g class=\"node folded\" data-node=\"{}\" data-op=\"{}\"><title>{}\nfolded at compile time: no "
+                   "code, no buffer</title><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" rx=\"3\"/>"
+                   "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text><text class=\"op\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text></g>\n",
+                   html_escape(name), html_escape(op), html_escape(origins[i]), x, y, kW, kH, x + kW / 2, y + 13,
+                   html_escape(label_text(name, 26)), x + kW / 2, y + 24, html_escape(label_text(op, 26)));
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
 }  // namespace mlipc::cli

@@ -112,8 +112,9 @@ data model_section(const InspectModel& m, const std::string& heading, const Repo
   // A mesh stage's metadata counts the whole model's nodes.
   if (heading.empty() && m.onnx_node_count > drawn)
     note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included); the model has {}: {} more were "
-                       "folded at compile time (constants, shape arithmetic, identities).",
-                       drawn, m.onnx_node_count, m.onnx_node_count - drawn);
+                       "folded at compile time (constants, shape arithmetic, identities){}.",
+                       drawn, m.onnx_node_count, m.onnx_node_count - drawn,
+                       m.onnx_node_names.empty() ? "" : ", shown under \"Folded at compile time\"");
   if (m.has_mlip) note += " Inside an MLIP region the arrows follow the command order.";
   d.set("graph_note", note);
   data reasons{data::type::list};
@@ -149,6 +150,21 @@ data model_section(const InspectModel& m, const std::string& heading, const Repo
   d.set("has_sqnr", !sq.empty());
   d.set("sqnr", sq);
   return d;
+}
+
+// The model's ONNX nodes that no graph of the page draws, in the model's
+// order (a mesh's stages each record the whole model's nodes).
+std::vector<std::string> folded_origins(const std::vector<const InspectModel*>& models) {
+  std::set<std::string> drawn;
+  for (const InspectModel* m : models) {
+    const std::set<std::string> o = drawn_origins(*m);
+    drawn.insert(o.begin(), o.end());
+  }
+  std::vector<std::string> folded;
+  if (models.empty()) return folded;
+  for (const std::string& o : models.front()->onnx_node_names)
+    if (drawn.insert(o).second) folded.push_back(o);
+  return folded;
 }
 
 std::string mesh_html(const InspectMesh& d) {
@@ -213,6 +229,18 @@ std::string render_report(const InspectData& d, const ReportTimes* times) {
       models << model_section(m.stages[i],
                               fmt::format("Stage {} (PE {}): {}", i, m.manifest.stages[i].pe, m.manifest.stages[i].module),
                               nullptr);
+  }
+  std::vector<const InspectModel*> drawn;
+  if (d.model) drawn.push_back(&*d.model);
+  if (d.mesh)
+    for (const InspectModel& m : d.mesh->stages) drawn.push_back(&m);
+  const std::vector<std::string> folded = folded_origins(drawn);
+  page.set("has_folded", !folded.empty());
+  if (!folded.empty()) {
+    page.set("folded", folded_svg(folded));
+    page.set("folded_note", fmt::format("{} ONNX node(s) of the model became no code and no buffer: constants "
+                                        "folded, shape arithmetic computed, identities removed.",
+                                        folded.size()));
   }
   page.set("summary", summary);
   page.set("models", models);
