@@ -10,7 +10,9 @@
 #     target for MLIPC_FUZZ_SECONDS (10) seconds and its regression inputs
 #     (the compiler, the .npz reader, the tarball reader, the command-buffer
 #     validator and simulator on hostile bytes); the command line on hostile
-#     files (e2e Robust, Cli, MlipCli, Mesh and the error tests); and the
+#     files (e2e Robust, Cli, MlipCli, Mesh and the error tests; the HTML
+#     report on hostile names and bad input, and on a mesh, whose second
+#     Graphviz layout once read freed memory); and the
 #     generated C and the simulator end to end on the shared models (both
 #     targets), the MLIP networks of every fp16 layer kind, and the int8 MLIP
 #     models of every int8 command (SANITIZE_SHORT below). It builds only
@@ -41,6 +43,7 @@ FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-10}"
 # its CPU build over tilings() (tests/e2e/models.h).
 SANITIZE_SHORT='^runtime\.|^fuzz\.'
 SANITIZE_SHORT+='|^e2e\.(Robust|Cli|MlipCli|QuantizedMlipErrors|QuantizedIoErrors|PtqErrors)\.'
+SANITIZE_SHORT+='|^e2e\.Report\.(HostileNamesAreEscaped|BadInputGivesOneLineAndNoPage|MeshStagesAndTheirGraphs)$'
 SANITIZE_SHORT+='|^e2e\.Mesh\.(AManifestThatDoesNotMatchItsStagesIsRejected|BadMeshOptionsAreOneLineAndWriteNothing|AMemoryLimitTooSmallForALayerIsOneLineNamingTheOnnxNode)$'
 SANITIZE_SHORT+='|^e2e\.Shared/Models\.MatchesOnnxruntime/(seed_digits_cnn|kws_dscnn|ic_resnet8|ad_fc_autoencoder)$'
 SANITIZE_SHORT+='|^e2e\.Shared/MlipModels\.MatchesOnnxruntimeWithinFp16Tolerance/'
@@ -77,6 +80,8 @@ if [ "$MODE" = build ]; then exit 0; fi
 # cache of built models is the build folder's own.
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# Graphviz's own leaks (mlipc report), listed there: not mlipc's.
+export LSAN_OPTIONS="suppressions=$PWD/tests/tools/lsan.supp:print_suppressions=0"
 export MLIPC_CACHE_DIR="$PWD/$SAN_DIR/mlipc-cache"
 mkdir -p "$MLIPC_CACHE_DIR" && chmod 700 "$MLIPC_CACHE_DIR"
 # A fresh build folder has no test timings: ctest would start the slowest

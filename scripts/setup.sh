@@ -20,6 +20,8 @@ PACKAGES=(
   ccache
   # the mesh pipeline's MPI transport (docs/mesh.md): mpicc and mpirun
   openmpi-bin libopenmpi-dev
+  # mlipc report: Graphviz's layout library; its pages open in headless Chromium in a test
+  libgraphviz-dev chromium
 )
 
 missing=()

@@ -10,7 +10,8 @@
 # Two modes (docs/architecture.md section 8):
 #   default: every test checks each code path once: the MLIP bit-identity
 #     sweeps compare three tile/placement configurations instead of eight,
-#     the QEMU, MPI and PTQ tests run their short forms, and FULL_ONLY below
+#     the QEMU, MPI and PTQ tests run their short forms, report.chromium
+#     opens two report pages (five in the full mode), and FULL_ONLY below
 #     is left out; aimed at 15 minutes, sanitizer step included, from a
 #     fresh clone on 2 cores (the measured times: docs/architecture.md).
 #   MLIPC_TEST_FULL=1: every sweep at full width (MLIPC_QEMU_SWEEP=full,
@@ -67,7 +68,7 @@ if [ ! -f "$cost" ]; then
   printf '%s 1 %s\n' e2e.PtqCli.CompileSummaryInspectTableAndMetadata 19 \
     e2e.PtqDigits.Int8AccuracyOnMrvlWithinOnePointOfFp32 13 e2e.PtqDigits.Int8AccuracyOnCWithinOnePointOfFp32 12 \
     e2e.PtqMixedPrecision.LayersBelowTheThresholdAreFp16OnTheMlip 12 e2e.PtqDigits.EmittedQdqModelMatchesOnnxruntime 10 \
-    tools.cortex_m_size 8 bench.short 8 runtime.kmath_xplat 6 e2e.QuantizedMlipResize.NearestEveryModeIsAnInt8CopyOnTheMlip 6 \
+    tools.cortex_m_size 8 bench.short 8 report.chromium 9 runtime.kmath_xplat 6 e2e.QuantizedMlipResize.NearestEveryModeIsAnInt8CopyOnTheMlip 6 \
     e2e.Targets/GuideLines.CompileAndRunAsTyped/mrvl_c 5 e2e.Models/QemuSweep.OutputsAreTheHostBits/aarch64_mrvl 5 \
     e2e.Models/QemuSweep.OutputsAreTheHostBits/cortex_m55_mrvl 5 e2e.MlipResize.NearestAndBilinearEveryCoordinateMode 4 \
     > "$cost"

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/progress.h"
+#include "cli/report.h"
 #include "cli/memory_size.h"
 #include "cli/mesh_cmd.h"
 #include "cli/number_option.h"
@@ -62,10 +63,23 @@ struct CompileArgs {
   std::string weight_bits = "8", weight_block = "32";
   std::string emit_qdq;
   std::string pes;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
+  std::string report;  // --report: the HTML report of the tarball written (cli/report.h)
   bool emit_qdq_given = false;  // --emit-qdq '' is refused, not taken as absent
   std::string pe_memory;
   bool pes_given = false, pe_memory_given = false;
 };
+
+fs::path output_path(const CompileArgs& a) {
+  return a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
+}
+
+// --report: the page of the tarball just written, read back as `mlipc
+// report` reads it (cli/report.h).
+void write_compile_report(const CompileArgs& a) {
+  const fs::path out = output_path(a);
+  write_report(a.report, render_report(inspect_data(read_file(out), out.string())));
+  fmt::print("  report     {}\n", printable(a.report));
+}
 
 // --workspace-byte-alignment: a whole number, then the driver's rule (a
 // power of two from 1 to 4096) with its message.
@@ -187,9 +201,16 @@ void run_compile(const CompileArgs& a) {
   opt.cross = driver::resolve_cross(a.llvm_mtriple, a.llvm_mcpu, a.cross_compiler, a.cross_compiler_options);
   opt.codegen.cpu = c::resolve_cpu(a.c_mcpu, a.llvm_mcpu, opt.cross.arch());
 
-  fs::path out = a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
+  const fs::path out = output_path(a);
   // Refused before any work: a device, a FIFO, or the model itself.
   check_output_path(out, {a.model}, a.output.empty() ? "the output" : "-o");
+  if (!a.report.empty()) {
+    if (fs::absolute(a.report).lexically_normal() == fs::absolute(out).lexically_normal())
+      fail("--report {} is the tarball's own path", printable(a.report));
+    std::vector<fs::path> inputs = {a.model};
+    if (!a.calibration.empty()) inputs.push_back(a.calibration);
+    check_report_path(a.report, inputs, "--report");
+  }
   if (a.emit_qdq_given) check_emit_qdq(a.emit_qdq, out, {a.model, a.calibration});
   if (!opt.cross.compiler.empty()) host::check_build_folder(host::cross_dir(out, opt.cross.triple), opt.codegen.module_name);
   if (a.pes_given || a.pe_memory_given) {
@@ -343,6 +364,8 @@ void add_compile(CLI::App& app) {
                 "pipeline.json in one tarball (docs/mesh.md)");
   c->add_option("--pe-memory", args->pe_memory,
                 "memory of one PE (arena + constants + I/O + runtime), e.g. 512KiB (with --pes; default: no limit)");
+  c->add_option("--report", args->report,
+                "also write the HTML report of the tarball (as mlipc report; docs/user-guide.md)");
   c->allow_extras();
   c->callback([args, c, emit_qdq] {
     args->emit_qdq_given = emit_qdq->count() > 0;
@@ -351,6 +374,7 @@ void add_compile(CLI::App& app) {
     args->pes_given = c->count("--pes") > 0;
     args->pe_memory_given = c->count("--pe-memory") > 0;
     run_compile(*args);
+    if (!args->report.empty()) write_compile_report(*args);
   });
 }
 

@@ -3,6 +3,7 @@
 #include "cli/inspect_data.h"
 
 #include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "mlf/archive.h"
 #include "mlf/metadata.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace mlipc::cli {
 
@@ -48,7 +50,48 @@ InspectQuantization quantization_of(const json& q) {
   return r;
 }
 
-InspectModel model_of(const std::string& tarball, const mlf::Metadata& md) {
+// The value a line "    in  %NAME: float32[1,2] const" names; constants
+// (weights, command buffers) are not edges. The name is everything between
+// '%' and the last ": " (names may hold both).
+bool value_of_line(const std::string& line, const char* prefix, std::string& name) {
+  if (line.rfind(prefix, 0) != 0) return false;
+  const size_t colon = line.rfind(": ");
+  if (colon == std::string::npos || colon < std::char_traits<char>::length(prefix)) return false;
+  if (line.size() >= 6 && line.compare(line.size() - 6, 6, " const") == 0) return false;
+  name = line.substr(std::char_traits<char>::length(prefix), colon - std::char_traits<char>::length(prefix));
+  return true;
+}
+
+// src/<module>.graph (ir graph_to_text): its nodes and their values. A line
+// it does not know is skipped: the graph is what the report draws edges
+// from, not what the model runs.
+std::vector<InspectGraphNode> graph_of(const std::string& text) {
+  std::vector<InspectGraphNode> nodes;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    std::string v;
+    if (line.rfind("  node ", 0) == 0) {
+      const std::string rest = line.substr(7);
+      const size_t sp = rest.rfind(' ');
+      if (sp == std::string::npos) continue;
+      nodes.push_back({rest.substr(0, sp), rest.substr(sp + 1), {}, {}, {}});
+    } else if (!nodes.empty() && value_of_line(line, "    in  %", v)) {
+      nodes.back().inputs.push_back(v);
+    } else if (!nodes.empty() && value_of_line(line, "    out %", v)) {
+      nodes.back().outputs.push_back(v);
+    } else if (!nodes.empty() && line.rfind("    from ", 0) == 0) {
+      nodes.back().origins.push_back(line.substr(9));
+    }
+  }
+  return nodes;
+}
+
+InspectModel model_of(const std::string& tarball, const mlf::Metadata& md, const mlf::FileMap& files,
+                      const std::string& dir) {
   InspectModel m;
   const json& info = md.extra.value("mlipc", json::object());
   m.tarball = tarball;
@@ -81,6 +124,7 @@ InspectModel model_of(const std::string& tarball, const mlf::Metadata& md) {
   for (const auto& l : info.value("layers", json::array())) {
     const std::string node = l.value("node", "");
     InspectStep s;
+    s.node = node;
     if (regions.count(node)) {
       s.region = regions[node];
       m.macs_mlip += m.mlip.regions[static_cast<size_t>(s.region)].macs();
@@ -107,6 +151,10 @@ InspectModel model_of(const std::string& tarball, const mlf::Metadata& md) {
   for (const auto& b : info.value("memory_plan", json::array()))
     m.memory_plan.push_back({b.at("name").get<std::string>(), b.at("offset").get<uint64_t>(),
                              b.at("size").get<uint64_t>(), b.at("first").get<int>(), b.at("last").get<int>()});
+  m.onnx_node_count = info.value("onnx_nodes", uint64_t{0});
+  m.onnx_node_names = info.value("onnx_node_names", std::vector<std::string>());
+  auto graph = files.find(dir + "src/" + md.module_name + ".graph");
+  if (graph != files.end()) m.graph = graph_of(graph->second);
   return m;
 }
 
@@ -117,12 +165,24 @@ InspectData inspect_data(const std::string& bytes, const std::string& tarball) {
   InspectData d;
   if (is_mesh(files)) {
     d.mesh = mesh_inspect_data(files, tarball);
+    // mesh_inspect_data has checked every stage's metadata.json.
+    for (const mesh::PipeStage& st : d.mesh->manifest.stages) {
+      auto md = files.find(st.module + "/metadata.json");
+      if (md == files.end()) continue;
+      try {
+        d.mesh->stages.push_back(model_of(tarball, mlf::metadata_from_json(md->second), files, st.module + "/"));
+      } catch (const nlohmann::json::exception& e) {
+        fail("{}: {}/metadata.json is damaged ({})", tarball, printable(st.module), mlf::json_error_reason(e));
+      } catch (const Error& e) {
+        fail("{}: {}/metadata.json: {}", tarball, printable(st.module), e.what());
+      }
+    }
     return d;
   }
   auto it = files.find("metadata.json");
   if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json, no pipeline.json)", tarball);
   try {
-    d.model = model_of(tarball, mlf::metadata_from_json(it->second));
+    d.model = model_of(tarball, mlf::metadata_from_json(it->second), files, "");
   } catch (const nlohmann::json::exception& e) {
     fail("{}: metadata.json is damaged ({})", tarball, mlf::json_error_reason(e));
   } catch (const Error& e) {

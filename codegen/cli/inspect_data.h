@@ -1,7 +1,10 @@
 // What `mlipc inspect` shows of a tarball, read once from its metadata.json
 // (or pipeline.json and the stages' metadata.json for a mesh) into one
-// structure; the text (inspect_cmd.cpp, mesh_cmd.cpp) and --json
-// (inspect_json.cpp, schema docs/inspect.schema.json) are two renderings of it.
+// structure; the text (inspect_cmd.cpp, mesh_cmd.cpp), --json
+// (inspect_json.cpp, schema docs/inspect.schema.json) and the HTML report
+// (report_*.cpp) are three renderings of it. The compiled graph's nodes
+// (src/<module>.graph) and a mesh's per-stage models are the report's only
+// (--json has no key for them).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,7 @@ struct InspectIo {
 // One entry of the schedule: an MLIP region or a CPU layer.
 struct InspectStep {
   int region = -1;  // index into InspectModel::mlip.regions, -1 for a CPU layer
+  std::string node;  // its node of the compiled graph (src/<module>.graph)
   std::string op, function;
   std::vector<std::string> onnx_nodes;
   uint64_t macs = 0;
@@ -70,6 +74,17 @@ struct InspectBuffer {
   int first = 0, last = 0;
 };
 
+// A node of the compiled graph (src/<module>.graph): a CPU layer, an MLIP
+// region or a node that is no layer (a view of its input's buffer), the
+// values it reads and writes (constants left out) and its ONNX nodes. The
+// report draws the edges between layers and names a buffer's producer and
+// consumers from it.
+struct InspectGraphNode {
+  std::string name, op;
+  std::vector<std::string> inputs, outputs;
+  std::vector<std::string> origins;  // "NAME (Op)"
+};
+
 struct InspectModel {
   std::string tarball, model_name, module_name, target;
   std::vector<InspectIo> inputs, outputs;
@@ -83,6 +98,9 @@ struct InspectModel {
   std::string memory_planner;  // "?" when not recorded
   uint64_t arena_bytes = 0, lower_bound_bytes = 0, constants_bytes = 0;
   std::vector<InspectBuffer> memory_plan;
+  uint64_t onnx_node_count = 0;  // nodes of the ONNX model, folded ones too (0: not recorded)
+  std::vector<std::string> onnx_node_names;  // their origins "name (Op)" (empty: not recorded)
+  std::vector<InspectGraphNode> graph;  // empty when the tarball has no src/<module>.graph
 };
 
 struct InspectMesh {
@@ -91,6 +109,7 @@ struct InspectMesh {
   bool has_mlip = false;  // a stage has MLIP regions
   mlip::Options mlip_options;  // the first such stage's (the stages share them)
   uint64_t macs_mlip = 0, macs_total = 0;
+  std::vector<InspectModel> stages;  // each stage's own model, in manifest order (the HTML report draws them)
 };
 
 struct InspectData {

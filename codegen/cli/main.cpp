@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   mlipc::cli::add_compile(app);
   mlipc::cli::add_run(app);
   mlipc::cli::add_inspect(app);
+  mlipc::cli::add_report(app);
   // SIGINT, SIGTERM, SIGHUP kill a running compiler or model first.
   mlipc::install_interrupt_handlers();
   try {

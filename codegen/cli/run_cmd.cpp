@@ -14,6 +14,7 @@
 #include "cli/mesh_cmd.h"
 #include "cli/npz_inputs.h"
 #include "cli/number_option.h"
+#include "cli/report.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
@@ -40,6 +41,7 @@ struct RunArgs {
   std::string outputs;
   int print_top = 0;
   bool profile = false;
+  std::string report;  // --report: the HTML report with the measured host times (cli/report.h)
   int number = 1;  // tvmc: runs per measurement
   int repeat = 1;  // tvmc: measurements
   bool print_time = false;
@@ -250,6 +252,19 @@ host::HostModel build_or_find_runner(const RunArgs& a, const mlf::Metadata& md) 
   return model;
 }
 
+// What --report adds: the measured host time of each schedule step (a CPU
+// layer, or an MLIP region as a whole) and of each MLIP layer.
+ReportTimes times_of(const host::RunResult& r) {
+  ReportTimes t;
+  for (const host::LayerTime& l : r.layers) {
+    if (l.layer < 0) continue;
+    if (t.step_ns.size() <= static_cast<size_t>(l.layer)) t.step_ns.resize(static_cast<size_t>(l.layer) + 1);
+    t.step_ns[static_cast<size_t>(l.layer)] = l.ns;
+  }
+  for (const host::MlipLayerTime& m : r.mlip_layers) t.mlip_layer_ns[{m.region, m.layer}] = m.ns;
+  return t;
+}
+
 void run_run(const RunArgs& a) {
   if (a.print_time && a.number == 0)
     fail("--print-time needs --number 1 or more: with --number 0 the model runs once and nothing is timed");
@@ -258,15 +273,22 @@ void run_run(const RunArgs& a) {
   if (a.fill_mode != "zeros" && a.fill_mode != "ones" && a.fill_mode != "random")
     fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
   if (is_mesh(mlf::read_tar(a.tarball))) {  // a pipeline across PEs (docs/mesh.md)
-    if (a.profile || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
-      fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --print-top, "
-           "--print-time, --number, --repeat)",
+    if (a.profile || !a.report.empty() || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
+      fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --report, --print-top, "
+           "--print-time, --number, --repeat; mlipc report draws its stages)",
            a.tarball);
     run_mesh({a.tarball, a.inputs, a.outputs, a.timeout, a.build_timeout});
     return;
   }
   // Refused before any work: a device, a FIFO, the tarball or the inputs.
   if (!a.outputs.empty()) check_output_path(a.outputs, {a.tarball, a.inputs}, "--outputs");
+  if (!a.report.empty()) {
+    if (!a.profile) fail("--report needs --profile: the report adds the host times --profile measures");
+    std::vector<fs::path> inputs = {a.tarball};
+    if (!a.inputs.empty()) inputs.push_back(a.inputs);
+    if (!a.outputs.empty()) inputs.push_back(a.outputs);
+    check_report_path(a.report, inputs, "--report");
+  }
   // The inputs first: a bad .npz is refused before anything is built.
   const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
   io::NamedTensors inputs;
@@ -281,7 +303,7 @@ void run_run(const RunArgs& a) {
   host::RunResult r = model.run(inputs, runs, a.timeout);
   // Everything is rendered before anything is written or printed: a damaged
   // metadata.json fails here with one line, and no partial output.
-  std::string text;
+  std::string text, html;
   try {
     auto out = std::back_inserter(text);
     if (a.print_top > 0) print_top(text, r.outputs, a.print_top);
@@ -289,6 +311,10 @@ void run_run(const RunArgs& a) {
       for (const auto& [name, t] : r.outputs)
         fmt::format_to(out, "output '{}' {} {}\n", printable(name), dtype_name(t.dtype()), shape_str(t.shape()));
     if (a.profile) print_profile(text, model.metadata(), r);
+    if (!a.report.empty()) {
+      const ReportTimes times = times_of(r);
+      html = render_report(inspect_data(read_file(a.tarball), a.tarball), &times);
+    }
     if (a.print_time) {
       if (r.run_ns.size() != static_cast<size_t>(runs)) fail("{}: the model reported {} run times, not {}", a.tarball, r.run_ns.size(), runs);
       print_times(text, r.run_ns, a.number, a.repeat);
@@ -299,6 +325,7 @@ void run_run(const RunArgs& a) {
     fail("{}: {}", a.tarball, e.what());
   }
   if (!a.outputs.empty()) io::write_npz(a.outputs, r.outputs);
+  if (!a.report.empty()) write_report(a.report, html);
   fmt::print("{}", text);
 }
 
@@ -313,6 +340,8 @@ void add_run(CLI::App& app) {
   c->add_option("-o,--outputs", args->outputs, "where to write the outputs (.npz), keyed by output names");
   c->add_option("--print-top", numbers->print_top, "print the N largest values of the first output");
   c->add_flag("--profile", args->profile, "print the time of each layer");
+  c->add_option("--report", args->report,
+                "with --profile: also write the HTML report of the tarball with the measured host times");
   c->add_option("--number", numbers->number,
                 "runs per measurement, as tvmc (default 1); 0: run once, measure nothing");
   c->add_option("--repeat", numbers->repeat, "measurements, each the mean of --number runs, as tvmc (default 1)");

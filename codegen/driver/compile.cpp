@@ -43,6 +43,7 @@ CompileResult import_model(const std::filesystem::path& onnx, const CompileOptio
 
   r.graph = frontend::import_onnx(onnx, options.import);
   r.onnx_nodes = r.graph.source_nodes;
+  r.onnx_node_names = r.graph.source_origins;
   passes::simplify(r.graph);
   passes::fold_batchnorm(r.graph);
   passes::fuse_pad(r.graph);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "c/c_backend.h"
 #include "driver/cross.h"
@@ -47,6 +48,7 @@ struct CompileOptions {
 struct CompileResult {
   Graph graph;         // after all passes: what the backends compiled
   int onnx_nodes = 0;  // nodes in the ONNX file
+  std::vector<std::string> onnx_node_names;  // their origins, "name (Op)", in the file's order
   // DequantizeLinear nodes left feeding float computations (passes/fold_qdq).
   std::vector<passes::FloatNote> float_notes;
   // What calibration did, for a model mlipc quantized.

@@ -104,6 +104,7 @@ std::string module_metadata(const CompileResult& r, const CompileOptions& option
          return plan;
        }()},
       {"onnx_nodes", r.onnx_nodes},
+      {"onnx_node_names", r.onnx_node_names},
       {"float_dequantize", [&] {
          nlohmann::json v = nlohmann::json::array();
          for (const auto& f : r.float_notes) v.push_back({{"node", f.node}, {"op", f.op}, {"why", f.why}});

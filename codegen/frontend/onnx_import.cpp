@@ -181,6 +181,7 @@ class Importer {
     for (int k = 1; names.count(n.name); ++k) n.name = fmt::format("{}_{}", np.name(), k);
     names.insert(n.name);
     n.origins.push_back(fmt::format("{} ({})", n.name, n.op));
+    g_.source_origins.push_back(n.origins.back());
     const std::string what = fmt::format("{}: {}", path_.string(), n.describe());
     if (np.domain() == "com.microsoft") {
       if (!is_microsoft_op(n.op))

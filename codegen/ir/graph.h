@@ -83,6 +83,7 @@ class Graph {
   int opset = 0;            // default-domain opset the model was written for
   std::string model_name;   // graph name from the file
   int source_nodes = 0;     // nodes in the source model, before folding and fusion
+  std::vector<std::string> source_origins;  // "name (Op)" of each of them, in the model's order
 
   ValueId add_value(const std::string& name, DType dtype = DType::Undefined);
   // Adds a constant value named after `base` (made unique).

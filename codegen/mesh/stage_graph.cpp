@@ -113,6 +113,7 @@ Graph stage_graph(const Graph& g, const std::vector<int>& st, int s, const std::
   out.opset = g.opset;
   out.model_name = g.model_name;
   out.source_nodes = g.source_nodes;
+  out.source_origins = g.source_origins;
   std::map<ValueId, ValueId> map;
   std::map<ValueId, std::string> rename;  // a model output another stage reads arrives under its model name
   for (size_t t = 0; t < tensors.size(); ++t)
