@@ -708,7 +708,7 @@ static int run_requant_dsp(uint32_t cases, uint32_t seed) {
   uint32_t i;
   int32_t shift, d;
   r.s = 0xE7037ED1A0B428DBULL ^ ((uint64_t)seed << 1 | 1u);
-  for (i = 0; i < 20 * cases; ++i)
+  for (i = 0; i < 2 * cases; ++i)
     for (shift = MLIP_REQUANT_MIN_SHIFT; shift <= MLIP_REQUANT_MAX_SHIFT; ++shift) {
       const int32_t acc = edge_acc(&r), q = kind_q(&r);
       int32_t zy, lo, hi, want, got;
@@ -730,7 +730,7 @@ static int run_requant_dsp(uint32_t cases, uint32_t seed) {
         return 1;
       }
     }
-  for (i = 0; i < cases / 4 + 1; ++i)
+  for (i = 0; i < cases / 50 + 1; ++i)
     for (shift = -31; shift <= 0; ++shift) {
       const int32_t q = kind_q(&r);
       for (d = -255; d <= 255; ++d) {
@@ -749,7 +749,7 @@ static int run_requant_dsp(uint32_t cases, uint32_t seed) {
       }
     }
   out_s("kernel MLIP_KQ8_REQUANT_DSP (mlip_kq8_requant_dsp, mlip_kq8_rshift_dsp, mlip_kq8_add_in_dsp) cases ");
-  out_i((int64_t)cases * 20 * 62 + ((int64_t)cases / 4 + 1) * 32 * 511);
+  out_i((int64_t)cases * 2 * 62 + ((int64_t)cases / 50 + 1) * 32 * 511);
   out_s(" same");
   out_end();
   return 0;
