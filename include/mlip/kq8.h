@@ -145,6 +145,63 @@ static inline void mlip_kq8_dw_ref(const mlip_kq8_conv_t* d, const uint8_t* plan
       }
 }
 
+/* QLinearAdd's fixed-point arithmetic (mlip/requant.h, mlip_qadd_sum, then
+ * mlip_requantize) on a run of n outputs, what the generated code calls on
+ * the innermost (simplified) axis of its broadcast loops. Input A's element
+ * i is a[i * as] (as 1: a run of the tensor; 0: one element broadcast along
+ * the run), B's b[i * bs]; all three tensors int8 or all uint8 (u8).
+ * Preconditions: sa and sb in [-31, 0] (the inputs' real multipliers are
+ * at most 1/2, ops::add_requant), (q, shift) a fixed-point pair (onnxruntime's
+ * float32 arithmetic keeps the generic loops), lo <= hi. y may be a or b
+ * (the same bytes, stride 1): element i is read before it is written. */
+typedef struct {
+  int32_t u8;           /* uint8 tensors (else int8) */
+  int32_t za, qa, sa;   /* A's zero point and (q, shift) */
+  int32_t zb, qb, sb;   /* B's */
+  int32_t q, shift, zy; /* the output's (q, shift) and zero point */
+  int32_t lo, hi;       /* the output's clamp */
+} mlip_kq8_add_t;
+
+/* The signature of mlip_kq8_add and of each of its variants. */
+typedef void (*mlip_kq8_add_fn)(const mlip_kq8_add_t* p, int32_t n, const void* a, int32_t as, const void* b,
+                                int32_t bs, void* y);
+
+/* Byte i of x as the int8 or uint8 value it holds. */
+static inline int32_t mlip_kq8_value(const void* x, int32_t i, int32_t u8) {
+  return u8 ? (int32_t)((const uint8_t*)x)[i] : (int32_t)((const int8_t*)x)[i];
+}
+
+/* The reference: mlip_qadd_sum and mlip_requantize per output, as the
+ * generic elementwise loop computes them. */
+static inline void mlip_kq8_add_ref(const mlip_kq8_add_t* p, int32_t n, const void* a, int32_t as, const void* b,
+                                    int32_t bs, void* y) {
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    const int32_t s = mlip_qadd_sum(mlip_kq8_value(a, i * as, p->u8) - p->za, p->qa, p->sa,
+                                    mlip_kq8_value(b, i * bs, p->u8) - p->zb, p->qb, p->sb);
+    ((uint8_t*)y)[i] = (uint8_t)mlip_requantize(s, p->q, p->shift, p->zy, p->lo, p->hi);
+  }
+}
+
+/* QLinearGlobalAveragePool: `planes` planes of `size` bytes each (int8, or
+ * uint8 when u8), per plane the int32 sum of x - zx, requantized by (q,
+ * shift) (either arithmetic: mlip_requantize), plus zy, saturated to [lo,
+ * hi], one byte per plane. Precondition: 255 * size < 2^31 (no sum leaves
+ * int32; the compiler bounds the plane). */
+typedef void (*mlip_kq8_gap_fn)(int32_t planes, int32_t size, const void* x, int32_t u8, int32_t zx, int32_t q,
+                                int32_t shift, int32_t zy, int32_t lo, int32_t hi, void* y);
+
+/* The reference: the sum element by element, as the operator reads. */
+static inline void mlip_kq8_gap_ref(int32_t planes, int32_t size, const void* x, int32_t u8, int32_t zx, int32_t q,
+                                    int32_t shift, int32_t zy, int32_t lo, int32_t hi, void* y) {
+  int32_t p, i;
+  for (p = 0; p < planes; ++p) {
+    int32_t acc = 0;
+    for (i = 0; i < size; ++i) acc += mlip_kq8_value(x, p * size + i, u8) - zx;
+    ((uint8_t*)y)[p] = (uint8_t)mlip_requantize(acc, q, shift, zy, lo, hi);
+  }
+}
+
 /* The variants compiled here, and the one mlip_kq8_gemm is. */
 #if MLIP_HAVE_MVE
 #include "mlip/kq8_mve.h"
@@ -209,6 +266,56 @@ static inline void mlip_kq8_dw_ref(const mlip_kq8_conv_t* d, const uint8_t* plan
 #define MLIP_KQ8_DW_BEST mlip_kq8_dw_ref
 #define MLIP_KQ8_DW_NAME "ref"
 #endif
+
+#ifndef MLIP_KQ8_ADD_MVE
+#define MLIP_KQ8_ADD_MVE(X)
+#endif
+#ifndef MLIP_KQ8_ADD_DSP
+#define MLIP_KQ8_ADD_DSP(X)
+#endif
+/* QLinearAdd's variants, best first, and the one mlip_kq8_add is. */
+#define MLIP_KQ8_ADD_VARIANTS(X) MLIP_KQ8_ADD_MVE(X) MLIP_KQ8_ADD_DSP(X)
+#if MLIP_HAVE_MVE
+#define MLIP_KQ8_ADD_BEST mlip_kq8_add_mve
+#define MLIP_KQ8_ADD_NAME "mve"
+#elif MLIP_HAVE_DSP
+#define MLIP_KQ8_ADD_BEST mlip_kq8_add_dsp
+#define MLIP_KQ8_ADD_NAME "dsp"
+#else
+#define MLIP_KQ8_ADD_BEST mlip_kq8_add_ref
+#define MLIP_KQ8_ADD_NAME "ref"
+#endif
+
+#ifndef MLIP_KQ8_GAP_MVE
+#define MLIP_KQ8_GAP_MVE(X)
+#endif
+#ifndef MLIP_KQ8_GAP_DSP
+#define MLIP_KQ8_GAP_DSP(X)
+#endif
+/* QLinearGlobalAveragePool's variants, best first, and the one mlip_kq8_gap is. */
+#define MLIP_KQ8_GAP_VARIANTS(X) MLIP_KQ8_GAP_MVE(X) MLIP_KQ8_GAP_DSP(X)
+#if MLIP_HAVE_MVE
+#define MLIP_KQ8_GAP_BEST mlip_kq8_gap_mve
+#define MLIP_KQ8_GAP_NAME "mve"
+#elif MLIP_HAVE_DSP
+#define MLIP_KQ8_GAP_BEST mlip_kq8_gap_dsp
+#define MLIP_KQ8_GAP_NAME "dsp"
+#else
+#define MLIP_KQ8_GAP_BEST mlip_kq8_gap_ref
+#define MLIP_KQ8_GAP_NAME "ref"
+#endif
+
+/* QLinearGlobalAveragePool: what the generated code calls. */
+static inline void mlip_kq8_gap(int32_t planes, int32_t size, const void* x, int32_t u8, int32_t zx, int32_t q,
+                                int32_t shift, int32_t zy, int32_t lo, int32_t hi, void* y) {
+  MLIP_KQ8_GAP_BEST(planes, size, x, u8, zx, q, shift, zy, lo, hi, y);
+}
+
+/* QLinearAdd on a run: what the generated code calls. */
+static inline void mlip_kq8_add(const mlip_kq8_add_t* p, int32_t n, const void* a, int32_t as, const void* b,
+                                int32_t bs, void* y) {
+  MLIP_KQ8_ADD_BEST(p, n, a, as, b, bs, y);
+}
 
 /* The one function callers name: the best variant compiled here. */
 static inline void mlip_kq8_gemm(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip, const int8_t* w,

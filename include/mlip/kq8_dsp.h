@@ -28,9 +28,37 @@ static inline uint32_t mlip_kq8_sxtb16_odd(uint32_t x) {
   return r;
 }
 
-/* mlip_requantize in 32-bit steps. GCC and Clang shift a negative value
+/* mlip_rounding_shift_right(x, -shift) for shift in [-31, -1] and x in
+ * [INT32_MIN + 1, INT32_MAX - 1] (what mlip_rounding_doubling_high_mul gives
+ * for q in [0, 2^31): |x| <= |v| q / 2^31 + 1/2 < 2^31 - 1), in four
+ * instructions. With e = -shift, the reference is floor(x / 2^e) plus
+ * 1 when the remainder r exceeds 2^(e-1) - 1 + (x < 0): for x >= 0 that is
+ * floor((x + 2^(e-1)) / 2^e), for x < 0 floor((x - 1 + 2^(e-1)) / 2^e),
+ * i.e. floor((y + 2^(e-1)) / 2^e) with y = x + (x >> 31) (x less 1 when
+ * negative: y >= INT32_MIN, no overflow). And floor((y + 2^(e-1)) / 2^e)
+ * = floor((floor(y / 2^(e-1)) + 1) / 2) (floor(u / 2) = floor(floor(u) / 2)
+ * with u = y / 2^(e-1) + 1), whose steps stay inside int32: (y >> (e-1)) + 1
+ * is at most 2^31 - 1 (y <= 2^31 - 2). e - 1 = ~shift. GCC and Clang shift a negative value
  * arithmetically (their documented behaviour; this header is theirs only,
  * mlip/kisa.h). */
+static inline int32_t mlip_kq8_rshift_dsp(int32_t x, int32_t shift) {
+  const int32_t y = x + (x >> 31);
+  return ((y >> ~shift) + 1) >> 1;
+}
+
+/* SMMULR: (a * b + 2^31) >> 32, the rounded high word of the 64-bit product
+ * (inline assembly: ACLE has no intrinsic for it). For |a| < 2^30 and q in
+ * [0, 2^31), SMMULR(2a, q) = floor((2 a q + 2^31) / 2^32) = floor((a q +
+ * 2^30) / 2^31) = mlip_rounding_doubling_high_mul(a, q) (its nudged division
+ * is that floor for either sign, and nothing saturates): one instruction
+ * where the 64-bit form takes five. */
+static inline int32_t mlip_kq8_smmulr(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+/* mlip_requantize in 32-bit steps. */
 static inline int32_t mlip_kq8_requant_dsp(int32_t acc, int32_t q, int32_t shift, int32_t zy, int32_t lo,
                                            int32_t hi) {
   int32_t v = acc;
@@ -39,15 +67,11 @@ static inline int32_t mlip_kq8_requant_dsp(int32_t acc, int32_t q, int32_t shift
     v = s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
   }
   /* floor((v q + 2^30) / 2^31): the reference's nudged division for either
-   * sign (q is never -2^31, so nothing saturates). */
+   * sign (q is never -2^31, so nothing saturates); SMLAL on the nudge. */
   v = (int32_t)(((int64_t)v * q + ((int64_t)1 << 30)) >> 31);
-  if (shift < 0) {
-    /* The reference's rounding shift, ties away from zero, in 32 bits. */
-    const int32_t e = -shift;
-    const int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u);
-    const int32_t threshold = (mask >> 1) + (v < 0);
-    v = (v >> e) + ((v & mask) > threshold);
-  }
+  /* The reference's rounding shift, ties away from zero (mlip_kq8_rshift_dsp's
+   * precondition holds: q < 2^31). */
+  if (shift < 0) v = mlip_kq8_rshift_dsp(v, shift);
   v = __qadd(v, zy);
   return v < lo ? lo : (v > hi ? hi : v);
 }
@@ -198,5 +222,76 @@ static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plan
 }
 
 #define MLIP_KQ8_DW_DSP(X) X(mlip_kq8_dw_dsp, "dsp")
+
+/* mlip/kq8.h's QLinearAdd, one output at a time in 32-bit steps: an input
+ * byte less its zero point (one EOR reads int8 and uint8 bytes alike: an
+ * int8 byte u is (u ^ 0x80) - 128) is d, |d| <= 255; the reference scales
+ * d * 2^20 by (q, shift), which is SMMULR(d * 2^21, q) (|d * 2^20| < 2^28:
+ * mlip_kq8_smmulr's identity), then the rounding shift
+ * (mlip_kq8_rshift_dsp). The sum s of the two is below 2^29 in magnitude,
+ * so the output's multiply is SMMULR(2 s, q) too, unless its shift is
+ * positive (then mlip_kq8_requant_dsp). A broadcast input (stride 0) is
+ * scaled once. */
+static inline int32_t mlip_kq8_add_in_dsp(int32_t d, int32_t q, int32_t shift) {
+  const int32_t v = mlip_kq8_smmulr(d * ((int32_t)1 << (MLIP_QADD_LEFT_SHIFT + 1)), q);
+  return shift < 0 ? mlip_kq8_rshift_dsp(v, shift) : v;
+}
+
+static inline void mlip_kq8_add_dsp(const mlip_kq8_add_t* p, int32_t n, const void* a, int32_t as, const void* b,
+                                    int32_t bs, void* y) {
+  const uint8_t *pa = (const uint8_t*)a, *pb = (const uint8_t*)b;
+  uint8_t* py = (uint8_t*)y;
+  const uint32_t flip = p->u8 ? 0u : 0x80u;
+  const int32_t za = p->za + (p->u8 ? 0 : 128), zb = p->zb + (p->u8 ? 0 : 128);
+  const int32_t qa = p->qa, sa = p->sa, qb = p->qb, sb = p->sb, q = p->q, shift = p->shift;
+  const int32_t zy = p->zy, lo = p->lo, hi = p->hi;
+  int32_t i, ca = 0, cb = 0;
+  if (n <= 0) return;
+  if (shift == MLIP_REQUANT_F32) { /* not a precondition's case; the reference takes it */
+    mlip_kq8_add_ref(p, n, a, as, b, bs, y);
+    return;
+  }
+  if (!as) ca = mlip_kq8_add_in_dsp((int32_t)(pa[0] ^ flip) - za, qa, sa);
+  if (!bs) cb = mlip_kq8_add_in_dsp((int32_t)(pb[0] ^ flip) - zb, qb, sb);
+  for (i = 0; i < n; ++i) {
+    const int32_t va = as ? mlip_kq8_add_in_dsp((int32_t)(pa[i] ^ flip) - za, qa, sa) : ca;
+    const int32_t vb = bs ? mlip_kq8_add_in_dsp((int32_t)(pb[i] ^ flip) - zb, qb, sb) : cb;
+    const int32_t s = va + vb;
+    int32_t v;
+    if (shift > 0) {
+      v = mlip_kq8_requant_dsp(s, q, shift, zy, lo, hi);
+    } else {
+      v = mlip_kq8_smmulr(2 * s, q);
+      if (shift < 0) v = mlip_kq8_rshift_dsp(v, shift);
+      v = __qadd(v, zy);
+      v = v < lo ? lo : (v > hi ? hi : v);
+    }
+    py[i] = (uint8_t)v;
+  }
+}
+
+#define MLIP_KQ8_ADD_DSP(X) X(mlip_kq8_add_dsp, "dsp")
+
+/* mlip/kq8.h's QLinearGlobalAveragePool: a plane's bytes four at a time,
+ * USADA8 against 0 adding the word's four unsigned bytes to the sum (an
+ * int8 byte XORed with 0x80 first: its value plus 128), the tail byte by
+ * byte; then the sum less size * (zx, plus 128 for int8) (the reference's
+ * sum of x - zx, computed modulo 2^32, exact because that sum is inside
+ * int32) and the scalar requantization. */
+static inline void mlip_kq8_gap_dsp(int32_t planes, int32_t size, const void* x, int32_t u8, int32_t zx, int32_t q,
+                                    int32_t shift, int32_t zy, int32_t lo, int32_t hi, void* y) {
+  const uint8_t* px = (const uint8_t*)x;
+  const uint32_t flip = u8 ? 0u : 0x80u, flip4 = flip * 0x01010101u;
+  const uint32_t off = (uint32_t)size * (uint32_t)(zx + (u8 ? 0 : 128));
+  int32_t p, i;
+  for (p = 0; p < planes; ++p, px += size) {
+    uint32_t sum = 0;
+    for (i = 0; i + 4 <= size; i += 4) sum = __usada8(mlip_kq8_word(px + i) ^ flip4, 0u, sum);
+    for (; i < size; ++i) sum += (uint32_t)(px[i] ^ flip);
+    ((uint8_t*)y)[p] = (uint8_t)mlip_requantize((int32_t)(sum - off), q, shift, zy, lo, hi);
+  }
+}
+
+#define MLIP_KQ8_GAP_DSP(X) X(mlip_kq8_gap_dsp, "dsp")
 
 #endif /* MLIP_KQ8_DSP_H_ */

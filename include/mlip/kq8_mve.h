@@ -14,9 +14,8 @@
 #include <arm_mve.h>
 #include <stdint.h>
 
-/* mlip_requantize on four lanes with one (q, shift). */
-static inline int32x4_t mlip_kq8_requant_mve(int32x4_t v, int32_t q, int32_t shift, int32_t zy, int32_t lo,
-                                             int32_t hi) {
+/* mlip_multiply_by_quantized_multiplier on four lanes with one (q, shift). */
+static inline int32x4_t mlip_kq8_mulq_mve(int32x4_t v, int32_t q, int32_t shift) {
   /* VQSHL saturates to int32 as the reference's x * 2^shift does. */
   if (shift > 0) v = vqshlq_r_s32(v, shift);
   /* VQRDMULH is (2 v q + 2^31) >> 32 = floor((v q + 2^30) / 2^31), which is
@@ -26,6 +25,13 @@ static inline int32x4_t mlip_kq8_requant_mve(int32x4_t v, int32_t q, int32_t shi
   /* VRSHL by -e rounds half up; a negative v less 1 (saturating: -2^31
    * stays, and is exact) makes its ties go down, away from zero. */
   if (shift < 0) v = vrshlq_n_s32(vqaddq_s32(v, vshrq_n_s32(v, 31)), shift);
+  return v;
+}
+
+/* mlip_requantize on four lanes with one (q, shift). */
+static inline int32x4_t mlip_kq8_requant_mve(int32x4_t v, int32_t q, int32_t shift, int32_t zy, int32_t lo,
+                                             int32_t hi) {
+  v = mlip_kq8_mulq_mve(v, q, shift);
   /* The zero point with saturation: the clamp below gives what the
    * reference's int64 sum gives. */
   v = vqaddq_n_s32(v, zy);
@@ -68,6 +74,33 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
       /* Whole vectors unpredicated (no VEOR when flip is 0: the gather
        * has XORed the bytes), then the tail. */
       if (flip == 0) {
+#if defined(__GNUC__) && !defined(__clang__)
+        /* The same loads and VMLADAVAs as the loop below, in assembly: GCC
+         * 12 keeps the five pointers and four sums of that loop in too few
+         * registers (it recomputes the pointers from a shared index and
+         * spills them), 26 instructions per 16 bytes where these take 11.
+         * "Te": the even registers VMLADAVA's sum must be in. */
+        int32_t nv = K >> 4;
+        k = K & 15;
+        if (nv > 0)
+          __asm__ volatile(
+              "1:\n\t"
+              "vldrb.8 q0, [%[pw]], #16\n\t"
+              "vldrb.8 q1, [%[p0]], #16\n\t"
+              "vmladava.s8 %[s0], q1, q0\n\t"
+              "vldrb.8 q2, [%[p1]], #16\n\t"
+              "vmladava.s8 %[s1], q2, q0\n\t"
+              "vldrb.8 q1, [%[p2]], #16\n\t"
+              "vmladava.s8 %[s2], q1, q0\n\t"
+              "vldrb.8 q2, [%[p3]], #16\n\t"
+              "vmladava.s8 %[s3], q2, q0\n\t"
+              "subs %[nv], %[nv], #1\n\t"
+              "bne 1b"
+              : [s0] "+Te"(s0), [s1] "+Te"(s1), [s2] "+Te"(s2), [s3] "+Te"(s3), [p0] "+r"(p0), [p1] "+r"(p1),
+                [p2] "+r"(p2), [p3] "+r"(p3), [pw] "+r"(pw), [nv] "+r"(nv)
+              :
+              : "q0", "q1", "q2", "memory", "cc");
+#else
         for (k = K; k >= 16; k -= 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16, pw += 16) {
           const int8x16_t wv = vldrbq_s8(pw);
           s0 = vmladavaq_s8(s0, vldrbq_s8((const int8_t*)p0), wv);
@@ -75,6 +108,7 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
           s2 = vmladavaq_s8(s2, vldrbq_s8((const int8_t*)p2), wv);
           s3 = vmladavaq_s8(s3, vldrbq_s8((const int8_t*)p3), wv);
         }
+#endif
       } else {
         for (k = K; k >= 16; k -= 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16, pw += 16) {
           const int8x16_t wv = vldrbq_s8(pw);
@@ -158,5 +192,97 @@ static inline void mlip_kq8_dw_mve(const mlip_kq8_conv_t* d, const uint8_t* plan
 }
 
 #define MLIP_KQ8_DW_MVE(X) X(mlip_kq8_dw_mve, "mve")
+
+/* mlip/kq8.h's QLinearAdd: four outputs per vector, each input's bytes
+ * widened to int32 lanes by one load (VLDRB.U32; an int8 byte u is the
+ * value (u ^ 0x80) - 128, so one VEOR and the zero point plus 128 make the
+ * value less its zero point for either type), scaled by 2^20 (exact: at
+ * most 255 * 2^20) and by the input's (q, shift), the two added (no
+ * overflow: each at most 2^28 in magnitude), requantized and stored by a
+ * narrowing store; the run's tail by predication. The scalings are
+ * mlip_kq8_mulq_mve's steps without its branches (every shift here is in
+ * [-31, 0]: VRSHL by 0 changes nothing, and the tie fix is masked off by
+ * `tie`, all zeros, when the shift is 0), the parameters held in registers
+ * for the loop; an output with a left shift (never made: its multiplier
+ * would be 1 or more) takes the reference. A broadcast input (stride 0) is
+ * scaled once, by the reference's scalar arithmetic. */
+static inline int32x4_t mlip_kq8_mulq_le0_mve(int32x4_t v, int32_t q, int32_t shift, int32x4_t tie) {
+  v = vqrdmulhq_n_s32(v, q);
+  return vrshlq_n_s32(vqaddq_s32(v, vandq_s32(vshrq_n_s32(v, 31), tie)), shift);
+}
+
+static inline int32x4_t mlip_kq8_add_in_mve(const uint8_t* x, mve_pred16_t in, uint32x4_t flip, int32_t z, int32_t q,
+                                            int32_t s, int32x4_t tie) {
+  const int32x4_t v = vreinterpretq_s32_u32(veorq_u32(vldrbq_z_u32(x, in), flip));
+  return mlip_kq8_mulq_le0_mve(vshlq_n_s32(vsubq_n_s32(v, z), MLIP_QADD_LEFT_SHIFT), q, s, tie);
+}
+
+static inline void mlip_kq8_add_mve(const mlip_kq8_add_t* p, int32_t n, const void* a, int32_t as, const void* b,
+                                    int32_t bs, void* y) {
+  if (n <= 0) return;
+  if (p->shift > 0) { /* a left shift (MLIP_REQUANT_F32 too): the reference */
+    mlip_kq8_add_ref(p, n, a, as, b, bs, y);
+    return;
+  }
+  const uint8_t *pa = (const uint8_t*)a, *pb = (const uint8_t*)b;
+  int8_t* py = (int8_t*)y;
+  const uint32x4_t flip = vdupq_n_u32(p->u8 ? 0u : 0x80u);
+  const int32_t za = p->za + (p->u8 ? 0 : 128), zb = p->zb + (p->u8 ? 0 : 128);
+  const int32_t qa = p->qa, sa = p->sa, qb = p->qb, sb = p->sb, q = p->q, shift = p->shift, zy = p->zy;
+  const int32x4_t ta = vdupq_n_s32(sa < 0 ? -1 : 0), tb = vdupq_n_s32(sb < 0 ? -1 : 0);
+  const int32x4_t ty = vdupq_n_s32(shift < 0 ? -1 : 0), lo = vdupq_n_s32(p->lo), hi = vdupq_n_s32(p->hi);
+  const int32x4_t ca = vdupq_n_s32(mlip_multiply_by_quantized_multiplier(
+      (mlip_kq8_value(a, 0, p->u8) - p->za) * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qa, sa));
+  const int32x4_t cb = vdupq_n_s32(mlip_multiply_by_quantized_multiplier(
+      (mlip_kq8_value(b, 0, p->u8) - p->zb) * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qb, sb));
+  int32_t i;
+/* The output's requantization of the sum v (mlip_kq8_requant_mve's steps). */
+#define MLIP_KQ8_ADD_OUT_(v) \
+  vminq_s32(vmaxq_s32(vqaddq_n_s32(mlip_kq8_mulq_le0_mve(v, q, shift, ty), zy), lo), hi)
+  if (as && bs) { /* the common case: both inputs step along the run */
+    for (i = 0; i < n; i += 4) {
+      const mve_pred16_t in = vctp32q((uint32_t)(n - i));
+      const int32x4_t va = mlip_kq8_add_in_mve(pa + i, in, flip, za, qa, sa, ta);
+      const int32x4_t vb = mlip_kq8_add_in_mve(pb + i, in, flip, zb, qb, sb, tb);
+      vstrbq_p_s32(py + i, MLIP_KQ8_ADD_OUT_(vaddq_s32(va, vb)), in);
+    }
+    return;
+  }
+  for (i = 0; i < n; i += 4) {
+    const mve_pred16_t in = vctp32q((uint32_t)(n - i));
+    const int32x4_t va = as ? mlip_kq8_add_in_mve(pa + i, in, flip, za, qa, sa, ta) : ca;
+    const int32x4_t vb = bs ? mlip_kq8_add_in_mve(pb + i, in, flip, zb, qb, sb, tb) : cb;
+    vstrbq_p_s32(py + i, MLIP_KQ8_ADD_OUT_(vaddq_s32(va, vb)), in);
+  }
+#undef MLIP_KQ8_ADD_OUT_
+}
+
+#define MLIP_KQ8_ADD_MVE(X) X(mlip_kq8_add_mve, "mve")
+
+/* mlip/kq8.h's QLinearGlobalAveragePool: a plane's bytes 16 at a time, each
+ * vector added across into the sum by VADDVA (.S8 or .U8: the bytes' own
+ * values), the plane's tail by predication; then the sum less size * zx
+ * (the same integer as the reference's sum of x - zx; computed modulo 2^32,
+ * exact because that sum is inside int32) and the scalar requantization. */
+static inline void mlip_kq8_gap_mve(int32_t planes, int32_t size, const void* x, int32_t u8, int32_t zx, int32_t q,
+                                    int32_t shift, int32_t zy, int32_t lo, int32_t hi, void* y) {
+  const uint8_t* px = (const uint8_t*)x;
+  const uint32_t off = (uint32_t)size * (uint32_t)zx;
+  int32_t p, i;
+  for (p = 0; p < planes; ++p, px += size) {
+    uint32_t sum = 0;
+    if (u8) {
+      for (i = 0; i < size; i += 16) sum = vaddvaq_p_u8(sum, vldrbq_z_u8(px + i, vctp8q((uint32_t)(size - i))), vctp8q((uint32_t)(size - i)));
+    } else {
+      int32_t ss = 0;
+      for (i = 0; i < size; i += 16)
+        ss = vaddvaq_p_s8(ss, vldrbq_z_s8((const int8_t*)px + i, vctp8q((uint32_t)(size - i))), vctp8q((uint32_t)(size - i)));
+      sum = (uint32_t)ss;
+    }
+    ((uint8_t*)y)[p] = (uint8_t)mlip_requantize((int32_t)(sum - off), q, shift, zy, lo, hi);
+  }
+}
+
+#define MLIP_KQ8_GAP_MVE(X) X(mlip_kq8_gap_mve, "mve")
 
 #endif /* MLIP_KQ8_MVE_H_ */

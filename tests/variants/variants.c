@@ -131,6 +131,13 @@ static void pick_requant(rng_t* r, int32_t* q, int32_t* shift) {
   *shift = chance(r, 70) ? pick(r, -14, 0) : chance(r, 50) ? pick(r, -31, -15) : pick(r, 1, 30);
 }
 
+/* A Q31 multiplier as the compiler makes them: 0 (rarely), 2^30, 2^31 - 1
+ * or any in between. */
+static int32_t kind_q(rng_t* r) {
+  const int kind = pick(r, 0, 19);
+  return kind == 0 ? 0 : kind == 1 ? 1073741824 : kind == 2 ? 2147483647 : pick(r, 1073741824, 2147483647);
+}
+
 /* The output's zero point and clamp: int8 or uint8 ranges, or a fused
  * Relu/Clip's narrower one; rarely any int32 values (lo <= hi). */
 static void pick_output(rng_t* r, int32_t* zy, int32_t* lo, int32_t* hi) {
@@ -456,6 +463,299 @@ static int run_kq8_dw(uint32_t cases, uint32_t seed) {
   return 0;
 }
 
+/* ---- kernel MLIP_KQ8_ADD (mlip/kq8.h) ----------------------------------- */
+
+typedef struct {
+  mlip_kq8_add_fn fn;
+  const char* name;
+} add_variant_t;
+
+#define VARIANT_ENTRY(f, n) {f, n},
+static const add_variant_t add_variants[] = {MLIP_KQ8_ADD_VARIANTS(VARIANT_ENTRY){0, 0}};
+#undef VARIANT_ENTRY
+
+/* A QLinearAdd case: y [N, C, H, W] = A + B, each of A and B broadcast on
+ * any of the four axes (size 1 there), batch up to 3, channel and row
+ * counts that are not multiples of 4 or 16, int8 or uint8 with zero points
+ * -128 / 128 or others, the inputs' multipliers as ops::add_requant makes
+ * them (the larger scale's exactly 1/2: (2^30, 0); the other at most 1/2),
+ * every output (q, shift), and scales under which one unit of the sum or a
+ * tie in an input's rounding changes the output; sometimes in place (y on
+ * A's bytes). As the
+ * generated code calls it (templates/kernels/qlinear_add.c): one run per
+ * row of W, A and B stepping by 1 or 0 along it. The definition: per
+ * element mlip_qadd_sum and mlip_requantize. */
+static int add_case(rng_t* r, uint32_t seed, uint32_t index) {
+  mlip_kq8_add_t p;
+  int32_t out[4], ia[4], ib[4], sa_[3], sb_[3], i, a4, n, c, h, w, total;
+  const int in_place = chance(r, 20);
+  const add_variant_t* v;
+  int variant;
+  do {
+    for (a4 = 0; a4 < 4; ++a4) {
+      out[a4] = a4 == 0 ? pick(r, 1, 3) : a4 == 1 ? pick(r, 1, 19) : a4 == 2 ? pick(r, 1, 5) : pick(r, 1, 37);
+      ia[a4] = in_place || chance(r, 70) ? out[a4] : 1;
+      ib[a4] = chance(r, 70) ? out[a4] : 1;
+    }
+    total = out[0] * out[1] * out[2] * out[3];
+  } while (total > YMAX);
+  /* Strides of the outer axes: the row-major strides of A's and B's own shapes. */
+  sa_[2] = ia[2] > 1 ? ia[3] : 0;
+  sa_[1] = ia[1] > 1 ? ia[2] * ia[3] : 0;
+  sa_[0] = ia[0] > 1 ? ia[1] * ia[2] * ia[3] : 0;
+  sb_[2] = ib[2] > 1 ? ib[3] : 0;
+  sb_[1] = ib[1] > 1 ? ib[2] * ib[3] : 0;
+  sb_[0] = ib[0] > 1 ? ib[1] * ib[2] * ib[3] : 0;
+  p.u8 = chance(r, 50);
+  p.za = p.u8 ? (chance(r, 50) ? 128 : pick(r, 0, 255)) : (chance(r, 50) ? -128 : pick(r, -128, 127));
+  p.zb = p.u8 ? (chance(r, 50) ? 128 : pick(r, 0, 255)) : (chance(r, 50) ? -128 : pick(r, -128, 127));
+  {
+    const int larger_a = chance(r, 50);
+    int32_t q, sh;
+    q = kind_q(r);
+    sh = chance(r, 80) ? pick(r, -4, 0) : pick(r, -31, 0);
+    if (q == 1073741824 && sh == 0 && chance(r, 50)) sh = -1;
+    p.qa = larger_a ? 1073741824 : q;
+    p.sa = larger_a ? 0 : sh;
+    p.qb = larger_a ? q : 1073741824;
+    p.sb = larger_a ? sh : 0;
+    if (chance(r, 10)) { /* equal scales */
+      p.qa = p.qb = 1073741824;
+      p.sa = p.sb = 0;
+    }
+  }
+  p.q = kind_q(r);
+  p.shift = chance(r, 80) ? pick(r, -24, -12) : chance(r, 70) ? pick(r, -31, 0) : pick(r, 1, 30);
+  if (chance(r, 30)) {
+    /* Sums small enough that the output sees their last bit, and ties in
+     * the inputs' rounding shifts (a multiplier of 1/2 and a shift near
+     * -20 halve d: a tie for every odd d), which real layers' scales hide. */
+    p.qa = chance(r, 60) ? 1073741824 : kind_q(r);
+    p.sa = pick(r, -21, -19);
+    p.qb = chance(r, 60) ? 1073741824 : kind_q(r);
+    p.sb = pick(r, -21, -19);
+    p.q = chance(r, 50) ? 1073741824 : kind_q(r);
+    p.shift = pick(r, -2, 1);
+  }
+  pick_output(r, &p.zy, &p.lo, &p.hi);
+  for (i = 0; i < ia[0] * ia[1] * ia[2] * ia[3]; ++i) x_[i] = (uint8_t)(chance(r, 5) ? (chance(r, 50) ? 0 : 255) : pick(r, 0, 255));
+  for (i = 0; i < ib[0] * ib[1] * ib[2] * ib[3]; ++i)
+    scratch_[i] = (uint8_t)(chance(r, 5) ? (chance(r, 50) ? 0x80 : 0x7F) : pick(r, 0, 255));
+  /* The definition. */
+  for (n = 0, i = 0; n < out[0]; ++n)
+    for (c = 0; c < out[1]; ++c)
+      for (h = 0; h < out[2]; ++h)
+        for (w = 0; w < out[3]; ++w, ++i) {
+          const int32_t oa = n * sa_[0] + c * sa_[1] + h * sa_[2] + w * (ia[3] > 1);
+          const int32_t ob = n * sb_[0] + c * sb_[1] + h * sb_[2] + w * (ib[3] > 1);
+          const int32_t s = mlip_qadd_sum(mlip_kq8_value(x_, oa, p.u8) - p.za, p.qa, p.sa,
+                                          mlip_kq8_value(scratch_, ob, p.u8) - p.zb, p.qb, p.sb);
+          y_direct_[i] = (uint8_t)mlip_requantize(s, p.q, p.shift, p.zy, p.lo, p.hi);
+        }
+  /* The reference (-1), then every variant, as the template calls them. */
+  for (variant = -1, v = add_variants; variant < 0 || v->fn; ++variant) {
+    const mlip_kq8_add_fn fn = variant < 0 ? mlip_kq8_add_ref : v->fn;
+    const char* name = variant < 0 ? "ref" : v->name;
+    uint8_t* y = y_var_;
+    const uint8_t* xa = x_;
+    memset(y_var_, 0xA5, sizeof y_var_);
+    if (in_place) { /* A has y's shape: y takes A's bytes */
+      memcpy(y_var_, x_, (size_t)total);
+      xa = y_var_;
+    }
+    for (n = 0; n < out[0]; ++n)
+      for (c = 0; c < out[1]; ++c)
+        for (h = 0; h < out[2]; ++h) {
+          const int32_t row = ((n * out[1] + c) * out[2] + h) * out[3];
+          fn(&p, out[3], xa + n * sa_[0] + c * sa_[1] + h * sa_[2], ia[3] > 1, scratch_ + n * sb_[0] + c * sb_[1] + h * sb_[2],
+             ib[3] > 1, y + row);
+        }
+    {
+      const int at = first_difference(y_direct_, y, total);
+      if (at >= 0) {
+        fail_head("MLIP_KQ8_ADD", name, variant < 0 ? "add vs its definition" : "add", seed, index);
+        out_kv("out", ((out[0] * 100 + out[1]) * 100 + out[2]) * 100 + out[3]);
+        out_kv("a", ((ia[0] * 100 + ia[1]) * 100 + ia[2]) * 100 + ia[3]);
+        out_kv("b", ((ib[0] * 100 + ib[1]) * 100 + ib[2]) * 100 + ib[3]);
+        out_kv("u8", p.u8);
+        out_kv("in_place", in_place);
+        out_kv("byte", at);
+        out_kv("want", y_direct_[at]);
+        out_kv("got", y[at]);
+        out_end();
+        return 1;
+      }
+    }
+    if (variant >= 0) ++v;
+  }
+  return 0;
+}
+
+static int run_kq8_add(uint32_t cases, uint32_t seed) {
+  rng_t r;
+  uint32_t i;
+  const add_variant_t* v;
+  r.s = 0xA0761D6478BD642FULL ^ ((uint64_t)seed << 1 | 1u);
+  for (i = 0; i < 2 * cases; ++i)
+    if (add_case(&r, seed, i)) return 1;
+  out_s("kernel MLIP_KQ8_ADD dispatch ");
+  out_s(MLIP_KQ8_ADD_NAME);
+  out_s(" variants");
+  for (v = add_variants; v->fn; ++v) {
+    out_s(" ");
+    out_s(v->name);
+  }
+  out_s(" cases ");
+  out_i((int64_t)cases * 2);
+  out_s(" same");
+  out_end();
+  return 0;
+}
+
+/* ---- kernel MLIP_KQ8_GAP (mlip/kq8.h) ----------------------------------- */
+
+typedef struct {
+  mlip_kq8_gap_fn fn;
+  const char* name;
+} gap_variant_t;
+
+#define VARIANT_ENTRY(f, n) {f, n},
+static const gap_variant_t gap_variants[] = {MLIP_KQ8_GAP_VARIANTS(VARIANT_ENTRY){0, 0}};
+#undef VARIANT_ENTRY
+
+/* A QLinearGlobalAveragePool case: N * C planes (batch up to 3) of sizes
+ * that are not multiples of 4 or 16 (1 to 300 bytes; 16 * k too), int8 or
+ * uint8 over their whole ranges with zero points -128 / 128 or others,
+ * every requantization of either arithmetic. */
+static int gap_case(rng_t* r, uint32_t seed, uint32_t index) {
+  const int32_t planes = pick(r, 1, 3) * pick(r, 1, 20), size = chance(r, 25) ? 16 * pick(r, 1, 6) : pick(r, 1, 300);
+  const int32_t u8 = chance(r, 50);
+  const int32_t zx = u8 ? (chance(r, 50) ? 128 : pick(r, 0, 255)) : (chance(r, 50) ? -128 : pick(r, -128, 127));
+  int32_t q, shift, zy, lo, hi, i;
+  const gap_variant_t* v;
+  if (planes * size > XMAX) return 0;
+  pick_requant(r, &q, &shift);
+  pick_output(r, &zy, &lo, &hi);
+  for (i = 0; i < planes * size; ++i) x_[i] = (uint8_t)(chance(r, 5) ? (chance(r, 50) ? 0 : 255) : pick(r, 0, 255));
+  memset(y_ref_, 0xA5, sizeof y_ref_);
+  mlip_kq8_gap_ref(planes, size, x_, u8, zx, q, shift, zy, lo, hi, y_ref_);
+  for (v = gap_variants; v->fn; ++v) {
+    int at;
+    memset(y_var_, 0xA5, sizeof y_var_);
+    v->fn(planes, size, x_, u8, zx, q, shift, zy, lo, hi, y_var_);
+    at = first_difference(y_ref_, y_var_, planes);
+    if (at >= 0) {
+      fail_head("MLIP_KQ8_GAP", v->name, "global average pool", seed, index);
+      out_kv("planes", planes);
+      out_kv("size", size);
+      out_kv("u8", u8);
+      out_kv("zx", zx);
+      out_kv("byte", at);
+      out_kv("want", y_ref_[at]);
+      out_kv("got", y_var_[at]);
+      out_end();
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int run_kq8_gap(uint32_t cases, uint32_t seed) {
+  rng_t r;
+  uint32_t i;
+  const gap_variant_t* v;
+  for (ort_ = 0; ort_ <= 1; ++ort_) {
+    r.s = 0x8EBC6AF09C88C6E3ULL ^ ((uint64_t)seed << 1 | 1u) ^ (uint64_t)ort_ << 40;
+    for (i = 0; i < cases; ++i)
+      if (gap_case(&r, seed, i)) return 1;
+  }
+  ort_ = 0;
+  out_s("kernel MLIP_KQ8_GAP dispatch ");
+  out_s(MLIP_KQ8_GAP_NAME);
+  out_s(" variants");
+  for (v = gap_variants; v->fn; ++v) {
+    out_s(" ");
+    out_s(v->name);
+  }
+  out_s(" cases ");
+  out_i((int64_t)cases * 2);
+  out_s(" same");
+  out_end();
+  return 0;
+}
+
+/* ---- the DSP variants' 32-bit requantization (mlip/kq8_dsp.h) ------------ */
+
+#if MLIP_HAVE_DSP
+/* mlip_kq8_requant_dsp against mlip_requantize, and mlip_kq8_rshift_dsp and
+ * the SMMULR form of QLinearAdd's input scaling (mlip_kq8_add_in_dsp)
+ * against mlip/requant.h's steps: accumulators at and near the int32 limits
+ * (INT32_MIN, where the reference's doubling high multiply saturates only
+ * for q = INT32_MIN, never made) and at +-2^30 (where doubling leaves int32),
+ * every shift in [-31, 30], multipliers 0, 2^30, 2^31 - 1 and random; every
+ * d in [-255, 255] for the SMMULR form. */
+static int32_t edge_acc(rng_t* r) {
+  static const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 1073741824, 1073741823,
+                                  -1073741824, -1073741825, 0, 1, -1, 2, -2};
+  const int k = pick(r, 0, 9);
+  if (k < 3) return edges[pick(r, 0, (int32_t)(sizeof edges / sizeof edges[0]) - 1)];
+  if (k < 6) return (int32_t)rnd(r);
+  return pick(r, -70000, 70000) << pick(r, 0, 14);
+}
+
+static int run_requant_dsp(uint32_t cases, uint32_t seed) {
+  rng_t r;
+  uint32_t i;
+  int32_t shift, d;
+  r.s = 0xE7037ED1A0B428DBULL ^ ((uint64_t)seed << 1 | 1u);
+  for (i = 0; i < 2 * cases; ++i)
+    for (shift = MLIP_REQUANT_MIN_SHIFT; shift <= MLIP_REQUANT_MAX_SHIFT; ++shift) {
+      const int32_t acc = edge_acc(&r), q = kind_q(&r);
+      int32_t zy, lo, hi, want, got;
+      pick_output(&r, &zy, &lo, &hi);
+      want = mlip_requantize(acc, q, shift, zy, lo, hi);
+      got = mlip_kq8_requant_dsp(acc, q, shift, zy, lo, hi);
+      if (want == got && shift < 0 && acc != INT32_MIN && acc != INT32_MAX) { /* rshift's precondition */
+        want = mlip_rounding_shift_right(acc, -shift);
+        got = mlip_kq8_rshift_dsp(acc, shift);
+      }
+      if (want != got) {
+        fail_head("MLIP_KQ8_REQUANT_DSP", "dsp", "requantization", seed, i);
+        out_kv("acc", acc);
+        out_kv("q", q);
+        out_kv("shift", shift);
+        out_kv("want", want);
+        out_kv("got", got);
+        out_end();
+        return 1;
+      }
+    }
+  for (i = 0; i < cases / 50 + 1; ++i)
+    for (shift = -31; shift <= 0; ++shift) {
+      const int32_t q = kind_q(&r);
+      for (d = -255; d <= 255; ++d) {
+        const int32_t want = mlip_multiply_by_quantized_multiplier(d * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), q, shift);
+        const int32_t got = mlip_kq8_add_in_dsp(d, q, shift);
+        if (want != got) {
+          fail_head("MLIP_KQ8_REQUANT_DSP", "dsp", "SMMULR input scaling", seed, i);
+          out_kv("d", d);
+          out_kv("q", q);
+          out_kv("shift", shift);
+          out_kv("want", want);
+          out_kv("got", got);
+          out_end();
+          return 1;
+        }
+      }
+    }
+  out_s("kernel MLIP_KQ8_REQUANT_DSP (mlip_kq8_requant_dsp, mlip_kq8_rshift_dsp, mlip_kq8_add_in_dsp) cases ");
+  out_i((int64_t)cases * 2 * 62 + ((int64_t)cases / 50 + 1) * 32 * 511);
+  out_s(" same");
+  out_end();
+  return 0;
+}
+#endif
+
 /* ---- the registry: every kernel with variants ---------------------------- */
 
 typedef struct {
@@ -466,6 +766,11 @@ typedef struct {
 static const kernel_test_t kernels[] = {
     {"MLIP_KQ8_GEMM", run_kq8_gemm},
     {"MLIP_KQ8_DW", run_kq8_dw},
+    {"MLIP_KQ8_ADD", run_kq8_add},
+    {"MLIP_KQ8_GAP", run_kq8_gap},
+#if MLIP_HAVE_DSP
+    {"MLIP_KQ8_REQUANT_DSP", run_requant_dsp},
+#endif
 };
 
 int variants_main(uint32_t cases, uint32_t seed) {

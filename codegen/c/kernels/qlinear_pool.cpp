@@ -1,5 +1,6 @@
 // QLinearGlobalAveragePool (NCHW): per plane an int32 sum of x - zx, one
-// requantization by x_scale / (y_scale * plane size), baked in.
+// requantization by x_scale / (y_scale * plane size), baked in; on
+// mlip/kq8.h's mlip_kq8_gap (Helium and DSP variants).
 // QLinearAveragePool: AveragePool's loops on integers, one baked (q, shift)
 // per window count. mlipc.QLinearLookup: the table lookup.
 #include <fmt/format.h>
@@ -35,7 +36,9 @@ void prepare_QLinearGlobalAveragePool(const Graph& g, const Node& n, KernelSpec&
   spec.set("SHIFT", c_int(r.shift));
   spec.set("LO", c_int(ops::quant_min(t)));
   spec.set("HI", c_int(ops::quant_max(t)));
+  spec.set("U8", t == DType::UInt8 ? 1 : 0);
   spec.includes.push_back("mlip/requant.h");
+  spec.includes.push_back("mlip/kq8.h");
 }
 
 void prepare_QLinearAveragePool(const Graph& g, const Node& n, KernelSpec& spec) {
