@@ -111,8 +111,8 @@ data model_section(const InspectModel& m, const std::string& heading, const Repo
   std::string note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included).", drawn);
   // A mesh stage's metadata counts the whole model's nodes.
   if (heading.empty() && m.onnx_node_count > drawn)
-    note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included); the model has {}: {} more were "
-                       "folded at compile time (constants, shape arithmetic, identities){}.",
+    note = fmt::format("{} ONNX nodes drawn, the nodes that run (views included); of the model's {}, {} folded "
+                       "at compile time (constants, shape arithmetic, identities){}.",
                        drawn, m.onnx_node_count, m.onnx_node_count - drawn,
                        m.onnx_node_names.empty() ? "" : ", shown under \"Folded at compile time\"");
   if (m.has_mlip) note += " Inside an MLIP region the arrows follow the command order.";
