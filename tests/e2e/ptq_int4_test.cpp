@@ -24,6 +24,7 @@
 #include "io/npz.h"
 #include "ops/evaluator.h"
 #include "support/file_util.h"
+#include "digits_ptq.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 #include "testlib/tensors.h"
@@ -35,20 +36,11 @@ namespace {
 
 const fs::path kData = fs::path(MLIPC_TEST_DATA);
 
-fs::path digits_model() { return fs::path(MLIPC_EXAMPLES) / "digits" / "model.onnx"; }
+using digits_ptq::digits_model;
+using digits_ptq::sample;
 
 host::HostModel build(const driver::CompileResult& r, const std::string& tag) {
-  const fs::path tar = scratch_dir() / fmt::format("ptq_int4_{}.tar", tag);
-  driver::write_tarball(r, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
-  return host::HostModel::build(tar, bo);
-}
-
-TensorData sample(const TensorData& all, int64_t i, const Shape& shape) {
-  const size_t bytes = static_cast<size_t>(numel(shape)) * dtype_size(all.dtype());
-  std::vector<uint8_t> b(all.raw() + static_cast<size_t>(i) * bytes, all.raw() + static_cast<size_t>(i + 1) * bytes);
-  return TensorData(all.dtype(), shape, std::move(b));
+  return digits_ptq::build_program(r, "ptq_int4_" + tag);
 }
 
 driver::CompileOptions options(const std::string& target, const fs::path& calibration, int bits) {
@@ -61,22 +53,8 @@ driver::CompileOptions options(const std::string& target, const fs::path& calibr
   return o;
 }
 
-size_t argmax(const std::vector<double>& v) {
-  return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
-}
-
-// The digits build's outputs on the 397 test images, and its correct answers.
 int digits_correct(const driver::CompileResult& r, const std::string& tag, std::vector<TensorData>* outputs) {
-  const io::NamedTensors data = io::read_npz(kData / "ptq" / "digits_test397.npz");
-  const std::vector<int64_t> labels = data[1].second.as_int64();
-  host::HostModel m = build(r, tag);
-  int correct = 0;
-  for (int64_t i = 0; i < 397; ++i) {
-    TensorData out = m.run({{"Input3", sample(data[0].second, i, {1, 1, 28, 28})}}).outputs[0].second;
-    correct += static_cast<int64_t>(argmax(out.as_double())) == labels[static_cast<size_t>(i)];
-    if (outputs) outputs->push_back(std::move(out));
-  }
-  return correct;
+  return digits_ptq::digits_correct(r, "ptq_int4_" + tag, outputs);
 }
 
 size_t four_bit_layers(const driver::CompileResult& r) {

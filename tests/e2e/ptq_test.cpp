@@ -35,6 +35,7 @@
 #include "ops/evaluator.h"
 #include "ptq/calibration.h"
 #include "mlf/archive.h"
+#include "digits_ptq.h"
 #include "models.h"
 #include "support/file_util.h"
 #include "support/process.h"
@@ -50,21 +51,12 @@ namespace {
 
 const fs::path kData = fs::path(MLIPC_TEST_DATA);
 
-fs::path digits_model() { return fs::path(MLIPC_EXAMPLES) / "digits" / "model.onnx"; }
+using digits_ptq::digits_correct;
+using digits_ptq::digits_model;
+using digits_ptq::sample;
 
 host::HostModel build(const driver::CompileResult& r, const std::string& tag) {
-  const fs::path tar = scratch_dir() / fmt::format("ptq_{}.tar", tag);
-  driver::write_tarball(r, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
-  return host::HostModel::build(tar, bo);
-}
-
-// Sample i of a [N, ...] array, as the input shape `shape`.
-TensorData sample(const TensorData& all, int64_t i, const Shape& shape) {
-  const size_t bytes = static_cast<size_t>(numel(shape)) * dtype_size(all.dtype());
-  std::vector<uint8_t> b(all.raw() + static_cast<size_t>(i) * bytes, all.raw() + static_cast<size_t>(i + 1) * bytes);
-  return TensorData(all.dtype(), shape, std::move(b));
+  return digits_ptq::build_program(r, "ptq_" + tag);
 }
 
 size_t argmax(const std::vector<double>& v, size_t from, size_t n) {
@@ -79,21 +71,6 @@ driver::CompileOptions int8_options(const std::string& target, const fs::path& c
   else o.mlip.quantize = "int8";
   o.calibration = calibration;
   return o;
-}
-
-// Correct top-1 answers of a digits build on the 397 test images.
-int digits_correct(const driver::CompileResult& r, const std::string& tag) {
-  const io::NamedTensors data = io::read_npz(kData / "ptq" / "digits_test397.npz");
-  const TensorData& images = data[0].second;
-  const std::vector<int64_t> labels = data[1].second.as_int64();
-  EXPECT_EQ(images.shape(), (Shape{397, 1, 28, 28}));
-  host::HostModel m = build(r, tag);
-  int correct = 0;
-  for (int64_t i = 0; i < 397; ++i) {
-    const io::NamedTensors out = m.run({{"Input3", sample(images, i, {1, 1, 28, 28})}}).outputs;
-    correct += static_cast<int64_t>(argmax(out[0].second.as_double(), 0, 10)) == labels[static_cast<size_t>(i)];
-  }
-  return correct;
 }
 
 // The fp32 model's correct answers, by the reference evaluator (the
@@ -119,7 +96,7 @@ void expect_digits_accuracy(const std::string& target, calib::Method method = ca
   ASSERT_TRUE(r.quantization.has_value());
   EXPECT_EQ(r.quantization->samples, 200u);
   const std::string m(calib::method_name(method));
-  const int int8 = digits_correct(r, fmt::format("digits_int8_{}_{}", target == "c" ? "c" : "mrvl", m));
+  const int int8 = digits_correct(r, fmt::format("ptq_digits_int8_{}_{}", target == "c" ? "c" : "mrvl", m));
   size_t layers = 0;
   for (const auto& l : r.quantization->layers) layers += l.int8;
   fmt::print("digits on {}: fp32 {}/397 = {:.2f}%, int8 ({}, 200 calibration images, {} of {} layers int8) {}/397 = "
@@ -376,7 +353,7 @@ TEST(PtqMixedPrecision, LayersBelowTheThresholdAreFp16OnTheMlip) {
   EXPECT_EQ(dtype_of["/c2/Conv (Conv)"], "int8");
   EXPECT_EQ(dtype_of["/fc2/Gemm (Gemm)"], "fp16");
   EXPECT_EQ(dtype_of["/fc1/Gemm (Gemm)"], "int8");
-  const int correct = digits_correct(r, "digits_mixed_mrvl");
+  const int correct = digits_correct(r, "ptq_digits_mixed_mrvl");
   fmt::print("digits mixed precision on mrvl, c (min SQNR 46 dB): {}/397\n", correct);
   EXPECT_GE(correct, 384);
 }
