@@ -186,17 +186,8 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   ctx.add_const({l.weight_name, {m, kh, kw, cg}, shown});
   const std::vector<ops::Requant> rq =
       ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), ops::requant_mode(n.attrs));
-  std::vector<int64_t> bias(static_cast<size_t>(m), 0);
-  if (n.has_input(8)) bias = ctx.any_constant(n, 8).as_int64();
-  std::vector<uint32_t> rec;
-  for (int64_t o = 0; o < m; ++o) {
-    const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(o) : 0];
-    for (int64_t v : {bias[static_cast<size_t>(o)], static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)})
-      rec.push_back(static_cast<uint32_t>(v));
-  }
-  l.bias_offset = ctx.add_u32(rec);
-  l.bias_bytes = m * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
-  l.bias_name = n.has_input(8) ? g.value(n.inputs[8]).name : l.name + ":requant";
+  add_requant_records(ctx, l, rq, n.has_input(8) ? ctx.any_constant(n, 8).as_int64() : std::vector<int64_t>{}, m, m,
+                      n.has_input(8) ? g.value(n.inputs[8]).name : l.name + ":requant");
   const DType xt = g.value(n.inputs[0]).dtype, yt = g.value(n.outputs[0]).dtype;
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
   const int32_t zy = n.has_input(7) ? static_cast<int32_t>(ctx.any_constant(n, 7).as_int64()[0]) : 0;

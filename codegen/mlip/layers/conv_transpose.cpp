@@ -265,17 +265,8 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   const int64_t ocg = geo.w[1], M = geo.y[1];
   const std::vector<ops::Requant> rq =
       ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), ops::requant_mode(n.attrs));
-  std::vector<int64_t> bias(static_cast<size_t>(M), 0);
-  if (n.has_input(8)) bias = ctx.any_constant(n, 8).as_int64();
-  std::vector<uint32_t> rec;
-  for (int64_t m = 0; m < M; ++m) {
-    const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(m % ocg) : 0];
-    for (int64_t v : {bias[static_cast<size_t>(m)], static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)})
-      rec.push_back(static_cast<uint32_t>(v));
-  }
-  l.bias_offset = ctx.add_u32(rec);
-  l.bias_bytes = M * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
-  l.bias_name = n.has_input(8) ? g.value(n.inputs[8]).name : l.name + ":requant";
+  add_requant_records(ctx, l, rq, n.has_input(8) ? ctx.any_constant(n, 8).as_int64() : std::vector<int64_t>{}, M, ocg,
+                      n.has_input(8) ? g.value(n.inputs[8]).name : l.name + ":requant");
   const DType yt = g.value(n.outputs[0]).dtype;
   l.dtype = mlip_dtype(yt);
   p.x_zp = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;

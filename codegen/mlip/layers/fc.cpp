@@ -157,15 +157,7 @@ void lower_q8_common(LowerContext& ctx, const Node& n, int64_t o, int64_t k, con
   l.weight_bytes = o * k;
   l.weight_name = weight_name;
   ctx.add_const({l.weight_name, {o, k}, shown});
-  std::vector<uint32_t> rec;
-  for (int64_t oo = 0; oo < o; ++oo) {
-    const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(oo) : 0];
-    const int64_t b = bias.empty() ? 0 : bias[static_cast<size_t>(oo)];
-    for (int64_t v : {b, static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)}) rec.push_back(static_cast<uint32_t>(v));
-  }
-  l.bias_offset = ctx.add_u32(rec);
-  l.bias_bytes = o * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
-  l.bias_name = bias_name;
+  add_requant_records(ctx, l, rq, bias, o, o, bias_name);
   l.dtype = mlip_dtype(yt);
   l.params = FcQ8Params{zx, zy, lo, hi};
   l.output = ctx.output_tensor(n);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "mlip/kmath.h"
+#include "mlip/lower.h"
 #include "ops/op.h"
 
 namespace mlipc::mlip::layers {
@@ -89,6 +90,20 @@ std::string half_overflow_reason(const Graph& g, const Node& n) {
   std::vector<ValueId> data;
   for (size_t i : data_inputs(n)) data.push_back(n.inputs[i]);
   return half_constant_reason(g, data, false, -1);
+}
+
+void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
+                         const std::vector<int64_t>& bias, int64_t channels, int64_t period,
+                         const std::string& bias_name) {
+  std::vector<uint32_t> rec;
+  for (int64_t m = 0; m < channels; ++m) {
+    const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(m % period) : 0];
+    const int64_t b = bias.empty() ? 0 : bias[static_cast<size_t>(m)];
+    for (int64_t v : {b, static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)}) rec.push_back(static_cast<uint32_t>(v));
+  }
+  l.bias_offset = ctx.add_u32(rec);
+  l.bias_bytes = channels * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
+  l.bias_name = bias_name;
 }
 
 }  // namespace mlipc::mlip::layers

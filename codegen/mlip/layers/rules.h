@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ir/graph.h"
+#include "ops/quant.h"
 #include "ops/spatial.h"
 #include "mlip/region_ir.h"
 #include "mlip/layer_kind.h"
@@ -96,6 +97,14 @@ bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers
 // layers/conv2d.cpp: what passes/fold_qdq makes of a QDQ Gemm or MatMul):
 // "" or why n rows of k inputs cannot run, and the lowering.
 bool conv_is_dense(const Graph& g, const Node& n);
+// An int8 layer's bias table (docs/mlip-spec.md, requantization records):
+// per output channel m of `channels`, its int32 bias (0 where `bias` is
+// empty) and its requantization (q, shift): rq's only entry, or entry
+// m % period (per-channel scales; ConvTranspose's weight columns repeat
+// every M / group channels). Sets l's bias_offset, bias_bytes and bias_name.
+void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
+                         const std::vector<int64_t>& bias, int64_t channels, int64_t period,
+                         const std::string& bias_name);
 std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits);
 void lower_dense_conv_q8(LowerContext& ctx, const Node& n);
 // A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
