@@ -21,6 +21,7 @@
 #include "ops/quant.h"
 #include "passes/passes.h"
 #include "ptq/quantize.h"
+#include "small_cnn.h"
 #include "ptq/weight_scale.h"
 #include "frontend/onnx_import.h"
 #include "support/error.h"
@@ -109,28 +110,8 @@ TEST(Int4Weights, PackingIsLowNibbleFirstWithExponentsAfter) {
   }
 }
 
-Graph small_cnn() {
-  test::OnnxBuilder b;
-  b.input("x", DType::Float32, {1, 2, 6, 6});
-  b.initializer("w", test::random_tensor(DType::Float32, {4, 2, 3, 3}, 1));
-  b.initializer("b", test::random_tensor(DType::Float32, {4}, 2));
-  b.initializer("fw", test::random_tensor(DType::Float32, {5, 64}, 3));
-  b.initializer("fb", test::random_tensor(DType::Float32, {5}, 4));
-  b.node("Conv", {"x", "w", "b"}, {"c"}, {}, "conv");
-  b.node("Relu", {"c"}, {"r"}, {}, "relu");
-  b.node("Flatten", {"r"}, {"f"}, {}, "flatten");
-  b.node("Gemm", {"f", "fw", "fb"}, {"y"}, {{"transB", int64_t{1}}}, "fc");
-  b.output("y");
-  static int k = 0;
-  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("int4_{}.onnx", k++)));
-}
-
-std::vector<std::vector<TensorData>> samples(int n, uint32_t seed) {
-  std::vector<std::vector<TensorData>> s;
-  for (int i = 0; i < n; ++i)
-    s.push_back({test::random_tensor(DType::Float32, {1, 2, 6, 6}, seed + static_cast<uint32_t>(i))});
-  return s;
-}
+Graph small_cnn() { return unit_ptq::small_cnn("int4"); }
+std::vector<std::vector<TensorData>> samples(int n, uint32_t seed) { return unit_ptq::small_cnn_samples(n, seed); }
 
 const Node& node_named(const Graph& g, const std::string& name) {
   for (const Node& n : g.nodes)

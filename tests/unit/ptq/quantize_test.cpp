@@ -14,6 +14,7 @@
 #include "ops/evaluator.h"
 #include "passes/passes.h"
 #include "ptq/quantize.h"
+#include "small_cnn.h"
 #include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
@@ -24,27 +25,8 @@ namespace {
 using test::OnnxBuilder;
 using test::random_tensor;
 
-Graph small_cnn() {
-  OnnxBuilder b;
-  b.input("x", DType::Float32, {1, 2, 6, 6});
-  b.initializer("w", random_tensor(DType::Float32, {4, 2, 3, 3}, 1));
-  b.initializer("b", random_tensor(DType::Float32, {4}, 2));
-  b.initializer("fw", random_tensor(DType::Float32, {5, 64}, 3));
-  b.initializer("fb", random_tensor(DType::Float32, {5}, 4));
-  b.node("Conv", {"x", "w", "b"}, {"c"}, {}, "conv");
-  b.node("Relu", {"c"}, {"r"}, {}, "relu");
-  b.node("Flatten", {"r"}, {"f"}, {}, "flatten");
-  b.node("Gemm", {"f", "fw", "fb"}, {"y"}, {{"transB", int64_t{1}}}, "fc");
-  b.output("y");
-  static int k = 0;
-  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("quantize_{}.onnx", k++)));
-}
-
-std::vector<std::vector<TensorData>> samples(int n, uint32_t seed) {
-  std::vector<std::vector<TensorData>> s;
-  for (int i = 0; i < n; ++i) s.push_back({random_tensor(DType::Float32, {1, 2, 6, 6}, seed + static_cast<uint32_t>(i))});
-  return s;
-}
+Graph small_cnn() { return unit_ptq::small_cnn("quantize"); }
+std::vector<std::vector<TensorData>> samples(int n, uint32_t seed) { return unit_ptq::small_cnn_samples(n, seed); }
 
 int count(const Graph& g, const std::string& op) {
   int n = 0;
