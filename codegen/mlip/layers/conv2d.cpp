@@ -57,11 +57,6 @@ struct ConvPass {
   }
 };
 
-// The 2-D form of a convolution's tensors: [N, C, W] is [N, C, 1, W].
-Shape as_2d(const Shape& s) {
-  if (s.size() != 3) return s;
-  return {s[0], s[1], 1, s[2]};
-}
 
 // The window of a 1-D or 2-D convolution as a 2-D one (a 1-D one's first
 // axis of extent 1: kernel 1, stride 1, no padding).
@@ -89,7 +84,7 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   const Value& xv = g.value(n.inputs[0]);
   if (xv.shape.size() != 4 && xv.shape.size() != 3)
     return "only 1-D and 2-D int8 convolution (3-D and 4-D NCHW tensors) runs on the MLIP";
-  const Shape x = as_2d(xv.shape);
+  const Shape x = conv_shape_2d(xv.shape);
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   for (size_t i : {1, 3, 4, 6})
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
@@ -99,14 +94,14 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (n.has_input(5))
     for (int64_t z : g.value(n.inputs[5]).constant->as_int64())
       if (z != 0) return "only symmetric weights (zero point 0) run on the MLIP";
-  const Shape w = as_2d(g.value(n.inputs[3]).shape);
+  const Shape w = conv_shape_2d(g.value(n.inputs[3]).shape);
   if (w.size() != 4) return "weights of another rank than the input";
   if (w[1] * w[2] * w[3] > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
     return fmt::format("{} products per output, above the int8 bound of {}", w[1] * w[2] * w[3], MLIP_INT8_MAX_TAPS);
   const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[3]).shape);
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
   if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim);
-  const ConvPass pass = q8_pass({x[2], x[3], x[1], as_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
+  const ConvPass pass = q8_pass({x[2], x[3], x[1], conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
                                  geo.dilations[0], w[1] * w[2] * w[3], true});
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
@@ -119,14 +114,14 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   const Value& xv = g.value(n.inputs[0]);
   if (xv.dtype != DType::Float32 || (xv.shape.size() != 4 && xv.shape.size() != 3))
     return "only 1-D and 2-D float32 convolution (3-D and 4-D NCHW tensors) runs on the MLIP";
-  const Shape x = as_2d(xv.shape);  // [N, C, H, W]
+  const Shape x = conv_shape_2d(xv.shape);  // [N, C, H, W]
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (!is_const(g, n, 1)) return "weights are not constant";
   if (n.has_input(2) && !is_const(g, n, 2)) return "bias is not constant";
-  const Shape w = as_2d(g.value(n.inputs[1]).shape);  // [M, C/group, kh, kw]
+  const Shape w = conv_shape_2d(g.value(n.inputs[1]).shape);  // [M, C/group, kh, kw]
   const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[1]).shape);
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
-  const ConvPass pass{x[2], x[3], x[1], as_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
+  const ConvPass pass{x[2], x[3], x[1], conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
                       geo.dilations[0], w[1] * w[2] * w[3], n.has_input(2)};
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
@@ -152,7 +147,7 @@ RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
 // For each element of OIHW weights of shape w, its index in the OHWI order
 // the MLIP reads.
 std::vector<size_t> ohwi_index(const Shape& w4) {
-  const Shape w = as_2d(w4);
+  const Shape w = conv_shape_2d(w4);
   const int64_t m = w[0], cg = w[1], kh = w[2], kw = w[3];
   std::vector<size_t> to(static_cast<size_t>(m * cg * kh * kw));
   size_t k = 0;
@@ -169,7 +164,7 @@ std::vector<size_t> ohwi_index(const Shape& w4) {
 void lower_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] (1-D: [M, C/g, K]) int8
-  const Shape w4 = as_2d(w.shape());
+  const Shape w4 = conv_shape_2d(w.shape());
   const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
   RLayer& l = new_conv_layer(ctx, n, w.shape());
   const std::vector<int64_t> src = w.as_int64();
@@ -206,7 +201,7 @@ void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearConv") return conv_is_dense(ctx.graph(), n) ? lower_dense_conv_q8(ctx, n) : lower_q8(ctx, n);
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw] (1-D: [M, C/g, K])
-  const Shape w4 = as_2d(w.shape());
+  const Shape w4 = conv_shape_2d(w.shape());
   const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
   RLayer& l = new_conv_layer(ctx, n, w.shape());
   const std::vector<size_t> to = ohwi_index(w.shape());
@@ -219,11 +214,7 @@ void lower(LowerContext& ctx, const Node& n) {
   ctx.add_const({l.weight_name, {m, kh, kw, cg}, ohwi});
   if (n.has_input(2)) {
     const TensorData& b = ctx.constant(n, 2);
-    std::vector<float> bias(b.data<float>(), b.data<float>() + b.numel());
-    l.bias_offset = ctx.add_f32(bias);
-    l.bias_bytes = m * kF32Bytes;
-    l.bias_name = g.value(n.inputs[2]).name;
-    ctx.add_const({l.bias_name, {m}, bias});
+    add_f32_bias(ctx, l, std::vector<float>(b.data<float>(), b.data<float>() + b.numel()), g.value(n.inputs[2]).name);
   }
   l.output = ctx.nhwc_output(n);
   l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);

@@ -66,8 +66,6 @@ struct Geo {
   int64_t groups = 1;
 };
 
-Shape as_2d(const Shape& s) { return s.size() == 3 ? Shape{s[0], s[1], 1, s[2]} : s; }
-
 Geo geo_of(const Graph& g, const Node& n, size_t w_input) {
   Geo r;
   const Shape& x = g.value(n.inputs[0]).shape;
@@ -84,9 +82,9 @@ Geo geo_of(const Graph& g, const Node& n, size_t w_input) {
     t.out = {1, t.out[0]};
     r.g = t;
   }
-  r.x = as_2d(x);
-  r.w = as_2d(w);
-  r.y = as_2d(g.value(n.outputs[0]).shape);
+  r.x = conv_shape_2d(x);
+  r.w = conv_shape_2d(w);
+  r.y = conv_shape_2d(g.value(n.outputs[0]).shape);
   r.groups = n.attrs.get_int("group", 1);
   r.ph = phases_of(r.g.out[0], r.g.kernel[0], r.g.strides[0], r.g.dilations[0], r.g.pads[0]);
   r.pw = phases_of(r.g.out[1], r.g.kernel[1], r.g.strides[1], r.g.dilations[1], r.g.pads[1]);
@@ -292,11 +290,7 @@ void lower(LowerContext& ctx, const Node& n) {
   ctx.add_const({l.weight_name, {static_cast<int64_t>(v.size())}, v});
   if (n.has_input(2)) {
     const TensorData& b = ctx.constant(n, 2);
-    std::vector<float> bias(b.data<float>(), b.data<float>() + b.numel());
-    l.bias_offset = ctx.add_f32(bias);
-    l.bias_bytes = b.numel() * kF32Bytes;
-    l.bias_name = g.value(n.inputs[2]).name;
-    ctx.add_const({l.bias_name, {b.numel()}, bias});
+    add_f32_bias(ctx, l, std::vector<float>(b.data<float>(), b.data<float>() + b.numel()), g.value(n.inputs[2]).name);
   }
   l.output = ctx.nhwc_output(n);
 }

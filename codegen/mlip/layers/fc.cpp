@@ -213,10 +213,7 @@ void lower(LowerContext& ctx, const Node& n) {
     const float beta = n.attrs.get_float("beta", 1.0f);
     std::vector<float> bias(static_cast<size_t>(o));
     for (int64_t oo = 0; oo < o; ++oo) bias[static_cast<size_t>(oo)] = beta * c.data<float>()[c.numel() == 1 ? 0 : oo];
-    l.bias_offset = ctx.add_f32(bias);
-    l.bias_bytes = o * kF32Bytes;
-    l.bias_name = g.value(n.inputs[2]).name;
-    ctx.add_const({l.bias_name, {o}, bias});
+    add_f32_bias(ctx, l, bias, g.value(n.inputs[2]).name);
   }
   l.output = ctx.output_tensor(n);
   l.macs = static_cast<uint64_t>(x.n * k * o);

@@ -129,11 +129,8 @@ bool fuse_matmul_bias(LowerContext& ctx, const Node& add) {
     if (cv.constant->numel() != n || cv.shape.empty() || cv.shape.back() != n) continue;
     std::vector<float> bias(static_cast<size_t>(n));
     for (int64_t j = 0; j < n; ++j) bias[static_cast<size_t>(j)] = static_cast<float>(cv.constant->at(j));
-    mm->bias_offset = ctx.add_f32(bias);
-    mm->bias_bytes = n * kF32Bytes;
-    mm->bias_name = cv.name;
+    add_f32_bias(ctx, *mm, bias, cv.name);
     mm->origins.insert(mm->origins.end(), add.origins.begin(), add.origins.end());
-    ctx.add_const({cv.name, {n}, bias});
     ctx.alias_output(add, t, g.value(add.outputs[0]).shape, true);
     return true;
   }

@@ -92,6 +92,16 @@ std::string half_overflow_reason(const Graph& g, const Node& n) {
   return half_constant_reason(g, data, false, -1);
 }
 
+void add_f32_bias(LowerContext& ctx, RLayer& l, const std::vector<float>& bias, const std::string& name) {
+  const int64_t count = static_cast<int64_t>(bias.size());
+  l.bias_offset = ctx.add_f32(bias);
+  l.bias_bytes = count * kF32Bytes;
+  l.bias_name = name;
+  ctx.add_const({name, {count}, bias});
+}
+
+Shape conv_shape_2d(const Shape& s) { return s.size() == 3 ? Shape{s[0], s[1], 1, s[2]} : s; }
+
 void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
                          const std::vector<int64_t>& bias, int64_t channels, int64_t period,
                          const std::string& bias_name) {

@@ -97,6 +97,12 @@ bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers
 // layers/conv2d.cpp: what passes/fold_qdq makes of a QDQ Gemm or MatMul):
 // "" or why n rows of k inputs cannot run, and the lowering.
 bool conv_is_dense(const Graph& g, const Node& n);
+// A float layer's bias (fp32, one per output channel or column): added to
+// the constants and l's bias_offset, bias_bytes and bias_name set.
+void add_f32_bias(LowerContext& ctx, RLayer& l, const std::vector<float>& bias, const std::string& name);
+// The 2-D form of a convolution's tensors (CONV2D, CONV_TRANSPOSE): [N, C, W]
+// is [N, C, 1, W]; other ranks as they are.
+Shape conv_shape_2d(const Shape& s);
 // An int8 layer's bias table (docs/mlip-spec.md, requantization records):
 // per output channel m of `channels`, its int32 bias (0 where `bias` is
 // empty) and its requantization (q, shift): rq's only entry, or entry
