@@ -10,6 +10,7 @@ void add_compile(CLI::App& app);
 void add_run(CLI::App& app);
 void add_inspect(CLI::App& app);
 void add_report(CLI::App& app);
+void add_serve(CLI::App& app);
 
 // Subcommands take unknown arguments (allow_extras) so that this, first in
 // their callback, refuses them in one line naming the first unknown option.

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   mlipc::cli::add_run(app);
   mlipc::cli::add_inspect(app);
   mlipc::cli::add_report(app);
+  mlipc::cli::add_serve(app);
   // SIGINT, SIGTERM, SIGHUP kill a running compiler or model first.
   mlipc::install_interrupt_handlers();
   try {

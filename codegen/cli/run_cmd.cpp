@@ -18,6 +18,7 @@
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
+#include "host/remote_client.h"
 #include "io/npz.h"
 #include "mlip/layer_kind.h"
 #include "mlip/report.h"
@@ -48,6 +49,8 @@ struct RunArgs {
   std::string fill_mode = "random";
   int timeout = limits::kDefaultRunSeconds;
   int build_timeout = limits::kDefaultBuildSeconds;
+  std::string remote;      // --remote host:port: run on `mlipc serve` there
+  std::string token_file;  // --remote-token-file
 };
 
 // The numeric options as the command line gives them (cli/number_option.h
@@ -205,6 +208,32 @@ void print_times(std::string& text, const std::vector<double>& run_ns, int numbe
                  std::sqrt(var / static_cast<double>(ms.size())));
 }
 
+// --remote: the cross-built runner, from this user's build cache as for
+// qemu below, runs on `mlipc serve` at host:port (docs/user-guide.md,
+// "Remote run").
+host::HostModel find_remote_runner(const RunArgs& a, const mlf::Metadata& md, const driver::CrossTarget& cross) {
+  host::RemoteEndpoint at = host::parse_endpoint(a.remote);
+  if (!a.token_file.empty()) at.token = host::read_token_file(a.token_file);
+  if (cross.compiler.empty())
+    fail("{} has no cross build to run on {}: compile it with --cross-compiler (for example aarch64-linux-gnu-gcc)",
+         a.tarball, at.shown());
+  const fs::path beside = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
+  if (!cross.linux_triple())
+    fail("{} is built for {}, which has no runner (not Linux): --remote runs a Linux target's runner", a.tarball,
+         printable(cross.triple));
+  host::BuildOptions bo;
+  bo.cc = cross.compiler;
+  bo.flags = host::runner_flags(cross.compiler_flags());
+  bo.only_cached = true;
+  host::HostModel model = host::HostModel::build(a.tarball, bo);
+  if (model.executable().empty())
+    fail("{} is built for {} and this machine's build cache has no runner for it: compile it again here with "
+         "--cross-compiler (the runner {} beside it is never sent)",
+         a.tarball, printable(cross.triple), beside.string());
+  model.run_on(std::move(at));
+  return model;
+}
+
 // A tarball cross-built for another architecture runs as its runner under
 // qemu-user (docs/user-guide.md, "Cross builds"); anything else is built
 // for this machine.
@@ -216,6 +245,7 @@ host::HostModel build_or_find_runner(const RunArgs& a, const mlf::Metadata& md) 
   } catch (const nlohmann::json::exception& e) {
     fail("{}: metadata.json is damaged ({})", a.tarball, mlf::json_error_reason(e));
   }
+  if (!a.remote.empty()) return find_remote_runner(a, md, cross);
   const std::string arch = cross.arch();
   if (cross.compiler.empty() || arch.empty() || arch == driver::host_arch()) {
     host::BuildOptions bo;
@@ -272,7 +302,9 @@ void run_run(const RunArgs& a) {
     fail("--number {} x --repeat {} is more than {} runs", a.number, a.repeat, kMaxRuns);
   if (a.fill_mode != "zeros" && a.fill_mode != "ones" && a.fill_mode != "random")
     fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
+  if (!a.token_file.empty() && a.remote.empty()) fail("--remote-token-file needs --remote host:port");
   if (is_mesh(mlf::read_tar(a.tarball))) {  // a pipeline across PEs (docs/mesh.md)
+    if (!a.remote.empty()) fail("{}: --remote runs one model's runner, not a mesh's stages", a.tarball);
     if (a.profile || !a.report.empty() || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
       fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --report, --print-top, "
            "--print-time, --number, --repeat; mlipc report draws its stages)",
@@ -311,6 +343,10 @@ void run_run(const RunArgs& a) {
       for (const auto& [name, t] : r.outputs)
         fmt::format_to(out, "output '{}' {} {}\n", printable(name), dtype_name(t.dtype()), shape_str(t.shape()));
     if (a.profile) print_profile(text, model.metadata(), r);
+    if (r.remote)
+      fmt::format_to(out, "remote {}: {} run(s) in {:.3f} ms wall, {:.3f} ms CPU (measured on the server around the runner)\n",
+                     host::parse_endpoint(a.remote).shown(), runs, static_cast<double>(r.remote_wall_ns) / 1e6,
+                     static_cast<double>(r.remote_cpu_ns) / 1e6);
     if (!a.report.empty()) {
       const ReportTimes times = times_of(r);
       html = render_report(inspect_data(read_file(a.tarball), a.tarball), &times);
@@ -352,6 +388,9 @@ void add_run(CLI::App& app) {
   c->add_option("--timeout", numbers->timeout, "kill the model after this many seconds (default 600)");
   c->add_option("--build-timeout", numbers->build_timeout,
                 "give up building the tarball after this many seconds per compiler run (default 600)");
+  c->add_option("--remote", args->remote,
+                "host:port of `mlipc serve` on the target board: run the cross-built runner there");
+  c->add_option("--remote-token-file", args->token_file, "with --remote: the file holding the server's token");
   c->allow_extras();
   c->callback([args, numbers, c] {
     refuse_extras(*c);

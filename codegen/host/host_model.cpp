@@ -125,9 +125,9 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     for (const auto& in : md.inputs) known = known || in.name == name;
     if (!known) fail("{}: '{}' is not an input of the model (its inputs: {})", tar, printable(name), names);
   }
-  TempDir work("mlipc-run");
-  std::vector<std::string> argv = emulator_;
-  argv.insert(argv.end(), {exe_.string(), "-r", std::to_string(std::max(runs, 1))});
+  // The runner's arguments: -r N, in<k>.bin for each input, out<k>.bin for
+  // each output (templates/host/main.c).
+  std::vector<RemoteFile> files;
   for (size_t i = 0; i < md.inputs.size(); ++i) {
     const auto& in = md.inputs[i];
     auto it = given.find(in.name);
@@ -138,28 +138,59 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     if (t.shape() != in.shape)
       fail("{}: input '{}' must have shape {}, got {}", tar, printable(in.name), shape_str(in.shape),
            shape_str(t.shape()));
-    fs::path p = work.path() / fmt::format("in{}.bin", i);
-    write_file(p, std::string_view(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
-    argv.push_back(p.string());
+    files.push_back({fmt::format("in{}.bin", i), std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes())});
   }
-  for (size_t i = 0; i < md.outputs.size(); ++i) argv.push_back((work.path() / fmt::format("out{}.bin", i)).string());
+  std::vector<std::string> out_names;
+  for (size_t i = 0; i < md.outputs.size(); ++i) out_names.push_back(fmt::format("out{}.bin", i));
 
-  ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
   RunResult result;
-  for (size_t i = 0; i < md.outputs.size(); ++i) {
-    const auto& out = md.outputs[i];
-    const fs::path file = work.path() / fmt::format("out{}.bin", i);
-    std::error_code ec;
-    const uint64_t want = static_cast<uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
-    const uint64_t size = fs::file_size(file, ec);
-    if (ec || size != want)
-      fail("{}: the model wrote {} of output '{}', not the {} bytes of {} {}", tar,
-           ec ? std::string("nothing") : fmt::format("{} bytes", size), printable(out.name), want,
-           dtype_name(out.dtype), shape_str(out.shape));
-    std::string bytes = read_file(file);
-    result.outputs.emplace_back(out.name, TensorData(out.dtype, out.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())));
+  std::string out;                       // the program's stdout: its timings
+  std::map<std::string, std::string> written;  // output file -> bytes
+  if (remote_) {
+    RemoteJob job{exe_, std::move(files), out_names, static_cast<uint32_t>(std::max(runs, 1))};
+    RemoteResult rr = run_remote(*remote_, job, timeout_seconds);
+    const std::string first = rr.err.substr(0, rr.err.find('\n'));
+    if (rr.timed_out)
+      fail("{}: the model did not finish within {} s on {} (raise it with --timeout, up to the server's "
+           "--job-timeout)",
+           tar, timeout_seconds, remote_->shown());
+    if (rr.status != 0)
+      fail("{}: the model failed on {} ({} {}){}", tar, remote_->shown(), rr.status < 0 ? "signal" : "exit status",
+           std::abs(rr.status), first.empty() ? "" : ": " + printable(first));
+    for (RemoteFile& f : rr.outputs) written[f.name] = std::move(f.bytes);
+    out = std::move(rr.out);
+    result.remote = true;
+    result.remote_wall_ns = rr.wall_ns;
+    result.remote_cpu_ns = rr.user_ns + rr.sys_ns;
+  } else {
+    TempDir work("mlipc-run");
+    std::vector<std::string> argv = emulator_;
+    argv.insert(argv.end(), {exe_.string(), "-r", std::to_string(std::max(runs, 1))});
+    for (const RemoteFile& f : files) {
+      write_file(work.path() / f.name, f.bytes);
+      argv.push_back((work.path() / f.name).string());
+    }
+    for (const std::string& n : out_names) argv.push_back((work.path() / n).string());
+    ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
+    for (const std::string& n : out_names) {
+      std::error_code ec;
+      if (fs::is_regular_file(work.path() / n, ec)) written[n] = read_file(work.path() / n);
+    }
+    out = std::move(r.out);
   }
-  steps::read_timings(r.out, result);
+  for (size_t i = 0; i < md.outputs.size(); ++i) {
+    const auto& out_info = md.outputs[i];
+    const uint64_t want = static_cast<uint64_t>(numel(out_info.shape)) * dtype_size(out_info.dtype);
+    auto it = written.find(out_names[i]);
+    if (it == written.end() || it->second.size() != want)
+      fail("{}: the model wrote {} of output '{}', not the {} bytes of {} {}", tar,
+           it == written.end() ? std::string("nothing") : fmt::format("{} bytes", it->second.size()),
+           printable(out_info.name), want, dtype_name(out_info.dtype), shape_str(out_info.shape));
+    const std::string& bytes = it->second;
+    result.outputs.emplace_back(out_info.name,
+                                TensorData(out_info.dtype, out_info.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())));
+  }
+  steps::read_timings(out, result);
   return result;
 }
 

@@ -11,9 +11,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "host/remote_client.h"
 #include "io/npz.h"
 #include "mlf/metadata.h"
 #include "support/limits.h"
@@ -66,6 +68,10 @@ struct RunResult {
   std::vector<LayerTime> layers;
   std::vector<MlipLayerTime> mlip_layers;
   std::vector<MlipRegionTime> mlip_regions;
+  // A remote run (HostModel::run_on): what the server measured around the
+  // runner, all its runs together.
+  bool remote = false;
+  uint64_t remote_wall_ns = 0, remote_cpu_ns = 0;
 };
 
 class HostModel {
@@ -77,6 +83,9 @@ class HostModel {
   // Runs the program through `emulator` (for example qemu-aarch64 -L
   // /usr/aarch64-linux-gnu): a cross build's runner.
   void run_through(std::vector<std::string> emulator) { emulator_ = std::move(emulator); }
+  // Runs the program on `mlipc serve` at `at` instead (remote_client.h): a
+  // cross build's runner on its board.
+  void run_on(RemoteEndpoint at) { remote_ = std::move(at); }
 
   const mlf::Metadata& metadata() const { return metadata_; }
   const std::filesystem::path& executable() const { return exe_; }
@@ -95,6 +104,7 @@ class HostModel {
   std::filesystem::path dir_;
   std::filesystem::path exe_;
   std::vector<std::string> emulator_;  // run exe_ through this (empty: directly)
+  std::optional<RemoteEndpoint> remote_;  // run exe_ there
 };
 
 // What build() checks before it compiles anything: the archive, its
