@@ -9,7 +9,7 @@
 # RSS, findings.
 # A finding leaves its input in build-fuzz/tests/fuzz/artifacts/ and makes the
 # script exit non-zero.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx npz tar cmdbuf calib pipeline
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx npz tar cmdbuf calib pipeline serve
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Its own build folder, the compiler at -O1 (more executions per second
@@ -18,7 +18,7 @@ SAN_DIR="${MLIPC_FUZZ_BUILD_DIR:-build-fuzz}"
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-((${#TARGETS[@]})) || TARGETS=(onnx npz tar cmdbuf calib pipeline)
+((${#TARGETS[@]})) || TARGETS=(onnx npz tar cmdbuf calib pipeline serve)
 MLIPC_SANITIZE=build MLIPC_SAN_BUILD_DIR="$SAN_DIR" MLIPC_SAN_CXX_OPT=-O1 ./scripts/sanitize.sh
 [ -d "$SAN_DIR/tests/fuzz/seeds/onnx" ] || ctest --test-dir "$SAN_DIR" -R '^fuzz\.seeds$' >/dev/null
 work="$SAN_DIR/tests/fuzz"

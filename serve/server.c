@@ -77,14 +77,15 @@ typedef struct {
   mlrx_why why;
 } conn;
 
-static void send_error_to(int fd, int code, const char* text);
+static void send_error_to(int fd, int code, const char* text, int ms);
 
 /* A second client while a job is on: an ERROR "busy" frame, then closed. */
 static void turn_away(int listen_fd) {
   int fd = accept(listen_fd, NULL, NULL);
   if (fd < 0) return;
   set_flags(fd, 1);
-  send_error_to(fd, MLRX_E_BUSY, "busy: the server runs one job at a time and one is running; try again");
+  /* Briefly: a flood of these must not hold up the job's own timeout. */
+  send_error_to(fd, MLRX_E_BUSY, "busy: the server runs one job at a time and one is running; try again", 100);
   close(fd);
 }
 
@@ -161,11 +162,11 @@ static int send_frame(conn* c, uint8_t type, const void* payload, uint32_t n) {
 /* An ERROR frame, best effort, then the write side closed and what the
  * client already sent read away (briefly): closing with unread bytes would
  * reset the connection and could lose the frame before the client reads it. */
-static void send_error_to(int fd, int code, const char* text) {
+static void send_error_to(int fd, int code, const char* text, int ms) {
   uint8_t buf[MLRX_HEADER_BYTES + 1 + MLRX_MAX_MESSAGE];
   char sink[4096];
   size_t n = strlen(text);
-  int64_t until = now_ms() + 500;
+  int64_t until = now_ms() + ms;
   size_t off = 0, total;
   if (n > MLRX_MAX_MESSAGE) n = MLRX_MAX_MESSAGE;
   mlrx_encode_header(buf, MLRX_ERROR, (uint32_t)(n + 1));
@@ -325,6 +326,8 @@ static int receive(conn* c, const mlrx_server_options* o, job* j) {
         break;
       case MLRX_INPUT:
         if (read_exact(c, small, 1) != 0) return -1;
+        if (small[0] == 0 || small[0] > MLRX_MAX_NAME)
+          return fail(c, MLRX_E_LIMIT, "a file name of %u bytes (1 to 64)", small[0]);
         if (small[0] + 1u > hd.length) return fail(c, MLRX_E_PROTOCOL, "a file name past the end of its frame");
         if (read_exact(c, small + 1, small[0]) != 0) return -1;
         rc = mlrx_decode_file_prefix(small, 1u + small[0], hd.length, name, &prefix, &c->why);
@@ -594,7 +597,7 @@ static void serve_client(const mlrx_server_options* o, int fd, int listen_fd, co
   if (j.dir[0] && remove_tree(j.dir) != 0) say("cannot remove the job folder %s", j.dir);
   if (c.failed) {
     say("%s: %s", peer, c.why.text);
-    if (!ran) send_error_to(fd, c.failed, c.why.text);
+    if (!ran) send_error_to(fd, c.failed, c.why.text, 500);
     return;
   }
   if (send_frame(&c, MLRX_DONE, NULL, 0) != 0) {
@@ -603,6 +606,11 @@ static void serve_client(const mlrx_server_options* o, int fd, int listen_fd, co
   }
   say("%s: job done: exit %ld%s, %.3f s", peer, (long)r.status, r.timed_out ? " (killed at --job-timeout)" : "",
       (double)r.wall_ns / 1e9);
+}
+
+void mlrx_serve_connection(const mlrx_server_options* o, int fd, int listen_fd, const char* peer) {
+  set_flags(fd, 1);
+  serve_client(o, fd, listen_fd, peer);
 }
 
 /* ---- the listener ---- */
@@ -666,7 +674,6 @@ int mlrx_serve(const mlrx_server_options* o) {
     if (poll(&p, 1, 200) <= 0) continue;
     cfd = accept(fd, (struct sockaddr*)&peer, &plen);
     if (cfd < 0) continue;
-    set_flags(cfd, 1);
     shown[0] = '\0';
     if (peer.ss_family == AF_INET) {
       inet_ntop(AF_INET, &((struct sockaddr_in*)&peer)->sin_addr, shown, INET6_ADDRSTRLEN);
@@ -675,7 +682,7 @@ int mlrx_serve(const mlrx_server_options* o) {
       inet_ntop(AF_INET6, &((struct sockaddr_in6*)&peer)->sin6_addr, shown, INET6_ADDRSTRLEN);
       snprintf(shown + strlen(shown), 16, ":%d", ntohs(((struct sockaddr_in6*)&peer)->sin6_port));
     }
-    serve_client(o, cfd, fd, shown);
+    mlrx_serve_connection(o, cfd, fd, shown);
     close(cfd);
     ++served;
   }

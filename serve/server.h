@@ -39,6 +39,11 @@ typedef struct {
  * name for messages), serves, returns the exit status. */
 int mlrx_serve_main(int argc, char** argv);
 
+/* One connection on `fd` (a connected stream socket), start to end; the
+ * job folder is gone when it returns; other clients on `listen_fd` (-1:
+ * none) are turned away meanwhile. The fuzz target's entry (tests/fuzz). */
+void mlrx_serve_connection(const mlrx_server_options* o, int fd, int listen_fd, const char* peer);
+
 /* Serves with parsed options until SIGINT or SIGTERM. */
 int mlrx_serve(const mlrx_server_options* o);
 

@@ -15,6 +15,7 @@
 #include "serve/protocol.h"
 #include "support/error.h"
 #include "support/file_util.h"
+#include "support/limits.h"
 #include "support/text.h"
 
 namespace mlipc::host {
@@ -262,7 +263,9 @@ RemoteResult run_remote(const RemoteEndpoint& at, const RemoteJob& job, int time
   r.out = c.expect(MLRX_STDOUT, MLRX_MAX_STDOUT, at.io_timeout).second;
   r.err = c.expect(MLRX_STDERR, MLRX_MAX_STDERR, at.io_timeout).second;
   for (;;) {
-    auto [type, payload] = c.read_frame(limit + 1 + MLRX_MAX_NAME, at.io_timeout);
+    // An output is one tensor: at most 1 GiB whatever limit the server claims.
+    const uint64_t max_file = std::min<uint64_t>(limit, limits::kMaxTensorBytes) + 1 + MLRX_MAX_NAME;
+    auto [type, payload] = c.read_frame(max_file, at.io_timeout);
     if (type == MLRX_DONE) break;
     if (type != MLRX_FILE) c.die(fmt::format("the server sent {} among the output files", mlrx_type_name(type)));
     char name[MLRX_MAX_NAME + 1];

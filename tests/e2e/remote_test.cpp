@@ -306,6 +306,18 @@ TEST_F(Remote, SurvivesHostileClients) {
     EXPECT_EQ(type, MLRX_ERROR) << name;
     EXPECT_THAT(payload, HasSubstr("a file name starting with '.'")) << name;
   }
+  // A name length past the protocol's 64 bytes (the server reads the name
+  // into a buffer of 65: checked before it reads).
+  {
+    Raw c(s.port());
+    c.frame(MLRX_HELLO, tok.size(), tok);
+    EXPECT_EQ(c.next().first, MLRX_READY);
+    c.frame(MLRX_RUNNER, 4, "\x7f" "ELF");
+    c.frame(MLRX_INPUT, 1 + 200 + 3, std::string(1, static_cast<char>(200)) + std::string(200, 'a') + "abc");
+    auto [type, payload] = c.next();
+    EXPECT_EQ(type, MLRX_ERROR);
+    EXPECT_THAT(payload, HasSubstr("a file name of 200 bytes (1 to 64)"));
+  }
   EXPECT_FALSE(fs::exists(p("escape")));
   good_job(s, "after bad names", token);
 

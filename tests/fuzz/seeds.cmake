@@ -9,10 +9,11 @@
 #   pipeline  pipeline.json of mesh tarballs mlipc compiles (--pes 2 and 3),
 #           and the damaged manifests of tests/data/robustness/pipeline
 #   calib   the calibration sets of tests/data/robustness/calibration
+#   serve   the client streams of tests/data/robustness/serve (make_seeds.py)
 # Small seeds mutate faster; the large models add little.
 # Script mode: -DMLIPC=<mlipc> -DDATA=<tests/data> -DEXAMPLES=<examples> -DOUT=<folder> [-DONNX_TESTDATA=<folder>]
 file(REMOVE_RECURSE ${OUT})
-foreach(sub onnx onnx-short npz tar cmdbuf pipeline calib)
+foreach(sub onnx onnx-short npz tar cmdbuf pipeline calib serve)
   file(MAKE_DIRECTORY ${OUT}/${sub})
 endforeach()
 
@@ -126,3 +127,5 @@ endforeach()
 file(REMOVE_RECURSE ${work})
 file(GLOB damaged ${DATA}/robustness/pipeline/*.json)
 copy_seeds(pipeline "damaged-" ${damaged})
+file(GLOB serve_seeds ${DATA}/robustness/serve/*.bin)
+copy_seeds(serve "" ${serve_seeds})
