@@ -350,11 +350,18 @@ TEST_F(Remote, SurvivesHostileClients) {
                                      (kDigits / "digit.npz").string(), "--number", "1000000"};
     args.insert(args.end(), token.begin(), token.end());
     const pid_t pid = spawn(args, dir.path(), {"MLIPC_CACHE_DIR=" + cache});
-    for (int i = 0; i < 200 && s.read_log().find("disconnected while") == std::string::npos; ++i) {
-      if (i == 20) kill(pid, SIGKILL);  // 1 s: the runner is running
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    // The runner runs once its job folder has the log files (serve/server.c).
+    auto running = [&] {
+      for (const auto& e : fs::directory_iterator(p("work")))
+        if (fs::exists(e.path() / ".stdout")) return true;
+      return false;
+    };
+    for (int i = 0; i < 400 && !running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(running());
+    kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
+    for (int i = 0; i < 200 && s.read_log().find("disconnected while") == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_THAT(s.read_log(), HasSubstr("the client disconnected while its runner ran (runner killed)"));
   }
   good_job(s, "after a client killed while its runner ran", token);
@@ -386,6 +393,9 @@ TEST_F(Remote, ClientErrorsAreOneLine) {
   std::string e = expect_error(remote_run(s, "x.npz"));
   EXPECT_THAT(e, HasSubstr("remote " + s.endpoint() + ": the runner and inputs are "));
   EXPECT_THAT(e, HasSubstr("bytes; the server takes at most 1000 (its --max-upload)"));
+  // The client left without a word after READY: the server cleans up once
+  // it sees the connection end.
+  wait_idle();
   expect_clean("an upload past the limit");
   // The client's --timeout goes to the server, which kills the runner there.
   {
