@@ -143,6 +143,16 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
   std::vector<std::string> out_names;
   for (size_t i = 0; i < md.outputs.size(); ++i) out_names.push_back(fmt::format("out{}.bin", i));
 
+  // Output k is numel x dtype bytes; anything else (or nothing) is one line.
+  auto want_bytes = [&](size_t k) {
+    return static_cast<uint64_t>(numel(md.outputs[k].shape)) * dtype_size(md.outputs[k].dtype);
+  };
+  auto wrong_size = [&](size_t k, const uint64_t* got) {
+    const auto& o = md.outputs[k];
+    fail("{}: the model wrote {} of output '{}', not the {} bytes of {} {}", tar,
+         got ? fmt::format("{} bytes", *got) : std::string("nothing"), printable(o.name), want_bytes(k),
+         dtype_name(o.dtype), shape_str(o.shape));
+  };
   RunResult result;
   std::string out;                       // the program's stdout: its timings
   std::map<std::string, std::string> written;  // output file -> bytes
@@ -172,20 +182,21 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     }
     for (const std::string& n : out_names) argv.push_back((work.path() / n).string());
     ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
-    for (const std::string& n : out_names) {
+    for (size_t k = 0; k < out_names.size(); ++k) {
+      const fs::path file = work.path() / out_names[k];
       std::error_code ec;
-      if (fs::is_regular_file(work.path() / n, ec)) written[n] = read_file(work.path() / n);
+      const uint64_t size = fs::file_size(file, ec);
+      if (ec || size != want_bytes(k)) wrong_size(k, ec ? nullptr : &size);
+      written[out_names[k]] = read_file(file);
     }
     out = std::move(r.out);
   }
   for (size_t i = 0; i < md.outputs.size(); ++i) {
     const auto& out_info = md.outputs[i];
-    const uint64_t want = static_cast<uint64_t>(numel(out_info.shape)) * dtype_size(out_info.dtype);
     auto it = written.find(out_names[i]);
-    if (it == written.end() || it->second.size() != want)
-      fail("{}: the model wrote {} of output '{}', not the {} bytes of {} {}", tar,
-           it == written.end() ? std::string("nothing") : fmt::format("{} bytes", it->second.size()),
-           printable(out_info.name), want, dtype_name(out_info.dtype), shape_str(out_info.shape));
+    if (it == written.end()) wrong_size(i, nullptr);
+    const uint64_t size = it->second.size();
+    if (size != want_bytes(i)) wrong_size(i, &size);
     const std::string& bytes = it->second;
     result.outputs.emplace_back(out_info.name,
                                 TensorData(out_info.dtype, out_info.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())));
