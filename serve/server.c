@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #define CHUNK 65536
-/* The whole request (HELLO to START) must arrive within this many
- * --io-timeout periods: a client trickling a byte now and then does not
- * hold the server. */
+/* After the HELLO (one --io-timeout), the rest of the request (to START)
+ * must arrive within this many --io-timeout periods: a client trickling a
+ * byte now and then does not hold the server. */
 #define REQUEST_PERIODS 20
 
 static volatile sig_atomic_t g_stop = 0;
@@ -303,8 +303,11 @@ static int hello(conn* c, const mlrx_server_options* o, mlrx_request* req) {
 static int receive(conn* c, const mlrx_server_options* o, job* j) {
   mlrx_request req;
   mlrx_request_init(&req, o->max_upload);
-  c->deadline = now_ms() + c->io_ms * REQUEST_PERIODS;
+  /* Before the token is checked, a connection holds the server for one
+   * --io-timeout at most; after it, the upload gets REQUEST_PERIODS. */
+  c->deadline = now_ms() + c->io_ms;
   if (hello(c, o, &req) != 0) return -1;
+  c->deadline = now_ms() + c->io_ms * REQUEST_PERIODS;
   j->runs = 1;
   j->timeout = (uint32_t)o->job_timeout;
   for (;;) {
