@@ -21,10 +21,13 @@ static char g_work[] = "/tmp/mlipc-fuzz-serve-XXXXXX";
 int LLVMFuzzerInitialize(int* argc, char*** argv);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
+static void remove_work(void) { rmdir(g_work); }
+
 int LLVMFuzzerInitialize(int* argc, char*** argv) {
   (void)argc;
   (void)argv;
   if (!mkdtemp(g_work)) abort();
+  atexit(remove_work);
   memset(&g_opts, 0, sizeof g_opts);
   g_opts.bind_addr = "127.0.0.1";
   g_opts.workdir = g_work;
