@@ -9,8 +9,8 @@
 
 namespace mlipc::passes {
 
-// Drops Identity and inference-mode Dropout (a used Dropout mask becomes a
-// constant of ones).
+// Drops Identity, inference-mode Dropout (a used Dropout mask becomes a
+// constant of ones) and a Pad of constant zero pads.
 void simplify(Graph& g);
 
 // Folds an inference BatchNormalization into the Conv, ConvTranspose or Gemm that feeds it

@@ -12,7 +12,12 @@
   with output_padding 1 (kernel 3, padding 1) in 2 groups, two Conv2d, and a
   1-D tail: the rows flattened into a [1, 128, 32] signal, a
   ConvTranspose1d stride 2 (kernel 5, padding 2, output_padding 1), a
-  Conv1d.
+  Conv1d;
+- torch_mlip_audio1d: a small raw-audio classifier after M5 (Dai et al.)
+  on [1, 1, 1024] samples: strided Conv1d, BatchNorm, ReLU and 1-D pools
+  between them (MaxPool1d of kernel 4, a padded strided one, AvgPool1d in
+  ceil mode and with count_include_pad off), the mean over time as an
+  AvgPool1d over the whole signal, and a Linear head.
 """
 import torch
 
@@ -66,6 +71,30 @@ class ConvTDecoder(torch.nn.Module):
         return self.out(torch.relu(self.up1d(y)))    # [1, 4, 64]
 
 
+class Audio1d(torch.nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.c1 = torch.nn.Conv1d(1, 32, 9, stride=4, padding=4)
+        self.bn1 = torch.nn.BatchNorm1d(32)
+        self.p1 = torch.nn.MaxPool1d(4)
+        self.c2 = torch.nn.Conv1d(32, 96, 3, padding=1)
+        self.bn2 = torch.nn.BatchNorm1d(96)
+        self.p2 = torch.nn.MaxPool1d(3, stride=2, padding=1)
+        self.c3 = torch.nn.Conv1d(96, 96, 3, padding=1)
+        self.p3 = torch.nn.AvgPool1d(3, stride=2, ceil_mode=True)
+        self.c4 = torch.nn.Conv1d(96, 96, 3, padding=1)
+        self.p4 = torch.nn.AvgPool1d(3, stride=1, padding=1, count_include_pad=False)
+        self.head = torch.nn.Linear(96, classes)
+
+    def forward(self, x):
+        y = self.p1(torch.relu(self.bn1(self.c1(x))))   # [1, 32, 64]
+        y = self.p2(torch.relu(self.bn2(self.c2(y))))   # [1, 96, 32]
+        y = self.p3(torch.relu(self.c3(y)))             # [1, 96, 16]
+        y = self.p4(torch.relu(self.c4(y)))             # [1, 96, 16]
+        y = torch.nn.functional.avg_pool1d(y, 16)       # the whole signal: [1, 96, 1]
+        return self.head(y.flatten(1))
+
+
 def main():
     torch.manual_seed(7)
     m = export_torch(Tcn(), (torch.randn(1, 8, 64),), 17, ["frames"], ["logits"])
@@ -75,6 +104,16 @@ def main():
     m = export_torch(ConvTDecoder(), (torch.randn(1, 32, 8, 8),), 17, ["code"], ["signal"])
     save_case("torch_mlip_convt_decoder", m, random_inputs(m, seed=72),
               readme="A ConvTranspose decoder (2-D stride 2, output_padding, groups; 1-D; opset 17): "
+                     "tests/gen/gen_mlip_conv1d.py")
+    audio = Audio1d()
+    with torch.no_grad():  # BatchNorm statistics that are not the identity
+        for bn in (audio.bn1, audio.bn2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+    m = export_torch(audio.eval(), (torch.randn(1, 1, 1024),), 17, ["samples"], ["logits"])
+    save_case("torch_mlip_audio1d", m, random_inputs(m, seed=73),
+              readme="A raw-audio classifier after M5: strided Conv1d, BatchNorm and 1-D MaxPool and AveragePool "
+                     "(padded, ceil mode, count_include_pad off, over the whole signal; opset 17): "
                      "tests/gen/gen_mlip_conv1d.py")
 
 

@@ -61,11 +61,7 @@ struct ConvPass {
 // The window of a 1-D or 2-D convolution as a 2-D one (a 1-D one's first
 // axis of extent 1: kernel 1, stride 1, no padding).
 ops::Geometry conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w) {
-  ops::Geometry geo = ops::resolve_geometry(attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
-  if (geo.rank() == 1)
-    geo = ops::Geometry{{1, geo.in[0]},      {1, geo.kernel[0]}, {1, geo.strides[0]}, {1, geo.dilations[0]},
-                        {0, geo.pads[0], 0, geo.pads[1]}, {1, geo.out[0]},    false};
-  return geo;
+  return geometry_2d(ops::resolve_geometry(attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules));
 }
 
 ConvPass q8_pass(ConvPass p) {

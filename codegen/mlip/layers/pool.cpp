@@ -1,5 +1,6 @@
 // MAXPOOL and AVGPOOL: MaxPool and AveragePool (floor or ceil mode, pads
-// below the window, asymmetric too, count_include_pad, dilations) on NHWC tensors. A
+// below the window, asymmetric too, count_include_pad, dilations) on NHWC tensors,
+// 2-D, and 1-D as the [N, C, 1, W] form a 1-D convolution's tensors have. A
 // ceil_mode window that reaches past the padded input reads and counts only
 // the positions inside it, as the reference does. Split across tiles by output rows,
 // each tile's share in groups of channels and passes of output rows that
@@ -28,6 +29,19 @@ constexpr ops::GeometryRules kPoolRules{/*dilations=*/true, /*ceil_mode=*/true};
 constexpr ops::GeometryRules kQPoolRules{/*dilations=*/true, /*ceil_mode=*/true, /*pads_below_window=*/true};
 
 const ops::GeometryRules& rules_of(const Node& n) { return n.op == "QLinearAveragePool" ? kQPoolRules : kPoolRules; }
+
+// The window of pool n on input shape x ([N, C, W] or [N, C, H, W]) as a 2-D
+// one. A stride along an axis with one output position moves no window: it
+// is 1 (torch's mean over a whole signal, avg_pool1d(x, x.shape[-1]), has a
+// stride of the signal's length, above any MLIP's).
+ops::Geometry pool_geometry(const Node& n, const Shape& x) {
+  ops::Geometry geo = geometry_2d(ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, rules_of(n)));
+  for (size_t i = 0; i < geo.strides.size(); ++i)
+    if (geo.out[i] == 1) geo.strides[i] = 1;
+  return geo;
+}
+
+bool is_1d_or_2d(const Value& v) { return v.shape.size() == 3 || v.shape.size() == 4; }
 
 // A pool layer's own parameters (RLayer::params): its window and
 // count_include_pad; an 8-bit AVGPOOL's requantization table in WEIGHTS (a
@@ -73,18 +87,18 @@ std::string q8_avg_reason(const Graph& g, const Node& n) {
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   // int8: MaxPool on the integers (fold_qdq keeps it when its input and
   // output share scale and zero point), exact; QLinearAveragePool.
-  const bool q8 = lim.int8 && (n.op == "MaxPool" || n.op == "QLinearAveragePool") &&
-                  g.value(n.inputs[0]).shape.size() == 4;
-  if (lim.int8 && !q8) return "only MaxPool and QLinearAveragePool of 4-D tensors have an int8 MLIP layer";
+  const Value& xv = g.value(n.inputs[0]);
+  const bool q8 = lim.int8 && (n.op == "MaxPool" || n.op == "QLinearAveragePool") && is_1d_or_2d(xv);
+  if (lim.int8 && !q8) return "only MaxPool and QLinearAveragePool of 3-D and 4-D tensors have an int8 MLIP layer";
   if (!lim.int8 && n.op == "QLinearAveragePool") return "QLinearAveragePool needs -quantize=int8";
   if (n.op == "QLinearAveragePool")
     if (std::string r = q8_avg_reason(g, n); !r.empty()) return r;
-  if (!q8 && !is_float4d(g, n.inputs[0])) return "only 2-D float32 pooling (4-D NCHW tensors) runs on the MLIP";
-  const Shape& x = g.value(n.inputs[0]).shape;  // [N, C, H, W]
+  if (!q8 && (xv.dtype != DType::Float32 || !is_1d_or_2d(xv)))
+    return "only 1-D and 2-D float32 pooling (3-D and 4-D NCHW tensors) runs on the MLIP";
+  const Shape x = conv_shape_2d(xv.shape);  // [N, C, H, W]
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), {}, rules_of(n));
-  if (geo.rank() != 2) return "only 2-D windows run on the MLIP";
+  const ops::Geometry geo = pool_geometry(n, xv.shape);
   if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
   for (int64_t d : geo.dilations)
     if (d - 1 > static_cast<int64_t>(MLIP_POOL_MAX_GAP))
@@ -128,18 +142,17 @@ void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {
 
 void lower(LowerContext& ctx, const Node& n) {
   const bool avg = n.op == "AveragePool" || n.op == "QLinearAveragePool";
-  const ops::Geometry geo =
-      ops::resolve_geometry(n.attrs, ops::spatial_of(ctx.graph().value(n.inputs[0]).shape), {}, rules_of(n));
-  if (geo.rank() != 2) fail("only 2-D windows run on the MLIP");
+  const Shape& xs = ctx.graph().value(n.inputs[0]).shape;
+  const ops::Geometry geo = pool_geometry(n, xs);
   PoolParams p;
   p.win = window_of(geo, geo.kernel[0], geo.kernel[1]);
   p.count_include_pad = avg && n.attrs.get_int("count_include_pad", 0) != 0;
   if (n.op == "QLinearAveragePool") lower_q8_avg(ctx, n, p);
-  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
+  const int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_AVGPOOL : MLIP_LAYER_MAXPOOL, n);
   l.inputs = {in_t};
   l.params = p;
-  l.output = ctx.output_tensor(n);
+  l.output = xs.size() == 3 ? ctx.nhwc_output(n) : ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;  // int8 MAXPOOL: no other field (scale and zero point pass through)
 }
 

@@ -102,6 +102,12 @@ void add_f32_bias(LowerContext& ctx, RLayer& l, const std::vector<float>& bias, 
 
 Shape conv_shape_2d(const Shape& s) { return s.size() == 3 ? Shape{s[0], s[1], 1, s[2]} : s; }
 
+ops::Geometry geometry_2d(const ops::Geometry& geo) {
+  if (geo.rank() != 1) return geo;
+  return ops::Geometry{{1, geo.in[0]},      {1, geo.kernel[0]}, {1, geo.strides[0]}, {1, geo.dilations[0]},
+                       {0, geo.pads[0], 0, geo.pads[1]}, {1, geo.out[0]},    geo.ceil_mode};
+}
+
 void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
                          const std::vector<int64_t>& bias, int64_t channels, int64_t period,
                          const std::string& bias_name) {

@@ -103,6 +103,10 @@ void add_f32_bias(LowerContext& ctx, RLayer& l, const std::vector<float>& bias, 
 // The 2-D form of a convolution's tensors (CONV2D, CONV_TRANSPOSE): [N, C, W]
 // is [N, C, 1, W]; other ranks as they are.
 Shape conv_shape_2d(const Shape& s);
+// The window of a 1-D convolution or pool as the 2-D one of its [N, C, 1, W]
+// form: the first axis of extent 1 (kernel 1, stride 1, dilation 1, no
+// padding); a 2-D window as it is.
+ops::Geometry geometry_2d(const ops::Geometry& geo);
 // An int8 layer's bias table (docs/mlip-spec.md, requantization records):
 // per output channel m of `channels`, its int32 bias (0 where `bias` is
 // empty) and its requantization (q, shift): rq's only entry, or entry
