@@ -757,6 +757,7 @@ static void usage(void) {
 int mlrx_serve_main(int argc, char** argv) {
   static mlrx_server_options o;
   static char wrapper[PATH_MAX];
+  static char workdir_abs[PATH_MAX];
   const char* token_file = NULL;
   const char* exec_wrapper = NULL;
   const char* wrapper_args[MLRX_MAX_WRAPPER_ARGS];
@@ -847,6 +848,13 @@ int mlrx_serve_main(int argc, char** argv) {
     say("error: --workdir %s is not a folder", o.workdir);
     return 1;
   }
+  /* Absolute: the runner starts inside its job folder, so a relative one
+   * would name the wrong place from there. */
+  if (!realpath(o.workdir, workdir_abs)) {
+    say("error: --workdir %s: %s", o.workdir, strerror(errno));
+    return 1;
+  }
+  o.workdir = workdir_abs;
   if (nargs && !exec_wrapper) {
     say("error: --exec-wrapper-arg needs --exec-wrapper");
     return 1;

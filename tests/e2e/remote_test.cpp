@@ -45,19 +45,22 @@ const fs::path kDigits = fs::path(MLIPC_EXAMPLES) / "digits";
 // The AArch64 server under qemu-aarch64, on a free port of 127.0.0.1.
 class Server {
  public:
-  Server(const fs::path& workdir, std::vector<std::string> extra) {
+  // `workdir` as given: with `cwd`, the server starts there and workdir may
+  // be relative to it.
+  Server(const fs::path& workdir, std::vector<std::string> extra, const fs::path& cwd = {}) {
     std::vector<std::string> args = {"qemu-aarch64", kServer.string(), "--port", "0", "--workdir", workdir.string(),
                                      "--exec-wrapper", "qemu-aarch64", "--exec-wrapper-arg", "-L",
                                      "--exec-wrapper-arg", "/usr/aarch64-linux-gnu", "--io-timeout", "5"};
     args.insert(args.end(), extra.begin(), extra.end());
     int out[2];
     EXPECT_EQ(pipe(out), 0);
-    log_ = workdir.parent_path() / (workdir.filename().string() + ".log");
+    log_ = (cwd.empty() ? workdir : cwd / workdir).parent_path() / (workdir.filename().string() + ".log");
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_addclose(&fa, out[0]);
     posix_spawn_file_actions_addopen(&fa, 2, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -228,7 +231,9 @@ class RemoteTargets : public Remote, public ::testing::WithParamInterface<std::s
 
 TEST_P(RemoteTargets, DigitsGiveTheHostBits) {
   compile(GetParam());
-  Server s(p("work"), {});
+  // A relative --workdir: the runner, started inside its job folder, must
+  // still be found.
+  Server s("work", {}, dir.path());
   ASSERT_NE(s.port(), 0);
   ProcessResult r = remote_run(s, "remote.npz", {"--number", "2", "--print-time"});
   ASSERT_EQ(r.exit_code, 0) << r.err << s.read_log();
