@@ -183,10 +183,9 @@ class Module:
 
         Names, shapes and dtypes are checked first: :class:`RunError` names the input.
         """
-        named = self._named(inputs)
-        # Where a remote="host:port" keyword would go: this one call, which
-        # every run, run_many and profile makes.
-        return self._execute(named, timeout)
+        # A remote="host:port" keyword (mlipc serve) goes into _execute,
+        # which run and run_many both call.
+        return self._execute(self._named(inputs), timeout)
 
     def run_many(self, batches: Sequence[Inputs], *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS) -> List[Dict[str, np.ndarray]]:
         """Runs each set of inputs; the build is made once. A pipeline (pes=N)
