@@ -191,7 +191,11 @@ PYBIND11_MODULE(_mlipc, m) {
       raise(e.what(), py::str(e.node()), py::str(e.op()));
     } catch (const Error& e) {
       raise(e.what(), py::none(), py::none());
-    } catch (const nlohmann::json::exception& e) {
+    } catch (const py::builtin_exception&) {
+      throw;  // pybind11's own (its translator follows)
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const std::exception& e) {  // as the command line: any other one (a file system error, ...) in one line
       raise(e.what(), py::none(), py::none());
     }
   });
