@@ -22,6 +22,8 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev
   # mlipc report: Graphviz's layout library; its pages open in headless Chromium in a test
   libgraphviz-dev chromium
+  # the Python module mlipc (python/, docs/python.md) and its tests
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-onnx
 )
 
 missing=()

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/compile_cmd.h"
 #include "cli/format.h"
 #include "cli/progress.h"
 #include "cli/report.h"
@@ -35,51 +37,21 @@ namespace mlipc::cli {
 
 namespace {
 
-struct CompileArgs {
-  std::string model;
-  std::string output;
-  std::string target = "c";
-  std::vector<std::string> input_shapes;
-  std::string module_name = "default";
-  std::string alignment = "16";  // numbers as text: cli/number_option.h reads them
-  std::string planner = "hill_climb";
-  std::string arena_reuse = "on";
-  std::string output_names = "onnx";
-  std::string mcpu = "cn10ka";
-  std::string num_tiles = "8";
-  std::string mattr = "sim -wb_pin_ocm=0";  // -quantize unset: the model decides (driver/quantization.h)
-  std::string io_dtype = "float32";
-  std::string requant = "fixed";
-  std::string llvm_mtriple;
-  std::string llvm_mcpu;
-  std::string c_mcpu;
-  std::string cross_compiler;
-  std::string cross_compiler_options;
-  std::string quantize = "none";
-  std::string calibration;
-  std::string calibration_method = "minmax";
-  std::string calibration_percentile = "99.99";
-  std::string min_sqnr_db = "20";
-  std::string weight_bits = "8", weight_block = "32";
-  std::string emit_qdq;
-  std::string pes;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
-  std::string report;  // --report: the HTML report of the tarball written (cli/report.h)
-  bool emit_qdq_given = false;  // --emit-qdq '' is refused, not taken as absent
-  std::string pe_memory;
-  bool pes_given = false, pe_memory_given = false;
-};
-
 fs::path output_path(const CompileArgs& a) {
   return a.output.empty() ? fs::path(fs::path(a.model).stem().string() + ".tar") : fs::path(a.output);
 }
 
+}  // namespace
+
 // --report: the page of the tarball just written, read back as `mlipc
 // report` reads it (cli/report.h).
-void write_compile_report(const CompileArgs& a) {
+std::string write_compile_report(const CompileArgs& a) {
   const fs::path out = output_path(a);
   write_report(a.report, render_report(inspect_data(read_file(out), out.string())));
-  fmt::print("  report     {}\n", printable(a.report));
+  return fmt::format("  report     {}\n", printable(a.report));
 }
+
+namespace {
 
 // --workspace-byte-alignment: a whole number, then the driver's rule (a
 // power of two from 1 to 4096) with its message.
@@ -101,23 +73,24 @@ std::string err(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) :
 
 // The calibration's summary: layers int8 and float, the outputs' SQNR, the
 // five layers of lowest SQNR (`mlipc inspect` lists them all).
-void print_quantization(const ptq::QuantizeReport& q) {
+void print_quantization(std::string& text, const ptq::QuantizeReport& q) {
+  auto out = std::back_inserter(text);
   size_t int8 = 0;
   for (const auto& l : q.layers) int8 += l.int8;
   const std::string samples = q.samples_in_data > q.samples
                                   ? fmt::format("the first {} of {} samples (at most {} are used)", with_commas(q.samples),
                                                 with_commas(q.samples_in_data), with_commas(limits::kMaxCalibrationSamples))
                                   : fmt::format("{} samples", q.samples);
-  fmt::print("  int8       {} of {} layers int8 ({} calibration on {}, min SQNR {} dB)\n", int8, q.layers.size(),
+  fmt::format_to(out, "  int8       {} of {} layers int8 ({} calibration on {}, min SQNR {} dB)\n", int8, q.layers.size(),
              calib::method_name(q.options.method), samples, db(q.options.min_sqnr_db));
   if (q.options.weight_bits == 4) {
     size_t four = 0;
     for (const auto& l : q.layers) four += l.int8 && l.weight_bits == 4;
-    fmt::print("    {} with 4-bit weights (--weight-bits 4, blocks of {} in dense layers; the others 8-bit)\n", four,
+    fmt::format_to(out, "    {} with 4-bit weights (--weight-bits 4, blocks of {} in dense layers; the others 8-bit)\n", four,
                q.options.weight_block);
   }
   for (const auto& o : q.outputs)
-    fmt::print("    output {}: SQNR {} dB, max abs error {}\n", printable(o.name), db(o.sqnr_db), err(o.max_abs_error));
+    fmt::format_to(out, "    output {}: SQNR {} dB, max abs error {}\n", printable(o.name), db(o.sqnr_db), err(o.max_abs_error));
   std::vector<const ptq::LayerQuantization*> worst;
   for (const auto& l : q.layers) worst.push_back(&l);
   // Lowest SQNR first; layers without an int8 figure (NaN) last.
@@ -126,17 +99,17 @@ void print_quantization(const ptq::QuantizeReport& q) {
   });
   if (worst.size() > 5) worst.resize(5);
   if (!worst.empty())
-    fmt::print("    worst layers (SQNR alone / in the model, max abs error alone; all: mlipc inspect):\n");
+    fmt::format_to(out, "    worst layers (SQNR alone / in the model, max abs error alone; all: mlipc inspect):\n");
   for (const auto* l : worst)
-    fmt::print("      {:<28} {:<18} {:>6} / {:>6} dB  {:>10}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
+    fmt::format_to(out, "      {:<28} {:<18} {:>6} / {:>6} dB  {:>10}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
                db(l->model_sqnr_db), err(l->max_abs_error),
                l->int8 ? (l->weight_bits == 4 ? "int8, 4-bit weights" : "int8") : "float: " + printable(l->why));
   for (const auto& l : q.layers)
     if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
-      fmt::print("      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
+      fmt::format_to(out, "      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
   for (const auto& l : q.layers)
     if (!l.bias_raised.empty())
-      fmt::print("    {}: weight scale raised so that the bias fits int32 on channel{} {}\n", printable(l.node),
+      fmt::format_to(out, "    {}: weight scale raised so that the bias fits int32 on channel{} {}\n", printable(l.node),
                  l.bias_raised.size() > 1 ? "s" : "", fmt::join(l.bias_raised, ", "));
 }
 
@@ -158,7 +131,9 @@ void check_emit_qdq(const fs::path& qdq, const fs::path& out, const std::vector<
     fail("--emit-qdq {}: folder {} is not writable: {}", name, printable(dir.string()), std::strerror(errno));
 }
 
-void run_compile(const CompileArgs& a) {
+}  // namespace
+
+std::string run_compile(const CompileArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   // The mesh's numbers first: a bad one is refused before anything is read.
   if (a.pe_memory_given && !a.pes_given) fail("--pe-memory needs --pes (the number of processing elements)");
@@ -184,6 +159,7 @@ void run_compile(const CompileArgs& a) {
   driver::parse_target(a.target);  // refused before the cross compiler is asked
   opt.quantize = a.quantize;
   opt.calibration = a.calibration;
+  opt.calibration_arrays = a.calibration_arrays;
   opt.quantize_options.method = calib::method_from_name(a.calibration_method);
   opt.quantize_options.percentile =
       parse_real("--calibration-percentile", a.calibration_percentile, "above 0 and at most 100; default 99.99");
@@ -214,8 +190,7 @@ void run_compile(const CompileArgs& a) {
   if (a.emit_qdq_given) check_emit_qdq(a.emit_qdq, out, {a.model, a.calibration});
   if (!opt.cross.compiler.empty()) host::check_build_folder(host::cross_dir(out, opt.cross.triple), opt.codegen.module_name);
   if (a.pes_given || a.pe_memory_given) {
-    compile_mesh(a.model, out, opt, pes, pe_memory);
-    return;
+    return compile_mesh(a.model, out, opt, pes, pe_memory);
   }
   driver::CompileResult r = driver::compile_model(a.model, opt);
   opt.quantize_options.progress = nullptr;
@@ -250,6 +225,8 @@ void run_compile(const CompileArgs& a) {
       throw;
     }
   }
+  std::string text;
+  auto to = std::back_inserter(text);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::map<std::string, int> ops;
@@ -257,22 +234,22 @@ void run_compile(const CompileArgs& a) {
   std::string op_list;
   for (const auto& [op, n] : ops) op_list += fmt::format("{}{} {}", op_list.empty() ? "" : ", ", op, n);
   const auto& m = r.module;
-  fmt::print("mlipc: compiled {} ({} ONNX nodes) for target {} into {} in {:.2f} s\n", printable(a.model),
+  fmt::format_to(to, "mlipc: compiled {} ({} ONNX nodes) for target {} into {} in {:.2f} s\n", printable(a.model),
              r.onnx_nodes, r.target.text, printable(out.string()), secs);
-  fmt::print("  operators  {} layers: {}\n", m.layers.size(), op_list);
-  fmt::print("  arena      {} bytes (lower bound {}, {}; {})\n", with_commas(m.workspace_size),
+  fmt::format_to(to, "  operators  {} layers: {}\n", m.layers.size(), op_list);
+  fmt::format_to(to, "  arena      {} bytes (lower bound {}, {}; {})\n", with_commas(m.workspace_size),
              with_commas(m.workspace_lower_bound),
              m.workspace_lower_bound ? fmt::format("{:+.1f}%", 100.0 * (double(m.workspace_size) / double(m.workspace_lower_bound) - 1.0)) : "+0.0%",
              m.plan.algorithm);
-  fmt::print("  constants  {} bytes\n", with_commas(m.constants_size));
+  fmt::format_to(to, "  constants  {} bytes\n", with_commas(m.constants_size));
   if (!opt.codegen.cpu.name.empty())
-    fmt::print("  cpu        {} (kernel variants its compiler selects: {})\n", opt.codegen.cpu.name,
+    fmt::format_to(to, "  cpu        {} (kernel variants its compiler selects: {})\n", opt.codegen.cpu.name,
                opt.codegen.cpu.isas.empty() ? "none, the portable C" : fmt::format("{}", fmt::join(opt.codegen.cpu.isas, ", ")));
-  if (r.quantization) print_quantization(*r.quantization);
-  if (!a.emit_qdq.empty()) fmt::print("  qdq        {}\n", printable(a.emit_qdq));
+  if (r.quantization) print_quantization(text, *r.quantization);
+  if (!a.emit_qdq.empty()) fmt::format_to(to, "  qdq        {}\n", printable(a.emit_qdq));
   if (!cross_out.empty()) {
     const std::string lib = "lib" + opt.codegen.module_name + ".a";
-    fmt::print("  cross      {}{} with {}: {} ({} bytes){}\n", printable(opt.cross.triple),
+    fmt::format_to(to, "  cross      {}{} with {}: {} ({} bytes){}\n", printable(opt.cross.triple),
                opt.cross.cpu_flags.empty() ? "" : " " + opt.cross.cpu_flags.front(), printable(opt.cross.compiler),
                printable((cross_out / lib).string()), with_commas(fs::file_size(cross_out / lib)),
                fs::exists(cross_out / host::runner_name(opt.codegen.module_name))
@@ -280,29 +257,28 @@ void run_compile(const CompileArgs& a) {
                    : "");
   }
   if (!opt.cross.empty() && opt.cross.compiler.empty())
-    fmt::print("  cross      {}{}: recorded, nothing built without --cross-compiler\n", printable(opt.cross.triple),
+    fmt::format_to(to, "  cross      {}{}: recorded, nothing built without --cross-compiler\n", printable(opt.cross.triple),
                opt.cross.cpu_flags.empty() ? "" : " " + opt.cross.cpu_flags.front());
-  if (!r.target.mlip) return;
-  fmt::print("  {}\n", printable(driver::quantize_line(r.mlip_options)));
-  fmt::print("  mlip       {} region(s) on {} x {} tile(s), {} node(s) left on the CPU ({} mode)\n", r.mlip.regions.size(),
+  if (!r.target.mlip) return text;
+  fmt::format_to(to, "  {}\n", printable(driver::quantize_line(r.mlip_options)));
+  fmt::format_to(to, "  mlip       {} region(s) on {} x {} tile(s), {} node(s) left on the CPU ({} mode)\n", r.mlip.regions.size(),
              opt.mlip.mcpu, opt.mlip.num_tiles, r.mlip.cpu_nodes.size(), opt.mlip.hardware ? "hw" : "sim");
   for (const auto& region : r.mlip.regions) {
     const mlip::RegionReport& reg = region->report;
-    fmt::print("    {}: {} layers, {} est. cycles, OCM {} bytes/tile, scratch {} bytes, weights pinned: {}\n", reg.name,
+    fmt::format_to(to, "    {}: {} layers, {} est. cycles, OCM {} bytes/tile, scratch {} bytes, weights pinned: {}\n", reg.name,
                reg.layers.size(), with_commas(reg.est_cycles), with_commas(reg.ocm_size), with_commas(reg.scratch_size),
                reg.pinned.empty() ? "none" : fmt::format("{} layer(s), {} bytes", reg.pinned.size(), with_commas(reg.pinned_bytes)));
   }
   uint64_t on_mlip = 0, total = 0;
   for (const auto& region : r.mlip.regions) on_mlip += region->report.macs();
   for (const auto& l : r.module.layers) total += driver::cpu_layer_macs(r, l);
-  fmt::print("  {}\n", mac_share_line(on_mlip, on_mlip + total));
+  fmt::format_to(to, "  {}\n", mac_share_line(on_mlip, on_mlip + total));
+  return text;
 }
 
-}  // namespace
-
-void add_compile(CLI::App& app) {
-  auto args = std::make_shared<CompileArgs>();
-  CLI::App* c = app.add_subcommand("compile", "compile an ONNX model into a Model Library Format tarball");
+void declare_compile_options(CLI::App& app, CompileArgs& a) {
+  CompileArgs* args = &a;
+  CLI::App* c = &app;
   c->add_option("model", args->model, "the ONNX model (anywhere on the line)");
   c->add_option("-o,--output", args->output, "the tarball to write (default: <model>.tar)");
   c->add_option("--target", args->target,
@@ -342,8 +318,7 @@ void add_compile(CLI::App& app) {
                 "layer's in blocks; a layer below the SQNR threshold at 4 bits tries 8)");
   c->add_option("--weight-block-size", args->weight_block,
                 "--weight-bits 4: a dense layer's weights per block of this many along K (default 32)");
-  CLI::Option* emit_qdq =
-      c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
+  c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");
   c->add_option("--target-mrvl-mattr", args->mattr,
@@ -367,14 +342,24 @@ void add_compile(CLI::App& app) {
   c->add_option("--report", args->report,
                 "also write the HTML report of the tarball (as mlipc report; docs/user-guide.md)");
   c->allow_extras();
-  c->callback([args, c, emit_qdq] {
-    args->emit_qdq_given = emit_qdq->count() > 0;
-    refuse_extras(*c);
-    require_positional(args->model, *c, "an ONNX model file");
-    args->pes_given = c->count("--pes") > 0;
-    args->pe_memory_given = c->count("--pe-memory") > 0;
-    run_compile(*args);
-    if (!args->report.empty()) write_compile_report(*args);
+}
+
+void read_compile_args(const CLI::App& c, CompileArgs& a) {
+  refuse_extras(c);
+  require_positional(a.model, c, "an ONNX model file");
+  a.emit_qdq_given = c.count("--emit-qdq") > 0;
+  a.pes_given = c.count("--pes") > 0;
+  a.pe_memory_given = c.count("--pe-memory") > 0;
+}
+
+void add_compile(CLI::App& app) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App* c = app.add_subcommand("compile", "compile an ONNX model into a Model Library Format tarball");
+  declare_compile_options(*c, *args);
+  c->callback([args, c] {
+    read_compile_args(*c, *args);
+    fmt::print("{}", run_compile(*args));
+    if (!args->report.empty()) fmt::print("{}", write_compile_report(*args));
   });
 }
 

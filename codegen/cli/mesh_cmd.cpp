@@ -79,8 +79,8 @@ std::string tensor_line(const mesh::Manifest& m, const mesh::PipeTensor& t) {
 
 }  // namespace
 
-void compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
-                  uint64_t pe_memory) {
+std::string compile_mesh(const std::string& model, const fs::path& out, const driver::CompileOptions& options, int pes,
+                         uint64_t pe_memory) {
   const auto t0 = std::chrono::steady_clock::now();
   mesh::MeshOptions mo;
   mo.pes = pes;
@@ -98,7 +98,7 @@ void compile_mesh(const std::string& model, const fs::path& out, const driver::C
   if (!r.quantize_line.empty()) fmt::format_to(o, "  {}\n", printable(r.quantize_line));
   print_stage_table(text, m);
   print_estimates(text, m);
-  fmt::print("{}", text);
+  return text;
 }
 
 bool is_mesh(const mlf::FileMap& files) { return files.count("pipeline.json") > 0; }
@@ -161,7 +161,7 @@ std::string render_mesh_inspect(const InspectMesh& d) {
   return text;
 }
 
-void run_mesh(const MeshRunArgs& a) {
+std::string run_mesh(const MeshRunArgs& a) {
   if (a.inputs.empty())
     fail("{}: a mesh tarball runs a stream of samples: give --inputs FILE.npz (each array with a leading sample axis)",
          a.tarball);
@@ -233,7 +233,7 @@ void run_mesh(const MeshRunArgs& a) {
   fmt::format_to(out, "  measured   {} samples in {:.3f} ms on this host: {:.1f} samples/s\n", samples,
                  r.total_ns / 1e6, r.total_ns > 0 ? static_cast<double>(samples) * 1e9 / r.total_ns : 0.0);
   if (!a.outputs.empty()) io::write_npz(a.outputs, outs);
-  fmt::print("{}", text);
+  return text;
 }
 
 }  // namespace mlipc::cli

@@ -14,8 +14,9 @@
 namespace mlipc::cli {
 
 // `pe_memory`: bytes, 0 for no limit (cli/memory_size.h read the option).
-void compile_mesh(const std::string& model, const std::filesystem::path& out, const driver::CompileOptions& options,
-                  int pes, uint64_t pe_memory);
+// Returns the summary compile prints.
+std::string compile_mesh(const std::string& model, const std::filesystem::path& out, const driver::CompileOptions& options,
+                         int pes, uint64_t pe_memory);
 
 // A tarball is a mesh when it holds pipeline.json.
 bool is_mesh(const mlf::FileMap& files);
@@ -28,6 +29,7 @@ struct MeshRunArgs {
   std::string tarball, inputs, outputs;
   int timeout = 0, build_timeout = 0;
 };
-void run_mesh(const MeshRunArgs& a);
+// Writes the outputs (--outputs); returns the summary run prints.
+std::string run_mesh(const MeshRunArgs& a);
 
 }  // namespace mlipc::cli

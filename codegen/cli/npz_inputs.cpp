@@ -35,4 +35,16 @@ void NpzInputs::wrong_shape(size_t i, const Shape& got, const std::string& want)
   fail("{}: array '{}' has shape {}, but the input '{}' of {} {}", npz, name, shape_str(got), name, tar, want);
 }
 
+void check_run_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorInfo>& model_inputs,
+                      const std::string& npz_path, const std::string& tarball) {
+  std::vector<ModelInput> ins;
+  for (const mlf::TensorInfo& in : model_inputs) ins.push_back({in.name, in.dtype});
+  const NpzInputs arrays(given, std::move(ins), npz_path, tarball);
+  for (size_t i = 0; i < model_inputs.size(); ++i) {
+    const Shape& want = model_inputs[i].shape;
+    const Shape& got = arrays.array(i).shape();
+    if (got != want) arrays.wrong_shape(i, got, "has shape " + shape_str(want));
+  }
+}
+
 }  // namespace mlipc::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/npz.h"
+#include "mlf/metadata.h"
 
 namespace mlipc::cli {
 
@@ -33,5 +34,10 @@ class NpzInputs {
   std::vector<ModelInput> inputs_;
   std::string names_;  // the model's inputs, for the messages
 };
+
+// `run`'s inputs (a .npz, or the Python module's arrays, `npz_path` naming
+// them) against the model's: each once, of its dtype and shape.
+void check_run_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorInfo>& model_inputs,
+                      const std::string& npz_path, const std::string& tarball);
 
 }  // namespace mlipc::cli

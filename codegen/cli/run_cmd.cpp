@@ -14,14 +14,13 @@
 #include "cli/mesh_cmd.h"
 #include "cli/npz_inputs.h"
 #include "cli/number_option.h"
+#include "cli/profile.h"
 #include "cli/report.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
 #include "host/remote_client.h"
 #include "io/npz.h"
-#include "mlip/layer_kind.h"
-#include "mlip/report.h"
 #include "support/error.h"
 #include "support/file_util.h"
 #include "support/limits.h"
@@ -80,87 +79,6 @@ void print_top(std::string& text, const io::NamedTensors& outs, int k) {
                     [&](size_t a, size_t b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
   fmt::format_to(out, "top {} of output '{}' {}:\n", n, printable(name), shape_str(t.shape()));
   for (size_t i = 0; i < n; ++i) fmt::format_to(out, "  #{}  index {:>5}  value {:.6g}\n", i + 1, idx[i], v[idx[i]]);
-}
-
-std::string join_names(const std::vector<std::string>& list, size_t max_len = 48) {
-  std::string s;
-  for (const std::string& o : list) s += (s.empty() ? "" : ", ") + printable(o);
-  if (s.size() > max_len) s = s.substr(0, max_len - 3) + "...";
-  return s;
-}
-std::string join_names(const nlohmann::json& list) { return join_names(list.get<std::vector<std::string>>()); }
-
-// One row per layer: region (or cpu), MLIP layer or CPU op, ONNX source
-// nodes, MACs, estimated MLIP cycles, measured host time.
-void print_profile(std::string& text, const mlf::Metadata& md, const host::RunResult& r) {
-  using nlohmann::json;
-  auto out = std::back_inserter(text);
-  const json& layers = md.extra.value("mlipc", json::object()).value("layers", json::array());
-  const bool has_mlip = md.extra.contains("mlip");
-  const mlip::MlipReport mlip = has_mlip ? mlip::report_from_json(md.extra.at("mlip")) : mlip::MlipReport{};
-  std::map<std::string, std::pair<int, const mlip::RegionReport*>> regions;
-  int ri = 0;
-  for (const mlip::RegionReport& reg : mlip.regions) regions[reg.name] = {ri++, &reg};
-  std::map<std::pair<int, int>, host::MlipLayerTime> stats;
-  for (const auto& m : r.mlip_layers) stats[{m.region, m.layer}] = m;
-  fmt::format_to(out, "profile (one run; MLIP cycles from the cycle model, host time measured):\n");
-  fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10}\n", "region", "layer / op", "ONNX nodes", "MACs",
-             "est. cycles", "host us");
-  uint64_t total_cycles = 0, border_cycles = 0, mlip_macs = 0, cpu_macs = 0;
-  for (size_t k = 0; k < layers.size(); ++k) {
-    const json& l = layers[k];
-    double host_ns = k < r.layers.size() ? r.layers[k].ns : 0.0;
-    auto it = regions.find(l.value("node", ""));
-    if (it == regions.end()) {
-      // Tarballs written before the CPU layers' MACs were recorded: "-".
-      const bool known = l.contains("macs");
-      const uint64_t macs = l.value("macs", uint64_t{0});
-      cpu_macs += macs;
-      fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", "cpu", l.at("op").get<std::string>(),
-                 join_names(l.at("onnx_nodes")), known ? with_commas(macs) : "-", "-", host_ns / 1000.0);
-      continue;
-    }
-    mlip_macs += it->second.second->macs();
-    const auto& [index, reg] = it->second;
-    int j = 0;
-    for (const mlip::LayerReport& ml : reg->layers) {
-      const host::MlipLayerTime* st = stats.count({index, j}) ? &stats[{index, j}] : nullptr;
-      uint64_t cycles = st ? static_cast<uint64_t>(st->cycles) : ml.est_cycles;
-      total_cycles += cycles;
-      if (ml.kind == mlip::layer_kind(MLIP_LAYER_CONVERT_IN).name || ml.kind == mlip::layer_kind(MLIP_LAYER_CONVERT_OUT).name)
-        border_cycles += cycles;
-      fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", printable(reg->name), ml.kind, join_names(ml.origins),
-                 with_commas(ml.macs), with_commas(cycles), st ? st->ns / 1000.0 : 0.0);
-      ++j;
-    }
-    if (!reg->pinned.empty() && stats.count({index, j}))
-      fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", printable(reg->name), "load_weights",
-                 "(once, at load)", "-", with_commas(static_cast<uint64_t>(stats[{index, j}].cycles)),
-                 stats[{index, j}].ns / 1000.0);
-  }
-  fmt::format_to(out, "  {:<20} {:<16} {:<48} {:>12} {:>12} {:>10.1f}\n", "total", "", "", "", with_commas(total_cycles),
-             (r.run_ns.empty() ? 0.0 : r.run_ns.front()) / 1000.0);
-  if (has_mlip) {
-    const double mhz = mlip.target.clock_mhz;
-    fmt::format_to(out, "  estimated MLIP time {:.1f} us at {:.0f} MHz ({} on {} tile(s)); border conversions {:.1f}%\n",
-               total_cycles / mhz, mhz, mlip.options.mcpu, mlip.options.num_tiles,
-               total_cycles ? 100.0 * static_cast<double>(border_cycles) / static_cast<double>(total_cycles) : 0.0);
-    fmt::format_to(out, "  {}\n", mac_share_line(mlip_macs, mlip_macs + cpu_macs));
-  }
-}
-
-// The .npz's arrays against the model's inputs: each once, of its dtype and
-// shape (cli/npz_inputs.h words the messages).
-void check_inputs(const io::NamedTensors& given, const std::vector<mlf::TensorInfo>& model_inputs,
-                  const std::string& npz_path, const std::string& tarball) {
-  std::vector<ModelInput> ins;
-  for (const mlf::TensorInfo& in : model_inputs) ins.push_back({in.name, in.dtype});
-  const NpzInputs arrays(given, std::move(ins), npz_path, tarball);
-  for (size_t i = 0; i < model_inputs.size(); ++i) {
-    const Shape& want = model_inputs[i].shape;
-    const Shape& got = arrays.array(i).shape();
-    if (got != want) arrays.wrong_shape(i, got, "has shape " + shape_str(want));
-  }
 }
 
 // tvmc's --fill-mode for the inputs when --inputs is absent: zeros, ones, or
@@ -309,7 +227,7 @@ void run_run(const RunArgs& a) {
       fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --report, --print-top, "
            "--print-time, --number, --repeat; mlipc report draws its stages)",
            a.tarball);
-    run_mesh({a.tarball, a.inputs, a.outputs, a.timeout, a.build_timeout});
+    fmt::print("{}", run_mesh({a.tarball, a.inputs, a.outputs, a.timeout, a.build_timeout}));
     return;
   }
   // Refused before any work: a device, a FIFO, the tarball or the inputs.
@@ -326,7 +244,7 @@ void run_run(const RunArgs& a) {
   io::NamedTensors inputs;
   if (!a.inputs.empty()) {
     inputs = io::read_npz(a.inputs);
-    check_inputs(inputs, md.inputs, a.inputs, a.tarball);
+    check_run_inputs(inputs, md.inputs, a.inputs, a.tarball);
   }
   host::HostModel model = build_or_find_runner(a, md);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
@@ -342,7 +260,7 @@ void run_run(const RunArgs& a) {
     if (a.outputs.empty() && a.print_top <= 0)
       for (const auto& [name, t] : r.outputs)
         fmt::format_to(out, "output '{}' {} {}\n", printable(name), dtype_name(t.dtype()), shape_str(t.shape()));
-    if (a.profile) print_profile(text, model.metadata(), r);
+    if (a.profile) print_profile(text, profile_of(model.metadata(), r));
     if (r.remote)
       fmt::format_to(out, "remote {}: {} run(s) in {:.3f} ms wall, {:.3f} ms CPU (measured on the server around the runner)\n",
                      host::parse_endpoint(a.remote).shown(), runs, static_cast<double>(r.remote_wall_ns) / 1e6,

@@ -12,6 +12,7 @@
 #include "driver/cross.h"
 #include "driver/target.h"
 #include "frontend/onnx_import.h"
+#include "io/npz.h"
 #include "ir/graph.h"
 #include "mlip/backend.h"
 #include "mlip/target.h"
@@ -38,6 +39,9 @@ struct CompileOptions {
   // agree with it). A model already quantized needs no calibration.
   std::string quantize = "none";
   std::filesystem::path calibration;  // --calibration FILE.npz
+  // Or the same arrays in memory (the Python module's calibration=): read
+  // from here, then checked and used as the file's.
+  std::optional<io::NamedTensors> calibration_arrays;
   ptq::QuantizeOptions quantize_options;  // --calibration-method, --calibration-percentile, --quantize-min-sqnr-db
   std::filesystem::path emit_qdq;     // --emit-qdq FILE.onnx: the quantized model in QDQ form
   // --target-llvm-mtriple/-mcpu, --cross-compiler: recorded in metadata.json

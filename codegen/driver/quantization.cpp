@@ -18,8 +18,9 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
     fail("--quantize int8 with target '{}': say -quantize=int8 in --target-mrvl-mattr too", t.text);
   const bool int8 = o.quantize == "int8" || mlip_int8;
   const std::string ask = t.mlip ? "-quantize=int8" : "--quantize int8";
-  if (!o.calibration.empty() && !int8) fail("--calibration needs int8 quantization ({})", ask);
-  if (!o.emit_qdq.empty() && o.calibration.empty())
+  const bool calibration = !o.calibration.empty() || o.calibration_arrays;
+  if (calibration && !int8) fail("--calibration needs int8 quantization ({})", ask);
+  if (!o.emit_qdq.empty() && !calibration)
     fail("--emit-qdq writes the model calibration quantized: it needs --calibration FILE.npz");
   const ptq::QuantizeOptions& q = o.quantize_options;
   if (!(q.percentile > 0.0 && q.percentile <= 100.0))
@@ -72,16 +73,19 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
     if (o.quantize_options.weight_bits != 8)
       fail("--weight-bits {}: the model is quantized already (QDQ or QOperator); its weights keep their width",
            o.quantize_options.weight_bits);
-    if (!o.calibration.empty())
+    if (!o.calibration.empty() || o.calibration_arrays)
       fail("--calibration: the model is quantized already (QDQ or QOperator); {} takes it as it is", ask);
     return;
   }
-  if (o.calibration.empty())
+  if (o.calibration.empty() && !o.calibration_arrays)
     fail("{} on an fp32 model needs calibration data: --calibration FILE.npz (one array per model input, named "
          "as the input, with a leading sample axis)", ask);
-  const CalibrationSet data = read_calibration(o.calibration, r.graph);
+  // In memory, the arrays are named "calibration" in messages.
+  const std::string name = o.calibration_arrays ? "calibration" : printable(o.calibration.string());
+  const CalibrationSet data = o.calibration_arrays ? calibration_set(*o.calibration_arrays, name, r.graph)
+                                                   : read_calibration(o.calibration, r.graph);
   ptq::QuantizeOptions qo = o.quantize_options;
-  qo.data_name = printable(o.calibration.string());
+  qo.data_name = name;
   r.quantization = ptq::quantize(r.graph, data.samples, qo);
   r.quantization->samples_in_data = static_cast<size_t>(data.in_file);
   // The layers mixed precision keeps float may be fp16 layers on the MLIP.

@@ -28,7 +28,7 @@ std::vector<TensorData> eval_node(const Graph& g, const Node& n, const std::vect
   try {
     def->eval(ctx);
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", n.describe(), e.what()));
+    throw NodeError(fmt::format("{}: {}", n.describe(), e.what()), n.name, n.op);
   }
   return outs;
 }

@@ -14,9 +14,9 @@ namespace {
 const OpDef& op_of(const Node& n) {
   const OpDef* def = find_op(n.op);
   if (!def) {
-    if (std::string_view why = refused_op_reason(n.op); !why.empty())
-      fail("{}: operator '{}' is not supported: {}", n.describe(), n.op, why);
-    fail("{}: operator '{}' is not supported", n.describe(), n.op);
+    const std::string_view why = refused_op_reason(n.op);
+    throw NodeError(fmt::format("{}: operator '{}' is not supported{}{}", n.describe(), n.op, why.empty() ? "" : ": ", why),
+                    n.name, n.op);
   }
   return *def;
 }
@@ -30,7 +30,7 @@ void infer_node(Graph& g, Node& n) {
   try {
     def.infer(ctx);
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", n.describe(), e.what()));
+    throw NodeError(fmt::format("{}: {}", n.describe(), e.what()), n.name, n.op);
   }
   for (ValueId out : n.outputs)
     if (out != kNoValue && !g.value(out).shape_known)
