@@ -18,6 +18,7 @@
 #include "cli/mesh_cmd.h"
 #include "cli/npz_inputs.h"
 #include "cli/profile.h"
+#include "cli/runner.h"
 #include "host/host_model.h"
 #include "io/npz.h"
 #include "mlf/archive.h"
@@ -116,9 +117,14 @@ bool is_mesh(const std::string& path) { return cli::is_mesh(mlf::read_tar(path))
 // run on each set of inputs.
 class Runner {
  public:
-  Runner(const std::string& path, const std::string& name) : name_(name) {
+  // `remote` (host:port of `mlipc serve`, and its token file) or empty: the
+  // program `mlipc run` would choose (cli/runner.h).
+  Runner(const std::string& path, const std::string& name, const std::string& remote, const std::string& token_file)
+      : name_(name) {
     py::gil_scoped_release unlocked;
-    model_ = std::make_unique<host::HostModel>(host::HostModel::build(path));
+    const mlf::Metadata md = host::check_tarball(read_file(path), name).metadata;
+    model_ = std::make_unique<host::HostModel>(
+        cli::runner_for({path, remote, token_file, limits::kDefaultBuildSeconds}, md));
   }
 
   std::vector<Array> run(const std::vector<Array>& inputs, int timeout) const {
@@ -205,7 +211,8 @@ PYBIND11_MODULE(_mlipc, m) {
   m.def("run_mesh", &run_mesh, py::arg("path"), py::arg("inputs"), py::arg("dir"), py::arg("timeout"));
   m.attr("DEFAULT_RUN_SECONDS") = limits::kDefaultRunSeconds;
   py::class_<Runner>(m, "Runner")
-      .def(py::init<const std::string&, const std::string&>(), py::arg("path"), py::arg("name"))
+      .def(py::init<const std::string&, const std::string&, const std::string&, const std::string&>(), py::arg("path"),
+           py::arg("name"), py::arg("remote"), py::arg("token_file"))
       .def("run", &Runner::run, py::arg("inputs"), py::arg("timeout"))
       .def("profile", &Runner::profile, py::arg("inputs"), py::arg("timeout"));
 }

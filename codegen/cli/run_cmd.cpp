@@ -16,6 +16,7 @@
 #include "cli/number_option.h"
 #include "cli/profile.h"
 #include "cli/report.h"
+#include "cli/runner.h"
 #include "driver/cross.h"
 #include "host/cross_build.h"
 #include "host/host_model.h"
@@ -126,80 +127,6 @@ void print_times(std::string& text, const std::vector<double>& run_ns, int numbe
                  std::sqrt(var / static_cast<double>(ms.size())));
 }
 
-// --remote: the cross-built runner, from this user's build cache as for
-// qemu below, runs on `mlipc serve` at host:port (docs/user-guide.md,
-// "Remote run").
-host::HostModel find_remote_runner(const RunArgs& a, const mlf::Metadata& md, const driver::CrossTarget& cross) {
-  host::RemoteEndpoint at = host::parse_endpoint(a.remote);
-  if (!a.token_file.empty()) at.token = host::read_token_file(a.token_file);
-  if (cross.compiler.empty())
-    fail("{} has no cross build to run on {}: compile it with --cross-compiler (for example aarch64-linux-gnu-gcc)",
-         a.tarball, at.shown());
-  const fs::path beside = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
-  if (!cross.linux_triple())
-    fail("{} is built for {}, which has no runner (not Linux): --remote runs a Linux target's runner", a.tarball,
-         printable(cross.triple));
-  host::BuildOptions bo;
-  bo.cc = cross.compiler;
-  bo.flags = host::runner_flags(cross.compiler_flags());
-  bo.only_cached = true;
-  host::HostModel model = host::HostModel::build(a.tarball, bo);
-  if (model.executable().empty())
-    fail("{} is built for {} and this machine's build cache has no runner for it: compile it again here with "
-         "--cross-compiler (the runner {} beside it is never sent)",
-         a.tarball, printable(cross.triple), beside.string());
-  model.run_on(std::move(at));
-  return model;
-}
-
-// A tarball cross-built for another architecture runs as its runner under
-// qemu-user (docs/user-guide.md, "Cross builds"); anything else is built
-// for this machine.
-host::HostModel build_or_find_runner(const RunArgs& a, const mlf::Metadata& md) {
-  const nlohmann::json& mlipc = md.extra.value("mlipc", nlohmann::json::object());
-  driver::CrossTarget cross;
-  try {
-    if (mlipc.contains("cross")) cross = driver::CrossTarget::from_json(mlipc.at("cross"));
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: metadata.json is damaged ({})", a.tarball, mlf::json_error_reason(e));
-  }
-  if (!a.remote.empty()) return find_remote_runner(a, md, cross);
-  const std::string arch = cross.arch();
-  if (cross.compiler.empty() || arch.empty() || arch == driver::host_arch()) {
-    host::BuildOptions bo;
-    bo.build_timeout = a.build_timeout;
-    return host::HostModel::build(a.tarball, bo);
-  }
-  const fs::path beside = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
-  if (!cross.linux_triple())
-    fail("{} is built for {}, not this machine ({}): link {} into the device's firmware", a.tarball,
-         printable(cross.triple), driver::host_arch(),
-         (host::cross_dir(a.tarball, cross.triple) / ("lib" + md.module_name + ".a")).string());
-  const std::string qemu = "qemu-" + arch;
-  if (!host::on_path(qemu))
-    fail("{} is built for {}: install qemu-user ({}) to run it here, or run {} on the device with the same arguments "
-         "as mlipc run gives it",
-         a.tarball, printable(cross.triple), qemu, beside.string());
-  // The runner that `compile --cross-compiler` built into this user's own
-  // cache, never the file beside the tarball nor a compiler named by
-  // metadata.json (docs/security.md): found by the same key, or refused.
-  host::BuildOptions bo;
-  bo.cc = cross.compiler;
-  bo.flags = host::runner_flags(cross.compiler_flags());
-  bo.only_cached = true;
-  host::HostModel model = host::HostModel::build(a.tarball, bo);
-  if (model.executable().empty())
-    fail("{} is built for {} and this machine's build cache has no runner for it: compile it again here with "
-         "--cross-compiler, or run {} on the device",
-         a.tarball, printable(cross.triple), beside.string());
-  std::vector<std::string> emulator = {qemu};
-  // Debian's cross C library (libc6-<arch>-cross) for a dynamically linked runner.
-  const fs::path sysroot = fs::path("/usr") / cross.triple;
-  if (fs::is_directory(sysroot)) emulator.insert(emulator.end(), {"-L", sysroot.string()});
-  model.run_through(emulator);
-  return model;
-}
-
 // What --report adds: the measured host time of each schedule step (a CPU
 // layer, or an MLIP region as a whole) and of each MLIP layer.
 ReportTimes times_of(const host::RunResult& r) {
@@ -246,7 +173,7 @@ void run_run(const RunArgs& a) {
     inputs = io::read_npz(a.inputs);
     check_run_inputs(inputs, md.inputs, a.inputs, a.tarball);
   }
-  host::HostModel model = build_or_find_runner(a, md);
+  host::HostModel model = runner_for({a.tarball, a.remote, a.token_file, a.build_timeout}, md);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
   // tvmc runs the model once before it measures; --number 0 leaves that run only.
   const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);

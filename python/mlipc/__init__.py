@@ -126,7 +126,7 @@ class Module:
             shutil.copyfile(tarball, self._path)
         self.name = name  #: how messages name the tarball
         self.summary = summary  #: what ``mlipc compile`` prints about it
-        self._runner: Optional[Any] = None
+        self._runners: Dict[Tuple[str, str], Any] = {}
 
     # -- what it is -------------------------------------------------------
     @property
@@ -176,27 +176,34 @@ class Module:
             raise RunError(f"{self.name}: {len(inputs)} positional input(s) for {len(names)} input(s): {', '.join(names)}")
         return dict(zip(names, inputs))
 
-    def run(self, inputs: Inputs, *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS) -> Dict[str, np.ndarray]:
+    def run(self, inputs: Inputs, *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS, remote: Optional[str] = None,
+            token_file: Optional[PathLike] = None) -> Dict[str, np.ndarray]:
         """Runs the model once in host emulation (``mlipc run``: its build
         cache, its checks) on ``inputs``, a dict of arrays by input name or
         the arrays in input order; returns the outputs by name.
 
+        ``remote="host:port"`` runs it on ``mlipc serve`` there instead, as
+        ``mlipc run --remote`` does: the runner ``compile`` built with
+        ``cross_compiler=...`` (or ``mlipc compile --cross-compiler``) on this
+        machine; ``token_file`` holds the server's shared token.
+
         Names, shapes and dtypes are checked first: :class:`RunError` names the input.
         """
-        # A remote="host:port" keyword (mlipc serve) goes into _execute,
-        # which run and run_many both call.
-        return self._execute(self._named(inputs), timeout)
+        return self._execute(self._named(inputs), timeout, remote, token_file)
 
-    def run_many(self, batches: Sequence[Inputs], *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS) -> List[Dict[str, np.ndarray]]:
+    def run_many(self, batches: Sequence[Inputs], *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS,
+                 remote: Optional[str] = None, token_file: Optional[PathLike] = None) -> List[Dict[str, np.ndarray]]:
         """Runs each set of inputs; the build is made once. A pipeline (pes=N)
-        streams them all through one run."""
+        streams them all through one run. ``remote`` and ``token_file`` as for :meth:`run`."""
         named = [self._named(b) for b in batches]
+        if self._mesh and remote:
+            raise RunError(f"{self.name}: a pipeline runs here only (mlipc run --remote takes no mesh tarball)")
         if self._mesh and named:
             keys = list(named[0])
             stacked = {k: np.stack([np.asarray(b[k]) for b in named]) for k in keys}
             out = self._run_mesh(stacked, timeout)
             return [{k: v[i] for k, v in out.items()} for i in range(len(named))]
-        return [self._execute(b, timeout) for b in named]
+        return [self._execute(b, timeout, remote, token_file) for b in named]
 
     def profile(self, inputs: Inputs, *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS) -> List[ProfileRow]:
         """Runs once and returns ``mlipc run --profile``'s rows."""
@@ -208,22 +215,26 @@ class Module:
             _raise(RunError, e)
         return [ProfileRow(**r) for r in rows]
 
-    def _host(self) -> Any:
-        if self._runner is None:
+    def _host(self, remote: Optional[str] = None, token_file: Optional[PathLike] = None) -> Any:
+        key = (remote or "", os.fspath(token_file) if token_file else "")
+        if key not in self._runners:
             try:
-                self._runner = _mlipc.Runner(self._path, self.name)
+                self._runners[key] = _mlipc.Runner(self._path, self.name, *key)
             except _mlipc.Failure as e:
                 _raise(RunError, e)
-        return self._runner
+        return self._runners[key]
 
-    def _execute(self, named: Dict[str, np.ndarray], timeout: int) -> Dict[str, np.ndarray]:
+    def _execute(self, named: Dict[str, np.ndarray], timeout: int, remote: Optional[str] = None,
+                 token_file: Optional[PathLike] = None) -> Dict[str, np.ndarray]:
+        if self._mesh and remote:
+            raise RunError(f"{self.name}: a pipeline runs here only (mlipc run --remote takes no mesh tarball)")
         if self._mesh:
             shapes = {i["name"]: list(i["shape"]) for i in self._io("inputs")}
             one = all(list(np.shape(a)) == shapes.get(k) for k, a in named.items())
             out = self._run_mesh(named, timeout)
             return {k: v[0] for k, v in out.items()} if one else out
         try:
-            return _numpy(self._host().run(_arrays(named), timeout))
+            return _numpy(self._host(remote, token_file).run(_arrays(named), timeout))
         except _mlipc.Failure as e:
             _raise(RunError, e)
 
