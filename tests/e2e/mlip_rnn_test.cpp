@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "driver/compile.h"
 #include "mlip/cmdbuf.h"
 #include "mlip/region.h"
+#include "ops/op.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
@@ -195,6 +197,32 @@ TEST(MlipRnnRefusals, FormsTheRnnCommandDoesNotComputeStayOnTheCpuWithTheirReaso
               b.node("LSTM", {"x", "w", "r", "", "sl"}, {"y"}, A{{"hidden_size", int64_t{4}}}, "rnn");
             }),
             "");
+}
+
+// The suite's recurrent models (tests/gen/gen_rnn_models.py: the LSTM and
+// GRU classifiers, the LSTM autoencoder, the bidirectional two-layer GRU
+// classifier, the CRNN), compiled with --target "mrvl, c" and nothing else:
+// at least 95% of their MACs inside MLIP regions (every one of them today),
+// at most 2 regions, no recurrent node on the CPU (issue 30's acceptance).
+// Their fp16 bound and tilings: mlip_test.cpp's MlipGeneratedModels.
+TEST(MlipRnnModels, TheSuitesRecurrentModelsRunOnTheMlip) {
+  const char* names[] = {"torch_lstm_classifier_opset13", "torch_gru_classifier_opset17",
+                         "torch_lstm_autoencoder_opset17", "torch_gru_bidir2_classifier_opset17", "torch_crnn_opset17"};
+  for (const char* name : names) {
+    driver::CompileOptions o;
+    o.target = "mrvl, c";
+    const driver::CompileResult r =
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", o);
+    uint64_t on_mlip = 0, on_cpu = 0;
+    for (const auto& region : r.mlip.regions) on_mlip += region->report.macs();
+    for (const Node& n : r.graph.nodes)
+      if (n.op != kSubgraphOp) on_cpu += node_macs(r.graph, n);
+    EXPECT_GE(static_cast<double>(on_mlip), 0.95 * static_cast<double>(on_mlip + on_cpu)) << name;
+    EXPECT_LE(r.mlip.regions.size(), 2u) << name;
+    for (const auto& c : r.mlip.cpu_nodes) EXPECT_TRUE(c.op != "LSTM" && c.op != "GRU") << name << ": " << c.reason;
+    std::printf("%s: MACs on the MLIP %llu of %llu, %zu region(s)\n", name, static_cast<unsigned long long>(on_mlip),
+                static_cast<unsigned long long>(on_mlip + on_cpu), r.mlip.regions.size());
+  }
 }
 
 // A damaged RNN command of a compiled buffer (a step count past OCM, a
