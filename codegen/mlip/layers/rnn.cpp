@@ -85,6 +85,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (lim.int8) return fmt::format("int8 {} has no MLIP layer yet (its state and gates stay on the CPU)", n.op);
   const Value& x = g.value(n.inputs[0]);
   if (x.dtype != DType::Float32 || x.shape.size() != 3) return "only a float32 X of 3 dimensions";
+  if (x.is_constant()) return "a constant X";
   for (size_t i = 1; i <= 3; ++i)
     if (n.has_input(i) && !g.value(n.inputs[i]).is_constant())
       return fmt::format("{} computed at run time (the MLIP layer takes constant W, R and B)",
