@@ -3,7 +3,7 @@
 // --target "mrvl, c" and nothing else, run on the simulator and compared
 // with the reference evaluator (fp32): forward, reverse and bidirectional,
 // GRU linear_before_reset 0 and 1, one step and several, initial states
-// absent, constant or computed, with and without B; the same bits for
+// absent, constant or computed, with and without B, Y_h read; the same bits for
 // every tile count and weight placement; the forms that stay on the CPU
 // with their reason; and a damaged RNN command of a compiled buffer
 // refused by the validator. The suite's recurrent models run through
@@ -11,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -52,10 +53,12 @@ struct RnnCase {
   int lbr = 0;  // GRU
   State state = State::Absent;
   bool bias = true;
+  bool yh = false;  // Y_h read too (an RNN_STATE layer)
 };
 void PrintTo(const RnnCase& c, std::ostream* os) { *os << c.name; }
 
-// x [seq, batch, input] -> op -> Y [seq, dirs, batch, hidden] (Y_h, Y_c unused).
+// x [seq, batch, input] -> op -> Y [seq, dirs, batch, hidden] (and Y_h
+// [dirs, batch, hidden] when the case reads it; Y_c unused).
 struct Model {
   fs::path onnx;
   io::NamedTensors inputs;
@@ -90,8 +93,9 @@ Model build(const RnnCase& c, const fs::path& dir) {
   while (!ins.empty() && ins.back().empty()) ins.pop_back();
   std::vector<std::pair<std::string, AttrValue>> attrs = {{"hidden_size", c.hidden}, {"direction", c.direction}};
   if (c.op == "GRU") attrs.emplace_back("linear_before_reset", static_cast<int64_t>(c.lbr));
-  b.node(c.op, ins, {"y"}, attrs, "rnn");
+  b.node(c.op, ins, c.yh ? std::vector<std::string>{"y", "yh"} : std::vector<std::string>{"y"}, attrs, "rnn");
   b.output("y");
+  if (c.yh) b.output("yh");
   m.onnx = b.save(dir);
   return m;
 }
@@ -113,8 +117,18 @@ TEST_P(MlipRnn, RunsOnTheMlipAndMatchesTheReference) {
   for (const auto& l : compiled.mlip.regions[0]->report.layers) rnn_layer = rnn_layer || l.kind == "rnn";
   EXPECT_TRUE(rnn_layer) << c.name;
   const io::NamedTensors want = reference_run(m.onnx, m.inputs);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(compare(got[0].second, want[0].second, 0, 6e-3), "") << c.name;
+  ASSERT_EQ(got.size(), c.yh ? 2u : 1u);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(compare(got[i].second, want[i].second, 0, 6e-3), "") << c.name;
+  // Y_h is Y's last step of each direction, bit for bit.
+  if (c.yh) {
+    const int64_t dirs = c.direction == "bidirectional" ? 2 : 1, row = c.batch * c.hidden;
+    const float* y = got[0].second.data<float>();
+    const float* yh = got[1].second.data<float>();
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t last = c.direction == "reverse" || d == 1 ? 0 : c.seq - 1;
+      EXPECT_TRUE(std::equal(yh + d * row, yh + (d + 1) * row, y + (last * dirs + d) * row)) << c.name << " dir " << d;
+    }
+  }
 }
 
 TEST_P(MlipRnn, BitIdenticalForEveryTileCountAndWeightPlacement) {
@@ -126,7 +140,8 @@ TEST_P(MlipRnn, BitIdenticalForEveryTileCountAndWeightPlacement) {
     for (bool pin : {false, true}) {
       if (tiles == 1 && !pin) continue;
       const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl(tiles, pin));
-      EXPECT_TRUE(got[0].second == one[0].second) << c.name << ": num_tiles=" << tiles << " wb_pin_ocm=" << pin;
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(got[i].second == one[i].second) << c.name << ": num_tiles=" << tiles << " wb_pin_ocm=" << pin;
     }
 }
 
@@ -142,7 +157,10 @@ INSTANTIATE_TEST_SUITE_P(
                       RnnCase{"gru_forward_lbr1_given_state", "GRU", "forward", 5, 2, 3, 4, 1, State::Constant},
                       RnnCase{"gru_bidirectional_lbr1", "GRU", "bidirectional", 4, 2, 3, 5, 1},
                       RnnCase{"gru_reverse_lbr0_computed_no_bias", "GRU", "reverse", 3, 1, 2, 3, 0, State::Computed,
-                              false}),
+                              false},
+                      RnnCase{"lstm_bidirectional_y_h", "LSTM", "bidirectional", 5, 2, 3, 4, 0, State::Constant, true,
+                              true},
+                      RnnCase{"gru_reverse_y_h", "GRU", "reverse", 4, 1, 3, 5, 1, State::Absent, true, true}),
     [](const auto& info) { return info.param.name; });
 
 // What stays on the CPU, and why (inspect prints the same reason).
@@ -184,9 +202,9 @@ TEST(MlipRnnRefusals, FormsTheRnnCommandDoesNotComputeStayOnTheCpuWithTheirReaso
               }),
               HasSubstr("sequence_lens other than seq_length 4"));
   EXPECT_THAT(cpu_reason_of([](OnnxBuilder& b) {
-                b.node("LSTM", {"x", "w", "r"}, {"y", "yh"}, A{{"hidden_size", int64_t{4}}}, "rnn");
-              }, "yh"),
-              HasSubstr("Y_h"));
+                b.node("LSTM", {"x", "w", "r"}, {"y", "", "yc"}, A{{"hidden_size", int64_t{4}}}, "rnn");
+              }, "yc"),
+              HasSubstr("Y_c"));
   EXPECT_THAT(cpu_reason_of([](OnnxBuilder& b) {
                 b.node("LSTM", {"x", "w", "r"}, {"y"}, A{{"hidden_size", int64_t{4}}, {"layout", int64_t{1}}}, "rnn");
               }),

@@ -53,11 +53,11 @@ constexpr double kSigmas = 4.0;
 // and R weights, its input projections and its state (each step's rounding
 // counted once: the gates damp an earlier step's error), the layers
 // that only move bits (channel concat, slice, shuffle, permute, concat_rows,
-// the fp16 -> fp32 output conversion) none, every other layer its output
+// rnn_state, the fp16 -> fp32 output conversion) none, every other layer its output
 // once.
 int fp16_roundings(const driver::CompileResult& r) {
   static const std::set<std::string> exact = {"convert_out",     "concat",  "channel_slice",
-                                              "channel_shuffle", "permute", "concat_rows"};
+                                              "channel_shuffle", "permute", "concat_rows", "rnn_state"};
   int n = 0;
   for (const auto& region : r.mlip.regions)
     for (const mlip::LayerReport& l : region->report.layers) {

@@ -5,7 +5,9 @@
 // projections (X W^T + Wb), one RNN command that steps through the chunk
 // (R h + Rb, the gates, the state update: the time loop inside the command,
 // the state kept in OCM from chunk to chunk), Y's rows of the chunk out at
-// their direction's place ([seq, dirs, batch, hidden]). The command buffer
+// their direction's place ([seq, dirs, batch, hidden]); Y_h, when read, is
+// a second layer (RNN_STATE) that copies each direction's last step of Y
+// (Y_c stays on the CPU: the cell state is in no output). The command buffer
 // grows with the number of chunks only (one for every suite model). A
 // direction is one tile's work (directions split across tiles; a direction
 // is sequential in time); its steps are computed in the same order
@@ -111,9 +113,8 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "LSTM" && n.has_input(7)) return "peepholes (input P)";
   for (size_t i = 5; i < std::min<size_t>(n.inputs.size(), n.op == "LSTM" ? 7 : 6); ++i)
     if (n.has_input(i) && g.value(n.inputs[i]).dtype != DType::Float32) return "initial states that are not float32";
-  for (size_t o = 1; o < n.outputs.size(); ++o)
-    if (n.outputs[o] != kNoValue && is_read(g, n.outputs[o]))
-      return fmt::format("output {} ({}) is read: the MLIP layer writes Y only", o, o == 1 ? "Y_h" : "Y_c");
+  if (n.outputs.size() > 2 && n.outputs[2] != kNoValue && is_read(g, n.outputs[2]))
+    return "output 2 (Y_c) is read: the MLIP layers write Y and Y_h only";
   const bool lstm = n.op == "LSTM";
   const int64_t gh = rc.gates * rc.hidden;
   if (fixed_bytes(gh, rc.input, rc.hidden, rc.batch, lstm) + chunk_bytes(1, gh, rc.input, rc.hidden, rc.batch) >
@@ -180,7 +181,15 @@ void lower(LowerContext& ctx, const Node& n) {
   l.inputs = inputs;
   l.macs = static_cast<uint64_t>(p.dirs * p.seq * p.batch * gh * (p.input + p.hidden));
   l.params = p;
-  l.output = ctx.output_tensor(n, 0, true);
+  const int y = ctx.output_tensor(n, 0, true);
+  l.output = y;
+  // Y_h: each direction's last step of Y (the state Y holds, the same bits).
+  if (n.outputs.size() > 1 && n.outputs[1] != kNoValue && is_read(g, n.outputs[1])) {
+    RLayer& s = ctx.new_layer(MLIP_LAYER_RNN_STATE, n);
+    s.inputs = {y};
+    s.params = p;
+    s.output = ctx.output_tensor(n, 1, true);
+  }
 }
 
 }  // namespace
@@ -284,6 +293,29 @@ void plan(LayerPlanner& pl) {
   }
 }
 
+// Y_h [dirs, batch, hidden]: direction d's row of Y at its last step (seq
+// - 1 forward, 0 reversed), one DMA in and one out per direction.
+void plan_state(LayerPlanner& pl) {
+  const RnnParams& p = params_of<RnnParams>(pl.layer());
+  const RTensor& y = pl.in(0);
+  const RTensor& yh = pl.out();
+  const int64_t state_bytes = p.batch * p.hidden * kF16Bytes;
+  const auto parts = split_range(p.dirs, pl.num_tiles());
+  pl.set_split(Split::Channels, parts);  // directions
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    Ocm ocm(pl.work_limit());
+    const uint32_t at = ocm.take(state_bytes);
+    pl.note_ocm(tile, ocm);
+    for (int64_t d = parts[t].first; d < parts[t].second; ++d) {
+      const int64_t last = p.reverse || d == 1 ? 0 : p.seq - 1;
+      pl.count_pass();
+      pl.dma_in(tile, pl.binding(y), pl.ddr_base(y) + (last * p.dirs + d) * state_bytes, at, state_bytes);
+      pl.dma_out(tile, pl.binding(yh), pl.ddr_base(yh) + d * state_bytes, at, state_bytes);
+    }
+  }
+}
+
 void json(const RLayer& l, nlohmann::json& a) {
   const RnnParams& p = params_of<RnnParams>(l);
   a["cell"] = p.cell == MLIP_RNN_LSTM ? "LSTM" : "GRU";
@@ -299,5 +331,8 @@ void json(const RLayer& l, nlohmann::json& a) {
 
 extern const LayerKind kRnn = {MLIP_LAYER_RNN, "rnn", "RNN", "mrvl.rnn", {"LSTM", "GRU"},
                                /*fuses_activation=*/false, support, lower, plan, nullptr, json};
+// Y_h, lowered by kRnn's lowering.
+extern const LayerKind kRnnState = {MLIP_LAYER_RNN_STATE, "rnn_state", "RNN_state", "mrvl.rnn_state", {},
+                                    /*fuses_activation=*/false, nullptr, nullptr, plan_state, nullptr, json};
 
 }  // namespace mlipc::mlip::layers
