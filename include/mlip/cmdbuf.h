@@ -130,7 +130,7 @@ enum {
   MLIP_LAYER_CONCAT_ROWS = 22,  /* Concat on any axis of row-major tensors: DMA only */
   MLIP_LAYER_CONV_TRANSPOSE = 23, /* ConvTranspose 1-D and 2-D: a CONV2D per stride phase, strided DMA_OUT */
   MLIP_LAYER_RNN = 24,          /* LSTM, GRU: MATMUL (input projections) and RNN (the time loop) per chunk of steps */
-  MLIP_LAYER_RNN_STATE = 25,    /* an LSTM's or GRU's Y_h: each direction's last step of Y, DMA only */
+  MLIP_LAYER_RNN_STATE = 25,    /* an LSTM's or GRU's Y_h (Y's last steps) or Y_c (the cell states after Y): DMA only */
   MLIP_LAYER_COUNT_
 };
 

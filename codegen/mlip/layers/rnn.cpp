@@ -6,8 +6,9 @@
 // (R h + Rb, the gates, the state update: the time loop inside the command,
 // the state kept in OCM from chunk to chunk), Y's rows of the chunk out at
 // their direction's place ([seq, dirs, batch, hidden]); Y_h, when read, is
-// a second layer (RNN_STATE) that copies each direction's last step of Y
-// (Y_c stays on the CPU: the cell state is in no output). The command buffer
+// a second layer (RNN_STATE) that copies each direction's last step of Y;
+// Y_c, when read, another, from a step the RNN layer writes after Y's
+// (its output is then [seq + 1, ...], Y a view of it). The command buffer
 // grows with the number of chunks only (one for every suite model). A
 // direction is one tile's work (directions split across tiles; a direction
 // is sequential in time); its steps are computed in the same order
@@ -42,8 +43,15 @@ struct RnnParams {
   int64_t w_off = 0, wb_off = 0, r_off = 0, rb_off = 0;
   int64_t h0_off = -1, c0_off = -1;  // in WEIGHTS, or -1: input h0_in / c0_in
   int h0_in = -1, c0_in = -1;        // index into the layer's inputs
+  bool with_c = false;               // the output holds seq + 1 steps: the last is the final cell state (Y_c)
   int64_t gates() const { return cell == MLIP_RNN_LSTM ? 4 : 3; }
   int64_t gh() const { return gates() * hidden; }
+};
+
+// An RNN_STATE layer's: the recurrent layer's, and which state it copies.
+struct StateCopy {
+  RnnParams rnn;
+  bool cell = false;  // Y_c (else Y_h)
 };
 
 // The OCM of one direction: its weights and state, and `steps` steps of X,
@@ -113,8 +121,6 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "LSTM" && n.has_input(7)) return "peepholes (input P)";
   for (size_t i = 5; i < std::min<size_t>(n.inputs.size(), n.op == "LSTM" ? 7 : 6); ++i)
     if (n.has_input(i) && g.value(n.inputs[i]).dtype != DType::Float32) return "initial states that are not float32";
-  if (n.outputs.size() > 2 && n.outputs[2] != kNoValue && is_read(g, n.outputs[2]))
-    return "output 2 (Y_c) is read: the MLIP layers write Y and Y_h only";
   const bool lstm = n.op == "LSTM";
   const int64_t gh = rc.gates * rc.hidden;
   if (fixed_bytes(gh, rc.input, rc.hidden, rc.batch, lstm) + chunk_bytes(1, gh, rc.input, rc.hidden, rc.batch) >
@@ -177,18 +183,27 @@ void lower(LowerContext& ctx, const Node& n) {
   };
   state(5, p.h0_off, p.h0_in);
   if (p.cell == MLIP_RNN_LSTM) state(6, p.c0_off, p.c0_in);
+  auto read = [&](size_t o) { return n.outputs.size() > o && n.outputs[o] != kNoValue && is_read(g, n.outputs[o]); };
+  // Y_c read: the layer writes [seq + 1, dirs, batch, hidden], Y its first
+  // seq steps (a view), the final cell states the last.
+  p.with_c = p.cell == MLIP_RNN_LSTM && read(2);
+  const Shape ys = {p.seq, p.dirs, p.batch, p.hidden};
+  const int out = p.with_c ? ctx.scratch_tensor(g.value(n.outputs[0]).name + ":with_c", {p.seq + 1, p.dirs, p.batch, p.hidden})
+                           : ctx.output_tensor(n, 0, true);
+  const int y = p.with_c ? ctx.alias_output(n, out, ys, true, 0) : out;
   RLayer& l = ctx.new_layer(MLIP_LAYER_RNN, n);
   l.inputs = inputs;
   l.macs = static_cast<uint64_t>(p.dirs * p.seq * p.batch * gh * (p.input + p.hidden));
   l.params = p;
-  const int y = ctx.output_tensor(n, 0, true);
-  l.output = y;
-  // Y_h: each direction's last step of Y (the state Y holds, the same bits).
-  if (n.outputs.size() > 1 && n.outputs[1] != kNoValue && is_read(g, n.outputs[1])) {
+  l.output = out;
+  // Y_h: each direction's last step of Y (the state Y holds, the same bits);
+  // Y_c: the step after Y.
+  for (size_t o = 1; o <= 2; ++o) {
+    if (!read(o) || (o == 2 && !p.with_c)) continue;
     RLayer& s = ctx.new_layer(MLIP_LAYER_RNN_STATE, n);
-    s.inputs = {y};
-    s.params = p;
-    s.output = ctx.output_tensor(n, 1, true);
+    s.inputs = {o == 1 ? y : out};
+    s.params = StateCopy{p, o == 2};
+    s.output = ctx.output_tensor(n, o, true);
   }
 }
 
@@ -289,14 +304,18 @@ void plan(LayerPlanner& pl) {
         pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (t0 * D + d) * state_bytes, y_at, s, state_bytes,
                    D * state_bytes, state_bytes);
       }
+      // The final cell state after Y (step seq of the layer's output).
+      if (p.with_c) pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (T * D + d) * state_bytes, c_at, state_bytes);
     }
   }
 }
 
 // Y_h [dirs, batch, hidden]: direction d's row of Y at its last step (seq
-// - 1 forward, 0 reversed), one DMA in and one out per direction.
+// - 1 forward, 0 reversed); Y_c: row seq of the RNN layer's output (the
+// final cell states); one DMA in and one out per direction.
 void plan_state(LayerPlanner& pl) {
-  const RnnParams& p = params_of<RnnParams>(pl.layer());
+  const StateCopy& sc = params_of<StateCopy>(pl.layer());
+  const RnnParams& p = sc.rnn;
   const RTensor& y = pl.in(0);
   const RTensor& yh = pl.out();
   const int64_t state_bytes = p.batch * p.hidden * kF16Bytes;
@@ -308,7 +327,7 @@ void plan_state(LayerPlanner& pl) {
     const uint32_t at = ocm.take(state_bytes);
     pl.note_ocm(tile, ocm);
     for (int64_t d = parts[t].first; d < parts[t].second; ++d) {
-      const int64_t last = p.reverse || d == 1 ? 0 : p.seq - 1;
+      const int64_t last = sc.cell ? p.seq : p.reverse || d == 1 ? 0 : p.seq - 1;
       pl.count_pass();
       pl.dma_in(tile, pl.binding(y), pl.ddr_base(y) + (last * p.dirs + d) * state_bytes, at, state_bytes);
       pl.dma_out(tile, pl.binding(yh), pl.ddr_base(yh) + d * state_bytes, at, state_bytes);
@@ -316,8 +335,7 @@ void plan_state(LayerPlanner& pl) {
   }
 }
 
-void json(const RLayer& l, nlohmann::json& a) {
-  const RnnParams& p = params_of<RnnParams>(l);
+void json_of(const RnnParams& p, nlohmann::json& a) {
   a["cell"] = p.cell == MLIP_RNN_LSTM ? "LSTM" : "GRU";
   a["direction"] = p.dirs == 2 ? "bidirectional" : p.reverse ? "reverse" : "forward";
   a["seq_length"] = p.seq;
@@ -326,6 +344,12 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["hidden_size"] = p.hidden;
   if (p.cell == MLIP_RNN_GRU) a["linear_before_reset"] = p.lbr ? 1 : 0;
 }
+void json(const RLayer& l, nlohmann::json& a) { json_of(params_of<RnnParams>(l), a); }
+void json_state(const RLayer& l, nlohmann::json& a) {
+  const StateCopy& sc = params_of<StateCopy>(l);
+  json_of(sc.rnn, a);
+  a["output"] = sc.cell ? "Y_c" : "Y_h";
+}
 
 }  // namespace
 
@@ -333,6 +357,6 @@ extern const LayerKind kRnn = {MLIP_LAYER_RNN, "rnn", "RNN", "mrvl.rnn", {"LSTM"
                                /*fuses_activation=*/false, support, lower, plan, nullptr, json};
 // Y_h, lowered by kRnn's lowering.
 extern const LayerKind kRnnState = {MLIP_LAYER_RNN_STATE, "rnn_state", "RNN_state", "mrvl.rnn_state", {},
-                                    /*fuses_activation=*/false, nullptr, nullptr, plan_state, nullptr, json};
+                                    /*fuses_activation=*/false, nullptr, nullptr, plan_state, nullptr, json_state};
 
 }  // namespace mlipc::mlip::layers
