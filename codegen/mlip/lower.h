@@ -60,6 +60,9 @@ class LowerContext {
   // The fp16 scratch tensor for n's output i: NHWC when 4-D unless
   // `rowmajor`.
   int output_tensor(const Node& n, size_t i = 0, bool rowmajor = false);
+  // A row-major fp16 scratch tensor of the region that stands for no ONNX
+  // value (a layer's own: an LSTM's Y with its cell state after it).
+  int scratch_tensor(const std::string& name, const Shape& s) { return scratch_like(name, s, DType::Float32, true); }
   // n's output i in the layout of tensor `like` (elementwise kinds: a 3-D
   // NHWC input gives a 3-D NHWC output).
   int output_like(const Node& n, int like, size_t i = 0);

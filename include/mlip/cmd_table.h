@@ -43,12 +43,13 @@
   X(PERMUTE, permute, 18, permute, NONE)                   \
   X(SOFTMAX, softmax, 19, softmax, F16)                    \
   X(NORM, norm, 20, norm, F16)                             \
-  X(REDUCE, reduce, 21, reduce, F16)
+  X(REDUCE, reduce, 21, reduce, F16)                       \
+  X(RNN, rnn, 22, rnn, F16)
 
 /* Every format once, in the order of MLIP_OPCODES. */
 #define MLIP_FORMATS(X) \
   X(dma) X(convert) X(layout) X(conv2d) X(fc) X(pool) X(global_pool) X(add) X(barrier) X(activation) \
-  X(eltwise) X(resize) X(table) X(matmul) X(permute) X(softmax) X(norm) X(reduce)
+  X(eltwise) X(resize) X(table) X(matmul) X(permute) X(softmax) X(norm) X(reduce) X(rnn)
 
 /* A format's table: MLIP_FIELDS_<format>(W, A, x), where x is passed
  * through to every row (the format, for the generators).
@@ -97,7 +98,8 @@
   X(Q, 1, "0 or in [2^30, 2^31); requant ORT: a finite float32's bits")                                          \
   X(SHIFT, 1, "in [-31, 30]; requant ORT: MLIP_REQUANT_F32")                                                     \
   X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1); requant ORT: MLIP_REQUANT_F32")                              \
-  X(RQ, 1, "MLIP_REQUANT_FIXED or MLIP_REQUANT_ORT: the arithmetic of the command's pairs")
+  X(RQ, 1, "MLIP_REQUANT_FIXED or MLIP_REQUANT_ORT: the arithmetic of the command's pairs")                    \
+  X(CELL, 1, "MLIP_RNN_LSTM or MLIP_RNN_GRU")
 
 /* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides. */
 #define MLIP_FIELDS_dma(W, A, x)                                                                         \
@@ -416,5 +418,28 @@
   W(x, len, 3, uint32_t, ANY, NZ, "elements reduced")                                 \
   W(x, inner, 4, uint32_t, ANY, NZ, "elements between two of one sum")                \
   W(x, mean, 5, uint32_t, ANY, BOOL, "1: divided by len (ReduceMean)")
+
+/* RNN: `steps` time steps of one direction of an LSTM or GRU layer (the
+ * time loop inside one command: the state stays in OCM), for `batch`
+ * independent sequences. Step s (from steps - 1 down to 0 when reverse)
+ * reads the input projections xp[s] (X W^T + Wb, a MATMUL's output), the
+ * state h (and the LSTM's cell c), computes every gate as xp + (R h + Rb)
+ * in fp32, the gates' activations (sigmoid, tanh: the ACTIVATION
+ * command's), the new state, and writes h to y[s] and to h (docs/mlip-spec.md
+ * section 4, RNN). work holds the gates of one sequence. */
+#define MLIP_FIELDS_rnn(W, A, x)                                                                          \
+  W(x, xp, 0, uint32_t, ANY, OCM, "input projections [steps][batch][gates * hidden]")                    \
+  W(x, r, 1, uint32_t, ANY, PIN, "recurrent weights [gates * hidden][hidden]")                            \
+  W(x, bias, 2, uint32_t, ANY, PIN_OPT, "recurrent bias [gates * hidden] fp32, or MLIP_NO_OFFSET")        \
+  W(x, h, 3, uint32_t, ANY, OCM, "hidden state [batch][hidden], read and written")                       \
+  W(x, c, 4, uint32_t, ANY, ANY, "LSTM: cell state [batch][hidden] (OCM), read and written; GRU: MLIP_NO_OFFSET") \
+  W(x, y, 5, uint32_t, ANY, OCM, "outputs [steps][batch][hidden]")                                       \
+  W(x, work, 6, uint32_t, ANY, OCM, "fp32 [gates * hidden + hidden] working values")                    \
+  W(x, steps, 7, uint32_t, ANY, NZ, "time steps")                                                        \
+  W(x, batch, 8, uint32_t, ANY, NZ, "sequences")                                                         \
+  W(x, hidden, 9, uint32_t, ANY, NZ, "hidden size")                                                      \
+  W(x, cell, 10, uint32_t, ANY, CELL, "the cell: LSTM (gates i, o, f, c) or GRU (z, r, h)")              \
+  W(x, reverse, 11, uint32_t, ANY, BOOL, "1: the steps in reverse order (from steps - 1 down to 0)")     \
+  W(x, lbr, 12, uint32_t, ANY, BOOL, "GRU: linear_before_reset (LSTM: 0)")
 
 #endif /* MLIP_CMD_TABLE_H_ */

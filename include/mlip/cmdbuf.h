@@ -129,6 +129,8 @@ enum {
   MLIP_LAYER_PERMUTE = 21,      /* Transpose, Reshape across layouts, Slice, Gather of one index, Expand: PERMUTE */
   MLIP_LAYER_CONCAT_ROWS = 22,  /* Concat on any axis of row-major tensors: DMA only */
   MLIP_LAYER_CONV_TRANSPOSE = 23, /* ConvTranspose 1-D and 2-D: a CONV2D per stride phase, strided DMA_OUT */
+  MLIP_LAYER_RNN = 24,          /* LSTM, GRU: MATMUL (input projections) and RNN (the time loop) per chunk of steps */
+  MLIP_LAYER_RNN_STATE = 25,    /* an LSTM's or GRU's Y_h (Y's last steps) or Y_c (the cell states after Y): DMA only */
   MLIP_LAYER_COUNT_
 };
 
@@ -200,6 +202,10 @@ enum {
   MLIP_ELT_MAX = 5, MLIP_ELT_MIN = 6, MLIP_ELT_PRELU = 7 /* a < 0 ? a * b : a */, MLIP_ELT_DIV = 8 /* a / b */,
   MLIP_ELT_COUNT_
 };
+
+/* RNN's cell (its `cell` field): the gates' order in R, the bias and the
+ * projections is ONNX's (LSTM i, o, f, c; GRU z, r, h). */
+enum { MLIP_RNN_LSTM = 1, MLIP_RNN_GRU = 2 };
 
 /* Element type of a command (its `dtype` field, word 29; 0 in every fp16
  * buffer and in commands that have none). An int8 buffer (header.quantize MLIP_QUANT_INT8)

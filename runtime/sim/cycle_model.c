@@ -75,6 +75,11 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
       work = 3u * (uint64_t)a->norm.rows * a->norm.len;
       break;
     case MLIP_OP_REDUCE: work = (uint64_t)a->reduce.outer * a->reduce.len * a->reduce.inner; break;
+    case MLIP_OP_RNN: /* the recurrent products R h: gates * hidden * hidden MACs per step and sequence */
+      work = (uint64_t)a->rnn.steps * a->rnn.batch * (a->rnn.cell == MLIP_RNN_LSTM ? 4u : 3u) * a->rnn.hidden *
+             a->rnn.hidden;
+      rate = rates->macs_per_cycle; /* fp16 only */
+      break;
     case MLIP_OP_BARRIER: return 0; /* no work, and not counted as a command */
     default: return 0;
   }

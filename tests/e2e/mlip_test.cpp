@@ -49,17 +49,20 @@ constexpr double kRoundingRms = 0.4246;             // of u, for significands sp
 constexpr double kSigmas = 4.0;
 
 // R: the fp16 roundings of the model's MLIP regions (at least those on its
-// longest path): conv2d, fc and matmul round weights and output, the layers
+// longest path): conv2d, fc and matmul round weights and output, rnn its W
+// and R weights, its input projections and its state (each step's rounding
+// counted once: the gates damp an earlier step's error), the layers
 // that only move bits (channel concat, slice, shuffle, permute, concat_rows,
-// the fp16 -> fp32 output conversion) none, every other layer its output
+// rnn_state, the fp16 -> fp32 output conversion) none, every other layer its output
 // once.
 int fp16_roundings(const driver::CompileResult& r) {
   static const std::set<std::string> exact = {"convert_out",     "concat",  "channel_slice",
-                                              "channel_shuffle", "permute", "concat_rows"};
+                                              "channel_shuffle", "permute", "concat_rows", "rnn_state"};
   int n = 0;
   for (const auto& region : r.mlip.regions)
     for (const mlip::LayerReport& l : region->report.layers) {
       if (l.kind == "conv2d" || l.kind == "conv_transpose" || l.kind == "fc" || l.kind == "matmul") n += 2;
+      else if (l.kind == "rnn") n += 4;
       else if (!exact.count(l.kind)) n += 1;
     }
   return n;

@@ -67,6 +67,19 @@ static void test_conv_and_fc_count_macs(void** state) {
   expect_cost(&cnf10kb, &c, 1, 300, 0);
 }
 
+static void test_rnn_counts_the_recurrent_macs(void** state) {
+  mlip_decoded_cmd c = cmd(MLIP_OP_RNN, 0);
+  (void)state;
+  c.u.rnn.steps = 12;
+  c.u.rnn.batch = 2;
+  c.u.rnn.hidden = 24;
+  c.u.rnn.cell = MLIP_RNN_LSTM; /* 12*2*4*24*24 = 55296 MACs */
+  expect_cost(&cn10ka, &c, 1, 216, 0); /* 55296 / 256 */
+  expect_cost(&cnf10kb, &c, 1, 432, 0);
+  c.u.rnn.cell = MLIP_RNN_GRU; /* 12*2*3*24*24 = 41472 MACs */
+  expect_cost(&cn10ka, &c, 1, 162, 0);
+}
+
 static void test_elementwise_commands_count_elements(void** state) {
   mlip_decoded_cmd c = cmd(MLIP_OP_MAXPOOL, 0);
   (void)state;
@@ -183,6 +196,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dma_rounds_rows_to_bursts),
       cmocka_unit_test(test_conv_and_fc_count_macs),
+      cmocka_unit_test(test_rnn_counts_the_recurrent_macs),
       cmocka_unit_test(test_elementwise_commands_count_elements),
       cmocka_unit_test(test_barrier_is_free_and_not_a_command),
       cmocka_unit_test(test_run_overlaps_dma_and_compute_and_takes_the_slowest_tile),

@@ -340,6 +340,7 @@ static uint32_t good_value(uint32_t rule, uint32_t dt) {
     case MLIP_RULE_ACT1:
     case MLIP_RULE_CVT:
     case MLIP_RULE_TAPS: return 1u;
+    case MLIP_RULE_CELL: return MLIP_RNN_LSTM;
     case MLIP_RULE_FUNC: return MLIP_ELT_MUL;
     case MLIP_RULE_ELEM: return 2u;
     case MLIP_RULE_Q: return 0x40000000u;
@@ -375,6 +376,7 @@ static uint32_t bad_values(uint32_t rule, uint32_t dt, uint32_t out[4]) {
     case MLIP_RULE_SHIFT: out[n++] = 31u; out[n++] = (uint32_t)-32; break;
     case MLIP_RULE_SHIFT0: out[n++] = 1u; out[n++] = (uint32_t)-32; break;
     case MLIP_RULE_RQ: out[n++] = 2u; out[n++] = 0xFFFFFFFFu; break;
+    case MLIP_RULE_CELL: out[n++] = 0u; out[n++] = 3u; break;
     default: break;
   }
   return n;

@@ -178,8 +178,12 @@ std::string move_reason(const Graph& g, const Node& n, const SupportLimits& lim)
     return fmt::format("{} has no MLIP equivalent", n.op);
   const Value& x = g.value(n.inputs[0]);
   if (x.is_constant()) return "a constant input";
-  if (std::string r = rowmajor_reason(x); !r.empty()) return r;
-  if (std::string r = rowmajor_reason(g.value(n.outputs[0])); !r.empty()) return r;
+  for (ValueId v : {n.inputs[0], n.outputs[0]}) {
+    // A recurrent layer's Y [seq, dirs, batch, hidden] and its moves: the
+    // first dimension is time, not a batch of images.
+    if (g.value(v).shape.size() == 4 && sequence_tensor(g, v)) continue;
+    if (std::string r = rowmajor_reason(g.value(v)); !r.empty()) return r;
+  }
   // The layout of a 4-D input is its writer's: either must work.
   for (bool nhwc : {false, true}) {
     if (nhwc && x.shape.size() != 4) continue;

@@ -193,6 +193,10 @@ void lower_norm_pattern(LowerContext& ctx, const NormPattern& p);
 // of row-major kinds: a float32 tensor of 1 to kMaxRank dimensions, and a
 // 4-D one (images) of a batch the MLIP takes (batch_reason).
 std::string rowmajor_reason(const Value& v);
+// Whether float32 v is an LSTM's or GRU's Y or a rearrangement of one
+// (layers/rnn.cpp): time-major, so a 4-D one's first dimension is the
+// sequence, not a batch of images (PERMUTE moves it whatever its length).
+bool sequence_tensor(const Graph& g, ValueId v);
 
 // nodes-JSON: the weights (kernel_layout, kernel_const_name, bias) of a
 // layer and a window (padding, strides, pool_size).
