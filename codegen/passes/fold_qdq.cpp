@@ -12,6 +12,11 @@
 //   Resize with the same scale and zero point in and out -> the op on the integers
 //   Relu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu -> a 256-entry table
 //   Concat                     -> tables for inputs of another scale, then Concat
+// int16 activations (16x8, with int8 weights) fold for Conv, Gemm and
+// MatMul with constant weights (QLinearConv's 16x8 form: int64 bias and
+// sum) and the same-scale ops; the others stay float between their
+// DequantizeLinear and QuantizeLinear (a 65,536-entry table is no option:
+// docs/user-guide.md "16x8 quantization").
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
 // clamp (quantization is monotone, so clamping before or after it gives the
 // same integer). The com.microsoft QLinearSigmoid, QLinearLeakyRelu and
@@ -99,12 +104,15 @@ class Folder {
     return r;
   }
 
-  // An activation Dq: per tensor, int8 or uint8.
-  std::optional<Dq> act_dq(ValueId v, const std::vector<int>& producers) const {
+  // An activation Dq: per tensor, int8 or uint8 (or int16 when `int16`: 16x8).
+  std::optional<Dq> act_dq(ValueId v, const std::vector<int>& producers, bool int16 = false) const {
     auto d = dq_of(v, producers);
-    if (!d || !d->per_tensor() || !ops::is_quant_type(g_.value(d->q).dtype)) return std::nullopt;
+    if (!d || !d->per_tensor()) return std::nullopt;
+    const DType t = g_.value(d->q).dtype;
+    if (!ops::is_quant_type(t) && !(int16 && t == DType::Int16)) return std::nullopt;
     return d;
   }
+  bool int16_act(ValueId q) const { return g_.value(q).dtype == DType::Int16; }
 
   // The QuantizeLinear that quantizes v, through at most one Relu or Clip:
   // its node index, the clamp [lo, hi] the activation adds, the dropped activation's index.
@@ -146,7 +154,7 @@ class Folder {
     o.q = c;
     o.y = n->outputs[0];
     o.param.dtype = g_.value(o.y).dtype;
-    if (!ops::is_quant_type(o.param.dtype)) return std::nullopt;
+    if (!ops::is_act_type(o.param.dtype)) return std::nullopt;
     o.param.scale = s->data<float>()[0];
     o.param.zero_point = z ? static_cast<int32_t>(z->as_int64()[0]) : 0;
     o.ys = n->inputs[1];
@@ -258,11 +266,14 @@ class Folder {
     const Node& n = g_.nodes[i];
     const bool transpose = n.op == "ConvTranspose";
     const int64_t axis = op_traits(n.op).weight_axis(n);
-    auto x = act_dq(n.inputs[0], producers);
+    auto x = act_dq(n.inputs[0], producers, true);
     auto w = dq_of(n.inputs[1], producers);
-    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
+    if (!x) return note(n, "input X is not a per-tensor int8/uint8/int16 DequantizeLinear");
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
+    const bool wide = int16_act(x->q) || o.param.dtype == DType::Int16;
+    if (wide && (transpose || g_.value(w->q).dtype != DType::Int8))
+      return note(n, transpose ? "no 16x8 kernel for ConvTranspose" : "16x8 needs int8 weights");
     const Shape ws = g_.value(w->q).shape;
     if (static_cast<int64_t>(ws.size()) <= axis) return note(n, "weights W have too few axes");
     if (!w->per_tensor() && (w->axis != axis || w->scale_c->numel() != ws[static_cast<size_t>(axis)]))
@@ -270,7 +281,7 @@ class Folder {
     std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
     if (n.has_input(2)) {
       const int64_t m = transpose ? ws[1] * n.attrs.get_int("group", 1) : ws[0];
-      auto b = bias(n, producers, *x, *w, m);
+      auto b = bias(n, producers, *x, *w, m, wide);
       if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
@@ -284,7 +295,9 @@ class Folder {
   // The int32 bias (input 2 of n) at scale x_scale * w_scale[c]: round(b /
   // (x_scale * w_scale[c])), w_scale cycling when it has fewer values than
   // channels (ConvTranspose's groups); one beyond int32 fails naming n.
-  ValueId bias(const Node& n, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
+  // 16x8 (`wide`): int64, as the sum it joins.
+  ValueId bias(const Node& n, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m,
+               bool wide = false) {
     const ValueId v = n.inputs[2];
     std::vector<double> real;
     if (auto b = dq_of(v, producers)) {
@@ -302,17 +315,20 @@ class Folder {
       return kNoValue;
     }
     const float* ws = w.scale_c->data<float>();
-    return g_.add_constant("bias_int32", ops::bias_int32(real, x.param().scale,
-                                                         std::vector<float>(ws, ws + w.scale_c->numel()), n.describe()));
+    return g_.add_constant(wide ? "bias_int64" : "bias_int32",
+                           ops::bias_int32(real, x.param().scale, std::vector<float>(ws, ws + w.scale_c->numel()),
+                                           n.describe(), wide ? DType::Int64 : DType::Int32));
   }
 
   bool fold_fc(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    if (!x) return note(n, "input A is not a per-tensor int8/uint8 DequantizeLinear");
+    auto x = act_dq(n.inputs[0], producers, true);
+    if (!x) return note(n, "input A is not a per-tensor int8/uint8/int16 DequantizeLinear");
     auto w = dq_of(n.inputs[1], producers);
     const bool gemm = n.op == "Gemm";
+    const bool wide = int16_act(x->q) || o.param.dtype == DType::Int16;
     if (!gemm && w && !g_.value(w->q).is_constant() && w->per_tensor()) {  // two computed operands
+      if (wide) return note(n, "no 16x8 kernel for a MatMul of two computed operands");
       if (o.lo != o.param.lo() || o.hi != o.param.hi())
         return note(n, "a Relu or Clip after a MatMul of two computed operands");
       Node q = make("QLinearMatMul", n.name, {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz}, {o.y});
@@ -321,6 +337,7 @@ class Folder {
     }
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights B are not a constant int8/uint8 DequantizeLinear");
+    if (wide && g_.value(w->q).dtype != DType::Int8) return note(n, "16x8 needs int8 weights");
     // Copies: add_constant and add_value below grow the value list.
     const Shape xs = g_.value(x->q).shape;
     const Shape ws = g_.value(w->q).shape;
@@ -348,7 +365,7 @@ class Folder {
     if (n.has_input(2)) {
       const Shape& cs = g_.value(n.inputs[2]).shape;
       if (numel(cs) != nout) return note(n, "bias C is not one value per output column");
-      ValueId b = bias(n, producers, *x, wd, nout);
+      ValueId b = bias(n, producers, *x, wd, nout, wide);
       if (b == kNoValue) return note(n, "bias C is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
@@ -407,8 +424,8 @@ class Folder {
   // Data movement and MaxPool: exact on the integers when the scale and zero point are the output's.
   bool fold_same_scale(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    if (!x) return note(n, "input 0 is not a per-tensor int8/uint8 DequantizeLinear");
+    auto x = act_dq(n.inputs[0], producers, true);
+    if (!x) return note(n, "input 0 is not a per-tensor int8/uint8/int16 DequantizeLinear");
     const QParam p = x->param();
     if (g_.value(x->q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
       return note(n, "its output's scale or zero point differs from its input's");
@@ -429,6 +446,8 @@ class Folder {
           ops::quantize_value(static_cast<float>(v), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
       if (o.param.dtype == DType::Int8)
         pv.data<int8_t>()[0] = static_cast<int8_t>(qv);
+      else if (o.param.dtype == DType::Int16)
+        pv.data<int16_t>()[0] = static_cast<int16_t>(qv);
       else
         pv.data<uint8_t>()[0] = static_cast<uint8_t>(qv);
       if (q.inputs.size() < 3) q.inputs.resize(3, kNoValue);
@@ -441,7 +460,9 @@ class Folder {
   bool fold_table(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
     auto x = act_dq(n.inputs[0], producers);
-    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
+    if (!x || !ops::is_quant_type(o.param.dtype))
+      return note(n, "input X or its output is not a per-tensor int8/uint8 tensor (int16: no 65,536-entry table; "
+                     "16x8 computes it in float)");
     double lo = -INFINITY, hi = INFINITY;
     if (n.op == "Clip") {
       for (int k : {1, 2}) {
@@ -580,7 +601,7 @@ QuantizedNodes quantized_nodes(const Graph& g) {
     bool computed8 = false;
     for (const std::vector<ValueId>* list : {&n.inputs, &n.outputs})
       for (ValueId v : *list)
-        computed8 = computed8 || (v != kNoValue && !g.value(v).is_constant() && ops::is_quant_type(g.value(v).dtype));
+        computed8 = computed8 || (v != kNoValue && !g.value(v).is_constant() && ops::is_act_type(g.value(v).dtype));
     if (!computed8) continue;
     if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") ++q.qdq;
     else ++q.qoperator;

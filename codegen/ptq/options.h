@@ -24,6 +24,10 @@ struct QuantizeOptions {
   // tries 8 bits before staying float.
   int weight_bits = 8;
   int64_t weight_block = 32;
+  // --quantize int16x8: 16, every layer 16x8 (int16 activations, symmetric,
+  // with int8 weights); 8 (--quantize int8): int8, and a layer whose int8
+  // SQNR is below min_sqnr_db tries 16x8 before staying float.
+  int act_bits = 8;
   // Where the samples come from, for messages (the --calibration file).
   std::string data_name;
   // Called as the calibration advances: the phase, samples done, samples in
