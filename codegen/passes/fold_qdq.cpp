@@ -14,9 +14,10 @@
 //   Concat                     -> tables for inputs of another scale, then Concat
 // int16 activations (16x8, with int8 weights) fold for Conv, Gemm and
 // MatMul with constant weights (QLinearConv's 16x8 form: int64 bias and
-// sum) and the same-scale ops; the others stay float between their
-// DequantizeLinear and QuantizeLinear (a 65,536-entry table is no option:
-// docs/user-guide.md "16x8 quantization").
+// sum), the same-scale ops, and Relu and Clip keeping the scale (a Clip on
+// the integers); the others stay float between their DequantizeLinear and
+// QuantizeLinear (a 65,536-entry table is no option: docs/user-guide.md
+// "16x8 quantization").
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
 // clamp (quantization is monotone, so clamping before or after it gives the
 // same integer). The com.microsoft QLinearSigmoid, QLinearLeakyRelu and
@@ -459,10 +460,6 @@ class Folder {
 
   bool fold_table(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    if (!x || !ops::is_quant_type(o.param.dtype))
-      return note(n, "input X or its output is not a per-tensor int8/uint8 tensor (int16: no 65,536-entry table; "
-                     "16x8 computes it in float)");
     double lo = -INFINITY, hi = INFINITY;
     if (n.op == "Clip") {
       for (int k : {1, 2}) {
@@ -472,11 +469,42 @@ class Folder {
         (k == 1 ? lo : hi) = b->at(0);
       }
     }
+    if (auto x16 = act_dq(n.inputs[0], producers, true); x16 && (int16_act(x16->q) || o.param.dtype == DType::Int16))
+      return fold_clamp16(i, *x16, o, lo, hi);
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x || !ops::is_quant_type(o.param.dtype))
+      return note(n, "input X or its output is not a per-tensor int8/uint8 tensor");
     QParam xp = x->param();
     xp.dtype = g_.value(x->q).dtype;
     const auto table = ops::lookup_table(xp, o.param, ops::activation_function(n.op, n.attrs, lo, hi));
     Node q = make(ops::kQLookupOp, n.name, {x->q, table_const(table, o.param.dtype)}, {o.y});
     replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  // 16x8: a Relu or Clip keeping its input's scale and zero point is a
+  // Clip on the int16 values, at its bounds quantized (monotone, so exact);
+  // the other activations, and one that changes the scale, stay float
+  // between their DequantizeLinear and QuantizeLinear (a 65,536-entry
+  // table would be 128 KiB per activation).
+  bool fold_clamp16(size_t i, const Dq& x, const OutQ& o, double lo, double hi) {
+    const Node& n = g_.nodes[i];
+    const QParam p = x.param();
+    if (!op_traits(n.op).clamps)
+      return note(n, fmt::format("int16 activations: no 16x8 kernel for {} (it stays float)", n.op));
+    if (g_.value(x.q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
+      return note(n, "a 16x8 Relu or Clip whose output's scale or zero point differs from its input's");
+    auto q = [&](double r) {
+      return ops::quantize_value(static_cast<float>(r), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
+    };
+    if (n.op == "Relu") lo = 0.0;
+    int32_t qlo = std::max(o.lo, lo > -INFINITY ? q(lo) : o.param.lo());
+    const int32_t qhi = std::min(o.hi, hi < INFINITY ? q(hi) : o.param.hi());
+    if (qlo > qhi) qlo = qhi;  // Clip with min > max gives max everywhere
+    const ValueId vlo = g_.add_constant("clip_lo", TensorData::scalar<int16_t>(static_cast<int16_t>(qlo)));
+    const ValueId vhi = g_.add_constant("clip_hi", TensorData::scalar<int16_t>(static_cast<int16_t>(qhi)));
+    Node c = make("Clip", n.name, {x.q, vlo, vhi}, {o.y});
+    replace(i, o, {std::move(c)});
     return true;
   }
 

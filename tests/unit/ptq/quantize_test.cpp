@@ -232,5 +232,25 @@ TEST(Quantize, QdqModelWrittenAsOnnxReadsBackTheSame) {
   EXPECT_EQ(evaluate(back, in)[0], evaluate(r.qdq, in)[0]);
 }
 
+// A 16x8 QDQ model written as ONNX: its int16 QuantizeLinear/DequantizeLinear
+// in the com.microsoft domain (ONNX has int16 ones from opset 21 only), the
+// int8 weights' in the default one; it reads back the same.
+TEST(Quantize, Int16x8QdqModelWrittenAsOnnxReadsBackTheSame) {
+  Graph g = small_cnn();
+  ptq::QuantizeOptions o;
+  o.act_bits = 16;
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
+  const std::string bytes = frontend::export_onnx(r.qdq);
+  EXPECT_NE(bytes.find("com.microsoft"), std::string::npos);
+  const Graph back = frontend::import_onnx_bytes(bytes, "qdq16.onnx");
+  EXPECT_EQ(count(back, "QuantizeLinear"), count(r.qdq, "QuantizeLinear"));
+  for (const Node& n : back.nodes)
+    if (n.op == "QuantizeLinear") {
+      EXPECT_EQ(back.value(n.outputs[0]).dtype, DType::Int16) << n.name;
+    }
+  const std::vector<TensorData> in = samples(1, 5)[0];
+  EXPECT_EQ(evaluate(back, in)[0], evaluate(r.qdq, in)[0]);
+}
+
 }  // namespace
 }  // namespace mlipc::unit_ptq_quantize
