@@ -222,6 +222,15 @@ TEST(Requant, Requantize64IsTheInt32RuleExtended) {
     }
   }
   EXPECT_GT(beyond, 90000);
+  // The high multiply's own rounding shows through the right shift only
+  // where both tie: at q = 2^30 an odd sum is k + 0.5 after the multiply,
+  // rounded up to k + 1; with k + 1 = 4103 * 2^20 + 2^19 the shift by 20
+  // ties again and goes away from zero, 4104 (truncating the multiply would
+  // give 4103).
+  const int64_t odd = (int64_t{4103} << 21) + (int64_t{1} << 20) - 1;
+  EXPECT_EQ(mlip_requantize64(odd, kHalf, -20, 0, -32768, 32767), 4104);
+  EXPECT_EQ(mlip_requantize64(-odd, kHalf, -20, 0, -32768, 32767), exact_requantize64(-odd, kHalf, -20, 0, -32768, 32767));
+  EXPECT_EQ(mlip_requantize64(-odd, kHalf, -20, 0, -32768, 32767), -4103);  // -k - 0.5 rounds up to -k first
   // Ties beyond int32: 2^40 + 2^30 at M = 2^-31 (q = 2^30, shift -30):
   // acc * q / 2^31 = 2^39 + 2^29 exactly, then / 2^30 = 512.5 -> 513; the
   // negative tie goes away from zero too, -513.
