@@ -14,8 +14,8 @@
 //   Concat                     -> tables for inputs of another scale, then Concat
 // int16 activations (16x8, with int8 weights) fold for Conv, Gemm and
 // MatMul with constant weights (QLinearConv's 16x8 form: int64 bias and
-// sum), the same-scale ops, and Relu and Clip keeping the scale (a Clip on
-// the integers); the others stay float between their DequantizeLinear and
+// sum), GlobalAveragePool (int64 sum), the same-scale ops, and Relu and Clip
+// keeping the scale (a Clip on the integers); the others stay float between their DequantizeLinear and
 // QuantizeLinear (a 65,536-entry table is no option: docs/user-guide.md
 // "16x8 quantization").
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
@@ -403,7 +403,7 @@ class Folder {
 
   bool fold_gap(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
+    auto x = act_dq(n.inputs[0], producers, true);  // int16 too: an int64 sum
     if (!x || g_.value(x->q).dtype != o.param.dtype)
       return note(n, "input X is not a per-tensor DequantizeLinear of the output's type");
     Node q = make("QLinearGlobalAveragePool", n.name, {x->q, x->scale, dq_zp(*x), o.ys, o.yz}, {o.y});

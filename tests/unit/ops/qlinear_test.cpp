@@ -81,6 +81,32 @@ TEST(QLinearGlobalAveragePool, ReferenceRoundsTiesUp) {
   EXPECT_EQ(values<int8_t>(out[0].second), (std::vector<int>{-1, 4}));
 }
 
+// 16x8 (int16 X and Y, what fold_qdq makes of a 16x8 GlobalAveragePool):
+// the sum in int64 (two values already pass int16), one rounding as for
+// int8. The generated C (qlinear_global_avgpool16.c) gives the reference's
+// bits on random planes of 200 values.
+TEST(QLinearGlobalAveragePool, Int16SumsInInt64) {
+  OnnxBuilder m;
+  m.input("x", DType::Int16, {1, 2, 1, 2});
+  m.initializer("s", TensorData::scalar<float>(1.0f)).initializer("z", TensorData::scalar<int16_t>(0));
+  m.node("QLinearGlobalAveragePool", {"x", "s", "z", "s", "z"}, {"y"}, {{"channels_last", int64_t{0}}}, "gap")
+      .in_domain(kMs)
+      .output("y");
+  const auto out =
+      test::reference_run(save(m), {{"x", TensorData::from<int16_t>({1, 2, 1, 2}, {32767, 32766, -32768, -32767})}});
+  // 65533 / 2 = 32766.5 -> 32767; -65535 / 2 = -32767.5 -> -32767 (ties toward +infinity).
+  EXPECT_EQ(values<int16_t>(out[0].second), (std::vector<int>{32767, -32767}));
+  OnnxBuilder r;
+  r.input("x", DType::Int16, {2, 3, 10, 20});
+  r.initializer("xs", TensorData::scalar<float>(0.001f)).initializer("xz", TensorData::scalar<int16_t>(0));
+  r.initializer("ys", TensorData::scalar<float>(0.0007f)).initializer("yz", TensorData::scalar<int16_t>(0));
+  r.node("QLinearGlobalAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, {{"channels_last", int64_t{0}}}, "gap")
+      .in_domain(kMs)
+      .output("y");
+  test::expect_matches_reference(save(r), {{"x", test::random_tensor(DType::Int16, {2, 3, 10, 20}, 3, -32768, 32767)}},
+                                 0.0, 0.0);
+}
+
 TEST(QLinearSigmoid, ReferenceIsTheQuantizedFunction) {
   OnnxBuilder m;
   m.input("x", DType::Int8, {3});
