@@ -83,7 +83,8 @@ AddRequant add_requant(const QParam& a, const QParam& b, const QParam& y) {
   AddRequant r;
   r.a = requant_of(a.scale / twice, "input A");
   r.b = requant_of(b.scale / twice, "input B");
-  r.out = requant_of(twice / (static_cast<double>(1 << MLIP_QADD_LEFT_SHIFT) * y.scale), "the output");
+  const int shift = a.dtype == DType::Int16 ? MLIP_QADD16_LEFT_SHIFT : MLIP_QADD_LEFT_SHIFT;  // 16x8: 2^15
+  r.out = requant_of(twice / (static_cast<double>(1 << shift) * y.scale), "the output");
   return r;
 }
 

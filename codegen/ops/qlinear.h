@@ -60,7 +60,7 @@ TensorData bias_int32(const std::vector<double>& real, float x_scale, const std:
 Requant requant_of(double m, std::string_view what);
 
 // QLinearAdd: the inputs' and the output's (q, shift) (mlip/requant.h,
-// mlip_qadd_sum).
+// mlip_qadd_sum; int16 inputs, 16x8: mlip_qadd16_sum's 2^15 headroom).
 struct AddRequant {
   Requant a, b, out;
 };

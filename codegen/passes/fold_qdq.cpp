@@ -14,10 +14,11 @@
 //   Concat                     -> tables for inputs of another scale, then Concat
 // int16 activations (16x8, with int8 weights) fold for Conv, Gemm and
 // MatMul with constant weights (QLinearConv's 16x8 form: int64 bias and
-// sum), GlobalAveragePool (int64 sum), the same-scale ops, and Relu and Clip
-// keeping the scale (a Clip on the integers); the others stay float between their DequantizeLinear and
-// QuantizeLinear (a 65,536-entry table is no option: docs/user-guide.md
-// "16x8 quantization").
+// sum), GlobalAveragePool (int64 sum), Add and Mul (zero points 0: Add
+// with 2^15 of headroom, TFLite's), the same-scale ops, and Relu and Clip
+// keeping the scale (a Clip on the integers); the others stay float
+// between their DequantizeLinear and QuantizeLinear (a 65,536-entry table
+// is no option: docs/user-guide.md "16x8 quantization").
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
 // clamp (quantization is monotone, so clamping before or after it gives the
 // same integer). The com.microsoft QLinearSigmoid, QLinearLeakyRelu and
@@ -389,12 +390,14 @@ class Folder {
 
   bool fold_binary(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto a = act_dq(n.inputs[0], producers);
-    auto b = act_dq(n.inputs[1], producers);
-    if (!a || !b) return note(n, "an input is not a per-tensor int8/uint8 DequantizeLinear");
+    auto a = act_dq(n.inputs[0], producers, true);
+    auto b = act_dq(n.inputs[1], producers, true);
+    if (!a || !b) return note(n, "an input is not a per-tensor int8/uint8/int16 DequantizeLinear");
     const DType t = g_.value(a->q).dtype;
     if (g_.value(b->q).dtype != t || o.param.dtype != t)
-      return note(n, "its inputs and output are not all int8 or all uint8");
+      return note(n, "its inputs and output are not all int8, all uint8 or all int16");
+    if (t == DType::Int16 && (a->param().zero_point != 0 || b->param().zero_point != 0 || o.param.zero_point != 0))
+      return note(n, "int16 (16x8) inputs or output with a zero point other than 0");
     Node q = make("QLinear" + n.op, n.name, {a->q, a->scale, dq_zp(*a), b->q, b->scale, dq_zp(*b), o.ys, o.yz}, {o.y});
     set_clamp(q, o);
     replace(i, o, {std::move(q)});

@@ -233,12 +233,20 @@ class Inserter {
       const float* x = c.data<float>();
       for (int64_t i = 0; i < c.numel(); ++i)
         if (std::isfinite(x[i])) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
-      const QParam p = usable(ops::range_qparam(lo, hi, kActType));
-      TensorData q(kActType, c.shape());
-      for (int64_t i = 0; i < c.numel(); ++i)
-        q.data<int8_t>()[i] = static_cast<int8_t>(ops::quantize_value(x[i], p.scale, p.zero_point, p.lo(), p.hi()));
+      // A 16x8 layer's operand is int16 too (symmetric), as its other input.
+      const QParam p = usable(wide ? symmetric_int16(lo, hi) : ops::range_qparam(lo, hi, kActType));
+      TensorData q(p.dtype, c.shape());
+      for (int64_t i = 0; i < c.numel(); ++i) {
+        const int32_t v = ops::quantize_value(x[i], p.scale, p.zero_point, p.lo(), p.hi());
+        if (wide)
+          q.data<int16_t>()[i] = static_cast<int16_t>(v);
+        else
+          q.data<int8_t>()[i] = static_cast<int8_t>(v);
+      }
       dequantize_const(node, j, std::move(q), TensorData::scalar<float>(p.scale),
-                       TensorData::scalar<int8_t>(static_cast<int8_t>(p.zero_point)), 0, out);
+                       wide ? TensorData::scalar<int16_t>(0)
+                            : TensorData::scalar<int8_t>(static_cast<int8_t>(p.zero_point)),
+                       0, out);
     }
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];

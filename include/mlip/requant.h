@@ -202,9 +202,19 @@ static inline int mlip_quantize_multiplier(double m, int32_t* q, int32_t* shift)
  * 2 * max(a_scale, b_scale) / (2^20 * out_scale). a and b are int8/uint8
  * values minus their zero points (|a|, |b| <= 255), so no step overflows. */
 #define MLIP_QADD_LEFT_SHIFT 20
+/* 16x8 (int16 inputs, zero point 0, |a|, |b| <= 32768): 2^15 of headroom,
+ * TFLite's for int16, so a * 2^15 stays within int32. */
+#define MLIP_QADD16_LEFT_SHIFT 15
+static inline int32_t mlip_qadd_sum_shifted(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb,
+                                            int32_t left_shift) {
+  return mlip_multiply_by_quantized_multiplier(a * ((int32_t)1 << left_shift), qa, sa) +
+         mlip_multiply_by_quantized_multiplier(b * ((int32_t)1 << left_shift), qb, sb);
+}
 static inline int32_t mlip_qadd_sum(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb) {
-  return mlip_multiply_by_quantized_multiplier(a * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qa, sa) +
-         mlip_multiply_by_quantized_multiplier(b * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qb, sb);
+  return mlip_qadd_sum_shifted(a, qa, sa, b, qb, sb, MLIP_QADD_LEFT_SHIFT);
+}
+static inline int32_t mlip_qadd16_sum(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb) {
+  return mlip_qadd_sum_shifted(a, qa, sa, b, qb, sb, MLIP_QADD16_LEFT_SHIFT);
 }
 
 /* QLinearAdd by onnxruntime's arithmetic (--requant ort): its x86-64
