@@ -89,6 +89,9 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
   ptq::QuantizeOptions qo = o.quantize_options;
   qo.data_name = printable(o.calibration.string());
   if (o.quantize == "int16x8") qo.act_bits = 16;
+  // On "mrvl, c" a layer int8 cannot hold is better an fp16 MLIP layer than
+  // a 16x8 CPU one (docs/user-guide.md "16x8 quantization").
+  if (r.target.mlip) qo.try_16x8 = false;
   r.quantization = ptq::quantize(r.graph, data.samples, qo);
   r.quantization->samples_in_data = static_cast<size_t>(data.in_file);
   // The layers mixed precision keeps float may be fp16 layers on the MLIP.

@@ -19,7 +19,8 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   std::map<std::string, ops::QParam> ranges16;  // 16x8's parameters of the same ranges
   const std::map<std::string, ops::QParam> ranges = calibrate_ranges(g, samples, &ranges16);
   const std::vector<Layer> layers = find_layers(g);
-  Precision precision = measure_layers(g, fp32, layers, ranges, samples, &ranges16);
+  const bool wide = options.act_bits == 16 || options.try_16x8;
+  Precision precision = measure_layers(g, fp32, layers, ranges, samples, wide ? &ranges16 : nullptr);
   decide_same_scale(g, layers, precision);
   // The final insertion; a layer the whole graph's folding leaves float (it
   // does not meet a neighbour's condition) is taken out and the insertion
