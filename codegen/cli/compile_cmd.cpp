@@ -83,6 +83,8 @@ void print_quantization(std::string& text, const ptq::QuantizeReport& q) {
                                   : fmt::format("{} samples", q.samples);
   fmt::format_to(out, "  int8       {} of {} layers int8 ({} calibration on {}, min SQNR {} dB)\n", int8, q.layers.size(),
              calib::method_name(q.options.method), samples, db(q.options.min_sqnr_db));
+  if (size_t wide = std::count_if(q.layers.begin(), q.layers.end(), [](const auto& l) { return l.int8 && l.act_bits == 16; }))
+    fmt::print("    {} of them 16x8 (int16 activations, int8 weights; on the CPU)\n", wide);
   if (q.options.weight_bits == 4) {
     size_t four = 0;
     for (const auto& l : q.layers) four += l.int8 && l.weight_bits == 4;
@@ -103,7 +105,8 @@ void print_quantization(std::string& text, const ptq::QuantizeReport& q) {
   for (const auto* l : worst)
     fmt::format_to(out, "      {:<28} {:<18} {:>6} / {:>6} dB  {:>10}  {}\n", printable(l->node), l->op, db(l->sqnr_db),
                db(l->model_sqnr_db), err(l->max_abs_error),
-               l->int8 ? (l->weight_bits == 4 ? "int8, 4-bit weights" : "int8") : "float: " + printable(l->why));
+               l->int8 ? (l->weight_bits == 4 ? "int8, 4-bit weights" : l->act_bits == 16 ? "16x8" : "int8")
+                       : "float: " + printable(l->why));
   for (const auto& l : q.layers)
     if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
       fmt::format_to(out, "      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
@@ -302,8 +305,8 @@ void declare_compile_options(CLI::App& app, CompileArgs& a) {
                 "the int8 operators' requantization: fixed (default; TFLite's Q31 multiplier and shift, integer "
                 "only) or ort (onnxruntime's float32 scale, round half to even: its bits), on the CPU and the MLIP");
   c->add_option("--quantize", args->quantize,
-                "none (default) or int8: an fp32 model calibrated to int8 (--calibration); on \"mrvl, c\" say "
-                "-quantize=int8 in --target-mrvl-mattr");
+                "none (default), int8 or int16x8 (16-bit activations, 8-bit weights; on the CPU): an fp32 model "
+                "calibrated (--calibration); on \"mrvl, c\" say -quantize=int8 in --target-mrvl-mattr");
   c->add_option("--calibration", args->calibration,
                 "calibration data (.npz): one array per model input, named as the input, with a leading sample axis");
   c->add_option("--calibration-method", args->calibration_method,

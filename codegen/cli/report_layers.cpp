@@ -116,7 +116,7 @@ std::string sqnr_html(const InspectModel& m) {
   };
   for (const InspectQuantLayer& l : q.layers)
     fmt::format_to(out, "<tr class=\"sqnr-row{}\"><td>{}</td><td>{}</td><td>{}</td>{}{}<td>{}</td></tr>\n",
-                   l.precision.value_or("") == "int8" ? "" : " float", html_escape(l.node.value_or("?")),
+                   l.precision.value_or("") == "int8" || l.precision.value_or("") == "16x8" ? "" : " float", html_escape(l.node.value_or("?")),
                    html_escape(l.op.value_or("?")), html_escape(l.precision.value_or("?")), cell(l.sqnr_db),
                    cell(l.model_sqnr_db), html_escape(l.why));
   h += "</table>\n";

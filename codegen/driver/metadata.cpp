@@ -41,7 +41,7 @@ nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
     layers.push_back({{"node", l.node},
                       {"op", l.op},
                       {"onnx_nodes", l.origins},
-                      {"precision", l.int8 ? "int8" : "float"},
+                      {"precision", l.int8 ? (l.act_bits == 16 ? "16x8" : "int8") : "float"},
                       {"why", l.why},
                       {"sqnr_db", metadata_number(l.sqnr_db)},
                       {"max_abs_error", metadata_number(l.max_abs_error)},

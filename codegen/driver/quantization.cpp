@@ -12,11 +12,15 @@
 namespace mlipc::driver {
 
 bool wants_int8(const CompileOptions& o, const Target& t) {
-  if (o.quantize != "none" && o.quantize != "int8") fail("--quantize '{}' (allowed: none, int8)", o.quantize);
-  const bool mlip_int8 = t.mlip && (o.mlip.quantize == "int8" || (o.mlip.quantize.empty() && o.quantize == "int8"));
-  if (t.mlip && o.quantize == "int8" && !mlip_int8)
-    fail("--quantize int8 with target '{}': say -quantize=int8 in --target-mrvl-mattr too", t.text);
-  const bool int8 = o.quantize == "int8" || mlip_int8;
+  if (o.quantize != "none" && o.quantize != "int8" && o.quantize != "int16x8")
+    fail("--quantize '{}' (allowed: none, int8, int16x8)", o.quantize);
+  // int16x8: PTQ as int8's, every layer 16x8 (int16 activations); the MLIP
+  // runs the int8 layers mixed precision leaves, the 16x8 ones stay on the CPU.
+  const bool asked = o.quantize != "none";
+  const bool mlip_int8 = t.mlip && (o.mlip.quantize == "int8" || (o.mlip.quantize.empty() && asked));
+  if (t.mlip && asked && !mlip_int8)
+    fail("--quantize {} with target '{}': say -quantize=int8 in --target-mrvl-mattr too", o.quantize, t.text);
+  const bool int8 = asked || mlip_int8;
   const std::string ask = t.mlip ? "-quantize=int8" : "--quantize int8";
   const bool calibration = !o.calibration.empty() || o.calibration_arrays;
   if (calibration && !int8) fail("--calibration needs int8 quantization ({})", ask);
@@ -27,6 +31,8 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
     fail("--calibration-percentile {} must be above 0 and at most 100", q.percentile);
   if (std::isnan(q.min_sqnr_db)) fail("--quantize-min-sqnr-db must be a number");
   if (q.weight_bits != 8 && !int8) fail("--weight-bits {} needs int8 quantization ({})", q.weight_bits, ask);
+  if (q.weight_bits != 8 && o.quantize == "int16x8")
+    fail("--weight-bits {} with --quantize int16x8: 16x8 layers take 8-bit weights only", q.weight_bits);
   return int8;
 }
 
@@ -51,9 +57,9 @@ bool choose_mlip_quantize(CompileResult& r, const CompileOptions& o) {
     m.quantize_why = fmt::format("set by -quantize={}; {}", m.quantize, model);
     if (q.any() && m.quantize == "fp16") m.quantize_why += ", whose int8 operators stay on the CPU";
     if (m.quantize == "int8") m.quantize_why += calibrated;
-  } else if (o.quantize == "int8") {
+  } else if (o.quantize != "none") {
     m.quantize = "int8";
-    m.quantize_why = fmt::format("--quantize int8; {}{}", model, calibrated);
+    m.quantize_why = fmt::format("--quantize {}; {}{}", o.quantize, model, calibrated);
   } else {
     m.quantize = q.any() ? "int8" : "fp16";
     m.quantize_why = q.any() ? model + "; set -quantize=fp16 to override"
@@ -86,6 +92,10 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
                                                    : read_calibration(o.calibration, r.graph);
   ptq::QuantizeOptions qo = o.quantize_options;
   qo.data_name = name;
+  if (o.quantize == "int16x8") qo.act_bits = 16;
+  // On "mrvl, c" a layer int8 cannot hold is better an fp16 MLIP layer than
+  // a 16x8 CPU one (docs/user-guide.md "16x8 quantization").
+  if (r.target.mlip) qo.try_16x8 = false;
   r.quantization = ptq::quantize(r.graph, data.samples, qo);
   r.quantization->samples_in_data = static_cast<size_t>(data.in_file);
   // The layers mixed precision keeps float may be fp16 layers on the MLIP.

@@ -85,7 +85,7 @@ std::string export_onnx(const Graph& g) {
     onnx::NodeProto* np = gp->add_node();
     np->set_op_type(n.op);
     np->set_name(n.name);
-    if (is_microsoft_op(n.op)) {
+    if (is_microsoft_op(n.op) || is_16bit_qdq(g, n)) {
       np->set_domain("com.microsoft");
       microsoft = true;
     }

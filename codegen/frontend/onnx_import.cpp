@@ -184,10 +184,13 @@ class Importer {
     g_.source_origins.push_back(n.origins.back());
     const std::string what = fmt::format("{}: {}", path_.string(), n.describe());
     if (np.domain() == "com.microsoft") {
-      if (!is_microsoft_op(n.op))
+      // onnxruntime's QuantizeLinear/DequantizeLinear: ONNX's, with int16 and
+      // uint16 below opset 21 (what its quantizer writes for 16-bit activations).
+      const bool qdq = n.op == "QuantizeLinear" || n.op == "DequantizeLinear";
+      if (!is_microsoft_op(n.op) && !qdq)
         fail("{}: operator {} of domain 'com.microsoft' is not supported (of that domain only QLinearAdd, "
-             "QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu "
-             "are)",
+             "QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu, "
+             "QuantizeLinear and DequantizeLinear are)",
              what, n.op);
     } else if (!is_default_domain(np.domain())) {
       fail("{}: operator domain '{}' is not supported (only the default ONNX domain and com.microsoft's "
@@ -271,6 +274,12 @@ Graph import_onnx(const fs::path& path, const ImportOptions& options) {
 
 Graph import_onnx_bytes(const std::string& bytes, const fs::path& path, const ImportOptions& options) {
   return Importer(path, options).run(bytes);
+}
+
+bool is_16bit_qdq(const Graph& g, const Node& n) {
+  if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear") return false;
+  const ValueId q = n.op == "QuantizeLinear" ? n.outputs[0] : n.inputs[0];
+  return q != kNoValue && g.value(q).dtype == DType::Int16;
 }
 
 bool is_microsoft_op(const std::string& op) {

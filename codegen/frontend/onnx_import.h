@@ -30,6 +30,11 @@ Graph import_onnx_bytes(const std::string& bytes, const std::filesystem::path& p
 // The com.microsoft operators mlipc reads (the QOperator form onnxruntime's
 // quantizer writes); no other operator of that domain, and these only there.
 bool is_microsoft_op(const std::string& op);
+// A QuantizeLinear or DequantizeLinear of int16 (16x8 activations): ONNX has
+// them from opset 21 only, so below it they are com.microsoft's (onnxruntime's
+// contrib operators, the same definition); the exporter writes them so and the
+// importer reads them.
+bool is_16bit_qdq(const Graph& g, const Node& n);
 
 // Parses "name:[1,3,224,224] other:[1,10]" (tvmc's --input-shapes form;
 // entries separated by spaces). Throws Error on malformed text.

@@ -107,6 +107,12 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
   if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
     return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's int8 layers read 8-bit weights only", n.op);
+  // 16x8 (int16 activations): the MLIP's layers read and write 8-bit
+  // integers only; the CPU's reference kernels run them (for now).
+  for (ValueId v : tensors_of(g, n))
+    if (g.value(v).dtype == DType::Int16 && !g.value(v).is_constant())
+      return fmt::format("{} on int16 activations (16x8): the MLIP's integer layers are 8-bit only; it runs on the CPU",
+                         n.op);
   if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;

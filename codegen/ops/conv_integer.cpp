@@ -1,6 +1,7 @@
 // ConvInteger (int32 output) and QLinearConv (requantized int8/uint8
 // output, optional int32 bias, per-tensor or per-output-channel weight
-// scale and zero point).
+// scale and zero point; and mlipc's 16x8 form: int16 x or y with int8
+// weights, an int32 or int64 bias, summed in int64).
 #include "ops/conv_integer.h"
 
 #include "ops/ops.h"
@@ -15,7 +16,8 @@ namespace {
 const GeometryRules kRules{/*dilations=*/true, /*ceil_mode=*/false};
 
 // Conv's shape checks on x (input xi) and w (input wi); the output shape.
-Shape conv_shape(InferContext& ctx, int xi, int wi) {
+// A 16x8 convolution (`wide`) sums in int64: no tap count overflows it.
+Shape conv_shape(InferContext& ctx, int xi, int wi, bool wide = false) {
   const Shape& x = ctx.in_shape(xi);
   const Shape& w = ctx.in_shape(wi);
   if (x.size() < 3 || x.size() > 2 + kMaxSpatial)
@@ -33,7 +35,7 @@ Shape conv_shape(InferContext& ctx, int xi, int wi) {
   Geometry g = int_conv_geometry(ctx.attrs(), x, w);
   int64_t products = w[1];
   for (int64_t k : g.kernel) products *= k;
-  if (products > kMaxAccumulatedProducts)
+  if (!wide && products > kMaxAccumulatedProducts)
     fail("{} products per output could overflow the int32 accumulator (at most {})", products,
          kMaxAccumulatedProducts);
   store_geometry(ctx.attrs(), g, kRules);
@@ -50,13 +52,22 @@ void expect_per_channel(const Shape& s, int64_t m, std::string_view name,
   if (s != Shape{m}) fail("{} has shape {}; it must be one value or one per {} ([{}])", name, shape_str(s), channels, m);
 }
 
+// y[k] = v, y of an integer activation type (int8, uint8, int16).
+void store_int(TensorData& y, int64_t k, int32_t v) {
+  switch (y.dtype()) {
+    case DType::Int8: y.data<int8_t>()[k] = static_cast<int8_t>(v); break;
+    case DType::Int16: y.data<int16_t>()[k] = static_cast<int16_t>(v); break;
+    default: y.data<uint8_t>()[k] = static_cast<uint8_t>(v); break;
+  }
+}
+
 std::vector<int32_t> zero_points(const EvalContext& ctx, int i) {
   return ctx.has_input(i) ? int32_values(ctx.in(i)) : std::vector<int32_t>(1, 0);
 }
 
-// acc(n, oc, od, oh, ow) = sum over the taps inside x of (x - zx) * (w - zw[oc]);
-// store(flat output index, oc, acc).
-template <class F>
+// acc(n, oc, od, oh, ow) = sum over the taps inside x of (x - zx) * (w - zw[oc])
+// in Acc (int32; int64 for 16x8); store(flat output index, oc, acc).
+template <class Acc = int32_t, class F>
 void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, int32_t zx,
               const std::vector<int32_t>& zw, F&& store) {
   const Geometry3 g = to_3d(int_conv_geometry(attrs, xt.shape(), wt.shape()));
@@ -75,11 +86,11 @@ void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, in
       for (int64_t o = 0; o < osize; ++o) {
         const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
         const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
-        int32_t acc = 0;
+        Acc acc = 0;
         for (int64_t ic = 0; ic < icg; ++ic) {
           const int32_t* xc = xg + ic * isize;
           const int32_t* wc = wm + ic * ksize;
-          for (size_t t = t0; t < t1; ++t) acc += (xc[taps.x[t]] - zx) * (wc[taps.k[t]] - zwm);
+          for (size_t t = t0; t < t1; ++t) acc += static_cast<Acc>(xc[taps.x[t]] - zx) * (wc[taps.k[t]] - zwm);
         }
         store(ybase + o, oc, acc);
       }
@@ -119,12 +130,23 @@ void eval_ConvInteger(EvalContext& ctx) {
            [&](int64_t k, int64_t, int32_t acc) { y[k] = acc; });
 }
 
-void expect_qlinear_conv_types(InferContext& ctx) {
+namespace {
+bool is_16x8(DType x, DType y) { return x == DType::Int16 || y == DType::Int16; }
+}  // namespace
+
+bool qlinear_conv_16x8(const Graph& g, const Node& n) {
+  return is_16x8(g.value(n.inputs[0]).dtype, g.value(n.outputs[0]).dtype);
+}
+
+void expect_qlinear_conv_types(InferContext& ctx, bool allow_16x8) {
   ctx.expect_inputs(8, 9);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
-  expect_quant_type(ctx, 0, "x");
+  const bool wide = allow_16x8 && is_16x8(ctx.in_dtype(0), ctx.in_dtype(7));
+  if (!wide || ctx.in_dtype(0) != DType::Int16) expect_quant_type(ctx, 0, "x");
+  if (!wide || ctx.in_dtype(7) != DType::Int16) expect_quant_type(ctx, 7, "y_zero_point");
+  if (wide && ctx.in_dtype(3) != DType::Int8)
+    fail("w is {}; with int16 x or y (16x8) the weights must be int8", dtype_name(ctx.in_dtype(3)));
   expect_quant_type(ctx, 3, "w");
-  expect_quant_type(ctx, 7, "y_zero_point");
   expect_same_type(ctx, 2, "x_zero_point", ctx.in_dtype(0), "x");
   expect_same_type(ctx, 5, "w_zero_point", ctx.in_dtype(3), "w");
   for (int i : {1, 4, 6}) ctx.expect_dtype(i, {DType::Float32});
@@ -138,7 +160,11 @@ void expect_qlinear_conv_params(InferContext& ctx, int64_t m, int64_t per_channe
   expect_one_value(ctx.in_shape(6), "y_scale");
   expect_one_value(ctx.in_shape(7), "y_zero_point");
   if (ctx.has_input(8)) {
-    ctx.expect_dtype(8, {DType::Int32});
+    // 16x8: the sum is int64, and so may the bias be (TFLite's rule).
+    if (is_16x8(ctx.in_dtype(0), ctx.in_dtype(7)) && ctx.in_dtype(8) == DType::Int64)
+      ctx.expect_dtype(8, {DType::Int64});
+    else
+      ctx.expect_dtype(8, {DType::Int32});
     if (ctx.in_shape(8) != Shape{m})
       fail("bias B has shape {}; it must be [{}] (one int32 per output channel)", shape_str(ctx.in_shape(8)), m);
   }
@@ -154,8 +180,8 @@ void expect_qlinear_conv_params(InferContext& ctx, int64_t m, int64_t per_channe
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
 // y_zero_point, B (optional int32 bias). The scales must be constants.
 void infer_QLinearConv(InferContext& ctx) {
-  expect_qlinear_conv_types(ctx);
-  const Shape out = conv_shape(ctx, 0, 3);
+  expect_qlinear_conv_types(ctx, /*allow_16x8=*/true);
+  const Shape out = conv_shape(ctx, 0, 3, is_16x8(ctx.in_dtype(0), ctx.in_dtype(7)));
   const int64_t m = ctx.in_shape(3)[0];
   expect_qlinear_conv_params(ctx, m, m, "output channel");
   ctx.set_output(0, ctx.in_dtype(7), out);
@@ -164,9 +190,19 @@ void infer_QLinearConv(InferContext& ctx) {
 void eval_QLinearConv(EvalContext& ctx) {
   const std::vector<Requant> q = conv_requant(ctx.in(1), ctx.in(4), ctx.in(6), requant_mode(ctx.attrs()));
   const int32_t zy = zero_points(ctx, 7)[0];
-  const std::vector<int32_t> bias = ctx.has_input(8) ? int32_values(ctx.in(8)) : std::vector<int32_t>();
   TensorData& yt = ctx.outputs[0];
   const int32_t lo = clamp_lo(ctx.attrs(), yt.dtype()), hi = clamp_hi(ctx.attrs(), yt.dtype());
+  if (is_16x8(ctx.in(0).dtype(), yt.dtype())) {  // 16x8: int64 sum and bias, mlip_requantize64
+    const std::vector<int64_t> bias = ctx.has_input(8) ? ctx.in(8).as_int64() : std::vector<int64_t>();
+    int_conv<int64_t>(ctx.attrs(), ctx.in(0), ctx.in(3), zero_points(ctx, 2)[0], zero_points(ctx, 5),
+                      [&](int64_t k, int64_t oc, int64_t acc) {
+                        const Requant& r = q[q.size() > 1 ? static_cast<size_t>(oc) : 0];
+                        if (!bias.empty()) acc += bias[static_cast<size_t>(oc)];
+                        store_int(yt, k, mlip_requantize64(acc, r.q, r.shift, zy, lo, hi));
+                      });
+    return;
+  }
+  const std::vector<int32_t> bias = ctx.has_input(8) ? int32_values(ctx.in(8)) : std::vector<int32_t>();
   int8_t* y8 = yt.dtype() == DType::Int8 ? yt.data<int8_t>() : nullptr;
   uint8_t* yu8 = y8 ? nullptr : yt.data<uint8_t>();
   int_conv(ctx.attrs(), ctx.in(0), ctx.in(3), zero_points(ctx, 2)[0], zero_points(ctx, 5),

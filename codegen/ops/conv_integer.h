@@ -28,7 +28,12 @@ std::vector<Requant> conv_requant(const TensorData& x_scale, const TensorData& w
 // m output channels, the parameters' shapes (w_scale and w_zero_point one
 // value or `per_channel` of them, one per `channels`), the bias, and the
 // constant scales (positive, finite, multipliers in range).
-void expect_qlinear_conv_types(InferContext& ctx);
+// allow_16x8: x or y may be int16 (with int8 weights; QLinearConv's 16x8
+// form, docs/user-guide.md "16x8 quantization"), the bias int32 or int64.
+void expect_qlinear_conv_types(InferContext& ctx, bool allow_16x8 = false);
+// Whether a QLinearConv is 16x8 (its x or y int16): it sums in int64 and
+// requantizes with mlip_requantize64.
+bool qlinear_conv_16x8(const Graph& g, const Node& n);
 void expect_qlinear_conv_params(InferContext& ctx, int64_t m, int64_t per_channel, std::string_view channels);
 
 }  // namespace mlipc::ops

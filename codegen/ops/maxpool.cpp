@@ -35,7 +35,7 @@ Geometry maxpool_geometry(const Attrs& pool, const Shape& x) {
 void infer_MaxPool(InferContext& ctx) {
   ctx.expect_inputs(1, 1);
   if (ctx.num_outputs() > 2) fail("expects at most 2 outputs (Y, Indices), got {}", ctx.num_outputs());
-  ctx.expect_dtype(0, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8});
+  ctx.expect_dtype(0, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8, DType::Int16});
   const Shape& x = ctx.in_shape(0);
   if (x.size() < 3 || x.size() > 2 + kMaxSpatial)
     fail("input X has shape {}; MaxPool supports 1-D to 3-D data: [N, C, D1 (, D2 (, D3))]", shape_str(x));

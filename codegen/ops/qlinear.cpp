@@ -40,19 +40,25 @@ QParam range_qparam(float lo, float hi, DType t) {
 }
 
 TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale,
-                      std::string_view what) {
+                      std::string_view what, DType type) {
   const int64_t m = static_cast<int64_t>(real.size());
-  TensorData t(DType::Int32, {m});
+  const bool wide = type == DType::Int64;
+  // int64: the 16x8 sum's headroom, 2^62 (mlip_requantize64's bound).
+  const double lim = wide ? 4611686018427387904.0 : 2147483647.0;
+  TensorData t(wide ? DType::Int64 : DType::Int32, {m});
   for (size_t c = 0; c < real.size(); ++c) {
     const float ws = w_scale[c % w_scale.size()];  // one scale, or one per channel (repeating per group)
     const float step = x_scale * ws;
     const double r = std::nearbyint(real[c] / static_cast<double>(step));
-    if (!(r >= -2147483648.0 && r <= 2147483647.0))
-      fail("{}: bias[{}] = {} is {:.4g} steps of x_scale * w_scale[{}] = {:.4g}, beyond int32: quantize its weights "
+    if (!(r >= -lim - 1.0 && r <= lim))
+      fail("{}: bias[{}] = {} is {:.4g} steps of x_scale * w_scale[{}] = {:.4g}, beyond {}: quantize its weights "
            "with a scale at least {:.4g} (mlipc's --quantize int8 does)",
            what, c, real[c], real[c] / static_cast<double>(step), c % w_scale.size(), static_cast<double>(step),
-           std::fabs(real[c]) / (static_cast<double>(x_scale) * 2147483647.0));
-    t.data<int32_t>()[c] = static_cast<int32_t>(r);
+           wide ? "2^62" : "int32", std::fabs(real[c]) / (static_cast<double>(x_scale) * lim));
+    if (wide)
+      t.data<int64_t>()[c] = static_cast<int64_t>(r);
+    else
+      t.data<int32_t>()[c] = static_cast<int32_t>(r);
   }
   return t;
 }
@@ -77,7 +83,8 @@ AddRequant add_requant(const QParam& a, const QParam& b, const QParam& y) {
   AddRequant r;
   r.a = requant_of(a.scale / twice, "input A");
   r.b = requant_of(b.scale / twice, "input B");
-  r.out = requant_of(twice / (static_cast<double>(1 << MLIP_QADD_LEFT_SHIFT) * y.scale), "the output");
+  const int shift = a.dtype == DType::Int16 ? MLIP_QADD16_LEFT_SHIFT : MLIP_QADD_LEFT_SHIFT;  // 16x8: 2^15
+  r.out = requant_of(twice / (static_cast<double>(1 << shift) * y.scale), "the output");
   return r;
 }
 

@@ -50,16 +50,17 @@ QParam range_qparam(float lo, float hi, DType t);
 // value (per tensor) or one per channel, repeating when `real` is longer
 // (ConvTranspose: per channel of a group). A value beyond int32 fails in one
 // line naming `what` (the node) and the channel: clamping it would drop the
-// bias silently (docs/user-guide.md, "Quantization").
+// bias silently (docs/user-guide.md, "Quantization"). `type` Int64: the
+// 16x8 bias (int16 activations), int64 values within +-2^62.
 TensorData bias_int32(const std::vector<double>& real, float x_scale, const std::vector<float>& w_scale,
-                      std::string_view what);
+                      std::string_view what, DType type = DType::Int32);
 
 // A real multiplier m as (q, shift); throws naming `what` when it is out
 // of range (2^30 or more).
 Requant requant_of(double m, std::string_view what);
 
 // QLinearAdd: the inputs' and the output's (q, shift) (mlip/requant.h,
-// mlip_qadd_sum).
+// mlip_qadd_sum; int16 inputs, 16x8: mlip_qadd16_sum's 2^15 headroom).
 struct AddRequant {
   Requant a, b, out;
 };

@@ -1,6 +1,6 @@
 // com.microsoft QLinearAdd and QLinearMul: per-tensor quantized A and B
-// (int8 or uint8, the same type), numpy broadcasting, output C of their
-// type. Integer arithmetic (mlip/requant.h): Add brings both inputs to a
+// (int8 or uint8, the same type; or int16 with zero points 0, the 16x8
+// form fold_qdq makes), numpy broadcasting, output C of their type. Integer arithmetic (mlip/requant.h): Add brings both inputs to a
 // common scale (mlip_qadd_sum) and requantizes the sum; Mul requantizes
 // the product (a - za) * (b - zb) by a_scale * b_scale / c_scale.
 #include "ops/broadcast.h"
@@ -18,13 +18,17 @@ namespace {
 void infer_binary(InferContext& ctx) {
   ctx.expect_inputs(7, 8);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
-  expect_quant_type(ctx, 0, "A");
-  expect_quant_type(ctx, 3, "B");
+  const bool int16 = ctx.in_dtype(0) == DType::Int16;
+  if (!int16) expect_quant_type(ctx, 0, "A");
+  if (!int16 || ctx.in_dtype(3) != DType::Int16) expect_quant_type(ctx, 3, "B");
   const DType t = ctx.in_dtype(0);
   if (ctx.in_dtype(3) != t) fail("A is {} but B is {}; they must have the same type", dtype_name(t), dtype_name(ctx.in_dtype(3)));
-  read_qparam(ctx, 1, 2, t, "A");
-  read_qparam(ctx, 4, 5, t, "B");
-  read_qparam(ctx, 6, 7, t, "C");
+  const char* names[] = {"A", "B", "C"};
+  const int scales[] = {1, 4, 6};
+  for (int k = 0; k < 3; ++k)
+    // 16x8: symmetric, so that (a - 0) * 2^15 and a product of two stay within int32.
+    if (read_qparam(ctx, scales[k], scales[k] + 1, t, names[k]).zero_point != 0 && int16)
+      fail("{}_zero_point is not 0; int16 (16x8) tensors are symmetric", names[k]);
   ctx.set_output(0, t, broadcast_shapes(ctx.in_shape(0), ctx.in_shape(3)));
 }
 
@@ -33,6 +37,9 @@ void eval_binary(EvalContext& ctx, F f) {
   if (ctx.in(0).dtype() == DType::Int8)
     map_binary<int8_t, int8_t, int8_t>(ctx.in(0), ctx.in(3), ctx.outputs[0],
                                        [&](int8_t a, int8_t b) { return static_cast<int8_t>(f(a, b)); });
+  else if (ctx.in(0).dtype() == DType::Int16)
+    map_binary<int16_t, int16_t, int16_t>(ctx.in(0), ctx.in(3), ctx.outputs[0],
+                                          [&](int16_t a, int16_t b) { return static_cast<int16_t>(f(a, b)); });
   else
     map_binary<uint8_t, uint8_t, uint8_t>(ctx.in(0), ctx.in(3), ctx.outputs[0],
                                           [&](uint8_t a, uint8_t b) { return static_cast<uint8_t>(f(a, b)); });
@@ -56,8 +63,10 @@ void eval_QLinearAdd(EvalContext& ctx) {
     return;
   }
   const AddRequant r = add_requant(a, b, c);
+  const int32_t shift = t == DType::Int16 ? MLIP_QADD16_LEFT_SHIFT : MLIP_QADD_LEFT_SHIFT;
   eval_binary(ctx, [&](int32_t x, int32_t y) {
-    const int32_t s = mlip_qadd_sum(x - a.zero_point, r.a.q, r.a.shift, y - b.zero_point, r.b.q, r.b.shift);
+    const int32_t s =
+        mlip_qadd_sum_shifted(x - a.zero_point, r.a.q, r.a.shift, y - b.zero_point, r.b.q, r.b.shift, shift);
     return mlip_requantize(s, r.out.q, r.out.shift, c.zero_point, lo, hi);
   });
 }

@@ -1,6 +1,9 @@
 // com.microsoft QLinearGlobalAveragePool (channels_last 0): per plane, the
 // int32 sum of (x - x_zero_point), requantized by x_scale / (y_scale * n)
 // (n the plane size): one rounding, as templates/kernels/qlinear_global_avgpool.c.
+// Its 16x8 form (int16 X and Y, what fold_qdq makes of a 16x8 model's
+// GlobalAveragePool): the sum in int64, mlip_requantize64
+// (qlinear_global_avgpool16.c).
 // com.microsoft QLinearAveragePool: AveragePool's windows (ops/averagepool.cpp),
 // the int32 sum of x - x_zero_point over the taps inside x, requantized by
 // x_scale / (y_scale * count) with the window's count (taps inside x, or
@@ -23,10 +26,10 @@ struct PoolQParams {
   QParam x, y;
 };
 
-PoolQParams check_pool_io(InferContext& ctx) {
+PoolQParams check_pool_io(InferContext& ctx, bool allow_int16 = false) {
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
   if (ctx.attrs().get_int("channels_last", 0) != 0) fail("channels_last 1 is not supported (only NCHW input)");
-  expect_quant_type(ctx, 0, "X");
+  if (!allow_int16 || ctx.in_dtype(0) != DType::Int16) expect_quant_type(ctx, 0, "X");
   const DType t = ctx.in_dtype(0);
   return {read_qparam(ctx, 1, 2, t, "x"), read_qparam(ctx, 3, 4, t, "y")};
 }
@@ -36,11 +39,12 @@ PoolQParams check_pool_io(InferContext& ctx) {
 // Inputs: X, x_scale, x_zero_point, y_scale, y_zero_point.
 void infer_QLinearGlobalAveragePool(InferContext& ctx) {
   ctx.expect_inputs(5, 5);
-  const auto [x, y] = check_pool_io(ctx);
+  const auto [x, y] = check_pool_io(ctx, /*allow_int16=*/true);
   const Shape& s = ctx.in_shape(0);
   if (s.size() < 3) fail("input X has shape {}; it needs [N, C, D1, ...] with at least one spatial axis", shape_str(s));
   const int64_t n = numel(s) / (s[0] * s[1] == 0 ? 1 : s[0] * s[1]);
-  if (n > 2147483647LL / 255) fail("{} elements per plane could overflow the int32 sum", n);
+  if (ctx.in_dtype(0) != DType::Int16 && n > 2147483647LL / 255)  // int16: an int64 sum
+    fail("{} elements per plane could overflow the int32 sum", n);
   if (n > 0) mean_requant(x.scale, y.scale, n, requant_mode(ctx.attrs()), "the mean");
   Shape out(s.size(), 1);
   out[0] = s[0];
@@ -58,6 +62,14 @@ void eval_QLinearGlobalAveragePool(EvalContext& ctx) {
   const Requant r = mean_requant(x.scale, y.scale, n, requant_mode(ctx.attrs()), "the mean");
   const std::vector<int32_t> v = int32_values(xt);
   TensorData& yt = ctx.outputs[0];
+  if (t == DType::Int16) {
+    for (int64_t p = 0; p < planes; ++p) {
+      int64_t acc = 0;
+      for (int64_t i = 0; i < n; ++i) acc += v[static_cast<size_t>(p * n + i)] - x.zero_point;
+      yt.data<int16_t>()[p] = static_cast<int16_t>(mlip_requantize64(acc, r.q, r.shift, y.zero_point, y.lo(), y.hi()));
+    }
+    return;
+  }
   for (int64_t p = 0; p < planes; ++p) {
     int32_t acc = 0;
     for (int64_t i = 0; i < n; ++i) acc += v[static_cast<size_t>(p * n + i)] - x.zero_point;

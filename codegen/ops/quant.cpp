@@ -10,8 +10,9 @@
 namespace mlipc::ops {
 
 bool is_quant_type(DType t) { return t == DType::Int8 || t == DType::UInt8; }
-int32_t quant_min(DType t) { return t == DType::Int8 ? -128 : 0; }
-int32_t quant_max(DType t) { return t == DType::Int8 ? 127 : 255; }
+bool is_act_type(DType t) { return is_quant_type(t) || t == DType::Int16; }
+int32_t quant_min(DType t) { return t == DType::Int8 ? -128 : t == DType::Int16 ? -32768 : 0; }
+int32_t quant_max(DType t) { return t == DType::Int8 ? 127 : t == DType::Int16 ? 32767 : 255; }
 
 int32_t clamp_lo(const Attrs& attrs, DType t) {
   return static_cast<int32_t>(std::max<int64_t>(quant_min(t), attrs.get_int("mlipc_clamp_lo", quant_min(t))));

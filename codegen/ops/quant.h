@@ -16,8 +16,12 @@ namespace mlipc::ops {
 
 // int8 and uint8: the quantized types these operators take.
 bool is_quant_type(DType t);
-int32_t quant_min(DType t);  // -128 or 0
-int32_t quant_max(DType t);  // 127 or 255
+// The quantized activation types: int8, uint8 and int16 (16x8: int16
+// activations, symmetric with zero point 0, beside int8 weights;
+// docs/user-guide.md "16x8 quantization").
+bool is_act_type(DType t);
+int32_t quant_min(DType t);  // -128, 0 or -32768 (int16)
+int32_t quant_max(DType t);  // 127, 255 or 32767 (int16)
 // The output range of an integer operator: the type's, narrowed by the
 // clamp passes/fold_qdq sets when it absorbs a Relu or Clip
 // (attributes mlipc_clamp_lo, mlipc_clamp_hi).

@@ -1,5 +1,5 @@
-// QuantizeLinear and DequantizeLinear (opsets 10, 13 and 19): float32 to
-// int8/uint8 and back, per tensor or per axis (the `axis` attribute, 13 on).
+// QuantizeLinear and DequantizeLinear (opsets 10, 13, 19 and 21): float32 to
+// int8/uint8 (and int16, opset 21's, for 16x8 activations) and back, per tensor or per axis (the `axis` attribute, 13 on).
 // Scales and zero points may be computed at run time; constant ones are
 // checked here (a scale must be positive and finite).
 #include "ops/ops.h"
@@ -40,7 +40,7 @@ void infer_QuantizeLinear(InferContext& ctx) {
     fail("x is {}; QuantizeLinear supports float32 input", dtype_name(ctx.in_dtype(0)));
   ctx.expect_dtype(1, {DType::Float32});
   const DType out = ctx.has_input(2) ? ctx.in_dtype(2) : DType::UInt8;
-  if (ctx.has_input(2)) expect_quant_type(ctx, 2, "y_zero_point");
+  if (ctx.has_input(2) && !is_act_type(ctx.in_dtype(2))) expect_quant_type(ctx, 2, "y_zero_point");
   check_params(ctx, "y_scale", "y_zero_point", out);
   ctx.set_output(0, out, ctx.in_shape(0));
 }
@@ -59,6 +59,8 @@ void eval_QuantizeLinear(EvalContext& ctx) {
         const int32_t v = quantize_value(x[k], s[c], zp[static_cast<size_t>(c)], lo, hi);
         if (yt.dtype() == DType::Int8)
           yt.data<int8_t>()[k] = static_cast<int8_t>(v);
+        else if (yt.dtype() == DType::Int16)
+          yt.data<int16_t>()[k] = static_cast<int16_t>(v);
         else
           yt.data<uint8_t>()[k] = static_cast<uint8_t>(v);
       }
@@ -68,8 +70,8 @@ void infer_DequantizeLinear(InferContext& ctx) {
   ctx.expect_inputs(2, 3);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
   const DType t = ctx.in_dtype(0);
-  if (!is_quant_type(t) && t != DType::Int32)
-    fail("x is {}; DequantizeLinear supports int8, uint8 and int32 (int16, int4 and float8 are not supported)",
+  if (!is_act_type(t) && t != DType::Int32)
+    fail("x is {}; DequantizeLinear supports int8, uint8, int16 and int32 (int4 and float8 are not supported)",
          dtype_name(t));
   ctx.expect_dtype(1, {DType::Float32});
   check_params(ctx, "x_scale", "x_zero_point", t);

@@ -12,6 +12,13 @@
 //   Resize with the same scale and zero point in and out -> the op on the integers
 //   Relu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu -> a 256-entry table
 //   Concat                     -> tables for inputs of another scale, then Concat
+// int16 activations (16x8, with int8 weights) fold for Conv, Gemm and
+// MatMul with constant weights (QLinearConv's 16x8 form: int64 bias and
+// sum), GlobalAveragePool (int64 sum), Add and Mul (zero points 0: Add
+// with 2^15 of headroom, TFLite's), the same-scale ops, and Relu and Clip
+// keeping the scale (a Clip on the integers); the others stay float
+// between their DequantizeLinear and QuantizeLinear (a 65,536-entry table
+// is no option: docs/user-guide.md "16x8 quantization").
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
 // clamp (quantization is monotone, so clamping before or after it gives the
 // same integer). The com.microsoft QLinearSigmoid, QLinearLeakyRelu and
@@ -99,12 +106,15 @@ class Folder {
     return r;
   }
 
-  // An activation Dq: per tensor, int8 or uint8.
-  std::optional<Dq> act_dq(ValueId v, const std::vector<int>& producers) const {
+  // An activation Dq: per tensor, int8 or uint8 (or int16 when `int16`: 16x8).
+  std::optional<Dq> act_dq(ValueId v, const std::vector<int>& producers, bool int16 = false) const {
     auto d = dq_of(v, producers);
-    if (!d || !d->per_tensor() || !ops::is_quant_type(g_.value(d->q).dtype)) return std::nullopt;
+    if (!d || !d->per_tensor()) return std::nullopt;
+    const DType t = g_.value(d->q).dtype;
+    if (!ops::is_quant_type(t) && !(int16 && t == DType::Int16)) return std::nullopt;
     return d;
   }
+  bool int16_act(ValueId q) const { return g_.value(q).dtype == DType::Int16; }
 
   // The QuantizeLinear that quantizes v, through at most one Relu or Clip:
   // its node index, the clamp [lo, hi] the activation adds, the dropped activation's index.
@@ -146,7 +156,7 @@ class Folder {
     o.q = c;
     o.y = n->outputs[0];
     o.param.dtype = g_.value(o.y).dtype;
-    if (!ops::is_quant_type(o.param.dtype)) return std::nullopt;
+    if (!ops::is_act_type(o.param.dtype)) return std::nullopt;
     o.param.scale = s->data<float>()[0];
     o.param.zero_point = z ? static_cast<int32_t>(z->as_int64()[0]) : 0;
     o.ys = n->inputs[1];
@@ -258,11 +268,14 @@ class Folder {
     const Node& n = g_.nodes[i];
     const bool transpose = n.op == "ConvTranspose";
     const int64_t axis = op_traits(n.op).weight_axis(n);
-    auto x = act_dq(n.inputs[0], producers);
+    auto x = act_dq(n.inputs[0], producers, true);
     auto w = dq_of(n.inputs[1], producers);
-    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
+    if (!x) return note(n, "input X is not a per-tensor int8/uint8/int16 DequantizeLinear");
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights W are not a constant int8/uint8 DequantizeLinear");
+    const bool wide = int16_act(x->q) || o.param.dtype == DType::Int16;
+    if (wide && (transpose || g_.value(w->q).dtype != DType::Int8))
+      return note(n, transpose ? "no 16x8 kernel for ConvTranspose" : "16x8 needs int8 weights");
     const Shape ws = g_.value(w->q).shape;
     if (static_cast<int64_t>(ws.size()) <= axis) return note(n, "weights W have too few axes");
     if (!w->per_tensor() && (w->axis != axis || w->scale_c->numel() != ws[static_cast<size_t>(axis)]))
@@ -270,7 +283,7 @@ class Folder {
     std::vector<ValueId> in = {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz};
     if (n.has_input(2)) {
       const int64_t m = transpose ? ws[1] * n.attrs.get_int("group", 1) : ws[0];
-      auto b = bias(n, producers, *x, *w, m);
+      auto b = bias(n, producers, *x, *w, m, wide);
       if (b == kNoValue) return note(n, "bias B is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
@@ -284,7 +297,9 @@ class Folder {
   // The int32 bias (input 2 of n) at scale x_scale * w_scale[c]: round(b /
   // (x_scale * w_scale[c])), w_scale cycling when it has fewer values than
   // channels (ConvTranspose's groups); one beyond int32 fails naming n.
-  ValueId bias(const Node& n, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m) {
+  // 16x8 (`wide`): int64, as the sum it joins.
+  ValueId bias(const Node& n, const std::vector<int>& producers, const Dq& x, const Dq& w, int64_t m,
+               bool wide = false) {
     const ValueId v = n.inputs[2];
     std::vector<double> real;
     if (auto b = dq_of(v, producers)) {
@@ -302,17 +317,20 @@ class Folder {
       return kNoValue;
     }
     const float* ws = w.scale_c->data<float>();
-    return g_.add_constant("bias_int32", ops::bias_int32(real, x.param().scale,
-                                                         std::vector<float>(ws, ws + w.scale_c->numel()), n.describe()));
+    return g_.add_constant(wide ? "bias_int64" : "bias_int32",
+                           ops::bias_int32(real, x.param().scale, std::vector<float>(ws, ws + w.scale_c->numel()),
+                                           n.describe(), wide ? DType::Int64 : DType::Int32));
   }
 
   bool fold_fc(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    if (!x) return note(n, "input A is not a per-tensor int8/uint8 DequantizeLinear");
+    auto x = act_dq(n.inputs[0], producers, true);
+    if (!x) return note(n, "input A is not a per-tensor int8/uint8/int16 DequantizeLinear");
     auto w = dq_of(n.inputs[1], producers);
     const bool gemm = n.op == "Gemm";
+    const bool wide = int16_act(x->q) || o.param.dtype == DType::Int16;
     if (!gemm && w && !g_.value(w->q).is_constant() && w->per_tensor()) {  // two computed operands
+      if (wide) return note(n, "no 16x8 kernel for a MatMul of two computed operands");
       if (o.lo != o.param.lo() || o.hi != o.param.hi())
         return note(n, "a Relu or Clip after a MatMul of two computed operands");
       Node q = make("QLinearMatMul", n.name, {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz}, {o.y});
@@ -321,6 +339,7 @@ class Folder {
     }
     if (!w || !g_.value(w->q).is_constant() || !ops::is_quant_type(g_.value(w->q).dtype))
       return note(n, "weights B are not a constant int8/uint8 DequantizeLinear");
+    if (wide && g_.value(w->q).dtype != DType::Int8) return note(n, "16x8 needs int8 weights");
     // Copies: add_constant and add_value below grow the value list.
     const Shape xs = g_.value(x->q).shape;
     const Shape ws = g_.value(w->q).shape;
@@ -348,7 +367,7 @@ class Folder {
     if (n.has_input(2)) {
       const Shape& cs = g_.value(n.inputs[2]).shape;
       if (numel(cs) != nout) return note(n, "bias C is not one value per output column");
-      ValueId b = bias(n, producers, *x, wd, nout);
+      ValueId b = bias(n, producers, *x, wd, nout, wide);
       if (b == kNoValue) return note(n, "bias C is not a constant (or its DequantizeLinear)");
       in.push_back(b);
     }
@@ -371,12 +390,14 @@ class Folder {
 
   bool fold_binary(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto a = act_dq(n.inputs[0], producers);
-    auto b = act_dq(n.inputs[1], producers);
-    if (!a || !b) return note(n, "an input is not a per-tensor int8/uint8 DequantizeLinear");
+    auto a = act_dq(n.inputs[0], producers, true);
+    auto b = act_dq(n.inputs[1], producers, true);
+    if (!a || !b) return note(n, "an input is not a per-tensor int8/uint8/int16 DequantizeLinear");
     const DType t = g_.value(a->q).dtype;
     if (g_.value(b->q).dtype != t || o.param.dtype != t)
-      return note(n, "its inputs and output are not all int8 or all uint8");
+      return note(n, "its inputs and output are not all int8, all uint8 or all int16");
+    if (t == DType::Int16 && (a->param().zero_point != 0 || b->param().zero_point != 0 || o.param.zero_point != 0))
+      return note(n, "int16 (16x8) inputs or output with a zero point other than 0");
     Node q = make("QLinear" + n.op, n.name, {a->q, a->scale, dq_zp(*a), b->q, b->scale, dq_zp(*b), o.ys, o.yz}, {o.y});
     set_clamp(q, o);
     replace(i, o, {std::move(q)});
@@ -385,7 +406,7 @@ class Folder {
 
   bool fold_gap(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
+    auto x = act_dq(n.inputs[0], producers, true);  // int16 too: an int64 sum
     if (!x || g_.value(x->q).dtype != o.param.dtype)
       return note(n, "input X is not a per-tensor DequantizeLinear of the output's type");
     Node q = make("QLinearGlobalAveragePool", n.name, {x->q, x->scale, dq_zp(*x), o.ys, o.yz}, {o.y});
@@ -407,8 +428,8 @@ class Folder {
   // Data movement and MaxPool: exact on the integers when the scale and zero point are the output's.
   bool fold_same_scale(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    if (!x) return note(n, "input 0 is not a per-tensor int8/uint8 DequantizeLinear");
+    auto x = act_dq(n.inputs[0], producers, true);
+    if (!x) return note(n, "input 0 is not a per-tensor int8/uint8/int16 DequantizeLinear");
     const QParam p = x->param();
     if (g_.value(x->q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
       return note(n, "its output's scale or zero point differs from its input's");
@@ -429,6 +450,8 @@ class Folder {
           ops::quantize_value(static_cast<float>(v), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
       if (o.param.dtype == DType::Int8)
         pv.data<int8_t>()[0] = static_cast<int8_t>(qv);
+      else if (o.param.dtype == DType::Int16)
+        pv.data<int16_t>()[0] = static_cast<int16_t>(qv);
       else
         pv.data<uint8_t>()[0] = static_cast<uint8_t>(qv);
       if (q.inputs.size() < 3) q.inputs.resize(3, kNoValue);
@@ -440,8 +463,6 @@ class Folder {
 
   bool fold_table(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
-    if (!x) return note(n, "input X is not a per-tensor int8/uint8 DequantizeLinear");
     double lo = -INFINITY, hi = INFINITY;
     if (n.op == "Clip") {
       for (int k : {1, 2}) {
@@ -451,11 +472,42 @@ class Folder {
         (k == 1 ? lo : hi) = b->at(0);
       }
     }
+    if (auto x16 = act_dq(n.inputs[0], producers, true); x16 && (int16_act(x16->q) || o.param.dtype == DType::Int16))
+      return fold_clamp16(i, *x16, o, lo, hi);
+    auto x = act_dq(n.inputs[0], producers);
+    if (!x || !ops::is_quant_type(o.param.dtype))
+      return note(n, "input X or its output is not a per-tensor int8/uint8 tensor");
     QParam xp = x->param();
     xp.dtype = g_.value(x->q).dtype;
     const auto table = ops::lookup_table(xp, o.param, ops::activation_function(n.op, n.attrs, lo, hi));
     Node q = make(ops::kQLookupOp, n.name, {x->q, table_const(table, o.param.dtype)}, {o.y});
     replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  // 16x8: a Relu or Clip keeping its input's scale and zero point is a
+  // Clip on the int16 values, at its bounds quantized (monotone, so exact);
+  // the other activations, and one that changes the scale, stay float
+  // between their DequantizeLinear and QuantizeLinear (a 65,536-entry
+  // table would be 128 KiB per activation).
+  bool fold_clamp16(size_t i, const Dq& x, const OutQ& o, double lo, double hi) {
+    const Node& n = g_.nodes[i];
+    const QParam p = x.param();
+    if (!op_traits(n.op).clamps)
+      return note(n, fmt::format("int16 activations: no 16x8 kernel for {} (it stays float)", n.op));
+    if (g_.value(x.q).dtype != o.param.dtype || p.scale != o.param.scale || p.zero_point != o.param.zero_point)
+      return note(n, "a 16x8 Relu or Clip whose output's scale or zero point differs from its input's");
+    auto q = [&](double r) {
+      return ops::quantize_value(static_cast<float>(r), o.param.scale, o.param.zero_point, o.param.lo(), o.param.hi());
+    };
+    if (n.op == "Relu") lo = 0.0;
+    int32_t qlo = std::max(o.lo, lo > -INFINITY ? q(lo) : o.param.lo());
+    const int32_t qhi = std::min(o.hi, hi < INFINITY ? q(hi) : o.param.hi());
+    if (qlo > qhi) qlo = qhi;  // Clip with min > max gives max everywhere
+    const ValueId vlo = g_.add_constant("clip_lo", TensorData::scalar<int16_t>(static_cast<int16_t>(qlo)));
+    const ValueId vhi = g_.add_constant("clip_hi", TensorData::scalar<int16_t>(static_cast<int16_t>(qhi)));
+    Node c = make("Clip", n.name, {x.q, vlo, vhi}, {o.y});
+    replace(i, o, {std::move(c)});
     return true;
   }
 
@@ -580,7 +632,7 @@ QuantizedNodes quantized_nodes(const Graph& g) {
     bool computed8 = false;
     for (const std::vector<ValueId>* list : {&n.inputs, &n.outputs})
       for (ValueId v : *list)
-        computed8 = computed8 || (v != kNoValue && !g.value(v).is_constant() && ops::is_quant_type(g.value(v).dtype));
+        computed8 = computed8 || (v != kNoValue && !g.value(v).is_constant() && ops::is_act_type(g.value(v).dtype));
     if (!computed8) continue;
     if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") ++q.qdq;
     else ++q.qoperator;

@@ -27,8 +27,8 @@ bool is_bias(const Node& n, size_t k) { return op_traits(n.op).bias == static_ca
 class Inserter {
  public:
   Inserter(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
-           const std::map<std::string, QParam>& ranges, const WeightBits& wb)
-      : g_(g), layers_(layers), int8_(int8), ranges_(ranges), wb_(wb) {}
+           const std::map<std::string, QParam>& ranges, const WeightBits& wb, const Act16& act16)
+      : g_(g), layers_(layers), int8_(int8), ranges_(ranges), wb_(wb), act16_(act16) {}
 
   Inserted run() {
     const size_t n = g_.nodes.size();
@@ -38,6 +38,28 @@ class Inserter {
       if (!int8_[k]) continue;
       layer_of_node_[static_cast<size_t>(layers_[k].node)] = static_cast<int>(k);
       if (layers_[k].act >= 0) layer_of_node_[static_cast<size_t>(layers_[k].act)] = static_cast<int>(k);
+    }
+    // The tensors a 16x8 layer reads or writes: int16.
+    for (size_t k = 0; k < layers_.size(); ++k) {
+      if (!int8_[k] || !act16_.of(k)) continue;
+      const Node& node = g_.nodes[static_cast<size_t>(layers_[k].node)];
+      for (size_t i : data_inputs(node))
+        if (computed(g_, node.inputs[i])) int16_.insert(node.inputs[i]);
+      int16_.insert(layers_[k].out);
+    }
+    // A same-scale layer's input and output share their parameters: int16
+    // on one side makes both int16 (Flatten between a 16x8 Conv and a Gemm).
+    for (bool grew = !int16_.empty(); grew;) {
+      grew = false;
+      for (size_t k = 0; k < layers_.size(); ++k) {
+        if (!int8_[k] || layers_[k].kind != Kind::SameScale) continue;
+        const ValueId in = g_.nodes[static_cast<size_t>(layers_[k].node)].inputs[0], out = layers_[k].out;
+        if (int16_.count(in) != int16_.count(out)) {
+          int16_.insert(in);
+          int16_.insert(out);
+          grew = true;
+        }
+      }
     }
     // The tensors to quantize and whether an int8 layer writes them.
     for (size_t k = 0; k < layers_.size(); ++k) {
@@ -61,7 +83,7 @@ class Inserter {
         if (v == kNoValue) continue;
         if (params_.count(v) && (written_by_int8_.count(v) || int8_node)) node.inputs[j] = dq_.at(v);
       }
-      if (int8_node) quantize_constants(node, wb_.of(static_cast<size_t>(k)), out);
+      if (int8_node) quantize_constants(node, wb_.of(static_cast<size_t>(k)), act16_.of(static_cast<size_t>(k)), out);
       out.push_back(std::move(node));
       for (ValueId v : g_.nodes[i].outputs)
         if (v != kNoValue && params_.count(v)) emit_pair(v, out);
@@ -85,6 +107,8 @@ class Inserter {
   const std::vector<bool>& int8_;
   const std::map<std::string, QParam>& ranges_;
   const WeightBits& wb_;
+  const Act16& act16_;
+  std::set<ValueId> int16_;  // the tensors a 16x8 layer reads or writes
   std::vector<int> layer_of_node_;
   std::map<ValueId, QParam> params_;
   std::set<ValueId> written_by_int8_;
@@ -101,8 +125,11 @@ class Inserter {
     if (k >= 0 && layers_[static_cast<size_t>(k)].kind == Kind::SameScale) {
       p = param_of(g_.nodes[static_cast<size_t>(prod)].inputs[0], producers);
     } else {
-      auto r = ranges_.find(g_.value(v).name);
-      if (r == ranges_.end()) fail("internal: quantize: no calibrated range for '{}'", g_.value(v).name);
+      const bool wide = int16_.count(v) > 0;
+      if (wide && !act16_.ranges) fail("internal: quantize: 16x8 layers without int16 ranges");
+      const std::map<std::string, QParam>& ranges = wide ? *act16_.ranges : ranges_;
+      auto r = ranges.find(g_.value(v).name);
+      if (r == ranges.end()) fail("internal: quantize: no calibrated range for '{}'", g_.value(v).name);
       p = r->second;
     }
     params_[v] = p;
@@ -115,8 +142,10 @@ class Inserter {
     const QParam p = params_.at(v);
     const std::string name = g_.value(v).name;
     const ValueId s = scalar(name + "_scale", TensorData::scalar<float>(p.scale));
-    const ValueId z = scalar(name + "_zero_point", TensorData::scalar<int8_t>(static_cast<int8_t>(p.zero_point)));
-    const ValueId q = g_.add_value(g_.unique_name(name + "_quantized"), kActType);
+    const ValueId z = scalar(name + "_zero_point", p.dtype == DType::Int16
+                                                       ? TensorData::scalar<int16_t>(static_cast<int16_t>(p.zero_point))
+                                                       : TensorData::scalar<int8_t>(static_cast<int8_t>(p.zero_point)));
+    const ValueId q = g_.add_value(g_.unique_name(name + "_quantized"), p.dtype);
     const ValueId dq = g_.add_value(g_.unique_name(name + "_dequantized"), DType::Float32);
     q_[v] = q;
     dq_[v] = dq;
@@ -166,8 +195,10 @@ class Inserter {
   // The constant inputs of an int8 layer's node: weights per channel (int8,
   // or int4 when bits is 4: a Conv's per channel at max |w| / 7, a dense
   // layer's in blocks at max |w| / 112 with power-of-two sub-scales),
-  // biases int32, other constants (an Add's operand) per tensor.
-  void quantize_constants(Node& node, int bits, std::vector<Node>& out) {
+  // biases int32, other constants (an Add's operand) per tensor. A 16x8
+  // layer (`wide`) keeps its float bias (fold_qdq makes it int64), so its
+  // weight scales need no raising.
+  void quantize_constants(Node& node, int bits, bool wide, std::vector<Node>& out) {
     const bool four = bits == 4 && takes_4bit(g_, node);
     const bool blocks = four && node.op != "Conv";
     if (four) {
@@ -184,7 +215,7 @@ class Inserter {
         // [C, M / group, ...], MatMul's B [K, N], Gemm's [K, N] or [N, K] (transB).
         const int axis = op_traits(node.op).weight_axis(node);
         const std::vector<float> amax = channel_amax(c, axis);
-        const std::vector<double> b = bias_of(node, static_cast<int64_t>(amax.size()));
+        const std::vector<double> b = wide ? std::vector<double>{} : bias_of(node, static_cast<int64_t>(amax.size()));
         std::vector<int64_t> raised;
         const int qmax = blocks ? kBlockQMax : four ? kInt4Max : 127;
         wscale = weight_scales(amax, b, b.empty() ? 0.0f : params_.at(input_before_dq(node)).scale, &raised, qmax);
@@ -202,16 +233,24 @@ class Inserter {
       const float* x = c.data<float>();
       for (int64_t i = 0; i < c.numel(); ++i)
         if (std::isfinite(x[i])) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
-      const QParam p = usable(ops::range_qparam(lo, hi, kActType));
-      TensorData q(kActType, c.shape());
-      for (int64_t i = 0; i < c.numel(); ++i)
-        q.data<int8_t>()[i] = static_cast<int8_t>(ops::quantize_value(x[i], p.scale, p.zero_point, p.lo(), p.hi()));
+      // A 16x8 layer's operand is int16 too (symmetric), as its other input.
+      const QParam p = usable(wide ? symmetric_int16(lo, hi) : ops::range_qparam(lo, hi, kActType));
+      TensorData q(p.dtype, c.shape());
+      for (int64_t i = 0; i < c.numel(); ++i) {
+        const int32_t v = ops::quantize_value(x[i], p.scale, p.zero_point, p.lo(), p.hi());
+        if (wide)
+          q.data<int16_t>()[i] = static_cast<int16_t>(v);
+        else
+          q.data<int8_t>()[i] = static_cast<int8_t>(v);
+      }
       dequantize_const(node, j, std::move(q), TensorData::scalar<float>(p.scale),
-                       TensorData::scalar<int8_t>(static_cast<int8_t>(p.zero_point)), 0, out);
+                       wide ? TensorData::scalar<int16_t>(0)
+                            : TensorData::scalar<int8_t>(static_cast<int8_t>(p.zero_point)),
+                       0, out);
     }
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const ValueId v = node.inputs[j];
-      if (v == kNoValue || !is_bias(node, j) || computed(g_, v) || wscale.empty()) continue;
+      if (v == kNoValue || !is_bias(node, j) || computed(g_, v) || wscale.empty() || wide) continue;
       const int64_t m = static_cast<int64_t>(wscale.size());
       const std::vector<double> real = bias_of(node, m);
       if (real.empty()) continue;  // fold_qdq says why
@@ -258,8 +297,8 @@ bool takes_4bit(const Graph& g, const Node& n) {
 }
 
 Inserted insert_qdq(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
-                    const std::map<std::string, QParam>& ranges, const WeightBits& wb) {
-  return Inserter(g, layers, int8, ranges, wb).run();
+                    const std::map<std::string, QParam>& ranges, const WeightBits& wb, const Act16& act16) {
+  return Inserter(g, layers, int8, ranges, wb, act16).run();
 }
 
 }  // namespace mlipc::ptq

@@ -35,6 +35,17 @@ struct WeightBits {
   int of(size_t layer) const { return layer < bits.size() ? bits[layer] : 8; }
 };
 
+// The 16x8 layers (int16 activations, symmetric; int8 weights; --quantize
+// int16x8, or mixed precision's second try) and the int16 parameters of
+// every float tensor (ranges.h, symmetric_int16). A tensor a 16x8 layer
+// reads or writes is int16; a 16x8 layer's bias stays a float constant,
+// which fold_qdq quantizes to int64 (no int32 limit to raise weight scales for).
+struct Act16 {
+  std::vector<bool> layers;
+  const std::map<std::string, ops::QParam>* ranges = nullptr;
+  bool of(size_t layer) const { return layer < layers.size() && layers[layer]; }
+};
+
 // Whether n may take 4-bit weights: a Conv, Gemm or MatMul whose weights are
 // a constant (per output channel for a Conv, in blocks for a dense layer).
 bool takes_4bit(const Graph& g, const Node& n);
@@ -44,6 +55,7 @@ bool takes_4bit(const Graph& g, const Node& n);
 // of 4 bits gets int4 weights (weight_scale.h) and its node the marks
 // ops::kWeightBitsAttr (and kWeightBlockAttr for a dense layer).
 Inserted insert_qdq(Graph& g, const std::vector<Layer>& layers, const std::vector<bool>& int8,
-                    const std::map<std::string, ops::QParam>& ranges, const WeightBits& wb = {});
+                    const std::map<std::string, ops::QParam>& ranges, const WeightBits& wb = {},
+                    const Act16& act16 = {});
 
 }  // namespace mlipc::ptq

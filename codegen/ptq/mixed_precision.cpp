@@ -60,7 +60,7 @@ std::string db_str(double db) { return std::isinf(db) ? (db > 0 ? "inf" : "-inf"
 
 bool folded(const Graph& g, const std::string& name) {
   for (const Node& n : g.nodes)
-    if (n.name == name && !n.outputs.empty() && n.outputs[0] != kNoValue && ops::is_quant_type(g.value(n.outputs[0]).dtype))
+    if (n.name == name && !n.outputs.empty() && n.outputs[0] != kNoValue && ops::is_act_type(g.value(n.outputs[0]).dtype))
       return true;
   return false;
 }
@@ -78,7 +78,8 @@ std::string fold_reason(const std::vector<passes::FloatNote>& notes, const std::
 }
 
 Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<Layer>& layers,
-                         const std::map<std::string, QParam>& ranges, const Samples& samples) {
+                         const std::map<std::string, QParam>& ranges, const Samples& samples,
+                         const std::map<std::string, QParam>* ranges16) {
   const size_t n = layers.size();
   Precision p;
   p.int8.assign(n, false);
@@ -86,9 +87,11 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
   p.alone.assign(n, ErrorSum{});
   p.measured.assign(n, false);
   p.bits.assign(n, 8);
+  p.act16.assign(n, false);
   struct Alone {
     size_t layer;
     int bits;
+    bool act16;
     Graph graph;
     std::vector<ValueId> inputs;  // fp32's values feeding the graph's inputs
     ValueId ref;                  // fp32's value of the output
@@ -99,7 +102,15 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
     const Layer& l = layers[k];
     if (l.kind == Kind::SameScale) continue;
     const bool four = samples.options.weight_bits == 4 && takes_4bit(g, g.nodes[static_cast<size_t>(l.node)]);
-    for (int bits : four ? std::vector<int>{4, 8} : std::vector<int>{8}) {
+    // The forms to try, in order: (weight bits, 16x8).
+    std::vector<std::pair<int, bool>> forms;
+    if (samples.options.act_bits != 16) {
+      if (four) forms.push_back({4, false});
+      forms.push_back({8, false});
+    }
+    if (ranges16) forms.push_back({8, true});
+    std::string int8_why;  // an int8 form that did not fold: the 16x8 one may
+    for (const auto& [bits, wide] : forms) {
       Graph m = extract(g, l);
       std::vector<Layer> ml = find_layers(m);
       if (ml.size() != 1) {
@@ -107,17 +118,25 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
         break;
       }
       try {
-        insert_qdq(m, ml, {true}, ranges, WeightBits{{bits}, samples.options.weight_block});
+        insert_qdq(m, ml, {true}, ranges, WeightBits{{bits}, samples.options.weight_block},
+                   Act16{{wide}, ranges16});
         const std::vector<passes::FloatNote> notes = passes::fold_qdq(m);
         if (!folded(m, l.name)) {
           p.why[k] = fold_reason(notes, l.name);
+          if (wide && !int8_why.empty()) p.why[k] = int8_why;  // the int8 reason is the first
+          if (!wide) int8_why = p.why[k];
+          if (!wide && ranges16) continue;
           break;
         }
       } catch (const Error& e) {
         p.why[k] = e.what();
+        if (!wide && ranges16) {
+          int8_why = p.why[k];
+          continue;
+        }
         break;
       }
-      Alone a{k, bits, std::move(m), {}, fp32.find(g.value(l.out).name), {}};
+      Alone a{k, bits, wide, std::move(m), {}, fp32.find(g.value(l.out).name), {}};
       for (const GraphIO& in : a.graph.inputs) a.inputs.push_back(fp32.find(in.name));
       alone.push_back(std::move(a));
     }
@@ -133,22 +152,29 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
     }
     samples.progress("layer errors", s + 1);
   }
-  // Per layer its 4-bit form first (when measured), then its 8-bit one:
-  // the first whose SQNR reaches the threshold.
+  // Per layer its 4-bit form first (when measured), then its 8-bit one,
+  // then 16x8: the first whose SQNR reaches the threshold.
   const double min_db = samples.options.min_sqnr_db;
   for (const Alone& a : alone) {
     const size_t k = a.layer;
-    if (p.int8[k]) continue;  // its 4-bit form was taken
+    if (p.int8[k]) continue;  // an earlier form was taken
+    const double db = a.error.sqnr();
+    // A 16x8 try after a failed int8 one keeps the int8 figures unless taken.
+    if (a.act16 && p.measured[k] && db < min_db) {
+      p.why[k] += fmt::format(", and its 16x8 SQNR {} dB too", db_str(db));
+      continue;
+    }
     p.measured[k] = true;
     p.alone[k] = a.error;
-    const double db = a.error.sqnr();
     if (db >= min_db) {
       p.int8[k] = true;
       p.bits[k] = a.bits;
+      p.act16[k] = a.act16;
       p.why[k].clear();
     } else {
       p.why[k] = fmt::format("its int8 SQNR {} dB is below {} dB", db_str(db), db_str(min_db));
       if (a.bits == 4) p.why[k] = fmt::format("its 4-bit SQNR {} dB is below {} dB", db_str(db), db_str(min_db));
+      if (a.act16) p.why[k] = fmt::format("its 16x8 SQNR {} dB is below {} dB", db_str(db), db_str(min_db));
     }
   }
   return p;

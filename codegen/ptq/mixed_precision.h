@@ -22,6 +22,7 @@ namespace mlipc::ptq {
 struct Precision {
   std::vector<bool> int8;
   std::vector<int> bits;         // an int8 layer's weights: 8, or 4 (--weight-bits 4)
+  std::vector<bool> act16;       // an integer layer's activations are int16 (16x8)
   std::vector<std::string> why;  // why it stays float
   std::vector<ErrorSum> alone;   // the layer alone, int8 against fp32
   std::vector<bool> measured;    // `alone` holds its figures
@@ -31,9 +32,13 @@ struct Precision {
 // and decides the compute layers; the same-scale ones stay float until
 // decide_same_scale. With --weight-bits 4 a layer that can take 4-bit
 // weights (takes_4bit) is measured at 4 and at 8 bits: 4 when its 4-bit
-// SQNR reaches the threshold, else 8 when that does, else float.
+// SQNR reaches the threshold, else 8 when that does, else float. With
+// `ranges16` (the int16 parameters, ranges.h) a layer is measured 16x8 too:
+// with --quantize int16x8 (options act_bits 16) only 16x8; with int8, 16x8
+// is the last try before float.
 Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<Layer>& layers,
-                         const std::map<std::string, ops::QParam>& ranges, const Samples& samples);
+                         const std::map<std::string, ops::QParam>& ranges, const Samples& samples,
+                         const std::map<std::string, ops::QParam>* ranges16 = nullptr);
 
 // Decides the same-scale layers from the int8 compute layers around them.
 void decide_same_scale(const Graph& g, const std::vector<Layer>& layers, Precision& p);

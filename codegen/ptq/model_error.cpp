@@ -79,6 +79,10 @@ void report_errors(const Graph& fp32, const Graph& qdq, const Graph& folded_qdq,
       for (const std::string& s : fp32.nodes[static_cast<size_t>(l.act)].origins) q.origins.push_back(s);
     q.int8 = int8[k];
     q.weight_bits = int8[k] && k < precision.bits.size() ? precision.bits[k] : 8;
+    // 16x8 when the layer writes int16 (a 16x8 layer, or one whose output a 16x8 layer reads).
+    if (int8[k])
+      if (auto it = ins.params.find(qdq.value(l.out).name); it != ins.params.end() && it->second.dtype == DType::Int16)
+        q.act_bits = 16;
     q.why = int8[k] ? "" : precision.why[k].empty() ? "no int8 layer reads or writes it" : precision.why[k];
     if (l.kind == Kind::Compute && !precision.measured[k]) {  // it did not fold alone: no int8 figure
       q.sqnr_db = q.max_abs_error = std::nan("");

@@ -24,6 +24,14 @@ struct QuantizeOptions {
   // tries 8 bits before staying float.
   int weight_bits = 8;
   int64_t weight_block = 32;
+  // --quantize int16x8: 16, every layer 16x8 (int16 activations, symmetric,
+  // with int8 weights); 8 (--quantize int8): int8, and a layer whose int8
+  // SQNR is below min_sqnr_db tries 16x8 before staying float.
+  int act_bits = 8;
+  // Whether mixed precision tries 16x8 before float (act_bits 8). The driver
+  // turns it off for an MLIP target: there a float layer is an fp16 MLIP
+  // layer, closer to fp32 and faster than a 16x8 layer, which runs on the CPU.
+  bool try_16x8 = true;
   // Where the samples come from, for messages (the --calibration file).
   std::string data_name;
   // Called as the calibration advances: the phase, samples done, samples in

@@ -16,9 +16,11 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   if (inputs.empty()) fail("the calibration set holds no sample");
   const Samples samples{inputs, options};
   const Graph fp32 = g;
-  const std::map<std::string, ops::QParam> ranges = calibrate_ranges(g, samples);
+  std::map<std::string, ops::QParam> ranges16;  // 16x8's parameters of the same ranges
+  const std::map<std::string, ops::QParam> ranges = calibrate_ranges(g, samples, &ranges16);
   const std::vector<Layer> layers = find_layers(g);
-  Precision precision = measure_layers(g, fp32, layers, ranges, samples);
+  const bool wide = options.act_bits == 16 || options.try_16x8;
+  Precision precision = measure_layers(g, fp32, layers, ranges, samples, wide ? &ranges16 : nullptr);
   decide_same_scale(g, layers, precision);
   // The final insertion; a layer the whole graph's folding leaves float (it
   // does not meet a neighbour's condition) is taken out and the insertion
@@ -27,7 +29,8 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   Graph qdq, folded_qdq;
   for (int attempt = 0;; ++attempt) {
     qdq = g;
-    ins = insert_qdq(qdq, layers, precision.int8, ranges, WeightBits{precision.bits, options.weight_block});
+    ins = insert_qdq(qdq, layers, precision.int8, ranges, WeightBits{precision.bits, options.weight_block},
+                     Act16{precision.act16, &ranges16});
     Graph f = qdq;
     const std::vector<passes::FloatNote> notes = passes::fold_qdq(f);
     bool again = false;

@@ -36,7 +36,16 @@ void check_finite(const Graph& g, ValueId v, const TensorData& t, size_t sample,
 
 }  // namespace
 
-std::map<std::string, ops::QParam> calibrate_ranges(const Graph& g, const Samples& samples) {
+ops::QParam symmetric_int16(float lo, float hi) {
+  ops::QParam p;
+  p.dtype = DType::Int16;
+  p.zero_point = 0;
+  p.scale = std::max(std::fabs(lo), std::fabs(hi)) / 32767.0f;
+  return p;
+}
+
+std::map<std::string, ops::QParam> calibrate_ranges(const Graph& g, const Samples& samples,
+                                                    std::map<std::string, ops::QParam>* int16) {
   const QuantizeOptions& o = samples.options;
   std::vector<calib::TensorStats> stats(g.num_values());
   auto each_float = [&](const std::vector<TensorData>& env, auto f) {
@@ -72,6 +81,9 @@ std::map<std::string, ops::QParam> calibrate_ranges(const Graph& g, const Sample
            where(o), printable(g.value(static_cast<ValueId>(v)).name), lo, hi, std::numeric_limits<float>::max());
     ranges[g.value(static_cast<ValueId>(v)).name] =
         usable(ops::range_qparam(static_cast<float>(lo), static_cast<float>(hi), kActType));
+    if (int16)
+      (*int16)[g.value(static_cast<ValueId>(v)).name] =
+          usable(symmetric_int16(static_cast<float>(lo), static_cast<float>(hi)));
   }
   return ranges;
 }

@@ -29,6 +29,7 @@ struct LayerQuantization {
   // that the bias fits the int32 accumulator (ptq/weight_scale.h).
   std::vector<int64_t> bias_raised;
   int weight_bits = 8;  // an int8 layer's weights: 8, or 4 (--weight-bits 4)
+  int act_bits = 8;     // an integer layer's output: 8, or 16 (16x8: int16 activations, int8 weights)
 };
 
 struct OutputQuantization {

@@ -49,14 +49,17 @@ static inline int32_t mlip_rounding_doubling_high_mul(int32_t a, int32_t b) {
 
 /* round(x / 2^exponent), ties away from zero, for exponent in [0, 31]. The
  * floor of a negative x is taken as ~(~x >> e), so no negative value is
- * shifted. */
-static inline int32_t mlip_rounding_shift_right(int32_t x, int32_t exponent) {
+ * shifted. Computed in 64 bits: the int32 form and the 64-bit
+ * requantization (mlip_requantize64) share it. */
+static inline int64_t mlip_rounding_shift_right64(int64_t v, int32_t exponent) {
   const int64_t mask = ((int64_t)1 << exponent) - 1;
-  const int64_t v = x;
   const int64_t floor_div = v >= 0 ? (v >> exponent) : ~(~v >> exponent);
   const int64_t remainder = v - floor_div * ((int64_t)1 << exponent); /* in [0, mask] */
   const int64_t threshold = (mask >> 1) + (v < 0 ? 1 : 0);
-  return (int32_t)(floor_div + (remainder > threshold ? 1 : 0));
+  return floor_div + (remainder > threshold ? 1 : 0);
+}
+static inline int32_t mlip_rounding_shift_right(int32_t x, int32_t exponent) {
+  return (int32_t)mlip_rounding_shift_right64(x, exponent);
 }
 
 /* x * q * 2^shift for a Q31 multiplier q (0 or in [2^30, 2^31)) and shift in
@@ -125,6 +128,44 @@ static inline int32_t mlip_requantize(int32_t acc, int32_t q, int32_t shift, int
   }
 }
 
+/* The same requantization of a 64-bit accumulator (16x8: int16 activations
+ * times int8 weights plus an int64 bias, docs/runtime.md "Requantization").
+ * One rule, extended: an accumulator within int32 goes through
+ * mlip_requantize itself, so the bits are the int8 path's; a wider one gets
+ * the same two roundings computed exactly in 64 bits: round(acc * q / 2^31)
+ * ties toward +infinity (acc split as hi * 2^32 + lo, lo in [0, 2^32): the
+ * hi part's product is exact, 2 * hi * q, and only lo * q / 2^31 is
+ * rounded; floor((lo * q + 2^30) / 2^31), which is the nudge-and-truncate of
+ * mlip_rounding_doubling_high_mul), then the rounding right shift, ties away
+ * from zero, or first a left shift saturated to +-2^62. |acc| <= 2^62
+ * (the compiler bounds the sums far below), so nothing overflows. The
+ * float32 pair converts acc to float32 as the 32-bit one does. */
+static inline int32_t mlip_requantize64(int64_t acc, int32_t q, int32_t shift, int32_t zero_point, int32_t lo,
+                                        int32_t hi) {
+  if (acc >= INT32_MIN && acc <= INT32_MAX) return mlip_requantize((int32_t)acc, q, shift, zero_point, lo, hi);
+  if (shift == MLIP_REQUANT_F32) {
+    const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
+    float v = (float)acc * mlip_f32_of_bits(q);
+    v = v < flo ? flo : (v > fhi ? fhi : v);
+    return (int32_t)mlip_round_half_even_f32(v) + zero_point;
+  }
+  {
+    const int64_t limit = (int64_t)1 << 62;
+    int64_t x = acc, hi_part, lo_part, lo_prod, v;
+    if (shift > 0) {
+      x = x > (limit >> shift) ? limit : (x < -(limit >> shift) ? -limit : x * ((int64_t)1 << shift));
+    }
+    /* floor(x / 2^32), no negative value shifted */
+    hi_part = x >= 0 ? (x >> 32) : ~(~x >> 32);
+    lo_part = x - hi_part * ((int64_t)1 << 32); /* [0, 2^32) */
+    lo_prod = lo_part * (int64_t)q + ((int64_t)1 << 30); /* < 2^63: q < 2^31 */
+    v = 2 * hi_part * (int64_t)q + lo_prod / ((int64_t)1 << 31);
+    if (shift < 0) v = mlip_rounding_shift_right64(v, -shift);
+    v += zero_point;
+    return v < lo ? lo : (v > hi ? hi : (int32_t)v);
+  }
+}
+
 /* Splits a real multiplier m >= 0 into (q, shift) with m ~ q * 2^(shift - 31)
  * (TFLite's QuantizeMultiplier): frexp gives m = f * 2^e, f in [0.5, 1);
  * q = round(f * 2^31), ties away from zero (exact in double); a q that
@@ -161,9 +202,19 @@ static inline int mlip_quantize_multiplier(double m, int32_t* q, int32_t* shift)
  * 2 * max(a_scale, b_scale) / (2^20 * out_scale). a and b are int8/uint8
  * values minus their zero points (|a|, |b| <= 255), so no step overflows. */
 #define MLIP_QADD_LEFT_SHIFT 20
+/* 16x8 (int16 inputs, zero point 0, |a|, |b| <= 32768): 2^15 of headroom,
+ * TFLite's for int16, so a * 2^15 stays within int32. */
+#define MLIP_QADD16_LEFT_SHIFT 15
+static inline int32_t mlip_qadd_sum_shifted(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb,
+                                            int32_t left_shift) {
+  return mlip_multiply_by_quantized_multiplier(a * ((int32_t)1 << left_shift), qa, sa) +
+         mlip_multiply_by_quantized_multiplier(b * ((int32_t)1 << left_shift), qb, sb);
+}
 static inline int32_t mlip_qadd_sum(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb) {
-  return mlip_multiply_by_quantized_multiplier(a * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qa, sa) +
-         mlip_multiply_by_quantized_multiplier(b * ((int32_t)1 << MLIP_QADD_LEFT_SHIFT), qb, sb);
+  return mlip_qadd_sum_shifted(a, qa, sa, b, qb, sb, MLIP_QADD_LEFT_SHIFT);
+}
+static inline int32_t mlip_qadd16_sum(int32_t a, int32_t qa, int32_t sa, int32_t b, int32_t qb, int32_t sb) {
+  return mlip_qadd_sum_shifted(a, qa, sa, b, qb, sb, MLIP_QADD16_LEFT_SHIFT);
 }
 
 /* QLinearAdd by onnxruntime's arithmetic (--requant ort): its x86-64

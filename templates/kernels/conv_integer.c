@@ -5,7 +5,11 @@
  * compiler bounds the taps so no sum overflows). QLinearConv adds the
  * int32 bias (saturating), requantizes with the channel's baked (q, shift)
  * (mlip/requant.h), adds zy and saturates. */
-static void {{fn}}(const {{x_t}}* restrict x, const {{w_t}}* restrict w, {{#has_zx}}const {{x_t}}* restrict zx, {{/has_zx}}{{#has_zw}}const {{w_t}}* restrict zw, {{/has_zw}}{{#qlinear}}const {{y_t}}* restrict zy, {{/qlinear}}{{#has_bias}}const int32_t* restrict bias, {{/has_bias}}{{y_t}}* restrict y) {
+{{#wide}}
+/* 16x8 (int16 x or y, int8 w): the sum and the bias are int64 (no tap
+ * count overflows), requantized by mlip_requantize64. */
+{{/wide}}
+static void {{fn}}(const {{x_t}}* restrict x, const {{w_t}}* restrict w, {{#has_zx}}const {{x_t}}* restrict zx, {{/has_zx}}{{#has_zw}}const {{w_t}}* restrict zw, {{/has_zw}}{{#qlinear}}const {{y_t}}* restrict zy, {{/qlinear}}{{#has_bias}}const {{b_t}}* restrict bias, {{/has_bias}}{{y_t}}* restrict y) {
 {{#qlinear}}
   static const int32_t qm[{{NQ}}] = { {{q_list}} };
   static const int32_t qs[{{NQ}}] = { {{shift_list}} };
@@ -21,7 +25,7 @@ static void {{fn}}(const {{x_t}}* restrict x, const {{w_t}}* restrict w, {{#has_
       for (int32_t od = 0; od < {{OD}}; ++od) {
         for (int32_t oh = 0; oh < {{OH}}; ++oh) {
           for (int32_t ow = 0; ow < {{OW}}; ++ow) {
-            int32_t acc = 0;
+            {{acc_t}} acc = 0;
             for (int32_t ic = 0; ic < {{ICG}}; ++ic) {
               for (int32_t kd = 0; kd < {{KD}}; ++kd) {
                 const int32_t id = od * {{SD}} - {{PD}} + kd * {{DD}};
@@ -40,9 +44,14 @@ static void {{fn}}(const {{x_t}}* restrict x, const {{w_t}}* restrict w, {{#has_
             }
 {{#qlinear}}
 {{#has_bias}}
+{{#wide}}
+            acc += bias[m];
+{{/wide}}
+{{^wide}}
             acc = mlip_add_sat_i32(acc, bias[m]);
+{{/wide}}
 {{/has_bias}}
-            ym[(od * {{OH}} + oh) * {{OW}} + ow] = ({{y_t}})mlip_requantize(acc, qm[{{q_index}}], qs[{{q_index}}], zy0, {{LO}}, {{HI}});
+            ym[(od * {{OH}} + oh) * {{OW}} + ow] = ({{y_t}}){{requant_fn}}(acc, qm[{{q_index}}], qs[{{q_index}}], zy0, {{LO}}, {{HI}});
 {{/qlinear}}
 {{^qlinear}}
             ym[(od * {{OH}} + oh) * {{OW}} + ow] = acc;

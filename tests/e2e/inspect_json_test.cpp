@@ -241,10 +241,9 @@ TEST_P(InspectJsonModels, ValidatesForCAndMrvl) {
 INSTANTIATE_TEST_SUITE_P(All, InspectJsonModels, ::testing::ValuesIn(model_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
-TEST(InspectJson, PtqInt8Build) {
-  TempDir dir("mlipc-inspect-json");
-  // The first 16 calibration samples: the report is the subject here, not
-  // its accuracy (200 samples take 20 s, 16 under 2).
+// The first 16 digits calibration samples, as dir/calib16.npz: the report
+// is the subject here, not its accuracy (200 samples take 20 s, 16 under 2).
+void write_calib16(const fs::path& dir) {
   io::NamedTensors calib;
   for (const auto& [name, t] : io::read_npz(fs::path(MLIPC_TEST_DATA) / "ptq" / "digits_calib200.npz")) {
     Shape shape = t.shape();
@@ -254,7 +253,24 @@ TEST(InspectJson, PtqInt8Build) {
     const auto* raw = reinterpret_cast<const uint8_t*>(t.raw());
     calib.emplace_back(name, TensorData(t.dtype(), shape, std::vector<uint8_t>(raw, raw + bytes)));
   }
-  io::write_npz(dir.path() / "calib16.npz", calib);
+  io::write_npz(dir / "calib16.npz", calib);
+}
+
+// --quantize int16x8: every layer's precision is "16x8" (the schema's enum).
+TEST(InspectJson, Ptq16x8Build) {
+  TempDir dir("mlipc-inspect-json");
+  write_calib16(dir.path());
+  const json j = compile_and_inspect(dir.path(), "ptq16", {model_onnx("digits").string(), "--target", "c", "--quantize",
+                                                          "int16x8", "--calibration",
+                                                          (dir.path() / "calib16.npz").string()});
+  ASSERT_FALSE(j.is_null());
+  ASSERT_FALSE(j["quantization"]["layers"].empty());
+  for (const json& l : j["quantization"]["layers"]) EXPECT_EQ(l["precision"], "16x8") << l["node"];
+}
+
+TEST(InspectJson, PtqInt8Build) {
+  TempDir dir("mlipc-inspect-json");
+  write_calib16(dir.path());
   const json j = compile_and_inspect(
       dir.path(), "ptq",
       {model_onnx("digits").string(), "--target", "mrvl, c", "--target-mrvl-mattr=sim -quantize=int8",

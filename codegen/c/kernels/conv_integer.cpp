@@ -92,6 +92,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   const Value& wv = g.value(n.inputs[3]);
   const Value& yv = g.value(n.outputs[0]);
   if (wv.dtype != DType::Int8 || !wv.is_constant() || numel(yv.shape) == 0) return false;
+  if (ops::qlinear_conv_16x8(g, n)) return false;  // kq8.h's rows are 8-bit: the reference loops
   if ((n.has_input(2) && !constant(2)) || !constant(7) || (n.has_input(8) && !constant(8))) return false;
   if (n.has_input(5)) {
     const TensorData* zw = constant(5);
@@ -205,6 +206,8 @@ void prepare_ConvInteger(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_dtype(g, n, 1, {DType::Int8, DType::UInt8});
   set_common(g, n, spec, 0, 1, 2, 3);
   spec.set_flag("qlinear", false);
+  spec.set_flag("wide", false);
+  spec.set("acc_t", "int32_t");
   spec.set_flag("has_bias", false);
   spec.set("y_t", "int32_t");
 }
@@ -233,11 +236,17 @@ void set_qlinear_conv_requant(const Graph& g, const Node& n, KernelSpec& spec, c
   const bool has_bias = n.has_input(8);
   spec.set_flag("has_bias", has_bias);
   if (has_bias) spec.args.push_back(8);
+  // 16x8 (int16 x or y): an int64 sum and bias, mlip_requantize64.
+  const bool wide = ops::qlinear_conv_16x8(g, n);
+  spec.set_flag("wide", wide);
+  spec.set("acc_t", wide ? "int64_t" : "int32_t");
+  spec.set("b_t", has_bias ? std::string(dtype_ctype(g.value(n.inputs[8]).dtype)) : "int32_t");
+  spec.set("requant_fn", wide ? "mlip_requantize64" : "mlip_requantize");
   spec.includes.push_back("mlip/requant.h");
 }
 
 void prepare_QLinearConv(const Graph& g, const Node& n, KernelSpec& spec) {
-  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
+  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8, DType::Int16});
   expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
   if (prepare_q8(g, n, spec)) return;
   set_common(g, n, spec, 0, 3, 2, 5);

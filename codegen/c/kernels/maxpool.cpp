@@ -6,7 +6,7 @@
 namespace mlipc::c::kernels {
 
 void prepare_MaxPool(const Graph& g, const Node& n, KernelSpec& spec) {
-  expect_dtype(g, n, 0, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8});
+  expect_dtype(g, n, 0, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8, DType::Int16});
   const Value& xv = g.value(n.inputs[0]);
   const Shape& x = xv.shape;
   const ops::Geometry3 geo = ops::to_3d(
@@ -14,6 +14,7 @@ void prepare_MaxPool(const Graph& g, const Node& n, KernelSpec& spec) {
   switch (xv.dtype) {
     case DType::Int8: spec.set("lowest", "(-128)"); break;
     case DType::UInt8: spec.set("lowest", "0"); break;
+    case DType::Int16: spec.set("lowest", "(-32768)"); break;  // 16x8 activations
     default: spec.set("lowest", "(-INFINITY)"); break;
   }
   // A NaN tap wins over any number (ops/maxpool.cpp); integers have none.

@@ -47,14 +47,16 @@ void prepare_QLinearAdd(const Graph& g, const Node& n, KernelSpec& spec) {
     return;
   }
   const ops::AddRequant r = ops::add_requant(a, b, y);
+  const bool int16 = t == DType::Int16;  // 16x8: mlip_qadd16_sum, the element loops only (kq8.h is 8-bit)
   const std::string body = fmt::format(
-      "const int32_t s_ = mlip_qadd_sum((int32_t)v0 - {}, {}, {}, (int32_t)v1 - {}, {}, {});\n"
+      "const int32_t s_ = {}((int32_t)v0 - {}, {}, {}, (int32_t)v1 - {}, {}, {});\n"
       "    const {} v = ({})mlip_requantize(s_, {}, {}, {}, {}, {});",
-      c_int(a.zero_point), c_int(r.a.q), c_int(r.a.shift), c_int(b.zero_point), c_int(r.b.q), c_int(r.b.shift),
-      dtype_ctype(t), dtype_ctype(t), c_int(r.out.q), c_int(r.out.shift), c_int(y.zero_point), c_int(ops::clamp_lo(n.attrs, t)),
+      int16 ? "mlip_qadd16_sum" : "mlip_qadd_sum", c_int(a.zero_point), c_int(r.a.q), c_int(r.a.shift),
+      c_int(b.zero_point), c_int(r.b.q), c_int(r.b.shift), dtype_ctype(t), dtype_ctype(t), c_int(r.out.q), c_int(r.out.shift), c_int(y.zero_point), c_int(ops::clamp_lo(n.attrs, t)),
       c_int(ops::clamp_hi(n.attrs, t)));
   elementwise_kernel(g, n, spec, {{0, 3}, body, {}});
   spec.includes.push_back("mlip/requant.h");
+  if (int16) return;
   // The loops elementwise_kernel made (same layouts, same in-place input),
   // less the innermost, which mlip_kq8_add runs when A and B step by 0 or 1
   // along it (always, for row-major inputs read at the output's axes).

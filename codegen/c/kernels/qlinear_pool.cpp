@@ -1,6 +1,7 @@
 // QLinearGlobalAveragePool (NCHW): per plane an int32 sum of x - zx, one
 // requantization by x_scale / (y_scale * plane size), baked in; on
-// mlip/kq8.h's mlip_kq8_gap (Helium and DSP variants).
+// mlip/kq8.h's mlip_kq8_gap (Helium and DSP variants); int16 (16x8): an
+// int64 sum in reference loops.
 // QLinearAveragePool: AveragePool's loops on integers, one baked (q, shift)
 // per window count. mlipc.QLinearLookup: the table lookup.
 #include <fmt/format.h>
@@ -26,7 +27,8 @@ void prepare_QLinearGlobalAveragePool(const Graph& g, const Node& n, KernelSpec&
   const ops::Requant r = size == 0 ? ops::Requant{}
                                    : ops::mean_requant(c(1)->data<float>()[0], c(3)->data<float>()[0], size,
                                                        ops::requant_mode(n.attrs), "the mean");
-  spec.template_name = "qlinear_global_avgpool.c";
+  // 16x8 (int16): the reference loops, an int64 sum (kq8.h's is 8-bit).
+  spec.template_name = t == DType::Int16 ? "qlinear_global_avgpool16.c" : "qlinear_global_avgpool.c";
   spec.args = {0};
   spec.set("PLANES", planes);
   spec.set("SIZE", size);

@@ -32,7 +32,7 @@ void prepare_QuantizeLinear(const Graph& g, const Node& n, KernelSpec& spec) {
 }
 
 void prepare_DequantizeLinear(const Graph& g, const Node& n, KernelSpec& spec) {
-  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8, DType::Int32});
+  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8, DType::Int16, DType::Int32});
   spec.template_name = "dequantize_linear.c";
   set_axis(g, n, spec);
 }

@@ -178,6 +178,74 @@ TEST(Requant, QuantizeMultiplier) {
   expect(HUGE_VAL, -1, 0, 0);
 }
 
+// The 64-bit requantization (16x8): within int32 it is mlip_requantize
+// itself; beyond, the same two roundings computed exactly (checked here
+// with 128-bit integers): round(acc * q / 2^31) ties toward +infinity, then
+// the rounding right shift, ties away from zero, then the zero point and
+// the saturation to int16.
+__extension__ typedef __int128 i128;  // GCC's and Clang's, outside ISO C++
+int64_t floor_div128(i128 a, i128 b) {  // b > 0
+  i128 d = a / b;
+  if (a % b != 0 && a < 0) --d;
+  return static_cast<int64_t>(d);
+}
+int32_t exact_requantize64(int64_t acc, int32_t q, int32_t shift, int32_t zp, int32_t lo, int32_t hi) {
+  i128 x = acc;
+  if (shift > 0) x *= static_cast<i128>(1) << shift;
+  int64_t v = floor_div128(x * q + (static_cast<i128>(1) << 30), static_cast<i128>(1) << 31);
+  if (shift < 0) {
+    const int64_t e = -shift, half = int64_t{1} << (e - 1);
+    const i128 step = static_cast<i128>(1) << e;
+    v = v >= 0 ? floor_div128(static_cast<i128>(v) + half, step) : -floor_div128(static_cast<i128>(-v) + half, step);
+  }
+  v += zp;
+  return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));
+}
+
+TEST(Requant, Requantize64IsTheInt32RuleExtended) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> mant(0.5, 1.0);
+  std::uniform_int_distribution<int> expo(-40, -8);
+  std::uniform_int_distribution<int64_t> wide(-(int64_t{1} << 46), int64_t{1} << 46);
+  std::uniform_int_distribution<int32_t> narrow(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  int beyond = 0;
+  for (int i = 0; i < 200000; ++i) {
+    int32_t q = 0, shift = 0;
+    ASSERT_EQ(mlip_quantize_multiplier(std::ldexp(mant(rng), expo(rng)), &q, &shift), 0);
+    const int64_t a = i % 2 ? wide(rng) : narrow(rng);
+    const int32_t got = mlip_requantize64(a, q, shift, 3, -32768, 32767);
+    if (a >= std::numeric_limits<int32_t>::min() && a <= std::numeric_limits<int32_t>::max()) {
+      ASSERT_EQ(got, mlip_requantize(static_cast<int32_t>(a), q, shift, 3, -32768, 32767)) << a;
+    } else {
+      ++beyond;
+      ASSERT_EQ(got, exact_requantize64(a, q, shift, 3, -32768, 32767)) << a << " " << q << " " << shift;
+    }
+  }
+  EXPECT_GT(beyond, 90000);
+  // The high multiply's own rounding shows through the right shift only
+  // where both tie: at q = 2^30 an odd sum is k + 0.5 after the multiply,
+  // rounded up to k + 1; with k + 1 = 4103 * 2^20 + 2^19 the shift by 20
+  // ties again and goes away from zero, 4104 (truncating the multiply would
+  // give 4103).
+  const int64_t odd = (int64_t{4103} << 21) + (int64_t{1} << 20) - 1;
+  EXPECT_EQ(mlip_requantize64(odd, kHalf, -20, 0, -32768, 32767), 4104);
+  EXPECT_EQ(mlip_requantize64(-odd, kHalf, -20, 0, -32768, 32767), exact_requantize64(-odd, kHalf, -20, 0, -32768, 32767));
+  EXPECT_EQ(mlip_requantize64(-odd, kHalf, -20, 0, -32768, 32767), -4103);  // -k - 0.5 rounds up to -k first
+  // Ties beyond int32: 2^40 + 2^30 at M = 2^-31 (q = 2^30, shift -30):
+  // acc * q / 2^31 = 2^39 + 2^29 exactly, then / 2^30 = 512.5 -> 513; the
+  // negative tie goes away from zero too, -513.
+  const int64_t t = (int64_t{1} << 40) + (int64_t{1} << 30);
+  EXPECT_EQ(mlip_requantize64(t, kHalf, -30, 0, -32768, 32767), 513);
+  EXPECT_EQ(mlip_requantize64(-t, kHalf, -30, 0, -32768, 32767), -513);
+  // Saturation both ways, and a left shift saturated rather than overflowing.
+  EXPECT_EQ(mlip_requantize64(int64_t{1} << 60, kHalf, -10, 0, -32768, 32767), 32767);
+  EXPECT_EQ(mlip_requantize64(-(int64_t{1} << 60), kHalf, 30, 0, -32768, 32767), -32768);
+  // The float32 pair converts the wide sum to float32.
+  EXPECT_EQ(mlip_requantize64(int64_t{1} << 40, ops::f32_bits(std::ldexp(1.0f, -30)), MLIP_REQUANT_F32, 0, -32768,
+                              32767),
+            1024);
+}
+
 TEST(Requant, RequantMultiplierOfScales) {
   const ops::Requant r = ops::requant_multiplier(0.5f, 0.25f, 0.5f);  // 0.25
   EXPECT_EQ(r.q, kHalf);

@@ -1,7 +1,8 @@
 // ConvInteger and QLinearConv: shape rules and refusals, the reference on
 // hand-computed values, and the generated C against the reference bit for
 // bit over groups, strides, pads, dilations, auto_pad, bias, per-channel
-// weight scales and zero points, int8 and uint8, 1-D to 3-D.
+// weight scales and zero points, int8 and uint8, 16x8 (int16 x or y, int64
+// or int32 bias, sums beyond int32), 1-D to 3-D.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -90,8 +91,12 @@ TEST(QLinearConv, Refusals) {
   EXPECT_THAT(conv_error({{"b", TensorData::from<int32_t>({3}, {0, 0, 0})}}),
               HasSubstr("bias B has shape [3]; it must be [6]"));
   EXPECT_THAT(conv_error({{"xs", TensorData::scalar<float>(-1.0f)}}), HasSubstr("x_scale is -1"));
-  EXPECT_THAT(conv_error({{"yz", TensorData::scalar<int16_t>(0)}}),
-              HasSubstr("y_zero_point is int16; supported quantized types: int8, uint8"));
+  EXPECT_THAT(conv_error({{"yz", TensorData::scalar<uint16_t>(0)}}),
+              HasSubstr("y_zero_point is uint16; supported quantized types: int8, uint8"));
+  EXPECT_THAT(conv_error({{"yz", TensorData::scalar<int16_t>(0)}}, DType::UInt8),
+              HasSubstr("w is uint8; with int16 x or y (16x8) the weights must be int8"));
+  EXPECT_THAT(conv_error({{"b", TensorData::from<int64_t>({6}, {0, 0, 0, 0, 0, 0})}}),
+              HasSubstr("input #8 ('b') has element type int64; supported: int32"));  // int64: 16x8 only
 }
 
 TEST(ConvInteger, Refusals) {
@@ -136,6 +141,19 @@ void check_case(const ConvCase& c, uint32_t seed) {
   m.node("QLinearConv", {"xu", "xs", "zxu", "w8", "wsc", "zw8c", "ys", "zyu", "b"}, {"q0"}, c.attrs).output("q0");
   m.node("QLinearConv", {"x8", "xs", "zx8", "w8", "wst", "zw8", "ys_big", "zy8"}, {"q1"}, c.attrs).output("q1");
   m.node("QLinearConv", {"x8", "xs", "zx8", "wu", "wst", "zwu", "ys", "zyu", "b"}, {"q2"}, c.attrs).output("q2");
+  // 16x8: int16 x and/or y with int8 weights; an int64 bias up to 2^40 puts
+  // the sums beyond int32 (mlip_requantize64's wide path), an int32 one
+  // keeps them within (its int32 path).
+  m.input("x16", DType::Int16, c.x);
+  in.push_back({"x16", random_tensor(DType::Int16, c.x, seed + 6, -32768, 32767)});
+  m.initializer("zx16", TensorData::scalar<int16_t>(0)).initializer("zy16", TensorData::scalar<int16_t>(0));
+  m.initializer("b64", random_tensor(DType::Int64, {m_out}, seed + 7, -(int64_t{1} << 40), int64_t{1} << 40));
+  m.initializer("ys16", TensorData::scalar<float>(2e-4f)).initializer("ys16_big", TensorData::scalar<float>(700.0f));
+  m.node("QLinearConv", {"x16", "xs", "zx16", "w8", "wsc", "zw8c", "ys16_big", "zy16", "b64"}, {"q3"}, c.attrs)
+      .output("q3");
+  m.node("QLinearConv", {"x16", "xs", "zx16", "w8", "wsc", "zw8", "ys16", "zy16", "b"}, {"q4"}, c.attrs).output("q4");
+  m.node("QLinearConv", {"x16", "xs", "zx16", "w8", "wst", "zw8", "ys_big", "zy8"}, {"q5"}, c.attrs).output("q5");
+  m.node("QLinearConv", {"x8", "xs", "zx8", "w8", "wst", "zw8", "ys16", "zy16", "b"}, {"q6"}, c.attrs).output("q6");
   SCOPED_TRACE(fmt::format("x {} w {}", shape_str(c.x), shape_str(c.w)));
   test::expect_matches_reference(save(m), in, 0.0, 0.0);
 }

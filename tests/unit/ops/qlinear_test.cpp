@@ -81,6 +81,32 @@ TEST(QLinearGlobalAveragePool, ReferenceRoundsTiesUp) {
   EXPECT_EQ(values<int8_t>(out[0].second), (std::vector<int>{-1, 4}));
 }
 
+// 16x8 (int16 X and Y, what fold_qdq makes of a 16x8 GlobalAveragePool):
+// the sum in int64 (two values already pass int16), one rounding as for
+// int8. The generated C (qlinear_global_avgpool16.c) gives the reference's
+// bits on random planes of 200 values.
+TEST(QLinearGlobalAveragePool, Int16SumsInInt64) {
+  OnnxBuilder m;
+  m.input("x", DType::Int16, {1, 2, 1, 2});
+  m.initializer("s", TensorData::scalar<float>(1.0f)).initializer("z", TensorData::scalar<int16_t>(0));
+  m.node("QLinearGlobalAveragePool", {"x", "s", "z", "s", "z"}, {"y"}, {{"channels_last", int64_t{0}}}, "gap")
+      .in_domain(kMs)
+      .output("y");
+  const auto out =
+      test::reference_run(save(m), {{"x", TensorData::from<int16_t>({1, 2, 1, 2}, {32767, 32766, -32768, -32767})}});
+  // 65533 / 2 = 32766.5 -> 32767; -65535 / 2 = -32767.5 -> -32767 (ties toward +infinity).
+  EXPECT_EQ(values<int16_t>(out[0].second), (std::vector<int>{32767, -32767}));
+  OnnxBuilder r;
+  r.input("x", DType::Int16, {2, 3, 10, 20});
+  r.initializer("xs", TensorData::scalar<float>(0.001f)).initializer("xz", TensorData::scalar<int16_t>(0));
+  r.initializer("ys", TensorData::scalar<float>(0.0007f)).initializer("yz", TensorData::scalar<int16_t>(0));
+  r.node("QLinearGlobalAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, {{"channels_last", int64_t{0}}}, "gap")
+      .in_domain(kMs)
+      .output("y");
+  test::expect_matches_reference(save(r), {{"x", test::random_tensor(DType::Int16, {2, 3, 10, 20}, 3, -32768, 32767)}},
+                                 0.0, 0.0);
+}
+
 TEST(QLinearSigmoid, ReferenceIsTheQuantizedFunction) {
   OnnxBuilder m;
   m.input("x", DType::Int8, {3});
@@ -108,7 +134,37 @@ TEST(QLinearAdd, Refusals) {
   EXPECT_THAT(add_error(DType::Int8, 0.5f, DType::UInt8),
               HasSubstr("node 'qa' (QLinearAdd): A_zero_point is uint8 but A is int8"));
   EXPECT_THAT(add_error(DType::Int16, 0.5f),
-              HasSubstr("node 'qa' (QLinearAdd): A is int16; supported quantized types: int8, uint8"));
+              HasSubstr("node 'qa' (QLinearAdd): A_zero_point is int8 but A is int16"));
+  EXPECT_THAT(add_error(DType::UInt16, 0.5f),
+              HasSubstr("node 'qa' (QLinearAdd): A is uint16; supported quantized types: int8, uint8"));
+}
+
+// 16x8 (int16, zero points 0): Add with 2^15 of headroom (mlip_qadd16_sum),
+// Mul's product in int32 (|a * b| <= 2^30); hand values, then the generated
+// C against the reference on random values and scales that differ.
+TEST(QLinearAdd, Int16AddAndMul) {
+  OnnxBuilder m;
+  m.input("a", DType::Int16, {4}).input("b", DType::Int16, {4});
+  m.initializer("s", TensorData::scalar<float>(1.0f)).initializer("z", TensorData::scalar<int16_t>(0));
+  m.initializer("s256", TensorData::scalar<float>(256.0f));
+  m.node("QLinearAdd", {"a", "s", "z", "b", "s", "z", "s", "z"}, {"c"}, {}, "qa").in_domain(kMs).output("c");
+  m.node("QLinearMul", {"a", "s", "z", "b", "s", "z", "s256", "z"}, {"d"}, {}, "qm").in_domain(kMs).output("d");
+  const auto out = test::reference_run(save(m), {{"a", TensorData::from<int16_t>({4}, {1000, -1000, 32767, -20000})},
+                                                 {"b", TensorData::from<int16_t>({4}, {234, -5, 1, -20000})}});
+  EXPECT_EQ(values<int16_t>(out[0].second), (std::vector<int>{1234, -1005, 32767, -32768}));  // saturated
+  // 234000 / 256 = 914.06; 5000 / 256 = 19.53; 32767 / 256 = 128.0; 4e8 / 256 saturates.
+  EXPECT_EQ(values<int16_t>(out[1].second), (std::vector<int>{914, 20, 128, 32767}));
+  OnnxBuilder r;
+  r.input("a", DType::Int16, {3, 40}).input("b", DType::Int16, {40});
+  r.initializer("as", TensorData::scalar<float>(0.0013f)).initializer("bs", TensorData::scalar<float>(0.0007f));
+  r.initializer("cs", TensorData::scalar<float>(0.0019f)).initializer("ms", TensorData::scalar<float>(0.03f));
+  r.initializer("z", TensorData::scalar<int16_t>(0));
+  r.node("QLinearAdd", {"a", "as", "z", "b", "bs", "z", "cs", "z"}, {"c"}, {}, "qa").in_domain(kMs).output("c");
+  r.node("QLinearMul", {"a", "as", "z", "b", "bs", "z", "ms", "z"}, {"d"}, {}, "qm").in_domain(kMs).output("d");
+  test::expect_matches_reference(save(r),
+                                 {{"a", test::random_tensor(DType::Int16, {3, 40}, 5, -32768, 32767)},
+                                  {"b", test::random_tensor(DType::Int16, {40}, 6, -32768, 32767)}},
+                                 0.0, 0.0);
 }
 
 TEST(QOperators, DomainRules) {

@@ -64,7 +64,8 @@ TEST(QLinearMixedTypes, QdqAddOfInt8AndUint8StaysFloat) {
                                {"y", test::random_tensor(DType::Float32, {2, 3}, 4, -2.0, 2.0)}};
   const io::NamedTensors got = test::compile_and_run(p, in, {}, &r);
   ASSERT_EQ(r.float_notes.size(), 2u);
-  EXPECT_EQ(r.float_notes[0].why, "feeds node 'add' (Add): its inputs and output are not all int8 or all uint8");
+  EXPECT_EQ(r.float_notes[0].why,
+            "feeds node 'add' (Add): its inputs and output are not all int8, all uint8 or all int16");
   EXPECT_EQ(test::compare(got[0].second, test::reference_run(p, in)[0].second, 0, 0), "");
 }
 

@@ -146,8 +146,8 @@ TEST(QuantizeLinear, Refusals) {
   EXPECT_THAT(error_of("QuantizeLinear", DType::Float32, x, {TensorData::from<float>({3}, {1, 1, 1})}, 2),
               HasSubstr("axis 2 is out of range"));
   EXPECT_THAT(error_of("QuantizeLinear", DType::Float32, x,
-                       {TensorData::scalar<float>(1.0f), TensorData::scalar<int16_t>(0)}),
-              HasSubstr("node 'q1' (QuantizeLinear): y_zero_point is int16; supported quantized types: int8, uint8"));
+                       {TensorData::scalar<float>(1.0f), TensorData::scalar<uint16_t>(0)}),
+              HasSubstr("node 'q1' (QuantizeLinear): y_zero_point is uint16; supported quantized types: int8, uint8"));
   EXPECT_THAT(error_of("QuantizeLinear", DType::Float32, x,
                        {TensorData::from<float>({3}, {1, 1, 1}), TensorData::scalar<int8_t>(0)}),
               HasSubstr("y_zero_point has shape [] but y_scale has shape [3]"));
@@ -160,8 +160,8 @@ TEST(DequantizeLinear, Refusals) {
   EXPECT_THAT(error_of("DequantizeLinear", DType::Int8, x,
                        {TensorData::scalar<float>(1.0f), TensorData::scalar<uint8_t>(0)}),
               HasSubstr("node 'q1' (DequantizeLinear): x_zero_point is uint8 but x is int8"));
-  EXPECT_THAT(error_of("DequantizeLinear", DType::Int16, x, {TensorData::scalar<float>(1.0f)}),
-              HasSubstr("x is int16; DequantizeLinear supports int8, uint8 and int32"));
+  EXPECT_THAT(error_of("DequantizeLinear", DType::UInt16, x, {TensorData::scalar<float>(1.0f)}),
+              HasSubstr("x is uint16; DequantizeLinear supports int8, uint8, int16 and int32"));
   EXPECT_THAT(error_of("DequantizeLinear", DType::Int32, x,
                        {TensorData::scalar<float>(1.0f), TensorData::scalar<int32_t>(3)}),
               HasSubstr("x_zero_point is 3; for int32 x it must be 0"));
@@ -207,6 +207,10 @@ TEST(QuantizeLinear, GeneratedCMatchesReferenceRandom) {
     m.node("DequantizeLinear", {"q8", "st", "zt8"}, {"dt"}).output("dt");
     m.node("DequantizeLinear", {"q8", "rs"}, {"dr"}).output("dr");
     m.node("DequantizeLinear", {"i32", "st", "zi32"}, {"di"}).output("di");
+    // int16 (opset 21's; 16x8 activations): saturating at +-32767/-32768 (x / 0.0004 reaches 50,000).
+    m.initializer("s16", TensorData::scalar<float>(0.0004f)).initializer("z16", TensorData::scalar<int16_t>(0));
+    m.node("QuantizeLinear", {"x", "s16", "z16"}, {"q16"}).output("q16");
+    m.node("DequantizeLinear", {"q16", "s16", "z16"}, {"d16"}).output("d16");
     m.node("DynamicQuantizeLinear", {"x"}, {"dy", "dys", "dyz"}).output("dy").output("dys").output("dyz");
     SCOPED_TRACE(fmt::format("seed {} x {} axis {}", seed, shape_str(xs), axis));
     test::expect_matches_reference(save(m), in, 0.0, 0.0);

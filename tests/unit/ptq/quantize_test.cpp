@@ -100,22 +100,89 @@ TEST(Quantize, LayersBelowTheThresholdStayFloat) {
   }
 }
 
-TEST(Quantize, OnlyTheBadLayerStaysFloat) {
+// Mixed precision: a threshold between the two layers' int8 SQNRs (and at
+// most the worse one's 16x8 SQNR) makes the worse layer 16x8 rather than
+// float; above its 16x8 SQNR too (when the better layer's int8 one allows
+// such a threshold) it stays float.
+TEST(Quantize, TheBadLayerTries16x8BeforeFloat) {
   Graph probe = small_cnn();
   const ptq::QuantizeReport all = ptq::quantize(probe, samples(4, 10), {});
-  // A threshold between the two layers' SQNR keeps the worse one float.
-  const double mid = (all.layers[0].sqnr_db + all.layers[1].sqnr_db) / 2;
+  Graph probe16 = small_cnn();
+  ptq::QuantizeOptions o16;
+  o16.act_bits = 16;
+  const ptq::QuantizeReport all16 = ptq::quantize(probe16, samples(4, 10), o16);
   const size_t worse = all.layers[0].sqnr_db < all.layers[1].sqnr_db ? 0 : 1;
+  const double worse8 = all.layers[worse].sqnr_db, better8 = all.layers[1 - worse].sqnr_db;
+  const double worse16 = all16.layers[worse].sqnr_db;
+  ASSERT_GT(worse16, worse8 + 3.0);  // int16 activations: a smaller error
+  {
+    Graph g = small_cnn();
+    ptq::QuantizeOptions o;
+    o.min_sqnr_db = (worse8 + std::min(better8, worse16)) / 2;
+    const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
+    EXPECT_TRUE(r.layers[worse].int8) << r.layers[worse].why;
+    EXPECT_EQ(r.layers[worse].act_bits, 16);
+    EXPECT_EQ(r.layers[worse].sqnr_db, worse16);  // its figures are the 16x8 form's
+    EXPECT_TRUE(r.layers[1 - worse].int8);
+    Graph folded = g;
+    passes::fold_qdq(folded);
+    const Node& n = node_named(folded, r.layers[worse].node);
+    EXPECT_EQ(n.op, "QLinearConv");
+    EXPECT_EQ(folded.value(n.inputs[0]).dtype, DType::Int16);
+    EXPECT_EQ(node_named(folded, r.layers[1 - worse].node).op, "QLinearConv");
+  }
+  if (worse16 < better8) {
+    Graph g = small_cnn();
+    ptq::QuantizeOptions o;
+    o.min_sqnr_db = (worse16 + better8) / 2;
+    const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
+    EXPECT_FALSE(r.layers[worse].int8);
+    EXPECT_NE(r.layers[worse].why.find("and its 16x8 SQNR"), std::string::npos) << r.layers[worse].why;
+    EXPECT_TRUE(r.layers[1 - worse].int8);
+    Graph folded = g;
+    passes::fold_qdq(folded);
+    EXPECT_EQ(node_named(folded, r.layers[worse].node).op, r.layers[worse].op);
+  }
+}
+
+// --quantize int16x8: every layer 16x8. The activations are int16 and
+// symmetric (zero point 0, scale max |x| / 32767), the weights int8 per
+// channel, the bias stays float in the QDQ model and becomes int64 in the
+// QLinearConv; the output is closer to fp32 than int8's.
+TEST(Quantize, Int16x8QuantizesEveryLayerWithInt16Activations) {
+  Graph g8 = small_cnn();
+  const ptq::QuantizeReport r8 = ptq::quantize(g8, samples(8, 10), {});
   Graph g = small_cnn();
+  const Graph fp32 = g;
   ptq::QuantizeOptions o;
-  o.min_sqnr_db = mid;
-  const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
-  EXPECT_FALSE(r.layers[worse].int8);
-  EXPECT_TRUE(r.layers[1 - worse].int8);
+  o.act_bits = 16;
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(8, 10), o);
+  ASSERT_EQ(r.layers.size(), 2u);
+  for (const auto& l : r.layers) {
+    EXPECT_TRUE(l.int8) << l.node << ": " << l.why;
+    EXPECT_EQ(l.act_bits, 16) << l.node;
+  }
+  const Node& xq = node_named(g, "x_QuantizeLinear");
+  EXPECT_EQ(g.value(xq.outputs[0]).dtype, DType::Int16);
+  EXPECT_EQ(g.value(xq.inputs[2]).constant->as_int64()[0], 0);
+  // x's scale: max |x| over the samples / 32767.
+  double amax = 0.0;
+  for (const auto& s : samples(8, 10))
+    for (double v : s[0].as_double()) amax = std::max(amax, std::fabs(v));
+  EXPECT_EQ(g.value(xq.inputs[1]).constant->data<float>()[0], static_cast<float>(amax) / 32767.0f);
+  EXPECT_EQ(g.value(node_named(g, "w_DequantizeLinear").inputs[0]).constant->dtype(), DType::Int8);
+  EXPECT_EQ(count(g, "DequantizeLinear"), 6);  // four activations and two weights; the biases stay float
+
   Graph folded = g;
-  passes::fold_qdq(folded);
-  EXPECT_EQ(node_named(folded, r.layers[worse].node).op, r.layers[worse].op);
-  EXPECT_EQ(node_named(folded, r.layers[1 - worse].node).op, "QLinearConv");
+  EXPECT_TRUE(passes::fold_qdq(folded).empty());
+  const Node& conv = node_named(folded, "conv");
+  EXPECT_EQ(conv.op, "QLinearConv");
+  EXPECT_EQ(folded.value(conv.inputs[8]).dtype, DType::Int64);
+  EXPECT_EQ(folded.value(conv.outputs[0]).dtype, DType::Int16);
+  EXPECT_GT(r.outputs[0].sqnr_db, r8.outputs[0].sqnr_db + 3.0);
+  const std::vector<TensorData> in = samples(1, 99)[0];
+  const std::vector<double> a = evaluate(folded, in)[0].as_double(), e = evaluate(fp32, in)[0].as_double();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], e[i], 0.02 + 0.01 * std::fabs(e[i]));
 }
 
 // A ConvTranspose (groups of 2; weights [C_in, C_out / group, kh, kw], so
@@ -161,6 +228,26 @@ TEST(Quantize, QdqModelWrittenAsOnnxReadsBackTheSame) {
   EXPECT_EQ(back.outputs[0].name, "y");
   EXPECT_EQ(count(back, "QuantizeLinear"), count(r.qdq, "QuantizeLinear"));
   EXPECT_EQ(count(back, "DequantizeLinear"), count(r.qdq, "DequantizeLinear"));
+  const std::vector<TensorData> in = samples(1, 5)[0];
+  EXPECT_EQ(evaluate(back, in)[0], evaluate(r.qdq, in)[0]);
+}
+
+// A 16x8 QDQ model written as ONNX: its int16 QuantizeLinear/DequantizeLinear
+// in the com.microsoft domain (ONNX has int16 ones from opset 21 only), the
+// int8 weights' in the default one; it reads back the same.
+TEST(Quantize, Int16x8QdqModelWrittenAsOnnxReadsBackTheSame) {
+  Graph g = small_cnn();
+  ptq::QuantizeOptions o;
+  o.act_bits = 16;
+  const ptq::QuantizeReport r = ptq::quantize(g, samples(4, 10), o);
+  const std::string bytes = frontend::export_onnx(r.qdq);
+  EXPECT_NE(bytes.find("com.microsoft"), std::string::npos);
+  const Graph back = frontend::import_onnx_bytes(bytes, "qdq16.onnx");
+  EXPECT_EQ(count(back, "QuantizeLinear"), count(r.qdq, "QuantizeLinear"));
+  for (const Node& n : back.nodes)
+    if (n.op == "QuantizeLinear") {
+      EXPECT_EQ(back.value(n.outputs[0]).dtype, DType::Int16) << n.name;
+    }
   const std::vector<TensorData> in = samples(1, 5)[0];
   EXPECT_EQ(evaluate(back, in)[0], evaluate(r.qdq, in)[0]);
 }

@@ -1,0 +1,185 @@
+// 16x8 quantization (--quantize int16x8: int16 activations, int8 weights)
+// end to end, issue 29's acceptance figures:
+// - the MLPerf Tiny anomaly-detection autoencoder and keyword-spotting
+//   DS-CNN calibrated on 32 random inputs, int8 and 16x8, built and run on
+//   100 other inputs beside the fp32 build: the output's SQNR against fp32.
+//   16x8 must stay above int8 by the margin measured less 2 dB (issue 29
+//   asked for 15 dB: not reached, docs/user-guide.md "16x8 quantization"
+//   has the table and why);
+// - on "mrvl, c" the 16x8 layers stay on the CPU with their reason and the
+//   outputs are the "c" build's, bit for bit;
+// - a QDQ model with int16 activations from tests/gen/gen_q16.py
+//   (tests/data/models/q16_qdq_cnn) within one output step of
+//   onnxruntime-node's outputs.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <random>
+
+#include "digits_ptq.h"
+#include "driver/compile.h"
+#include "frontend/onnx_import.h"
+#include "host/host_model.h"
+#include "frontend/tensor_proto.h"
+#include "io/npz.h"
+#include "models.h"
+#include "ops/evaluator.h"
+#include "ptq/calibration.h"
+#include "support/file_util.h"
+#include "testlib/model_runner.h"
+
+namespace fs = std::filesystem;
+
+namespace mlipc::test::e2e_ptq_16x8 {
+namespace {
+
+const fs::path kModels = fs::path(MLIPC_TEST_DATA) / "models";
+
+// Standard-normal inputs, a leading sample axis (as ptq_test.cpp's).
+io::NamedTensors normal_set(const Graph& g, int64_t samples, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d;
+  io::NamedTensors set;
+  for (const GraphIO& in : g.inputs) {
+    Shape s = {samples};
+    for (int64_t x : g.value(in.value).shape) s.push_back(x);
+    TensorData t(DType::Float32, s);
+    for (int64_t k = 0; k < t.numel(); ++k) t.data<float>()[k] = d(rng);
+    set.emplace_back(in.name, std::move(t));
+  }
+  return set;
+}
+
+driver::CompileOptions options(const std::string& target, const std::string& quantize, const fs::path& calib) {
+  driver::CompileOptions o;
+  o.target = target;
+  o.quantize = quantize;
+  if (target != "c") o.mlip.quantize = "int8";
+  o.calibration = calib;
+  return o;
+}
+
+struct Figures {
+  double int8 = 0.0, w16 = 0.0;
+  size_t layers16 = 0, layers = 0;
+};
+
+// The output SQNR against fp32 over 100 inputs of the int8 and 16x8 builds.
+Figures measure(const std::string& model) {
+  const fs::path onnx = kModels / model / "model.onnx";
+  const Graph g = frontend::import_onnx(onnx);
+  const fs::path calib = scratch_dir() / fmt::format("ptq16_{}_calib.npz", model);
+  io::write_npz(calib, normal_set(g, 32, 1));
+  const driver::CompileResult r32 = driver::compile_model(onnx, {});
+  const driver::CompileResult r8 = driver::compile_model(onnx, options("c", "int8", calib));
+  const driver::CompileResult r16 = driver::compile_model(onnx, options("c", "int16x8", calib));
+  host::HostModel h32 = digits_ptq::build_program(r32, "ptq16_" + model + "_fp32");
+  host::HostModel h8 = digits_ptq::build_program(r8, "ptq16_" + model + "_int8");
+  host::HostModel h16 = digits_ptq::build_program(r16, "ptq16_" + model + "_16x8");
+  const io::NamedTensors others = normal_set(g, 100, 2);
+  double signal = 0.0, noise8 = 0.0, noise16 = 0.0;
+  for (int64_t i = 0; i < 100; ++i) {
+    io::NamedTensors in;
+    for (size_t k = 0; k < g.inputs.size(); ++k)
+      in.emplace_back(g.inputs[k].name, digits_ptq::sample(others[k].second, i, g.value(g.inputs[k].value).shape));
+    const std::vector<double> y = h32.run(in).outputs[0].second.as_double();
+    const std::vector<double> a = h8.run(in).outputs[0].second.as_double();
+    const std::vector<double> b = h16.run(in).outputs[0].second.as_double();
+    for (size_t k = 0; k < y.size(); ++k) {
+      signal += y[k] * y[k];
+      noise8 += (a[k] - y[k]) * (a[k] - y[k]);
+      noise16 += (b[k] - y[k]) * (b[k] - y[k]);
+    }
+  }
+  Figures f;
+  f.int8 = calib::sqnr_db(signal, noise8);
+  f.w16 = calib::sqnr_db(signal, noise16);
+  for (const auto& l : r16.quantization->layers) {
+    f.layers16 += l.int8 && l.act_bits == 16;
+    f.layers += 1;
+  }
+  fmt::print("16x8 {}: output SQNR int8 {:.1f} dB, 16x8 {:.1f} dB (+{:.1f}); {} of {} layers 16x8\n", model, f.int8,
+             f.w16, f.w16 - f.int8, f.layers16, f.layers);
+  return f;
+}
+
+// Measured (this test's print): autoencoder 43.6 -> 51.8 dB (+8.2), DS-CNN
+// 46.6 -> 55.3 dB (+8.7): less than issue 29's goal of 15 dB, because the
+// int8 weights bound both (the autoencoder's first Gemm: 48.3 dB alone in
+// 16x8, 48.2 dB with only its weights quantized; docs/user-guide.md "16x8
+// quantization"). The bounds: the measured figures less 2 dB.
+TEST(Ptq16x8, AutoencoderAboveInt8) {
+  const Figures f = measure("mlperf_tiny_ad_fc_autoencoder");
+  EXPECT_EQ(f.layers16, f.layers);
+  EXPECT_GE(f.w16 - f.int8, 8.2 - 2.0);
+  EXPECT_GE(f.w16, 51.8 - 2.0);
+}
+
+TEST(Ptq16x8, KeywordSpottingAboveInt8) {
+  const Figures f = measure("mlperf_tiny_kws_dscnn");
+  EXPECT_EQ(f.layers16, f.layers);  // the GlobalAveragePool too (its int64 sum)
+  EXPECT_GE(f.w16 - f.int8, 8.7 - 2.0);
+  EXPECT_GE(f.w16, 55.3 - 2.0);
+}
+
+// "mrvl, c": every 16x8 layer on the CPU, saying why; the outputs are "c"'s.
+TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
+  const std::string model = "mlperf_tiny_ad_fc_autoencoder";
+  const fs::path onnx = kModels / model / "model.onnx";
+  const Graph g = frontend::import_onnx(onnx);
+  const fs::path calib = scratch_dir() / "ptq16_mrvl_calib.npz";
+  io::write_npz(calib, normal_set(g, 8, 1));
+  const driver::CompileResult rc = driver::compile_model(onnx, options("c", "int16x8", calib));
+  const driver::CompileResult rm = driver::compile_model(onnx, options("mrvl, c", "int16x8", calib));
+  int told = 0;
+  for (const auto& n : rm.mlip.cpu_nodes) told += n.reason.find("int16 activations (16x8)") != std::string::npos;
+  EXPECT_GE(told, 10);  // the ten Gemms (QLinearConv 1x1)
+  host::HostModel hc = digits_ptq::build_program(rc, "ptq16_mrvl_c");
+  host::HostModel hm = digits_ptq::build_program(rm, "ptq16_mrvl_mrvl");
+  const io::NamedTensors in = normal_set(g, 1, 5);
+  io::NamedTensors one = {{in[0].first, digits_ptq::sample(in[0].second, 0, g.value(g.inputs[0].value).shape)}};
+  EXPECT_EQ(hc.run(one).outputs[0].second, hm.run(one).outputs[0].second);
+}
+
+// Import: a QDQ model with int16 activations (tests/gen/gen_q16.py: Conv,
+// Relu, MaxPool, depthwise Conv, Relu, Flatten, Gemm; com.microsoft's int16
+// QuantizeLinear/DequantizeLinear, int8 weights, float biases) folds into
+// 16x8 QLinearConvs, Clips (the Relus) and MaxPool on int16; its output is within one output
+// step of onnxruntime-node's on every element (onnxruntime computes the
+// groups in float: DequantizeLinear, float Conv, QuantizeLinear), the
+// generated C gives the reference evaluator's bits, and "mrvl, c" gives
+// "c"'s bits with every node on the CPU.
+TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
+  const fs::path dir = kModels / "q16_qdq_cnn";
+  const fs::path onnx = dir / "model.onnx";
+  const Graph g = frontend::import_onnx(onnx);
+  io::NamedTensors in = {{g.inputs[0].name, frontend::load_tensor_pb(dir / "test_data_set_0/input_0.pb")}};
+  driver::CompileResult r;
+  const io::NamedTensors got = compile_and_run(onnx, in, {}, &r);
+  int convs = 0, clips = 0, floats = 0;
+  for (const Node& n : r.graph.nodes) {
+    convs += n.op == "QLinearConv" && r.graph.value(n.inputs[0]).dtype == DType::Int16;
+    clips += n.op == "Clip" && r.graph.value(n.inputs[0]).dtype == DType::Int16;  // the Relus
+    floats += n.op == "Conv" || n.op == "Gemm" || (n.op == "MaxPool" && r.graph.value(n.inputs[0]).dtype != DType::Int16);
+  }
+  EXPECT_EQ(convs, 3);
+  EXPECT_EQ(clips, 2);
+  EXPECT_EQ(floats, 0);
+  EXPECT_TRUE(r.float_notes.empty());
+  const TensorData want = frontend::load_tensor_pb(dir / "test_data_set_0/output_0.pb");
+  const float step = output_step(r.graph, 0);
+  ASSERT_TRUE(std::isfinite(step));
+  const StepCounts c = step_counts(got[0].second, want, step);
+  fmt::print("q16_qdq_cnn vs onnxruntime: {} elements, {} within one step (step {}, worst {:.3f})\n", c.n, c.one,
+             step, c.worst);
+  EXPECT_LE(c.worst, 1.0 + 1e-3);
+  EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
+  driver::CompileOptions m;
+  m.target = "mrvl, c";
+  EXPECT_EQ(compile_and_run(onnx, in, m)[0].second, got[0].second);
+}
+
+}  // namespace
+}  // namespace mlipc::test::e2e_ptq_16x8
