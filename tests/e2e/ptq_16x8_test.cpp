@@ -29,6 +29,7 @@
 #include "ptq/calibration.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"
+#include "normal_samples.h"
 
 namespace fs = std::filesystem;
 
@@ -37,20 +38,6 @@ namespace {
 
 const fs::path kModels = fs::path(MLIPC_TEST_DATA) / "models";
 
-// Standard-normal inputs, a leading sample axis (as ptq_test.cpp's).
-io::NamedTensors normal_set(const Graph& g, int64_t samples, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d;
-  io::NamedTensors set;
-  for (const GraphIO& in : g.inputs) {
-    Shape s = {samples};
-    for (int64_t x : g.value(in.value).shape) s.push_back(x);
-    TensorData t(DType::Float32, s);
-    for (int64_t k = 0; k < t.numel(); ++k) t.data<float>()[k] = d(rng);
-    set.emplace_back(in.name, std::move(t));
-  }
-  return set;
-}
 
 driver::CompileOptions options(const std::string& target, const std::string& quantize, const fs::path& calib) {
   driver::CompileOptions o;
@@ -71,14 +58,14 @@ Figures measure(const std::string& model) {
   const fs::path onnx = kModels / model / "model.onnx";
   const Graph g = frontend::import_onnx(onnx);
   const fs::path calib = scratch_dir() / fmt::format("ptq16_{}_calib.npz", model);
-  io::write_npz(calib, normal_set(g, 32, 1));
+  io::write_npz(calib, samples::normal_samples(g, 32, 1));
   const driver::CompileResult r32 = driver::compile_model(onnx, {});
   const driver::CompileResult r8 = driver::compile_model(onnx, options("c", "int8", calib));
   const driver::CompileResult r16 = driver::compile_model(onnx, options("c", "int16x8", calib));
   host::HostModel h32 = digits_ptq::build_program(r32, "ptq16_" + model + "_fp32");
   host::HostModel h8 = digits_ptq::build_program(r8, "ptq16_" + model + "_int8");
   host::HostModel h16 = digits_ptq::build_program(r16, "ptq16_" + model + "_16x8");
-  const io::NamedTensors others = normal_set(g, 100, 2);
+  const io::NamedTensors others = samples::normal_samples(g, 100, 2);
   double signal = 0.0, noise8 = 0.0, noise16 = 0.0;
   for (int64_t i = 0; i < 100; ++i) {
     io::NamedTensors in;
@@ -130,7 +117,7 @@ TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
   const fs::path onnx = kModels / model / "model.onnx";
   const Graph g = frontend::import_onnx(onnx);
   const fs::path calib = scratch_dir() / "ptq16_mrvl_calib.npz";
-  io::write_npz(calib, normal_set(g, 8, 1));
+  io::write_npz(calib, samples::normal_samples(g, 8, 1));
   const driver::CompileResult rc = driver::compile_model(onnx, options("c", "int16x8", calib));
   const driver::CompileResult rm = driver::compile_model(onnx, options("mrvl, c", "int16x8", calib));
   int told = 0;
@@ -138,7 +125,7 @@ TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
   EXPECT_GE(told, 10);  // the ten Gemms (QLinearConv 1x1)
   host::HostModel hc = digits_ptq::build_program(rc, "ptq16_mrvl_c");
   host::HostModel hm = digits_ptq::build_program(rm, "ptq16_mrvl_mrvl");
-  const io::NamedTensors in = normal_set(g, 1, 5);
+  const io::NamedTensors in = samples::normal_samples(g, 1, 5);
   io::NamedTensors one = {{in[0].first, digits_ptq::sample(in[0].second, 0, g.value(g.inputs[0].value).shape)}};
   EXPECT_EQ(hc.run(one).outputs[0].second, hm.run(one).outputs[0].second);
 }

@@ -43,6 +43,7 @@
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 #include "testlib/tensors.h"
+#include "normal_samples.h"
 
 namespace fs = std::filesystem;
 
@@ -187,20 +188,6 @@ TEST(PtqDigits, EmittedQdqModelMatchesOnnxruntime) {
   EXPECT_EQ(identical, n);
 }
 
-// Random inputs: standard normal, one array per input, a leading sample axis.
-io::NamedTensors random_set(const Graph& g, int64_t samples, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d;
-  io::NamedTensors set;
-  for (const GraphIO& in : g.inputs) {
-    Shape s = {samples};
-    for (int64_t x : g.value(in.value).shape) s.push_back(x);
-    TensorData t(DType::Float32, s);
-    for (int64_t k = 0; k < t.numel(); ++k) t.data<float>()[k] = d(rng);
-    set.emplace_back(in.name, std::move(t));
-  }
-  return set;
-}
 
 struct Agreement {
   bool integer = false;  // output 0 holds labels: no SQNR to speak of
@@ -216,11 +203,11 @@ Agreement agreement(const ModelCase& m) {
   const fs::path model = m.dir / "model.onnx";
   const Graph g = frontend::import_onnx(model);
   const fs::path calib = scratch_dir() / fmt::format("ptq_{}_calib.npz", m.name);
-  io::write_npz(calib, random_set(g, 32, 1));
+  io::write_npz(calib, samples::normal_samples(g, 32, 1));
   const driver::CompileResult r8 = driver::compile_model(model, int8_options("c", calib));
   const driver::CompileResult r32 = driver::compile_model(model, {});
   host::HostModel h8 = build(r8, m.name + "_int8"), h32 = build(r32, m.name + "_fp32");
-  const io::NamedTensors others = random_set(g, 100, 2);
+  const io::NamedTensors others = samples::normal_samples(g, 100, 2);
   Agreement a;
   double signal = 0.0, noise = 0.0;
   for (int64_t i = 0; i < 100; ++i) {
@@ -307,7 +294,7 @@ void expect_dead_channel_keeps_its_bias(int64_t channels) {
   const fs::path model = b.save(scratch_dir(), fmt::format("ptq_dead_channel_{}.onnx", channels));
   const Graph g = frontend::import_onnx(model);
   const fs::path calib = scratch_dir() / fmt::format("ptq_dead_channel_{}_calib.npz", channels);
-  io::write_npz(calib, random_set(g, 16, 1));
+  io::write_npz(calib, samples::normal_samples(g, 16, 1));
   const driver::CompileResult r = driver::compile_model(model, int8_options("c", calib));
   ASSERT_EQ(r.quantization->layers.size(), 1u);
   const ptq::LayerQuantization& l = r.quantization->layers[0];
@@ -315,7 +302,7 @@ void expect_dead_channel_keeps_its_bias(int64_t channels) {
   EXPECT_EQ(l.bias_raised, std::vector<int64_t>{7});
   const float step = output_step(r.quantization->qdq);
   host::HostModel h = build(r, fmt::format("dead_channel_{}", channels));
-  const io::NamedTensors others = random_set(g, 4, 2);
+  const io::NamedTensors others = samples::normal_samples(g, 4, 2);
   double worst = 0.0, ch7 = 0.0;
   for (int64_t i = 0; i < 4; ++i) {
     const TensorData x = sample(others[0].second, i, {1, 3, 8, 8});
