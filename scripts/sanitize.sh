@@ -7,7 +7,7 @@
 #   short (default; fits CI): what only the sanitizers find, on the code that
 #     reads untrusted input or runs compiled buffers: every runtime test (the
 #     validator, the simulator, the command-buffer fuzz tests); each libFuzzer
-#     target for MLIPC_FUZZ_SECONDS (10) seconds and its regression inputs
+#     target for MLIPC_FUZZ_SECONDS (5) seconds and its regression inputs
 #     (the compiler, the .npz reader, the tarball reader, the command-buffer
 #     validator and simulator on hostile bytes); the command line on hostile
 #     files (e2e Robust, Cli, MlipCli, Mesh and the error tests; the HTML
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SAN_DIR="${MLIPC_SAN_BUILD_DIR:-build-san}"
 MODE="${MLIPC_SANITIZE:-short}"
-FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-10}"
+FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-5}"
 
 # The short mode's tests. The command line and the pipeline runner on
 # hostile input: Robust, Cli, MlipCli, the error tests, and of Mesh the

@@ -4,7 +4,7 @@
 # the suite's own count: ctest's "100% tests passed" line counts skipped
 # tests as passed, so this script counts them apart, and the tests left to
 # the full mode. Then the sanitizer step (scripts/sanitize.sh: ASan+UBSan
-# build, its short subset, each fuzz target for 10 s); MLIPC_SANITIZE=0
+# build, its short subset, each fuzz target for 5 s); MLIPC_SANITIZE=0
 # skips it, MLIPC_SANITIZE=full runs the whole suite under the sanitizers.
 #
 # Two modes (docs/architecture.md section 8):
