@@ -1,12 +1,14 @@
 #include "testlib/reference.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "frontend/onnx_import.h"
 #include "ops/evaluator.h"
 #include "support/error.h"
 #include "support/file_util.h"
+#include "testlib/onnx_builder.h"
 
 namespace fs = std::filesystem;
 
@@ -15,6 +17,11 @@ namespace mlipc::test {
 fs::path scratch_dir() {
   static TempDir dir("mlipc-test");
   return dir.path();
+}
+
+Graph import_built(const OnnxBuilder& b, const std::string& tag) {
+  static std::atomic<int> k{0};
+  return frontend::import_onnx(b.save(scratch_dir(), tag + "_" + std::to_string(k++) + ".onnx"));
 }
 
 std::string import_error(const fs::path& onnx) {

@@ -7,11 +7,18 @@
 #include <string>
 
 #include "io/npz.h"
+#include "ir/graph.h"
 
 namespace mlipc::test {
 
 // The folder for per-test scratch files, removed at the end of the process.
 std::filesystem::path scratch_dir();
+
+class OnnxBuilder;
+
+// The graph of the model `b` builds, imported by the frontend (saved into
+// scratch_dir() first, as <tag>_<n>.onnx, n counting the calls).
+Graph import_built(const OnnxBuilder& b, const std::string& tag);
 
 // The message importing `onnx` fails with, or "no error": how the operator
 // tests check a shape rule's refusals.

@@ -15,6 +15,7 @@
 #include "passes/passes.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
 
 namespace mlipc::unit_passes_fuse_pad {
 namespace {
@@ -23,10 +24,7 @@ using test::OnnxBuilder;
 using test::random_tensor;
 using ints = std::vector<int64_t>;
 
-Graph import(const OnnxBuilder& b) {
-  static int k = 0;
-  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("fuse_pad_{}.onnx", k++)));
-}
+Graph import(const OnnxBuilder& b) { return test::import_built(b, "fuse_pad"); }
 
 // What the driver runs up to partitioning: before the second fuse_pad, and with it.
 void fold_first(Graph& g) {

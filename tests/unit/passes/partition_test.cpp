@@ -11,6 +11,7 @@
 #include "passes/partition.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
 
 namespace mlipc::unit_passes_partition {
 namespace {
@@ -30,8 +31,7 @@ Graph chain() {
   b.node("Sigmoid", {"x"}, {"e"}, {}, "e");
   b.node("Add", {"d", "e"}, {"y"}, {}, "f");
   b.output("y");
-  static int k = 0;
-  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("partition_{}.onnx", k++)));
+  return test::import_built(b, "partition");
 }
 
 std::vector<std::string> ops(const Graph& g) {

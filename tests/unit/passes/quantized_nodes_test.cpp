@@ -10,6 +10,7 @@
 #include "passes/passes.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
 
 namespace mlipc::unit_passes_quantized_nodes {
 namespace {
@@ -18,8 +19,7 @@ using test::OnnxBuilder;
 using test::random_tensor;
 
 Graph import(const OnnxBuilder& b) {
-  static int k = 0;
-  Graph g = frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("quantized_nodes_{}.onnx", k++)));
+  Graph g = test::import_built(b, "quantized_nodes");
   passes::simplify(g);
   return g;
 }

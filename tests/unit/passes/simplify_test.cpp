@@ -13,6 +13,7 @@
 #include "passes/passes.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
 
 namespace mlipc::unit_passes_simplify {
 namespace {
@@ -21,10 +22,7 @@ using test::OnnxBuilder;
 using test::random_tensor;
 using ints = std::vector<int64_t>;
 
-Graph import(const OnnxBuilder& b) {
-  static int k = 0;
-  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("simplify_{}.onnx", k++)));
-}
+Graph import(const OnnxBuilder& b) { return test::import_built(b, "simplify"); }
 
 int count(const Graph& g, const std::string& op) {
   int c = 0;

@@ -28,8 +28,7 @@ inline Graph small_cnn(const std::string& tag) {
   b.node("Flatten", {"r"}, {"f"}, {}, "flatten");
   b.node("Gemm", {"f", "fw", "fb"}, {"y"}, {{"transB", int64_t{1}}}, "fc");
   b.output("y");
-  static int k = 0;
-  return frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("{}_{}.onnx", tag, k++)));
+  return test::import_built(b, tag);
 }
 
 // n random inputs of small_cnn, from seed, seed + 1, ...
