@@ -1,11 +1,16 @@
 // Merges a constant Pad of the spatial axes into the padding of the
-// convolution that reads it, when the Pad adds what the convolution's own
+// convolution or pool that reads it, when the Pad adds what the node's own
 // padding stands for: zeros before a float Conv, the input zero point (a
 // real 0) before a QLinearConv, whose padding taps are that zero point
-// (ops/conv_integer.h; the int8 CONV2D skips them likewise). The driver
+// (ops/conv_integer.h; the int8 CONV2D skips them likewise), and zeros
+// before an AveragePool in floor mode, where every window lies inside the
+// padded input and divides by the kernel's size: the merged pool counts its
+// padding (count_include_pad 1), so a pool that has pads of its own must
+// count them already. torch exports a padded AvgPool1d so. The driver
 // runs it before passes/fold_qdq (a float Pad -> Conv) and after it (the
 // integer Pad that a QDQ Pad becomes, and QOperator models' Pad ->
 // QLinearConv, as TF/Keras exporters write 'same' padding).
+#include <algorithm>
 #include <optional>
 
 #include "passes/passes.h"
@@ -19,6 +24,7 @@ namespace {
 // zero point computed at run time.
 std::optional<double> padding_value(const Graph& g, const Node& conv) {
   if (conv.op == "Conv") return 0.0;
+  if (conv.op == "AveragePool") return conv.attrs.get_int("ceil_mode", 0) == 0 ? std::optional<double>(0.0) : std::nullopt;
   if (conv.op != "QLinearConv") return std::nullopt;
   if (!conv.has_input(2)) return 0.0;
   const Value& z = g.value(conv.inputs[2]);
@@ -52,6 +58,19 @@ std::vector<int64_t> spatial_pads(const Graph& g, const Node& pad, double value)
   return spatial;
 }
 
+// A pool's pads must each stay below its (dilated) window (ops/spatial.h,
+// pads_below_window): a merge that would break that rule keeps the Pad.
+bool pads_below_window(const Node& pool, const std::vector<int64_t>& pads) {
+  const std::vector<int64_t> kernel = pool.attrs.get_ints("kernel_shape", {});
+  const std::vector<int64_t> dil = pool.attrs.get_ints("dilations", std::vector<int64_t>(kernel.size(), 1));
+  if (kernel.empty() || pads.size() != 2 * kernel.size() || dil.size() != kernel.size()) return false;
+  for (size_t k = 0; k < pads.size(); ++k) {
+    const size_t a = k % kernel.size();
+    if (pads[k] >= (kernel[a] - 1) * dil[a] + 1) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void fuse_pad(Graph& g) {
@@ -71,8 +90,14 @@ void fuse_pad(Graph& g) {
     if (extra.empty()) continue;
     std::vector<int64_t> pads = conv.attrs.get_ints("pads", std::vector<int64_t>(extra.size(), 0));
     if (pads.size() != extra.size()) continue;
+    const bool pool = conv.op == "AveragePool";
+    if (pool && conv.attrs.get_int("count_include_pad", 0) == 0 &&
+        std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; }))
+      continue;
     for (size_t k = 0; k < pads.size(); ++k) pads[k] += extra[k];
+    if (pool && !pads_below_window(conv, pads)) continue;
     conv.attrs.set("pads", pads);
+    if (pool) conv.attrs.set("count_include_pad", int64_t{1});
     conv.inputs[0] = pad.inputs[0];
     conv.origins.insert(conv.origins.begin(), pad.origins.begin(), pad.origins.end());
     dead[pi] = true;

@@ -56,8 +56,10 @@ bool has_quantized_tensors(const Graph& g);
 void quantize_io(Graph& g);
 
 // Merges a constant Pad of the spatial axes into the padding of the Conv
-// that reads it when it adds zeros, and of the QLinearConv that reads it
-// when it adds the QLinearConv's input zero point (a real 0). The driver
+// that reads it when it adds zeros, of the QLinearConv that reads it
+// when it adds the QLinearConv's input zero point (a real 0), and of an
+// AveragePool in floor mode when it adds zeros, the pads stay below the
+// window, and the pool counts any padding of its own. The driver
 // runs it before fold_qdq and again after it (a QDQ Pad becomes an integer
 // Pad there).
 void fuse_pad(Graph& g);

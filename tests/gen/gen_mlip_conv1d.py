@@ -16,7 +16,8 @@
 - torch_mlip_audio1d: a small raw-audio classifier after M5 (Dai et al.)
   on [1, 1, 1024] samples: strided Conv1d, BatchNorm, ReLU and 1-D pools
   between them (MaxPool1d of kernel 4, a padded strided one, AvgPool1d in
-  ceil mode and with count_include_pad off), the mean over time as an
+  ceil mode, with count_include_pad off, and on: exported as a zero Pad
+  before an unpadded pool, which passes/fuse_pad merges), the mean over time as an
   AvgPool1d over the whole signal, and a Linear head.
 """
 import torch
@@ -84,13 +85,14 @@ class Audio1d(torch.nn.Module):
         self.p3 = torch.nn.AvgPool1d(3, stride=2, ceil_mode=True)
         self.c4 = torch.nn.Conv1d(96, 96, 3, padding=1)
         self.p4 = torch.nn.AvgPool1d(3, stride=1, padding=1, count_include_pad=False)
+        self.p5 = torch.nn.AvgPool1d(3, stride=1, padding=1)  # counting its padding: a Pad in ONNX
         self.head = torch.nn.Linear(96, classes)
 
     def forward(self, x):
         y = self.p1(torch.relu(self.bn1(self.c1(x))))   # [1, 32, 64]
         y = self.p2(torch.relu(self.bn2(self.c2(y))))   # [1, 96, 32]
         y = self.p3(torch.relu(self.c3(y)))             # [1, 96, 16]
-        y = self.p4(torch.relu(self.c4(y)))             # [1, 96, 16]
+        y = self.p5(self.p4(torch.relu(self.c4(y))))    # [1, 96, 16]
         y = torch.nn.functional.avg_pool1d(y, 16)       # the whole signal: [1, 96, 1]
         return self.head(y.flatten(1))
 
@@ -113,7 +115,7 @@ def main():
     m = export_torch(audio.eval(), (torch.randn(1, 1, 1024),), 17, ["samples"], ["logits"])
     save_case("torch_mlip_audio1d", m, random_inputs(m, seed=73),
               readme="A raw-audio classifier after M5: strided Conv1d, BatchNorm and 1-D MaxPool and AveragePool "
-                     "(padded, ceil mode, count_include_pad off, over the whole signal; opset 17): "
+                     "(padded, ceil mode, count_include_pad off and on, over the whole signal; opset 17): "
                      "tests/gen/gen_mlip_conv1d.py")
 
 

@@ -180,5 +180,50 @@ TEST(FusePadQLinearConv, QdqPadOfAnotherValueStaysAnIntegerPad) {
   expect_same_outputs(before, g, DType::Float32, {1, 2, 7, 8});
 }
 
+using PoolAttrs = std::vector<std::pair<std::string, AttrValue>>;
+
+// x [1, 2, 9] -> Pad (zeros, pads) -> AveragePool (kernel 3, stride 2, attrs) -> y
+Graph pad_avgpool(const ints& pads, const PoolAttrs& pool_attrs) {
+  OnnxBuilder b(17);
+  b.input("x", DType::Float32, {1, 2, 9});
+  b.initializer("pads", TensorData::from<int64_t>({6}, pads));
+  b.node("Pad", {"x", "pads"}, {"p"}, {{"mode", std::string("constant")}}, "pad");
+  PoolAttrs a = {{"kernel_shape", ints{3}}, {"strides", ints{2}}};
+  a.insert(a.end(), pool_attrs.begin(), pool_attrs.end());
+  b.node("AveragePool", {"p"}, {"y"}, a, "pool");
+  b.output("y");
+  return import(b);
+}
+
+// torch's padded AvgPool1d: a zero Pad and a pool without pads of its own.
+// Merged, the pool counts its padding; the outputs stay the same bits.
+TEST(FusePadAveragePool, AZeroPadMergesAndThePoolCountsIt) {
+  for (const PoolAttrs& attrs : {PoolAttrs{}, PoolAttrs{{"count_include_pad", int64_t{1}}, {"pads", ints{1, 0}}}}) {
+    Graph before = pad_avgpool({0, 0, 1, 0, 0, 2}, attrs);
+    Graph g = pad_avgpool({0, 0, 1, 0, 0, 2}, attrs);
+    fold(g);
+    ASSERT_EQ(ops(g), std::vector<std::string>{"AveragePool"});
+    const Node& pool = only(g, "AveragePool");
+    EXPECT_EQ(pool.attrs.get_int("count_include_pad", 0), 1);
+    EXPECT_EQ(pool.attrs.get_ints("pads"), (attrs.empty() ? ints{1, 2} : ints{2, 2}));
+    expect_same_outputs(before, g, DType::Float32, {1, 2, 9});
+  }
+}
+
+// A pool that does not count pads of its own, one in ceil mode, and a merge
+// that would make a pad as wide as the window keep the Pad.
+TEST(FusePadAveragePool, OtherPoolsKeepThePad) {
+  const std::vector<std::pair<ints, PoolAttrs>> cases = {
+      {{0, 0, 1, 0, 0, 1}, PoolAttrs{{"pads", ints{1, 0}}}},
+      {{0, 0, 1, 0, 0, 1}, PoolAttrs{{"ceil_mode", int64_t{1}}}},
+      {{0, 0, 3, 0, 0, 0}, PoolAttrs{}},
+  };
+  for (const auto& [pads, attrs] : cases) {
+    Graph g = pad_avgpool(pads, attrs);
+    fold(g);
+    EXPECT_EQ(ops(g), (std::vector<std::string>{"Pad", "AveragePool"}));
+  }
+}
+
 }  // namespace
 }  // namespace mlipc::unit_passes_fuse_pad
