@@ -108,7 +108,7 @@ RegionReport report_region(const LoweredRegion& r, const Options& opt, const std
 std::shared_ptr<CompiledRegion> compile_region(const Graph& body, const std::string& name, const Options& opt) {
   const TargetInfo& t = target_info(opt.mcpu);
   // 1. The body's nodes as MLIP layers, converts at the borders.
-  LoweredRegion r = lower_region(body, name);
+  LoweredRegion r = lower_region(body, name, t);
   // 2. The DDR scratch: every tensor between layers.
   const uint32_t scratch = plan_scratch(r);
   // 3. Each layer's split, passes and commands, in the OCM working area.

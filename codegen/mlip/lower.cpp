@@ -16,8 +16,8 @@
 
 namespace mlipc::mlip {
 
-LowerContext::LowerContext(const Graph& body, const std::string& name)
-    : g_(body), consumers_(body.consumers()), producers_(body.producers()) {
+LowerContext::LowerContext(const Graph& body, const std::string& name, const TargetInfo& target)
+    : g_(body), target_(target), consumers_(body.consumers()), producers_(body.producers()) {
   r_.name = name;
   for (const layers::NormPattern& p : layers::norm_patterns(body, consumers_))
     for (int i : p.nodes) norm_of_[i] = p;
@@ -190,6 +190,22 @@ int LowerContext::alias_output(const Node& n, int t, const Shape& dims, bool row
   const int ti = add_tensor(a);
   vt_[n.outputs[out]] = ti;
   return ti;
+}
+
+int LowerContext::view_tensor(int t, const std::string& name, const Shape& dims) {
+  RTensor a = tensor(t);
+  if (a.rowmajor || a.planar || dims.size() < 3 || a.elems() != [&] {
+        int64_t e = 1;
+        for (int64_t d : dims) e *= d;
+        return e;
+      }())
+    fail("internal: '{}' has no NHWC view of shape {}", a.name, shape_str(dims));
+  a.name = name;
+  a.h = a.w = a.c = a.n = 1;
+  set_dims(a, dims, false, dims.size() == 3);
+  a.flat = a.hwc_order = false;
+  a.alias_of = tensor(t).alias_of >= 0 ? tensor(t).alias_of : t;
+  return add_tensor(a);
 }
 
 std::vector<std::string> LowerContext::view_origins(int t) const {
@@ -391,8 +407,8 @@ void LowerContext::view(const Node& n) {
   view_origins_[ti] = origins;
 }
 
-LoweredRegion lower_region(const Graph& body, const std::string& name) {
-  LowerContext ctx(body, name);
+LoweredRegion lower_region(const Graph& body, const std::string& name, const TargetInfo& target) {
+  LowerContext ctx(body, name, target);
   for (size_t i = 0; i < body.inputs.size(); ++i) ctx.convert_in(static_cast<int>(i), body.inputs[i].value);
   for (const Node& n : body.nodes) {
     try {

@@ -33,9 +33,12 @@ struct LoweredRegion {
 // What a layer kind's lowering function works with: the region being built.
 class LowerContext {
  public:
-  LowerContext(const Graph& body, const std::string& name);
+  LowerContext(const Graph& body, const std::string& name, const TargetInfo& target);
 
   const Graph& graph() const { return g_; }
+  // The processor the region is for: its limits decide a layer's form
+  // where the support rule did (a kernel wider than its maximum folded).
+  const TargetInfo& target() const { return target_; }
   LoweredRegion& region() { return r_; }
   const RTensor& tensor(int t) const { return r_.tensors[static_cast<size_t>(t)]; }
 
@@ -70,6 +73,10 @@ class LowerContext {
   int nhwc_output(const Node& n, size_t i = 0);
   // n's output `out` as a view of tensor t's bytes with shape `dims`.
   int alias_output(const Node& n, int t, const Shape& dims, bool rowmajor, size_t out = 0);
+  // A view of tensor t's bytes (an NHWC one) as the NHWC tensor `dims`
+  // ([N, C, W] with h = 1, or [N, C, H, W]) named `name`: CONV2D's
+  // space-to-depth input (layers/conv2d.cpp).
+  int view_tensor(int t, const std::string& name, const Shape& dims);
   // ONNX nodes a view tensor (flatten, transpose) stands for: its reader's
   // composite includes them.
   std::vector<std::string> view_origins(int t) const;
@@ -115,6 +122,7 @@ class LowerContext {
   void view(const Node& n);
 
   const Graph& g_;
+  const TargetInfo& target_;
   std::vector<std::vector<int>> consumers_;
   std::vector<int> producers_;
   LoweredRegion r_;
@@ -130,7 +138,7 @@ inline bool is_q8_type(DType t) { return t == DType::Int8 || t == DType::UInt8; 
 
 // Throws Error naming the node for anything the support rules should not
 // have let through.
-LoweredRegion lower_region(const Graph& body, const std::string& name);
+LoweredRegion lower_region(const Graph& body, const std::string& name, const TargetInfo& target);
 
 // Offsets of the scratch tensors (alignment 128, the memory planner's
 // hill climb over the layer schedule); returns the scratch size.

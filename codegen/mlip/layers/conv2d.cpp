@@ -4,6 +4,10 @@
 // each tile's share in passes of output rows that fit OCM. A 1-D
 // convolution ([N, C, W], kernel K) is the 2-D one over [N, C, 1, W] with a
 // 1 x K kernel: its tensors are NHWC with h = 1 (LowerContext::nhwc_of).
+// A strided kernel wider than the target's (an audio CNN's first Conv1d,
+// kernel 80 stride 16) runs as the kernel it is over the space-to-depth form
+// of its input (Fold below): a view and reordered weights, the same
+// products summed in the same order, so no rounding the original lacks.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -64,6 +68,77 @@ ops::Geometry conv_geometry(const Attrs& attrs, const Shape& x, const Shape& w) 
   return geometry_2d(ops::resolve_geometry(attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules));
 }
 
+// Space-to-depth of a convolution along W by a factor f: input column
+// p * f + r, channel c is column p, channel r * C + c of the same bytes (an
+// NHWC row of W * C elements is one of W / f * f * C), so a kernel of K
+// columns with stride s reads, over that view, K / f columns with stride
+// s / f, weight [m][r * C + c][y][j] being [m][c][y][j * f + r]: the
+// products of each output in the original's order (column, then channel).
+// It applies to a kernel wider or a stride longer than the target's (only
+// there: every other convolution keeps its form) with group 1, no dilation along W, and f
+// dividing the stride, the kernel, both pads and the input width.
+struct Fold {
+  int64_t f = 1;  // 1: none
+  ops::Geometry geo;  // the folded window (2-D form)
+  int64_t W = 0, C = 0;  // the folded input's width and channels
+};
+
+// The fold of a convolution of 2-D geometry `geo` over an input of width W
+// and C channels: the largest f whose folded kernel and stride the target
+// takes; f = 1 when the kernel fits or none applies.
+Fold fold_of(const ops::Geometry& geo, int64_t W, int64_t C, int64_t groups, const TargetInfo& t) {
+  Fold fo{1, geo, W, C};
+  const int64_t k = geo.kernel[1], s = geo.strides[1];
+  if ((k <= t.max_kernel && s <= t.max_stride) || groups != 1 || geo.dilations[1] != 1) return fo;
+  for (int64_t f = s; f > 1; --f) {
+    if (s % f != 0 || k % f != 0 || geo.pad_begin(1) % f != 0 || geo.pad_end(1) % f != 0 || W % f != 0) continue;
+    if (k / f > t.max_kernel || s / f > t.max_stride) continue;
+    fo.f = f;
+    fo.W = W / f;
+    fo.C = C * f;
+    fo.geo.in[1] = W / f;
+    fo.geo.kernel[1] = k / f;
+    fo.geo.strides[1] = s / f;
+    fo.geo.pads[1] /= f;
+    fo.geo.pads[3] /= f;
+    return fo;
+  }
+  return fo;
+}
+
+// Why a kernel wider or a stride longer than the target's has no fold
+// (after window_reason's own words).
+constexpr const char* kNoFold =
+    ", and no space-to-depth form: that needs group 1, no dilation along the width, and a factor of the stride "
+    "dividing the kernel, both pads and the input width that brings kernel and stride within the maximum";
+
+}  // namespace
+
+template <class T>
+std::vector<T> fold_weights(const std::vector<T>& w, const Shape& w4, int64_t f) {
+  const int64_t m = w4[0], c = w4[1], kh = w4[2], kw = w4[3], kf = kw / f;
+  if (f < 1 || kw % f != 0 || static_cast<int64_t>(w.size()) != m * c * kh * kw)
+    fail("internal: weights {} do not fold by {}", shape_str(w4), f);
+  std::vector<T> out(w.size());
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t r = 0; r < f; ++r)
+      for (int64_t i = 0; i < c; ++i)
+        for (int64_t y = 0; y < kh; ++y)
+          for (int64_t j = 0; j < kf; ++j)
+            out[static_cast<size_t>(((o * f * c + r * c + i) * kh + y) * kf + j)] =
+                w[static_cast<size_t>(((o * c + i) * kh + y) * kw + j * f + r)];
+  return out;
+}
+template std::vector<float> fold_weights(const std::vector<float>&, const Shape&, int64_t);
+template std::vector<int64_t> fold_weights(const std::vector<int64_t>&, const Shape&, int64_t);
+
+int64_t conv_fold_factor(const ops::Geometry& geo, int64_t width, int64_t channels, int64_t groups,
+                         const TargetInfo& target) {
+  return fold_of(geo, width, channels, groups, target).f;
+}
+
+namespace {
+
 ConvPass q8_pass(ConvPass p) {
   p.eb = 1;
   p.wb = 1;
@@ -95,10 +170,12 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (w[1] * w[2] * w[3] > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
     return fmt::format("{} products per output, above the int8 bound of {}", w[1] * w[2] * w[3], MLIP_INT8_MAX_TAPS);
   const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[3]).shape);
-  if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
+  const Fold fo = fold_of(geo, x[3], x[1], n.attrs.get_int("group", 1), lim.target);
+  if (std::string r = window_reason(fo.geo, lim.target, true); !r.empty())
+    return fo.f == 1 && (geo.kernel[1] > lim.target.max_kernel || geo.strides[1] > lim.target.max_stride) ? r + kNoFold : r;
   if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim);
-  const ConvPass pass = q8_pass({x[2], x[3], x[1], conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
-                                 geo.dilations[0], w[1] * w[2] * w[3], true});
+  const ConvPass pass = q8_pass({x[2], fo.W, fo.C, conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0],
+                                 geo.strides[0], geo.dilations[0], w[1] * w[2] * w[3], true});
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
@@ -116,8 +193,10 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.has_input(2) && !is_const(g, n, 2)) return "bias is not constant";
   const Shape w = conv_shape_2d(g.value(n.inputs[1]).shape);  // [M, C/group, kh, kw]
   const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[1]).shape);
-  if (std::string r = window_reason(geo, lim.target, true); !r.empty()) return r;
-  const ConvPass pass{x[2], x[3], x[1], conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
+  const Fold fo = fold_of(geo, x[3], x[1], n.attrs.get_int("group", 1), lim.target);
+  if (std::string r = window_reason(fo.geo, lim.target, true); !r.empty())
+    return fo.f == 1 && (geo.kernel[1] > lim.target.max_kernel || geo.strides[1] > lim.target.max_stride) ? r + kNoFold : r;
+  const ConvPass pass{x[2], fo.W, fo.C, conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
                       geo.dilations[0], w[1] * w[2] * w[3], n.has_input(2)};
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
@@ -126,19 +205,37 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 }
 
 // The CONV2D layer of node n, whose weights have shape w ([M, C/g, kh, kw]):
-// its input, kernel, strides, dilations, pads and groups.
+// its input, kernel, strides, dilations, pads and groups; folded (Fold)
+// when its kernel is wider than the target's, its input then the folded
+// view.
 // A 1-D convolution's tensors are NHWC with h = 1, its weights [M, C/g, 1, K].
-RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Shape& w) {
-  const ops::Geometry geo = conv_geometry(n.attrs, ctx.graph().value(n.inputs[0]).shape, w);
-  const int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
+RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Fold& fo) {
+  const Value& xv = ctx.graph().value(n.inputs[0]);
+  int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
+  if (fo.f > 1) {
+    Shape dims = xv.shape;
+    dims[1] = fo.C;
+    dims.back() = fo.W;
+    in_t = ctx.view_tensor(in_t, fmt::format("{}:fold{}", xv.name, fo.f), dims);
+  }
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
   l.inputs = {in_t};
   ConvParams p;
-  p.win = window_of(geo, geo.kernel[0], geo.kernel[1]);
+  p.win = window_of(fo.geo, fo.geo.kernel[0], fo.geo.kernel[1]);
   p.groups = n.attrs.get_int("group", 1);
   l.params = p;
   return l;
 }
+
+// Node n's fold (weights of shape w).
+Fold fold_of(const LowerContext& ctx, const Node& n, const Shape& w) {
+  const Shape x = conv_shape_2d(ctx.graph().value(n.inputs[0]).shape);
+  const ops::Geometry geo = conv_geometry(n.attrs, ctx.graph().value(n.inputs[0]).shape, w);
+  return fold_of(geo, x[3], x[1], n.attrs.get_int("group", 1), ctx.target());
+}
+
+// The 4-D weight shape after fold fo.
+Shape folded_shape(const Shape& w4, const Fold& fo) { return {w4[0], w4[1] * fo.f, w4[2], w4[3] / fo.f}; }
 
 // For each element of OIHW weights of shape w, its index in the OHWI order
 // the MLIP reads.
@@ -160,11 +257,12 @@ std::vector<size_t> ohwi_index(const Shape& w4) {
 void lower_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.any_constant(n, 3);  // [M, C/g, kh, kw] (1-D: [M, C/g, K]) int8
-  const Shape w4 = conv_shape_2d(w.shape());
+  const Fold fo = fold_of(ctx, n, w.shape());
+  const Shape w4 = folded_shape(conv_shape_2d(w.shape()), fo);
   const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
-  RLayer& l = new_conv_layer(ctx, n, w.shape());
-  const std::vector<int64_t> src = w.as_int64();
-  const std::vector<size_t> to = ohwi_index(w.shape());
+  RLayer& l = new_conv_layer(ctx, n, fo);
+  const std::vector<int64_t> src = fold_weights(w.as_int64(), conv_shape_2d(w.shape()), fo.f);
+  const std::vector<size_t> to = ohwi_index(w4);
   std::vector<uint8_t> ohwi(src.size());
   std::vector<float> shown(src.size());
   for (size_t k = 0; k < src.size(); ++k) {
@@ -197,12 +295,14 @@ void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearConv") return conv_is_dense(ctx.graph(), n) ? lower_dense_conv_q8(ctx, n) : lower_q8(ctx, n);
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw] (1-D: [M, C/g, K])
-  const Shape w4 = conv_shape_2d(w.shape());
+  const Fold fo = fold_of(ctx, n, w.shape());
+  const Shape w4 = folded_shape(conv_shape_2d(w.shape()), fo);
   const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
-  RLayer& l = new_conv_layer(ctx, n, w.shape());
-  const std::vector<size_t> to = ohwi_index(w.shape());
+  RLayer& l = new_conv_layer(ctx, n, fo);
+  const std::vector<size_t> to = ohwi_index(w4);
+  const std::vector<float> src =
+      fold_weights(std::vector<float>(w.data<float>(), w.data<float>() + w.numel()), conv_shape_2d(w.shape()), fo.f);
   std::vector<float> ohwi(to.size());
-  const float* src = w.data<float>();
   for (size_t k = 0; k < to.size(); ++k) ohwi[to[k]] = src[k];
   l.weight_offset = ctx.add_f16(ohwi);
   l.weight_bytes = static_cast<int64_t>(ohwi.size()) * kF16Bytes;

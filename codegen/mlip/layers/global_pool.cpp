@@ -1,6 +1,9 @@
 // GLOBAL_AVGPOOL and GLOBAL_MAXPOOL: GlobalAveragePool and GlobalMaxPool
-// of NHWC tensors. Split across tiles by channels, each tile's share in
-// groups of channels whose whole spatial extent fits OCM.
+// of NHWC tensors, and the MaxPool, AveragePool and QLinearAveragePool
+// whose one window is the whole input (pool.cpp's global_window: a
+// torch avg_pool1d(x, x.shape[-1]), AvgPool2d(7) on a 7x7 map) whatever
+// their kernel. Split across tiles by channels, each tile's share in groups
+// of channels whose whole spatial extent fits OCM.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -29,19 +32,20 @@ uint64_t pass_bytes(int64_t hw, int64_t channels, int64_t eb = kF16Bytes) {
 }
 
 // QLinearGlobalAveragePool (x, x_scale, x_zp, y_scale, y_zp; NCHW) and
-// GlobalMaxPool on int8 tensors: the int8 forms.
-std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
+// GlobalMaxPool on int8 tensors, and a global window's MaxPool and
+// QLinearAveragePool (the same inputs): the int8 forms. `x` is the input's
+// [N, C, H, W] form.
+std::string q8_support(const Graph& g, const Node& n, const Shape& x, const SupportLimits& lim) {
   if (!lim.int8) return "int8 global pooling needs -quantize=int8";
-  if (n.op == "GlobalAveragePool") return "GlobalAveragePool on int8 tensors";
-  const Shape& x = g.value(n.inputs[0]).shape;
-  if (x.size() != 4) return "only 4-D int8 global pooling runs on the MLIP";
+  if (n.op == "GlobalAveragePool" || n.op == "AveragePool") return fmt::format("{} on int8 tensors", n.op);
   if (n.attrs.get_int("channels_last", 0) != 0) return "channels_last";
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
-  if (n.op == "QLinearGlobalAveragePool") {
+  if (n.op == "QLinearGlobalAveragePool" || n.op == "QLinearAveragePool") {
     for (size_t i : {1, 3})
       if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
     for (size_t i : {2, 4})
       if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
+    if (g.value(n.outputs[0]).dtype != g.value(n.inputs[0]).dtype) return "input and output types differ";
     if (x[2] * x[3] > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW)) return "more positions than the int8 bound";
   }
   if (pass_bytes(x[2] * x[3], 1, 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
@@ -49,33 +53,43 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (lim.int8 || n.op == "QLinearGlobalAveragePool") return q8_support(g, n, lim);
-  if (!is_float4d(g, n.inputs[0])) return "only 4-D float32 global pooling runs on the MLIP";
   const Shape& x = g.value(n.inputs[0]).shape;
+  if (lim.int8 || n.op == "QLinearGlobalAveragePool") {
+    if (x.size() != 4) return "only 4-D int8 global pooling runs on the MLIP";
+    return q8_support(g, n, x, lim);
+  }
+  if (!is_float4d(g, n.inputs[0])) return "only 4-D float32 global pooling runs on the MLIP";
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   if (pass_bytes(x[2] * x[3], 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
   return "";
 }
 
-void lower(LowerContext& ctx, const Node& n) {
-  const bool avg = n.op == "GlobalAveragePool" || n.op == "QLinearGlobalAveragePool";
-  const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
+// The layer of n (a global pool, or a pool of one whole-input window) on
+// its input's NHWC form (a 3-D [N, C, W] one with h = 1).
+void lower_layer(LowerContext& ctx, const Node& n, bool avg) {
+  const Graph& g = ctx.graph();
+  const Shape& xs = g.value(n.inputs[0]).shape;
+  const int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(avg ? MLIP_LAYER_GLOBAL_AVGPOOL : MLIP_LAYER_GLOBAL_MAXPOOL, n);
   l.inputs = {in_t};
-  l.output = ctx.output_tensor(n);
+  l.output = xs.size() == 3 ? ctx.nhwc_output(n) : ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;
-  if (n.op != "QLinearGlobalAveragePool") return;
-  // The CPU kernel's constants (c/kernels/qlinear_pool.cpp): one
+  if (n.op != "QLinearGlobalAveragePool" && n.op != "QLinearAveragePool") return;
+  // The CPU kernels' constants (ops/qlinear_pool.cpp: QLinearAveragePool's
+  // table entry for a count of hw is the same mean_requant): one
   // requantization of x_scale / (y_scale * hw), the type's range.
-  const Graph& g = ctx.graph();
   const DType t = g.value(n.inputs[0]).dtype;
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
   const int32_t zy = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
-  const Shape& x = g.value(n.inputs[0]).shape;
+  const Shape x = conv_shape_2d(xs);
   const ops::Requant r = ops::mean_requant(ctx.any_constant(n, 1).data<float>()[0],
                                           ctx.any_constant(n, 3).data<float>()[0], x[2] * x[3],
                                           ops::requant_mode(n.attrs), "the mean");
   l.params = GlobalAvgQ8Params{zx, zy, r.q, r.shift, ops::quant_min(t), ops::quant_max(t)};
+}
+
+void lower(LowerContext& ctx, const Node& n) {
+  lower_layer(ctx, n, n.op == "GlobalAveragePool" || n.op == "QLinearGlobalAveragePool");
 }
 
 void plan(LayerPlanner& p) {
@@ -128,6 +142,21 @@ void plan(LayerPlanner& p) {
 }
 
 }  // namespace
+
+std::string global_window_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+  const Value& xv = g.value(n.inputs[0]);
+  const Shape x = conv_shape_2d(xv.shape);
+  if (lim.int8) return q8_support(g, n, x, lim);
+  if (n.op == "QLinearAveragePool") return "QLinearAveragePool needs -quantize=int8";
+  if (xv.dtype != DType::Float32) return "only float32 pooling runs on the MLIP in fp16";
+  if (std::string r = batch_reason(x[0]); !r.empty()) return r;
+  if (pass_bytes(x[2] * x[3], 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
+  return "";
+}
+
+void lower_global_window(LowerContext& ctx, const Node& n) {
+  lower_layer(ctx, n, n.op == "AveragePool" || n.op == "QLinearAveragePool");
+}
 
 extern const LayerKind kGlobalAvgPool = {MLIP_LAYER_GLOBAL_AVGPOOL, "global_avgpool", "GlobalAvgpool2D",
                                          "mrvl.globalavgpool2d_nhwc2nhwc", {"GlobalAveragePool", "QLinearGlobalAveragePool"},

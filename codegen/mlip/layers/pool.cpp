@@ -43,6 +43,8 @@ ops::Geometry pool_geometry(const Node& n, const Shape& x) {
 
 bool is_1d_or_2d(const Value& v) { return v.shape.size() == 3 || v.shape.size() == 4; }
 
+bool is_avg(const Node& n) { return n.op == "AveragePool" || n.op == "QLinearAveragePool"; }
+
 // A pool layer's own parameters (RLayer::params): its window and
 // count_include_pad; an 8-bit AVGPOOL's requantization table in WEIGHTS (a
 // {q, shift} pair per window count from 0 to kh * kw; always streamed), its
@@ -85,6 +87,10 @@ std::string q8_avg_reason(const Graph& g, const Node& n) {
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (global_window(g, n)) {
+    if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
+    return global_window_reason(g, n, lim);
+  }
   // int8: MaxPool on the integers (fold_qdq keeps it when its input and
   // output share scale and zero point), exact; QLinearAveragePool.
   const Value& xv = g.value(n.inputs[0]);
@@ -141,7 +147,8 @@ void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {
 }
 
 void lower(LowerContext& ctx, const Node& n) {
-  const bool avg = n.op == "AveragePool" || n.op == "QLinearAveragePool";
+  if (global_window(ctx.graph(), n)) return lower_global_window(ctx, n);
+  const bool avg = is_avg(n);
   const Shape& xs = ctx.graph().value(n.inputs[0]).shape;
   const ops::Geometry geo = pool_geometry(n, xs);
   PoolParams p;
@@ -254,6 +261,27 @@ void json(const RLayer& l, nlohmann::json& a) {
 }
 
 }  // namespace
+
+bool global_window(const ops::Geometry& geo, bool avg, bool count_include_pad) {
+  for (int i = 0; i < geo.rank(); ++i) {
+    const int64_t k = geo.kernel[static_cast<size_t>(i)], d = geo.dilations[static_cast<size_t>(i)];
+    if (geo.out[static_cast<size_t>(i)] != 1) return false;
+    if (d != 1 && k != 1) return false;  // a dilated window skips positions
+    // The one window, [-pad_begin, -pad_begin + k), holds every position.
+    if (k - geo.pad_begin(i) < geo.in[static_cast<size_t>(i)]) return false;
+    // An average that counts padding divides by more than the input's size.
+    if (avg && count_include_pad && (geo.pad_begin(i) != 0 || geo.pad_end(i) != 0)) return false;
+  }
+  return true;
+}
+
+bool global_window(const Graph& g, const Node& n) {
+  if (n.op != "MaxPool" && !is_avg(n)) return false;
+  const Value& xv = g.value(n.inputs[0]);
+  if (!is_1d_or_2d(xv)) return false;
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(xv.shape), {}, rules_of(n));
+  return global_window(geo, is_avg(n), n.attrs.get_int("count_include_pad", 0) != 0);
+}
 
 extern const LayerKind kMaxPool = {MLIP_LAYER_MAXPOOL, "maxpool", "Maxpool2D", "mrvl.maxpool2d_nhwc2nhwc", {"MaxPool"},
                                    /*fuses_activation=*/true, support, lower, plan, splits, json};

@@ -70,6 +70,20 @@ inline constexpr const char* kStaysInFloat = ": the node stays in float on the C
 // (support.cpp's unsupported_reason) ends with it.
 std::string half_overflow_reason(const Graph& g, const Node& n);
 
+// A pool of one window that holds every position of its input (pool.cpp):
+// one output position per axis, no dilation that skips a position, and,
+// for an average that counts its padding, no padding. Its value is the
+// global pool's (GlobalMaxPool, GlobalAveragePool: an average counting
+// only the input's positions divides by its size) whatever the kernel,
+// ceil_mode or stride, so it lowers to GLOBAL_MAXPOOL / GLOBAL_AVGPOOL
+// (global_pool.cpp: the rule and the lowering). The geometry form takes a
+// resolved geometry (any rank), the node form a MaxPool, AveragePool or
+// QLinearAveragePool of a 3-D or 4-D input.
+bool global_window(const ops::Geometry& geo, bool avg, bool count_include_pad);
+bool global_window(const Graph& g, const Node& n);
+std::string global_window_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+void lower_global_window(LowerContext& ctx, const Node& n);
+
 // "" or why tensor `v` could not cross a region border (layers/convert.cpp):
 // converting one row of one channel must fit the OCM working area.
 std::string border_reason(const Value& v, uint32_t work_bytes);
@@ -100,6 +114,16 @@ bool conv_is_dense(const Graph& g, const Node& n);
 // A float layer's bias (fp32, one per output channel or column): added to
 // the constants and l's bias_offset, bias_bytes and bias_name set.
 void add_f32_bias(LowerContext& ctx, RLayer& l, const std::vector<float>& bias, const std::string& name);
+// CONV2D's space-to-depth form of a kernel wider (or a stride longer) than
+// the target's (conv2d.cpp, docs/mlip-spec.md): the factor f by which a
+// convolution of 2-D window `geo` over an input `width` wide of `channels`
+// channels folds (1: it does not), and its [M, C, kh, kw] weights w4 as
+// the folded [M, f * C, kh, kw / f] ones: [m][r * C + c][y][j] is
+// [m][c][y][j * f + r].
+int64_t conv_fold_factor(const ops::Geometry& geo, int64_t width, int64_t channels, int64_t groups,
+                         const TargetInfo& target);
+template <class T>
+std::vector<T> fold_weights(const std::vector<T>& w, const Shape& w4, int64_t f);
 // The 2-D form of a convolution's tensors (CONV2D, CONV_TRANSPOSE): [N, C, W]
 // is [N, C, 1, W]; other ranks as they are.
 Shape conv_shape_2d(const Shape& s);
