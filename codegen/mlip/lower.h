@@ -66,6 +66,11 @@ class LowerContext {
   // A row-major fp16 scratch tensor of the region that stands for no ONNX
   // value (a layer's own: an LSTM's Y with its cell state after it).
   int scratch_tensor(const std::string& name, const Shape& s) { return scratch_like(name, s, DType::Float32, true); }
+  // An fp16 NHWC scratch tensor (a 3-D one with h = 1) that stands for no
+  // ONNX value: a wide convolution's partial sums (layers/conv2d.cpp).
+  int nhwc_scratch(const std::string& name, const Shape& s) {
+    return scratch_like(name, s, DType::Float32, false, s.size() == 3);
+  }
   // n's output i in the layout of tensor `like` (elementwise kinds: a 3-D
   // NHWC input gives a 3-D NHWC output).
   int output_like(const Node& n, int like, size_t i = 0);

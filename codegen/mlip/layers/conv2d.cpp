@@ -33,6 +33,7 @@ constexpr ops::GeometryRules kConvRules{/*dilations=*/true, /*ceil_mode=*/false}
 // Relu/Clip) its commands carry.
 struct ConvParams {
   Window win;
+  int64_t col0 = 0;  // the input column the layer's block starts at (a wide kernel's later chunk)
   int64_t groups = 1;
   int32_t x_zp = 0, y_zp = 0, lo = 0, hi = 0;
 };
@@ -84,15 +85,16 @@ struct Fold {
 };
 
 // The fold of a convolution of 2-D geometry `geo` over an input of width W
-// and C channels: the largest f whose folded kernel and stride the target
-// takes; f = 1 when the kernel fits or none applies.
+// and C channels: the largest f whose folded stride the target takes (it
+// gives the narrowest kernel, which may still need chunks); f = 1 when
+// kernel and stride fit or none applies.
 Fold fold_of(const ops::Geometry& geo, int64_t W, int64_t C, int64_t groups, const TargetInfo& t) {
   Fold fo{1, geo, W, C};
   const int64_t k = geo.kernel[1], s = geo.strides[1];
   if ((k <= t.max_kernel && s <= t.max_stride) || groups != 1 || geo.dilations[1] != 1) return fo;
   for (int64_t f = s; f > 1; --f) {
     if (s % f != 0 || k % f != 0 || geo.pad_begin(1) % f != 0 || geo.pad_end(1) % f != 0 || W % f != 0) continue;
-    if (k / f > t.max_kernel || s / f > t.max_stride) continue;
+    if (s / f > t.max_stride) continue;
     fo.f = f;
     fo.W = W / f;
     fo.C = C * f;
@@ -110,7 +112,40 @@ Fold fold_of(const ops::Geometry& geo, int64_t W, int64_t C, int64_t groups, con
 // (after window_reason's own words).
 constexpr const char* kNoFold =
     ", and no space-to-depth form: that needs group 1, no dilation along the width, and a factor of the stride "
-    "dividing the kernel, both pads and the input width that brings kernel and stride within the maximum";
+    "dividing the kernel, both pads and the input width that brings the stride within the maximum";
+
+// A kernel still wider than the target's after its fold, in fp16: chunks
+// of at most the limit along W, each a CONV2D over the input from the
+// column its first tap reads, their partial sums added by ADD layers
+// (docs/mlip-spec.md, wide windows). Chunk i's taps: [first, first + k).
+struct Chunk {
+  int64_t first, k;
+};
+std::vector<Chunk> chunks_of(int64_t kernel, int64_t max_kernel) {
+  std::vector<Chunk> c;
+  for (int64_t t = 0; t < kernel; t += max_kernel) c.push_back({t, std::min(max_kernel, kernel - t)});
+  return c;
+}
+// Chunk c's window over input columns from col0 (its pads, and col0).
+std::pair<ops::Geometry, int64_t> chunk_geometry(const ops::Geometry& geo, const Chunk& c) {
+  ops::Geometry g = geo;
+  g.kernel[1] = c.k;
+  const int64_t shift = c.first * geo.dilations[1] - geo.pad_begin(1);  // column of output 0's first tap
+  const int64_t col0 = std::max<int64_t>(0, shift);
+  g.pads[1] = std::max<int64_t>(0, -shift);
+  g.in[1] = geo.in[1] - col0;
+  return {g, col0};
+}
+// "" or why an fp16 wide kernel cannot run in chunks (an int8 one never
+// does: q8_support).
+std::string chunk_reason(const ops::Geometry& geo, const SupportLimits& lim) {
+  for (const Chunk& c : chunks_of(geo.kernel[1], lim.target.max_kernel)) {
+    const auto [g, col0] = chunk_geometry(geo, c);
+    if (col0 >= geo.in[1]) return "a chunk of the kernel reads only padding";
+    if (std::string r = window_reason(g, lim.target, true); !r.empty()) return r;
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -171,8 +206,12 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
     return fmt::format("{} products per output, above the int8 bound of {}", w[1] * w[2] * w[3], MLIP_INT8_MAX_TAPS);
   const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[3]).shape);
   const Fold fo = fold_of(geo, x[3], x[1], n.attrs.get_int("group", 1), lim.target);
-  if (std::string r = window_reason(fo.geo, lim.target, true); !r.empty())
-    return fo.f == 1 && (geo.kernel[1] > lim.target.max_kernel || geo.strides[1] > lim.target.max_stride) ? r + kNoFold : r;
+  if (std::string r = window_reason(fo.geo, lim.target, true); !r.empty()) {
+    if (fo.geo.kernel[1] > lim.target.max_kernel)
+      return r + ", and no space-to-depth form brings it within; in int8 its chunks would each requantize their "
+                 "partial sums";
+    return fo.f == 1 && geo.strides[1] > lim.target.max_stride ? r + kNoFold : r;
+  }
   if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim);
   const ConvPass pass = q8_pass({x[2], fo.W, fo.C, conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0],
                                  geo.strides[0], geo.dilations[0], w[1] * w[2] * w[3], true});
@@ -194,37 +233,52 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   const Shape w = conv_shape_2d(g.value(n.inputs[1]).shape);  // [M, C/group, kh, kw]
   const ops::Geometry geo = conv_geometry(n.attrs, xv.shape, g.value(n.inputs[1]).shape);
   const Fold fo = fold_of(geo, x[3], x[1], n.attrs.get_int("group", 1), lim.target);
-  if (std::string r = window_reason(fo.geo, lim.target, true); !r.empty())
-    return fo.f == 1 && (geo.kernel[1] > lim.target.max_kernel || geo.strides[1] > lim.target.max_stride) ? r + kNoFold : r;
+  // wide along W only (a kernel too tall is the plain reason)
+  const bool chunked = fo.geo.kernel[1] > lim.target.max_kernel && fo.geo.kernel[0] <= lim.target.max_kernel;
+  if (chunked) {
+    if (std::string r = chunk_reason(fo.geo, lim); !r.empty())
+      return fmt::format("kernel {} exceeds the {} maximum of {}, and its chunks cannot run: {}", fo.geo.kernel[1],
+                         lim.target.mcpu, lim.target.max_kernel, r);
+  } else if (std::string r = window_reason(fo.geo, lim.target, true); !r.empty()) {
+    return fo.f == 1 && geo.strides[1] > lim.target.max_stride ? r + kNoFold : r;
+  }
+  const int64_t taps_w = chunked ? lim.target.max_kernel : fo.geo.kernel[1];
   const ConvPass pass{x[2], fo.W, fo.C, conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0], geo.strides[0],
-                      geo.dilations[0], w[1] * w[2] * w[3], n.has_input(2)};
+                      geo.dilations[0], w[2] * taps_w * w[1] * fo.f, n.has_input(2)};
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
   return "";
 }
 
-// The CONV2D layer of node n, whose weights have shape w ([M, C/g, kh, kw]):
-// its input, kernel, strides, dilations, pads and groups; folded (Fold)
-// when its kernel is wider than the target's, its input then the folded
-// view.
-// A 1-D convolution's tensors are NHWC with h = 1, its weights [M, C/g, 1, K].
-RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Fold& fo) {
+// The tensor a CONV2D of node n reads: its input's NHWC form (a 1-D
+// convolution's tensors are NHWC with h = 1), or the space-to-depth view of
+// it when the node folds (Fold).
+int conv_input(LowerContext& ctx, const Node& n, const Fold& fo) {
   const Value& xv = ctx.graph().value(n.inputs[0]);
-  int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
-  if (fo.f > 1) {
-    Shape dims = xv.shape;
-    dims[1] = fo.C;
-    dims.back() = fo.W;
-    in_t = ctx.view_tensor(in_t, fmt::format("{}:fold{}", xv.name, fo.f), dims);
-  }
+  const int in_t = ctx.nhwc_of(n.inputs[0]);  // before the layer: it may add a relayout layer
+  if (fo.f == 1) return in_t;
+  Shape dims = xv.shape;
+  dims[1] = fo.C;
+  dims.back() = fo.W;
+  return ctx.view_tensor(in_t, fmt::format("{}:fold{}", xv.name, fo.f), dims);
+}
+
+// A CONV2D layer of node n reading tensor in_t from column col0 with window
+// geo (2-D form): its kernel, strides, dilations, pads and groups.
+RLayer& new_conv_layer(LowerContext& ctx, const Node& n, int in_t, const ops::Geometry& geo, int64_t col0 = 0) {
   RLayer& l = ctx.new_layer(MLIP_LAYER_CONV2D, n);
   l.inputs = {in_t};
   ConvParams p;
-  p.win = window_of(fo.geo, fo.geo.kernel[0], fo.geo.kernel[1]);
+  p.win = window_of(geo, geo.kernel[0], geo.kernel[1]);
+  p.col0 = col0;
   p.groups = n.attrs.get_int("group", 1);
   l.params = p;
   return l;
+}
+RLayer& new_conv_layer(LowerContext& ctx, const Node& n, const Fold& fo) {
+  const int in_t = conv_input(ctx, n, fo);
+  return new_conv_layer(ctx, n, in_t, fo.geo);
 }
 
 // Node n's fold (weights of shape w).
@@ -291,29 +345,76 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);
 }
 
+// The fp16 OHWI weights of taps [first, first + k) along W of OIHW weights
+// src of shape w4 ([M, C/g, kh, kw]), added to the constants; sets l's
+// weight fields and MACs (l.output set).
+void set_f16_weights(LowerContext& ctx, RLayer& l, const std::vector<float>& src, const Shape& w4, int64_t first,
+                     int64_t k, const std::string& name) {
+  const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
+  const Shape part{m, cg, kh, k};
+  const std::vector<size_t> to = ohwi_index(part);
+  std::vector<float> ohwi(to.size());
+  size_t i = 0;
+  for (int64_t o = 0; o < m * cg * kh; ++o)
+    for (int64_t j = 0; j < k; ++j) ohwi[to[i++]] = src[static_cast<size_t>(o * kw + first + j)];
+  l.weight_offset = ctx.add_f16(ohwi);
+  l.weight_bytes = static_cast<int64_t>(ohwi.size()) * kF16Bytes;
+  l.weight_name = name;
+  ctx.add_const({name, {m, kh, k, cg}, ohwi});
+  l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * k * cg);
+}
+
 void lower(LowerContext& ctx, const Node& n) {
   if (n.op == "QLinearConv") return conv_is_dense(ctx.graph(), n) ? lower_dense_conv_q8(ctx, n) : lower_q8(ctx, n);
   const Graph& g = ctx.graph();
   const TensorData& w = ctx.constant(n, 1);  // [M, C/g, kh, kw] (1-D: [M, C/g, K])
   const Fold fo = fold_of(ctx, n, w.shape());
   const Shape w4 = folded_shape(conv_shape_2d(w.shape()), fo);
-  const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
-  RLayer& l = new_conv_layer(ctx, n, fo);
-  const std::vector<size_t> to = ohwi_index(w4);
   const std::vector<float> src =
       fold_weights(std::vector<float>(w.data<float>(), w.data<float>() + w.numel()), conv_shape_2d(w.shape()), fo.f);
-  std::vector<float> ohwi(to.size());
-  for (size_t k = 0; k < to.size(); ++k) ohwi[to[k]] = src[k];
-  l.weight_offset = ctx.add_f16(ohwi);
-  l.weight_bytes = static_cast<int64_t>(ohwi.size()) * kF16Bytes;
-  l.weight_name = g.value(n.inputs[1]).name;
-  ctx.add_const({l.weight_name, {m, kh, kw, cg}, ohwi});
+  const std::string wname = g.value(n.inputs[1]).name;
+  std::vector<float> bias;
   if (n.has_input(2)) {
     const TensorData& b = ctx.constant(n, 2);
-    add_f32_bias(ctx, l, std::vector<float>(b.data<float>(), b.data<float>() + b.numel()), g.value(n.inputs[2]).name);
+    bias.assign(b.data<float>(), b.data<float>() + b.numel());
   }
-  l.output = ctx.nhwc_output(n);
-  l.macs = static_cast<uint64_t>(ctx.tensor(l.output).elems() * kh * kw * cg);
+  const int in_t = conv_input(ctx, n, fo);
+  const std::vector<Chunk> chunks = chunks_of(w4[3], ctx.target().max_kernel);
+  if (chunks.size() == 1) {
+    RLayer& l = new_conv_layer(ctx, n, in_t, fo.geo);
+    l.output = ctx.nhwc_output(n);
+    set_f16_weights(ctx, l, src, w4, 0, w4[3], wname);
+    if (n.has_input(2)) add_f32_bias(ctx, l, bias, g.value(n.inputs[2]).name);
+    return;
+  }
+  // A kernel wider than the target's: a CONV2D per chunk (the bias in the
+  // first), each partial sum added to the ones before it in chunk order.
+  const Shape& ys = g.value(n.outputs[0]).shape;
+  int acc = -1;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const Chunk& c = chunks[i];
+    const auto [geo, col0] = chunk_geometry(fo.geo, c);
+    const std::string part = fmt::format("{}:taps{}-{}", n.name, c.first, c.first + c.k);
+    const int out = ctx.nhwc_scratch(part, ys);
+    {
+      RLayer& l = new_conv_layer(ctx, n, in_t, geo, col0);
+      if (i > 0) l.name = part;
+      l.output = out;
+      set_f16_weights(ctx, l, src, w4, c.first, c.k, fmt::format("{}:taps{}-{}", wname, c.first, c.first + c.k));
+      if (i == 0 && n.has_input(2)) add_f32_bias(ctx, l, bias, g.value(n.inputs[2]).name);
+    }
+    if (i == 0) {
+      acc = out;
+      continue;
+    }
+    const bool last = i + 1 == chunks.size();
+    const int sum = last ? ctx.nhwc_output(n) : ctx.nhwc_scratch(fmt::format("{}:sum{}", n.name, i), ys);
+    RLayer& a = ctx.new_layer(MLIP_LAYER_ADD, n);
+    a.name = fmt::format("{}:sum{}", n.name, i);
+    a.inputs = {acc, out};
+    a.output = sum;
+    acc = sum;
+  }
 }
 
 std::vector<Split> splits(const RTensor& out) {
@@ -330,7 +431,8 @@ void plan(LayerPlanner& p) {
   const Window& win = cp.win;
   const RTensor& x = p.in();
   const RTensor& y = p.out();
-  const int64_t H = x.h, W = x.w, C = x.c, OH = y.h, OW = y.w, OC = y.c;
+  // W: the block's columns, from column col0 of the input's XW
+  const int64_t H = x.h, XW = x.w, W = x.w - cp.col0, C = x.c, OH = y.h, OW = y.w, OC = y.c;
   const int64_t cg = C / cp.groups, ocpg = OC / cp.groups;
   ConvPass pass{H, W, C, OW, win.kh, win.sh, win.dh, win.kh * win.kw * cg, l.has_bias()};
   if (l.q8()) pass = q8_pass(pass);
@@ -341,7 +443,7 @@ void plan(LayerPlanner& p) {
   p.set_split(p.split(), parts);
   const uint64_t limit = p.work_limit();
   for (int64_t img = 0; img < x.n; ++img) {
-    const int64_t xb = p.ddr_base(x) + img * H * W * C * eb;
+    const int64_t xb = p.ddr_base(x) + (img * H * XW + cp.col0) * C * eb;
     const int64_t yb = p.ddr_base(y) + img * OH * OW * OC * eb;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
@@ -377,7 +479,11 @@ void plan(LayerPlanner& p) {
           ir0 = std::min(ir0, H - 1);  // a pass whose windows are all padding still loads one real row
           ir1 = std::max(ir1, ir0 + 1);
           p.count_pass();
-          p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
+          if (W == XW)
+            p.dma_in(tile, p.binding(x), xb + ir0 * W * C * eb, in_off, (ir1 - ir0) * W * C * eb);
+          else
+            p.dma_in(tile, p.binding(x), xb + ir0 * XW * C * eb, in_off, ir1 - ir0, W * C * eb, XW * C * eb,
+                     W * C * eb);
           mlip_conv2d_args a{};
           a.in = in_off;
           a.in_h = u32(ir1 - ir0);

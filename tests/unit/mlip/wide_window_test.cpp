@@ -166,7 +166,7 @@ TEST(WideKernel, TheFoldFactorBringsKernelAndStrideWithinTheTarget) {
   EXPECT_EQ(layers::conv_fold_factor(geo(8192, 80, 16, 0, 0), 8192, 1, 1, t), 16);  // M5: kernel 5, stride 1
   EXPECT_EQ(layers::conv_fold_factor(geo(8192, 80, 16, 8, 8), 8192, 1, 1, t), 8);   // pads of 8: kernel 10, stride 2
   EXPECT_EQ(layers::conv_fold_factor(geo(8192, 16, 4, 0, 0), 8192, 1, 1, t), 1);    // fits: as it is
-  EXPECT_EQ(layers::conv_fold_factor(geo(8192, 80, 4, 0, 0), 8192, 1, 1, t), 1);    // kernel 20 at best
+  EXPECT_EQ(layers::conv_fold_factor(geo(8192, 80, 4, 0, 0), 8192, 1, 1, t), 4);    // kernel 20: chunks after
   EXPECT_EQ(layers::conv_fold_factor(geo(8200, 80, 16, 0, 0), 8200, 1, 1, t), 8);   // the width takes 8, not 16
   EXPECT_EQ(layers::conv_fold_factor(geo(8192, 80, 16, 0, 0), 8192, 4, 2, t), 1);   // grouped
   EXPECT_EQ(layers::conv_fold_factor(geo(64, 3, 12, 0, 0), 64, 1, 1, t), 1);        // 12 does not divide 3
@@ -191,12 +191,69 @@ TEST(WideKernel, SupportReasons) {
     EXPECT_EQ(reason(b, "conv"), "");
   }
   {
-    OnnxBuilder b;
+    OnnxBuilder b;  // kernel 20 after the fold: two chunks
     conv1d(b, 1, 8192, 4, random_tensor(DType::Float32, {4, 1, 80}, 1), {{"strides", ints{4}}});
+    EXPECT_EQ(reason(b, "conv"), "");
+  }
+  {
+    OnnxBuilder b;  // a stride above the target's and no fold
+    conv1d(b, 1, 100, 4, random_tensor(DType::Float32, {4, 1, 20}, 1), {{"strides", ints{9}}});
     EXPECT_EQ(reason(b, "conv"),
-              "kernel 80 exceeds the cn10ka maximum of 16, and no space-to-depth form: that needs group 1, no "
-              "dilation along the width, and a factor of the stride dividing the kernel, both pads and the input "
-              "width that brings kernel and stride within the maximum");
+              "kernel 20 exceeds the cn10ka maximum of 16, and its chunks cannot run: stride 9 exceeds the cn10ka "
+              "maximum of 8");
+  }
+  {
+    OnnxBuilder b;  // too tall: no chunks along H
+    b.input("x", DType::Float32, {1, 1, 40, 40});
+    b.initializer("w", random_tensor(DType::Float32, {2, 1, 17, 20}, 1));
+    b.node("Conv", {"x", "w"}, {"y"}, {}, "conv").output("y");
+    EXPECT_EQ(reason(b, "conv"), "kernel 17 exceeds the cn10ka maximum of 16");
+  }
+}
+
+// A kernel still wider than the target's after the fold: chunks of at most
+// 16 taps, each a CONV2D from the column its first tap reads, partial sums
+// added. Kernel 20 with pads 2: taps 0-15 read from column 0 with a left
+// pad of 2, taps 16-19 from column 14. Integer sums binary16 holds exactly:
+// y[o] = sum of x[t] = t + 1 over t in [o - 2, o + 17] within [0, 24).
+TEST(WideKernel, ChunkedKernelHandComputed) {
+  std::vector<float> xs(24);
+  for (size_t t = 0; t < xs.size(); ++t) xs[t] = static_cast<float>(t + 1);
+  std::vector<float> ws(40, 1.0f);
+  std::fill(ws.begin() + 20, ws.end(), 0.5f);  // channel 1 halves
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {1, 1, 24});
+  b.initializer("w", TensorData::from<float>({2, 1, 20}, ws));
+  b.node("Conv", {"x", "w"}, {"y"}, {{"pads", ints{2, 2}}}, "conv").output("y");
+  const fs::path onnx = save(b);
+  EXPECT_THAT(region_kinds(onnx), ElementsAre("convert_in", "permute", "conv2d", "conv2d", "add", "convert_out"));
+  const io::NamedTensors got = test::compile_and_run(onnx, {{"x", TensorData::from<float>({1, 1, 24}, xs)}}, mrvl());
+  ASSERT_EQ(got.size(), 1u);
+  const TensorData& y = got[0].second;
+  ASSERT_EQ(y.shape(), (Shape{1, 2, 9}));
+  EXPECT_THAT(std::vector<float>(y.data<float>(), y.data<float>() + 18),
+              ElementsAre(171, 190, 210, 230, 250, 270, 290, 285, 279,  //
+                          85.5, 95, 105, 115, 125, 135, 145, 142.5, 139.5));
+}
+
+// An M5 first layer at stride 4 (kernel 80: 20 after the fold by 4, two
+// chunks), two images, bias and Relu: within the fp16 bound of the
+// reference, the same bits for every tile count and weight placement.
+TEST(WideKernel, ChunkedFoldedConvolutionMatchesTheReferenceOnEveryTiling) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {2, 1, 1024});
+  b.initializer("w", random_tensor(DType::Float32, {8, 1, 80}, 21));
+  b.initializer("b", random_tensor(DType::Float32, {8}, 22));
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {{"strides", ints{4}}, {"pads", ints{36, 40}}}, "conv");
+  b.node("Relu", {"c"}, {"y"}, {}, "relu").output("y");
+  const fs::path onnx = save(b);
+  EXPECT_THAT(region_kinds(onnx), ElementsAre("convert_in", "permute", "conv2d", "conv2d", "add", "convert_out"));
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 1, 1024}, 23)}};
+  test::expect_matches_reference(onnx, in, 2e-2, 2e-2, mrvl());
+  const io::NamedTensors ref = test::compile_and_run(onnx, in, mrvl(1, false));
+  for (auto [tiles, pin] : {std::pair{2, false}, {4, true}, {8, false}, {8, true}}) {
+    const io::NamedTensors got = test::compile_and_run(onnx, in, mrvl(tiles, pin));
+    EXPECT_TRUE(got[0].second == ref[0].second) << "num_tiles=" << tiles << " wb_pin_ocm=" << pin;
   }
 }
 
@@ -229,6 +286,22 @@ TEST(WideKernel, FoldedConvolutionHasTheBitsOfTheExplicitSpaceToDepth) {
     EXPECT_TRUE(a[0].second == b[0].second) << "num_tiles=" << tiles << " wb_pin_ocm=" << pin;
   }
   test::expect_matches_reference(wide_onnx, {{"x", x}}, 2e-2, 2e-2, mrvl());
+}
+
+// A 2-D convolution of two images whose kernel is wide along W (3 x 32 at
+// stride 1 x 8, padded): its rows fold as a 1-D signal's, each [W][C] row of
+// the NHWC image the [W / 8][8 C] one.
+TEST(WideKernel, TwoDimensionalBatchedFoldMatchesTheReference) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {2, 3, 5, 64});
+  b.initializer("w", random_tensor(DType::Float32, {4, 3, 3, 32}, 11));
+  b.initializer("b", random_tensor(DType::Float32, {4}, 12));
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {{"strides", ints{1, 8}}, {"pads", ints{1, 8, 1, 0}}}, "conv");
+  b.node("Relu", {"c"}, {"y"}, {}, "relu").output("y");
+  EXPECT_EQ(reason(b, "conv"), "");
+  const fs::path onnx = save(b);
+  EXPECT_THAT(region_kinds(onnx), ElementsAre("convert_in", "conv2d", "convert_out"));
+  test::expect_matches_reference(onnx, {{"x", random_tensor(DType::Float32, {2, 3, 5, 64}, 13)}}, 2e-2, 2e-2, mrvl());
 }
 
 // int8 (a QDQ model: the MLIP quantizes it by default): the folded
