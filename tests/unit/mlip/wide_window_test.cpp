@@ -203,6 +203,13 @@ TEST(WideKernel, SupportReasons) {
               "maximum of 8");
   }
   {
+    OnnxBuilder b;  // taps 16-19 of the one output lie in the right pad only
+    conv1d(b, 1, 4, 2, random_tensor(DType::Float32, {2, 1, 20}, 1), {{"pads", ints{0, 16}}});
+    EXPECT_EQ(reason(b, "conv"),
+              "kernel 20 exceeds the cn10ka maximum of 16, and its chunks cannot run: a chunk of the kernel reads "
+              "only padding");
+  }
+  {
     OnnxBuilder b;  // too tall: no chunks along H
     b.input("x", DType::Float32, {1, 1, 40, 40});
     b.initializer("w", random_tensor(DType::Float32, {2, 1, 17, 20}, 1));
