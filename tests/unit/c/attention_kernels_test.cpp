@@ -1,7 +1,8 @@
 // The CPU kernels a transformer's attention spends its time in, as the
 // generated C runs them, against the reference evaluator bit for bit: the
 // rows form of Softmax and LogSoftmax (softmax.c: 8 rows side by side, the
-// max over 16 lanes), at every vector width the host can build (as
+// max over 16 lanes) and MatMul with its bias Add fused into the store
+// (matmul_packed.c, matmul.c), at every vector width the host can build (as
 // packed_widths_test.cpp: -march=native, MLIP_KVEC_SCALAR, and on x86-64
 // AVX2 and SSE2), strict C99, and the AArch64 build under qemu-aarch64.
 #include <gtest/gtest.h>
@@ -62,6 +63,26 @@ fs::path model(io::NamedTensors& in) {
   }
   b.node("Softmax", {"d"}, {"sm_d"}, {{"axis", int64_t{1}}});
   b.output("sm_d");
+  // Linear layers whose bias Add joins the MatMul (passes/fuse_matmul_bias):
+  // a packed B of 33 columns (the last block 1 wide) over a batch of 2, the
+  // bias after the product, then a Relu; a B of 7 columns (matmul.c), the
+  // bias [1, 1, 7] before the product; B broadcast over A's batch of 3.
+  input("e", {2, 5, 19}, random_tensor(DType::Float32, {2, 5, 19}, 5, -2.0, 2.0));
+  b.initializer("w1", random_tensor(DType::Float32, {19, 33}, 6));
+  b.initializer("b1", random_tensor(DType::Float32, {33}, 7));
+  b.node("MatMul", {"e", "w1"}, {"mm1"});
+  b.node("Add", {"mm1", "b1"}, {"lin1"});
+  b.node("Relu", {"lin1"}, {"relu1"});
+  b.initializer("w2", random_tensor(DType::Float32, {19, 7}, 8));
+  b.initializer("b2", random_tensor(DType::Float32, {1, 1, 7}, 9));
+  b.node("MatMul", {"e", "w2"}, {"mm2"});
+  b.node("Add", {"b2", "mm2"}, {"lin2"});
+  input("f", {3, 4, 6}, random_tensor(DType::Float32, {3, 4, 6}, 10, -2.0, 2.0));
+  b.initializer("w3", random_tensor(DType::Float32, {1, 6, 20}, 11));
+  b.initializer("b3", random_tensor(DType::Float32, {20}, 12, -100.0, 100.0));
+  b.node("MatMul", {"f", "w3"}, {"mm3"});
+  b.node("Add", {"mm3", "b3"}, {"lin3"});
+  b.output("relu1").output("lin2").output("lin3");
   return b.save(test::scratch_dir(), "attention_kernels.onnx");
 }
 
