@@ -1,8 +1,9 @@
 // The CPU kernels a transformer's attention spends its time in, as the
 // generated C runs them, against the reference evaluator bit for bit: the
 // rows form of Softmax and LogSoftmax (softmax.c: 8 rows side by side, the
-// max over 16 lanes) and MatMul with its bias Add fused into the store
-// (matmul_packed.c, matmul.c), at every vector width the host can build (as
+// max over 16 lanes), MatMul with its bias Add fused into the store
+// (matmul_packed.c, matmul.c), and LayerNormalization and
+// InstanceNormalization (normalize_rows.c), at every vector width the host can build (as
 // packed_widths_test.cpp: -march=native, MLIP_KVEC_SCALAR, and on x86-64
 // AVX2 and SSE2), strict C99, and the AArch64 build under qemu-aarch64.
 #include <gtest/gtest.h>
@@ -83,6 +84,22 @@ fs::path model(io::NamedTensors& in) {
   b.node("MatMul", {"f", "w3"}, {"mm3"});
   b.node("Add", {"mm3", "b3"}, {"lin3"});
   b.output("relu1").output("lin2").output("lin3");
+  // Row normalization (normalize_rows.c, rows 8 side by side): LayerNorm
+  // over 37 (132 rows) with scale and bias; over the last two axes [3, 10]
+  // (5 rows) with a scale of the trailing axis only, no bias, and the mean
+  // and inverse deviation outputs; InstanceNormalization (6 rows of 35).
+  b.initializer("ln_s", random_tensor(DType::Float32, {37}, 13));
+  b.initializer("ln_b", random_tensor(DType::Float32, {37}, 14));
+  b.node("LayerNormalization", {"a", "ln_s", "ln_b"}, {"ln_a"}, {{"axis", int64_t{-1}}});
+  input("g", {5, 3, 10}, random_tensor(DType::Float32, {5, 3, 10}, 15, -40.0, 40.0));
+  b.initializer("ln_s2", random_tensor(DType::Float32, {10}, 16));
+  b.node("LayerNormalization", {"g", "ln_s2"}, {"ln_g", "ln_mean", "ln_inv"},
+         {{"axis", int64_t{1}}, {"epsilon", 1e-3f}});
+  input("h", {2, 3, 5, 7}, random_tensor(DType::Float32, {2, 3, 5, 7}, 17, -3.0, 3.0));
+  b.initializer("in_s", random_tensor(DType::Float32, {3}, 18));
+  b.initializer("in_b", random_tensor(DType::Float32, {3}, 19));
+  b.node("InstanceNormalization", {"h", "in_s", "in_b"}, {"in_h"});
+  b.output("ln_a").output("ln_g").output("ln_mean").output("ln_inv").output("in_h");
   return b.save(test::scratch_dir(), "attention_kernels.onnx");
 }
 
