@@ -1,6 +1,8 @@
 // MatMul with numpy semantics: 1-D operands are promoted and the promoted
 // axis dropped from the result, batch axes broadcast. float32, with an
-// optional fused activation.
+// optional fused activation. After passes/fuse_matmul_bias, input 2 holds
+// one value per output column, added to each finished sum before the
+// activation (attribute mlipc_bias = 1; an ONNX model's MatMul has 2 inputs).
 #include "ops/matmul.h"
 
 #include "ops/activation.h"
@@ -37,10 +39,16 @@ MatMulDims matmul_dims(const Shape& a_in, const Shape& b_in) {
 }
 
 void infer_MatMul(InferContext& ctx) {
-  ctx.expect_inputs(2, 2);
+  ctx.expect_inputs(2, ctx.attrs().get_int("mlipc_bias", 0) == 1 ? 3 : 2);
   ctx.expect_dtype(0, {DType::Float32});
   ctx.expect_dtype(1, {DType::Float32});
-  ctx.set_output(0, DType::Float32, matmul_dims(ctx.in_shape(0), ctx.in_shape(1)).out);
+  const MatMulDims d = matmul_dims(ctx.in_shape(0), ctx.in_shape(1));
+  if (ctx.has_input(2)) {
+    ctx.expect_dtype(2, {DType::Float32});
+    if (numel(ctx.in_shape(2)) != d.n)
+      fail("internal: bias {} is not one value per column ({})", shape_str(ctx.in_shape(2)), d.n);
+  }
+  ctx.set_output(0, DType::Float32, d.out);
 }
 
 void eval_MatMul(EvalContext& ctx) {
@@ -48,6 +56,7 @@ void eval_MatMul(EvalContext& ctx) {
   const Activation act = activation_of(ctx.attrs());
   const float* a = ctx.in(0).data<float>();
   const float* b = ctx.in(1).data<float>();
+  const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
   for_each_broadcast(d.batch, {d.a_batch_stride, d.b_batch_stride},
                      [&](int64_t batch, const std::vector<int64_t>& off) {
@@ -59,6 +68,7 @@ void eval_MatMul(EvalContext& ctx) {
                          for (int64_t j = 0; j < d.n; ++j) {
                            float v = 0.0f;
                            for (int64_t p = 0; p < d.k; ++p) v += pa[i * d.k + p] * pb[p * d.n + j];
+                           if (bias) v = v + bias[j];  // the Add after the sum, as the unfused graph
                            py[i * d.n + j] = act.apply(v);
                          }
                      });

@@ -64,6 +64,13 @@ void quantize_io(Graph& g);
 // Pad there).
 void fuse_pad(Graph& g);
 
+// With a MatMul whose B is a constant and whose output only an Add reads,
+// adding a constant with one value per output column ([N] or [1, ..., 1,
+// N]: a Linear's bias): the MatMul adds it to each finished sum (input 2,
+// attribute mlipc_bias = 1), before any activation fused later, and the
+// sum never exists as a tensor of its own.
+void fuse_matmul_bias(Graph& g);
+
 // Fuses Relu, LeakyRelu, Clip, Sigmoid and Tanh into the producing Conv,
 // Gemm, MatMul, Add/Sub/Mul/Div or BatchNormalization; with `epilogues`
 // (--arena-reuse on) also HardSigmoid, HardSwish and the products

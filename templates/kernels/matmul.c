@@ -2,8 +2,9 @@
  * broadcast batch axis d; a<d>, b<d> are the offsets of the operand matrices
  * after d loops (stride 0 on axes an operand is broadcast along). Row i of
  * the product accumulates pa[i, p] * pb[p, :] for p in order: the same sums
- * in the same order as dot products (bit-identical), along contiguous rows. */
-static void {{fn}}(const float* restrict a, const float* restrict b, float* restrict y) {
+ * in the same order as dot products (bit-identical), along contiguous rows{{#bias}};
+ * then bias[j] added to the finished sum, as the Add after a MatMul does{{/bias}}. */
+static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
   float* yr = y;
   const int32_t a0 = 0;
   const int32_t b0 = 0;
@@ -21,7 +22,8 @@ static void {{fn}}(const float* restrict a, const float* restrict b, float* rest
       }
       for (int32_t j = 0; j < {{N}}; ++j) {
         float v = yr[j];
-        {{act}}
+{{#bias}}        v = v + bias[j];
+{{/bias}}        {{act}}
         yr[j] = v;
       }
     }

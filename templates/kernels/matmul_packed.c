@@ -9,8 +9,10 @@
  * every accumulator adds a(i, p) * b(p, j) for p in order from 0: each
  * output is the reference's dot product (ops::eval_MatMul), bit for bit at
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
- * last one, so every tile is full; their results are not stored twice. */
-static void {{fn}}(const float* restrict a, const float* restrict b, float* restrict y) {
+ * last one, so every tile is full; their results are not stored twice.{{#bias}}
+ * bias[j] is added to each finished sum as it is stored, as the Add after a
+ * MatMul does (after the sum, not as its start: the same bits).{{/bias}} */
+static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
   typedef MLIP_VT_16 vt;
   enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMX = MLIP_VREGS >= 32 ? 4 : 2, PM = {{M}} < PMX ? {{M}} : PMX,
          NJ0 = (MLIP_VREGS - PM - 2) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
@@ -51,7 +53,8 @@ static void {{fn}}(const float* restrict a, const float* restrict b, float* rest
             memcpy(t, acc[r][c], sizeof t);
             for (int32_t q = 0; q < 16 && (j0 + c) * 16 + q < {{N}}; ++q) {
               float v = t[q];
-              {{act}}
+{{#bias}}              v = v + bias[(j0 + c) * 16 + q];
+{{/bias}}              {{act}}
               yr[(j0 + c) * 16 + q] = v;
             }
           }
@@ -69,7 +72,8 @@ static void {{fn}}(const float* restrict a, const float* restrict b, float* rest
       }
       for (int32_t j = {{NT}}; j < {{N}}; ++j) {
         float v = yr[j];
-        {{act}}
+{{#bias}}        v = v + bias[j];
+{{/bias}}        {{act}}
         yr[j] = v;
       }
     }

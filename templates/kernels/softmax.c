@@ -2,29 +2,47 @@
  * o = outer index, i = inner index, k = index along the normalized axis.
  * Each (o, i) takes the max, then the sum of mlip_expf(x - max) in k's
  * order, as one element at a time would; the exponentials are computed into
- * y an array at a time (mlip/kmath_n.h: the same bits), and for INNER > 1
- * up to 64 inner indices side by side (each one's order unchanged). The max
- * is fmaxf's, which C fixes except between equal values (+0 and -0): only
- * those call it. */
+ * y an array at a time (mlip/kmath_n.h: the same bits); up to 8 rows side
+ * by side for INNER == 1, up to 64 inner indices for INNER > 1 (each one's
+ * order unchanged). The max skips NaN as fmaxf does; it is the same value
+ * in any order but for the sign of a zero max, which no output sees
+ * (x - (+0) and x - (-0) differ only where x is a zero, whose exponential
+ * is 1 either way, and where +0 and -0 are both the max the sum is >= 2, so
+ * its log is no zero): the rows' max is taken over 16 lanes, the INNER > 1
+ * form's calls fmaxf between equal values only. */
 static void {{fn}}(const float* x, float* y) {
-{{#rows}}  for (int32_t o = 0; o < {{OUTER}}; ++o) {
-    const float* px = x + o * {{N}};
-    float* py = y + o * {{N}};
-    float mx = -INFINITY;
-    float sum = 0.0f;
-    int32_t k;
-    for (k = 0; k < {{N}}; ++k) {
-      const float v = px[k];
-      mx = v > mx ? v : v == mx ? fmaxf(mx, v) : mx;
+{{#rows}}  /* Up to 8 rows side by side: each row's sum is a separate chain in k's
+   * order (the core overlaps them; one row alone waits on every add), and
+   * the exponentials of the block are one array. */
+  for (int32_t o0 = 0; o0 < {{OUTER}}; o0 += 8) {
+    const int32_t nr = {{OUTER}} - o0 < 8 ? {{OUTER}} - o0 : 8;
+    const float* px = x + o0 * {{N}};
+    float* py = y + o0 * {{N}};
+    float mx[8], sum[8];
+    int32_t r, k;
+    for (r = 0; r < nr; ++r) {
+      const float* pr = px + r * {{N}};
+      float m[16];
+      int32_t l;
+      for (l = 0; l < 16; ++l) m[l] = -INFINITY;
+      for (k = 0; k + 16 <= {{N}}; k += 16)
+        for (l = 0; l < 16; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
+      for (l = 0; k + l < {{N}}; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
+      mx[r] = m[0];
+      for (l = 1; l < 16; ++l) mx[r] = m[l] > mx[r] ? m[l] : mx[r];
+      sum[r] = 0.0f;
     }
-    for (k = 0; k < {{N}}; ++k) py[k] = px[k] - mx;
-    mlip_expf_n(py, {{N}});
-    for (k = 0; k < {{N}}; ++k) sum += py[k];
-{{#log}}    {
-      const float ls = mlip_logf(sum);
-      for (k = 0; k < {{N}}; ++k) py[k] = px[k] - mx - ls;
+    for (r = 0; r < nr; ++r)
+      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r];
+    mlip_expf_n(py, nr * {{N}});
+    for (k = 0; k < {{N}}; ++k)
+      for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
+{{#log}}    for (r = 0; r < nr; ++r) {
+      const float ls = mlip_logf(sum[r]);
+      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r] - ls;
     }
-{{/log}}{{^log}}    for (k = 0; k < {{N}}; ++k) py[k] /= sum;
+{{/log}}{{^log}}    for (r = 0; r < nr; ++r)
+      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] /= sum[r];
 {{/log}}  }
 {{/rows}}{{^rows}}  for (int32_t o = 0; o < {{OUTER}}; ++o) {
     for (int32_t i0 = 0; i0 < {{INNER}}; i0 += 64) {

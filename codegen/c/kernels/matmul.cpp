@@ -3,7 +3,9 @@
 // order of ops::eval_MatMul. Where N >= 16 (a block of 16 columns),
 // matmul_packed.c computes the products in register tiles: a constant B is
 // packed at compile time into column blocks, an activation B is read in
-// place (its last N % 16 columns as matmul.c does).
+// place (its last N % 16 columns as matmul.c does). A fused bias
+// (passes/fuse_matmul_bias, input 2) is added to each finished sum as it
+// is stored, before the activation.
 #include <memory>
 
 #include "c/kernels/kernels.h"
@@ -46,7 +48,10 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_float(g, n, 0);
   expect_float(g, n, 1);
   ops::MatMulDims d = ops::matmul_dims(g.value(n.inputs[0]).shape, g.value(n.inputs[1]).shape);
-  spec.args = {0, 1};
+  const bool bias = n.has_input(2);
+  spec.set_flag("bias", bias);
+  // The bias comes second in the signature, so a packed B stays after the args.
+  spec.args = bias ? std::vector<int>{0, 2, 1} : std::vector<int>{0, 1};
   // Below one block of 16 columns the tile would mostly compute padding
   // (and a packed B would take up to 16 times its bytes).
   if (d.n < 16 || d.m == 0 || d.k == 0) {
@@ -65,7 +70,7 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
     // The batch strides of B count whole matrices: rescale them to packed ones.
     for (int64_t& s : d.b_batch_stride) s = s / (d.k * d.n) * (nblk * d.k * 16);
     spec.packed.push_back(pack_b(*bv.constant, d.k, d.n, nblk));
-    spec.args = {0};
+    spec.args = bias ? std::vector<int>{0, 2} : std::vector<int>{0};
     spec.set("NBLK", nblk);
     spec.set("BR", int64_t{16});
     spec.set("BB", c_int(d.k * 16));

@@ -1,5 +1,6 @@
 // The epilogues fused for arena reuse (--arena-reuse on): a residual Add
-// into the Conv before it (passes/fuse_residual), x * Sigmoid(x) (SiLU),
+// into the Conv before it (passes/fuse_residual), a bias Add into the
+// MatMul before it (passes/fuse_matmul_bias), x * Sigmoid(x) (SiLU),
 // x * HardSigmoid(x), HardSigmoid and HardSwish into their producer
 // (passes/fuse_activation), a MaxPool into the Conv before it
 // (passes/fuse_pool). Each keeps the unfused nodes' arithmetic, so the
@@ -107,6 +108,57 @@ TEST(FusedEpilogues, AResidualAddThatCannotJoinStaysAnAdd) {
   test::expect_matches_reference(
       p, {{"x", random_tensor(DType::Float32, {1, 4, 5, 5}, 4)}, {"v", random_tensor(DType::Float32, {1, 4, 1, 1}, 5)}},
       0.0, 0.0);
+}
+
+// A Linear's bias Add joins the MatMul before it (passes/fuse_matmul_bias)
+// in both operand orders, with a Relu after it becoming the MatMul's
+// activation; an Add of a tensor with a value per element, a MatMul whose B
+// is an activation, a MatMul read twice, and a 1-D B stay Adds; and
+// nothing joins with --arena-reuse off.
+TEST(FusedEpilogues, ABiasAddJoinsTheMatMulBeforeIt) {
+  OnnxBuilder b(14);
+  b.input("x", DType::Float32, {2, 3, 8}).input("wa", DType::Float32, {8, 5});
+  b.initializer("w", random_tensor(DType::Float32, {8, 17}, 1));
+  b.initializer("bias", random_tensor(DType::Float32, {17}, 2));
+  b.initializer("bias2", random_tensor(DType::Float32, {1, 17}, 3));
+  b.initializer("full", random_tensor(DType::Float32, {3, 17}, 4));
+  b.initializer("b5", random_tensor(DType::Float32, {5}, 5));
+  b.initializer("v", random_tensor(DType::Float32, {8}, 6));
+  b.initializer("b1", random_tensor(DType::Float32, {1}, 7));
+  b.node("MatMul", {"x", "w"}, {"m1"});
+  b.node("Add", {"m1", "bias"}, {"l1"});
+  b.node("Relu", {"l1"}, {"y1"});
+  b.node("MatMul", {"x", "w"}, {"m2"});
+  b.node("Add", {"bias2", "m2"}, {"y2"});
+  b.node("MatMul", {"x", "w"}, {"m3"});
+  b.node("Add", {"m3", "full"}, {"y3"});  // a value per element: stays
+  b.node("MatMul", {"x", "wa"}, {"m4"});
+  b.node("Add", {"m4", "b5"}, {"y4"});  // B an activation: stays
+  b.node("MatMul", {"x", "w"}, {"m5"});
+  b.node("Add", {"m5", "bias"}, {"y5"});
+  b.node("Neg", {"m5"}, {"y6"});  // m5 read twice: stays
+  b.node("MatMul", {"x", "v"}, {"m7"});
+  b.node("Add", {"m7", "b1"}, {"y7"});  // 1-D B: stays
+  for (const char* y : {"y1", "y2", "y3", "y4", "y5", "y6", "y7"}) b.output(y);
+  const fs::path p = b.save(test::scratch_dir(), "fused_bias.onnx");
+  test::expect_matches_reference(
+      p, {{"x", random_tensor(DType::Float32, {2, 3, 8}, 8)}, {"wa", random_tensor(DType::Float32, {8, 5}, 9)}}, 0.0,
+      0.0);
+
+  const driver::CompileResult r = driver::compile_model(p, {});
+  EXPECT_EQ(count_ops(r.graph, "Add"), 4);
+  for (const char* y : {"y1", "y2"}) {
+    const Node* n = producer(r.graph, y);
+    ASSERT_NE(n, nullptr) << y;
+    EXPECT_EQ(n->op, "MatMul") << y;
+    ASSERT_EQ(n->inputs.size(), 3u) << y;
+  }
+  EXPECT_EQ(r.graph.value(producer(r.graph, "y1")->inputs[2]).name, "bias");
+  EXPECT_EQ(activation_of(producer(r.graph, "y1")->attrs).kind, Activation::Relu);
+  EXPECT_EQ(r.graph.value(producer(r.graph, "y2")->inputs[2]).name, "bias2");
+  driver::CompileOptions off;
+  off.codegen.arena_reuse = false;
+  EXPECT_EQ(count_ops(driver::compile_model(p, off).graph, "Add"), 6);
 }
 
 // SiLU in both operand orders, x * HardSigmoid(x), HardSigmoid alone (the

@@ -1,0 +1,177 @@
+// The CPU kernels a transformer's attention spends its time in, as the
+// generated C runs them, against the reference evaluator bit for bit: the
+// rows form of Softmax and LogSoftmax (softmax.c: 8 rows side by side, the
+// max over 16 lanes), MatMul with its bias Add fused into the store
+// (matmul_packed.c, matmul.c), and LayerNormalization and
+// InstanceNormalization (normalize_rows.c), at every vector width the host can build (as
+// packed_widths_test.cpp: -march=native, MLIP_KVEC_SCALAR, and on x86-64
+// AVX2 and SSE2), strict C99, and the AArch64 build under qemu-aarch64.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "driver/compile.h"
+#include "host/host_model.h"
+#include "io/npz.h"
+#include "support/process.h"
+#include "testlib/c_runner.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
+#include "testlib/tensors.h"
+
+namespace mlipc::unit_c_attention_kernels {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxBuilder;
+using test::random_tensor;
+
+// Rows of 4 * 3 * 11 = 132 (16 blocks of 8 and a block of 4) and 37
+// (two 16-lane steps and a tail of 5), of 16 (no tail), of 5 (tail only);
+// batch > 1 on a non-last axis (axis 1 of [3, 7, 2]: the strided form beside
+// the rows form); and a row set of special values: a +0/-0 tie as the max,
+// NaN (skipped by the max, so the row's outputs are NaN), -inf, all -inf
+// (NaN), and exponents that underflow.
+fs::path model(io::NamedTensors& in) {
+  OnnxBuilder b(17);
+  auto input = [&](const std::string& name, const Shape& shape, TensorData t) {
+    b.input(name, DType::Float32, shape);
+    in.emplace_back(name, std::move(t));
+  };
+  input("a", {4, 3, 11, 37}, random_tensor(DType::Float32, {4, 3, 11, 37}, 1, -6.0, 6.0));
+  input("b", {2, 9, 16}, random_tensor(DType::Float32, {2, 9, 16}, 2, -3.0, 3.0));
+  input("c", {13, 5}, random_tensor(DType::Float32, {13, 5}, 3, -30.0, 30.0));
+  input("d", {3, 7, 2}, random_tensor(DType::Float32, {3, 7, 2}, 4, -2.0, 2.0));
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> s = {
+      -0.0f, 0.0f, -1.0f, -3.5f, -0.0f, -2.0f, -7.0f, 0.0f, -1.0f, -1.0f, -9.0f, -4.0f, -0.5f, -8.0f, -6.0f, -2.5f, -0.0f,
+      0.0f,  -0.0f, -1.0f, -3.5f, -0.0f, -2.0f, -7.0f, 0.0f, -1.0f, -1.0f, -9.0f, -4.0f, -0.5f, -8.0f, -6.0f, -2.5f, 0.0f,
+      1.0f,  nan,  2.0f,  -1.0f, 0.5f,  3.0f,  nan,   0.0f, 1.0f,  2.0f,  3.0f,  4.0f,  5.0f,  6.0f,  7.0f,  8.0f,  9.0f,
+      -inf,  1.0f, -inf,  2.0f,  -inf,  0.0f,  -inf,  3.0f, -inf,  -inf,  1.0f,  2.0f,  -inf,  -inf,  0.5f,  -inf, 1.5f,
+      -inf,  -inf, -inf,  -inf,  -inf,  -inf,  -inf,  -inf, -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf, -inf,
+      80.0f, -80.0f, 0.0f, 79.0f, -30.0f, 80.0f, -120.0f, 60.0f, 1e-40f, -1e-40f, 70.0f, -70.0f, 80.0f, 5.0f, -5.0f, 1.0f, 2.0f};
+  input("s", {6, 17}, TensorData::from<float>({6, 17}, s));
+  for (const char* x : {"a", "b", "c", "s"}) {
+    b.node("Softmax", {x}, {fmt::format("sm_{}", x)}, {{"axis", int64_t{-1}}});
+    b.node("LogSoftmax", {x}, {fmt::format("lsm_{}", x)}, {{"axis", int64_t{-1}}});
+    b.output(fmt::format("sm_{}", x)).output(fmt::format("lsm_{}", x));
+  }
+  b.node("Softmax", {"d"}, {"sm_d"}, {{"axis", int64_t{1}}});
+  b.output("sm_d");
+  // Linear layers whose bias Add joins the MatMul (passes/fuse_matmul_bias):
+  // a packed B of 33 columns (the last block 1 wide) over a batch of 2, the
+  // bias after the product, then a Relu; a B of 7 columns (matmul.c), the
+  // bias [1, 1, 7] before the product; B broadcast over A's batch of 3.
+  input("e", {2, 5, 19}, random_tensor(DType::Float32, {2, 5, 19}, 5, -2.0, 2.0));
+  b.initializer("w1", random_tensor(DType::Float32, {19, 33}, 6));
+  b.initializer("b1", random_tensor(DType::Float32, {33}, 7));
+  b.node("MatMul", {"e", "w1"}, {"mm1"});
+  b.node("Add", {"mm1", "b1"}, {"lin1"});
+  b.node("Relu", {"lin1"}, {"relu1"});
+  b.initializer("w2", random_tensor(DType::Float32, {19, 7}, 8));
+  b.initializer("b2", random_tensor(DType::Float32, {1, 1, 7}, 9));
+  b.node("MatMul", {"e", "w2"}, {"mm2"});
+  b.node("Add", {"b2", "mm2"}, {"lin2"});
+  input("f", {3, 4, 6}, random_tensor(DType::Float32, {3, 4, 6}, 10, -2.0, 2.0));
+  b.initializer("w3", random_tensor(DType::Float32, {1, 6, 20}, 11));
+  b.initializer("b3", random_tensor(DType::Float32, {20}, 12, -100.0, 100.0));
+  b.node("MatMul", {"f", "w3"}, {"mm3"});
+  b.node("Add", {"mm3", "b3"}, {"lin3"});
+  b.output("relu1").output("lin2").output("lin3");
+  // Row normalization (normalize_rows.c, rows 8 side by side): LayerNorm
+  // over 37 (132 rows) with scale and bias; over the last two axes [3, 10]
+  // (5 rows) with a scale of the trailing axis only, no bias, and the mean
+  // and inverse deviation outputs; InstanceNormalization (6 rows of 35).
+  b.initializer("ln_s", random_tensor(DType::Float32, {37}, 13));
+  b.initializer("ln_b", random_tensor(DType::Float32, {37}, 14));
+  b.node("LayerNormalization", {"a", "ln_s", "ln_b"}, {"ln_a"}, {{"axis", int64_t{-1}}});
+  input("g", {5, 3, 10}, random_tensor(DType::Float32, {5, 3, 10}, 15, -40.0, 40.0));
+  b.initializer("ln_s2", random_tensor(DType::Float32, {10}, 16));
+  b.node("LayerNormalization", {"g", "ln_s2"}, {"ln_g", "ln_mean", "ln_inv"},
+         {{"axis", int64_t{1}}, {"epsilon", 1e-3f}});
+  input("h", {2, 3, 5, 7}, random_tensor(DType::Float32, {2, 3, 5, 7}, 17, -3.0, 3.0));
+  b.initializer("in_s", random_tensor(DType::Float32, {3}, 18));
+  b.initializer("in_b", random_tensor(DType::Float32, {3}, 19));
+  b.node("InstanceNormalization", {"h", "in_s", "in_b"}, {"in_h"});
+  b.output("ln_a").output("ln_g").output("ln_mean").output("ln_inv").output("in_h");
+  return b.save(test::scratch_dir(), "attention_kernels.onnx");
+}
+
+// compare() with tolerance 0, and the bits too where neither is NaN (compare
+// takes -0 for +0).
+void expect_bits(const std::string& name, const TensorData& got, const TensorData& want) {
+  EXPECT_EQ(test::compare(got, want, 0.0, 0.0), "") << name;
+  if (got.nbytes() != want.nbytes()) return;
+  const float* g = got.raw_as<float>();
+  const float* w = want.raw_as<float>();
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    if (!std::isnan(w[i]) && std::memcmp(&g[i], &w[i], sizeof(float)) != 0) ++bad;
+  EXPECT_EQ(bad, 0) << name << ": elements whose bits differ";
+}
+
+void expect_outputs(const io::NamedTensors& got, const io::NamedTensors& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, t] : want) {
+    auto it = std::find_if(got.begin(), got.end(), [&](const auto& g) { return g.first == name; });
+    ASSERT_NE(it, got.end()) << name;
+    expect_bits(name, it->second, t);
+  }
+}
+
+TEST(AttentionKernels, EveryWidthGivesTheReferenceBits) {
+  io::NamedTensors in;
+  const fs::path onnx = model(in);
+  const io::NamedTensors want = test::reference_run(onnx, in);
+  driver::CompileResult r = driver::compile_model(onnx, {});
+  const fs::path tar = test::scratch_dir() / "attention_kernels.tar";
+  driver::write_tarball(r, tar);
+  std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
+#if defined(__x86_64__)
+  widths.push_back({"-mno-avx512f"});                          // AVX2 where -march=native has it
+  widths.push_back({"-mno-avx512f", "-mno-avx", "-mno-avx2"});  // SSE2
+#endif
+  for (const auto& extra : widths) {
+    SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
+    host::BuildOptions bo;
+    bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+    bo.flags = host::host_flags();
+    bo.flags.insert(bo.flags.end(), extra.begin(), extra.end());
+    expect_outputs(host::HostModel::build(tar, bo).run(in).outputs, want);
+  }
+  EXPECT_EQ(test::strict_c99_errors(onnx), "");
+}
+
+bool have(const std::string& tool) {
+  return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;
+}
+
+// The same model built for AArch64 (NEON) and run under qemu-aarch64.
+// Skipped (not passed) without the cross compiler or QEMU.
+TEST(AttentionKernels, AArch64UnderQemuGivesTheReferenceBits) {
+  for (const char* tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
+    if (!have(tool)) GTEST_SKIP() << tool << " missing (scripts/setup.sh installs it)";
+  io::NamedTensors in;
+  const fs::path onnx = model(in);
+  const io::NamedTensors want = test::reference_run(onnx, in);
+  const fs::path dir = test::scratch_dir() / "attention_kernels_aarch64";
+  fs::create_directories(dir);
+  io::write_npz(dir / "in.npz", in);
+  ProcessResult c = run_process({MLIPC_BINARY, "compile", onnx.string(), "--target", "c", "-o", "cross.tar",
+                                 "--target-llvm-mtriple=aarch64-linux-gnu", "--target-llvm-mcpu=neoverse-n2",
+                                 "--cross-compiler", "aarch64-linux-gnu-gcc"},
+                                dir, 1200);
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  ProcessResult r = run_process({MLIPC_BINARY, "run", "cross.tar", "--inputs", "in.npz", "--outputs", "out.npz"}, dir, 1200);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  expect_outputs(io::read_npz(dir / "out.npz"), want);
+}
+
+}  // namespace
+}  // namespace mlipc::unit_c_attention_kernels
