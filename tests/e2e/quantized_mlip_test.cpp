@@ -237,21 +237,22 @@ TEST(QuantizedMlipOps, TablesProductsPoolsAndConcatShareOneRegion) {
 // with --target "mrvl, c" and no other flag: the model is quantized, so the
 // MLIP runs int8 (every region's header); the MAC share and the region
 // count of each. The acceptance (at least 95% of MACs, at most 2 regions)
-// holds for the decoder; the TCN has every MAC on the MLIP but its causal
-// Slices (DQ -> Slice -> Q with the slice's own scale: float on the CPU)
-// cut a region per block; the transformer's Linear layers are 1x1 int8
-// convolutions of 49 rows (above the MLIP's batch of 8), its MatMuls of
-// two computed operands, Softmax and LayerNormalization have no int8
-// layer yet, so all but the head stays on the CPU. Bits and the output
-// step against onnxruntime: Int8Networks/QuantizedMlip and Quantized.
+// holds for the decoder (one region: its Reshape to 1-D a view) and the TCN
+// (its causal Slices int8 views of the convolutions' NHWC output; the
+// ReduceMean before the head stays float on the CPU); the transformer's
+// Linear layers are 1x1 int8 convolutions of 49 rows (above the MLIP's
+// batch of 8), its MatMuls of two computed operands, Softmax and
+// LayerNormalization have no int8 layer yet, so all but its residual sums
+// and the head stay on the CPU. Bits and the output step against
+// onnxruntime: Int8Networks/QuantizedMlip and Quantized.
 TEST(MlipInt8Networks, QuantizedIssue30ModelsWithoutFlags) {
   struct Case {
     const char* name;
     double min_share;     // of the MACs, on the MLIP
     size_t max_regions;
   };
-  const Case cases[] = {{"int8_torch_mlip_convt_decoder", 0.95, 2},
-                        {"int8_torch_mlip_tcn", 0.95, 6},
+  const Case cases[] = {{"int8_torch_mlip_convt_decoder", 0.95, 1},
+                        {"int8_torch_mlip_tcn", 0.95, 2},
                         {"int8_torch_mlip_kws_transformer", 0.0, 7}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -325,6 +326,71 @@ TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
       EXPECT_EQ(q8_compute_layers(r, "add"), 1);
       EXPECT_EQ(q8_compute_layers(r, "activation"), 1);
       EXPECT_EQ(q8_compute_layers(r, "conv2d"), conv ? 1 : 0);
+      EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
+    }
+  }
+}
+
+// int8 data movement: a Slice (of the last axis: a causal convolution's
+// chomp) and a Gather of constant indices on the integers (passes/fold_qdq
+// keeps them so: their output's scale and zero point are their input's)
+// are copies in the int8 region, PERMUTE layers or views: x [2, 6, 21]
+// quantized, row-major or written by a Conv1d (NHWC), moved, then a
+// Sigmoid (a lookup) reads it. One int8 region, no move on the CPU,
+// bit-identical to the "c" build on 1, 2, 4 and 8 tiles.
+TEST(QuantizedMlipOps, Int8SliceAndGatherAreCopiesInTheRegion) {
+  for (int k = 0; k < 4; ++k) {
+    const bool conv = k % 2 == 1, gather = k >= 2;
+    SCOPED_TRACE(fmt::format("{}{}", gather ? "Gather" : "Slice", conv ? " after a Conv1d" : ""));
+    OnnxBuilder b(19);
+    b.input("x", DType::Float32, {2, 6, 21});
+    b.initializer("qs", TensorData::from<float>({}, {0.04f}));
+    b.initializer("qz", TensorData::from<int8_t>({}, {-5}));
+    b.initializer("ss", TensorData::from<float>({}, {1.0f / 256}));
+    b.initializer("sz", TensorData::from<int8_t>({}, {-128}));
+    b.node("QuantizeLinear", {"x", "qs", "qz"}, {"xq"}, {}, "qx");
+    b.node("DequantizeLinear", {"xq", "qs", "qz"}, {"xd"}, {}, "dqx");
+    std::string a = "xd";
+    if (conv) {
+      std::vector<int8_t> w(6 * 6 * 3);
+      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 23) - 11);
+      b.initializer("wq", TensorData::from<int8_t>({6, 6, 3}, w));
+      b.initializer("ws", TensorData::from<float>({}, {0.02f}));
+      b.initializer("wz", TensorData::from<int8_t>({}, {0}));
+      b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wd"}, {}, "dqw");
+      b.node("Conv", {"xd", "wd"}, {"c"}, {{"pads", std::vector<int64_t>{2, 2}}, {"dilations", std::vector<int64_t>{2}}},
+             "conv");
+      b.node("QuantizeLinear", {"c", "qs", "qz"}, {"cq"}, {}, "qc");
+      b.node("DequantizeLinear", {"cq", "qs", "qz"}, {"cd"}, {}, "dqc");
+      a = "cd";
+    }
+    if (gather) {
+      b.initializer("idx", TensorData::from<int64_t>({3}, {1, 3, 5}));
+      b.node("Gather", {a, "idx"}, {"m"}, {{"axis", int64_t{1}}}, "move");
+    } else {
+      b.initializer("st", TensorData::from<int64_t>({1}, {0}));
+      b.initializer("en", TensorData::from<int64_t>({1}, {-2}));
+      b.initializer("ax", TensorData::from<int64_t>({1}, {2}));
+      b.node("Slice", {a, "st", "en", "ax"}, {"m"}, {}, "move");
+    }
+    b.node("QuantizeLinear", {"m", "qs", "qz"}, {"mq"}, {}, "qm");
+    b.node("DequantizeLinear", {"mq", "qs", "qz"}, {"md"}, {}, "dqm");
+    b.node("Sigmoid", {"md"}, {"s"}, {}, "sigmoid");
+    b.node("QuantizeLinear", {"s", "ss", "sz"}, {"sq"}, {}, "qs_");
+    b.node("DequantizeLinear", {"sq", "ss", "sz"}, {"y"}, {}, "dqy").output("y");
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_move{}.onnx", k));
+    const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 6, 21}, 91 + k, -4.0, 4.0)}};
+    driver::CompileOptions c_opt;
+    c_opt.target = "c";
+    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+    for (int tiles : {1, 2, 4, 8}) {
+      const bool pin = tiles == 4;
+      driver::CompileResult r;
+      const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
+      ASSERT_TRUE(q8_all_regions_int8(r));
+      EXPECT_EQ(r.mlip.regions.size(), 1u);
+      for (const auto& c : r.mlip.cpu_nodes) EXPECT_TRUE(c.op != "Slice" && c.op != "Gather") << c.reason;
+      EXPECT_EQ(q8_compute_layers(r, "activation"), 1);
       EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
     }
   }
