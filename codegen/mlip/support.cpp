@@ -237,11 +237,12 @@ Selection select_nodes(const Graph& g, const Options& o) {
       // int8 (the Reshapes passes/fold_qdq puts around a dense layer): a
       // view between row shapes, which moves nothing, or a flatten of NCHW
       // into rows that only int8 dense layers read (they reorder weights).
-      if (is_q8_type(in.dtype) && in.shape.size() >= 2 && in.shape[0] <= kMaxBatch &&
-          layers::row_shape(out.shape) &&
+      // Any number of rows: an int8 FC command takes them all (its OCM rule, layers/fc.cpp).
+      if (is_q8_type(in.dtype) && in.shape.size() >= 2 && layers::row_shape(out.shape) &&
           out.shape[0] == in.shape[0])
         ok = layers::row_shape(in.shape) ||
-             (in.shape.size() == 4 && layers::q8_dense_readers(g, consumers, &s.chosen, v.outputs[0]));
+             (in.shape.size() == 4 && in.shape[0] <= kMaxBatch &&
+              layers::q8_dense_readers(g, consumers, &s.chosen, v.outputs[0]));
       if (!ok) why = "the MLIP only absorbs a flatten that feeds dense layers";
     }
     // Otherwise a view of row-major bytes (a PERMUTE layer first when the

@@ -46,6 +46,11 @@ const std::vector<ModelCase>& quantized_model_cases() {
   return cases;
 }
 
+const std::vector<ModelCase>& int8_network_cases() {
+  static const std::vector<ModelCase> cases = cases_with_prefix("int8_");
+  return cases;
+}
+
 float output_step(const Graph& g, size_t k) {
   const auto producers = g.producers();
   const int p = producers[static_cast<size_t>(g.outputs[k].value)];

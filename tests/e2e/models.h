@@ -29,6 +29,11 @@ const std::vector<ModelCase>& generated_model_cases();
 // name order.
 const std::vector<ModelCase>& quantized_model_cases();
 
+// tests/data/models/int8_*: issue 30's networks quantized (tests/gen/
+// gen_mlip_int8.py), float operators between their pairs: QuantizedMlip and
+// Quantized take them, not the quant_* suites that assume all-integer models.
+const std::vector<ModelCase>& int8_network_cases();
+
 // How far a quantized model's output is from onnxruntime's, in output
 // quantization steps: elements within one step and within two (a
 // difference of k steps is k * step up to the dequantization's float

@@ -149,6 +149,8 @@ TEST_P(QuantizedSize, ArenaAndConstantsBesideFp32) {
 
 INSTANTIATE_TEST_SUITE_P(Models, Quantized, ::testing::ValuesIn(quantized_model_cases()),
                          [](const auto& info) { return model_case_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Int8Networks, Quantized, ::testing::ValuesIn(int8_network_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
 INSTANTIATE_TEST_SUITE_P(Models, QuantizedSize, ::testing::ValuesIn(sized_cases()),
                          [](const auto& info) { return model_case_name(info.param); });
 

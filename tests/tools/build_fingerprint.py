@@ -9,7 +9,7 @@ compiles, with the mlipc binary MLIPC, examples/digits/model.onnx and every
 tests/data/models/*/model.onnx for
   - --target c,
   - --target "mrvl, c" with 8 tiles and with 2 tiles and pinned weights,
-    -quantize=int8 for the quantized models (quant_*), fp16 otherwise,
+    -quantize=int8 for the quantized models (quant_*, int8_*), fp16 otherwise,
 and the digits CNN quantized by calibration (tests/data/ptq) for both targets,
 and writes one line per file of the tarball, sorted:
   <case> <config> <file> sha256:<digest>
@@ -42,7 +42,7 @@ def models():
 
 
 def configs(case):
-    q = "int8" if case.startswith("quant_") else "fp16"
+    q = "int8" if case.startswith(("quant_", "int8_")) else "fp16"
     if case == "digits_ptq":  # post-training quantization of the fp32 digits CNN
         calib = ["--calibration", str(ROOT / "tests/data/ptq/digits_calib200.npz")]
         return [("c", ["--target", "c", "--quantize", "int8", *calib]),

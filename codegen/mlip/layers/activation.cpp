@@ -43,7 +43,8 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (g.value(n.inputs[1]).dtype != x.dtype || g.value(n.outputs[0]).dtype != x.dtype ||
       numel(g.value(n.inputs[1]).shape) != 256)
     return "a table of another type or size than 256 values of the input's type";
-  if (x.shape.size() != 4 && x.shape.size() != 2) return "only 2-D and 4-D tensors";
+  // element by element: a 3-D input (a 1-D convolution's, NHWC) gives its layout to the output
+  if (x.shape.size() < 2 || x.shape.size() > 4) return "only 2-D, 3-D and 4-D tensors";
   return batch_reason(x.shape[0]);
 }
 
@@ -70,7 +71,7 @@ void lower(LowerContext& ctx, const Node& n) {
   l.inputs = {in_t};
   l.params = LookupParams{ctx.add_bytes(bytes)};
   ctx.add_const({ctx.graph().value(n.inputs[1]).name, {256}, shown});
-  l.output = ctx.output_tensor(n);
+  l.output = ctx.graph().value(n.inputs[0]).shape.size() == 3 ? ctx.output_like(n, in_t) : ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;
 }
 

@@ -42,7 +42,8 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
     if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   if (!a.shape.empty())
     if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
-  if (a.shape.size() != 4 && a.shape.size() != 2) return "only 2-D and 4-D tensors";
+  // 3-D: a 1-D convolution's [N, C, W] (NHWC, lower_q8 makes both operands so) or row-major
+  if (a.shape.size() < 2 || a.shape.size() > 4) return "only 2-D, 3-D and 4-D tensors";
   return "";
 }
 

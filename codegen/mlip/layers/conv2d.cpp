@@ -191,7 +191,9 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (xv.shape.size() != 4 && xv.shape.size() != 3)
     return "only 1-D and 2-D int8 convolution (3-D and 4-D NCHW tensors) runs on the MLIP";
   const Shape x = conv_shape_2d(xv.shape);
-  if (std::string r = batch_reason(x[0]); !r.empty()) return r;
+  // a dense 1x1 convolution on rows (a folded Gemm): an FC of any number of rows
+  if (!conv_is_dense(g, n))
+    if (std::string r = batch_reason(x[0]); !r.empty()) return r;
   for (size_t i : {1, 3, 4, 6})
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   for (size_t i : {2, 5, 7, 8})

@@ -173,16 +173,26 @@ struct PermutePass {
 }  // namespace
 
 std::string move_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (lim.int8) return fmt::format("{} inside an int8 region has no MLIP layer", n.op);
   if (std::find(std::begin(kMoveOps), std::end(kMoveOps), n.op) == std::end(kMoveOps))
     return fmt::format("{} has no MLIP equivalent", n.op);
   const Value& x = g.value(n.inputs[0]);
   if (x.is_constant()) return "a constant input";
+  // A copy moves bytes, so an int8 region moves its 8-bit tensors as they
+  // are (a Slice, Split, Gather or Expand that passes/fold_qdq keeps on the
+  // integers: the scale and zero point pass through); PERMUTE's element size
+  // is the tensor's.
+  if (lim.int8) {
+    for (ValueId v : {n.inputs[0], n.outputs[0]})
+      if (g.value(v).dtype != x.dtype || !is_q8_type(x.dtype))
+        return fmt::format("{} inside an int8 region moves int8 or uint8 tensors only", n.op);
+  }
   for (ValueId v : {n.inputs[0], n.outputs[0]}) {
     // A recurrent layer's Y [seq, dirs, batch, hidden] and its moves: the
     // first dimension is time, not a batch of images.
     if (g.value(v).shape.size() == 4 && sequence_tensor(g, v)) continue;
-    if (std::string r = rowmajor_reason(g.value(v)); !r.empty()) return r;
+    Value as_float = g.value(v);  // the shape rules are the fp16 ones
+    if (lim.int8) as_float.dtype = DType::Float32;
+    if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
   }
   // The layout of a 4-D input is its writer's: either must work.
   for (bool nhwc : {false, true}) {

@@ -1,0 +1,1 @@
+BlogitsJ0sv#¿sv#¿éùk¼FQ½FQ=Ð;¢¾ÀOØ½ÀOX=wñ?_g>¬zÎ>ýÎõ½

@@ -1,0 +1,128 @@
+"""int8 versions of issue 30's networks (item 9): three of the torch_mlip_*
+models of tests/data quantized two ways, stored as int8_<source>: not
+quant_*, whose suites assume all-integer models (an arena a quarter of
+fp32's, onnxruntime's bits with --requant ort) where these keep float
+operators between their pairs; tests/e2e/models.cpp's int8_network_cases()
+gives them to QuantizedMlip (bit-identical to the "c" build on every tile
+count and weight placement, within an output step of onnxruntime) and
+Quantized, and MlipInt8Networks checks the issue's acceptance with
+`--target "mrvl, c"` and no other flag.
+
+- int8_torch_mlip_tcn, int8_torch_mlip_convt_decoder: mlipc's own
+  post-training quantization, `mlipc compile --quantize int8 --calibration
+  calib.npz --emit-qdq model.onnx` (build/bin/mlipc: build it first), minmax
+  calibration on 8 standard-normal inputs (mlipc writes opset 18; stored at
+  17, ReduceMean's axes input back to its attribute, for Debian's onnx);
+- int8_torch_mlip_kws_transformer: the layout onnxruntime's
+  quantize_static writes (gen_quantized.py's Quantizer: Q/DQ pairs around
+  every quantizable operator, weights int8 per output column, int32 biases
+  behind a DequantizeLinear, activations int8 per tensor), calibrated on the
+  same kind of inputs after onnxruntime's basic optimizations; MatMul,
+  Gemm, Add, Mul, Reshape and Transpose get Q/DQ pairs (a Reshape's and a
+  Transpose's output keeps its input's), LayerNormalization,
+  Softmax, Erf, Div, Pow and ReduceMean stay float between them (as
+  onnxruntime's quantizer leaves the ones its registry lacks).
+
+The test input is a ninth standard-normal draw; outputs by onnxruntime-node
+1.30 (one thread)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto
+
+import gen_quantized
+from gen_quantized import Quantizer, calibrate, preprocess
+from refs import MODELS, ROOT, graph_inputs, save_case
+
+MLIPC = os.path.join(ROOT, "build", "bin", "mlipc")
+
+
+def draws(model, rng, count):
+    inp = graph_inputs(model)[0]
+    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    return inp.name, [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
+
+
+def to_opset17(m):
+    """mlipc writes opset 18; Debian's onnx (1.12) checks up to 17. The only opset-18 form these models
+    take is ReduceMean's axes as an input: back to the attribute (the same operator)."""
+    consts = {i.name: onnx.numpy_helper.to_array(i) for i in m.graph.initializer}
+    for n in m.graph.node:
+        if n.op_type == "ReduceMean" and len(n.input) == 2:
+            n.attribute.append(onnx.helper.make_attribute("axes", [int(a) for a in consts[n.input[1]]]))
+            del n.input[1]
+    used = {i for n in m.graph.node for i in n.input}
+    for i in list(m.graph.initializer):
+        if i.name not in used:
+            m.graph.initializer.remove(i)
+    for o in m.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = 17
+    return m
+
+
+def mlipc_ptq(name, rng):
+    src = os.path.join(MODELS, name, "model.onnx")
+    m = onnx.load(src)
+    x, samples = draws(m, rng, 9)
+    tmp = tempfile.mkdtemp()
+    calib, qdq = os.path.join(tmp, "calib.npz"), os.path.join(tmp, "qdq.onnx")
+    np.savez(calib, **{x: np.stack(samples[:8])})
+    subprocess.run([MLIPC, "compile", src, "--target", "c", "--quantize", "int8", "--calibration", calib,
+                    "--emit-qdq", qdq, "-o", os.path.join(tmp, "m.tar")], check=True, stdout=subprocess.DEVNULL)
+    readme = f"""{name} (tests/data/models/{name}) quantized by mlipc's own post-training quantization
+(`mlipc compile --quantize int8 --calibration --emit-qdq`, minmax on 8 standard-normal inputs), written
+by tests/gen/gen_mlip_int8.py (at opset 17: ReduceMean's axes as its attribute); the test input is a ninth. Outputs by onnxruntime-node 1.30 (one thread).
+Form: QDQ (QuantizeLinear/DequantizeLinear pairs)."""
+    save_case(f"int8_{name}", to_opset17(onnx.load(qdq)), {x: samples[8]}, readme=readme)
+
+
+class SharedConstQuantizer(Quantizer):
+    """A constant read by several nodes (the attention scale of both heads' Muls) quantized once."""
+
+    def quantize_const(self, name):
+        done = getattr(self, "const_dq", {})
+        self.const_dq = done
+        if name not in done:
+            done[name] = super().quantize_const(name)
+        return done[name]
+
+
+def ort_layout(name, rng, ops):
+    # onnxruntime's quantizer gives a Transpose its input's scale and zero point, as a Reshape.
+    gen_quantized.SHARED_PARAMS.add("Transpose")
+    m = preprocess(onnx.load(os.path.join(MODELS, name, "model.onnx")))
+    x, samples = draws(m, rng, 9)
+    qdq = SharedConstQuantizer(m, calibrate(m, [{x: s} for s in samples[:8]]), TensorProto.INT8, ops).run()
+    qdq.producer_name = "mlipc tests/gen/gen_mlip_int8.py"
+    readme = f"""{name} (tests/data/models/{name}) quantized in the layout onnxruntime's quantize_static
+writes, by tests/gen/gen_mlip_int8.py (gen_quantized.py's Quantizer): int8 weights (symmetric, per
+output column), int32 biases, int8 activations (per tensor, asymmetric) around {", ".join(sorted(ops))};
+ranges from 8 standard-normal inputs after onnxruntime's basic optimizations; the test input is a ninth.
+Outputs by onnxruntime-node 1.30 (one thread).
+Form: QDQ (QuantizeLinear/DequantizeLinear pairs)."""
+    save_case(f"int8_{name}", qdq, {x: samples[8]}, readme=readme)
+
+
+def main():
+    # Each model draws from its own generator, so a model added later changes no other.
+    cases = [("torch_mlip_tcn", 3001, mlipc_ptq, None),
+             ("torch_mlip_convt_decoder", 3002, mlipc_ptq, None),
+             ("torch_mlip_kws_transformer", 3003, ort_layout, {"MatMul", "Gemm", "Add", "Mul", "Reshape", "Transpose"})]
+    only = set(sys.argv[1:])
+    for name, seed, how, ops in cases:
+        if only and name not in only:
+            continue
+        rng = np.random.default_rng(seed)
+        if ops is None:
+            how(name, rng)
+        else:
+            how(name, rng, ops)
+
+
+if __name__ == "__main__":
+    main()
