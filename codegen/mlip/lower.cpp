@@ -258,13 +258,14 @@ int LowerContext::border_tensor(const Value& val, RTensor::Home home, int index,
   return add_tensor(t);
 }
 
-// A float border whose element order is the region's (one position per
-// image, or row-major) needs no layer: its readers and writers address the
-// border binding, their DMAs converting (LayerPlanner::dma). An int8 border,
-// or one that changes the layout, is a CONVERT_IN / CONVERT_OUT layer.
+// A border whose element order is the region's (one position per image, or
+// row-major) needs no layer: its readers and writers address the border
+// binding, their DMAs converting a float region's fp32 (LayerPlanner::dma;
+// an int8 region's bytes are the same on both sides). A border that changes
+// the layout is a CONVERT_IN / CONVERT_OUT layer.
 bool LowerContext::border_in_place(int border) const {
   const RTensor& t = tensor(border);
-  return !t.q8() && (t.h * t.w == 1 || t.rowmajor);
+  return t.h * t.w == 1 || t.rowmajor;
 }
 
 // A 4-D float input that only data movement reads (a recurrent layer's Y
