@@ -263,36 +263,86 @@ int64_t LowerContext::add_u32(const std::vector<uint32_t>& v) {
 
 // A region input or output: fp32 NCHW in its own binding. `nhwc3`: a 3-D
 // output written from NHWC bytes (its CONVERT_OUT transposes them).
-int LowerContext::border_tensor(const Value& val, RTensor::Home home, int index, bool nhwc3) {
+int LowerContext::border_tensor(const Value& val, RTensor::Home home, int index, bool nhwc3, bool rowmajor) {
   RTensor t;
   t.name = val.name;
   t.home = home;
   t.index = index;
   t.planar = true;
   t.dtype = mlip_dtype(val.dtype);
-  set_dims(t, val.shape, false, nhwc3);
+  set_dims(t, val.shape, rowmajor, nhwc3);
   return add_tensor(t);
+}
+
+// A border whose element order is the region's (one position per image, or
+// row-major) needs no layer: its readers and writers address the border
+// binding, their DMAs converting a float region's fp32 (LayerPlanner::dma;
+// an int8 region's bytes are the same on both sides). A border that changes
+// the layout is a CONVERT_IN / CONVERT_OUT layer.
+bool LowerContext::border_in_place(int border) const {
+  const RTensor& t = tensor(border);
+  return t.h * t.w == 1 || t.rowmajor;
+}
+
+// A 4-D float input that only data movement reads (a recurrent layer's Y
+// [T, D, B, H] cut at a stage border of the mesh, say): its readers take any
+// layout, so it stays in the CPU's (row-major) order rather than being
+// transposed to NHWC on the way in.
+bool LowerContext::moved_only(ValueId v) const {
+  if (g_.value(v).shape.size() != 4 || g_.value(v).dtype != DType::Float32 || consumers_[v].empty()) return false;
+  return std::all_of(consumers_[v].begin(), consumers_[v].end(), [&](int c) {
+    const Node& n = g_.nodes[static_cast<size_t>(c)];
+    return op_traits(n.op).rearranges && n.inputs[0] == v && !dense_view(n) &&
+           !layers::shuffle_at(g_, consumers_, producers_, c);
+  });
 }
 
 void LowerContext::convert_in(int index, ValueId v) {
   const Value& val = g_.value(v);
-  int ti = border_tensor(val, RTensor::Input, index);
+  const bool rowmajor = moved_only(v);
+  int ti = border_tensor(val, RTensor::Input, index, false, rowmajor);
   r_.inputs.push_back(ti);
-  int si = scratch_like(val.name + (is_q8_type(val.dtype) ? ":nhwc" : ":fp16"), val.shape, val.dtype);
+  int si = scratch_like(val.name + (is_q8_type(val.dtype) ? ":nhwc" : ":fp16"), val.shape, val.dtype, rowmajor);
+  vt_[v] = si;
+  if (border_in_place(ti)) {  // the fp16 tensor its readers see lives in the input binding
+    r_.tensors[static_cast<size_t>(si)].home = RTensor::Input;
+    r_.tensors[static_cast<size_t>(si)].index = index;
+    return;
+  }
   RLayer l;
   l.kind = MLIP_LAYER_CONVERT_IN;
   l.name = "convert_in:" + val.name;
   l.inputs = {ti};
   l.output = si;
   r_.layers.push_back(l);
-  vt_[v] = si;
 }
 
 void LowerContext::convert_out(int index, ValueId v) {
   const Value& val = g_.value(v);
-  const int src = tensor_of(v);
-  int to = border_tensor(val, RTensor::Output, index, mlip::is_nhwc3(tensor(src)));
+  // A row-major float tensor is in the CPU's order already (a 4-D one too:
+  // ONNX order is NCHW), so it is not relaid out to NHWC only to be
+  // transposed back at the border.
+  const RTensor& as_is = tensor(tensor_as_is(v));
+  const bool rowmajor = as_is.rowmajor && !as_is.q8();
+  const int src = rowmajor ? tensor_as_is(v) : tensor_of(v);
+  int to = border_tensor(val, RTensor::Output, index, mlip::is_nhwc3(tensor(src)), rowmajor);
   r_.outputs.push_back(to);
+  // In place: the bytes a layer writes into scratch (not a region input,
+  // not an output already) move to the output binding, with every view of
+  // them, when the output is all of them (a fused bias Add's output, a
+  // Reshape; not an LSTM's Y, the first steps of a tensor with Y_c after).
+  const int root = tensor(src).alias_of >= 0 ? tensor(src).alias_of : src;
+  auto root_of = [&](int t) { return r_.tensors[static_cast<size_t>(t)].alias_of >= 0 ? r_.tensors[static_cast<size_t>(t)].alias_of : t; };
+  const bool written = std::any_of(r_.layers.begin(), r_.layers.end(), [&](const RLayer& l) { return root_of(l.output) == root; });
+  if (border_in_place(to) && written && tensor(root).home == RTensor::Scratch &&
+      tensor(root).bytes() == tensor(src).bytes()) {
+    for (size_t t = 0; t < r_.tensors.size(); ++t)
+      if (root_of(static_cast<int>(t)) == root) {
+        r_.tensors[t].home = RTensor::Output;
+        r_.tensors[t].index = index;
+      }
+    return;
+  }
   RLayer l;
   l.kind = MLIP_LAYER_CONVERT_OUT;
   l.name = "convert_out:" + val.name;

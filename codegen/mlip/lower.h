@@ -121,7 +121,9 @@ class LowerContext {
   int add_tensor(RTensor t);
   int scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor = false, bool nhwc3 = false);
   int relayout(ValueId v, bool to_rowmajor);
-  int border_tensor(const Value& val, RTensor::Home home, int index, bool nhwc3 = false);
+  int border_tensor(const Value& val, RTensor::Home home, int index, bool nhwc3 = false, bool rowmajor = false);
+  bool moved_only(ValueId v) const;
+  bool border_in_place(int border) const;
   void align_weights();
   bool dense_view(const Node& n) const;
   void view(const Node& n);

@@ -92,17 +92,29 @@ uint32_t LayerPlanner::binding(const RTensor& t) const {
 
 uint32_t LayerPlanner::weights_binding() const { return mlip::weights_binding(r_); }
 
+bool LayerPlanner::converts(uint32_t bind) const {
+  const size_t b = bind, ni = r_.inputs.size(), no = r_.outputs.size();
+  const int t = b < ni ? r_.inputs[b] : b < ni + no ? r_.outputs[b - ni] : -1;
+  return t >= 0 && !r_.tensors[static_cast<size_t>(t)].q8();
+}
+
 void LayerPlanner::dma(uint8_t opcode, int tile, uint32_t bind, int64_t ddr, uint32_t ocm, int64_t rows,
                        int64_t row_bytes, int64_t ddr_stride, int64_t ocm_stride) {
+  // One row has no stride; the format wants it equal to the row then.
+  if (rows <= 1) ddr_stride = ocm_stride = row_bytes;
   mlip_dma_args a{};
+  if (converts(bind)) {  // fp32 in DDR: its offsets twice the fp16 tensor's the layer addresses
+    a.convert = opcode == MLIP_OP_DMA_IN ? MLIP_CVT_F32_TO_F16 : MLIP_CVT_F16_TO_F32;
+    ddr *= 2;
+    ddr_stride *= 2;
+  }
   a.binding = bind;
   a.ddr_offset = u32(ddr);
   a.ocm_offset = ocm;
   a.rows = u32(rows);
   a.row_bytes = u32(row_bytes);
-  // One row has no stride; the format wants it equal to the row then.
-  a.ddr_stride = u32(rows > 1 ? ddr_stride : row_bytes);
-  a.ocm_stride = u32(rows > 1 ? ocm_stride : row_bytes);
+  a.ddr_stride = u32(ddr_stride);
+  a.ocm_stride = u32(ocm_stride);
   emit(opcode, tile, a);
 }
 

@@ -132,6 +132,10 @@ class LayerPlanner {
     return plan_.commands.back();
   }
   // rows x row_bytes between DDR (binding, offset, stride) and OCM (offset, stride).
+  // A float region's border bindings (its inputs and outputs) hold the CPU's
+  // fp32: a layer addresses them as the fp16 tensor it reads or writes, and
+  // the DMA converts (its DDR offset and stride doubled; docs/mlip-spec.md
+  // section 3), so a border costs no command of its own.
   void dma_in(int tile, uint32_t binding, int64_t ddr, uint32_t ocm, int64_t rows, int64_t row_bytes,
               int64_t ddr_stride, int64_t ocm_stride);
   void dma_out(int tile, uint32_t binding, int64_t ddr, uint32_t ocm, int64_t rows, int64_t row_bytes,
@@ -167,6 +171,7 @@ class LayerPlanner {
  private:
   void dma(uint8_t opcode, int tile, uint32_t binding, int64_t ddr, uint32_t ocm, int64_t rows, int64_t row_bytes,
            int64_t ddr_stride, int64_t ocm_stride);
+  bool converts(uint32_t binding) const;  // an fp32 border binding of a float region
 
   const PlanContext& ctx_;
   const LoweredRegion& r_;

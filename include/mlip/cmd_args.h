@@ -122,6 +122,7 @@ MLIP_FORMATS(MLIP_ARGS_CHECKS_)
   }
 #define MLIP_RELOCATE_ANY_(f, b)
 #define MLIP_RELOCATE_BIND_(f, b)
+#define MLIP_RELOCATE_DCVT_(f, b)
 #define MLIP_RELOCATE_OCM_(f, b)
 #define MLIP_RELOCATE_ACC_(f, b)
 #define MLIP_RELOCATE_NZ_(f, b)

@@ -99,9 +99,13 @@
   X(SHIFT, 1, "in [-31, 30]; requant ORT: MLIP_REQUANT_F32")                                                     \
   X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1); requant ORT: MLIP_REQUANT_F32")                              \
   X(RQ, 1, "MLIP_REQUANT_FIXED or MLIP_REQUANT_ORT: the arithmetic of the command's pairs")                    \
-  X(CELL, 1, "MLIP_RNN_LSTM or MLIP_RNN_GRU")
+  X(CELL, 1, "MLIP_RNN_LSTM or MLIP_RNN_GRU")                                                                    \
+  X(DCVT, 0, "0 (the bytes as they are), MLIP_CVT_F32_TO_F16 (DMA_IN) or MLIP_CVT_F16_TO_F32 (DMA_OUT); converting: row_bytes even")
 
-/* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides. */
+/* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides. A converting
+ * DMA (convert != 0) moves fp32 in DDR to fp16 in OCM or back: row_bytes
+ * counts the OCM's (fp16) bytes, a DDR row is twice as long, and the DDR
+ * offset and stride are DDR bytes (docs/mlip-spec.md section 3). */
 #define MLIP_FIELDS_dma(W, A, x)                                                                         \
   W(x, binding, 0, uint32_t, ANY, BIND, "the DDR binding (DMA_OUT: OUTPUT or SCRATCH)")                  \
   W(x, ddr_offset, 1, uint32_t, ANY, ANY, "first byte in the binding")                                   \
@@ -109,7 +113,8 @@
   W(x, rows, 3, uint32_t, ANY, NZ, "rows")                                                               \
   W(x, row_bytes, 4, uint32_t, ANY, NZ, "bytes per row")                                                 \
   W(x, ddr_stride, 5, uint32_t, ANY, ANY, "bytes from a row to the next in DDR")                         \
-  W(x, ocm_stride, 6, uint32_t, ANY, ANY, "bytes from a row to the next in OCM (at least row_bytes)")
+  W(x, ocm_stride, 6, uint32_t, ANY, ANY, "bytes from a row to the next in OCM (at least row_bytes)")    \
+  W(x, convert, 7, uint32_t, ANY, DCVT, "0, or fp32 in DDR <-> fp16 in OCM while moving")
 
 /* CONVERT: count elements from src to dst (no overlap). */
 #define MLIP_FIELDS_convert(W, A, x)                                                 \

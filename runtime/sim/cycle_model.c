@@ -31,8 +31,10 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
   switch (c->opcode) {
     case MLIP_OP_DMA_IN:
     case MLIP_OP_DMA_OUT: {
-      /* 128-byte bursts: every row is rounded up to whole bursts. */
-      uint64_t bytes = (uint64_t)a->dma.rows * (ceil_div_u64(a->dma.row_bytes, MLIP_OCM_ALIGN) * MLIP_OCM_ALIGN);
+      /* 128-byte bursts of DDR: every row is rounded up to whole bursts; a
+         converting DMA's DDR row is fp32, twice its OCM row. */
+      uint64_t row = a->dma.convert != 0u ? 2u * (uint64_t)a->dma.row_bytes : (uint64_t)a->dma.row_bytes;
+      uint64_t bytes = (uint64_t)a->dma.rows * (ceil_div_u64(row, MLIP_OCM_ALIGN) * MLIP_OCM_ALIGN);
       *dma = ceil_div_u64(bytes, rates->dma_bytes_per_cycle);
       return 1;
     }
@@ -75,11 +77,19 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
       work = 3u * (uint64_t)a->norm.rows * a->norm.len;
       break;
     case MLIP_OP_REDUCE: work = (uint64_t)a->reduce.outer * a->reduce.len * a->reduce.inner; break;
-    case MLIP_OP_RNN: /* the recurrent products R h: gates * hidden * hidden MACs per step and sequence */
-      work = (uint64_t)a->rnn.steps * a->rnn.batch * (a->rnn.cell == MLIP_RNN_LSTM ? 4u : 3u) * a->rnn.hidden *
-             a->rnn.hidden;
-      rate = rates->macs_per_cycle; /* fp16 only */
-      break;
+    case MLIP_OP_RNN: {
+      /* Serial over time: a step's recurrent products R h read the state the
+         step before wrote, so steps do not overlap. Per step, the products
+         (batch * G * hidden * hidden MACs), then the gates and the state
+         update (batch * (G + 1) * hidden elements: G activations and the
+         update per unit), each rounded up to whole cycles. */
+      uint64_t g = a->rnn.cell == MLIP_RNN_LSTM ? 4u : 3u;
+      uint64_t per_seq = (uint64_t)a->rnn.batch * a->rnn.hidden;
+      uint64_t step = ceil_div_u64(per_seq * g * a->rnn.hidden, rates->macs_per_cycle) +
+                      ceil_div_u64(per_seq * (g + 1u), rates->eltwise_per_cycle);
+      *compute = (uint64_t)a->rnn.steps * step;
+      return 1;
+    }
     case MLIP_OP_BARRIER: return 0; /* no work, and not counted as a command */
     default: return 0;
   }

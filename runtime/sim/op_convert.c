@@ -18,21 +18,25 @@ mlip_status mlip_sim_check_convert(const mlip_sim_view* v, uint32_t section, con
   return mlip_sim_check_write(v, section, a->dst, dst_len);
 }
 
-mlip_status mlip_sim_exec_convert(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
-  const mlip_convert_args* a = &d->u.convert;
-  const uint8_t* src = ocm + a->src;
-  uint8_t* dst = ocm + a->dst;
-  uint32_t n = a->count;
-  uint32_t i;
-  (void)env; /* works in the tile's OCM only */
-  if (a->mode == MLIP_CVT_F32_TO_F16) {
+/* The conversion itself (docs/mlip-spec.md section 4, "fp32 -> fp16" and
+ * "fp16 -> fp32"), once: CONVERT runs it in OCM, a converting DMA
+ * (op_dma.c) on each row it moves. */
+void mlip_sim_convert_elems(uint8_t* dst, const uint8_t* src, size_t n, uint32_t mode) {
+  size_t i;
+  if (mode == MLIP_CVT_F32_TO_F16) {
     for (i = 0; i < n; ++i) {
-      mlip_sim_st16(dst + (size_t)i * 2u, mlip_f32_to_f16(mlip_sim_ldf(src + (size_t)i * 4u)));
+      mlip_sim_st16(dst + i * 2u, mlip_f32_to_f16(mlip_sim_ldf(src + i * 4u)));
     }
   } else {
     for (i = 0; i < n; ++i) {
-      mlip_sim_stf(dst + (size_t)i * 4u, mlip_sim_h2f(mlip_sim_ld16(src + (size_t)i * 2u)));
+      mlip_sim_stf(dst + i * 4u, mlip_sim_h2f(mlip_sim_ld16(src + i * 2u)));
     }
   }
+}
+
+mlip_status mlip_sim_exec_convert(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
+  const mlip_convert_args* a = &d->u.convert;
+  (void)env; /* works in the tile's OCM only */
+  mlip_sim_convert_elems(ocm + a->dst, ocm + a->src, (size_t)a->count, a->mode);
   return MLIP_OK;
 }

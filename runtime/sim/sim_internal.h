@@ -431,6 +431,12 @@ int mlip_sim_rule_ok(uint32_t rule, uint32_t value, uint32_t dt, uint32_t requan
  * to the command itself). */
 mlip_status mlip_sim_check_cmd(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d);
 
+/* ---- op_convert.c -------------------------------------------------------- */
+
+/* n elements fp32 -> fp16 (mode MLIP_CVT_F32_TO_F16) or fp16 -> fp32, src
+ * to dst (no overlap): CONVERT's arithmetic, which a converting DMA shares. */
+void mlip_sim_convert_elems(uint8_t* dst, const uint8_t* src, size_t n, uint32_t mode);
+
 /* ---- execute.c ----------------------------------------------------------- */
 
 /* Estimated cycles of `layer` as the simulator accumulates them (the cycle

@@ -318,6 +318,7 @@ typedef struct field_check {
   {(uint8_t)(offsetof(mlip_##x##_args, name) / 4u), (uint8_t)(MLIP_RULE_##rule | MLIP_WHEN_##when << 5)},
 #define CHECK_ROW_ANY_(x, name, when)
 #define CHECK_ROW_BIND_(x, name, when)
+#define CHECK_ROW_DCVT_(x, name, when)
 #define CHECK_ROW_OCM_(x, name, when)
 #define CHECK_ROW_PIN_(x, name, when)
 #define CHECK_ROW_F32_(x, name, when)

@@ -191,6 +191,69 @@ TEST(Mesh, ATransformerSplitsAcrossTwoPesWithMlipLayersInBoth) {
   expect_same(s, got, model + " threads");
 }
 
+// A recurrent model (issue 30): the LSTM autoencoder, one MLIP region with
+// no CPU node. Cut in two like the CNNs: the encoder's LSTM in the first
+// stage, the decoder's in the second, each stage MLIP layers only, the cut
+// the [1, T, H] sequence its last step is expanded to; the stream bit for
+// bit the single-PE build's. (A cut through a recurrent layer's own
+// [T, D, B, H] output used to leave it in NHWC at the border, relaid out and
+// transposed back: a row-major tensor now crosses as it is.)
+TEST(Mesh, ARecurrentModelSplitsAcrossTwoPesWithMlipLayersInBoth) {
+  const std::string model = "torch_lstm_autoencoder_opset17";
+  TempDir dir("mlipc-mesh");
+  const mesh::Manifest m = compile_mesh_tar(model, 2, dir.path() / "mesh.tar");
+  ASSERT_EQ(m.stages.size(), 2u) << m.fewer_note;
+  for (const mesh::PipeStage& s : m.stages) {
+    size_t rnn = 0, cpu = 0, borders = 0;
+    for (const std::string& l : s.layers) {
+      rnn += l.rfind("mlip rnn ", 0) == 0;
+      cpu += l.rfind("cpu ", 0) == 0;
+      borders += l.find("(region border)") != std::string::npos;
+    }
+    EXPECT_EQ(rnn, 1u) << s.module;  // one LSTM in each
+    EXPECT_EQ(cpu, 0u) << s.module;
+    EXPECT_EQ(borders, 0u) << s.module;  // row-major borders: the layers' own DMAs convert
+    EXPECT_LE(s.memory.total(), 512u * 1024) << s.module;
+  }
+  ASSERT_EQ(m.stages[0].outputs.size(), 1u);
+  EXPECT_EQ(m.tensors[m.stages[0].outputs[0]].shape.size(), 3u) << m.tensors[m.stages[0].outputs[0]].name;
+  const Stream s = make_stream(model_path(model), dir.path(), stream_samples());
+  io::write_npz(dir.path() / "stream.npz", s.npz);
+  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s", r.out.c_str());
+  io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
+  std::vector<std::string> got;
+  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
+  expect_same(s, got, model + " threads");
+}
+
+// A cut through a GRU's own output: the classifier's stage border is the
+// GRU's Y [T, 1, B, H] (4-D, row-major), which crosses without a
+// relayout in the first stage; the stream bit for bit the single-PE build's.
+TEST(Mesh, AGruClassifierCutAfterItsRecurrentLayerGivesTheSinglePeBits) {
+  const std::string model = "torch_gru_classifier_opset17";
+  TempDir dir("mlipc-mesh");
+  const mesh::Manifest m = compile_mesh_tar(model, 2, dir.path() / "mesh.tar");
+  ASSERT_EQ(m.stages.size(), 2u) << m.fewer_note;
+  size_t rnn = 0;
+  for (const mesh::PipeStage& s : m.stages)
+    for (const std::string& l : s.layers) {
+      rnn += l.rfind("mlip rnn ", 0) == 0;
+      EXPECT_EQ(l.find("(region border)"), std::string::npos) << s.module << ": " << l;
+      EXPECT_NE(l.rfind("cpu ", 0), 0u) << s.module << ": " << l;
+    }
+  EXPECT_EQ(rnn, 1u);
+  const Stream s = make_stream(model_path(model), dir.path(), stream_samples());
+  io::write_npz(dir.path() / "stream.npz", s.npz);
+  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
+  std::vector<std::string> got;
+  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
+  expect_same(s, got, model + " threads");
+}
+
 bool have(const std::string& tool) {
   return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;
 }

@@ -47,6 +47,19 @@ static void test_dma_rounds_rows_to_bursts(void** state) {
   expect_cost(&cn10ka, &c, 1, 0, 4);
 }
 
+static void test_converting_dma_counts_the_fp32_side(void** state) {
+  mlip_decoded_cmd c = cmd(MLIP_OP_DMA_IN, 0);
+  (void)state;
+  c.u.dma.rows = 3;
+  c.u.dma.row_bytes = 100; /* 50 halves in OCM, 200 bytes of fp32 in DDR: 2 bursts per row, 768 bytes */
+  expect_cost(&cn10ka, &c, 1, 0, 12); /* unconverted: 1 burst per row, 384 / 32 */
+  c.u.dma.convert = MLIP_CVT_F32_TO_F16;
+  expect_cost(&cn10ka, &c, 1, 0, 24);
+  c.opcode = MLIP_OP_DMA_OUT;
+  c.u.dma.convert = MLIP_CVT_F16_TO_F32;
+  expect_cost(&cnf10kb, &c, 1, 0, 48);
+}
+
 static void test_conv_and_fc_count_macs(void** state) {
   mlip_decoded_cmd c = cmd(MLIP_OP_CONV2D, 0);
   (void)state;
@@ -67,17 +80,23 @@ static void test_conv_and_fc_count_macs(void** state) {
   expect_cost(&cnf10kb, &c, 1, 300, 0);
 }
 
-static void test_rnn_counts_the_recurrent_macs(void** state) {
+static void test_rnn_counts_each_step(void** state) {
   mlip_decoded_cmd c = cmd(MLIP_OP_RNN, 0);
   (void)state;
   c.u.rnn.steps = 12;
   c.u.rnn.batch = 2;
   c.u.rnn.hidden = 24;
-  c.u.rnn.cell = MLIP_RNN_LSTM; /* 12*2*4*24*24 = 55296 MACs */
-  expect_cost(&cn10ka, &c, 1, 216, 0); /* 55296 / 256 */
-  expect_cost(&cnf10kb, &c, 1, 432, 0);
-  c.u.rnn.cell = MLIP_RNN_GRU; /* 12*2*3*24*24 = 41472 MACs */
-  expect_cost(&cn10ka, &c, 1, 162, 0);
+  c.u.rnn.cell = MLIP_RNN_LSTM; /* per step 2*4*24*24 = 4608 MACs and 2*5*24 = 240 elements */
+  expect_cost(&cn10ka, &c, 1, 12 * (18 + 4), 0);  /* 4608 / 256 = 18, ceil(240 / 64) = 4 */
+  expect_cost(&cnf10kb, &c, 1, 12 * (36 + 8), 0); /* 4608 / 128 = 36, ceil(240 / 32) = 8 */
+  c.u.rnn.cell = MLIP_RNN_GRU; /* per step 2*3*24*24 = 3456 MACs and 2*4*24 = 192 elements */
+  expect_cost(&cn10ka, &c, 1, 12 * (14 + 3), 0); /* ceil(13.5) = 14, 192 / 64 = 3 */
+  /* Small steps are not pooled: 100 steps of 3*5*5 = 75 MACs and 20 elements
+     take 100 * (1 + 1) cycles, not ceil(7500 / 256) + ceil(2000 / 64). */
+  c.u.rnn.steps = 100;
+  c.u.rnn.batch = 1;
+  c.u.rnn.hidden = 5;
+  expect_cost(&cn10ka, &c, 1, 200, 0);
 }
 
 static void test_elementwise_commands_count_elements(void** state) {
@@ -195,8 +214,9 @@ static void test_rates_come_from_the_header(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dma_rounds_rows_to_bursts),
+      cmocka_unit_test(test_converting_dma_counts_the_fp32_side),
       cmocka_unit_test(test_conv_and_fc_count_macs),
-      cmocka_unit_test(test_rnn_counts_the_recurrent_macs),
+      cmocka_unit_test(test_rnn_counts_each_step),
       cmocka_unit_test(test_elementwise_commands_count_elements),
       cmocka_unit_test(test_barrier_is_free_and_not_a_command),
       cmocka_unit_test(test_run_overlaps_dma_and_compute_and_takes_the_slowest_tile),

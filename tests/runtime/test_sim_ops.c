@@ -112,6 +112,70 @@ static void test_dma_strides(void** state) {
   assert_int_equal(ocm[128], 0);
 }
 
+/* A converting DMA: fp32 rows of DDR become halves in OCM (the conversion
+   of CONVERT: rounding to nearest even, overflow to Inf, a NaN's sign,
+   subnormals), and halves go back out as fp32 (exact). The DDR side is
+   twice row_bytes: offsets and strides count DDR bytes. */
+static void test_dma_converts(void** state) {
+  const uint32_t in_bits[6] = {0x3F800000u /* 1 */, 0x45001000u /* 2049 */, 0x477FF000u /* 65520 */,
+                               0x80000000u /* -0 */, 0xFFC00001u /* -NaN */, 0x33C00000u /* 3 * 2^-25 */};
+  const uint16_t exp_h[6] = {0x3C00, 0x6800, 0x7C00, 0x8000, 0xFE00, 0x0002};
+  const uint32_t exp_f[6] = {0x3F800000u, 0x45000000u, 0x7F800000u, 0x80000000u, 0xFFC00000u, 0x34000000u};
+  uint32_t in[8], out[7];
+  void* ins[1];
+  void* outs[1];
+  uint32_t bi, bo, i;
+  (void)state;
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  /* two rows of three values, the second 16 bytes after the first */
+  memset(in, 0xCC, sizeof in);
+  for (i = 0; i < 6; ++i) in[(i / 3u) * 4u + i % 3u] = in_bits[i];
+  memset(out, 0xAA, sizeof out);
+  bi = cb_input(&b, sizeof in);
+  bo = cb_output(&b, sizeof out);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, bi, 0, 128, 2, 6, 16, 6)->convert = MLIP_CVT_F32_TO_F16;
+  /* the six halves out as fp32 at out[1..6] (DDR offset 4) */
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, layer0, bo, 4, 128, 1, 12, 0, 0)->convert = MLIP_CVT_F16_TO_F32;
+  ins[0] = in;
+  outs[0] = out;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, ins, 1, outs, 1, NULL, 0, NULL, 0), MLIP_OK);
+  for (i = 0; i < 6; ++i) assert_int_equal(geth(128 + 2u * i), exp_h[i]);
+  assert_int_equal(out[0], 0xAAAAAAAAu);
+  for (i = 0; i < 6; ++i) assert_int_equal(out[1 + i], exp_f[i]);
+}
+
+/* Its rules: the direction of each opcode, whole halves, the doubled DDR
+   row inside the binding. */
+static void test_dma_convert_rules(void** state) {
+  uint32_t in[8] = {0}, out[4] = {0};
+  void* ins[1];
+  void* outs[1];
+  uint32_t bi, bo;
+  (void)state;
+  ins[0] = in;
+  outs[0] = out;
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  bi = cb_input(&b, sizeof in);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, bi, 0, 128, 1, 8, 0, 0)->convert = MLIP_CVT_F16_TO_F32;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, ins, 1, NULL, 0, NULL, 0, NULL, 0), MLIP_ERR_INVALID_ARG);
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  bi = cb_input(&b, sizeof in);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, bi, 0, 128, 1, 7, 0, 0)->convert = MLIP_CVT_F32_TO_F16;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, ins, 1, NULL, 0, NULL, 0, NULL, 0), MLIP_ERR_INVALID_ARG);
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  bi = cb_input(&b, sizeof in); /* 32 bytes: 16 bytes of halves fit at 0, not at 4 (unconverted they would) */
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, bi, 0, 128, 1, 16, 0, 0)->convert = MLIP_CVT_F32_TO_F16;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, ins, 1, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+  fresh(1, MLIP_LAYER_CONVERT_IN);
+  bi = cb_input(&b, sizeof in);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_IN, 0, layer0, bi, 4, 128, 1, 16, 0, 0)->convert = MLIP_CVT_F32_TO_F16;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, ins, 1, NULL, 0, NULL, 0, NULL, 0), MLIP_ERR_BOUNDS);
+  fresh(1, MLIP_LAYER_CONVERT_OUT);
+  bo = cb_output(&b, sizeof out);
+  cb_dma(&b, CB_MAIN, MLIP_OP_DMA_OUT, 0, layer0, bo, 0, 128, 1, 8, 0, 0)->convert = MLIP_CVT_F32_TO_F16;
+  assert_int_equal(cb_run(&b, ocm, sizeof ocm, NULL, 0, outs, 1, NULL, 0, NULL, 0), MLIP_ERR_INVALID_ARG);
+}
+
 /* ---- CONVERT, LAYOUT ---------------------------------------------------------- */
 
 static void test_convert(void** state) {
@@ -1431,6 +1495,8 @@ static void test_validation_failure_runs_nothing(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dma_strides),
+    cmocka_unit_test(test_dma_converts),
+    cmocka_unit_test(test_dma_convert_rules),
     cmocka_unit_test(test_convert),
     cmocka_unit_test(test_layout),
     cmocka_unit_test(test_conv_pad_stride_bias_relu),

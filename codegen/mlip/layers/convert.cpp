@@ -1,10 +1,16 @@
-// CONVERT_IN and CONVERT_OUT: the region borders. A region reads and writes
-// fp32 NCHW tensors (the CPU's) and works on fp16 NHWC ones: each input is
-// converted and transposed on the way in, each output on the way out (an
-// int8 region's borders only transpose its int8/uint8 bytes), by
-// rows split across tiles (by elements when there is one position per image,
-// where NCHW and NHWC agree). The lowering makes these layers itself
-// (LowerContext::convert_in/out), so they have no ONNX operator.
+// CONVERT_IN and CONVERT_OUT: the region borders that change the layout. A
+// region reads and writes fp32 NCHW tensors (the CPU's) and works on fp16
+// NHWC ones. The fp32 <-> fp16 conversion is the DMA's (a float region's
+// border bindings convert on every DMA, LayerPlanner::dma), so a border
+// whose element order is the same on both sides (one position per image, or
+// a row-major tensor) needs no layer at all: the layers that read or write
+// it address the border binding themselves (LowerContext::convert_in/out).
+// What remains here is the transposition NCHW <-> NHWC, by rows split
+// across tiles (an int8 region's borders move their int8/uint8 bytes the
+// same way, without conversion), and the copy of a border tensor that the
+// layers cannot address in place (an output that is a region input, or a
+// view). The lowering makes these layers itself, so they have no ONNX
+// operator.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -19,38 +25,14 @@ namespace mlipc::mlip::layers {
 
 namespace {
 
-// A region border's element sizes: the CPU's NCHW tensor (fp32, or the int8
-// region's int8/uint8) and the region's NHWC one (fp16, or the same bytes).
-// An fp32 border converts (CONVERT) and changes the layout (LAYOUT); an int8
-// border has the same values on both sides, so only the layout changes (and
-// nothing at all for one position per image).
-struct BorderElems {
-  int64_t planar, nhwc;
-  bool convert() const { return planar != nhwc; }
-};
-constexpr BorderElems kFloatBorder{kF32Bytes, kF16Bytes};
-constexpr BorderElems kByteBorder{1, 1};
+// [N, C] (one position): `elems` elements of `eb` bytes in OCM, one buffer
+// (the DMA in converts, the DMA out does not, or the other way round).
+uint64_t flat_bytes(int64_t eb, int64_t elems) { return ocm_round(elems * eb); }
 
-// [N, C] (one position): `elems` elements, planar (and converted).
-uint64_t flat_bytes(const BorderElems& e, int64_t elems) {
-  return ocm_round(elems * e.planar) + (e.convert() ? ocm_round(elems * e.nhwc) : 0);
-}
-
-// R rows of W positions of `channels` channels: planar (and converted
-// planar), and NHWC.
-uint64_t rows_bytes(const BorderElems& e, int64_t R, int64_t W, int64_t channels) {
-  const int64_t n = channels * R * W;
-  return ocm_round(n * e.planar) + (e.convert() ? 2 : 1) * ocm_round(n * e.nhwc);
-}
-
-// One CONVERT of `count` elements between OCM buffers.
-void convert(LayerPlanner& p, int tile, uint32_t src, uint32_t dst, int64_t count, bool to_f16) {
-  mlip_convert_args a{};
-  a.src = src;
-  a.dst = dst;
-  a.count = u32(count);
-  a.mode = to_f16 ? MLIP_CVT_F32_TO_F16 : MLIP_CVT_F16_TO_F32;
-  p.emit(MLIP_OP_CONVERT, tile, a);
+// R rows of W positions of `channels` channels: planar and NHWC, each `eb`
+// bytes an element in OCM.
+uint64_t rows_bytes(int64_t eb, int64_t R, int64_t W, int64_t channels) {
+  return 2 * ocm_round(channels * R * W * eb);
 }
 
 // One LAYOUT: an [a, b] matrix of `elem`-byte elements transposed.
@@ -66,33 +48,31 @@ void layout(LayerPlanner& p, int tile, uint32_t src, uint32_t dst, int64_t a, in
 }
 
 // Both directions: `planar` is the CPU's NCHW tensor, `inward` says whether
-// it is read (CONVERT_IN) or written (CONVERT_OUT).
+// it is read (CONVERT_IN) or written (CONVERT_OUT). Offsets are in the
+// region's elements (fp16, or the int8 bytes) on both sides: the planar
+// side's DMA converts (and doubles them) in a float region.
 void plan_convert(LayerPlanner& p, bool inward) {
   const RTensor& src = p.in();
   const RTensor& dst = p.out();
-  const BorderElems e = src.q8() ? kByteBorder : kFloatBorder;
-  const int64_t pe = e.planar, he = e.nhwc;
   const RTensor& planar = inward ? src : dst;
+  const int64_t eb = (inward ? dst : src).elem_bytes();
   const int64_t H = planar.h, W = planar.w, C = planar.c;
   if (H * W == 1 || planar.rowmajor) {  // [N, C] or row-major: the same element order on both sides
     const int64_t E = planar.elems();
     const auto parts = split_range(E, p.num_tiles(), 64);
     p.set_split(Split::Elements, parts);
-    const int64_t chunk = largest(E, [&](int64_t v) { return flat_bytes(e, v) <= p.work_limit(); });
+    const int64_t chunk = largest(E, [&](int64_t v) { return flat_bytes(eb, v) <= p.work_limit(); });
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       Ocm ocm(p.work_limit());
       const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
-      const uint32_t pl = ocm.take(n * pe), mid = e.convert() ? ocm.take(n * he) : pl;
+      const uint32_t buf = ocm.take(n * eb);
       p.note_ocm(tile, ocm);
       for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
         const int64_t en = std::min(n, parts[t].second - e0);
         p.count_pass();
-        if (inward) p.dma_in(tile, p.binding(src), p.ddr_base(src) + e0 * pe, pl, en * pe);
-        else p.dma_in(tile, p.binding(src), p.ddr_base(src) + e0 * he, mid, en * he);
-        if (e.convert()) convert(p, tile, inward ? pl : mid, inward ? mid : pl, en, inward);
-        if (inward) p.dma_out(tile, p.binding(dst), p.ddr_base(dst) + e0 * he, mid, en * he);
-        else p.dma_out(tile, p.binding(dst), p.ddr_base(dst) + e0 * pe, pl, en * pe);
+        p.dma_in(tile, p.binding(src), p.ddr_base(src) + e0 * eb, buf, en * eb);
+        p.dma_out(tile, p.binding(dst), p.ddr_base(dst) + e0 * eb, buf, en * eb);
       }
     }
     return;
@@ -100,17 +80,16 @@ void plan_convert(LayerPlanner& p, bool inward) {
   const auto parts = split_range(H, p.num_tiles());
   p.set_split(Split::Rows, parts);
   for (int64_t img = 0; img < planar.n; ++img) {
-    const int64_t pb = img * C * H * W * pe, hb = img * H * W * C * he;  // image offsets, planar and NHWC
-    const int64_t src_b = p.ddr_base(src) + (inward ? pb : hb), dst_b = p.ddr_base(dst) + (inward ? hb : pb);
+    const int64_t ib = img * C * H * W * eb;  // the image's offset, planar and NHWC alike
+    const int64_t src_b = p.ddr_base(src) + ib, dst_b = p.ddr_base(dst) + ib;
     for (size_t t = 0; t < parts.size(); ++t) {
       const int tile = static_cast<int>(t);
       const int64_t r0 = parts[t].first, r1 = parts[t].second;
-      const int64_t cc = largest(C, [&](int64_t v) { return rows_bytes(e, 1, W, v) <= p.work_limit(); });
+      const int64_t cc = largest(C, [&](int64_t v) { return rows_bytes(eb, 1, W, v) <= p.work_limit(); });
       if (cc == 0) fail("region border tensor '{}' is too wide for OCM", planar.name);
-      const int64_t R = largest(r1 - r0, [&](int64_t v) { return rows_bytes(e, v, W, cc) <= p.work_limit(); });
+      const int64_t R = largest(r1 - r0, [&](int64_t v) { return rows_bytes(eb, v, W, cc) <= p.work_limit(); });
       Ocm ocm(p.work_limit());
-      const uint32_t pl = ocm.take(cc * R * W * pe), mid = e.convert() ? ocm.take(cc * R * W * he) : pl,
-                     hwc = ocm.take(cc * R * W * he);
+      const uint32_t pl = ocm.take(cc * R * W * eb), hwc = ocm.take(cc * R * W * eb);
       p.note_ocm(tile, ocm);
       for (int64_t cs = 0; cs < C; cs += cc) {
         const int64_t cn = std::min(cc, C - cs);
@@ -119,21 +98,19 @@ void plan_convert(LayerPlanner& p, bool inward) {
           const int64_t n = rn * W;  // positions in this pass
           p.count_pass();
           if (inward) {
-            p.dma_in(tile, p.binding(src), src_b + (cs * H * W + p0 * W) * pe, pl, cn, n * pe, H * W * pe, n * pe);
-            if (e.convert()) convert(p, tile, pl, mid, cn * n, true);
-            layout(p, tile, mid, hwc, cn, n, he);
+            p.dma_in(tile, p.binding(src), src_b + (cs * H * W + p0 * W) * eb, pl, cn, n * eb, H * W * eb, n * eb);
+            layout(p, tile, pl, hwc, cn, n, eb);
           } else if (cn == C) {
-            p.dma_in(tile, p.binding(src), src_b + p0 * W * C * he, hwc, n * C * he);
+            p.dma_in(tile, p.binding(src), src_b + p0 * W * C * eb, hwc, n * C * eb);
           } else {
-            p.dma_in(tile, p.binding(src), src_b + (p0 * W * C + cs) * he, hwc, n, cn * he, C * he, cn * he);
+            p.dma_in(tile, p.binding(src), src_b + (p0 * W * C + cs) * eb, hwc, n, cn * eb, C * eb, cn * eb);
           }
           if (inward) {
-            if (cn == C) p.dma_out(tile, p.binding(dst), dst_b + p0 * W * C * he, hwc, n * C * he);
-            else p.dma_out(tile, p.binding(dst), dst_b + (p0 * W * C + cs) * he, hwc, n, cn * he, C * he, cn * he);
+            if (cn == C) p.dma_out(tile, p.binding(dst), dst_b + p0 * W * C * eb, hwc, n * C * eb);
+            else p.dma_out(tile, p.binding(dst), dst_b + (p0 * W * C + cs) * eb, hwc, n, cn * eb, C * eb, cn * eb);
           } else {
-            layout(p, tile, hwc, mid, n, cn, he);
-            if (e.convert()) convert(p, tile, mid, pl, cn * n, false);
-            p.dma_out(tile, p.binding(dst), dst_b + (cs * H * W + p0 * W) * pe, pl, cn, n * pe, H * W * pe, n * pe);
+            layout(p, tile, hwc, pl, n, cn, eb);
+            p.dma_out(tile, p.binding(dst), dst_b + (cs * H * W + p0 * W) * eb, pl, cn, n * eb, H * W * eb, n * eb);
           }
         }
       }
@@ -151,7 +128,7 @@ std::string border_reason(const Value& v, uint32_t work_bytes) {
   if (s.size() != 2 && s.size() != 4) return "";  // the layer's own rule decides
   const int64_t W = s.size() == 4 ? s[3] : 1;
   const bool one_position = s.size() == 2 || s[2] * s[3] == 1;
-  const uint64_t need = one_position ? flat_bytes(kFloatBorder, 1) : rows_bytes(kFloatBorder, 1, W, 1);
+  const uint64_t need = one_position ? flat_bytes(kF16Bytes, 1) : rows_bytes(kF16Bytes, 1, W, 1);
   if (need > work_bytes)
     return fmt::format("tensor '{}' {} is too wide to convert at a region border: one row of one channel needs {} "
                        "bytes of OCM, more than the {} available",

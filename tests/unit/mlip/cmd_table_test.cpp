@@ -108,7 +108,7 @@ TEST(MlipCmdTable, TheStructsFollowTheTables) {
   EXPECT_EQ(offsetof(mlip_conv2d_args, clamp_lo), 4u + 4u * 29u);  // the A fields follow the words
   EXPECT_EQ(sizeof(mlip_barrier_args), 4u);
   EXPECT_EQ(MLIP_conv2d_WORDS, 29);
-  EXPECT_EQ(MLIP_dma_WORDS, 7);
+  EXPECT_EQ(MLIP_dma_WORDS, 8);
   EXPECT_EQ(mlip_opcode_format(MLIP_OP_AVGPOOL), MLIP_FORMAT_pool);
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_TABLE), static_cast<uint32_t>(MLIP_FORMS_Q8));
 }
