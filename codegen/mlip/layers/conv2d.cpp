@@ -20,7 +20,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace conv2d_layer {
 
 constexpr ops::GeometryRules kConvRules{/*dilations=*/true, /*ceil_mode=*/false};
 
@@ -330,7 +330,7 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["groups"] = cp.groups;
 }
 
-}  // namespace
+}  // namespace conv2d_layer
 
 bool conv_is_dense(const Graph& g, const Node& n) {
   if (n.op != "QLinearConv" || !is_const(g, n, 3) || n.attrs.get_int("group", 1) != 1) return false;
@@ -339,11 +339,13 @@ bool conv_is_dense(const Graph& g, const Node& n) {
   const Shape& y = g.value(n.outputs[0]).shape;
   if (x.size() != 4 || w.size() != 4 || y.size() != 4) return false;
   if (x[2] != 1 || x[3] != 1 || w[2] != 1 || w[3] != 1 || y[2] != 1 || y[3] != 1) return false;
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  const ops::Geometry geo =
+      ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), conv2d_layer::kConvRules);
   return geo.pad_begin(0) == 0 && geo.pad_begin(1) == 0 && geo.pad_end(0) == 0 && geo.pad_end(1) == 0;
 }
 
 extern const LayerKind kConv2D = {MLIP_LAYER_CONV2D, "conv2d", "Conv2D", "mrvl.conv2d_nhwc2nhwc", {"Conv", "QLinearConv"},
-                                  /*fuses_activation=*/true, support, lower, plan, splits, json};
+                                  /*fuses_activation=*/true, conv2d_layer::support, conv2d_layer::lower,
+                                  conv2d_layer::plan, conv2d_layer::splits, conv2d_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -15,7 +15,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace global_pool_layer {
 
 // An 8-bit GLOBAL_AVGPOOL's own parameters (RLayer::params): zero points,
 // the requantization of x_scale / (y_scale * hw), the output range.
@@ -127,13 +127,15 @@ void plan(LayerPlanner& p) {
   }
 }
 
-}  // namespace
+}  // namespace global_pool_layer
 
 extern const LayerKind kGlobalAvgPool = {MLIP_LAYER_GLOBAL_AVGPOOL, "global_avgpool", "GlobalAvgpool2D",
                                          "mrvl.globalavgpool2d_nhwc2nhwc", {"GlobalAveragePool", "QLinearGlobalAveragePool"},
-                                         /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
+                                         /*fuses_activation=*/true, global_pool_layer::support,
+                                         global_pool_layer::lower, global_pool_layer::plan, nullptr, nullptr};
 extern const LayerKind kGlobalMaxPool = {MLIP_LAYER_GLOBAL_MAXPOOL, "global_maxpool", "GlobalMaxpool2D",
                                          "mrvl.globalmaxpool2d_nhwc2nhwc", {"GlobalMaxPool"},
-                                         /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
+                                         /*fuses_activation=*/true, global_pool_layer::support,
+                                         global_pool_layer::lower, global_pool_layer::plan, nullptr, nullptr};
 
 }  // namespace mlipc::mlip::layers

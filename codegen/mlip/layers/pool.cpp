@@ -22,7 +22,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace pool_layer {
 
 constexpr ops::GeometryRules kPoolRules{/*dilations=*/true, /*ceil_mode=*/true};
 // QLinearAveragePool's, as its shape rule (ops/qlinear_pool.cpp).
@@ -253,12 +253,14 @@ void json(const RLayer& l, nlohmann::json& a) {
   if (win.dh != 1 || win.dw != 1) a["dilation"] = {win.dh, win.dw};
 }
 
-}  // namespace
+}  // namespace pool_layer
 
 extern const LayerKind kMaxPool = {MLIP_LAYER_MAXPOOL, "maxpool", "Maxpool2D", "mrvl.maxpool2d_nhwc2nhwc", {"MaxPool"},
-                                   /*fuses_activation=*/true, support, lower, plan, splits, json};
+                                   /*fuses_activation=*/true, pool_layer::support, pool_layer::lower, pool_layer::plan,
+                                   pool_layer::splits, pool_layer::json};
 extern const LayerKind kAvgPool = {MLIP_LAYER_AVGPOOL, "avgpool", "Avgpool2D", "mrvl.avgpool2d_nhwc2nhwc",
-                                   {"AveragePool", "QLinearAveragePool"}, /*fuses_activation=*/true, support, lower, plan,
-                                   splits, json};
+                                   {"AveragePool", "QLinearAveragePool"}, /*fuses_activation=*/true,
+                                   pool_layer::support, pool_layer::lower, pool_layer::plan,
+                                   pool_layer::splits, pool_layer::json};
 
 }  // namespace mlipc::mlip::layers
