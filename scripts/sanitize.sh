@@ -41,14 +41,19 @@ FUZZ_SECONDS="${MLIPC_FUZZ_SECONDS:-5}"
 # every int8 layer kind (conv, depthwise conv, pools, add: the residual SE
 # block; FC; average pool; Mul and Concat; the tables; resize), each against
 # its CPU build over tilings() (tests/e2e/models.h).
-SANITIZE_SHORT='^runtime\.|^fuzz\.'
-SANITIZE_SHORT+='|^e2e\.(Robust|Cli|MlipCli|QuantizedMlipErrors|QuantizedIoErrors|PtqErrors)\.'
-SANITIZE_SHORT+='|^e2e\.Report\.(HostileNamesAreEscaped|BadInputGivesOneLineAndNoPage|MeshStagesAndTheirGraphs)$'
-SANITIZE_SHORT+='|^e2e\.Mesh\.(AManifestThatDoesNotMatchItsStagesIsRejected|BadMeshOptionsAreOneLineAndWriteNothing|AMemoryLimitTooSmallForALayerIsOneLineNamingTheOnnxNode)$'
-SANITIZE_SHORT+='|^e2e\.Shared/Models\.MatchesOnnxruntime/(seed_digits_cnn|kws_dscnn|ic_resnet8|ad_fc_autoencoder)$'
-SANITIZE_SHORT+='|^e2e\.Shared/MlipModels\.MatchesOnnxruntimeWithinFp16Tolerance/'
-SANITIZE_SHORT+='|^e2e\.Generated/MlipGeneratedModels\.MatchesOnnxruntimeWithinFp16Tolerance/torch_mlip_'
-SANITIZE_SHORT+='|^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_qdq_(dw_se_residual_block|mlip_dense|mlip_avgpool|mlip_mul|mlip_tables|mlip_upsample)$'
+SHORT_TESTS=('^runtime\.' '^fuzz\.')
+for suite in Robust Cli MlipCli QuantizedMlipErrors QuantizedIoErrors PtqErrors; do SHORT_TESTS+=("^e2e\.$suite\."); done
+SHORT_TESTS+=('^e2e\.Report\.(HostileNamesAreEscaped|BadInputGivesOneLineAndNoPage|MeshStagesAndTheirGraphs)$'
+  '^e2e\.Mesh\.(AManifestThatDoesNotMatchItsStagesIsRejected|BadMeshOptionsAreOneLineAndWriteNothing|AMemoryLimitTooSmallForALayerIsOneLineNamingTheOnnxNode)$'
+  '^e2e\.Shared/Models\.MatchesOnnxruntime/(seed_digits_cnn|kws_dscnn|ic_resnet8|ad_fc_autoencoder)$'
+  '^e2e\.Shared/MlipModels\.MatchesOnnxruntimeWithinFp16Tolerance/'
+  '^e2e\.Generated/MlipGeneratedModels\.MatchesOnnxruntimeWithinFp16Tolerance/torch_mlip_'
+  '^e2e\.Models/QuantizedMlip\.[A-Za-z0-9]+/quant_qdq_(dw_se_residual_block|mlip_dense|mlip_avgpool|mlip_mul|mlip_tables|mlip_upsample)$')
+SANITIZE_SHORT=$(IFS='|'; echo "${SHORT_TESTS[*]}")
+# The files those e2e suites are in (tests/e2e/<name>_test.cpp): the short
+# mode's build compiles only them (MLIPC_E2E_ONLY), and a suite above that is
+# in no file here runs no test, which the count check below catches.
+SHORT_E2E_FILES='robustness;cli_errors;mlip;quantized_mlip;quantized_io;ptq;report;mesh;models'
 # Of those, what the sanitizers do not reach: the QEMU cross builds of the
 # kmath (runtime.kmath_xplat).
 SHORT_EXCLUDE='^runtime\.kmath_xplat$'
@@ -64,10 +69,13 @@ SHORT_EXCLUDE='^runtime\.kmath_xplat$'
 CXX_OPT="${MLIPC_SAN_CXX_OPT:--O0}"
 
 source scripts/ccache-env.sh
+source scripts/generator-env.sh
+generator_for "$SAN_DIR"
 start=$(date +%s)
-cmake -S . -B "$SAN_DIR" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+cmake -S . -B "$SAN_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_C_FLAGS_SANITIZE="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_SANITIZE="$CXX_OPT -gline-tables-only" \
-  -DMLIPC_ASAN=ON -DMLIPC_FUZZ=ON -DMLIPC_FUZZ_SECONDS="$FUZZ_SECONDS" "${launcher[@]}" >/dev/null
+  -DMLIPC_ASAN=ON -DMLIPC_FUZZ=ON -DMLIPC_FUZZ_SECONDS="$FUZZ_SECONDS" "${launcher[@]}" \
+  -DMLIPC_E2E_ONLY="$([ "$MODE" = full ] || echo "$SHORT_E2E_FILES")" >/dev/null
 if [ "$MODE" = short ] || [ "$MODE" = build ]; then
   cmake --build "$SAN_DIR" -j"$(nproc)" --target mlipc_sanitize_short >/dev/null
 else
@@ -102,6 +110,14 @@ status=0
 if [ "$MODE" = full ]; then
   ctest --test-dir "$SAN_DIR" -j"$(nproc)" --output-on-failure "$@" || status=$?
 else
+  # Every pattern must name tests of this build: one that matches none (a
+  # renamed test, a file missing from SHORT_E2E_FILES) fails the step.
+  for t in "${SHORT_TESTS[@]}"; do
+    if [ "$(ctest --test-dir "$SAN_DIR" -N -R "$t" | sed -n 's/^Total Tests: //p')" = 0 ]; then
+      echo "sanitize.sh: no test of $SAN_DIR matches '$t'"
+      status=1
+    fi
+  done
   ctest --test-dir "$SAN_DIR" -j"$(nproc)" --output-on-failure -R "$SANITIZE_SHORT" -E "$SHORT_EXCLUDE" "$@" ||
     status=$?
 fi

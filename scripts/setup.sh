@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libarchive-dev libdlpack-dev libfp16-dev
   libcli11-dev libfmt-dev libkainjow-mustache-dev zlib1g-dev libzip-dev libssl-dev
@@ -41,5 +41,7 @@ fi
 BUILD_DIR="${MLIPC_BUILD_DIR:-build}"
 # Builds go through ccache (scripts/ccache-env.sh: shared by every clone).
 source scripts/ccache-env.sh
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+source scripts/generator-env.sh
+generator_for "$BUILD_DIR"
+cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)" >/dev/null

@@ -23,7 +23,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace activation_layer {
 
 // An 8-bit lookup's own parameters (RLayer::params): its 256-byte table in
 // WEIGHTS (streamed once per tile). An fp16 ACTIVATION has none: its
@@ -138,10 +138,11 @@ void plan(LayerPlanner& p) {
   }
 }
 
-}  // namespace
+}  // namespace activation_layer
 
 extern const LayerKind kActivation = {MLIP_LAYER_ACTIVATION, "activation", "Activation", "mrvl.activation",
-                                      {ops::kQLookupOp}, /*fuses_activation=*/false, support, lower, plan, nullptr,
+                                      {ops::kQLookupOp}, /*fuses_activation=*/false, activation_layer::support,
+                                      activation_layer::lower, activation_layer::plan, nullptr,
                                       nullptr};
 
 }  // namespace mlipc::mlip::layers

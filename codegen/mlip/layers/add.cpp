@@ -17,7 +17,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace add_layer {
 
 // An 8-bit ADD's own parameters (RLayer::params): QLinearAdd's zero
 // points, each operand's and the sum's requantization, the output range.
@@ -165,9 +165,10 @@ void plan(LayerPlanner& p) {
   }
 }
 
-}  // namespace
+}  // namespace add_layer
 
 extern const LayerKind kAdd = {MLIP_LAYER_ADD, "add", "Sum", "mrvl.sum", {"Add", "QLinearAdd"},
-                               /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
+                               /*fuses_activation=*/true, add_layer::support, add_layer::lower, add_layer::plan,
+                               nullptr, nullptr};
 
 }  // namespace mlipc::mlip::layers

@@ -18,7 +18,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace channel_shuffle_layer {
 
 // A CHANNEL_SHUFFLE layer's own parameters (RLayer::params): its groups.
 struct ShuffleParams {
@@ -47,7 +47,7 @@ std::optional<Shuffle> shuffle_from(const Graph& g, const std::vector<std::vecto
 // The buffers of `positions` positions of C channels: in and out.
 uint64_t pass_bytes(int64_t positions, int64_t channels) { return 2 * ocm_round(positions * channels * kF16Bytes); }
 
-}  // namespace
+}  // namespace channel_shuffle_layer
 
 std::optional<Shuffle> shuffle_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
                                   const std::vector<int>& producers, int node) {
@@ -64,7 +64,7 @@ std::optional<Shuffle> shuffle_at(const Graph& g, const std::vector<std::vector<
     return std::nullopt;
   }
   if (r < 0) return std::nullopt;
-  std::optional<Shuffle> s = shuffle_from(g, consumers, r);
+  std::optional<Shuffle> s = channel_shuffle_layer::shuffle_from(g, consumers, r);
   if (s && s->reshape != node && s->transpose != node && s->reshape_back != node) return std::nullopt;
   return s;
 }
@@ -72,7 +72,7 @@ std::optional<Shuffle> shuffle_at(const Graph& g, const std::vector<std::vector<
 std::string shuffle_reason(const Graph& g, const Shuffle& s, const SupportLimits& lim) {
   const Shape& x = g.value(g.nodes[static_cast<size_t>(s.reshape)].inputs[0]).shape;
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
-  if (pass_bytes(1, x[1]) > lim.work_bytes)
+  if (channel_shuffle_layer::pass_bytes(1, x[1]) > lim.work_bytes)
     return fmt::format("{} channels: one position does not fit the {} bytes of OCM", x[1], lim.work_bytes);
   return "";
 }
@@ -89,11 +89,11 @@ void lower_shuffle(LowerContext& ctx, const Shuffle& s) {
     l.origins.insert(l.origins.end(), o.begin(), o.end());
   }
   l.inputs = {in_t};
-  l.params = ShuffleParams{s.groups};
+  l.params = channel_shuffle_layer::ShuffleParams{s.groups};
   l.output = ctx.output_tensor(last);
 }
 
-namespace {
+namespace channel_shuffle_layer {
 
 // Positions split across tiles, each tile's share in chunks that fit OCM:
 // DMA in, LAYOUT [positions][g][C/g] -> [positions][C/g][g], DMA out.
@@ -132,10 +132,11 @@ void plan(LayerPlanner& p) {
 
 void json(const RLayer& l, nlohmann::json& a) { a["groups"] = params_of<ShuffleParams>(l).groups; }
 
-}  // namespace
+}  // namespace channel_shuffle_layer
 
 extern const LayerKind kChannelShuffle = {MLIP_LAYER_CHANNEL_SHUFFLE, "channel_shuffle", "ChannelShuffle",
                                           "mrvl.channel_shuffle", {}, /*fuses_activation=*/false,
-                                          nullptr, nullptr, plan, nullptr, json};
+                                          nullptr, nullptr, channel_shuffle_layer::plan, nullptr,
+                                          channel_shuffle_layer::json};
 
 }  // namespace mlipc::mlip::layers

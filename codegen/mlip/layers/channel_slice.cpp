@@ -16,7 +16,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace channel_slice_layer {
 
 // A CHANNEL_SLICE layer's own parameters (RLayer::params): the input
 // channel its output's channel 0 is.
@@ -114,10 +114,11 @@ void plan(LayerPlanner& p) {
 
 void json(const RLayer& l, nlohmann::json& a) { a["channel_offset"] = params_of<SliceParams>(l).channel_offset; }
 
-}  // namespace
+}  // namespace channel_slice_layer
 
 extern const LayerKind kChannelSlice = {MLIP_LAYER_CHANNEL_SLICE, "channel_slice", "ChannelSlice",
                                         "mrvl.channel_slice", {"Split", "Slice"}, /*fuses_activation=*/false,
-                                        support, lower, plan, nullptr, json};
+                                        channel_slice_layer::support, channel_slice_layer::lower,
+                                        channel_slice_layer::plan, nullptr, channel_slice_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -16,7 +16,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace concat_layer {
 
 // `positions` positions of one input of `channels` channels of `eb` bytes.
 uint64_t pass_bytes(int64_t positions, int64_t channels, int64_t eb) { return ocm_round(positions * channels * eb); }
@@ -96,9 +96,10 @@ void plan(LayerPlanner& p) {
   }
 }
 
-}  // namespace
+}  // namespace concat_layer
 
 extern const LayerKind kConcat = {MLIP_LAYER_CONCAT, "concat", "Concat", "mrvl.concat", {"Concat"},
-                                  /*fuses_activation=*/false, support, lower, plan, nullptr, nullptr};
+                                  /*fuses_activation=*/false, concat_layer::support, concat_layer::lower,
+                                  concat_layer::plan, nullptr, nullptr};
 
 }  // namespace mlipc::mlip::layers

@@ -18,7 +18,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace concat_rows_layer {
 
 // A CONCAT_ROWS layer's own parameters (RLayer::params): the rows, each
 // input's row length and where a constant input's values are in WEIGHTS
@@ -33,7 +33,7 @@ int64_t axis_of(const Node& n, size_t rank) {
   return a < 0 ? a + static_cast<int64_t>(rank) : a;
 }
 
-}  // namespace
+}  // namespace concat_rows_layer
 
 std::string concat_rows_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (lim.int8) return "only int8/uint8 4-D concatenation has an int8 MLIP layer";
@@ -45,7 +45,8 @@ std::string concat_rows_reason(const Graph& g, const Node& n, const SupportLimit
     if (std::string r = rowmajor_reason(v); !r.empty()) return r;
     computed = computed || !v.is_constant();
     int64_t cols = 1;
-    for (size_t d = static_cast<size_t>(axis_of(n, out.shape.size())); d < v.shape.size(); ++d) cols *= v.shape[d];
+    const size_t axis = static_cast<size_t>(concat_rows_layer::axis_of(n, out.shape.size()));
+    for (size_t d = axis; d < v.shape.size(); ++d) cols *= v.shape[d];
     if (ocm_round(cols * kF16Bytes) > lim.work_bytes)
       return fmt::format("a row of input '{}' does not fit the {} bytes of OCM", v.name, lim.work_bytes);
   }
@@ -56,8 +57,8 @@ std::string concat_rows_reason(const Graph& g, const Node& n, const SupportLimit
 void lower_concat_rows(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
   const Shape& ys = g.value(n.outputs[0]).shape;
-  const size_t axis = static_cast<size_t>(axis_of(n, ys.size()));
-  ConcatRowsParams cp;
+  const size_t axis = static_cast<size_t>(concat_rows_layer::axis_of(n, ys.size()));
+  concat_rows_layer::ConcatRowsParams cp;
   for (size_t d = 0; d < axis; ++d) cp.rows *= ys[d];
   std::vector<int> inputs;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -82,7 +83,7 @@ void lower_concat_rows(LowerContext& ctx, const Node& n) {
   l.output = ctx.output_tensor(n, 0, true);
 }
 
-namespace {
+namespace concat_rows_layer {
 
 // Input after input: its rows split across tiles, each tile's share in
 // chunks that fit OCM, DMA in (contiguous) and out (into the output's rows).
@@ -127,9 +128,10 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["columns"] = cp.cols;
 }
 
-}  // namespace
+}  // namespace concat_rows_layer
 
 extern const LayerKind kConcatRows = {MLIP_LAYER_CONCAT_ROWS, "concat_rows", "Concat", "mrvl.concat_rows", {},
-                                      /*fuses_activation=*/false, nullptr, nullptr, plan, nullptr, json};
+                                      /*fuses_activation=*/false, nullptr, nullptr, concat_rows_layer::plan, nullptr,
+                                      concat_rows_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -24,7 +24,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace conv2d_layer {
 
 constexpr ops::GeometryRules kConvRules{/*dilations=*/true, /*ceil_mode=*/false};
 
@@ -147,7 +147,7 @@ std::string chunk_reason(const ops::Geometry& geo, const SupportLimits& lim) {
   return "";
 }
 
-}  // namespace
+}  // namespace conv2d_layer
 
 template <class T>
 std::vector<T> fold_weights(const std::vector<T>& w, const Shape& w4, int64_t f) {
@@ -169,10 +169,10 @@ template std::vector<int64_t> fold_weights(const std::vector<int64_t>&, const Sh
 
 int64_t conv_fold_factor(const ops::Geometry& geo, int64_t width, int64_t channels, int64_t groups,
                          const TargetInfo& target) {
-  return fold_of(geo, width, channels, groups, target).f;
+  return conv2d_layer::fold_of(geo, width, channels, groups, target).f;
 }
 
-namespace {
+namespace conv2d_layer {
 
 ConvPass q8_pass(ConvPass p) {
   p.eb = 1;
@@ -538,7 +538,7 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["groups"] = cp.groups;
 }
 
-}  // namespace
+}  // namespace conv2d_layer
 
 bool conv_is_dense(const Graph& g, const Node& n) {
   if (n.op != "QLinearConv" || !is_const(g, n, 3) || n.attrs.get_int("group", 1) != 1) return false;
@@ -547,11 +547,13 @@ bool conv_is_dense(const Graph& g, const Node& n) {
   const Shape& y = g.value(n.outputs[0]).shape;
   if (x.size() != 4 || w.size() != 4 || y.size() != 4) return false;
   if (x[2] != 1 || x[3] != 1 || w[2] != 1 || w[3] != 1 || y[2] != 1 || y[3] != 1) return false;
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), kConvRules);
+  const ops::Geometry geo =
+      ops::resolve_geometry(n.attrs, ops::spatial_of(x), ops::spatial_of(w), conv2d_layer::kConvRules);
   return geo.pad_begin(0) == 0 && geo.pad_begin(1) == 0 && geo.pad_end(0) == 0 && geo.pad_end(1) == 0;
 }
 
 extern const LayerKind kConv2D = {MLIP_LAYER_CONV2D, "conv2d", "Conv2D", "mrvl.conv2d_nhwc2nhwc", {"Conv", "QLinearConv"},
-                                  /*fuses_activation=*/true, support, lower, plan, splits, json};
+                                  /*fuses_activation=*/true, conv2d_layer::support, conv2d_layer::lower,
+                                  conv2d_layer::plan, conv2d_layer::splits, conv2d_layer::json};
 
 }  // namespace mlipc::mlip::layers

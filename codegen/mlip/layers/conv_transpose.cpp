@@ -28,7 +28,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace conv_transpose_layer {
 
 // One axis's stride phase r: the outputs r, r + s, ... (`count` of them),
 // output q of the phase reading the inputs q + first + j * dil for its taps
@@ -456,10 +456,12 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["groups"] = cp.groups;
 }
 
-}  // namespace
+}  // namespace conv_transpose_layer
 
 extern const LayerKind kConvTranspose = {MLIP_LAYER_CONV_TRANSPOSE, "conv_transpose", "Conv2DTranspose",
                                          "mrvl.conv2d_transpose_nhwc2nhwc", {"ConvTranspose", ops::kQConvTransposeOp},
-                                         /*fuses_activation=*/true, support, lower, plan, splits, json};
+                                         /*fuses_activation=*/true, conv_transpose_layer::support,
+                                         conv_transpose_layer::lower, conv_transpose_layer::plan,
+                                         conv_transpose_layer::splits, conv_transpose_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -23,7 +23,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace convert_layer {
 
 // [N, C] (one position): `elems` elements of `eb` bytes in OCM, one buffer
 // (the DMA in converts, the DMA out does not, or the other way round).
@@ -121,14 +121,15 @@ void plan_convert(LayerPlanner& p, bool inward) {
 void plan_in(LayerPlanner& p) { plan_convert(p, true); }
 void plan_out(LayerPlanner& p) { plan_convert(p, false); }
 
-}  // namespace
+}  // namespace convert_layer
 
 std::string border_reason(const Value& v, uint32_t work_bytes) {
   const Shape& s = v.shape;
   if (s.size() != 2 && s.size() != 4) return "";  // the layer's own rule decides
   const int64_t W = s.size() == 4 ? s[3] : 1;
   const bool one_position = s.size() == 2 || s[2] * s[3] == 1;
-  const uint64_t need = one_position ? flat_bytes(kF16Bytes, 1) : rows_bytes(kF16Bytes, 1, W, 1);
+  const uint64_t need =
+      one_position ? convert_layer::flat_bytes(kF16Bytes, 1) : convert_layer::rows_bytes(kF16Bytes, 1, W, 1);
   if (need > work_bytes)
     return fmt::format("tensor '{}' {} is too wide to convert at a region border: one row of one channel needs {} "
                        "bytes of OCM, more than the {} available",
@@ -138,9 +139,9 @@ std::string border_reason(const Value& v, uint32_t work_bytes) {
 
 extern const LayerKind kConvertIn = {MLIP_LAYER_CONVERT_IN, "convert_in", "Layout_transform_NCHW2NHWC",
                                      "mrvl.layout_transform_nchw2nhwc", {}, /*fuses_activation=*/false,
-                                     nullptr, nullptr, plan_in, nullptr, nullptr};
+                                     nullptr, nullptr, convert_layer::plan_in, nullptr, nullptr};
 extern const LayerKind kConvertOut = {MLIP_LAYER_CONVERT_OUT, "convert_out", "Layout_transform_NHWC2NCHW",
                                       "mrvl.layout_transform_nhwc2nchw", {}, /*fuses_activation=*/false,
-                                      nullptr, nullptr, plan_out, nullptr, nullptr};
+                                      nullptr, nullptr, convert_layer::plan_out, nullptr, nullptr};
 
 }  // namespace mlipc::mlip::layers

@@ -29,7 +29,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace eltwise_layer {
 
 // An ELTWISE layer's own parameters (RLayer::params): its function
 // (MLIP_ELT_*), its constant second operand (in WEIGHTS, always streamed:
@@ -236,7 +236,7 @@ uint64_t pass_bytes(int64_t elems, bool equal, int64_t len, int64_t eb) {
   return 2 * ocm_round(elems * eb) + ocm_round((equal ? elems : len) * eb);
 }
 
-}  // namespace
+}  // namespace eltwise_layer
 
 std::optional<Guard> guard_of(const Graph& g, const std::vector<std::vector<int>>& consumers,
                               const std::vector<int>& producers, const Node& div) {
@@ -255,7 +255,7 @@ std::optional<Guard> guard_of(const Graph& g, const std::vector<std::vector<int>
   ValueId x = kNoValue;
   float eps = 0.0f;
   if (p >= 0 && g.nodes[static_cast<size_t>(p)].op == "Add" && only_consumer(g, consumers, v) == reader &&
-      scalar_operand(g, g.nodes[static_cast<size_t>(p)], x, eps)) {
+      eltwise_layer::scalar_operand(g, g.nodes[static_cast<size_t>(p)], x, eps)) {
     gd.add = p;
     gd.eps = eps;
     v = x;
@@ -282,7 +282,7 @@ bool folded_guard(const Graph& g, const std::vector<std::vector<int>>& consumers
   return false;
 }
 
-namespace {
+namespace eltwise_layer {
 
 // n with its divisor replaced by the guard's input (what the command reads).
 Node guarded(const Node& n, const std::optional<Guard>& gd) {
@@ -582,25 +582,27 @@ void json(const RLayer& l, nlohmann::json& attrs) {
   if (ep.operand_offset >= 0) attrs["operand_len"] = ep.operand_len;
 }
 
-}  // namespace
+}  // namespace eltwise_layer
 
 std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
-  return support_checked(g, n, lim);
+  return eltwise_layer::support_checked(g, n, lim);
 }
-void lower_eltwise(LowerContext& ctx, const Node& n) { lower(ctx, n); }
+void lower_eltwise(LowerContext& ctx, const Node& n) { eltwise_layer::lower(ctx, n); }
 
 // The kind's rule: a Div reads its guard's input (the folded Add and Sqrt).
 std::string kind_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "Div") {
     const auto consumers = g.consumers();
     const auto producers = g.producers();
-    if (const std::optional<Guard> gd = guard_of(g, consumers, producers, n)) return support_checked(g, guarded(n, gd), lim);
+    if (const std::optional<Guard> gd = guard_of(g, consumers, producers, n))
+      return eltwise_layer::support_checked(g, eltwise_layer::guarded(n, gd), lim);
   }
-  return support_checked(g, n, lim);
+  return eltwise_layer::support_checked(g, n, lim);
 }
 
 extern const LayerKind kEltwise = {MLIP_LAYER_ELTWISE, "eltwise", "Eltwise", "mrvl.eltwise",
                                    {"Sub", "Mul", "Max", "Min", "PRelu", "QLinearMul", "Div"},
-                                   /*fuses_activation=*/true, kind_support, lower, plan, nullptr, json};
+                                   /*fuses_activation=*/true, kind_support, eltwise_layer::lower, eltwise_layer::plan,
+                                   nullptr, eltwise_layer::json};
 
 }  // namespace mlipc::mlip::layers

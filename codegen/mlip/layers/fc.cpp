@@ -27,7 +27,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace fc_layer {
 
 // An 8-bit FC's own parameters (RLayer::params): the zero points and the
 // output clamp its commands carry. An fp16 FC has none.
@@ -342,9 +342,11 @@ void plan(LayerPlanner& p) {
 
 void json(const RLayer& l, nlohmann::json& a) { json_weights(l, "OI", a); }
 
-}  // namespace
+}  // namespace fc_layer
 
-std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits) { return q8_fit(n, k, limits); }
+std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits) {
+  return fc_layer::q8_fit(n, k, limits);
+}
 
 bool row_shape(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }
 
@@ -368,13 +370,15 @@ void lower_dense_conv_q8(LowerContext& ctx, const Node& n) {
   const std::vector<ops::Requant> rq =
       ops::conv_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), ops::requant_mode(n.attrs));
   const DType yt = g.value(n.outputs[0]).dtype;
-  lower_q8_common(ctx, n, o, k, wt.as_int64(), rq, n.has_input(8) ? ctx.any_constant(n, 8).as_int64() : std::vector<int64_t>{},
-                  zero_point_of(ctx, n, 2), zero_point_of(ctx, n, 7), ops::clamp_lo(n.attrs, yt),
-                  ops::clamp_hi(n.attrs, yt), g.value(n.inputs[3]).name,
-                  n.has_input(8) ? g.value(n.inputs[8]).name : n.name + ":requant");
+  fc_layer::lower_q8_common(ctx, n, o, k, wt.as_int64(), rq,
+                            n.has_input(8) ? ctx.any_constant(n, 8).as_int64() : std::vector<int64_t>{},
+                            fc_layer::zero_point_of(ctx, n, 2), fc_layer::zero_point_of(ctx, n, 7),
+                            ops::clamp_lo(n.attrs, yt), ops::clamp_hi(n.attrs, yt), g.value(n.inputs[3]).name,
+                            n.has_input(8) ? g.value(n.inputs[8]).name : n.name + ":requant");
 }
 
 extern const LayerKind kFc = {MLIP_LAYER_FC, "fc", "FC", "mrvl.fc_ni2no", {"Gemm", "MatMul", "QLinearMatMul"},
-                              /*fuses_activation=*/true, support, lower, plan, nullptr, json};
+                              /*fuses_activation=*/true, fc_layer::support, fc_layer::lower, fc_layer::plan, nullptr,
+                              fc_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -18,7 +18,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace global_pool_layer {
 
 // An 8-bit GLOBAL_AVGPOOL's own parameters (RLayer::params): zero points,
 // the requantization of x_scale / (y_scale * hw), the output range.
@@ -141,28 +141,30 @@ void plan(LayerPlanner& p) {
   }
 }
 
-}  // namespace
+}  // namespace global_pool_layer
 
 std::string global_window_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
   const Value& xv = g.value(n.inputs[0]);
   const Shape x = conv_shape_2d(xv.shape);
-  if (lim.int8) return q8_support(g, n, x, lim);
+  if (lim.int8) return global_pool_layer::q8_support(g, n, x, lim);
   if (n.op == "QLinearAveragePool") return "QLinearAveragePool needs -quantize=int8";
   if (xv.dtype != DType::Float32) return "only float32 pooling runs on the MLIP in fp16";
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
-  if (pass_bytes(x[2] * x[3], 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
+  if (global_pool_layer::pass_bytes(x[2] * x[3], 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
   return "";
 }
 
 void lower_global_window(LowerContext& ctx, const Node& n) {
-  lower_layer(ctx, n, n.op == "AveragePool" || n.op == "QLinearAveragePool");
+  global_pool_layer::lower_layer(ctx, n, n.op == "AveragePool" || n.op == "QLinearAveragePool");
 }
 
 extern const LayerKind kGlobalAvgPool = {MLIP_LAYER_GLOBAL_AVGPOOL, "global_avgpool", "GlobalAvgpool2D",
                                          "mrvl.globalavgpool2d_nhwc2nhwc", {"GlobalAveragePool", "QLinearGlobalAveragePool"},
-                                         /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
+                                         /*fuses_activation=*/true, global_pool_layer::support,
+                                         global_pool_layer::lower, global_pool_layer::plan, nullptr, nullptr};
 extern const LayerKind kGlobalMaxPool = {MLIP_LAYER_GLOBAL_MAXPOOL, "global_maxpool", "GlobalMaxpool2D",
                                          "mrvl.globalmaxpool2d_nhwc2nhwc", {"GlobalMaxPool"},
-                                         /*fuses_activation=*/true, support, lower, plan, nullptr, nullptr};
+                                         /*fuses_activation=*/true, global_pool_layer::support,
+                                         global_pool_layer::lower, global_pool_layer::plan, nullptr, nullptr};
 
 }  // namespace mlipc::mlip::layers

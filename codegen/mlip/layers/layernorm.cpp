@@ -22,7 +22,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace layernorm_layer {
 
 // A LAYERNORM layer's own parameters (RLayer::params): rows, their length,
 // epsilon, the fp32 scale and shift in WEIGHTS (-1: none).
@@ -217,26 +217,27 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["epsilon"] = np.eps;
 }
 
-}  // namespace
+}  // namespace layernorm_layer
 
 std::vector<NormPattern> norm_patterns(const Graph& g, const std::vector<std::vector<int>>& consumers) {
   std::vector<NormPattern> out;
   for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (std::optional<NormPattern> p = pattern_from(g, consumers, static_cast<int>(i))) out.push_back(*p);
+    if (std::optional<NormPattern> p = layernorm_layer::pattern_from(g, consumers, static_cast<int>(i)))
+      out.push_back(*p);
   return out;
 }
 
 std::string norm_pattern_reason(const Graph& g, const NormPattern& p, const SupportLimits& lim) {
   if (lim.int8) return "LayerNormalization on int8 tensors has no MLIP layer yet";
   if (std::string r = rowmajor_reason(g.value(p.x)); !r.empty()) return r;
-  if (pass_bytes(1, p.len) > lim.work_bytes)
+  if (layernorm_layer::pass_bytes(1, p.len) > lim.work_bytes)
     return fmt::format("a row of {} elements does not fit the {} bytes of OCM", p.len, lim.work_bytes);
   return "";
 }
 
 void lower_norm_pattern(LowerContext& ctx, const NormPattern& p) {
   const Node& last = ctx.graph().nodes[static_cast<size_t>(p.last)];
-  add_layer(ctx, last, p.x, p.gamma, p.beta, p.eps, p.len, p.y);
+  layernorm_layer::add_layer(ctx, last, p.x, p.gamma, p.beta, p.eps, p.len, p.y);
   RLayer& l = ctx.region().layers.back();
   l.name = ctx.graph().nodes[static_cast<size_t>(p.nodes[0])].name;
   l.origins.clear();
@@ -247,7 +248,8 @@ void lower_norm_pattern(LowerContext& ctx, const NormPattern& p) {
 }
 
 extern const LayerKind kLayerNorm = {MLIP_LAYER_LAYERNORM, "layernorm", "LayerNorm", "mrvl.layernorm",
-                                     {"LayerNormalization"}, /*fuses_activation=*/false, support, lower, plan, nullptr,
-                                     json};
+                                     {"LayerNormalization"}, /*fuses_activation=*/false, layernorm_layer::support,
+                                     layernorm_layer::lower, layernorm_layer::plan, nullptr,
+                                     layernorm_layer::json};
 
 }  // namespace mlipc::mlip::layers

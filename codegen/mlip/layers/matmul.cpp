@@ -22,7 +22,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace matmul_layer {
 
 // A MATMUL layer's own parameters (RLayer::params).
 struct MatmulParams {
@@ -49,7 +49,7 @@ int64_t product(const Shape& s, size_t from, size_t to) {
   return v;
 }
 
-}  // namespace
+}  // namespace matmul_layer
 
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (lim.int8) return "int8 MatMul of this form has no MLIP layer yet";
@@ -61,13 +61,13 @@ std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& li
   if (a.is_constant()) return "a constant first operand";
   if (a.shape.size() < 2 || b.shape.size() < 2) return "a 1-D operand";
   const size_t ra = a.shape.size(), rb = b.shape.size();
-  const int64_t batch = product(y.shape, 0, y.shape.size() - 2);
-  if (product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
-  const int64_t bb = product(b.shape, 0, rb - 2);
+  const int64_t batch = matmul_layer::product(y.shape, 0, y.shape.size() - 2);
+  if (matmul_layer::product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
+  const int64_t bb = matmul_layer::product(b.shape, 0, rb - 2);
   if (bb != 1 && (rb != ra || !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin())))
     return "a second operand whose batch dimensions differ from the first's";
   const int64_t k = a.shape[ra - 1];
-  if (MatmulPass{k, true}.bytes(1, 1, false) > lim.work_bytes)
+  if (matmul_layer::MatmulPass{k, true}.bytes(1, 1, false) > lim.work_bytes)
     return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
   return "";
 }
@@ -77,12 +77,12 @@ void lower_matmul(LowerContext& ctx, const Node& n) {
   const Value& av = g.value(n.inputs[0]);
   const Value& bv = g.value(n.inputs[1]);
   const Shape& ys = g.value(n.outputs[0]).shape;
-  MatmulParams mp;
+  matmul_layer::MatmulParams mp;
   mp.m = av.shape[av.shape.size() - 2];
   mp.k = av.shape.back();
   mp.n = bv.shape.back();
-  mp.batch = product(ys, 0, ys.size() - 2);
-  mp.b_shared = product(bv.shape, 0, bv.shape.size() - 2) == 1;
+  mp.batch = matmul_layer::product(ys, 0, ys.size() - 2);
+  mp.b_shared = matmul_layer::product(bv.shape, 0, bv.shape.size() - 2) == 1;
   std::vector<int> inputs = {ctx.rowmajor_of(n.inputs[0])};
   int64_t w_off = -1;
   std::vector<float> w;
@@ -124,7 +124,7 @@ bool fuse_matmul_bias(LowerContext& ctx, const Node& add) {
     for (RLayer& l : ctx.region().layers)
       if (l.output == t && l.kind == MLIP_LAYER_MATMUL) mm = &l;
     if (!mm || mm->has_bias() || mm->act.kind != MLIP_ACT_NONE) continue;
-    const int64_t n = params_of<MatmulParams>(*mm).n;
+    const int64_t n = params_of<matmul_layer::MatmulParams>(*mm).n;
     // one value per column: [N], [1, .., 1, N]
     if (cv.constant->numel() != n || cv.shape.empty() || cv.shape.back() != n) continue;
     std::vector<float> bias(static_cast<size_t>(n));
@@ -137,7 +137,7 @@ bool fuse_matmul_bias(LowerContext& ctx, const Node& add) {
   return false;
 }
 
-namespace {
+namespace matmul_layer {
 
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
@@ -223,9 +223,10 @@ void json(const RLayer& l, nlohmann::json& a) {
   if (l.has_weights()) json_weights(l, "NK", a);
 }
 
-}  // namespace
+}  // namespace matmul_layer
 
 extern const LayerKind kMatmul = {MLIP_LAYER_MATMUL, "matmul", "MatMul", "mrvl.matmul", {},
-                                  /*fuses_activation=*/true, nullptr, nullptr, plan, nullptr, json};
+                                  /*fuses_activation=*/true, nullptr, nullptr, matmul_layer::plan, nullptr,
+                                  matmul_layer::json};
 
 }  // namespace mlipc::mlip::layers

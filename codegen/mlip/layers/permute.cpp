@@ -65,7 +65,7 @@ std::string rowmajor_reason(const Value& v) {
   return "";
 }
 
-namespace {
+namespace permute_layer {
 
 const char* kMoveOps[] = {"Transpose", "Reshape", "Flatten", "Squeeze",
                           "Unsqueeze", "Slice",   "Split",   "Gather", "Expand"};
@@ -170,10 +170,11 @@ struct PermutePass {
   uint64_t bytes(int64_t cnt, int64_t eb) const { return ocm_round(span(cnt) * eb) + ocm_round(cnt * inner() * eb); }
 };
 
-}  // namespace
+}  // namespace permute_layer
 
 std::string move_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (std::find(std::begin(kMoveOps), std::end(kMoveOps), n.op) == std::end(kMoveOps))
+  const auto& ops = permute_layer::kMoveOps;
+  if (std::find(std::begin(ops), std::end(ops), n.op) == std::end(ops))
     return fmt::format("{} has no MLIP equivalent", n.op);
   const Value& x = g.value(n.inputs[0]);
   if (x.is_constant()) return "a constant input";
@@ -202,17 +203,17 @@ std::string move_reason(const Graph& g, const Node& n, const SupportLimits& lim)
     t.rowmajor = !nhwc;
     for (size_t o = 0; o < n.outputs.size(); ++o) {
       if (n.outputs[o] == kNoValue) return "an absent output";
-      const Move m = move_of(g, n, storage_strides(t), o);
+      const permute_layer::Move m = permute_layer::move_of(g, n, storage_strides(t), o);
       if (!m.why.empty()) return m.why;
       if (m.view) continue;
-      if (PermutePass{m.copy}.bytes(1, kF16Bytes) > lim.work_bytes)
+      if (permute_layer::PermutePass{m.copy}.bytes(1, kF16Bytes) > lim.work_bytes)
         return fmt::format("one step of the copy does not fit the {} bytes of OCM", lim.work_bytes);
     }
   }
   return "";
 }
 
-namespace {
+namespace permute_layer {
 
 void lower_output(LowerContext& ctx, const Node& n, size_t out) {
   const Graph& g = ctx.graph();
@@ -264,17 +265,17 @@ void lower_output(LowerContext& ctx, const Node& n, size_t out) {
   l.dtype = ctx.tensor(l.output).dtype;
 }
 
-}  // namespace
+}  // namespace permute_layer
 
 void lower_move(LowerContext& ctx, const Node& n) {
   if (op_traits(n.op).view != View::None) {  // Reshape, Flatten, Squeeze, Unsqueeze: row-major bytes as they are
     ctx.alias_output(n, ctx.rowmajor_of(n.inputs[0]), ctx.graph().value(n.outputs[0]).shape, true);
     return;
   }
-  for (size_t o = 0; o < n.outputs.size(); ++o) lower_output(ctx, n, o);
+  for (size_t o = 0; o < n.outputs.size(); ++o) permute_layer::lower_output(ctx, n, o);
 }
 
-namespace {
+namespace permute_layer {
 
 // The outermost output dimension split across tiles; per pass, the source
 // range its steps read (DMA in), PERMUTE, DMA out.
@@ -341,9 +342,10 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["offset"] = c.offset;
 }
 
-}  // namespace
+}  // namespace permute_layer
 
 extern const LayerKind kPermute = {MLIP_LAYER_PERMUTE, "permute", "Permute", "mrvl.permute", {"Gather", "Expand"},
-                                   /*fuses_activation=*/false, move_reason, lower_move, plan, nullptr, json};
+                                   /*fuses_activation=*/false, move_reason, lower_move, permute_layer::plan, nullptr,
+                                   permute_layer::json};
 
 }  // namespace mlipc::mlip::layers

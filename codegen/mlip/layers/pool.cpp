@@ -22,7 +22,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace pool_layer {
 
 constexpr ops::GeometryRules kPoolRules{/*dilations=*/true, /*ceil_mode=*/true};
 // QLinearAveragePool's, as its shape rule (ops/qlinear_pool.cpp).
@@ -260,7 +260,7 @@ void json(const RLayer& l, nlohmann::json& a) {
   if (win.dh != 1 || win.dw != 1) a["dilation"] = {win.dh, win.dw};
 }
 
-}  // namespace
+}  // namespace pool_layer
 
 bool global_window(const ops::Geometry& geo, bool avg, bool count_include_pad) {
   for (int i = 0; i < geo.rank(); ++i) {
@@ -276,17 +276,19 @@ bool global_window(const ops::Geometry& geo, bool avg, bool count_include_pad) {
 }
 
 bool global_window(const Graph& g, const Node& n) {
-  if (n.op != "MaxPool" && !is_avg(n)) return false;
+  if (n.op != "MaxPool" && !pool_layer::is_avg(n)) return false;
   const Value& xv = g.value(n.inputs[0]);
-  if (!is_1d_or_2d(xv)) return false;
-  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(xv.shape), {}, rules_of(n));
-  return global_window(geo, is_avg(n), n.attrs.get_int("count_include_pad", 0) != 0);
+  if (!pool_layer::is_1d_or_2d(xv)) return false;
+  const ops::Geometry geo = ops::resolve_geometry(n.attrs, ops::spatial_of(xv.shape), {}, pool_layer::rules_of(n));
+  return global_window(geo, pool_layer::is_avg(n), n.attrs.get_int("count_include_pad", 0) != 0);
 }
 
 extern const LayerKind kMaxPool = {MLIP_LAYER_MAXPOOL, "maxpool", "Maxpool2D", "mrvl.maxpool2d_nhwc2nhwc", {"MaxPool"},
-                                   /*fuses_activation=*/true, support, lower, plan, splits, json};
+                                   /*fuses_activation=*/true, pool_layer::support, pool_layer::lower, pool_layer::plan,
+                                   pool_layer::splits, pool_layer::json};
 extern const LayerKind kAvgPool = {MLIP_LAYER_AVGPOOL, "avgpool", "Avgpool2D", "mrvl.avgpool2d_nhwc2nhwc",
-                                   {"AveragePool", "QLinearAveragePool"}, /*fuses_activation=*/true, support, lower, plan,
-                                   splits, json};
+                                   {"AveragePool", "QLinearAveragePool"}, /*fuses_activation=*/true,
+                                   pool_layer::support, pool_layer::lower, pool_layer::plan,
+                                   pool_layer::splits, pool_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -17,7 +17,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace reduce_layer {
 
 // A REDUCE layer's own parameters (RLayer::params).
 struct ReduceParams {
@@ -131,9 +131,10 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["mean"] = rp.mean;
 }
 
-}  // namespace
+}  // namespace reduce_layer
 
 extern const LayerKind kReduce = {MLIP_LAYER_REDUCE, "reduce", "Reduce", "mrvl.reduce", {"ReduceMean", "ReduceSum"},
-                                  /*fuses_activation=*/false, support, lower, plan, nullptr, json};
+                                  /*fuses_activation=*/false, reduce_layer::support, reduce_layer::lower,
+                                  reduce_layer::plan, nullptr, reduce_layer::json};
 
 }  // namespace mlipc::mlip::layers

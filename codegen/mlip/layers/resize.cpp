@@ -25,7 +25,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace resize_layer {
 
 constexpr int64_t kEntryBytes = MLIP_RESIZE_ENTRY_BYTES;  // a tap: uint32 index, float32 weight
 
@@ -229,10 +229,11 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["taps"] = {rp.row_taps, rp.col_taps};
 }
 
-}  // namespace
+}  // namespace resize_layer
 
 extern const LayerKind kResize = {MLIP_LAYER_RESIZE, "resize", "Resize2D", "mrvl.resize2d_nhwc2nhwc",
-                                  {"Resize", "Upsample"}, /*fuses_activation=*/false, support, lower, plan, nullptr,
-                                  json};
+                                  {"Resize", "Upsample"}, /*fuses_activation=*/false, resize_layer::support,
+                                  resize_layer::lower, resize_layer::plan, nullptr,
+                                  resize_layer::json};
 
 }  // namespace mlipc::mlip::layers

@@ -29,7 +29,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace rnn_layer {
 
 // An RNN layer's own parameters (RLayer::params). Weights in WEIGHTS, per
 // direction d at d times the size of one: W [gh][input] and R [gh][hidden]
@@ -207,7 +207,7 @@ void lower(LowerContext& ctx, const Node& n) {
   }
 }
 
-}  // namespace
+}  // namespace rnn_layer
 
 bool sequence_tensor(const Graph& g, ValueId v) {
   const std::vector<int> producers = g.producers();
@@ -223,7 +223,7 @@ bool sequence_tensor(const Graph& g, ValueId v) {
   return false;
 }
 
-namespace {
+namespace rnn_layer {
 
 void plan(LayerPlanner& pl) {
   const RLayer& l = pl.layer();
@@ -351,12 +351,14 @@ void json_state(const RLayer& l, nlohmann::json& a) {
   a["output"] = sc.cell ? "Y_c" : "Y_h";
 }
 
-}  // namespace
+}  // namespace rnn_layer
 
 extern const LayerKind kRnn = {MLIP_LAYER_RNN, "rnn", "RNN", "mrvl.rnn", {"LSTM", "GRU"},
-                               /*fuses_activation=*/false, support, lower, plan, nullptr, json};
+                               /*fuses_activation=*/false, rnn_layer::support, rnn_layer::lower, rnn_layer::plan,
+                               nullptr, rnn_layer::json};
 // Y_h, lowered by kRnn's lowering.
 extern const LayerKind kRnnState = {MLIP_LAYER_RNN_STATE, "rnn_state", "RNN_state", "mrvl.rnn_state", {},
-                                    /*fuses_activation=*/false, nullptr, nullptr, plan_state, nullptr, json_state};
+                                    /*fuses_activation=*/false, nullptr, nullptr, rnn_layer::plan_state, nullptr,
+                                    rnn_layer::json_state};
 
 }  // namespace mlipc::mlip::layers

@@ -18,7 +18,7 @@
 
 namespace mlipc::mlip::layers {
 
-namespace {
+namespace softmax_layer {
 
 // A SOFTMAX layer's own parameters (RLayer::params).
 struct SoftmaxParams {
@@ -105,9 +105,10 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["log"] = sp.log;
 }
 
-}  // namespace
+}  // namespace softmax_layer
 
 extern const LayerKind kSoftmax = {MLIP_LAYER_SOFTMAX, "softmax", "Softmax", "mrvl.softmax", {"Softmax", "LogSoftmax"},
-                                   /*fuses_activation=*/false, support, lower, plan, nullptr, json};
+                                   /*fuses_activation=*/false, softmax_layer::support, softmax_layer::lower,
+                                   softmax_layer::plan, nullptr, softmax_layer::json};
 
 }  // namespace mlipc::mlip::layers

