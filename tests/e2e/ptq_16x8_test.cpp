@@ -5,7 +5,10 @@
 //   100 other inputs beside the fp32 build: the output's SQNR against fp32.
 //   16x8 must stay above int8 by the margin measured less 2 dB (issue 29
 //   asked for 15 dB: not reached, docs/user-guide.md "16x8 quantization"
-//   has the table and why);
+//   has the table and why). "Their int8 versions" read as the suite's
+//   int8 models of the two (quant_qdq_* and quant_qop_*, made by
+//   tests/gen/gen_quantized.py from the same float weights) give the same
+//   margins, measured on the same inputs;
 // - on "mrvl, c" the 16x8 layers stay on the CPU with their reason and the
 //   outputs are the "c" build's, bit for bit;
 // - a QDQ model with int16 activations from tests/gen/gen_q16.py
@@ -50,6 +53,10 @@ driver::CompileOptions options(const std::string& target, const std::string& qua
 
 struct Figures {
   double int8 = 0.0, w16 = 0.0;
+  // The suite's int8 versions of the model (tests/gen/gen_quantized.py:
+  // quant_qdq_<model> and quant_qop_<model>, weights the float model's
+  // within half a step), on the same inputs.
+  double qdq = 0.0, qop = 0.0;
   size_t layers16 = 0, layers = 0;
 };
 
@@ -65,8 +72,12 @@ Figures measure(const std::string& model) {
   host::HostModel h32 = digits_ptq::build_program(r32, "ptq16_" + model + "_fp32");
   host::HostModel h8 = digits_ptq::build_program(r8, "ptq16_" + model + "_int8");
   host::HostModel h16 = digits_ptq::build_program(r16, "ptq16_" + model + "_16x8");
+  host::HostModel hqdq = digits_ptq::build_program(
+      driver::compile_model(kModels / ("quant_qdq_" + model) / "model.onnx", {}), "ptq16_" + model + "_qdq");
+  host::HostModel hqop = digits_ptq::build_program(
+      driver::compile_model(kModels / ("quant_qop_" + model) / "model.onnx", {}), "ptq16_" + model + "_qop");
   const io::NamedTensors others = samples::normal_samples(g, 100, 2);
-  double signal = 0.0, noise8 = 0.0, noise16 = 0.0;
+  double signal = 0.0, noise8 = 0.0, noise16 = 0.0, noise_qdq = 0.0, noise_qop = 0.0;
   for (int64_t i = 0; i < 100; ++i) {
     io::NamedTensors in;
     for (size_t k = 0; k < g.inputs.size(); ++k)
@@ -74,21 +85,29 @@ Figures measure(const std::string& model) {
     const std::vector<double> y = h32.run(in).outputs[0].second.as_double();
     const std::vector<double> a = h8.run(in).outputs[0].second.as_double();
     const std::vector<double> b = h16.run(in).outputs[0].second.as_double();
+    const std::vector<double> c = hqdq.run(in).outputs[0].second.as_double();
+    const std::vector<double> d = hqop.run(in).outputs[0].second.as_double();
     for (size_t k = 0; k < y.size(); ++k) {
       signal += y[k] * y[k];
       noise8 += (a[k] - y[k]) * (a[k] - y[k]);
       noise16 += (b[k] - y[k]) * (b[k] - y[k]);
+      noise_qdq += (c[k] - y[k]) * (c[k] - y[k]);
+      noise_qop += (d[k] - y[k]) * (d[k] - y[k]);
     }
   }
   Figures f;
   f.int8 = calib::sqnr_db(signal, noise8);
   f.w16 = calib::sqnr_db(signal, noise16);
+  f.qdq = calib::sqnr_db(signal, noise_qdq);
+  f.qop = calib::sqnr_db(signal, noise_qop);
   for (const auto& l : r16.quantization->layers) {
     f.layers16 += l.int8 && l.act_bits == 16;
     f.layers += 1;
   }
   fmt::print("16x8 {}: output SQNR int8 {:.1f} dB, 16x8 {:.1f} dB (+{:.1f}); {} of {} layers 16x8\n", model, f.int8,
              f.w16, f.w16 - f.int8, f.layers16, f.layers);
+  fmt::print("16x8 {}: the suite's int8 versions: QDQ {:.1f} dB (16x8 +{:.1f}), QOperator {:.1f} dB (+{:.1f})\n", model,
+             f.qdq, f.w16 - f.qdq, f.qop, f.w16 - f.qop);
   return f;
 }
 
@@ -97,11 +116,15 @@ Figures measure(const std::string& model) {
 // int8 weights bound both (the autoencoder's first Gemm: 48.3 dB alone in
 // 16x8, 48.2 dB with only its weights quantized; docs/user-guide.md "16x8
 // quantization"). The bounds: the measured figures less 2 dB.
+// The suite's int8 models: autoencoder QDQ and QOperator 43.7 dB (16x8
+// +8.1), DS-CNN 46.6 dB both (+8.7).
 TEST(Ptq16x8, AutoencoderAboveInt8) {
   const Figures f = measure("mlperf_tiny_ad_fc_autoencoder");
   EXPECT_EQ(f.layers16, f.layers);
   EXPECT_GE(f.w16 - f.int8, 8.2 - 2.0);
   EXPECT_GE(f.w16, 51.8 - 2.0);
+  EXPECT_GE(f.w16 - f.qdq, 8.1 - 2.0);
+  EXPECT_GE(f.w16 - f.qop, 8.1 - 2.0);
 }
 
 TEST(Ptq16x8, KeywordSpottingAboveInt8) {
@@ -109,6 +132,8 @@ TEST(Ptq16x8, KeywordSpottingAboveInt8) {
   EXPECT_EQ(f.layers16, f.layers);  // the GlobalAveragePool too (its int64 sum)
   EXPECT_GE(f.w16 - f.int8, 8.7 - 2.0);
   EXPECT_GE(f.w16, 55.3 - 2.0);
+  EXPECT_GE(f.w16 - f.qdq, 8.7 - 2.0);
+  EXPECT_GE(f.w16 - f.qop, 8.7 - 2.0);
 }
 
 // "mrvl, c": every 16x8 layer on the CPU, saying why; the outputs are "c"'s.
