@@ -1,8 +1,8 @@
 /* runtime.sim_q16: the 16x8 forms of CONV2D and FC (MLIP_DT_INT16: int16
    activations with zero point 0, int8 weights, int64 bias and sum,
    mlip_requantize64; docs/mlip-spec.md section 4a) on tiny hand-computed
-   data: sums and biases beyond int32, the 64-bit path's ties, saturation at
-   both ends of int16, a clamp; the 16x8 MAC rate of the cycle model; the
+   data: sums and biases beyond int32, the 64-bit path's ties (fixed-point
+   and onnxruntime's), saturation at both ends of int16, a clamp; the 16x8 MAC rate of the cycle model; the
    validator's refusals (int16 where an opcode has no 16x8 form, in an fp16
    buffer, a zero point, a clamp outside int16) and the executor's refusal
    of a damaged record (output untouched). */
@@ -136,6 +136,40 @@ static void test_fc(void** state) {
   ocm[1024] = 0x5A;
   assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
   assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* requant ORT (onnxruntime's arithmetic): the int64 sum converted to
+   float32, times the record's float32 scale, rounded half to even. Output
+   2 of test_fc's data (bias 2^33 + 2^18, exact in float32) at scale 2^-19:
+   16384.5 -> 16384 (the fixed-point tie gave 16385); output 3: -16384;
+   output 1: 8594096001 rounds to the float32 8594096128, / 2^19 =
+   16392.12 -> 16392. */
+static void test_fc_ort(void** state) {
+  mlip_decoded_cmd* c;
+  static const int8_t w[8] = {1, 1, 127, 0, 0, 0, 0, 0};
+  const float scale = 1.0f / 524288.0f;
+  int32_t qs;
+  uint32_t i;
+  (void)state;
+  memcpy(&qs, &scale, sizeof qs);
+  fresh(MLIP_LAYER_FC);
+  set16(0, 0, 32767);
+  set16(0, 1, -32768);
+  for (i = 0; i < 8u; ++i) set8(512u + i, w[i]);
+  set_record16(768, 0, 0, qs, MLIP_REQUANT_F32);
+  set_record16(768, 1, I64(33), qs, MLIP_REQUANT_F32);
+  set_record16(768, 2, I64(33) + I64(18), qs, MLIP_REQUANT_F32);
+  set_record16(768, 3, -(I64(33) + I64(18)), qs, MLIP_REQUANT_F32);
+  c = fc16(1, 2, 4);
+  c->u.fc.requant = MLIP_REQUANT_ORT;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 0); /* -1 * 2^-19 -> -0 -> 0 */
+  assert_int_equal(get16(1024, 1), 16392);
+  assert_int_equal(get16(1024, 2), 16384);
+  assert_int_equal(get16(1024, 3), -16384);
+  /* fixed-point records in an ORT command are refused */
+  set_record16(768, 0, 0, P30, 1);
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
 }
 
 /* A 16x8 CONV2D: input at 0, weights at 512, records at 768, output at 1024. */
@@ -331,6 +365,7 @@ static void test_validate(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fc),
+    cmocka_unit_test(test_fc_ort),
     cmocka_unit_test(test_conv),
     cmocka_unit_test(test_conv_depthwise),
     cmocka_unit_test(test_cycles),
