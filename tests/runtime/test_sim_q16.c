@@ -5,7 +5,8 @@
    and onnxruntime's), saturation at both ends of int16, a clamp; the 16x8 MAC rate of the cycle model; the
    validator's refusals (int16 where an opcode has no 16x8 form, in an fp16
    buffer, a zero point, a clamp outside int16) and the executor's refusal
-   of a damaged record (output untouched). */
+   of a damaged record (output untouched); and CONV2D on random shapes
+   against the spec's loop. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -362,12 +363,157 @@ static void test_validate(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
+/* ---- random shapes ----------------------------------------------------------- */
+
+#define BIG_OCM (256u * 1024u)
+static uint8_t big[BIG_OCM];
+static int32_t want_big[32u * 1024u];
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t next(void) { /* splitmix64 */
+  uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (uint32_t)(z ^ (z >> 31));
+}
+static uint32_t pick(uint32_t lo, uint32_t hi) {
+  return lo + next() % (hi - lo + 1u);
+}
+/* An int16 operand: often an end of the type or zero. */
+static int32_t operand16(void) {
+  switch (next() % 8u) {
+    case 0: return 32767;
+    case 1: return -32768;
+    case 2: return 0;
+    default: return (int32_t)(next() % 65536u) - 32768;
+  }
+}
+
+/* The simulator's 16x8 CONV2D against the spec's loop (section 4a: the
+   int64 sum over the taps inside the block, the record's int64 bias,
+   mlip_requantize64 into the clamp), on random shapes as runtime.sim_conv_random
+   draws them (groups, depthwise, blocks starting inside a group, strides,
+   dilations, padding), random int16 inputs with both ends of the type,
+   int8 weights with -128, biases up to 2^40 in magnitude, multipliers from
+   2^-31 to 2^3 and random clamps. */
+static void test_conv_random(void** state) {
+  uint32_t k;
+  (void)state;
+  for (k = 0; k < 300u; ++k) {
+    const uint32_t groups = k % 5u == 0u ? pick(1, 24) : pick(1, 3), icpg = k % 5u == 0u ? 1u : pick(1, 24);
+    const uint32_t ocpg = k % 5u == 0u ? pick(1, 2) : pick(1, 12);
+    const uint32_t kh = pick(1, 3), kw = pick(1, k % 7u == 0u ? 5 : 3);
+    const uint32_t sh = pick(1, 2), sw = pick(1, 3), dh = pick(1, 2), dw = pick(1, 2);
+    const uint32_t pt = pick(0, 2), pl = pick(0, 2), pb = pick(0, 2), pr = pick(0, 2);
+    const uint32_t layer_oc = groups * ocpg, oc_base = pick(0, layer_oc - 1u), out_c = pick(1, layer_oc - oc_base);
+    const uint32_t g0 = oc_base / ocpg, g1 = (oc_base + out_c - 1u) / ocpg;
+    const uint32_t ic_base = g0 * icpg, in_c = (g1 - g0 + 1u) * icpg;
+    const int32_t lo = next() % 3u == 0u ? 0 : -32768, hi = next() % 4u == 0u ? 20000 : 32767;
+    uint32_t in_h = pick(1, 7), in_w = pick(1, 9), out_h, out_w, w_off, b_off, out_off, i, j, oh, ow, y, x, ic;
+    mlip_decoded_cmd* c;
+    if (in_h + pt + pb < dh * (kh - 1u) + 1u) in_h = dh * (kh - 1u) + 1u;
+    if (in_w + pl + pr < dw * (kw - 1u) + 1u) in_w = dw * (kw - 1u) + 1u;
+    out_h = (in_h + pt + pb - dh * (kh - 1u) - 1u) / sh + 1u;
+    out_w = (in_w + pl + pr - dw * (kw - 1u) - 1u) / sw + 1u;
+    w_off = (in_h * in_w * in_c * 2u + 127u) & ~127u;
+    b_off = (w_off + out_c * kh * kw * icpg + 127u) & ~127u;
+    out_off = (b_off + out_c * MLIP_REQUANT16_RECORD_BYTES + 127u) & ~127u;
+    assert_true(out_off + out_h * out_w * out_c * 2u <= BIG_OCM);
+    assert_true(out_h * out_w * out_c <= sizeof want_big / sizeof want_big[0]);
+    memset(big, 0, sizeof big);
+    for (i = 0; i < in_h * in_w * in_c; ++i) {
+      const int32_t v = operand16();
+      const uint32_t u = (uint32_t)(v < 0 ? v + 65536 : v);
+      big[2u * i] = (uint8_t)(u & 0xFFu);
+      big[2u * i + 1u] = (uint8_t)(u >> 8);
+    }
+    for (i = 0; i < out_c * kh * kw * icpg; ++i) big[w_off + i] = (uint8_t)(next() % 256u);
+    for (j = 0; j < out_c; ++j) {
+      /* a multiplier q * 2^(shift - 31): q in [2^30, 2^31), shift in [-30, 3] */
+      const int32_t q = (int32_t)(((uint32_t)1 << 30) + next() % ((uint32_t)1 << 30)), sft = (int32_t)pick(0, 33) - 30;
+      const int64_t bias = (int64_t)(((uint64_t)next() << 32 | next()) % ((uint64_t)1 << 41)) - ((int64_t)1 << 40);
+      uint32_t w[4];
+      w[0] = (uint32_t)((uint64_t)bias & 0xFFFFFFFFu);
+      w[1] = (uint32_t)((uint64_t)bias >> 32);
+      w[2] = (uint32_t)q;
+      w[3] = (uint32_t)sft;
+      memcpy(big + b_off + j * MLIP_REQUANT16_RECORD_BYTES, w, sizeof w);
+    }
+    cb_init(&b, MLIP_MCPU_CN10KA, 1, BIG_OCM);
+    b.hdr.quantize = MLIP_QUANT_INT8;
+    cb_layer(&b, MLIP_LAYER_CONV2D, "conv");
+    c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, 0);
+    c->u.conv2d.in = 0;
+    c->u.conv2d.in_h = in_h;
+    c->u.conv2d.in_w = in_w;
+    c->u.conv2d.in_c = in_c;
+    c->u.conv2d.weights = w_off;
+    c->u.conv2d.bias = b_off;
+    c->u.conv2d.out = out_off;
+    c->u.conv2d.out_h = out_h;
+    c->u.conv2d.out_w = out_w;
+    c->u.conv2d.out_c = out_c;
+    c->u.conv2d.kh = kh;
+    c->u.conv2d.kw = kw;
+    c->u.conv2d.stride_h = sh;
+    c->u.conv2d.stride_w = sw;
+    c->u.conv2d.dil_h = dh;
+    c->u.conv2d.dil_w = dw;
+    c->u.conv2d.pad_top = pt;
+    c->u.conv2d.pad_left = pl;
+    c->u.conv2d.groups = groups;
+    c->u.conv2d.ic_per_group = icpg;
+    c->u.conv2d.oc_per_group = ocpg;
+    c->u.conv2d.oc_base = oc_base;
+    c->u.conv2d.ic_base = ic_base;
+    c->u.conv2d.clamp_lo = lo;
+    c->u.conv2d.clamp_hi = hi;
+    c->u.conv2d.dtype = MLIP_DT_INT16;
+    /* the spec's loop, one output at a time */
+    for (oh = 0; oh < out_h; ++oh) {
+      for (ow = 0; ow < out_w; ++ow) {
+        for (j = 0; j < out_c; ++j) {
+          const uint32_t cbase = ((oc_base + j) / ocpg) * icpg - ic_base;
+          const uint8_t* r = big + b_off + j * MLIP_REQUANT16_RECORD_BYTES;
+          uint32_t w[4];
+          int64_t acc = 0;
+          for (y = 0; y < kh; ++y) {
+            const int64_t ih = (int64_t)oh * sh - pt + (int64_t)y * dh;
+            if (ih < 0 || ih >= (int64_t)in_h) continue;
+            for (x = 0; x < kw; ++x) {
+              const int64_t iw = (int64_t)ow * sw - pl + (int64_t)x * dw;
+              if (iw < 0 || iw >= (int64_t)in_w) continue;
+              for (ic = 0; ic < icpg; ++ic) {
+                const uint32_t at = 2u * (((uint32_t)ih * in_w + (uint32_t)iw) * in_c + cbase + ic);
+                const int32_t u = (int32_t)big[at] | (int32_t)big[at + 1u] << 8;
+                const int32_t wb = big[w_off + ((j * kh + y) * kw + x) * icpg + ic];
+                acc += (int64_t)(u >= 32768 ? u - 65536 : u) * (wb >= 128 ? wb - 256 : wb);
+              }
+            }
+          }
+          memcpy(w, r, sizeof w);
+          acc += (int64_t)((uint64_t)w[0] | (uint64_t)w[1] << 32);
+          want_big[(oh * out_w + ow) * out_c + j] = mlip_requantize64(acc, (int32_t)w[2], (int32_t)w[3], 0, lo, hi);
+        }
+      }
+    }
+    assert_int_equal(cb_run(&b, big, sizeof big, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+    for (i = 0; i < out_h * out_w * out_c; ++i) {
+      const int32_t u = (int32_t)big[out_off + 2u * i] | (int32_t)big[out_off + 2u * i + 1u] << 8;
+      if ((u >= 32768 ? u - 65536 : u) != want_big[i]) {
+        print_error("case %u: output %u is %d, the spec gives %d\n", k, i, u >= 32768 ? u - 65536 : u, want_big[i]);
+        fail();
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fc),
     cmocka_unit_test(test_fc_ort),
     cmocka_unit_test(test_conv),
     cmocka_unit_test(test_conv_depthwise),
+    cmocka_unit_test(test_conv_random),
     cmocka_unit_test(test_cycles),
     cmocka_unit_test(test_validate),
   };
