@@ -145,7 +145,7 @@ typedef struct mlip_layer {
 MLIP_STATIC_ASSERT(sizeof(mlip_layer) == 32, layer_is_32_bytes);
 
 /* Region inputs and outputs (DPDK's per-I/O descriptors). */
-enum { MLIP_IO_INT8 = 1, MLIP_IO_UINT8 = 2, MLIP_IO_FP16 = 7, MLIP_IO_FP32 = 8 }; /* DPDK's codes */
+enum { MLIP_IO_INT8 = 1, MLIP_IO_UINT8 = 2, MLIP_IO_INT16 = 3, MLIP_IO_FP16 = 7, MLIP_IO_FP32 = 8 }; /* DPDK's codes */
 enum { MLIP_LAYOUT_NCHW = 0, MLIP_LAYOUT_NHWC = 1 };
 
 typedef struct mlip_io_desc {

@@ -177,7 +177,8 @@ static mlip_status check_io(const mlip_sim_view* v) {
     mlip_io_desc d;
     read_io(v, i, &d);
     if (d.ndim < 1u || d.ndim > 4u || !name_ok(v, d.name) ||
-        (d.type != MLIP_IO_INT8 && d.type != MLIP_IO_UINT8 && d.type != MLIP_IO_FP16 && d.type != MLIP_IO_FP32) ||
+        (d.type != MLIP_IO_INT8 && d.type != MLIP_IO_UINT8 && d.type != MLIP_IO_INT16 && d.type != MLIP_IO_FP16 &&
+         d.type != MLIP_IO_FP32) ||
         (d.layout != MLIP_LAYOUT_NCHW && d.layout != MLIP_LAYOUT_NHWC)) {
       return MLIP_ERR_INVALID_ARG;
     }

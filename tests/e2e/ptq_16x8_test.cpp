@@ -136,24 +136,43 @@ TEST(Ptq16x8, KeywordSpottingAboveInt8) {
   EXPECT_GE(f.w16 - f.qop, 8.7 - 2.0);
 }
 
-// "mrvl, c": every 16x8 layer on the CPU, saying why; the outputs are "c"'s.
-TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
-  const std::string model = "mlperf_tiny_ad_fc_autoencoder";
+// "mrvl, c": the 16x8 QLinearConvs (the autoencoder's ten Gemms, dense;
+// the DS-CNN's convolutions, depthwise ones and its Gemm) are MLIP CONV2D
+// and FC layers in int16 (docs/mlip-spec.md 4a), every MAC on the MLIP: the
+// autoencoder one region, the DS-CNN two (its GlobalAveragePool runs on
+// the CPU between them, saying why); the outputs are the "c" build's, bit
+// for bit, on 1, 2, 4 and 8 tiles with and without pinned weights.
+void expect_mlip_bits(const std::string& model, size_t regions, size_t convs) {
   const fs::path onnx = kModels / model / "model.onnx";
   const Graph g = frontend::import_onnx(onnx);
-  const fs::path calib = scratch_dir() / "ptq16_mrvl_calib.npz";
+  const fs::path calib = scratch_dir() / fmt::format("ptq16_mrvl_{}_calib.npz", model);
   io::write_npz(calib, samples::normal_samples(g, 8, 1));
   const driver::CompileResult rc = driver::compile_model(onnx, options("c", "int16x8", calib));
-  const driver::CompileResult rm = driver::compile_model(onnx, options("mrvl, c", "int16x8", calib));
-  int told = 0;
-  for (const auto& n : rm.mlip.cpu_nodes) told += n.reason.find("int16 activations (16x8)") != std::string::npos;
-  EXPECT_GE(told, 10);  // the ten Gemms (QLinearConv 1x1)
-  host::HostModel hc = digits_ptq::build_program(rc, "ptq16_mrvl_c");
-  host::HostModel hm = digits_ptq::build_program(rm, "ptq16_mrvl_mrvl");
+  host::HostModel hc = digits_ptq::build_program(rc, "ptq16_mrvl_c_" + model);
   const io::NamedTensors in = samples::normal_samples(g, 1, 5);
   io::NamedTensors one = {{in[0].first, digits_ptq::sample(in[0].second, 0, g.value(g.inputs[0].value).shape)}};
-  EXPECT_EQ(hc.run(one).outputs[0].second, hm.run(one).outputs[0].second);
+  const TensorData want = hc.run(one).outputs[0].second;
+  for (int tiles : {1, 2, 4, 8})
+    for (bool pin : {false, true}) {
+      driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
+      o.mlip.num_tiles = tiles;
+      o.mlip.wb_pin_ocm = pin;
+      const driver::CompileResult rm = driver::compile_model(onnx, o);
+      SCOPED_TRACE(fmt::format("{} tiles {} pin {}", model, tiles, pin));
+      ASSERT_EQ(rm.mlip.regions.size(), regions);
+      size_t wide = 0;
+      for (const auto& region : rm.mlip.regions)
+        for (const auto& l : region->report.layers) wide += (l.kind == "conv2d" || l.kind == "fc") && l.dtype == "int16";
+      EXPECT_EQ(wide, convs);  // every QLinearConv an int16 CONV2D or FC
+      for (const auto& n : rm.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+      host::HostModel hm = digits_ptq::build_program(rm, fmt::format("ptq16_mrvl_{}_{}_{}", model, tiles, pin));
+      EXPECT_EQ(hm.run(one).outputs[0].second, want);
+    }
 }
+
+TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_ad_fc_autoencoder", 1, 10); }
+
+TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tiny_kws_dscnn", 2, 10); }
 
 // Import: a QDQ model with int16 activations (tests/gen/gen_q16.py: Conv,
 // Relu, MaxPool, depthwise Conv, Relu, Flatten, Gemm; com.microsoft's int16
@@ -162,7 +181,8 @@ TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
 // step of onnxruntime-node's on every element (onnxruntime computes the
 // groups in float: DequantizeLinear, float Conv, QuantizeLinear), the
 // generated C gives the reference evaluator's bits, and "mrvl, c" gives
-// "c"'s bits with every node on the CPU.
+// "c"'s bits with its three QLinearConvs as int16 MLIP layers (three
+// regions: the int16 Clips and MaxPool between them run on the CPU).
 TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_cnn";
   const fs::path onnx = dir / "model.onnx";
@@ -190,7 +210,10 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
   driver::CompileOptions m;
   m.target = "mrvl, c";
-  EXPECT_EQ(compile_and_run(onnx, in, m)[0].second, got[0].second);
+  driver::CompileResult rm;
+  EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
+  EXPECT_EQ(rm.mlip.regions.size(), 3u);
+  for (const auto& n : rm.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
 }
 
 }  // namespace

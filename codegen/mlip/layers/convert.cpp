@@ -70,7 +70,8 @@ void layout(LayerPlanner& p, int tile, uint32_t src, uint32_t dst, int64_t a, in
 void plan_convert(LayerPlanner& p, bool inward) {
   const RTensor& src = p.in();
   const RTensor& dst = p.out();
-  const BorderElems e = src.q8() ? kByteBorder : kFloatBorder;
+  // int16 (16x8): two bytes on both sides
+  const BorderElems e = src.dtype == MLIP_DT_INT16 ? BorderElems{2, 2} : src.q8() ? kByteBorder : kFloatBorder;
   const int64_t pe = e.planar, he = e.nhwc;
   const RTensor& planar = inward ? src : dst;
   const int64_t H = planar.h, W = planar.w, C = planar.c;
