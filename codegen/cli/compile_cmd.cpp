@@ -84,7 +84,7 @@ void print_quantization(std::string& text, const ptq::QuantizeReport& q) {
   fmt::format_to(out, "  int8       {} of {} layers int8 ({} calibration on {}, min SQNR {} dB)\n", int8, q.layers.size(),
              calib::method_name(q.options.method), samples, db(q.options.min_sqnr_db));
   if (size_t wide = std::count_if(q.layers.begin(), q.layers.end(), [](const auto& l) { return l.int8 && l.act_bits == 16; }))
-    fmt::print("    {} of them 16x8 (int16 activations, int8 weights; on the CPU)\n", wide);
+    fmt::print("    {} of them 16x8 (int16 activations, int8 weights)\n", wide);
   if (q.options.weight_bits == 4) {
     size_t four = 0;
     for (const auto& l : q.layers) four += l.int8 && l.weight_bits == 4;
@@ -305,7 +305,7 @@ void declare_compile_options(CLI::App& app, CompileArgs& a) {
                 "the int8 operators' requantization: fixed (default; TFLite's Q31 multiplier and shift, integer "
                 "only) or ort (onnxruntime's float32 scale, round half to even: its bits), on the CPU and the MLIP");
   c->add_option("--quantize", args->quantize,
-                "none (default), int8 or int16x8 (16-bit activations, 8-bit weights; on the CPU): an fp32 model "
+                "none (default), int8 or int16x8 (16-bit activations, 8-bit weights): an fp32 model "
                 "calibrated (--calibration); on \"mrvl, c\" say -quantize=int8 in --target-mrvl-mattr");
   c->add_option("--calibration", args->calibration,
                 "calibration data (.npz): one array per model input, named as the input, with a leading sample axis");

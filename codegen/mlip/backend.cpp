@@ -86,7 +86,10 @@ RegionReport report_region(const LoweredRegion& r, const Options& opt, const std
     const uint32_t dt = r.tensors[static_cast<size_t>(l.output)].dtype;
     rep.layers.push_back({l.name, kind.name, kind.composite, l.origins, l.macs, p.est_cycles, split_name(p.split.how),
                           p.split.ranges, p.passes, p.pinned,
-                          dt == MLIP_DT_INT8 ? "int8" : dt == MLIP_DT_UINT8 ? "uint8" : "fp16"});
+                          dt == MLIP_DT_INT8    ? "int8"
+                          : dt == MLIP_DT_UINT8 ? "uint8"
+                          : dt == MLIP_DT_INT16 ? "int16"
+                                                : "fp16"});
     rep.est_cycles += p.est_cycles;
   }
   rep.ocm_used.assign(static_cast<size_t>(opt.num_tiles), 0);

@@ -90,7 +90,10 @@ std::vector<uint8_t> encode(const EncodeInput& in) {
       const RTensor& x = r.tensors[t];
       mlip_io_desc d{};
       d.name = intern(x.name);
-      d.type = x.dtype == MLIP_DT_INT8 ? MLIP_IO_INT8 : x.dtype == MLIP_DT_UINT8 ? MLIP_IO_UINT8 : MLIP_IO_FP32;
+      d.type = x.dtype == MLIP_DT_INT8    ? MLIP_IO_INT8
+               : x.dtype == MLIP_DT_UINT8 ? MLIP_IO_UINT8
+               : x.dtype == MLIP_DT_INT16 ? MLIP_IO_INT16
+                                          : MLIP_IO_FP32;
       d.layout = MLIP_LAYOUT_NCHW;
       if (x.h * x.w == 1 && !x.flat) {
         d.ndim = 2;

@@ -63,7 +63,7 @@ void set_dims(RTensor& t, const Shape& s, bool rowmajor = false, bool nhwc3 = fa
 }  // namespace
 
 uint32_t mlip_dtype(DType t) {
-  return t == DType::Int8 ? MLIP_DT_INT8 : t == DType::UInt8 ? MLIP_DT_UINT8 : MLIP_DT_FP16;
+  return t == DType::Int8 ? MLIP_DT_INT8 : t == DType::UInt8 ? MLIP_DT_UINT8 : t == DType::Int16 ? MLIP_DT_INT16 : MLIP_DT_FP16;
 }
 
 int LowerContext::scratch_like(const std::string& name, const Shape& s, DType dtype, bool rowmajor, bool nhwc3) {
@@ -302,7 +302,7 @@ void LowerContext::convert_in(int index, ValueId v) {
   const bool rowmajor = moved_only(v);
   int ti = border_tensor(val, RTensor::Input, index, false, rowmajor);
   r_.inputs.push_back(ti);
-  int si = scratch_like(val.name + (is_q8_type(val.dtype) ? ":nhwc" : ":fp16"), val.shape, val.dtype, rowmajor);
+  int si = scratch_like(val.name + (is_int_act_type(val.dtype) ? ":nhwc" : ":fp16"), val.shape, val.dtype, rowmajor);
   vt_[v] = si;
   if (border_in_place(ti)) {  // the fp16 tensor its readers see lives in the input binding
     r_.tensors[static_cast<size_t>(si)].home = RTensor::Input;
@@ -424,7 +424,7 @@ bool LowerContext::dense_view(const Node& n) const {
     return all_readers([&](const Node& cn) { return dense_view(cn); });
   }
   if (op_traits(n.op).view != View::Reshape || x.empty() || y.empty() || y[0] != x[0]) return false;
-  if (is_q8_type(g_.value(n.inputs[0]).dtype)) {
+  if (is_int_act_type(g_.value(n.inputs[0]).dtype)) {
     if (!layers::row_shape(y)) return false;
     if (layers::row_shape(x)) return true;  // moves nothing, whoever reads it (a region output too)
     return x.size() == 4 && layers::q8_dense_readers(g_, consumers_, nullptr, out);

@@ -142,6 +142,9 @@ class LowerContext {
 // MLIP_DT_INT8 / MLIP_DT_UINT8 for those tensor types, else MLIP_DT_FP16.
 uint32_t mlip_dtype(DType t);
 inline bool is_q8_type(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+// An integer activation an int8 region holds: 8-bit, or int16 (16x8, the
+// CONV2D and FC layers only).
+inline bool is_int_act_type(DType t) { return is_q8_type(t) || t == DType::Int16; }
 
 // Throws Error naming the node for anything the support rules should not
 // have let through.

@@ -35,12 +35,13 @@ struct RTensor {
   bool rowmajor = false;
   std::vector<int64_t> dims;   // the ONNX shape
   int alias_of = -1;           // shares the bytes of another tensor (flatten)
-  uint32_t dtype = MLIP_DT_FP16; // MLIP_DT_INT8/UINT8: one byte per element, in DDR and OCM (int8 regions)
+  uint32_t dtype = MLIP_DT_FP16; // MLIP_DT_INT8/UINT8: one byte per element, in DDR and OCM (int8 regions);
+                                 // MLIP_DT_INT16 (16x8): two
   uint32_t offset = 0;         // in SCRATCH, once planned
   int64_t image_elems() const { return h * w * c; }
   int64_t elems() const { return n * h * w * c; }
   bool q8() const { return dtype != MLIP_DT_FP16; }
-  int64_t elem_bytes() const { return q8() ? 1 : (planar ? kF32Bytes : kF16Bytes); }
+  int64_t elem_bytes() const { return dtype == MLIP_DT_INT16 ? 2 : q8() ? 1 : (planar ? kF32Bytes : kF16Bytes); }
   int64_t bytes() const { return elems() * elem_bytes(); }
 };
 
@@ -68,7 +69,8 @@ struct RLayer {
   int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
   std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)
   uint64_t macs = 0;
-  // The element type of its commands: fp16, or int8/uint8 (docs/mlip-spec.md 4a).
+  // The element type of its commands: fp16, or int8/uint8, or int16 (16x8:
+  // CONV2D and FC) (docs/mlip-spec.md 4a).
   uint32_t dtype = MLIP_DT_FP16;
   // An 8-bit layer's requantization arithmetic (its commands' `requant`
   // field): MLIP_REQUANT_ORT where the node says so (ops::requant_mode).

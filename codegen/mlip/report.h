@@ -25,7 +25,7 @@ struct LayerReport {
   std::vector<std::pair<int64_t, int64_t>> ranges;  // per tile
   int64_t passes = 0;
   bool pinned = false;
-  std::string dtype = "fp16";        // element type: fp16, or int8/uint8 (-quantize=int8)
+  std::string dtype = "fp16";        // element type: fp16, or int8/uint8 (-quantize=int8), or int16 (16x8)
 };
 
 struct RegionReport {

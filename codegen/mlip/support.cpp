@@ -47,10 +47,11 @@ bool consumers_all(const Graph& g, const std::vector<std::vector<int>>& consumer
 // Flatten, Reshape: the views the MLIP absorbs (a flatten into rows).
 bool reshape_view(const Node& n) { return op_traits(n.op).view == View::Reshape; }
 
-// Whether n reads a computed int8/uint8 tensor: an int8 layer's node.
+// Whether n reads a computed int8/uint8 (or 16x8's int16) tensor: an
+// integer layer's node.
 bool reads_q8(const Graph& g, const Node& n) {
   return std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
-    return v != kNoValue && !g.value(v).is_constant() && is_q8_type(g.value(v).dtype);
+    return v != kNoValue && !g.value(v).is_constant() && is_int_act_type(g.value(v).dtype);
   });
 }
 
@@ -107,13 +108,21 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
   if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
     return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's int8 layers read 8-bit weights only", n.op);
-  // 16x8 (int16 activations): the MLIP's layers read and write 8-bit
-  // integers only; the CPU's reference kernels run them (for now).
-  for (ValueId v : tensors_of(g, n))
-    if (g.value(v).dtype == DType::Int16 && !g.value(v).is_constant())
-      return fmt::format("{} on int16 activations (16x8): the MLIP's integer layers are 8-bit only; it runs on the CPU",
-                         n.op);
-  if (!limits.int8 && q8_node) return fmt::format("{} on int8 tensors needs -quantize=int8", n.op);
+  // 16x8 (int16 activations): the MLIP's 16x8 layers are CONV2D and FC
+  // (QLinearConv, its dense form included; its rule checks both sides),
+  // and a view of int16 rows goes with its dense readers; every other node
+  // on int16 runs on the CPU's 16x8 kernels.
+  if (n.op != "QLinearConv" && !reshape_view(n))
+    for (ValueId v : tensors_of(g, n))
+      if (g.value(v).dtype == DType::Int16 && !g.value(v).is_constant())
+        return fmt::format(
+            "{} on int16 activations (16x8): the MLIP's 16x8 layers are CONV2D and FC only; it runs on the CPU", n.op);
+  if (!limits.int8 && q8_node) {
+    const bool wide = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
+      return v != kNoValue && !g.value(v).is_constant() && g.value(v).dtype == DType::Int16;
+    });
+    return fmt::format("{} on {} tensors needs -quantize=int8", n.op, wide ? "int16 (16x8)" : "int8");
+  }
   for (ValueId v : tensors_of(g, n))
     if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
   if (const LayerKind* k = layer_kind_for_op(n.op)) {
@@ -237,8 +246,8 @@ Selection select_nodes(const Graph& g, const Options& o) {
       // int8 (the Reshapes passes/fold_qdq puts around a dense layer): a
       // view between row shapes, which moves nothing, or a flatten of NCHW
       // into rows that only int8 dense layers read (they reorder weights).
-      // Any number of rows: an int8 FC command takes them all (its OCM rule, layers/fc.cpp).
-      if (is_q8_type(in.dtype) && in.shape.size() >= 2 && layers::row_shape(out.shape) &&
+      // Any number of rows: an integer FC command takes them all (its OCM rule, layers/fc.cpp).
+      if (is_int_act_type(in.dtype) && in.shape.size() >= 2 && layers::row_shape(out.shape) &&
           out.shape[0] == in.shape[0])
         ok = layers::row_shape(in.shape) ||
              (in.shape.size() == 4 && in.shape[0] <= kMaxBatch &&

@@ -18,7 +18,9 @@
  *   NONE  moves bytes and has none: 0 in every buffer
  *   F16   fp16 only (MLIP_DT_FP16, so fp16 buffers only)
  *   Q8    8-bit only (MLIP_DT_INT8 or _UINT8, so int8 buffers only)
- *   BOTH  fp16 in an fp16 buffer, int8 or uint8 in an int8 buffer */
+ *   BOTH  fp16 in an fp16 buffer, int8 or uint8 in an int8 buffer
+ *   WIDE  as BOTH, and int16 (MLIP_DT_INT16: 16x8, int16 activations with
+ *         int8 weights) in an int8 buffer */
 #ifndef MLIP_CMD_TABLE_H_
 #define MLIP_CMD_TABLE_H_
 
@@ -27,8 +29,8 @@
   X(DMA_OUT, dma_out, 2, dma, NONE)                        \
   X(CONVERT, convert, 3, convert, F16)                     \
   X(LAYOUT, layout, 4, layout, NONE)                       \
-  X(CONV2D, conv2d, 5, conv2d, BOTH)                       \
-  X(FC, fc, 6, fc, BOTH)                                   \
+  X(CONV2D, conv2d, 5, conv2d, WIDE)                       \
+  X(FC, fc, 6, fc, WIDE)                                   \
   X(MAXPOOL, maxpool, 7, pool, BOTH)                       \
   X(AVGPOOL, avgpool, 8, pool, BOTH)                       \
   X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, BOTH)  \
@@ -93,8 +95,8 @@
   X(ELEM, 1, "1, 2 or 4")                                                                                        \
   X(TAPS, 1, "1 or 2; 8-bit: 1 (nearest)")                                                                       \
   X(GAP, 1, "at most MLIP_POOL_MAX_GAP")                                                                         \
-  X(ZP, 1, "inside the 8-bit type: [-128, 127] or [0, 255]")                                                     \
-  X(CLAMP, 1, "inside the 8-bit type, lo <= hi")                                                                 \
+  X(ZP, 1, "inside the 8-bit type: [-128, 127] or [0, 255]; int16: 0 (symmetric)")                                \
+  X(CLAMP, 1, "inside the element type ([-128, 127], [0, 255], int16 [-32768, 32767]), lo <= hi")                \
   X(Q, 1, "0 or in [2^30, 2^31); requant ORT: a finite float32's bits")                                          \
   X(SHIFT, 1, "in [-31, 30]; requant ORT: MLIP_REQUANT_F32")                                                     \
   X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1); requant ORT: MLIP_REQUANT_F32")                              \
@@ -134,8 +136,9 @@
 
 /* CONV2D on an NHWC block: input [in_h][in_w][in_c], weights
  * [out_c][kh][kw][in_c / groups] (OHWI), bias [out_c] fp32 (8-bit: a
- * requantization record of MLIP_REQUANT_RECORD_BYTES per output channel),
- * output [out_h][out_w][out_c]. Output channel j of the block is channel
+ * requantization record of MLIP_REQUANT_RECORD_BYTES per output channel;
+ * int16: of MLIP_REQUANT16_RECORD_BYTES, its bias int64), output
+ * [out_h][out_w][out_c]. Output channel j of the block is channel
  * oc_base + j of the layer; its group is (oc_base + j) / oc_per_group, and
  * it reads input channels group * ic_per_group - ic_base .. + ic_per_group
  * of the block. */
@@ -177,7 +180,8 @@
  * accumulator at zero; `last` adds the bias, applies the activation and
  * rounds into the output (out and bias are operands only then). 8-bit: the
  * whole reduction in one command (first and last 1, no accumulator, k at
- * most MLIP_INT8_MAX_TAPS), one requantization record per output at bias. */
+ * most MLIP_INT8_MAX_TAPS), one requantization record per output at bias
+ * (int16: MLIP_REQUANT16_RECORD_BYTES each, as CONV2D's). */
 #define MLIP_FIELDS_fc(W, A, x)                                                                       \
   W(x, in, 0, uint32_t, ANY, OCM, "input [n][k]")                                                     \
   W(x, weights, 1, uint32_t, ANY, PIN, "weights [out_c][k]")                                          \

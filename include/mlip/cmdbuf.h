@@ -145,7 +145,7 @@ typedef struct mlip_layer {
 MLIP_STATIC_ASSERT(sizeof(mlip_layer) == 32, layer_is_32_bytes);
 
 /* Region inputs and outputs (DPDK's per-I/O descriptors). */
-enum { MLIP_IO_INT8 = 1, MLIP_IO_UINT8 = 2, MLIP_IO_FP16 = 7, MLIP_IO_FP32 = 8 }; /* DPDK's codes */
+enum { MLIP_IO_INT8 = 1, MLIP_IO_UINT8 = 2, MLIP_IO_INT16 = 3, MLIP_IO_FP16 = 7, MLIP_IO_FP32 = 8 }; /* DPDK's codes */
 enum { MLIP_LAYOUT_NCHW = 0, MLIP_LAYOUT_NHWC = 1 };
 
 typedef struct mlip_io_desc {
@@ -210,8 +210,10 @@ enum { MLIP_RNN_LSTM = 1, MLIP_RNN_GRU = 2 };
 /* Element type of a command (its `dtype` field, word 29; 0 in every fp16
  * buffer and in commands that have none). An int8 buffer (header.quantize MLIP_QUANT_INT8)
  * holds only 8-bit compute commands, an fp16 buffer only fp16 ones
- * (docs/mlip-spec.md section 4a). */
-enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
+ * (docs/mlip-spec.md section 4a). MLIP_DT_INT16 (16x8: int16 activations,
+ * zero point 0, two bytes per element, with int8 weights) is an int8
+ * buffer's too, for the opcodes whose forms are WIDE (CONV2D, FC). */
+enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2, MLIP_DT_INT16 = 3 };
 /* The int8 bounds that keep every int32 sum exact: products per CONV2D
  * output (255 * 255 * 33025 < 2^31, as the compiler's own bound) and
  * positions of a GLOBAL_AVGPOOL (255 * 8421504 < 2^31). */
@@ -220,6 +222,13 @@ enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2 };
 /* An int8 CONV2D's (and FC's) per-output-channel record at its BIAS offset: int32
  * bias, int32 multiplier q (0 or in [2^30, 2^31)), int32 shift in [-31, 30]. */
 #define MLIP_REQUANT_RECORD_BYTES 12u
+/* An int16 (16x8) CONV2D's and FC's record: int64 bias (low word first),
+ * int32 q, int32 shift (the same pair as the 8-bit record's). Its bias is
+ * at most MLIP_INT16_MAX_BIAS in magnitude, so that with at most
+ * MLIP_INT8_MAX_TAPS products of at most 2^15 * 2^7 the int64 sum stays
+ * within the 2^62 that mlip_requantize64 takes. */
+#define MLIP_REQUANT16_RECORD_BYTES 16u
+#define MLIP_INT16_MAX_BIAS ((int64_t)1 << 61)
 
 /* The arithmetic of an 8-bit command's requantization pairs (its
  * `requant` field, docs/mlip-spec.md section 4a): TFLite's fixed-point

@@ -18,6 +18,10 @@ extern "C" {
  * macs_per_cycle: an assumption (docs/mlip-spec.md section 5), the ratio of
  * most NPUs, not a published MLIP figure. */
 #define MLIP_INT8_MAC_FACTOR 4u
+/* A 16x8 CONV2D or FC (MLIP_DT_INT16: int16 activations, int8 weights)
+ * runs at half the int8 rate: each product takes two 8x8 multipliers (the
+ * int16 value's two bytes). An assumption too (docs/mlip-spec.md section 5). */
+#define MLIP_INT16X8_MAC_FACTOR 2u
 
 /* The target constants the model needs (the header carries them). */
 typedef struct mlip_cycle_rates {

@@ -13,6 +13,14 @@ static uint64_t ceil_div_u64(uint64_t a, uint64_t b) {
   return a / b + (a % b != 0u ? 1u : 0u);
 }
 
+/* MACs per cycle of a CONV2D or FC of element type dt. */
+static uint32_t mac_rate(const mlip_cycle_rates* rates, uint32_t dt) {
+  if (dt == MLIP_DT_INT16) {
+    return rates->macs_per_cycle * MLIP_INT16X8_MAC_FACTOR;
+  }
+  return dt != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
+}
+
 mlip_cycle_rates mlip_cycle_rates_of(const mlip_header* hdr) {
   mlip_cycle_rates r;
   r.macs_per_cycle = hdr->macs_per_cycle;
@@ -41,11 +49,11 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
     case MLIP_OP_CONV2D:
       work = (uint64_t)a->conv2d.out_h * a->conv2d.out_w * a->conv2d.out_c * a->conv2d.kh * a->conv2d.kw *
              a->conv2d.ic_per_group;
-      rate = a->conv2d.dtype != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
+      rate = mac_rate(rates, a->conv2d.dtype);
       break;
     case MLIP_OP_FC:
       work = (uint64_t)a->fc.n * a->fc.k * a->fc.out_c;
-      rate = a->fc.dtype != MLIP_DT_FP16 ? rates->macs_per_cycle * MLIP_INT8_MAC_FACTOR : rates->macs_per_cycle;
+      rate = mac_rate(rates, a->fc.dtype);
       break;
     case MLIP_OP_MAXPOOL:
     case MLIP_OP_AVGPOOL:

@@ -11,17 +11,21 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
   /* fp16, or an 8-bit type (the element type's rule checked which): one-byte
      elements, a requantization record per output channel at bias. */
   const int q8 = a->dtype != MLIP_DT_FP16;
-  const uint64_t eb = q8 ? 1u : 2u, bb = q8 ? MLIP_REQUANT_RECORD_BYTES : 4u;
+  /* 16x8 (int16): two-byte activations, int8 weights, 16-byte records. */
+  const int wide = a->dtype == MLIP_DT_INT16;
+  const uint64_t eb = q8 && !wide ? 1u : 2u, wb = q8 ? 1u : 2u;
+  const uint64_t bb = wide ? MLIP_REQUANT16_RECORD_BYTES : (q8 ? MLIP_REQUANT_RECORD_BYTES : 4u);
   const int has_bias = a->bias != MLIP_NO_OFFSET;
   uint64_t in_len, w_len, b_len, out_len;
   uint64_t icpg, g_lo, g_hi;
   /* 8-bit: at most 33025 products of at most 255 * 128 per output, so the
-     int32 sum cannot overflow; the clamp ordered. */
+     int32 sum cannot overflow (16x8: the int64 sum within 2^62 with its
+     bias); the clamp ordered. */
   if (q8 && (mlip_sim_mul3(a->kh, a->kw, a->ic_per_group) > MLIP_INT8_MAX_TAPS || a->clamp_lo > a->clamp_hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = mlip_sim_mul4(a->in_h, a->in_w, a->in_c, eb);
-  w_len = mlip_sim_sat_mul(mlip_sim_mul4(a->out_c, a->kh, a->kw, a->ic_per_group), eb);
+  w_len = mlip_sim_sat_mul(mlip_sim_mul4(a->out_c, a->kh, a->kw, a->ic_per_group), wb);
   b_len = (uint64_t)a->out_c * bb;
   out_len = mlip_sim_mul4(a->out_h, a->out_w, a->out_c, eb);
   MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
@@ -266,11 +270,15 @@ static void conv_depthwise_block(const conv_geom* g, size_t j, size_t nj) {
 #endif
 
 static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_t* ocm); /* below */
+static MLIP_SIM_NOINLINE mlip_status conv2d_q16(const mlip_conv2d_args* a, uint8_t* ocm); /* below */
 
 mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_conv2d_args* a = &d->u.conv2d;
   conv_geom g;
   (void)env; /* works in the tile's OCM only */
+  if (a->dtype == MLIP_DT_INT16) {
+    return conv2d_q16(a, ocm);
+  }
   if (a->dtype != MLIP_DT_FP16) {
     return conv2d_q8(a, ocm);
   }
@@ -506,6 +514,58 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_
           }
         }
         mlip_sim_q8_store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, zy, lo, hi);
+      }
+    }
+  }
+  return MLIP_OK;
+}
+
+/* ---- 16x8 (docs/mlip-spec.md 4a) ------------------------------------------ *
+ * acc = sum x * w in int64 over the taps inside the block (x int16 with
+ * zero point 0, so padding adds nothing), plus the record's int64 bias,
+ * then mlip_requantize64 into [clamp_lo, clamp_hi]: the CPU's 16x8
+ * QLinearConv (templates/kernels/conv_integer.c, wide), bit for bit. */
+static MLIP_SIM_NOINLINE mlip_status conv2d_q16(const mlip_conv2d_args* a, uint8_t* ocm) {
+  const uint8_t* in = ocm + a->in;
+  const uint8_t* wt = ocm + a->weights;
+  const uint8_t* rec = ocm + a->bias;
+  uint8_t* out = ocm + a->out;
+  const int64_t in_h = a->in_h, in_w = a->in_w;
+  const size_t in_c = a->in_c;
+  const size_t out_h = a->out_h, out_w = a->out_w, out_c = a->out_c;
+  const size_t kh_n = a->kh, kw_n = a->kw;
+  const int64_t sh = a->stride_h, sw = a->stride_w;
+  const int64_t dh = a->dil_h, dw = a->dil_w;
+  const int64_t pt = a->pad_top, pl = a->pad_left;
+  const size_t icpg = a->ic_per_group, ocpg = a->oc_per_group;
+  const size_t oc_base = a->oc_base, ic_base = a->ic_base;
+  size_t oh, ow, j, kh, kw;
+  if (!mlip_sim_q16_records_ok(rec, out_c, a->requant)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (oh = 0; oh < out_h; ++oh) {
+    for (ow = 0; ow < out_w; ++ow) {
+      for (j = 0; j < out_c; ++j) {
+        /* In 64 bits as the validator computed it (size_t may be 32-bit). */
+        const size_t cbase = (size_t)((((uint64_t)oc_base + j) / ocpg) * icpg - ic_base);
+        const uint8_t* wj = wt + j * kh_n * kw_n * icpg;
+        int64_t acc = 0;
+        for (kh = 0; kh < kh_n; ++kh) {
+          const int64_t ih = (int64_t)oh * sh - pt + (int64_t)kh * dh;
+          if (ih < 0 || ih >= in_h) {
+            continue; /* padding: 0 */
+          }
+          for (kw = 0; kw < kw_n; ++kw) {
+            const int64_t iw = (int64_t)ow * sw - pl + (int64_t)kw * dw;
+            if (iw < 0 || iw >= in_w) {
+              continue;
+            }
+            acc += mlip_sim_q16_dot(in + (((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase) * 2u,
+                                    wj + (kh * kw_n + kw) * icpg, icpg);
+          }
+        }
+        mlip_sim_q16_store_requantized(out + ((oh * out_w + ow) * out_c + j) * 2u, acc, rec, j, a->clamp_lo,
+                                       a->clamp_hi);
       }
     }
   }

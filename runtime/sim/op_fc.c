@@ -13,18 +13,22 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
      elements, a requantization record per output at bias, no accumulator
      (the whole reduction in one command: the per-field rules FLAG, ACC). */
   const int q8 = a->dtype != MLIP_DT_FP16;
-  const uint64_t eb = q8 ? 1u : 2u, bb = q8 ? MLIP_REQUANT_RECORD_BYTES : 4u;
+  /* 16x8 (int16): two-byte activations, int8 weights, 16-byte records. */
+  const int wide = a->dtype == MLIP_DT_INT16;
+  const uint64_t eb = q8 && !wide ? 1u : 2u, wb = q8 ? 1u : 2u;
+  const uint64_t bb = wide ? MLIP_REQUANT16_RECORD_BYTES : (q8 ? MLIP_REQUANT_RECORD_BYTES : 4u);
   const uint64_t n = a->n, k = a->k, oc = a->out_c;
   const int last = a->last != 0u;
   const int has_bias = last && a->bias != MLIP_NO_OFFSET;
   uint64_t in_len, w_len, acc_len, b_len, out_len;
   /* 8-bit: at most 33025 products of at most 255 * 128 per output, so the
-     int32 sum cannot overflow; the clamp ordered. */
+     int32 sum cannot overflow (16x8: the int64 sum within 2^62 with its
+     bias); the clamp ordered. */
   if (q8 && (k > MLIP_INT8_MAX_TAPS || a->clamp_lo > a->clamp_hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
   in_len = mlip_sim_mul3(n, k, eb);
-  w_len = mlip_sim_mul3(oc, k, eb);
+  w_len = mlip_sim_mul3(oc, k, wb);
   acc_len = q8 ? 0u : mlip_sim_mul3(n, oc, 4u);
   b_len = oc * bb;
   out_len = mlip_sim_mul3(n, oc, eb);
@@ -137,6 +141,8 @@ static void mlip_sim_fc_block16_f16c(const uint8_t* xp, const uint8_t* wp, size_
 
 /* 8-bit (docs/mlip-spec.md 4a): each output the dot product of its row
    and its weights, then its record's bias and requantization. */
+static mlip_status fc_q16(const mlip_fc_args* a, uint8_t* ocm);
+
 static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
   const uint32_t dt = a->dtype;
   const uint8_t* in = ocm + a->in;
@@ -145,6 +151,9 @@ static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
   uint8_t* out = ocm + a->out;
   const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
   size_t n, o;
+  if (dt == MLIP_DT_INT16) {
+    return fc_q16(a, ocm);
+  }
   if (!mlip_sim_q8_records_ok(rec, oc_n, a->requant)) {
     return MLIP_ERR_INVALID_ARG;
   }
@@ -155,6 +164,28 @@ static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
       /* at most 33025 products of at most 255 * 128: no overflow */
       mlip_sim_q8_store_requantized(out + n * oc_n + o, mlip_sim_q8_dot(dt, xp, wp, k_n, a->x_zp), rec, o, a->y_zp,
                                     a->clamp_lo, a->clamp_hi);
+    }
+  }
+  return MLIP_OK;
+}
+
+/* 16x8 (docs/mlip-spec.md 4a): int16 rows, int8 weights, the int64 dot
+   product plus the record's int64 bias, mlip_requantize64 into the clamp
+   (zero points 0). */
+static mlip_status fc_q16(const mlip_fc_args* a, uint8_t* ocm) {
+  const uint8_t* in = ocm + a->in;
+  const uint8_t* wt = ocm + a->weights;
+  const uint8_t* rec = ocm + a->bias;
+  uint8_t* out = ocm + a->out;
+  const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
+  size_t n, o;
+  if (!mlip_sim_q16_records_ok(rec, oc_n, a->requant)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc_n; ++o) {
+      mlip_sim_q16_store_requantized(out + (n * oc_n + o) * 2u, mlip_sim_q16_dot(in + n * k_n * 2u, wt + o * k_n, k_n),
+                                     rec, o, a->clamp_lo, a->clamp_hi);
     }
   }
   return MLIP_OK;

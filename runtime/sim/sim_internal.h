@@ -496,8 +496,13 @@ mlip_status mlip_sim_run_section(const mlip_sim_env* env, uint32_t section);
  * mlip/requant.h, the header the CPU's int8 kernels include, so a region
  * gives the bits of those kernels. */
 
-static inline int32_t mlip_sim_q8_lo(uint32_t dt) { return dt == MLIP_DT_INT8 ? -128 : 0; }
-static inline int32_t mlip_sim_q8_hi(uint32_t dt) { return dt == MLIP_DT_INT8 ? 127 : 255; }
+/* The element type's range (MLIP_DT_INT16 too: CONV2D's and FC's 16x8 form). */
+static inline int32_t mlip_sim_q8_lo(uint32_t dt) {
+  return dt == MLIP_DT_INT8 ? -128 : (dt == MLIP_DT_INT16 ? -32768 : 0);
+}
+static inline int32_t mlip_sim_q8_hi(uint32_t dt) {
+  return dt == MLIP_DT_INT8 ? 127 : (dt == MLIP_DT_INT16 ? 32767 : 255);
+}
 
 /* A requantization pair as mlip_quantize_multiplier makes it: q zero or in
  * [2^30, 2^31), shift in [MLIP_REQUANT_MIN_SHIFT, max_shift]; with requant
@@ -567,6 +572,70 @@ static inline int32_t mlip_sim_q8_dot(uint32_t dt, const uint8_t* x, const uint8
   size_t i;
   for (i = 0; i < n; ++i) {
     acc += (mlip_sim_q8_value(x[i], sx) - zx) * mlip_sim_q8_value(w[i], 0x80);
+  }
+  return acc;
+}
+
+/* ---- 16x8 (MLIP_DT_INT16: CONV2D and FC, docs/mlip-spec.md section 4a) ----
+ * int16 activations (zero point 0, two bytes little-endian), int8 weights,
+ * an int64 sum and bias, requantized by mlip_requantize64: the arithmetic
+ * of the CPU's 16x8 kernels (templates/kernels/conv_integer.c, wide). */
+
+/* The int16 element at p, and v (inside int16) stored there. */
+static inline int32_t mlip_sim_i16_load(const uint8_t* p) {
+  const int32_t u = (int32_t)mlip_sim_ld16(p);
+  return u >= 32768 ? u - 65536 : u;
+}
+static inline void mlip_sim_i16_store(uint8_t* p, int32_t v) {
+  mlip_sim_st16(p, (uint16_t)(v < 0 ? v + 65536 : v));
+}
+
+/* Record j's word k (0, 1: the bias's low and high words; 2 q; 3 shift)
+   of MLIP_REQUANT16_RECORD_BYTES each. */
+static inline uint32_t mlip_sim_q16_record_word(const uint8_t* rec, size_t j, size_t k) {
+  uint32_t u;
+  memcpy(&u, rec + j * MLIP_REQUANT16_RECORD_BYTES + k * 4u, sizeof u);
+  return u;
+}
+/* Record j's int64 bias (two's complement, without converting an
+   out-of-range unsigned value). */
+static inline int64_t mlip_sim_q16_record_bias(const uint8_t* rec, size_t j) {
+  const uint64_t u = (uint64_t)mlip_sim_q16_record_word(rec, j, 0) | (uint64_t)mlip_sim_q16_record_word(rec, j, 1) << 32;
+  return u >= ((uint64_t)1 << 63) ? -(int64_t)(~u) - 1 : (int64_t)u;
+}
+
+/* The records are data: each pair a valid one of the command's mode, each
+   bias within MLIP_INT16_MAX_BIAS (so the sum stays inside what
+   mlip_requantize64 takes). Checked before anything is written. */
+static inline int mlip_sim_q16_records_ok(const uint8_t* rec, size_t n, uint32_t requant) {
+  size_t j;
+  for (j = 0; j < n; ++j) {
+    const int64_t b = mlip_sim_q16_record_bias(rec, j);
+    if (b > MLIP_INT16_MAX_BIAS || b < -MLIP_INT16_MAX_BIAS ||
+        !mlip_sim_q8_requant_ok(mlip_sim_q16_record_word(rec, j, 2), mlip_sim_q16_record_word(rec, j, 3),
+                                MLIP_REQUANT_MAX_SHIFT, requant)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Output channel j: the int64 sum plus record j's bias (no saturation:
+   both bounded), requantized by its pair into [lo, hi], stored as int16. */
+static inline void mlip_sim_q16_store_requantized(uint8_t* p, int64_t acc, const uint8_t* rec, size_t j, int32_t lo,
+                                                  int32_t hi) {
+  const int64_t s = acc + mlip_sim_q16_record_bias(rec, j);
+  mlip_sim_i16_store(p, mlip_requantize64(s, mlip_sim_as_i32(mlip_sim_q16_record_word(rec, j, 2)),
+                                          mlip_sim_as_i32(mlip_sim_q16_record_word(rec, j, 3)), 0, lo, hi));
+}
+
+/* The sum of x[i] * w[i] over n elements, x int16, w int8, in int64 (a
+   product is at most 2^15 * 2^7; callers bound n by MLIP_INT8_MAX_TAPS). */
+static inline int64_t mlip_sim_q16_dot(const uint8_t* x, const uint8_t* w, size_t n) {
+  int64_t acc = 0;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    acc += (int64_t)(mlip_sim_i16_load(x + i * 2u) * mlip_sim_q8_value(w[i], 0x80));
   }
   return acc;
 }

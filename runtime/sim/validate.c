@@ -177,7 +177,8 @@ static mlip_status check_io(const mlip_sim_view* v) {
     mlip_io_desc d;
     read_io(v, i, &d);
     if (d.ndim < 1u || d.ndim > 4u || !name_ok(v, d.name) ||
-        (d.type != MLIP_IO_INT8 && d.type != MLIP_IO_UINT8 && d.type != MLIP_IO_FP16 && d.type != MLIP_IO_FP32) ||
+        (d.type != MLIP_IO_INT8 && d.type != MLIP_IO_UINT8 && d.type != MLIP_IO_INT16 && d.type != MLIP_IO_FP16 &&
+         d.type != MLIP_IO_FP32) ||
         (d.layout != MLIP_LAYOUT_NCHW && d.layout != MLIP_LAYOUT_NHWC)) {
       return MLIP_ERR_INVALID_ARG;
     }
@@ -294,7 +295,7 @@ int mlip_sim_rule_ok(uint32_t rule, uint32_t v, uint32_t dt, uint32_t requant) {
     case MLIP_RULE_ELEM: return v == 1u || v == 2u || v == 4u;
     case MLIP_RULE_TAPS: return v >= 1u && v <= (q8 ? 1u : 2u);
     case MLIP_RULE_GAP: return v <= MLIP_POOL_MAX_GAP;
-    case MLIP_RULE_ZP:
+    case MLIP_RULE_ZP: return dt == MLIP_DT_INT16 ? s == 0 : s >= mlip_sim_q8_lo(dt) && s <= mlip_sim_q8_hi(dt);
     case MLIP_RULE_CLAMP: return s >= mlip_sim_q8_lo(dt) && s <= mlip_sim_q8_hi(dt);
     case MLIP_RULE_Q: return ort ? (v & 0x7F800000u) != 0x7F800000u : v == 0u || (v >= 0x40000000u && v <= 0x7FFFFFFFu);
     case MLIP_RULE_SHIFT: return ort ? s == MLIP_REQUANT_F32 : s >= MLIP_REQUANT_MIN_SHIFT && s <= MLIP_REQUANT_MAX_SHIFT;
@@ -409,6 +410,9 @@ static mlip_status check_dtype(const mlip_sim_view* v, const mlip_decoded_cmd* d
   memcpy(&dt, &d->u, sizeof dt);
   switch (mlip_opcode_forms(d->opcode)) {
     case MLIP_FORMS_BOTH: ok = q8 ? dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 : dt == MLIP_DT_FP16; break;
+    case MLIP_FORMS_WIDE: /* BOTH, and 16x8 in an int8 buffer */
+      ok = q8 ? dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 || dt == MLIP_DT_INT16 : dt == MLIP_DT_FP16;
+      break;
     case MLIP_FORMS_Q8: ok = q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8); break;
     case MLIP_FORMS_F16: ok = !q8 && dt == MLIP_DT_FP16; break;
     default: ok = dt == 0u; break; /* DMA, LAYOUT, BARRIER: the word is unused */

@@ -5,7 +5,10 @@
 //   100 other inputs beside the fp32 build: the output's SQNR against fp32.
 //   16x8 must stay above int8 by the margin measured less 2 dB (issue 29
 //   asked for 15 dB: not reached, docs/user-guide.md "16x8 quantization"
-//   has the table and why);
+//   has the table and why). "Their int8 versions" read as the suite's
+//   int8 models of the two (quant_qdq_* and quant_qop_*, made by
+//   tests/gen/gen_quantized.py from the same float weights) give the same
+//   margins, measured on the same inputs;
 // - on "mrvl, c" the 16x8 layers stay on the CPU with their reason and the
 //   outputs are the "c" build's, bit for bit;
 // - a QDQ model with int16 activations from tests/gen/gen_q16.py
@@ -50,6 +53,10 @@ driver::CompileOptions options(const std::string& target, const std::string& qua
 
 struct Figures {
   double int8 = 0.0, w16 = 0.0;
+  // The suite's int8 versions of the model (tests/gen/gen_quantized.py:
+  // quant_qdq_<model> and quant_qop_<model>, weights the float model's
+  // within half a step), on the same inputs.
+  double qdq = 0.0, qop = 0.0;
   size_t layers16 = 0, layers = 0;
 };
 
@@ -65,8 +72,12 @@ Figures measure(const std::string& model) {
   host::HostModel h32 = digits_ptq::build_program(r32, "ptq16_" + model + "_fp32");
   host::HostModel h8 = digits_ptq::build_program(r8, "ptq16_" + model + "_int8");
   host::HostModel h16 = digits_ptq::build_program(r16, "ptq16_" + model + "_16x8");
+  host::HostModel hqdq = digits_ptq::build_program(
+      driver::compile_model(kModels / ("quant_qdq_" + model) / "model.onnx", {}), "ptq16_" + model + "_qdq");
+  host::HostModel hqop = digits_ptq::build_program(
+      driver::compile_model(kModels / ("quant_qop_" + model) / "model.onnx", {}), "ptq16_" + model + "_qop");
   const io::NamedTensors others = samples::normal_samples(g, 100, 2);
-  double signal = 0.0, noise8 = 0.0, noise16 = 0.0;
+  double signal = 0.0, noise8 = 0.0, noise16 = 0.0, noise_qdq = 0.0, noise_qop = 0.0;
   for (int64_t i = 0; i < 100; ++i) {
     io::NamedTensors in;
     for (size_t k = 0; k < g.inputs.size(); ++k)
@@ -74,21 +85,29 @@ Figures measure(const std::string& model) {
     const std::vector<double> y = h32.run(in).outputs[0].second.as_double();
     const std::vector<double> a = h8.run(in).outputs[0].second.as_double();
     const std::vector<double> b = h16.run(in).outputs[0].second.as_double();
+    const std::vector<double> c = hqdq.run(in).outputs[0].second.as_double();
+    const std::vector<double> d = hqop.run(in).outputs[0].second.as_double();
     for (size_t k = 0; k < y.size(); ++k) {
       signal += y[k] * y[k];
       noise8 += (a[k] - y[k]) * (a[k] - y[k]);
       noise16 += (b[k] - y[k]) * (b[k] - y[k]);
+      noise_qdq += (c[k] - y[k]) * (c[k] - y[k]);
+      noise_qop += (d[k] - y[k]) * (d[k] - y[k]);
     }
   }
   Figures f;
   f.int8 = calib::sqnr_db(signal, noise8);
   f.w16 = calib::sqnr_db(signal, noise16);
+  f.qdq = calib::sqnr_db(signal, noise_qdq);
+  f.qop = calib::sqnr_db(signal, noise_qop);
   for (const auto& l : r16.quantization->layers) {
     f.layers16 += l.int8 && l.act_bits == 16;
     f.layers += 1;
   }
   fmt::print("16x8 {}: output SQNR int8 {:.1f} dB, 16x8 {:.1f} dB (+{:.1f}); {} of {} layers 16x8\n", model, f.int8,
              f.w16, f.w16 - f.int8, f.layers16, f.layers);
+  fmt::print("16x8 {}: the suite's int8 versions: QDQ {:.1f} dB (16x8 +{:.1f}), QOperator {:.1f} dB (+{:.1f})\n", model,
+             f.qdq, f.w16 - f.qdq, f.qop, f.w16 - f.qop);
   return f;
 }
 
@@ -97,11 +116,15 @@ Figures measure(const std::string& model) {
 // int8 weights bound both (the autoencoder's first Gemm: 48.3 dB alone in
 // 16x8, 48.2 dB with only its weights quantized; docs/user-guide.md "16x8
 // quantization"). The bounds: the measured figures less 2 dB.
+// The suite's int8 models: autoencoder QDQ and QOperator 43.7 dB (16x8
+// +8.1), DS-CNN 46.6 dB both (+8.7).
 TEST(Ptq16x8, AutoencoderAboveInt8) {
   const Figures f = measure("mlperf_tiny_ad_fc_autoencoder");
   EXPECT_EQ(f.layers16, f.layers);
   EXPECT_GE(f.w16 - f.int8, 8.2 - 2.0);
   EXPECT_GE(f.w16, 51.8 - 2.0);
+  EXPECT_GE(f.w16 - f.qdq, 8.1 - 2.0);
+  EXPECT_GE(f.w16 - f.qop, 8.1 - 2.0);
 }
 
 TEST(Ptq16x8, KeywordSpottingAboveInt8) {
@@ -109,26 +132,47 @@ TEST(Ptq16x8, KeywordSpottingAboveInt8) {
   EXPECT_EQ(f.layers16, f.layers);  // the GlobalAveragePool too (its int64 sum)
   EXPECT_GE(f.w16 - f.int8, 8.7 - 2.0);
   EXPECT_GE(f.w16, 55.3 - 2.0);
+  EXPECT_GE(f.w16 - f.qdq, 8.7 - 2.0);
+  EXPECT_GE(f.w16 - f.qop, 8.7 - 2.0);
 }
 
-// "mrvl, c": every 16x8 layer on the CPU, saying why; the outputs are "c"'s.
-TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
-  const std::string model = "mlperf_tiny_ad_fc_autoencoder";
+// "mrvl, c": the 16x8 QLinearConvs (the autoencoder's ten Gemms, dense;
+// the DS-CNN's convolutions, depthwise ones and its Gemm) are MLIP CONV2D
+// and FC layers in int16 (docs/mlip-spec.md 4a), every MAC on the MLIP: the
+// autoencoder one region, the DS-CNN two (its GlobalAveragePool runs on
+// the CPU between them, saying why); the outputs are the "c" build's, bit
+// for bit, on 1, 2, 4 and 8 tiles with and without pinned weights.
+void expect_mlip_bits(const std::string& model, size_t regions, size_t convs) {
   const fs::path onnx = kModels / model / "model.onnx";
   const Graph g = frontend::import_onnx(onnx);
-  const fs::path calib = scratch_dir() / "ptq16_mrvl_calib.npz";
+  const fs::path calib = scratch_dir() / fmt::format("ptq16_mrvl_{}_calib.npz", model);
   io::write_npz(calib, samples::normal_samples(g, 8, 1));
   const driver::CompileResult rc = driver::compile_model(onnx, options("c", "int16x8", calib));
-  const driver::CompileResult rm = driver::compile_model(onnx, options("mrvl, c", "int16x8", calib));
-  int told = 0;
-  for (const auto& n : rm.mlip.cpu_nodes) told += n.reason.find("int16 activations (16x8)") != std::string::npos;
-  EXPECT_GE(told, 10);  // the ten Gemms (QLinearConv 1x1)
-  host::HostModel hc = digits_ptq::build_program(rc, "ptq16_mrvl_c");
-  host::HostModel hm = digits_ptq::build_program(rm, "ptq16_mrvl_mrvl");
+  host::HostModel hc = digits_ptq::build_program(rc, "ptq16_mrvl_c_" + model);
   const io::NamedTensors in = samples::normal_samples(g, 1, 5);
   io::NamedTensors one = {{in[0].first, digits_ptq::sample(in[0].second, 0, g.value(g.inputs[0].value).shape)}};
-  EXPECT_EQ(hc.run(one).outputs[0].second, hm.run(one).outputs[0].second);
+  const TensorData want = hc.run(one).outputs[0].second;
+  for (int tiles : {1, 2, 4, 8})
+    for (bool pin : {false, true}) {
+      driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
+      o.mlip.num_tiles = tiles;
+      o.mlip.wb_pin_ocm = pin;
+      const driver::CompileResult rm = driver::compile_model(onnx, o);
+      SCOPED_TRACE(fmt::format("{} tiles {} pin {}", model, tiles, pin));
+      ASSERT_EQ(rm.mlip.regions.size(), regions);
+      size_t wide = 0;
+      for (const auto& region : rm.mlip.regions)
+        for (const auto& l : region->report.layers) wide += (l.kind == "conv2d" || l.kind == "fc") && l.dtype == "int16";
+      EXPECT_EQ(wide, convs);  // every QLinearConv an int16 CONV2D or FC
+      for (const auto& n : rm.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+      host::HostModel hm = digits_ptq::build_program(rm, fmt::format("ptq16_mrvl_{}_{}_{}", model, tiles, pin));
+      EXPECT_EQ(hm.run(one).outputs[0].second, want);
+    }
 }
+
+TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_ad_fc_autoencoder", 1, 10); }
+
+TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tiny_kws_dscnn", 2, 10); }
 
 // Import: a QDQ model with int16 activations (tests/gen/gen_q16.py: Conv,
 // Relu, MaxPool, depthwise Conv, Relu, Flatten, Gemm; com.microsoft's int16
@@ -137,7 +181,8 @@ TEST(Ptq16x8, MrvlKeeps16x8LayersOnTheCpu) {
 // step of onnxruntime-node's on every element (onnxruntime computes the
 // groups in float: DequantizeLinear, float Conv, QuantizeLinear), the
 // generated C gives the reference evaluator's bits, and "mrvl, c" gives
-// "c"'s bits with every node on the CPU.
+// "c"'s bits with its three QLinearConvs as int16 MLIP layers (three
+// regions: the int16 Clips and MaxPool between them run on the CPU).
 TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_cnn";
   const fs::path onnx = dir / "model.onnx";
@@ -165,7 +210,10 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
   driver::CompileOptions m;
   m.target = "mrvl, c";
-  EXPECT_EQ(compile_and_run(onnx, in, m)[0].second, got[0].second);
+  driver::CompileResult rm;
+  EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
+  EXPECT_EQ(rm.mlip.regions.size(), 3u);
+  for (const auto& n : rm.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
 }
 
 }  // namespace

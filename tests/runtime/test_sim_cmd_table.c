@@ -59,9 +59,12 @@ static uint32_t opcodes_of(int format, uint32_t out[2]) {
 }
 
 /* The element types an opcode may carry. */
-static uint32_t dtypes_of(uint32_t opcode, uint32_t out[3]) {
+static uint32_t dtypes_of(uint32_t opcode, uint32_t out[4]) {
   switch (mlip_opcode_forms(opcode)) {
     case MLIP_FORMS_BOTH: out[0] = MLIP_DT_FP16; out[1] = MLIP_DT_INT8; out[2] = MLIP_DT_UINT8; return 3;
+    case MLIP_FORMS_WIDE:
+      out[0] = MLIP_DT_FP16; out[1] = MLIP_DT_INT8; out[2] = MLIP_DT_UINT8; out[3] = MLIP_DT_INT16;
+      return 4;
     case MLIP_FORMS_Q8: out[0] = MLIP_DT_INT8; out[1] = MLIP_DT_UINT8; return 2;
     default: out[0] = MLIP_DT_FP16; return 1;
   }
@@ -146,7 +149,7 @@ static void test_encode_then_decode_gives_the_struct(void** state) {
   int f;
   (void)state;
   for (f = 0; f < MLIP_FORMAT_COUNT_; ++f) {
-    uint32_t ops[2], dts[3], no = opcodes_of(f, ops), k, t;
+    uint32_t ops[2], dts[4], no = opcodes_of(f, ops), k, t;
     for (k = 0; k < no; ++k) {
       uint32_t nd = dtypes_of(ops[k], dts);
       for (t = 0; t < nd; ++t) {
@@ -192,7 +195,7 @@ static void test_decode_then_encode_gives_the_words(void** state) {
   int f;
   (void)state;
   for (f = 0; f < MLIP_FORMAT_COUNT_; ++f) {
-    uint32_t ops[2], dts[3], no = opcodes_of(f, ops), k, t;
+    uint32_t ops[2], dts[4], no = opcodes_of(f, ops), k, t;
     for (k = 0; k < no; ++k) {
       uint32_t nd = dtypes_of(ops[k], dts);
       for (t = 0; t < nd; ++t) {
@@ -368,9 +371,15 @@ static uint32_t bad_values(uint32_t rule, uint32_t dt, uint32_t out[4]) {
     case MLIP_RULE_TAPS: out[n++] = 0u; out[n++] = 3u; if (q8) out[n++] = 2u; break;
     case MLIP_RULE_GAP: out[n++] = MLIP_POOL_MAX_GAP + 1u; break;
     case MLIP_RULE_ZP:
+      if (dt == MLIP_DT_INT16) { /* symmetric: 0 only */
+        out[n++] = 1u;
+        out[n++] = (uint32_t)-1;
+        break;
+      }
+      /* fall through */
     case MLIP_RULE_CLAMP:
-      out[n++] = dt == MLIP_DT_INT8 ? 128u : 256u;
-      out[n++] = dt == MLIP_DT_INT8 ? (uint32_t)-129 : (uint32_t)-1;
+      out[n++] = dt == MLIP_DT_INT8 ? 128u : dt == MLIP_DT_INT16 ? 32768u : 256u;
+      out[n++] = dt == MLIP_DT_INT8 ? (uint32_t)-129 : dt == MLIP_DT_INT16 ? (uint32_t)-32769 : (uint32_t)-1;
       break;
     case MLIP_RULE_Q: out[n++] = 1u; out[n++] = 0x3FFFFFFFu; out[n++] = 0x80000000u; break;
     case MLIP_RULE_SHIFT: out[n++] = 31u; out[n++] = (uint32_t)-32; break;
@@ -396,7 +405,7 @@ static void test_each_checked_field_refuses_values_outside_its_rule(void** state
   uint32_t op, refused = 0;
   (void)state;
   for (op = 1; op < MLIP_OP_COUNT_; ++op) {
-    uint32_t dts[3], nd = dtypes_of(op, dts), t;
+    uint32_t dts[4], nd = dtypes_of(op, dts), t;
     for (t = 0; t < nd; ++t) {
       mlip_decoded_cmd d;
       size_t i;

@@ -714,7 +714,7 @@ static void test_resize(void** state) {
   c->u.resize.out = 128;
   c->u.resize.dtype = MLIP_DT_FP16; /* fp16 in an int8 buffer */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  c->u.resize.dtype = 3; /* no such type */
+  c->u.resize.dtype = 3; /* int16: RESIZE has no 16x8 form */
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   /* An 8-bit RESIZE in an fp16 buffer. */
   fresh(MLIP_LAYER_RESIZE);
@@ -828,7 +828,7 @@ static void test_validate_conv(void** state) {
   assert_int_equal(CONV_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG); /* records required */
   assert_int_equal(CONV_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);   /* clamps, not activations */
   assert_int_equal(CONV_WITH(dtype, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);       /* fp16 in an int8 buffer */
-  assert_int_equal(CONV_WITH(dtype, 3), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(CONV_WITH(dtype, 4), MLIP_ERR_INVALID_ARG);             /* no such type (3 is int16) */
   assert_int_equal(CONV_WITH(bias, 4000), MLIP_ERR_INVALID_ARG);           /* records unaligned */
   assert_int_equal(CONV_WITH(bias, 4096), MLIP_ERR_BOUNDS);                /* records past OCM */
   /* 33025 products per output is the bound; one more channel is refused. */

@@ -174,10 +174,12 @@ int64_t conv_fold_factor(const ops::Geometry& geo, int64_t width, int64_t channe
 
 namespace conv2d_layer {
 
-ConvPass q8_pass(ConvPass p) {
-  p.eb = 1;
+// The integer form's sizes: int8 activations, or int16 ones (16x8, `wide`)
+// with 16-byte records; int8 weights either way.
+ConvPass q8_pass(ConvPass p, bool wide = false) {
+  p.eb = wide ? 2 : 1;
   p.wb = 1;
-  p.bb = MLIP_REQUANT_RECORD_BYTES;
+  p.bb = wide ? MLIP_REQUANT16_RECORD_BYTES : MLIP_REQUANT_RECORD_BYTES;
   p.bias = true;
   return p;
 }
@@ -199,6 +201,10 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   for (size_t i : {2, 5, 7, 8})
     if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   if (g.value(n.inputs[3]).dtype != DType::Int8) return "only int8 weights run on the MLIP";
+  // 16x8: int16 in and out (a layer with int8 on one side stays on the CPU).
+  const bool wide = xv.dtype == DType::Int16;
+  if ((g.value(n.outputs[0]).dtype == DType::Int16) != wide)
+    return "a 16x8 convolution with int8 on one side (mixed precision) runs on the CPU";
   if (n.has_input(5))
     for (int64_t z : g.value(n.inputs[5]).constant->as_int64())
       if (z != 0) return "only symmetric weights (zero point 0) run on the MLIP";
@@ -214,9 +220,13 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
                  "partial sums";
     return fo.f == 1 && geo.strides[1] > lim.target.max_stride ? r + kNoFold : r;
   }
-  if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim);
+  // The space-to-depth form is written for one-byte elements.
+  if (wide && fo.f != 1)
+    return "a 16x8 convolution in space-to-depth form (a kernel or stride above the target's) runs on the CPU";
+  if (conv_is_dense(g, n)) return dense_q8_reason(x[0], x[1], lim, wide);
   const ConvPass pass = q8_pass({x[2], fo.W, fo.C, conv_shape_2d(g.value(n.outputs[0]).shape)[3], geo.kernel[0],
-                                 geo.strides[0], geo.dilations[0], w[1] * w[2] * w[3], true});
+                                 geo.strides[0], geo.dilations[0], w[1] * w[2] * w[3], true},
+                                wide);
   const uint64_t need = pass.bytes(1, 1, false);
   if (need > lim.work_bytes)
     return fmt::format("one output row needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
@@ -317,6 +327,7 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   const Shape w4 = folded_shape(conv_shape_2d(w.shape()), fo);
   const int64_t m = w4[0], cg = w4[1], kh = w4[2], kw = w4[3];
   RLayer& l = new_conv_layer(ctx, n, fo);
+  l.dtype = mlip_dtype(g.value(n.outputs[0]).dtype);  // before the records: a 16x8 layer's are 16 bytes
   const std::vector<int64_t> src = fold_weights(w.as_int64(), conv_shape_2d(w.shape()), fo.f);
   const std::vector<size_t> to = ohwi_index(w4);
   std::vector<uint8_t> ohwi(src.size());
@@ -437,7 +448,7 @@ void plan(LayerPlanner& p) {
   const int64_t H = x.h, XW = x.w, W = x.w - cp.col0, C = x.c, OH = y.h, OW = y.w, OC = y.c;
   const int64_t cg = C / cp.groups, ocpg = OC / cp.groups;
   ConvPass pass{H, W, C, OW, win.kh, win.sh, win.dh, win.kh * win.kw * cg, l.has_bias()};
-  if (l.q8()) pass = q8_pass(pass);
+  if (l.q8()) pass = q8_pass(pass, l.dtype == MLIP_DT_INT16);
   const int64_t eb = pass.eb, wb = pass.wb, bb = pass.bb;
   const int64_t wper = pass.weights_per_oc;
   const bool by_channels = p.split() == Split::Channels;

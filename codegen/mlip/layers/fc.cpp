@@ -43,21 +43,26 @@ struct FcPass {
   int64_t N;
   bool bias;
   bool q8 = false;
-  int64_t eb() const { return q8 ? 1 : kF16Bytes; }
-  int64_t bb() const { return q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes; }
+  bool wide = false;  // 16x8: two-byte inputs and outputs, one-byte weights, 16-byte records
+  int64_t eb() const { return wide ? 2 : q8 ? 1 : kF16Bytes; }
+  int64_t wb() const { return q8 ? 1 : kF16Bytes; }
+  int64_t bb() const {
+    return wide ? static_cast<int64_t>(MLIP_REQUANT16_RECORD_BYTES)
+                : q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes;
+  }
   uint64_t bytes(int64_t occ, int64_t kc, bool pinned) const {
-    return ocm_round(N * kc * eb()) + (pinned ? 0 : ocm_round(occ * kc * eb()) + (bias ? ocm_round(occ * bb()) : 0)) +
+    return ocm_round(N * kc * eb()) + (pinned ? 0 : ocm_round(occ * kc * wb()) + (bias ? ocm_round(occ * bb()) : 0)) +
            (q8 ? 0 : ocm_round(N * occ * kF32Bytes)) + ocm_round(N * occ * eb());
   }
 };
 
 // An int8 FC's rule once its operands are known: batch, K bound, and one
 // output's whole reduction in OCM.
-std::string q8_fit(int64_t n, int64_t k, const SupportLimits& lim) {
+std::string q8_fit(int64_t n, int64_t k, const SupportLimits& lim, bool wide = false) {
   if (!lim.int8) return "int8 dense layers need -quantize=int8";
   if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
     return fmt::format("{} products per output, above the int8 bound of {}", k, MLIP_INT8_MAX_TAPS);
-  const uint64_t need = FcPass{n, true, true}.bytes(1, k, false);
+  const uint64_t need = FcPass{n, true, true, wide}.bytes(1, k, false);
   if (need > lim.work_bytes)
     return fmt::format("one output needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
   return "";
@@ -143,6 +148,7 @@ void lower_q8_common(LowerContext& ctx, const Node& n, int64_t o, int64_t k, con
   const DType xt = g.value(n.inputs[0]).dtype, yt = g.value(n.outputs[0]).dtype;
   if (xt != yt) fail("int8 dense layer with input {} and output {} types", dtype_name(xt), dtype_name(yt));
   RLayer& l = new_fc_layer(ctx, n);
+  l.dtype = mlip_dtype(yt);  // before the records: a 16x8 layer's are 16 bytes
   const RTensor x = ctx.tensor(l.inputs[0]);  // a copy: output_tensor() grows the list
   if (k != x.image_elems()) fail("dense input has {} elements per row, weights expect {}", x.image_elems(), k);
   std::vector<uint8_t> bytes(static_cast<size_t>(o * k));
@@ -231,8 +237,9 @@ void plan_q8(LayerPlanner& p) {
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t K = x.image_elems(), O = y.c, N = x.n;
-  const int64_t rb = MLIP_REQUANT_RECORD_BYTES;
-  const FcPass pass{N, true, true};
+  const bool wide = l.dtype == MLIP_DT_INT16;
+  const FcPass pass{N, true, true, wide};
+  const int64_t rb = pass.bb(), eb = pass.eb();
   const auto parts = split_range(O, p.num_tiles());
   p.set_split(Split::Channels, parts);
   for (size_t t = 0; t < parts.size(); ++t) {
@@ -244,17 +251,17 @@ void plan_q8(LayerPlanner& p) {
     for (int64_t cs = c0; cs < c1; cs += occ) {
       const int64_t cn = std::min(occ, c1 - cs);
       Ocm ocm(p.work_limit());
-      const uint32_t in_off = ocm.take(N * K);
+      const uint32_t in_off = ocm.take(N * K * eb);
       const uint32_t w_off = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K) : ocm.take(cn * K);
       const uint32_t b_off = pin ? u32(p.pinned_bias(tile) + (cs - c0) * rb) : ocm.take(cn * rb);
-      const uint32_t out_off = ocm.take(N * cn);
+      const uint32_t out_off = ocm.take(N * cn * eb);
       p.note_ocm(tile, ocm);
       p.count_pass();
       if (!pin) {
         p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * rb, b_off, cn * rb);
         p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * K, w_off, cn * K);
       }
-      p.dma_in(tile, p.binding(x), p.ddr_base(x), in_off, N * K);
+      p.dma_in(tile, p.binding(x), p.ddr_base(x), in_off, N * K * eb);
       mlip_fc_args a{};
       a.in = in_off;
       a.weights = w_off;
@@ -273,7 +280,7 @@ void plan_q8(LayerPlanner& p) {
       a.y_zp = q.y_zp;
       a.requant = l.requant;
       p.emit(MLIP_OP_FC, tile, a, pin);
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs, out_off, N, cn, O, cn);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs * eb, out_off, N, cn * eb, O * eb, cn * eb);
     }
   }
 }
@@ -344,8 +351,8 @@ void json(const RLayer& l, nlohmann::json& a) { json_weights(l, "OI", a); }
 
 }  // namespace fc_layer
 
-std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits) {
-  return fc_layer::q8_fit(n, k, limits);
+std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits, bool wide) {
+  return fc_layer::q8_fit(n, k, limits, wide);
 }
 
 bool row_shape(const Shape& s) { return (s.size() == 2 || s.size() == 4) && numel(s) == s[0] * s[1]; }

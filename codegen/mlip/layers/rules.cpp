@@ -111,14 +111,21 @@ ops::Geometry geometry_2d(const ops::Geometry& geo) {
 void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
                          const std::vector<int64_t>& bias, int64_t channels, int64_t period,
                          const std::string& bias_name) {
+  const bool wide = l.dtype == MLIP_DT_INT16;
   std::vector<uint32_t> rec;
   for (int64_t m = 0; m < channels; ++m) {
     const ops::Requant& r = rq[rq.size() > 1 ? static_cast<size_t>(m % period) : 0];
     const int64_t b = bias.empty() ? 0 : bias[static_cast<size_t>(m)];
-    for (int64_t v : {b, static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)}) rec.push_back(static_cast<uint32_t>(v));
+    if (wide) {
+      const uint64_t u = static_cast<uint64_t>(b);
+      for (uint64_t v : {u & 0xFFFFFFFFu, u >> 32}) rec.push_back(static_cast<uint32_t>(v));
+    } else {
+      rec.push_back(static_cast<uint32_t>(b));
+    }
+    for (int64_t v : {static_cast<int64_t>(r.q), static_cast<int64_t>(r.shift)}) rec.push_back(static_cast<uint32_t>(v));
   }
   l.bias_offset = ctx.add_u32(rec);
-  l.bias_bytes = channels * static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES);
+  l.bias_bytes = channels * static_cast<int64_t>(wide ? MLIP_REQUANT16_RECORD_BYTES : MLIP_REQUANT_RECORD_BYTES);
   l.bias_name = bias_name;
 }
 

@@ -136,10 +136,12 @@ ops::Geometry geometry_2d(const ops::Geometry& geo);
 // empty) and its requantization (q, shift): rq's only entry, or entry
 // m % period (per-channel scales; ConvTranspose's weight columns repeat
 // every M / group channels). Sets l's bias_offset, bias_bytes and bias_name.
+// A 16x8 layer (l.dtype MLIP_DT_INT16, set before) gets the 16-byte
+// records: the bias int64 (low word first), then q and shift.
 void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
                          const std::vector<int64_t>& bias, int64_t channels, int64_t period,
                          const std::string& bias_name);
-std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits);
+std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits, bool wide = false);
 void lower_dense_conv_q8(LowerContext& ctx, const Node& n);
 // A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
 // bytes, so a view between two such shapes of N rows moves nothing.

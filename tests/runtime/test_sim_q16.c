@@ -1,0 +1,521 @@
+/* runtime.sim_q16: the 16x8 forms of CONV2D and FC (MLIP_DT_INT16: int16
+   activations with zero point 0, int8 weights, int64 bias and sum,
+   mlip_requantize64; docs/mlip-spec.md section 4a) on tiny hand-computed
+   data: sums and biases beyond int32, the 64-bit path's ties (fixed-point
+   and onnxruntime's), saturation at both ends of int16, a clamp; the 16x8 MAC rate of the cycle model; the
+   validator's refusals (int16 where an opcode has no 16x8 form, in an fp16
+   buffer, a zero point, a clamp outside int16) and the executor's refusal
+   of a damaged record (output untouched); and CONV2D on random shapes
+   against the spec's loop. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmdbuf_builder.h"
+#include "mlip/cycle_model.h"
+#include "mlip/platform.h"
+#include "mlip/region.h"
+#include "sim_internal.h"
+
+uint64_t mlip_platform_time_ns(void) {
+  return 0u;
+}
+
+#define TILE_OCM 4096u
+static cb_builder b;
+static uint8_t ocm[TILE_OCM];
+static uint8_t cmdbuf[64u * 1024u];
+static uint32_t layer0;
+
+static void fresh(uint32_t kind) {
+  cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
+  b.hdr.quantize = MLIP_QUANT_INT8;
+  layer0 = cb_layer(&b, kind, "layer");
+  memset(ocm, 0, sizeof ocm);
+}
+
+static mlip_status run(void) {
+  return cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+}
+
+static mlip_status validate(void) {
+  size_t n = cb_build(&b, cmdbuf, sizeof cmdbuf);
+  assert_true(n > 0u);
+  return mlip_cmdbuf_validate(cmdbuf, n);
+}
+
+static void set8(uint32_t off, int32_t v) {
+  ocm[off] = (uint8_t)(v < 0 ? v + 256 : v);
+}
+/* int16 element i of the tensor at off. */
+static void set16(uint32_t off, uint32_t i, int32_t v) {
+  const uint32_t u = (uint32_t)(v < 0 ? v + 65536 : v);
+  ocm[off + 2u * i] = (uint8_t)(u & 0xFFu);
+  ocm[off + 2u * i + 1u] = (uint8_t)(u >> 8);
+}
+static int32_t get16(uint32_t off, uint32_t i) {
+  const int32_t u = (int32_t)ocm[off + 2u * i] | (int32_t)ocm[off + 2u * i + 1u] << 8;
+  return u >= 32768 ? u - 65536 : u;
+}
+/* Record j at off: int64 bias (low word first), q, shift. */
+static void set_record16(uint32_t off, uint32_t j, int64_t bias, int32_t q, int32_t shift) {
+  const uint64_t u = (uint64_t)bias;
+  const uint32_t w[4] = {(uint32_t)(u & 0xFFFFFFFFu), (uint32_t)(u >> 32), (uint32_t)q, (uint32_t)shift};
+  memcpy(ocm + off + j * MLIP_REQUANT16_RECORD_BYTES, w, sizeof w);
+}
+
+/* A 16x8 FC: input at 0, weights at 512, records at 768, output at 1024. */
+static mlip_decoded_cmd* fc16(uint32_t n, uint32_t k, uint32_t out_c) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_FC, 0, layer0);
+  c->u.fc.in = 0;
+  c->u.fc.weights = 512;
+  c->u.fc.bias = 768;
+  c->u.fc.acc = MLIP_NO_OFFSET;
+  c->u.fc.out = 1024;
+  c->u.fc.n = n;
+  c->u.fc.k = k;
+  c->u.fc.out_c = out_c;
+  c->u.fc.first = 1;
+  c->u.fc.last = 1;
+  c->u.fc.clamp_lo = -32768;
+  c->u.fc.clamp_hi = 32767;
+  c->u.fc.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+#define P30 ((int32_t)1 << 30) /* q of a power-of-two multiplier */
+#define I64(e) ((int64_t)1 << (e))
+
+/* One row x = {32767, -32768} (both ends of int16), six outputs; M = 2^-19
+   (q 2^30, shift -18) unless said:
+   0: w {1, 1}, bias 0, M = 1 (shift 1): 32767 - 32768 = -1.
+   1: w {127, 0}, bias 2^33: acc 4161409 + 8589934592 = 8594096001, beyond
+      int32; / 2^19 = 16392.12 -> 16392.
+   2: w {0, 0}, bias 2^33 + 2^18: / 2^19 = 16384.5, a tie: the high
+      multiply halves exactly, the rounding shift goes away from zero ->
+      16385 (one rounding half to even would give 16384).
+   3: bias -(2^33 + 2^18): -16384.5 -> -16385.
+   4: w {0, -128}, bias 2^40: 2^21 + 8 -> saturates to 32767.
+   5: w {127, 127}, bias -2^40: -127 - 2^40 -> saturates to -32768. */
+static void test_fc(void** state) {
+  mlip_decoded_cmd* c;
+  static const int8_t w[12] = {1, 1, 127, 0, 0, 0, 0, 0, 0, -128, 127, 127};
+  static const int32_t want[6] = {-1, 16392, 16385, -16385, 32767, -32768};
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_FC);
+  set16(0, 0, 32767);
+  set16(0, 1, -32768);
+  for (i = 0; i < 12u; ++i) set8(512u + i, w[i]);
+  set_record16(768, 0, 0, P30, 1);
+  set_record16(768, 1, I64(33), P30, -18);
+  set_record16(768, 2, I64(33) + I64(18), P30, -18);
+  set_record16(768, 3, -(I64(33) + I64(18)), P30, -18);
+  set_record16(768, 4, I64(40), P30, -18);
+  set_record16(768, 5, -I64(40), P30, -18);
+  c = fc16(1, 2, 6);
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 6u; ++i) assert_int_equal(get16(1024, i), want[i]);
+  /* A clamp (a fused Relu: [0, 32767]) takes the negatives to 0. */
+  c->u.fc.clamp_lo = 0;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 0);
+  assert_int_equal(get16(1024, 3), 0);
+  assert_int_equal(get16(1024, 1), 16392);
+  /* A bias beyond MLIP_INT16_MAX_BIAS is refused before anything is written. */
+  set_record16(768, 2, I64(61) + 1, P30, -18);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+  set_record16(768, 2, I64(61), P30, -18);
+  assert_int_equal(run(), MLIP_OK);
+  /* and so is a damaged pair */
+  set_record16(768, 2, 0, P30 / 2, -18);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* requant ORT (onnxruntime's arithmetic): the int64 sum converted to
+   float32, times the record's float32 scale, rounded half to even. Output
+   2 of test_fc's data (bias 2^33 + 2^18, exact in float32) at scale 2^-19:
+   16384.5 -> 16384 (the fixed-point tie gave 16385); output 3: -16384;
+   output 1: 8594096001 rounds to the float32 8594096128, / 2^19 =
+   16392.12 -> 16392. */
+static void test_fc_ort(void** state) {
+  mlip_decoded_cmd* c;
+  static const int8_t w[8] = {1, 1, 127, 0, 0, 0, 0, 0};
+  const float scale = 1.0f / 524288.0f;
+  int32_t qs;
+  uint32_t i;
+  (void)state;
+  memcpy(&qs, &scale, sizeof qs);
+  fresh(MLIP_LAYER_FC);
+  set16(0, 0, 32767);
+  set16(0, 1, -32768);
+  for (i = 0; i < 8u; ++i) set8(512u + i, w[i]);
+  set_record16(768, 0, 0, qs, MLIP_REQUANT_F32);
+  set_record16(768, 1, I64(33), qs, MLIP_REQUANT_F32);
+  set_record16(768, 2, I64(33) + I64(18), qs, MLIP_REQUANT_F32);
+  set_record16(768, 3, -(I64(33) + I64(18)), qs, MLIP_REQUANT_F32);
+  c = fc16(1, 2, 4);
+  c->u.fc.requant = MLIP_REQUANT_ORT;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 0); /* -1 * 2^-19 -> -0 -> 0 */
+  assert_int_equal(get16(1024, 1), 16392);
+  assert_int_equal(get16(1024, 2), 16384);
+  assert_int_equal(get16(1024, 3), -16384);
+  /* fixed-point records in an ORT command are refused */
+  set_record16(768, 0, 0, P30, 1);
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+}
+
+/* A 16x8 CONV2D: input at 0, weights at 512, records at 768, output at 1024. */
+static mlip_decoded_cmd* conv16(uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t out_h, uint32_t out_w,
+                                uint32_t out_c, uint32_t kh, uint32_t kw) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, layer0);
+  c->u.conv2d.in = 0;
+  c->u.conv2d.in_h = in_h;
+  c->u.conv2d.in_w = in_w;
+  c->u.conv2d.in_c = in_c;
+  c->u.conv2d.weights = 512;
+  c->u.conv2d.bias = 768;
+  c->u.conv2d.out = 1024;
+  c->u.conv2d.out_h = out_h;
+  c->u.conv2d.out_w = out_w;
+  c->u.conv2d.out_c = out_c;
+  c->u.conv2d.kh = kh;
+  c->u.conv2d.kw = kw;
+  c->u.conv2d.stride_h = 1;
+  c->u.conv2d.stride_w = 1;
+  c->u.conv2d.dil_h = 1;
+  c->u.conv2d.dil_w = 1;
+  c->u.conv2d.groups = 1;
+  c->u.conv2d.ic_per_group = in_c;
+  c->u.conv2d.oc_per_group = out_c;
+  c->u.conv2d.clamp_lo = -32768;
+  c->u.conv2d.clamp_hi = 32767;
+  c->u.conv2d.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* 3x3x1 input 1000 * (1 .. 9), 3x3 kernel, pad 1, stride 2: the four
+   windows (padding taps skipped) sum 12000, 16000, 24000, 28000. Channel 0
+   (weights 1, bias 0, M = 1): those. Channel 1 (weights 127, bias -2^32,
+   M = 2^-17 as q 2^30, shift -16): 1524000 - 4294967296 = -4293443296 ->
+   -32756.37 -> -32756; 2032000 - 2^32 -> -32752.50 (not a tie: .497) ->
+   -32752; 3048000 - 2^32 -> -32744.6 -> -32745; 3556000 - 2^32 -> -32740.7
+   -> -32741. */
+static void test_conv(void** state) {
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  const int32_t want[8] = {12000, -32756, 16000, -32752, 24000, -32745, 28000, -32741}; /* NHWC: (pos, ch) */
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < 9u; ++i) set16(0, i, 1000 * ((int32_t)i + 1));
+  for (i = 0; i < 9u; ++i) set8(512u + i, 1);
+  for (i = 0; i < 9u; ++i) set8(512u + 9u + i, 127);
+  set_record16(768, 0, 0, P30, 1);
+  set_record16(768, 1, -I64(32), P30, -16);
+  c = conv16(3, 3, 1, 2, 2, 2, 3, 3);
+  c->u.conv2d.stride_h = 2;
+  c->u.conv2d.stride_w = 2;
+  c->u.conv2d.pad_top = 1;
+  c->u.conv2d.pad_left = 1;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 8u; ++i) assert_int_equal(get16(1024, i), want[i]);
+}
+
+/* Depthwise (groups 2, one input channel per output channel) with the
+   block's channels a slice of the layer's (oc_base 2, ic_base 2): input
+   2x1x2 {(30000, -30000), (30000, -30000)}, kernel 2x1, weights 100 and 100
+   (channel 2) and -1, 1 (channel 3). Channel 2: 6000000 at M = 2^-8 (q
+   2^30, shift -7): 23437.5 -> 23438 (away from zero); channel 3: 30000 -
+   30000 = 0. Then a saturation: M = 2^-7 gives 46875 -> 32767. */
+static void test_conv_depthwise(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  set16(0, 0, 30000);
+  set16(0, 1, -30000);
+  set16(0, 2, 30000);
+  set16(0, 3, -30000);
+  set8(512, 100);
+  set8(513, 100);
+  set8(514, -1);
+  set8(515, 1);
+  set_record16(768, 0, 0, P30, -7);
+  set_record16(768, 1, 0, P30, -7);
+  c = conv16(2, 1, 2, 1, 1, 2, 2, 1);
+  c->u.conv2d.groups = 4;
+  c->u.conv2d.ic_per_group = 1;
+  c->u.conv2d.oc_per_group = 1;
+  c->u.conv2d.oc_base = 2;
+  c->u.conv2d.ic_base = 2;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 23438);
+  assert_int_equal(get16(1024, 1), 0);
+  set_record16(768, 0, 0, P30, -6);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+}
+
+/* A 16x8 CONV2D or FC costs half the int8 compute cycles
+   (MLIP_INT16X8_MAC_FACTOR 2 against MLIP_INT8_MAC_FACTOR 4): 147456 MACs at
+   256 per cycle. */
+static void test_cycles(void** state) {
+  mlip_decoded_cmd c;
+  mlip_cycle_rates r;
+  uint64_t compute, dma;
+  (void)state;
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_CONV2D;
+  c.u.conv2d.out_h = 8;
+  c.u.conv2d.out_w = 8;
+  c.u.conv2d.out_c = 16;
+  c.u.conv2d.kh = 3;
+  c.u.conv2d.kw = 3;
+  c.u.conv2d.ic_per_group = 16;
+  c.u.conv2d.dtype = MLIP_DT_INT16;
+  r.macs_per_cycle = 256;
+  r.dma_bytes_per_cycle = 32;
+  r.eltwise_per_cycle = 64;
+  r.cmd_overhead_cycles = 40;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 288); /* 147456 / 512 */
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_FC;
+  c.u.fc.n = 2;
+  c.u.fc.k = 1000;
+  c.u.fc.out_c = 512;
+  c.u.fc.dtype = MLIP_DT_INT16;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 2000); /* 1024000 / 512 */
+}
+
+/* The status of a good 16x8 FC with one field changed. */
+#define FC_WITH(field, value) (fresh(MLIP_LAYER_FC), fc16(1, 3, 2)->u.fc.field = (value), validate())
+
+static void test_validate(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  assert_int_equal(FC_WITH(clamp_lo, -32768), MLIP_OK);
+  assert_int_equal(FC_WITH(clamp_hi, 32767), MLIP_OK);
+  assert_int_equal(FC_WITH(clamp_lo, -32769), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(clamp_hi, 32768), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(clamp_lo, 1), MLIP_OK);
+  assert_int_equal(FC_WITH(x_zp, 1), MLIP_ERR_INVALID_ARG); /* symmetric: zero points 0 */
+  assert_int_equal(FC_WITH(y_zp, -1), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(first, 0), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(FC_WITH(dtype, 4u), MLIP_ERR_INVALID_ARG); /* no such type */
+  /* int16 rows are two bytes: a row of 600 from 0 ends at 1200, so an
+     output at 1024 overlaps it (one-byte elements would end at 600); at
+     1280 it does not. */
+  fresh(MLIP_LAYER_FC);
+  c = fc16(1, 600, 1);
+  c->u.fc.weights = 2048;
+  c->u.fc.bias = 2688;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.fc.out = 1280;
+  assert_int_equal(validate(), MLIP_OK);
+  /* 128 int8 weights at 3968 end at the OCM's end (two-byte ones would not fit). */
+  fresh(MLIP_LAYER_FC);
+  fc16(1, 128, 1)->u.fc.weights = 3968;
+  assert_int_equal(validate(), MLIP_OK);
+  /* In an fp16 buffer no int16 command is taken. */
+  fresh(MLIP_LAYER_FC);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  fc16(1, 3, 2);
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* An opcode without a 16x8 form (forms BOTH: MAXPOOL) refuses int16. */
+  fresh(MLIP_LAYER_MAXPOOL);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 2;
+  c->u.pool.in_w = 2;
+  c->u.pool.c = 1;
+  c->u.pool.out = 1024;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 1;
+  c->u.pool.kh = 2;
+  c->u.pool.kw = 2;
+  c->u.pool.stride_h = 2;
+  c->u.pool.stride_w = 2;
+  c->u.pool.padded_bottom = 2;
+  c->u.pool.padded_right = 2;
+  c->u.pool.dtype = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.pool.dtype = MLIP_DT_INT16;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* CONV2D: the same zero-point and clamp rules. */
+  fresh(MLIP_LAYER_CONV2D);
+  c = conv16(2, 2, 1, 1, 1, 1, 2, 2);
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.conv2d.x_zp = 3;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.conv2d.x_zp = 0;
+  c->u.conv2d.clamp_hi = 40000;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
+/* ---- random shapes ----------------------------------------------------------- */
+
+#define BIG_OCM (256u * 1024u)
+static uint8_t big[BIG_OCM];
+static int32_t want_big[32u * 1024u];
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t next(void) { /* splitmix64 */
+  uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (uint32_t)(z ^ (z >> 31));
+}
+static uint32_t pick(uint32_t lo, uint32_t hi) {
+  return lo + next() % (hi - lo + 1u);
+}
+/* An int16 operand: often an end of the type or zero. */
+static int32_t operand16(void) {
+  switch (next() % 8u) {
+    case 0: return 32767;
+    case 1: return -32768;
+    case 2: return 0;
+    default: return (int32_t)(next() % 65536u) - 32768;
+  }
+}
+
+/* The simulator's 16x8 CONV2D against the spec's loop (section 4a: the
+   int64 sum over the taps inside the block, the record's int64 bias,
+   mlip_requantize64 into the clamp), on random shapes as runtime.sim_conv_random
+   draws them (groups, depthwise, blocks starting inside a group, strides,
+   dilations, padding), random int16 inputs with both ends of the type,
+   int8 weights with -128, biases up to 2^40 in magnitude, multipliers from
+   2^-31 to 2^3 and random clamps. */
+static void test_conv_random(void** state) {
+  uint32_t k;
+  (void)state;
+  for (k = 0; k < 300u; ++k) {
+    const uint32_t groups = k % 5u == 0u ? pick(1, 24) : pick(1, 3), icpg = k % 5u == 0u ? 1u : pick(1, 24);
+    const uint32_t ocpg = k % 5u == 0u ? pick(1, 2) : pick(1, 12);
+    const uint32_t kh = pick(1, 3), kw = pick(1, k % 7u == 0u ? 5 : 3);
+    const uint32_t sh = pick(1, 2), sw = pick(1, 3), dh = pick(1, 2), dw = pick(1, 2);
+    const uint32_t pt = pick(0, 2), pl = pick(0, 2), pb = pick(0, 2), pr = pick(0, 2);
+    const uint32_t layer_oc = groups * ocpg, oc_base = pick(0, layer_oc - 1u), out_c = pick(1, layer_oc - oc_base);
+    const uint32_t g0 = oc_base / ocpg, g1 = (oc_base + out_c - 1u) / ocpg;
+    const uint32_t ic_base = g0 * icpg, in_c = (g1 - g0 + 1u) * icpg;
+    const int32_t lo = next() % 3u == 0u ? 0 : -32768, hi = next() % 4u == 0u ? 20000 : 32767;
+    uint32_t in_h = pick(1, 7), in_w = pick(1, 9), out_h, out_w, w_off, b_off, out_off, i, j, oh, ow, y, x, ic;
+    mlip_decoded_cmd* c;
+    if (in_h + pt + pb < dh * (kh - 1u) + 1u) in_h = dh * (kh - 1u) + 1u;
+    if (in_w + pl + pr < dw * (kw - 1u) + 1u) in_w = dw * (kw - 1u) + 1u;
+    out_h = (in_h + pt + pb - dh * (kh - 1u) - 1u) / sh + 1u;
+    out_w = (in_w + pl + pr - dw * (kw - 1u) - 1u) / sw + 1u;
+    w_off = (in_h * in_w * in_c * 2u + 127u) & ~127u;
+    b_off = (w_off + out_c * kh * kw * icpg + 127u) & ~127u;
+    out_off = (b_off + out_c * MLIP_REQUANT16_RECORD_BYTES + 127u) & ~127u;
+    assert_true(out_off + out_h * out_w * out_c * 2u <= BIG_OCM);
+    assert_true(out_h * out_w * out_c <= sizeof want_big / sizeof want_big[0]);
+    memset(big, 0, sizeof big);
+    for (i = 0; i < in_h * in_w * in_c; ++i) {
+      const int32_t v = operand16();
+      const uint32_t u = (uint32_t)(v < 0 ? v + 65536 : v);
+      big[2u * i] = (uint8_t)(u & 0xFFu);
+      big[2u * i + 1u] = (uint8_t)(u >> 8);
+    }
+    for (i = 0; i < out_c * kh * kw * icpg; ++i) big[w_off + i] = (uint8_t)(next() % 256u);
+    for (j = 0; j < out_c; ++j) {
+      /* a multiplier q * 2^(shift - 31): q in [2^30, 2^31), shift in [-30, 3] */
+      const int32_t q = (int32_t)(((uint32_t)1 << 30) + next() % ((uint32_t)1 << 30)), sft = (int32_t)pick(0, 33) - 30;
+      const int64_t bias = (int64_t)(((uint64_t)next() << 32 | next()) % ((uint64_t)1 << 41)) - ((int64_t)1 << 40);
+      uint32_t w[4];
+      w[0] = (uint32_t)((uint64_t)bias & 0xFFFFFFFFu);
+      w[1] = (uint32_t)((uint64_t)bias >> 32);
+      w[2] = (uint32_t)q;
+      w[3] = (uint32_t)sft;
+      memcpy(big + b_off + j * MLIP_REQUANT16_RECORD_BYTES, w, sizeof w);
+    }
+    cb_init(&b, MLIP_MCPU_CN10KA, 1, BIG_OCM);
+    b.hdr.quantize = MLIP_QUANT_INT8;
+    cb_layer(&b, MLIP_LAYER_CONV2D, "conv");
+    c = cb_cmd(&b, CB_MAIN, MLIP_OP_CONV2D, 0, 0);
+    c->u.conv2d.in = 0;
+    c->u.conv2d.in_h = in_h;
+    c->u.conv2d.in_w = in_w;
+    c->u.conv2d.in_c = in_c;
+    c->u.conv2d.weights = w_off;
+    c->u.conv2d.bias = b_off;
+    c->u.conv2d.out = out_off;
+    c->u.conv2d.out_h = out_h;
+    c->u.conv2d.out_w = out_w;
+    c->u.conv2d.out_c = out_c;
+    c->u.conv2d.kh = kh;
+    c->u.conv2d.kw = kw;
+    c->u.conv2d.stride_h = sh;
+    c->u.conv2d.stride_w = sw;
+    c->u.conv2d.dil_h = dh;
+    c->u.conv2d.dil_w = dw;
+    c->u.conv2d.pad_top = pt;
+    c->u.conv2d.pad_left = pl;
+    c->u.conv2d.groups = groups;
+    c->u.conv2d.ic_per_group = icpg;
+    c->u.conv2d.oc_per_group = ocpg;
+    c->u.conv2d.oc_base = oc_base;
+    c->u.conv2d.ic_base = ic_base;
+    c->u.conv2d.clamp_lo = lo;
+    c->u.conv2d.clamp_hi = hi;
+    c->u.conv2d.dtype = MLIP_DT_INT16;
+    /* the spec's loop, one output at a time */
+    for (oh = 0; oh < out_h; ++oh) {
+      for (ow = 0; ow < out_w; ++ow) {
+        for (j = 0; j < out_c; ++j) {
+          const uint32_t cbase = ((oc_base + j) / ocpg) * icpg - ic_base;
+          const uint8_t* r = big + b_off + j * MLIP_REQUANT16_RECORD_BYTES;
+          uint32_t w[4];
+          int64_t acc = 0;
+          for (y = 0; y < kh; ++y) {
+            const int64_t ih = (int64_t)oh * sh - pt + (int64_t)y * dh;
+            if (ih < 0 || ih >= (int64_t)in_h) continue;
+            for (x = 0; x < kw; ++x) {
+              const int64_t iw = (int64_t)ow * sw - pl + (int64_t)x * dw;
+              if (iw < 0 || iw >= (int64_t)in_w) continue;
+              for (ic = 0; ic < icpg; ++ic) {
+                const uint32_t at = 2u * (((uint32_t)ih * in_w + (uint32_t)iw) * in_c + cbase + ic);
+                const int32_t u = (int32_t)big[at] | (int32_t)big[at + 1u] << 8;
+                const int32_t wb = big[w_off + ((j * kh + y) * kw + x) * icpg + ic];
+                acc += (int64_t)(u >= 32768 ? u - 65536 : u) * (wb >= 128 ? wb - 256 : wb);
+              }
+            }
+          }
+          memcpy(w, r, sizeof w);
+          acc += (int64_t)((uint64_t)w[0] | (uint64_t)w[1] << 32);
+          want_big[(oh * out_w + ow) * out_c + j] = mlip_requantize64(acc, (int32_t)w[2], (int32_t)w[3], 0, lo, hi);
+        }
+      }
+    }
+    assert_int_equal(cb_run(&b, big, sizeof big, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+    for (i = 0; i < out_h * out_w * out_c; ++i) {
+      const int32_t u = (int32_t)big[out_off + 2u * i] | (int32_t)big[out_off + 2u * i + 1u] << 8;
+      if ((u >= 32768 ? u - 65536 : u) != want_big[i]) {
+        print_error("case %u: output %u is %d, the spec gives %d\n", k, i, u >= 32768 ? u - 65536 : u, want_big[i]);
+        fail();
+      }
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_fc),
+    cmocka_unit_test(test_fc_ort),
+    cmocka_unit_test(test_conv),
+    cmocka_unit_test(test_conv_depthwise),
+    cmocka_unit_test(test_conv_random),
+    cmocka_unit_test(test_cycles),
+    cmocka_unit_test(test_validate),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
