@@ -12,42 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmdbuf_builder.h"
 #include "mlip/cycle_model.h"
-#include "mlip/platform.h"
 #include "mlip/region.h"
 #include "sim_internal.h"
+#include "sim_tile_fixture.h"
 
-uint64_t mlip_platform_time_ns(void) {
-  return 0u;
-}
-
-#define TILE_OCM 4096u
-static cb_builder b;
-static uint8_t ocm[TILE_OCM];
-static uint8_t cmdbuf[64u * 1024u];
-static uint32_t layer0;
-
-static void fresh(uint32_t kind) {
-  cb_init(&b, MLIP_MCPU_CN10KA, 1, TILE_OCM);
-  b.hdr.quantize = MLIP_QUANT_INT8;
-  layer0 = cb_layer(&b, kind, "layer");
-  memset(ocm, 0, sizeof ocm);
-}
-
-static mlip_status run(void) {
-  return cb_run(&b, ocm, sizeof ocm, NULL, 0, NULL, 0, NULL, 0, NULL, 0);
-}
-
-static mlip_status validate(void) {
-  size_t n = cb_build(&b, cmdbuf, sizeof cmdbuf);
-  assert_true(n > 0u);
-  return mlip_cmdbuf_validate(cmdbuf, n);
-}
-
-static void set8(uint32_t off, int32_t v) {
-  ocm[off] = (uint8_t)(v < 0 ? v + 256 : v);
-}
 static int32_t get_i8(uint32_t off) {
   return ocm[off] >= 128u ? (int32_t)ocm[off] - 256 : (int32_t)ocm[off];
 }
