@@ -77,9 +77,9 @@ cmake -S . -B "$SAN_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C
   -DMLIPC_ASAN=ON -DMLIPC_FUZZ=ON -DMLIPC_FUZZ_SECONDS="$FUZZ_SECONDS" "${launcher[@]}" \
   -DMLIPC_E2E_ONLY="$([ "$MODE" = full ] || echo "$SHORT_E2E_FILES")" >/dev/null
 if [ "$MODE" = short ] || [ "$MODE" = build ]; then
-  cmake --build "$SAN_DIR" -j"$(nproc)" --target mlipc_sanitize_short >/dev/null
+  quiet_build "$SAN_DIR" --target mlipc_sanitize_short
 else
-  cmake --build "$SAN_DIR" -j"$(nproc)" >/dev/null
+  quiet_build "$SAN_DIR"
 fi
 built=$(date +%s)
 if [ "$MODE" = build ]; then exit 0; fi

@@ -44,4 +44,4 @@ source scripts/ccache-env.sh
 source scripts/generator-env.sh
 generator_for "$BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)" >/dev/null
+quiet_build "$BUILD_DIR"
