@@ -210,7 +210,8 @@ INSTANTIATE_TEST_SUITE_P(Generated, MlipGeneratedModels, ::testing::ValuesIn(gen
 // Concat, Split and Sigmoid; a bilinear-upsampling decoder) and of
 // tests/gen/gen_mlip_shuffle.py (ShuffleNetV2 units: channel split, Concat,
 // channel shuffle) and of tests/gen/gen_mlip_transformers.py (a ViT-tiny at
-// opsets 14 and 17, a ConvNeXt-style stage, a keyword-spotting transformer,
+// opsets 14 and 17, a ConvNeXt-style stage, a MobileViT-style block whose
+// unfold and fold are 6-D Transposes, a keyword-spotting transformer,
 // linear attention with epsilon guards) and of tests/gen/gen_mlip_conv1d.py
 // (a TCN of dilated causal Conv1d, a ConvTranspose decoder, a raw-audio
 // classifier of Conv1d and 1-D pools) and of tests/gen/gen_mlip_m5.py (two
@@ -239,7 +240,7 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
     std::printf("%s: %zu layers, %llu estimated cycles, %.2f%% at the borders\n", m.name.c_str(), reg.layers.size(),
                 static_cast<unsigned long long>(reg.est_cycles), 100.0 * static_cast<double>(border) / static_cast<double>(reg.est_cycles));
   }
-  EXPECT_EQ(seen, 17);
+  EXPECT_EQ(seen, 18);
 }
 
 // torch's TransformerEncoder at opsets 13 and 17: its attention's in-proj
@@ -831,6 +832,49 @@ TEST(MlipConv1d, DilatedAndStridedOnHandComputedValues) {
     std::vector<float> want = {10.5f, 20.5f, 30.5f, 41.5f, 52.5f, 63.5f};
     if (stride == 2) want = {10.5f, 30.5f, 52.5f};
     expect_hand_values(model, {"conv1d", {{"x", x}}, want});
+  }
+}
+
+// Transposes of 5 and 6 dimensions none of which chain (no output axis's
+// stride is the next one's times its size, so strided_copy merges nothing):
+// one PERMUTE command each (d0 .. d3 and d4, d5 outside them, MLIP_PERMUTE_RANK
+// 6), no CPU node, the elements where an index loop written here puts them
+// (x = 0, 1, 2, ...: exact in binary16), on 1 and 8 tiles.
+TEST(MlipPermute, TransposesOfFiveAndSixDimensionsAreOneLayer) {
+  struct Case {
+    std::vector<int64_t> dims, perm;
+  };
+  for (const Case& c : {Case{{2, 3, 2, 3, 2}, {4, 2, 0, 3, 1}}, Case{{2, 2, 3, 2, 2, 3}, {5, 3, 1, 4, 2, 0}}}) {
+    const size_t r = c.dims.size();
+    int64_t n = 1;
+    for (int64_t d : c.dims) n *= d;
+    std::vector<float> x(static_cast<size_t>(n));
+    std::iota(x.begin(), x.end(), 0.0f);
+    std::vector<int64_t> in_strides(r, 1), ydims(r);
+    for (size_t k = r - 1; k-- > 0;) in_strides[k] = in_strides[k + 1] * c.dims[k + 1];
+    for (size_t k = 0; k < r; ++k) ydims[k] = c.dims[static_cast<size_t>(c.perm[k])];
+    std::vector<float> want;
+    std::vector<int64_t> idx(r, 0);  // the output index, row-major order
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t src = 0;
+      for (size_t k = 0; k < r; ++k) src += idx[k] * in_strides[static_cast<size_t>(c.perm[k])];
+      want.push_back(x[static_cast<size_t>(src)]);
+      for (size_t k = r; k-- > 0;) {
+        if (++idx[k] < ydims[k]) break;
+        idx[k] = 0;
+      }
+    }
+    OnnxBuilder b;
+    b.input("x", DType::Float32, c.dims);
+    b.node("Transpose", {"x"}, {"y"}, {{"perm", c.perm}}, "transpose").output("y");
+    const std::string what = fmt::format("transpose of {} dimensions", r);
+    const fs::path model = b.save(scratch_dir(), fmt::format("transpose{}.onnx", r));
+    driver::CompileResult res = driver::compile_model(model, mlip_options(4));
+    ASSERT_EQ(res.mlip.regions.size(), 1u) << what;
+    const auto& layers = res.mlip.regions[0]->report.layers;
+    EXPECT_EQ(std::count_if(layers.begin(), layers.end(), [](const auto& l) { return l.kind == "permute"; }), 1)
+        << what;
+    expect_hand_values(model, {what.c_str(), {{"x", TensorData::from<float>(c.dims, x)}}, want});
   }
 }
 

@@ -12,11 +12,12 @@ torch.onnx writes it:
 - torch_mlip_convnext: a ConvNeXt-style stage (depthwise 7x7 Conv, the
   channels-last LayerNorm and MLP between permutes, a layer scale, the
   residual);
-- (MobileViT, a MobileViT-style block: local 3x3 and 1x1 Convs, unfold
-  into patches by Reshape/Transpose, one transformer block, fold back,
-  fusion Conv. Not saved: its unfold and fold are transposes of 5
-  dimensions that no merging brings to PERMUTE's 4, so they stay on the
-  CPU and the block is 4 regions.)
+- torch_mlip_mobilevit: a MobileViT-style block after a stride-2 stem
+  (local 3x3 and 1x1 Convs, unfold into 2x2 patches by Reshape/Transpose,
+  one transformer block, fold back, fusion Conv over the Concat with the
+  input, mean pooling, a Linear head). Its unfold and fold are Transposes
+  of 6 dimensions that merge to 5: one PERMUTE each (PERMUTE copies up to
+  6), so the whole model is one MLIP region.
 - torch_mlip_kws_transformer: a keyword-spotting transformer on audio
   frames ([1, 49, 10] MFCC-like frames, a Linear embedding, 2 encoder
   blocks, mean pooling, 12 classes);
@@ -192,6 +193,11 @@ def main():
     save_case("torch_mlip_kws_transformer", m, random_inputs(m, seed=9),
               readme="A keyword-spotting transformer on 49 frames of 10 features (opset 17): "
                      "tests/gen/gen_mlip_transformers.py")
+    torch.manual_seed(31)  # its own seed: the models above stay as they were
+    m = export_torch(MobileViT(), (torch.randn(1, 3, 32, 32),), 17, ["image"], ["logits"])
+    save_case("torch_mlip_mobilevit", m, random_inputs(m, seed=31),
+              readme="A MobileViT-style block (unfold/fold by 6-D Transposes, one transformer block) after a "
+                     "stride-2 stem, opset 17: tests/gen/gen_mlip_transformers.py")
     m = export_torch(EpsGuards(), (torch.randn(1, 8, 16),), 17, ["x"], ["y"])
     x = np.random.default_rng(11).standard_normal((1, 8, 16)).astype(np.float32)
     x[0, 2] = 0.0  # a row of zeros: q's sum and the row's variance are exactly 0
