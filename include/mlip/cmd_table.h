@@ -31,7 +31,7 @@
   X(LAYOUT, layout, 4, layout, NONE)                       \
   X(CONV2D, conv2d, 5, conv2d, WIDE)                       \
   X(FC, fc, 6, fc, WIDE)                                   \
-  X(MAXPOOL, maxpool, 7, pool, BOTH)                       \
+  X(MAXPOOL, maxpool, 7, pool, WIDE)                       \
   X(AVGPOOL, avgpool, 8, pool, BOTH)                       \
   X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, BOTH)  \
   X(GLOBAL_MAXPOOL, global_maxpool, 10, global_pool, BOTH) \

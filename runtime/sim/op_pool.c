@@ -1,4 +1,4 @@
-/* MAXPOOL and AVGPOOL on an NHWC block, fp16 and 8-bit (operands:
+/* MAXPOOL and AVGPOOL on an NHWC block, fp16 and 8-bit, MAXPOOL 16x8 too (operands:
  * MLIP_FIELDS_pool, mlip/cmd_table.h).
  * Its validation rule (docs/command-buffer.md) and its executor
  * (docs/mlip-spec.md sections 4 and 4a); the opcode table (opcodes.c) names
@@ -25,8 +25,9 @@ static void window_range(int64_t base, int64_t kernel, int64_t step, int64_t lo,
 
 mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
   const mlip_pool_args* a = &d->u.pool;
-  const int q8 = a->dtype != MLIP_DT_FP16; /* an 8-bit type: the element type's rule checked which */
-  const uint64_t eb = q8 ? 1u : 2u;
+  const int q8 = a->dtype != MLIP_DT_FP16; /* an integer type: the element type's rule checked which */
+  /* int16 (16x8, MAXPOOL only: its forms are WIDE, AVGPOOL's BOTH) and fp16: two bytes */
+  const uint64_t eb = q8 && a->dtype != MLIP_DT_INT16 ? 1u : 2u;
   const uint64_t in_len = mlip_sim_mul4(a->in_h, a->in_w, a->c, eb);
   const uint64_t out_len = mlip_sim_mul4(a->out_h, a->out_w, a->c, eb);
   MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
@@ -89,11 +90,13 @@ static uint16_t window_f16(const mlip_pool_args* a, int is_max, const uint8_t* i
 
 /* One window of an 8-bit pool: the largest integer (the type's minimum for
  * a window with no tap in the block), or the int32 sum of x - x_zp
- * requantized by the table's entry for the count. */
+ * requantized by the table's entry for the count. A 16x8 MAXPOOL's window
+ * (int16, two bytes an element; AVGPOOL has no 16x8 form) the same maximum. */
 static int32_t window_q8(const mlip_pool_args* a, int is_max, const uint8_t* in, size_t in_w, size_t ch, size_t cc,
                          int64_t base_h, int64_t base_w, const int64_t k[4], int64_t dh, int64_t dw, uint64_t count,
                          const uint8_t* table) {
   const uint32_t dt = a->dtype;
+  const int wide = dt == MLIP_DT_INT16;
   const int32_t zx = a->x_zp;
   int32_t r = is_max ? mlip_sim_q8_lo(dt) : 0; /* a sum of at most 8421504 terms of at most 255: no overflow */
   int64_t kh, kw;
@@ -101,7 +104,8 @@ static int32_t window_q8(const mlip_pool_args* a, int is_max, const uint8_t* in,
     const size_t ih = (size_t)(base_h + kh * dh);
     for (kw = k[2]; kw < k[3]; ++kw) {
       const size_t iw = (size_t)(base_w + kw * dw);
-      const int32_t x = mlip_sim_q8_load(dt, in + (ih * in_w + iw) * ch + cc);
+      const size_t at = (ih * in_w + iw) * ch + cc;
+      const int32_t x = wide ? mlip_sim_i16_load(in + at * 2u) : mlip_sim_q8_load(dt, in + at);
       if (is_max) {
         r = x > r ? x : r;
       } else {
@@ -120,7 +124,8 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
   const mlip_pool_args* a = &d->u.pool;
   const int is_max = d->opcode == MLIP_OP_MAXPOOL;
   const int q8 = a->dtype != MLIP_DT_FP16;
-  const size_t eb = q8 ? 1u : 2u;
+  const int wide = a->dtype == MLIP_DT_INT16; /* 16x8 MAXPOOL */
+  const size_t eb = q8 && !wide ? 1u : 2u;
   const uint8_t* in = ocm + a->in;
   uint8_t* out = ocm + a->out;
   const uint8_t* table = NULL;
@@ -168,7 +173,9 @@ mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip
       }
       for (cc = 0; cc < ch; ++cc) {
         uint8_t* o = out + ((oh * out_w + ow) * ch + cc) * eb;
-        if (q8) {
+        if (wide) {
+          mlip_sim_i16_store(o, window_q8(a, is_max, in, (size_t)in_w, ch, cc, base_h, base_w, k, dh, dw, count, table));
+        } else if (q8) {
           mlip_sim_q8_store(o, window_q8(a, is_max, in, (size_t)in_w, ch, cc, base_h, base_w, k, dh, dw, count, table));
         } else {
           mlip_sim_st16(o, window_f16(a, is_max, in, (size_t)in_w, ch, cc, base_h, base_w, k, dh, dw, count));

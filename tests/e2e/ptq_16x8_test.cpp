@@ -181,8 +181,9 @@ TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tin
 // step of onnxruntime-node's on every element (onnxruntime computes the
 // groups in float: DequantizeLinear, float Conv, QuantizeLinear), the
 // generated C gives the reference evaluator's bits, and "mrvl, c" gives
-// "c"'s bits with its three QLinearConvs as int16 MLIP layers (three
-// regions: the int16 Clips and MaxPool between them run on the CPU).
+// "c"'s bits with its three QLinearConvs and its MaxPool as int16 MLIP
+// layers, on 1 to 8 tiles (three regions: the int16 Clips between them run
+// on the CPU).
 TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_cnn";
   const fs::path onnx = dir / "model.onnx";
@@ -213,7 +214,21 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   driver::CompileResult rm;
   EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
   EXPECT_EQ(rm.mlip.regions.size(), 3u);
-  for (const auto& n : rm.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+  for (const auto& n : rm.mlip.cpu_nodes) {
+    EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+    EXPECT_NE(n.op, "MaxPool") << n.node << ": " << n.reason;
+  }
+  size_t maxpools = 0;  // the MaxPool an int16 MAXPOOL layer
+  for (const auto& region : rm.mlip.regions)
+    for (const auto& l : region->report.layers) maxpools += l.kind == "maxpool" && l.dtype == "int16";
+  EXPECT_EQ(maxpools, 1u);
+  // The same bits on 1, 2, 4 and 8 tiles (the MAXPOOL's rows split across them).
+  for (int tiles : {2, 4, 8}) {
+    driver::CompileOptions mt = m;
+    mt.mlip.num_tiles = tiles;
+    SCOPED_TRACE(fmt::format("tiles {}", tiles));
+    EXPECT_EQ(compile_and_run(onnx, in, mt, nullptr)[0].second, got[0].second);
+  }
 }
 
 }  // namespace

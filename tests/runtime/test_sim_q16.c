@@ -6,7 +6,7 @@
    validator's refusals (int16 where an opcode has no 16x8 form, in an fp16
    buffer, a zero point, a clamp outside int16) and the executor's refusal
    of a damaged record (output untouched); and CONV2D on random shapes
-   against the spec's loop. */
+   against the spec's loop; MAXPOOL's 16x8 form (exact maxima of int16). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +53,62 @@ static mlip_decoded_cmd* fc16(uint32_t n, uint32_t k, uint32_t out_c) {
   c->u.fc.clamp_hi = 32767;
   c->u.fc.dtype = MLIP_DT_INT16;
   return c;
+}
+
+/* A 16x8 MAXPOOL over [h][w][c] int16 at 0, out at 1024: one row of
+   windows of kh x kw, stride kw, no padding. */
+static mlip_decoded_cmd* maxpool16(uint32_t h, uint32_t w, uint32_t ch, uint32_t kh, uint32_t kw, uint32_t sw) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
+  c->u.pool.in = 0;
+  c->u.pool.in_h = h;
+  c->u.pool.in_w = w;
+  c->u.pool.c = ch;
+  c->u.pool.out = 1024;
+  c->u.pool.out_h = (h - kh) / kh + 1u;
+  c->u.pool.out_w = (w - kw) / sw + 1u;
+  c->u.pool.kh = kh;
+  c->u.pool.kw = kw;
+  c->u.pool.stride_h = kh;
+  c->u.pool.stride_w = sw;
+  c->u.pool.padded_bottom = (int32_t)h;
+  c->u.pool.padded_right = (int32_t)w;
+  c->u.pool.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* 16x8 MAXPOOL (exact): 1x2 windows, stride 1, over one row of two
+   channels, channel 0 [-32768, -32767, 32767, 300] and channel 1
+   [-1, -32768, -300, 299]: channel 0 -32767, 32767, 32767 (both ends of
+   int16, no saturation: a maximum is an input), channel 1 -1, -300, 299
+   (256 and 300 differ in their high byte: the two bytes are one value).
+   With a padded column on the left (pad_left 1) the first window holds
+   -32768 alone: padding is skipped, never a 0. */
+static void test_maxpool(void** state) {
+  mlip_decoded_cmd* c;
+  static const int32_t x[8] = {-32768, -1, -32767, -32768, 32767, -300, 300, 299};
+  static const int32_t want[6] = {-32767, -1, 32767, -300, 32767, 299};
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_MAXPOOL);
+  for (i = 0; i < 8u; ++i) set16(0, i, x[i]);
+  c = maxpool16(1, 4, 2, 1, 2, 1);
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 6u; ++i) assert_int_equal(get16(1024, i), want[i]);
+  c->u.pool.pad_left = 1;
+  c->u.pool.padded_left = -1;
+  c->u.pool.out_w = 4;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), -32768);
+  assert_int_equal(get16(1024, 1), -1);
+  assert_int_equal(get16(1024, 2), -32767);
+  assert_int_equal(get16(1024, 7), 299);
+  /* A 2x2 window, stride 2, on a 2x2 block: one output per channel. */
+  fresh(MLIP_LAYER_MAXPOOL);
+  for (i = 0; i < 8u; ++i) set16(0, i, x[i]);
+  maxpool16(2, 2, 2, 2, 2, 2);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), 299);
 }
 
 #define P30 ((int32_t)1 << 30) /* q of a power-of-two multiplier */
@@ -301,9 +357,10 @@ static void test_validate(void** state) {
   b.hdr.quantize = MLIP_QUANT_FP16;
   fc16(1, 3, 2);
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  /* An opcode without a 16x8 form (forms BOTH: MAXPOOL) refuses int16. */
-  fresh(MLIP_LAYER_MAXPOOL);
-  c = cb_cmd(&b, CB_MAIN, MLIP_OP_MAXPOOL, 0, layer0);
+  /* An opcode without a 16x8 form (forms BOTH: AVGPOOL) refuses int16;
+     MAXPOOL (forms WIDE) takes it. */
+  fresh(MLIP_LAYER_AVGPOOL);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
   c->u.pool.in = 0;
   c->u.pool.in_h = 2;
   c->u.pool.in_w = 2;
@@ -318,9 +375,13 @@ static void test_validate(void** state) {
   c->u.pool.padded_bottom = 2;
   c->u.pool.padded_right = 2;
   c->u.pool.dtype = MLIP_DT_INT8;
+  c->u.pool.table = 2048;
   assert_int_equal(validate(), MLIP_OK);
   c->u.pool.dtype = MLIP_DT_INT16;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_MAXPOOL);
+  maxpool16(2, 2, 1, 2, 2, 2);
+  assert_int_equal(validate(), MLIP_OK);
   /* CONV2D: the same zero-point and clamp rules. */
   fresh(MLIP_LAYER_CONV2D);
   c = conv16(2, 2, 1, 1, 1, 1, 2, 2);
@@ -483,6 +544,7 @@ int main(void) {
     cmocka_unit_test(test_conv),
     cmocka_unit_test(test_conv_depthwise),
     cmocka_unit_test(test_conv_random),
+    cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_cycles),
     cmocka_unit_test(test_validate),
   };

@@ -6,7 +6,8 @@
 // each tile's share in groups of channels and passes of output rows that
 // fit OCM. int8 (docs/mlip-spec.md 4a): MaxPool on the integers, and
 // QLinearAveragePool (what passes/fold_qdq makes of a QDQ AveragePool) with
-// a table of the CPU kernel's (q, shift) per window count.
+// a table of the CPU kernel's (q, shift) per window count. 16x8: MaxPool
+// on int16 (the CPU's kernel's exact maximum).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -87,6 +88,11 @@ std::string q8_avg_reason(const Graph& g, const Node& n) {
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  // 16x8 (int16): MAXPOOL's window only (an exact maximum of int16s);
+  // GLOBAL_MAXPOOL and the averages have no 16x8 form.
+  const bool wide = g.value(n.inputs[0]).dtype == DType::Int16;
+  if (wide && (n.op != "MaxPool" || global_window(g, n)))
+    return fmt::format("{} on int16 (16x8): of the pools only a MaxPool window (MAXPOOL) has a 16x8 MLIP layer", n.op);
   if (global_window(g, n)) {
     if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
     return global_window_reason(g, n, lim);
@@ -110,7 +116,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
     if (d - 1 > static_cast<int64_t>(MLIP_POOL_MAX_GAP))
       return fmt::format("dilation {} above the {} of a MAXPOOL or AVGPOOL window", d, MLIP_POOL_MAX_GAP + 1);
   PoolPass pass{x[2], x[3], geo.out[1], (geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0],
-                q8 ? 1 : kF16Bytes};
+                q8 && !wide ? 1 : kF16Bytes};  // int16: two bytes, as fp16
   if (n.op == "QLinearAveragePool") {
     const int64_t taps = geo.kernel[0] * geo.kernel[1];
     if (taps > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW))
@@ -160,7 +166,7 @@ void lower(LowerContext& ctx, const Node& n) {
   l.inputs = {in_t};
   l.params = p;
   l.output = xs.size() == 3 ? ctx.nhwc_output(n) : ctx.output_tensor(n);
-  l.dtype = ctx.tensor(l.output).dtype;  // int8 MAXPOOL: no other field (scale and zero point pass through)
+  l.dtype = ctx.tensor(l.output).dtype;  // int8 or int16 MAXPOOL: no other field (scale and zero point pass through)
 }
 
 std::vector<Split> splits(const RTensor&) { return {Split::Rows}; }
