@@ -16,6 +16,7 @@
 #include "ops/op.h"
 #include "support/error.h"
 #include "support/file_util.h"
+#include "testlib/fp16_bound.h"
 #include "testlib/model_runner.h"
 
 namespace fs = std::filesystem;
@@ -352,9 +353,12 @@ Result run_case(const Case& c, const Config& config) {
     return r;
   }
   r.mlip = !compiled.mlip.regions.empty();
-  const double rtol = r.mlip ? config.mlip_rtol : config.rtol;
-  const double atol = std::max(r.mlip ? config.mlip_atol : config.atol,
-                               kFourDecimals.count(c.dir.filename().string()) ? 5e-5 : 0.0);
+  // Through an MLIP region: the fp16 bound of this compiled model
+  // (docs/user-guide.md, "Accuracy"), a fraction of each output's max|ref|.
+  r.roundings = r.mlip ? test::fp16_roundings(compiled) : 0;
+  const double bound = test::fp16_bound(r.roundings);
+  const double rtol = r.mlip ? 0.0 : config.rtol;
+  const double min_atol = kFourDecimals.count(c.dir.filename().string()) ? 5e-5 : 0.0;
   for (size_t i = 0; i < got.size(); ++i) {
     TensorData want = as_declared(frontend::load_tensor_pb(data / fmt::format("output_{}.pb", i)),
                                   declared_type(m.graph().output(), output_names[i]));
@@ -371,9 +375,17 @@ Result run_case(const Case& c, const Config& config) {
     // test data of ONNX 1.12 truncates float32 to bfloat16, where later ONNX,
     // onnxruntime and mlipc round to nearest even.
     const double ulp = want.dtype() == DType::BFloat16 ? 1.0 / 128 : (want.dtype() == DType::Float16 ? 1.0 / 1024 : 0.0);
+    const double atol = std::max(r.mlip ? bound * test::max_abs(want) : config.atol, min_atol);
     std::string diff = test::compare(got[i].second, want, std::max(rtol, ulp), atol);
+    if (r.mlip) {
+      const double worst = test::worst_error(got[i].second, want);
+      r.ratio = std::max(r.ratio, bound > 0 ? worst / bound : (worst > 0 ? INFINITY : 0.0));
+    }
     if (!diff.empty()) {
       r.detail = fmt::format("output '{}': {}", output_names[i], diff);
+      if (r.mlip)
+        r.detail += fmt::format(" (fp16 bound {:.3g} of max|ref| for {} roundings; worst error {:.3g} of it)", bound,
+                                r.roundings, r.ratio);
       if (r.mlip && beyond_fp16().count(c.name)) {
         r.outcome = Outcome::Skip;
         r.detail = fmt::format("{}: {}", kSkipBeyondFp16, beyond_fp16().at(c.name));
@@ -387,7 +399,10 @@ Result run_case(const Case& c, const Config& config) {
 
 void record(const fs::path& dir, const Case& c, const Result& r) {
   fs::create_directories(dir);
-  std::string text = r.outcome == Outcome::Pass ? std::string("pass") + (r.mlip ? " mlip" : "") + (r.bound ? " bound" : "") +
+  std::string text = r.outcome == Outcome::Pass ? std::string("pass") +
+                                                      (r.mlip ? fmt::format(" mlip R={} ratio={:.4f}", r.roundings, r.ratio)
+                                                              : "") +
+                                                      (r.bound ? " bound" : "") +
                                                       (r.type_only ? " typeonly" : "") + (r.corrected ? " corrected" : "")
                                                 : (r.outcome == Outcome::Skip ? "skip: " : "fail: ") + r.detail;
   write_file(dir / c.name, text + "\n");
@@ -404,6 +419,8 @@ int summarize(const fs::path& dir, const std::string& title) {
   // Only this run's results count: the cases' fixture removed older ones,
   // and a case without a result (not run, crashed, timed out) is a failure.
   int pass = 0, skip = 0, mlip = 0, bound = 0, type_only = 0, corrected = 0;
+  double worst_ratio = 0;
+  std::string worst_case;
   std::map<std::string, std::map<std::string, int>> classes;  // class -> detail -> count
   std::vector<std::string> failures, missing;
   for (const Case& c : cases) {
@@ -417,6 +434,13 @@ int summarize(const fs::path& dir, const std::string& title) {
     if (text.rfind("pass", 0) == 0) {
       ++pass;
       mlip += text.find(" mlip") != std::string::npos;
+      if (size_t at = text.find(" ratio="); at != std::string::npos) {
+        const double ratio = std::strtod(text.c_str() + at + 7, nullptr);
+        if (ratio > worst_ratio || worst_case.empty()) {
+          worst_ratio = ratio;
+          worst_case = c.name;
+        }
+      }
       bound += text.find(" bound") != std::string::npos;
       type_only += text.find(" typeonly") != std::string::npos;
       corrected += text.find(" corrected") != std::string::npos;
@@ -431,7 +455,10 @@ int summarize(const fs::path& dir, const std::string& title) {
   }
   const int failed = static_cast<int>(failures.size() + missing.size());
   fmt::print("{}: {} passed, {} failed, {} skipped (of {} ONNX node tests)\n", title, pass, failed, skip, cases.size());
-  if (mlip) fmt::print("  passed through an MLIP region: {} (the others ran on the CPU alone)\n", mlip);
+  if (mlip)
+    fmt::print("  passed through an MLIP region: {} (the others ran on the CPU alone); the largest error is {:.2f} "
+               "of its fp16 bound ({})\n",
+               mlip, worst_ratio, worst_case);
   if (bound)
     fmt::print("  passed with a shape-determining graph input (shape, pads, axes, ranges) bound as a constant: {}\n",
                bound);
