@@ -34,13 +34,6 @@ using ::testing::HasSubstr;
 namespace mlipc::test::e2e_mlip_rnn {
 namespace {
 
-driver::CompileOptions mrvl(int tiles = 8, bool pin = false) {
-  driver::CompileOptions o;
-  o.target = "mrvl, c";
-  o.mlip.num_tiles = tiles;
-  o.mlip.wb_pin_ocm = pin;
-  return o;
-}
 
 // How a case gives its initial states.
 enum class State { Absent, Constant, Computed };
@@ -113,7 +106,7 @@ TEST_P(MlipRnn, RunsOnTheMlipAndMatchesTheReference) {
   TempDir dir("mlipc-rnn");
   const Model m = build(c, dir.path());
   driver::CompileResult compiled;
-  const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl(), &compiled);
+  const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl_options(), &compiled);
   EXPECT_TRUE(compiled.mlip.cpu_nodes.empty()) << c.name << ": " << compiled.mlip.cpu_nodes[0].reason;
   ASSERT_EQ(compiled.mlip.regions.size(), 1u);
   bool rnn_layer = false;
@@ -138,11 +131,11 @@ TEST_P(MlipRnn, BitIdenticalForEveryTileCountAndWeightPlacement) {
   const RnnCase& c = GetParam();
   TempDir dir("mlipc-rnn");
   const Model m = build(c, dir.path());
-  const io::NamedTensors one = compile_and_run(m.onnx, m.inputs, mrvl(1, false));
+  const io::NamedTensors one = compile_and_run(m.onnx, m.inputs, mrvl_options(1, false));
   for (int tiles : {1, 2, 4, 8})
     for (bool pin : {false, true}) {
       if (tiles == 1 && !pin) continue;
-      const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl(tiles, pin));
+      const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl_options(tiles, pin));
       for (size_t i = 0; i < got.size(); ++i)
         EXPECT_TRUE(got[i].second == one[i].second) << c.name << ": num_tiles=" << tiles << " wb_pin_ocm=" << pin;
     }
@@ -179,7 +172,7 @@ std::string cpu_reason_of(const std::function<void(OnnxBuilder&)>& add, const st
   b.initializer("r", random_tensor(DType::Float32, {1, 16, 4}, 2));
   add(b);
   b.output(out);
-  const driver::CompileResult r = driver::compile_model(b.save(dir.path()), mrvl());
+  const driver::CompileResult r = driver::compile_model(b.save(dir.path()), mrvl_options());
   for (const auto& n : r.mlip.cpu_nodes)
     if (n.node == "rnn") return n.reason;
   return "";
@@ -251,7 +244,7 @@ TEST(MlipRnnModels, TheSuitesRecurrentModelsRunOnTheMlip) {
 // refused by the validator with an error code, never run.
 TEST(MlipRnnErrors, DamagedRnnCommandsOfACompiledBufferAreRefused) {
   const fs::path src = fs::path(MLIPC_TEST_DATA) / "models" / "torch_gru_classifier_opset17" / "model.onnx";
-  const driver::CompileResult r = driver::compile_model(src, mrvl(2));
+  const driver::CompileResult r = driver::compile_model(src, mrvl_options(2));
   ASSERT_EQ(r.mlip.regions.size(), 1u);
   const std::vector<uint8_t>& good = r.mlip.regions[0]->command_buffer;
   ASSERT_EQ(mlip_cmdbuf_validate(good.data(), good.size()), MLIP_OK);

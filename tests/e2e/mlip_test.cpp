@@ -35,15 +35,6 @@ using ::testing::HasSubstr;
 namespace mlipc::test::e2e_mlip {
 namespace {
 
-driver::CompileOptions mlip_options(int tiles = 8, bool pin = false, const std::string& mcpu = "cn10ka") {
-  driver::CompileOptions o;
-  o.target = "mrvl, c";
-  o.mlip.num_tiles = tiles;
-  o.mlip.wb_pin_ocm = pin;
-  o.mlip.mcpu = mcpu;
-  return o;
-}
-
 // Why node `name` stayed on the CPU ("" when it did not).
 std::string cpu_reason(const driver::CompileResult& r, const std::string& name) {
   for (const mlip::CpuNode& c : r.mlip.cpu_nodes)
@@ -79,7 +70,7 @@ Built build_and_run(const ModelCase& m, const driver::CompileOptions& opt, const
 class MlipModels : public ::testing::TestWithParam<ModelCase> {};
 
 TEST_P(MlipModels, OffloadsEveryAcceleratedLayer) {
-  driver::CompileResult r = driver::compile_model(GetParam().dir / "model.onnx", mlip_options());
+  driver::CompileResult r = driver::compile_model(GetParam().dir / "model.onnx", mrvl_options());
   ASSERT_FALSE(r.mlip.regions.empty());
   static const std::set<std::string> accelerated = {"Conv", "Gemm", "MatMul", "MaxPool", "AveragePool",
                                                     "GlobalAveragePool", "GlobalMaxPool", "Add", "Concat"};
@@ -98,7 +89,7 @@ TEST_P(MlipModels, OffloadsEveryAcceleratedLayer) {
 }
 
 void expect_within_fp16_tolerance(const ModelCase& m) {
-  Built b = build_and_run(m, mlip_options(), "t8");
+  Built b = build_and_run(m, mrvl_options(), "t8");
   const std::vector<TensorData> want = expected_outputs(m.dir);
   ASSERT_EQ(b.outputs.size(), want.size()) << m.name << ": outputs produced vs stored";
   const int roundings = fp16_roundings(b.result);
@@ -113,10 +104,10 @@ void expect_within_fp16_tolerance(const ModelCase& m) {
 // The outputs of every configuration of tilings() equal num_tiles=1's
 // (three configurations by default, all eight with MLIPC_TEST_FULL=1).
 void expect_same_bits_for_all_tilings(const ModelCase& m) {
-  Built ref = build_and_run(m, mlip_options(1, false), "t1p0");
+  Built ref = build_and_run(m, mrvl_options(1, false), "t1p0");
   for (const Tiling& t : tilings()) {
     if (t.tiles == 1 && !t.pin) continue;
-    Built b = build_and_run(m, mlip_options(t.tiles, t.pin), fmt::format("t{}p{}", t.tiles, t.pin));
+    Built b = build_and_run(m, mrvl_options(t.tiles, t.pin), fmt::format("t{}p{}", t.tiles, t.pin));
     ASSERT_EQ(b.outputs.size(), ref.outputs.size());
     for (size_t i = 0; i < b.outputs.size(); ++i)
       EXPECT_TRUE(b.outputs[i].second == ref.outputs[i].second)
@@ -163,7 +154,7 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
   for (const ModelCase& m : generated_model_cases()) {
     if (m.name.rfind("torch_mlip_", 0) != 0) continue;
     ++seen;
-    driver::CompileResult r = driver::compile_model(m.dir / "model.onnx", mlip_options());
+    driver::CompileResult r = driver::compile_model(m.dir / "model.onnx", mrvl_options());
     ASSERT_EQ(r.graph.nodes.size(), 1u) << m.name;
     EXPECT_TRUE(is_mlip_region(r.graph.nodes[0])) << m.name;
     EXPECT_TRUE(r.mlip.cpu_nodes.empty()) << m.name;
@@ -185,7 +176,7 @@ TEST(MlipGenerated, ModernBlocksAreOneRegion) {
 TEST(MlipGenerated, TheTransformerEncodersHaveNoCpuNode) {
   for (const char* name : {"torch_transformer_encoder_opset13", "torch_transformer_encoder_opset17"}) {
     driver::CompileResult r =
-        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", mlip_options());
+        driver::compile_model(fs::path(MLIPC_TEST_DATA) / "models" / name / "model.onnx", mrvl_options());
     EXPECT_TRUE(r.mlip.cpu_nodes.empty()) << name;
     EXPECT_EQ(r.mlip.regions.size(), 1u) << name;
   }
@@ -221,7 +212,7 @@ TEST_P(MlipCycles, SimulatorCountsEqualAHandCountOfTheSpec) {
   b.node("Add", {"c", "x"}, {"y"});
   b.output("y");
   const fs::path onnx = b.save(dir.path());
-  driver::CompileResult r = driver::compile_model(onnx, mlip_options(c.tiles, false));
+  driver::CompileResult r = driver::compile_model(onnx, mrvl_options(c.tiles, false));
   ASSERT_EQ(r.mlip.regions.size(), 1u);
   const mlip::RegionReport& reg = r.mlip.regions[0]->report;
   std::vector<std::string> kinds;
@@ -326,13 +317,13 @@ TEST(MlipFp16Bound, AWeightRoundingBugFailsItWhereTheFlatToleranceDidNot) {
     if (m.name == "torch_mlip_bilinear_decoder") decoder = &m;
   ASSERT_NE(decoder, nullptr);
   const std::vector<TensorData> want = expected_outputs(decoder->dir);
-  const Built real = build_and_run(*decoder, mlip_options(), "bound_real");
+  const Built real = build_and_run(*decoder, mrvl_options(), "bound_real");
   ModelCase coarse{decoder->name, scratch_dir() / "coarse_decoder"};
   fs::create_directories(coarse.dir);
   fs::copy(decoder->dir / "test_data_set_0", coarse.dir / "test_data_set_0", fs::copy_options::recursive);
   fs::rename(with_weights(decoder->dir / "model.onnx", "coarse_decoder.onnx", round_significand<6>),
              coarse.dir / "model.onnx");
-  const Built bug = build_and_run(coarse, mlip_options(), "bound_bug");
+  const Built bug = build_and_run(coarse, mrvl_options(), "bound_bug");
   ASSERT_EQ(real.outputs.size(), want.size());
   ASSERT_EQ(bug.outputs.size(), want.size());
   EXPECT_EQ(fp16_roundings(bug.result), fp16_roundings(real.result));
@@ -389,7 +380,7 @@ TEST(MlipWeights, AreRoundedToNearestEvenHalves) {
     const fs::path model = b.save(scratch_dir(), conv ? "weights_conv.onnx" : "weights_fc.onnx");
     const TensorData x = conv ? TensorData::from<float>({kIn, kIn, 1, 1}, eye) : TensorData::from<float>({kIn, kIn}, eye);
     driver::CompileResult r;
-    const io::NamedTensors got = compile_and_run(model, {{"x", x}}, mlip_options(2), &r);
+    const io::NamedTensors got = compile_and_run(model, {{"x", x}}, mrvl_options(2), &r);
     ASSERT_EQ(r.graph.nodes.size(), 1u) << (conv ? "conv" : "fc");
     ASSERT_TRUE(is_mlip_region(r.graph.nodes[0])) << (conv ? "conv" : "fc");
     const float* y = got[0].second.data<float>();  // [image n][output o] = w[o][n]
@@ -418,7 +409,7 @@ TEST(MlipPartition, CpuOnlyOperatorBetweenConvolutions) {
   b.node("Conv", {"s", "w2"}, {"y"}, {{"strides", ints{2, 2}}}, "conv2");
   b.output("y");
   fs::path model = b.save(scratch_dir(), "mixed.onnx");
-  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  driver::CompileResult r = driver::compile_model(model, mrvl_options(4));
   std::vector<std::string> kinds;
   for (const Node& n : r.graph.nodes) kinds.push_back(is_mlip_region(n) ? "MLIP" : "CPU:" + n.op);
   EXPECT_EQ(kinds, (std::vector<std::string>{"MLIP", "CPU:Softsign", "MLIP"}));
@@ -427,7 +418,7 @@ TEST(MlipPartition, CpuOnlyOperatorBetweenConvolutions) {
   EXPECT_THAT(cpu_reason(r, r.graph.nodes[1].name), HasSubstr("Softsign has no MLIP equivalent"));
   io::NamedTensors in = {{"x", random_tensor(DType::Float32, {1, 3, 12, 12}, 4)}};
   io::NamedTensors want = reference_run(model, in);
-  io::NamedTensors got = compile_and_run(model, in, mlip_options(4));
+  io::NamedTensors got = compile_and_run(model, in, mrvl_options(4));
   EXPECT_EQ(within_fp16_bound(got[0].second, want[0].second, r), "");
 }
 
@@ -457,16 +448,16 @@ OnnxBuilder& batched_cnn(OnnxBuilder& b, int64_t batch) {
 TEST(MlipBatch, ImagesOfABatchRunOnTheMlip) {
   OnnxBuilder b;
   fs::path model = batched_cnn(b, 3).save(scratch_dir(), "batch3.onnx");
-  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  driver::CompileResult r = driver::compile_model(model, mrvl_options(4));
   ASSERT_EQ(r.graph.nodes.size(), 1u);
   EXPECT_TRUE(is_mlip_region(r.graph.nodes[0]));
   io::NamedTensors in = {{"x", random_tensor(DType::Float32, {3, 3, 10, 10}, 16)}};
   io::NamedTensors want = reference_run(model, in);
-  io::NamedTensors got = compile_and_run(model, in, mlip_options(4));
+  io::NamedTensors got = compile_and_run(model, in, mrvl_options(4));
   EXPECT_EQ(within_fp16_bound(got[0].second, want[0].second, r), "");
   // Tiling and weight placement never change a bit, batched or not.
   for (auto [tiles, pin] : {std::pair{1, false}, std::pair{8, true}}) {
-    io::NamedTensors other = compile_and_run(model, in, mlip_options(tiles, pin));
+    io::NamedTensors other = compile_and_run(model, in, mrvl_options(tiles, pin));
     EXPECT_EQ(compare(other[0].second, got[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
   }
   // Each image alone gives the same bits as inside the batch.
@@ -477,7 +468,7 @@ TEST(MlipBatch, ImagesOfABatchRunOnTheMlip) {
   for (int64_t i = 0; i < 3; ++i) {
     TensorData xi(DType::Float32, {1, 3, 10, 10});
     std::copy(x + i * 300, x + (i + 1) * 300, xi.data<float>());
-    io::NamedTensors yi = compile_and_run(single, {{"x", xi}}, mlip_options(4));
+    io::NamedTensors yi = compile_and_run(single, {{"x", xi}}, mrvl_options(4));
     ASSERT_EQ(yi[0].second.numel(), 5);
     EXPECT_TRUE(std::equal(y + i * 5, y + (i + 1) * 5, yi[0].second.data<float>())) << "image " << i;
   }
@@ -486,7 +477,7 @@ TEST(MlipBatch, ImagesOfABatchRunOnTheMlip) {
 TEST(MlipBatch, ABatchAboveEightStaysOnTheCpuWithTheReason) {
   OnnxBuilder b;
   fs::path model = batched_cnn(b, 9).save(scratch_dir(), "batch9.onnx");
-  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  driver::CompileResult r = driver::compile_model(model, mrvl_options(4));
   for (const Node& n : r.graph.nodes) {
     EXPECT_FALSE(is_mlip_region(n));
     if (n.op == "Conv") {
@@ -499,16 +490,16 @@ TEST(MlipBatch, ABatchAboveEightStaysOnTheCpuWithTheReason) {
 // reference kernels within the fp16 bound, and gives the same bits for
 // 1 tile, 2 tiles and 8 tiles with pinned weights.
 void expect_one_region_matches(const fs::path& model, const io::NamedTensors& in, const std::string& what) {
-  driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+  driver::CompileResult r = driver::compile_model(model, mrvl_options(4));
   ASSERT_EQ(r.graph.nodes.size(), 1u) << what;
   ASSERT_TRUE(is_mlip_region(r.graph.nodes[0])) << what;
   const io::NamedTensors want = reference_run(model, in);
-  const io::NamedTensors got = compile_and_run(model, in, mlip_options(1, false));
+  const io::NamedTensors got = compile_and_run(model, in, mrvl_options(1, false));
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_EQ(within_fp16_bound(got[i].second, want[i].second, r), "") << what;
   for (auto [tiles, pin] : {std::pair{2, false}, std::pair{8, true}}) {
-    io::NamedTensors other = compile_and_run(model, in, mlip_options(tiles, pin));
+    io::NamedTensors other = compile_and_run(model, in, mrvl_options(tiles, pin));
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_EQ(compare(other[i].second, got[i].second, 0, 0), "") << what << ": " << tiles << " tiles, pin " << pin;
   }
@@ -661,7 +652,7 @@ TEST(MlipChannels, ChannelShuffleInGroups) {
     b.node("Transpose", {"r"}, {"t"}, {{"perm", ints{0, 2, 1, 3, 4}}}, "transpose");
     b.node("Reshape", {"t", "s4"}, {"y"}, {}, "reshape_back").output("y");
     fs::path model = b.save(scratch_dir(), fmt::format("shuffle{}.onnx", groups));
-    driver::CompileResult r = driver::compile_model(model, mlip_options(4));
+    driver::CompileResult r = driver::compile_model(model, mrvl_options(4));
     ASSERT_EQ(r.mlip.regions.size(), 1u);
     const auto& layers = r.mlip.regions[0]->report.layers;
     ASSERT_EQ(layers.size(), 3u);
@@ -742,7 +733,7 @@ struct HandCase {
 void expect_hand_values(const fs::path& model, const HandCase& c) {
   for (const auto& [tiles, pin] : {std::pair{1, false}, std::pair{8, false}, std::pair{8, true}}) {
     driver::CompileResult r;
-    const io::NamedTensors got = compile_and_run(model, c.inputs, mlip_options(tiles, pin), &r);
+    const io::NamedTensors got = compile_and_run(model, c.inputs, mrvl_options(tiles, pin), &r);
     ASSERT_EQ(r.graph.nodes.size(), 1u) << c.what;
     ASSERT_TRUE(is_mlip_region(r.graph.nodes[0])) << c.what << ": " << (r.mlip.cpu_nodes.empty() ? "" : r.mlip.cpu_nodes[0].reason);
     ASSERT_EQ(got[0].second.numel(), static_cast<int64_t>(c.want.size())) << c.what;
@@ -805,7 +796,7 @@ TEST(MlipPermute, TransposesOfFiveAndSixDimensionsAreOneLayer) {
     b.node("Transpose", {"x"}, {"y"}, {{"perm", c.perm}}, "transpose").output("y");
     const std::string what = fmt::format("transpose of {} dimensions", r);
     const fs::path model = b.save(scratch_dir(), fmt::format("transpose{}.onnx", r));
-    driver::CompileResult res = driver::compile_model(model, mlip_options(4));
+    driver::CompileResult res = driver::compile_model(model, mrvl_options(4));
     ASSERT_EQ(res.mlip.regions.size(), 1u) << what;
     const auto& layers = res.mlip.regions[0]->report.layers;
     EXPECT_EQ(std::count_if(layers.begin(), layers.end(), [](const auto& l) { return l.kind == "permute"; }), 1)
@@ -915,7 +906,7 @@ TEST(MlipConvTranspose, BatchNormalizationFoldsIntoIt) {
   for (const Node& n : rc.graph.nodes) EXPECT_NE(n.op, "BatchNormalization");
   EXPECT_EQ(compare(got_c[0].second, want, 1e-5, 1e-5), "");
   driver::CompileResult rm;
-  const io::NamedTensors got_m = compile_and_run(model, in, mlip_options(), &rm);
+  const io::NamedTensors got_m = compile_and_run(model, in, mrvl_options(), &rm);
   ASSERT_EQ(rm.graph.nodes.size(), 1u);
   EXPECT_TRUE(is_mlip_region(rm.graph.nodes[0]));
   EXPECT_LT(worst_error(got_m[0].second, want), fp16_bound(fp16_roundings(rm)));

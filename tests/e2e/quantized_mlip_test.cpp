@@ -35,10 +35,7 @@ namespace mlipc::test::e2e_quantized_mlip {
 namespace {
 
 driver::CompileOptions int8_options(int tiles, bool pin) {
-  driver::CompileOptions o;
-  o.target = "mrvl, c";
-  o.mlip.num_tiles = tiles;
-  o.mlip.wb_pin_ocm = pin;
+  driver::CompileOptions o = mrvl_options(tiles, pin);
   o.mlip.quantize = "int8";
   return o;
 }

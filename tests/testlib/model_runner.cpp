@@ -59,4 +59,19 @@ void expect_matches_reference(const fs::path& onnx, const io::NamedTensors& inpu
   expect_matches_reference(onnx, inputs, rtol, atol, driver::CompileOptions{});
 }
 
+driver::CompileOptions mrvl_options(int tiles, bool pin, const std::string& mcpu) {
+  driver::CompileOptions o;
+  o.target = "mrvl, c";
+  o.mlip.num_tiles = tiles;
+  o.mlip.wb_pin_ocm = pin;
+  o.mlip.mcpu = mcpu;
+  return o;
+}
+
+std::vector<std::string> layer_kinds(const driver::CompileResult& r, size_t region) {
+  std::vector<std::string> kinds;
+  for (const auto& l : r.mlip.regions.at(region)->report.layers) kinds.push_back(l.kind);
+  return kinds;
+}
+
 }  // namespace mlipc::test

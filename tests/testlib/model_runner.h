@@ -6,6 +6,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "driver/compile.h"
 #include "io/npz.h"
@@ -24,5 +26,12 @@ io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::Na
 // output against the reference evaluator with the given tolerance.
 void expect_matches_reference(const std::filesystem::path& onnx, const io::NamedTensors& inputs, double rtol,
                               double atol, const driver::CompileOptions& options);
+
+// `--target "mrvl, c"` on `tiles` tiles of `mcpu`, weights pinned in OCM or
+// streamed: the options the MLIP tests compile with.
+driver::CompileOptions mrvl_options(int tiles = 8, bool pin = false, const std::string& mcpu = "cn10ka");
+
+// The layer kinds of MLIP region `region` of a compiled model, in order.
+std::vector<std::string> layer_kinds(const driver::CompileResult& r, size_t region = 0);
 
 }  // namespace mlipc::test

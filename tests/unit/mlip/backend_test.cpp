@@ -29,13 +29,7 @@ fs::path save(const OnnxBuilder& b) {
   return b.save(test::scratch_dir(), fmt::format("backend_{}.onnx", k++));
 }
 
-driver::CompileOptions mlip_options(int tiles, bool pin) {
-  driver::CompileOptions o;
-  o.target = "mrvl, c";
-  o.mlip.num_tiles = tiles;
-  o.mlip.wb_pin_ocm = pin;
-  return o;
-}
+using test::mrvl_options;
 
 // conv -> relu -> flatten -> gemm: one region.
 fs::path small_cnn() {
@@ -53,7 +47,7 @@ fs::path small_cnn() {
 }
 
 TEST(MlipBackend, TheSubgraphNodeKeepsTheCompiledRegion) {
-  driver::CompileResult r = driver::compile_model(small_cnn(), mlip_options(2, true));
+  driver::CompileResult r = driver::compile_model(small_cnn(), mrvl_options(2, true));
   ASSERT_EQ(r.graph.nodes.size(), 1u);
   const Node& n = r.graph.nodes[0];
   const auto* region = dynamic_cast<const mlip::CompiledRegion*>(n.compiled.get());
@@ -85,7 +79,7 @@ TEST(MlipBackend, ADenseLayerThatCannotReadPinnedWeightsStreamsThem) {
   b.initializer("w", random_tensor(DType::Float32, {262080, 1}, 4));
   b.initializer("bias", random_tensor(DType::Float32, {1}, 5));
   b.node("Gemm", {"x", "w", "bias"}, {"y"}, {}, "fc").output("y");
-  driver::CompileResult r = driver::compile_model(save(b), mlip_options(1, true));
+  driver::CompileResult r = driver::compile_model(save(b), mrvl_options(1, true));
   ASSERT_EQ(r.mlip.regions.size(), 1u);
   const mlip::RegionReport& rep = r.mlip.regions[0]->report;
   EXPECT_TRUE(rep.pinned.empty());
@@ -95,7 +89,7 @@ TEST(MlipBackend, ADenseLayerThatCannotReadPinnedWeightsStreamsThem) {
 }
 
 TEST(MlipBackend, TheReportReadsBackAsWritten) {
-  driver::CompileResult r = driver::compile_model(small_cnn(), mlip_options(4, true));
+  driver::CompileResult r = driver::compile_model(small_cnn(), mrvl_options(4, true));
   const mlip::Options& o = r.mlip_options;  // the user's, with the quantization the driver chose
   const nlohmann::json j = mlip::to_json(r.mlip.report(o));
   const mlip::MlipReport back = mlip::report_from_json(j);

@@ -390,9 +390,8 @@ TEST(MlipPartition, ActivationPatternsFuseAndSqueezeExcitationIsOneRegion) {
     driver::CompileResult r = driver::compile_model(save(b), o);
     ASSERT_EQ(r.mlip.regions.size(), 1u) << gate;
     EXPECT_TRUE(r.mlip.cpu_nodes.empty()) << gate;
-    std::vector<std::string> kinds;
-    for (const mlip::LayerReport& l : r.mlip.regions[0]->report.layers) kinds.push_back(l.kind);
-    EXPECT_THAT(kinds, ElementsAre("convert_in", "conv2d", "global_avgpool", "conv2d", "conv2d", "eltwise", "convert_out"))
+    EXPECT_THAT(test::layer_kinds(r),
+                ElementsAre("convert_in", "conv2d", "global_avgpool", "conv2d", "conv2d", "eltwise", "convert_out"))
         << gate;
     const std::string op = gate;
     EXPECT_THAT(r.mlip.regions[0]->report.layers[1].origins,

@@ -52,21 +52,13 @@ std::string reason(const OnnxBuilder& b, const std::string& name) {
   return "no node " + name;
 }
 
-driver::CompileOptions mrvl(int tiles = 8, bool pin = false) {
-  driver::CompileOptions o;
-  o.target = "mrvl, c";
-  o.mlip.num_tiles = tiles;
-  o.mlip.wb_pin_ocm = pin;
-  return o;
-}
+using test::mrvl_options;
 
 // The layer kinds of the compiled model's only region, in order.
 std::vector<std::string> region_kinds(const fs::path& onnx) {
-  driver::CompileResult r = driver::compile_model(onnx, mrvl());
-  std::vector<std::string> kinds;
+  driver::CompileResult r = driver::compile_model(onnx, mrvl_options());
   if (r.mlip.regions.size() != 1 || !r.mlip.cpu_nodes.empty()) return {"not one region"};
-  for (const auto& l : r.mlip.regions[0]->report.layers) kinds.push_back(l.kind);
-  return kinds;
+  return test::layer_kinds(r);
 }
 
 ops::Geometry pool_geo(const Shape& x, const std::vector<std::pair<std::string, AttrValue>>& attrs) {
@@ -142,7 +134,8 @@ TEST(GlobalWindow, PaddedWholeInputPoolsMatchTheReference) {
   b.node("Add", {"m", "a"}, {"y"}, {}, "add").output("y");
   const fs::path onnx = save(b);
   EXPECT_THAT(region_kinds(onnx), ElementsAre("convert_in", "global_maxpool", "global_avgpool", "add"));
-  test::expect_matches_reference(onnx, {{"x", random_tensor(DType::Float32, {2, 3, 5, 9}, 5)}}, 2e-3, 2e-3, mrvl());
+  test::expect_matches_reference(onnx, {{"x", random_tensor(DType::Float32, {2, 3, 5, 9}, 5)}}, 2e-3, 2e-3,
+                                 mrvl_options());
 }
 
 TEST(WideKernel, FoldedWeightsHandComputed) {
@@ -234,7 +227,8 @@ TEST(WideKernel, ChunkedKernelHandComputed) {
   b.node("Conv", {"x", "w"}, {"y"}, {{"pads", ints{2, 2}}}, "conv").output("y");
   const fs::path onnx = save(b);
   EXPECT_THAT(region_kinds(onnx), ElementsAre("permute", "conv2d", "conv2d", "add", "convert_out"));
-  const io::NamedTensors got = test::compile_and_run(onnx, {{"x", TensorData::from<float>({1, 1, 24}, xs)}}, mrvl());
+  const io::NamedTensors got =
+      test::compile_and_run(onnx, {{"x", TensorData::from<float>({1, 1, 24}, xs)}}, mrvl_options());
   ASSERT_EQ(got.size(), 1u);
   const TensorData& y = got[0].second;
   ASSERT_EQ(y.shape(), (Shape{1, 2, 9}));
@@ -256,10 +250,10 @@ TEST(WideKernel, ChunkedFoldedConvolutionMatchesTheReferenceOnEveryTiling) {
   const fs::path onnx = save(b);
   EXPECT_THAT(region_kinds(onnx), ElementsAre("permute", "conv2d", "conv2d", "add", "convert_out"));
   const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 1, 1024}, 23)}};
-  test::expect_matches_reference(onnx, in, 2e-2, 2e-2, mrvl());
-  const io::NamedTensors ref = test::compile_and_run(onnx, in, mrvl(1, false));
+  test::expect_matches_reference(onnx, in, 2e-2, 2e-2, mrvl_options());
+  const io::NamedTensors ref = test::compile_and_run(onnx, in, mrvl_options(1, false));
   for (auto [tiles, pin] : {std::pair{2, false}, {4, true}, {8, false}, {8, true}}) {
-    const io::NamedTensors got = test::compile_and_run(onnx, in, mrvl(tiles, pin));
+    const io::NamedTensors got = test::compile_and_run(onnx, in, mrvl_options(tiles, pin));
     EXPECT_TRUE(got[0].second == ref[0].second) << "num_tiles=" << tiles << " wb_pin_ocm=" << pin;
   }
 }
@@ -284,15 +278,15 @@ TEST(WideKernel, FoldedConvolutionHasTheBitsOfTheExplicitSpaceToDepth) {
   const fs::path wide_onnx = save(wide), folded_onnx = save(folded);
   EXPECT_THAT(region_kinds(wide_onnx), ElementsAre("permute", "conv2d", "convert_out"));
   for (auto [tiles, pin] : {std::pair{1, false}, {2, true}, {8, false}, {8, true}}) {
-    const io::NamedTensors a = test::compile_and_run(wide_onnx, {{"x", x}}, mrvl(tiles, pin));
+    const io::NamedTensors a = test::compile_and_run(wide_onnx, {{"x", x}}, mrvl_options(tiles, pin));
     const io::NamedTensors b = test::compile_and_run(folded_onnx, {{"x", TensorData::from<float>({1, 16, 8}, xf)}},
-                                                     mrvl(tiles, pin));
+                                                     mrvl_options(tiles, pin));
     ASSERT_EQ(a.size(), 1u);
     ASSERT_EQ(b.size(), 1u);
     EXPECT_EQ(a[0].second.shape(), b[0].second.shape());
     EXPECT_TRUE(a[0].second == b[0].second) << "num_tiles=" << tiles << " wb_pin_ocm=" << pin;
   }
-  test::expect_matches_reference(wide_onnx, {{"x", x}}, 2e-2, 2e-2, mrvl());
+  test::expect_matches_reference(wide_onnx, {{"x", x}}, 2e-2, 2e-2, mrvl_options());
 }
 
 // A 2-D convolution of two images whose kernel is wide along W (3 x 32 at
@@ -308,7 +302,8 @@ TEST(WideKernel, TwoDimensionalBatchedFoldMatchesTheReference) {
   EXPECT_EQ(reason(b, "conv"), "");
   const fs::path onnx = save(b);
   EXPECT_THAT(region_kinds(onnx), ElementsAre("convert_in", "conv2d", "convert_out"));
-  test::expect_matches_reference(onnx, {{"x", random_tensor(DType::Float32, {2, 3, 5, 64}, 13)}}, 2e-2, 2e-2, mrvl());
+  test::expect_matches_reference(onnx, {{"x", random_tensor(DType::Float32, {2, 3, 5, 64}, 13)}}, 2e-2, 2e-2,
+                                 mrvl_options());
 }
 
 // int8 (a QDQ model: the MLIP quantizes it by default): the folded
@@ -343,10 +338,9 @@ TEST(WideKernel, Int8FormsGiveTheCpusBits) {
   const io::NamedTensors want = test::compile_and_run(onnx, in, c);
   for (auto [tiles, pin] : {std::pair{1, false}, {8, true}}) {
     driver::CompileResult r;
-    const io::NamedTensors got = test::compile_and_run(onnx, in, mrvl(tiles, pin), &r);
+    const io::NamedTensors got = test::compile_and_run(onnx, in, mrvl_options(tiles, pin), &r);
     ASSERT_EQ(r.mlip.regions.size(), 1u);
-    std::vector<std::string> kinds;
-    for (const auto& l : r.mlip.regions[0]->report.layers) kinds.push_back(l.kind);
+    const std::vector<std::string> kinds = test::layer_kinds(r);
     EXPECT_THAT(kinds, ::testing::Contains("conv2d"));
     EXPECT_THAT(kinds, ::testing::Contains("global_avgpool"));
     ASSERT_EQ(got.size(), 1u);
