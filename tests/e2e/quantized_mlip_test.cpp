@@ -271,6 +271,31 @@ TEST(MlipInt8Networks, QuantizedIssue30ModelsWithoutFlags) {
   }
 }
 
+// x [2, 6, 21] quantized (scale 0.04, zero point -5), and with `conv` an
+// int8 Conv1d of it (6 -> 6 channels, kernel 3, `dilation`, padded to keep
+// the width) requantized at the same scale: the name of the dequantized
+// tensor the test reads, row-major or written by the convolution (NHWC).
+std::string q8_rows_or_conv1d(OnnxBuilder& b, bool conv, int64_t dilation) {
+  b.input("x", DType::Float32, {2, 6, 21});
+  b.initializer("qs", TensorData::from<float>({}, {0.04f}));
+  b.initializer("qz", TensorData::from<int8_t>({}, {-5}));
+  b.node("QuantizeLinear", {"x", "qs", "qz"}, {"xq"}, {}, "qx");
+  b.node("DequantizeLinear", {"xq", "qs", "qz"}, {"xd"}, {}, "dqx");
+  if (!conv) return "xd";
+  std::vector<int8_t> w(6 * 6 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 23) - 11);
+  b.initializer("wq", TensorData::from<int8_t>({6, 6, 3}, w));
+  b.initializer("ws", TensorData::from<float>({}, {0.02f}));
+  b.initializer("wz", TensorData::from<int8_t>({}, {0}));
+  b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wd"}, {}, "dqw");
+  std::vector<std::pair<std::string, AttrValue>> attrs = {{"pads", std::vector<int64_t>{dilation, dilation}}};
+  if (dilation != 1) attrs.push_back({"dilations", std::vector<int64_t>{dilation}});
+  b.node("Conv", {"xd", "wd"}, {"c"}, attrs, "conv");
+  b.node("QuantizeLinear", {"c", "qs", "qz"}, {"cq"}, {}, "qc");
+  b.node("DequantizeLinear", {"cq", "qs", "qz"}, {"cd"}, {}, "dqc");
+  return "cd";
+}
+
 // int8 ADD and TABLE on 3-D tensors: x [2, 6, 21] quantized, a Sigmoid
 // (a lookup) of it, the sum of the two, a Relu after the sum (its clamp);
 // the tensors row-major, or NHWC when a Conv1d writes x (a 1-D
@@ -280,28 +305,11 @@ TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
   for (bool conv : {false, true}) {
     SCOPED_TRACE(conv ? "after a Conv1d" : "row-major");
     OnnxBuilder b(19);
-    b.input("x", DType::Float32, {2, 6, 21});
-    b.initializer("qs", TensorData::from<float>({}, {0.04f}));
-    b.initializer("qz", TensorData::from<int8_t>({}, {-5}));
+    const std::string a = q8_rows_or_conv1d(b, conv, 1);
     b.initializer("ss", TensorData::from<float>({}, {1.0f / 256}));
     b.initializer("sz", TensorData::from<int8_t>({}, {-128}));
     b.initializer("ys", TensorData::from<float>({}, {0.05f}));
     b.initializer("yz", TensorData::from<int8_t>({}, {-128}));
-    b.node("QuantizeLinear", {"x", "qs", "qz"}, {"xq"}, {}, "qx");
-    b.node("DequantizeLinear", {"xq", "qs", "qz"}, {"xd"}, {}, "dqx");
-    std::string a = "xd";
-    if (conv) {
-      std::vector<int8_t> w(6 * 6 * 3);
-      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 23) - 11);
-      b.initializer("wq", TensorData::from<int8_t>({6, 6, 3}, w));
-      b.initializer("ws", TensorData::from<float>({}, {0.02f}));
-      b.initializer("wz", TensorData::from<int8_t>({}, {0}));
-      b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wd"}, {}, "dqw");
-      b.node("Conv", {"xd", "wd"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1}}}, "conv");
-      b.node("QuantizeLinear", {"c", "qs", "qz"}, {"cq"}, {}, "qc");
-      b.node("DequantizeLinear", {"cq", "qs", "qz"}, {"cd"}, {}, "dqc");
-      a = "cd";
-    }
     b.node("Sigmoid", {a}, {"s"}, {}, "sigmoid");
     b.node("QuantizeLinear", {"s", "ss", "sz"}, {"sq"}, {}, "qs_");
     b.node("DequantizeLinear", {"sq", "ss", "sz"}, {"sd"}, {}, "dqs");
@@ -340,27 +348,9 @@ TEST(QuantizedMlipOps, Int8SliceAndGatherAreCopiesInTheRegion) {
     const bool conv = k % 2 == 1, gather = k >= 2;
     SCOPED_TRACE(fmt::format("{}{}", gather ? "Gather" : "Slice", conv ? " after a Conv1d" : ""));
     OnnxBuilder b(19);
-    b.input("x", DType::Float32, {2, 6, 21});
-    b.initializer("qs", TensorData::from<float>({}, {0.04f}));
-    b.initializer("qz", TensorData::from<int8_t>({}, {-5}));
+    const std::string a = q8_rows_or_conv1d(b, conv, 2);
     b.initializer("ss", TensorData::from<float>({}, {1.0f / 256}));
     b.initializer("sz", TensorData::from<int8_t>({}, {-128}));
-    b.node("QuantizeLinear", {"x", "qs", "qz"}, {"xq"}, {}, "qx");
-    b.node("DequantizeLinear", {"xq", "qs", "qz"}, {"xd"}, {}, "dqx");
-    std::string a = "xd";
-    if (conv) {
-      std::vector<int8_t> w(6 * 6 * 3);
-      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 23) - 11);
-      b.initializer("wq", TensorData::from<int8_t>({6, 6, 3}, w));
-      b.initializer("ws", TensorData::from<float>({}, {0.02f}));
-      b.initializer("wz", TensorData::from<int8_t>({}, {0}));
-      b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wd"}, {}, "dqw");
-      b.node("Conv", {"xd", "wd"}, {"c"}, {{"pads", std::vector<int64_t>{2, 2}}, {"dilations", std::vector<int64_t>{2}}},
-             "conv");
-      b.node("QuantizeLinear", {"c", "qs", "qz"}, {"cq"}, {}, "qc");
-      b.node("DequantizeLinear", {"cq", "qs", "qz"}, {"cd"}, {}, "dqc");
-      a = "cd";
-    }
     if (gather) {
       b.initializer("idx", TensorData::from<int64_t>({3}, {1, 3, 5}));
       b.node("Gather", {a, "idx"}, {"m"}, {{"axis", int64_t{1}}}, "move");
