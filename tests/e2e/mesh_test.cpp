@@ -44,7 +44,7 @@ fs::path model_path(const std::string& name) {
   return fs::path(MLIPC_TEST_DATA) / "models" / dir / "model.onnx";
 }
 
-driver::CompileOptions mrvl_options(const std::string& target = "mrvl, c", const std::string& quantize = "fp16") {
+driver::CompileOptions target_options(const std::string& target = "mrvl, c", const std::string& quantize = "fp16") {
   driver::CompileOptions o;
   o.target = target;
   o.mlip.quantize = quantize;
@@ -64,7 +64,7 @@ struct Stream {
 };
 
 Stream make_stream(const fs::path& onnx, const fs::path& dir, int samples,
-                   const driver::CompileOptions& options = mrvl_options()) {
+                   const driver::CompileOptions& options = target_options()) {
   driver::CompileResult single = driver::compile_model(onnx, options);
   const fs::path tar = dir / "single.tar";
   driver::write_tarball(single, tar);
@@ -107,7 +107,7 @@ void expect_same(const Stream& s, const std::vector<std::string>& got, const std
 }
 
 mesh::Manifest compile_mesh_tar(const std::string& model, int pes, const fs::path& tar, uint64_t limit = 512 * 1024,
-                                const driver::CompileOptions& options = mrvl_options()) {
+                                const driver::CompileOptions& options = target_options()) {
   mesh::MeshResult r = mesh::compile_mesh(model_path(model), options, {pes, limit});
   mlf::write_tar(tar, r.files);
   return r.manifest;
@@ -118,7 +118,7 @@ struct Case {
   int pes;
   std::string target = "mrvl, c";
   std::string quantize = "fp16";  // -quantize= of --target-mrvl-mattr
-  driver::CompileOptions options() const { return mrvl_options(target, quantize); }
+  driver::CompileOptions options() const { return target_options(target, quantize); }
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.model << "_" << c.pes; }
 std::string case_name(const ::testing::TestParamInfo<Case>& p) {
@@ -158,6 +158,21 @@ std::vector<Case> thread_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Models, MeshThreads, ::testing::ValuesIn(thread_cases()), case_name);
 
+// Streams stream_samples() samples of `model` through the pipeline tarball
+// dir/mesh.tar (`mlipc run`, a thread per stage) and checks every output
+// bit for bit against the single-PE build's.
+void expect_stream_is_the_single_pe_one(const std::string& model, const fs::path& dir) {
+  const Stream s = make_stream(model_path(model), dir, stream_samples());
+  io::write_npz(dir / "stream.npz", s.npz);
+  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s", r.out.c_str());
+  io::NamedTensors out = io::read_npz(dir / "out.npz");
+  std::vector<std::string> got;
+  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
+  expect_same(s, got, model + " threads");
+}
+
 // A transformer (issue 30): the keyword-spotting encoder on audio frames,
 // one MLIP region with no CPU node, its activations [1, T, C] sequence
 // tensors. The partitioner cuts it like the CNNs: two stages, each holding
@@ -180,15 +195,7 @@ TEST(Mesh, ATransformerSplitsAcrossTwoPesWithMlipLayersInBoth) {
   }
   ASSERT_EQ(m.stages[0].outputs.size(), 1u);
   EXPECT_EQ(m.tensors[m.stages[0].outputs[0]].shape.size(), 3u) << m.tensors[m.stages[0].outputs[0]].name;
-  const Stream s = make_stream(model_path(model), dir.path(), stream_samples());
-  io::write_npz(dir.path() / "stream.npz", s.npz);
-  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::printf("%s", r.out.c_str());
-  io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
-  std::vector<std::string> got;
-  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
-  expect_same(s, got, model + " threads");
+  expect_stream_is_the_single_pe_one(model, dir.path());
 }
 
 // A recurrent model (issue 30): the LSTM autoencoder, one MLIP region with
@@ -217,15 +224,7 @@ TEST(Mesh, ARecurrentModelSplitsAcrossTwoPesWithMlipLayersInBoth) {
   }
   ASSERT_EQ(m.stages[0].outputs.size(), 1u);
   EXPECT_EQ(m.tensors[m.stages[0].outputs[0]].shape.size(), 3u) << m.tensors[m.stages[0].outputs[0]].name;
-  const Stream s = make_stream(model_path(model), dir.path(), stream_samples());
-  io::write_npz(dir.path() / "stream.npz", s.npz);
-  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::printf("%s", r.out.c_str());
-  io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
-  std::vector<std::string> got;
-  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
-  expect_same(s, got, model + " threads");
+  expect_stream_is_the_single_pe_one(model, dir.path());
 }
 
 // A cut through a GRU's own output: the classifier's stage border is the
@@ -244,14 +243,7 @@ TEST(Mesh, AGruClassifierCutAfterItsRecurrentLayerGivesTheSinglePeBits) {
       EXPECT_NE(l.rfind("cpu ", 0), 0u) << s.module << ": " << l;
     }
   EXPECT_EQ(rnn, 1u);
-  const Stream s = make_stream(model_path(model), dir.path(), stream_samples());
-  io::write_npz(dir.path() / "stream.npz", s.npz);
-  ProcessResult r = mlipc({"run", "mesh.tar", "--inputs", "stream.npz", "--outputs", "out.npz"}, dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  io::NamedTensors out = io::read_npz(dir.path() / "out.npz");
-  std::vector<std::string> got;
-  for (const auto& [name, t] : out) got.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
-  expect_same(s, got, model + " threads");
+  expect_stream_is_the_single_pe_one(model, dir.path());
 }
 
 bool have(const std::string& tool) {
@@ -395,7 +387,7 @@ TEST(Mesh, MorePesThanLayersGiveOnePerLayerAndSaySo) {
 // check, mlip_pipeline_check_stage, is runtime.pipeline's).
 TEST(Mesh, AManifestThatDoesNotMatchItsStagesIsRejected) {
   TempDir dir("mlipc-mesh");
-  mesh::MeshResult r = mesh::compile_mesh(model_path("kws_dscnn"), mrvl_options(), {2, 0});
+  mesh::MeshResult r = mesh::compile_mesh(model_path("kws_dscnn"), target_options(), {2, 0});
   mesh::Manifest m = r.manifest;
   int between = -1;
   for (size_t t = 0; t < m.tensors.size(); ++t)
@@ -418,7 +410,7 @@ TEST(Mesh, AManifestThatDoesNotMatchItsStagesIsRejected) {
 // run builds only what compile --pes writes (docs/security.md, "Tarballs").
 TEST(Mesh, AMeshTarballWithFilesMlipcDoesNotWriteIsNotBuilt) {
   TempDir dir("mlipc-mesh");
-  mesh::MeshResult r = mesh::compile_mesh(model_path("kws_dscnn"), mrvl_options(), {2, 0});
+  mesh::MeshResult r = mesh::compile_mesh(model_path("kws_dscnn"), target_options(), {2, 0});
   const Stream s = make_stream(model_path("kws_dscnn"), dir.path(), 1);
   io::write_npz(dir.path() / "stream.npz", s.npz);
   for (const std::string extra : {"mesh/evil.c", "default_stage1/codegen/host/src/extra.c", "Makefile"}) {
