@@ -141,8 +141,6 @@ static void mlip_sim_fc_block16_f16c(const uint8_t* xp, const uint8_t* wp, size_
 
 /* 8-bit (docs/mlip-spec.md 4a): each output the dot product of its row
    and its weights, then its record's bias and requantization. */
-static mlip_status fc_q16(const mlip_fc_args* a, uint8_t* ocm);
-
 static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
   const uint32_t dt = a->dtype;
   const uint8_t* in = ocm + a->in;
@@ -151,9 +149,6 @@ static mlip_status fc_q8(const mlip_fc_args* a, uint8_t* ocm) {
   uint8_t* out = ocm + a->out;
   const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
   size_t n, o;
-  if (dt == MLIP_DT_INT16) {
-    return fc_q16(a, ocm);
-  }
   if (!mlip_sim_q8_records_ok(rec, oc_n, a->requant)) {
     return MLIP_ERR_INVALID_ARG;
   }
@@ -191,6 +186,11 @@ static mlip_status fc_q16(const mlip_fc_args* a, uint8_t* ocm) {
   return MLIP_OK;
 }
 
+/* The integer forms: 8-bit, or 16x8. */
+static mlip_status fc_integer(const mlip_fc_args* a, uint8_t* ocm) {
+  return a->dtype == MLIP_DT_INT16 ? fc_q16(a, ocm) : fc_q8(a, ocm);
+}
+
 mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_fc_args* a = &d->u.fc;
   const uint8_t* in = ocm + a->in;
@@ -206,7 +206,7 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_d
   size_t n, o, k;
   (void)env; /* works in the tile's OCM only */
   if (a->dtype != MLIP_DT_FP16) {
-    return fc_q8(a, ocm);
+    return fc_integer(a, ocm);
   }
   for (n = 0; n < n_n; ++n) {
     for (o = 0; o < oc_n; ++o) {
@@ -232,7 +232,7 @@ mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_d
   size_t n, o0, q, k0, k;
   (void)env; /* works in the tile's OCM only */
   if (a->dtype != MLIP_DT_FP16) {
-    return fc_q8(a, ocm);
+    return fc_integer(a, ocm);
   }
   for (n = 0; n < n_n; ++n) {
     const uint8_t* xp = in + n * k_n * 2u;
