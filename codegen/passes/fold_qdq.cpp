@@ -504,10 +504,47 @@ class Folder {
     int32_t qlo = std::max(o.lo, lo > -INFINITY ? q(lo) : o.param.lo());
     const int32_t qhi = std::min(o.hi, hi < INFINITY ? q(hi) : o.param.hi());
     if (qlo > qhi) qlo = qhi;  // Clip with min > max gives max everywhere
+    if (fuse_clamp16(i, x, o, qlo, qhi)) return true;
     const ValueId vlo = g_.add_constant("clip_lo", TensorData::scalar<int16_t>(static_cast<int16_t>(qlo)));
     const ValueId vhi = g_.add_constant("clip_hi", TensorData::scalar<int16_t>(static_cast<int16_t>(qhi)));
     Node c = make("Clip", n.name, {x.q, vlo, vhi}, {o.y});
     replace(i, o, {std::move(c)});
+    return true;
+  }
+
+  // 16x8: the Clip on the integers [lo, hi] of node i, reading through its
+  // DequantizeLinear the int16 output of a QLinearConv, QLinearAdd or
+  // QLinearMul that nothing else reads, becomes that op's output clamp, as
+  // an int8 Relu or Clip between the op and its QuantizeLinear does
+  // (out_q): the op saturates and clamps its requantized integer once, the
+  // same integer as clamping it twice. So the MLIP's CONV2D, FC and ADD
+  // apply it and no Clip layer is needed. An empty intersection of the two
+  // ranges (a constant output) keeps the Clip.
+  bool fuse_clamp16(size_t i, const Dq& x, const OutQ& o, int32_t lo, int32_t hi) {
+    const auto producers = g_.producers();
+    const auto consumers = g_.consumers();
+    const int pi = producers[static_cast<size_t>(x.q)];
+    const int di = producers[static_cast<size_t>(g_.nodes[i].inputs[0])];
+    if (pi < 0 || di < 0 || g_.is_graph_output(x.q) || consumers[static_cast<size_t>(x.q)].size() != 1) return false;
+    const ValueId dq_out = g_.nodes[static_cast<size_t>(di)].outputs[0];
+    if (g_.is_graph_output(dq_out) || consumers[static_cast<size_t>(dq_out)].size() != 1) return false;
+    Node& p = g_.nodes[static_cast<size_t>(pi)];
+    if ((p.op != "QLinearConv" && p.op != "QLinearAdd" && p.op != "QLinearMul") || p.outputs.size() != 1) return false;
+    const DType t = g_.value(x.q).dtype;
+    const int32_t plo = ops::clamp_lo(p.attrs, t), phi = ops::clamp_hi(p.attrs, t);
+    const int32_t flo = std::max(plo, lo), fhi = std::min(phi, hi);
+    if (flo > fhi) return false;
+    if (flo != ops::quant_min(t)) p.attrs.set("mlipc_clamp_lo", static_cast<int64_t>(flo));
+    if (fhi != ops::quant_max(t)) p.attrs.set("mlipc_clamp_hi", static_cast<int64_t>(fhi));
+    p.outputs[0] = o.y;
+    std::vector<bool> dead(g_.nodes.size(), false);
+    for (const int k : {static_cast<int>(i), o.q, o.act, di}) {
+      if (k < 0) continue;
+      if (k != di) p.origins.insert(p.origins.end(), g_.nodes[static_cast<size_t>(k)].origins.begin(),
+                                    g_.nodes[static_cast<size_t>(k)].origins.end());
+      dead[static_cast<size_t>(k)] = true;
+    }
+    g_.erase_nodes(dead);
     return true;
   }
 

@@ -33,12 +33,12 @@
   X(FC, fc, 6, fc, WIDE)                                   \
   X(MAXPOOL, maxpool, 7, pool, WIDE)                       \
   X(AVGPOOL, avgpool, 8, pool, BOTH)                       \
-  X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, BOTH)  \
+  X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, WIDE)  \
   X(GLOBAL_MAXPOOL, global_maxpool, 10, global_pool, BOTH) \
-  X(ADD, add, 11, add, BOTH)                               \
+  X(ADD, add, 11, add, WIDE)                               \
   X(BARRIER, barrier, 12, barrier, NONE)                   \
   X(ACTIVATION, activation, 13, activation, F16)           \
-  X(ELTWISE, eltwise, 14, eltwise, BOTH)                   \
+  X(ELTWISE, eltwise, 14, eltwise, WIDE)                   \
   X(RESIZE, resize, 15, resize, BOTH)                      \
   X(TABLE, table, 16, table, Q8)                           \
   X(MATMUL, matmul, 17, matmul, F16)                       \

@@ -1,7 +1,7 @@
 /* ELTWISE: a binary function of a full-size operand and a cycled one (equal
  * shapes, one value per channel, a scalar, trailing dimensions, or one value
  * per row of b_rep elements), with a fused activation;
- * 8-bit: MUL only, the product requantized (QLinearMul) (operands:
+ * 8-bit and 16x8: MUL only, the product requantized (QLinearMul) (operands:
  * MLIP_FIELDS_eltwise, mlip/cmd_table.h).
  * Its validation rule (docs/command-buffer.md) and its executor for both
  * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
@@ -10,11 +10,12 @@
 
 mlip_status mlip_sim_check_eltwise(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
   const mlip_eltwise_args* a = &d->u.eltwise;
-  const int q8 = a->dtype != MLIP_DT_FP16; /* an 8-bit type: the element type's rule checked which */
-  const uint64_t eb = q8 ? 1u : 2u;
+  const int q8 = a->dtype != MLIP_DT_FP16; /* an integer type: the element type's rule checked which */
+  const uint64_t eb = q8 && a->dtype != MLIP_DT_INT16 ? 1u : 2u; /* int16 (16x8): two bytes, as fp16 */
   const uint64_t len = (uint64_t)a->count * eb;
   const uint64_t b_len = (uint64_t)a->b_len * eb;
-  /* 8-bit: |(a - a_zp) * (b - b_zp)| <= 255 * 255, exact in int32. */
+  /* 8-bit: |(a - a_zp) * (b - b_zp)| <= 255 * 255, exact in int32; 16x8
+     (zero points 0): at most 32768 * 32768 = 2^30, exact too. */
   if (a->b_base >= a->b_len || (q8 && (a->lo > a->hi || a->b_sqrt != 0u))) {
     return MLIP_ERR_INVALID_ARG;
   }
@@ -51,7 +52,8 @@ static float eltwise_fn(uint32_t fn, float a, float b) {
 }
 
 /* 8-bit MUL (docs/mlip-spec.md 4a): (a - a_zp) * (b - b_zp), requantized
-   by (q, shift) into [lo, hi]. */
+   by (q, shift) into [lo, hi]. 16x8 (int16, two bytes an element): the
+   same on the int16 values, as the CPU's QLinearMul on int16. */
 static void eltwise_q8(const mlip_eltwise_args* a, uint8_t* ocm) {
   const uint32_t dt = a->dtype;
   const uint8_t* x = ocm + a->a;
@@ -59,9 +61,16 @@ static void eltwise_q8(const mlip_eltwise_args* a, uint8_t* ocm) {
   uint8_t* out = ocm + a->out;
   const size_t n = a->count, b_len = a->b_len, rep = a->b_rep > 1u ? a->b_rep : 1u;
   size_t i, j = a->b_base, k = 0;
+  const int wide = dt == MLIP_DT_INT16;
   for (i = 0; i < n; ++i) {
-    const int32_t p = (mlip_sim_q8_load(dt, x + i) - a->a_zp) * (mlip_sim_q8_load(dt, y + j) - a->b_zp);
-    mlip_sim_q8_store(out + i, mlip_requantize(p, a->q, a->shift, a->y_zp, a->lo, a->hi));
+    const int32_t xa = wide ? mlip_sim_i16_load(x + i * 2u) : mlip_sim_q8_load(dt, x + i);
+    const int32_t xb = wide ? mlip_sim_i16_load(y + j * 2u) : mlip_sim_q8_load(dt, y + j);
+    const int32_t r = mlip_requantize((xa - a->a_zp) * (xb - a->b_zp), a->q, a->shift, a->y_zp, a->lo, a->hi);
+    if (wide) {
+      mlip_sim_i16_store(out + i * 2u, r);
+    } else {
+      mlip_sim_q8_store(out + i, r);
+    }
     if (++k == rep) {
       k = 0;
       j = j + 1u == b_len ? 0u : j + 1u;

@@ -1,5 +1,5 @@
-/* GLOBAL_AVGPOOL and GLOBAL_MAXPOOL: [hw][c] -> [c], fp16 or 8-bit
- * (operands: MLIP_FIELDS_global_pool, mlip/cmd_table.h).
+/* GLOBAL_AVGPOOL and GLOBAL_MAXPOOL: [hw][c] -> [c], fp16 or 8-bit,
+ * GLOBAL_AVGPOOL 16x8 too (operands: MLIP_FIELDS_global_pool, mlip/cmd_table.h).
  * Its validation rule (docs/command-buffer.md) and its executor for both
  * element types (docs/mlip-spec.md sections 4 and 4a); the opcode table
  * (opcodes.c) names both. */
@@ -7,13 +7,15 @@
 
 mlip_status mlip_sim_check_global_pool(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
   const mlip_global_pool_args* a = &d->u.global_pool;
-  const int q8 = a->dtype != MLIP_DT_FP16; /* an 8-bit type: the element type's rule checked which */
-  const uint64_t eb = q8 ? 1u : 2u;
+  const int q8 = a->dtype != MLIP_DT_FP16; /* an integer type: the element type's rule checked which */
+  const int wide = a->dtype == MLIP_DT_INT16; /* 16x8, GLOBAL_AVGPOOL only (its forms WIDE, GLOBAL_MAXPOOL's BOTH) */
+  const uint64_t eb = q8 && !wide ? 1u : 2u;
   const uint64_t in_len = mlip_sim_mul3(a->hw, a->c, eb);
   const uint64_t out_len = (uint64_t)a->c * eb;
   /* 8-bit GLOBAL_AVGPOOL: at most 8421504 positions of at most 255, so the
-     int32 sum cannot overflow; its clamp ordered. */
-  if (q8 && d->opcode == MLIP_OP_GLOBAL_AVGPOOL && (a->hw > MLIP_INT8_MAX_POOL_HW || a->lo > a->hi)) {
+     int32 sum cannot overflow; 16x8: an int64 sum (below 2^32 positions of
+     at most 2^15, far inside mlip_requantize64's 2^62); its clamp ordered. */
+  if (q8 && d->opcode == MLIP_OP_GLOBAL_AVGPOOL && ((!wide && a->hw > MLIP_INT8_MAX_POOL_HW) || a->lo > a->hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
@@ -25,7 +27,10 @@ mlip_status mlip_sim_check_global_pool(const mlip_sim_view* v, uint32_t section,
 }
 
 /* 8-bit: the largest integer, or the int32 sum of x - x_zp requantized by
-   (q, shift) into [lo, hi]. */
+   (q, shift) into [lo, hi]. 16x8 GLOBAL_AVGPOOL (int16, two bytes an
+   element): the int64 sum of x - x_zp requantized by mlip_requantize64, as
+   the CPU's QLinearGlobalAveragePool on int16
+   (templates/kernels/qlinear_global_avgpool16.c). */
 static void global_pool_q8(const mlip_global_pool_args* a, int is_max, uint8_t* ocm) {
   const uint32_t dt = a->dtype;
   const uint8_t* in = ocm + a->in;
@@ -33,7 +38,13 @@ static void global_pool_q8(const mlip_global_pool_args* a, int is_max, uint8_t* 
   const size_t hw = a->hw, ch = a->c;
   size_t p, cc;
   for (cc = 0; cc < ch; ++cc) {
-    if (is_max) {
+    if (dt == MLIP_DT_INT16) {
+      int64_t acc = 0;
+      for (p = 0; p < hw; ++p) {
+        acc += (int64_t)mlip_sim_i16_load(in + (p * ch + cc) * 2u) - a->x_zp;
+      }
+      mlip_sim_i16_store(out + cc * 2u, mlip_requantize64(acc, a->q, a->shift, a->y_zp, a->lo, a->hi));
+    } else if (is_max) {
       int32_t r = mlip_sim_q8_lo(dt);
       for (p = 0; p < hw; ++p) {
         const int32_t x = mlip_sim_q8_load(dt, in + p * ch + cc);

@@ -32,6 +32,8 @@
 #include "ptq/calibration.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 #include "normal_samples.h"
 
 namespace fs = std::filesystem;
@@ -138,11 +140,11 @@ TEST(Ptq16x8, KeywordSpottingAboveInt8) {
 
 // "mrvl, c": the 16x8 QLinearConvs (the autoencoder's ten Gemms, dense;
 // the DS-CNN's convolutions, depthwise ones and its Gemm) are MLIP CONV2D
-// and FC layers in int16 (docs/mlip-spec.md 4a), every MAC on the MLIP: the
-// autoencoder one region, the DS-CNN two (its GlobalAveragePool runs on
-// the CPU between them, saying why); the outputs are the "c" build's, bit
-// for bit, on 1, 2, 4 and 8 tiles with and without pinned weights.
-void expect_mlip_bits(const std::string& model, size_t regions, size_t convs) {
+// and FC layers in int16 (docs/mlip-spec.md 4a), every MAC on the MLIP,
+// and the DS-CNN's QLinearGlobalAveragePool an int16 GLOBAL_AVGPOOL: each
+// model one region; the outputs are the "c" build's, bit for bit, on 1,
+// 2, 4 and 8 tiles with and without pinned weights.
+void expect_mlip_bits(const std::string& model, size_t regions, size_t convs, size_t pools) {
   const fs::path onnx = kModels / model / "model.onnx";
   const Graph g = frontend::import_onnx(onnx);
   const fs::path calib = scratch_dir() / fmt::format("ptq16_mrvl_{}_calib.npz", model);
@@ -160,30 +162,39 @@ void expect_mlip_bits(const std::string& model, size_t regions, size_t convs) {
       const driver::CompileResult rm = driver::compile_model(onnx, o);
       SCOPED_TRACE(fmt::format("{} tiles {} pin {}", model, tiles, pin));
       ASSERT_EQ(rm.mlip.regions.size(), regions);
-      size_t wide = 0;
+      size_t wide = 0, wide_pools = 0;
       for (const auto& region : rm.mlip.regions)
-        for (const auto& l : region->report.layers) wide += (l.kind == "conv2d" || l.kind == "fc") && l.dtype == "int16";
+        for (const auto& l : region->report.layers) {
+          wide += (l.kind == "conv2d" || l.kind == "fc") && l.dtype == "int16";
+          wide_pools += l.kind == "global_avgpool" && l.dtype == "int16";
+        }
       EXPECT_EQ(wide, convs);  // every QLinearConv an int16 CONV2D or FC
-      for (const auto& n : rm.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+      EXPECT_EQ(wide_pools, pools);
+      for (const auto& n : rm.mlip.cpu_nodes) {
+        EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+        EXPECT_NE(n.op, "QLinearGlobalAveragePool") << n.node << ": " << n.reason;
+      }
       host::HostModel hm = digits_ptq::build_program(rm, fmt::format("ptq16_mrvl_{}_{}_{}", model, tiles, pin));
       EXPECT_EQ(hm.run(one).outputs[0].second, want);
     }
 }
 
-TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_ad_fc_autoencoder", 1, 10); }
+TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_ad_fc_autoencoder", 1, 10, 0); }
 
-TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tiny_kws_dscnn", 2, 10); }
+TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tiny_kws_dscnn", 1, 10, 1); }
 
 // Import: a QDQ model with int16 activations (tests/gen/gen_q16.py: Conv,
 // Relu, MaxPool, depthwise Conv, Relu, Flatten, Gemm; com.microsoft's int16
 // QuantizeLinear/DequantizeLinear, int8 weights, float biases) folds into
-// 16x8 QLinearConvs, Clips (the Relus) and MaxPool on int16; its output is within one output
+// 16x8 QLinearConvs and MaxPool on int16, the Relus (each quantized on its
+// own at its convolution's scale: a Clip on the int16 values) the clamps
+// of the convolutions before them; its output is within one output
 // step of onnxruntime-node's on every element (onnxruntime computes the
 // groups in float: DequantizeLinear, float Conv, QuantizeLinear), the
-// generated C gives the reference evaluator's bits, and "mrvl, c" gives
-// "c"'s bits with its three QLinearConvs and its MaxPool as int16 MLIP
-// layers, on 1 to 8 tiles (three regions: the int16 Clips between them run
-// on the CPU).
+// generated C gives the reference evaluator's bits, and "mrvl, c" with no
+// other option gives "c"'s bits with its three QLinearConvs and its
+// MaxPool as int16 MLIP layers in one region, on 1, 2, 4 and 8 tiles with
+// and without pinned weights.
 TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_cnn";
   const fs::path onnx = dir / "model.onnx";
@@ -191,14 +202,16 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   io::NamedTensors in = {{g.inputs[0].name, frontend::load_tensor_pb(dir / "test_data_set_0/input_0.pb")}};
   driver::CompileResult r;
   const io::NamedTensors got = compile_and_run(onnx, in, {}, &r);
-  int convs = 0, clips = 0, floats = 0;
+  int convs = 0, clips = 0, floats = 0, clamped = 0;
   for (const Node& n : r.graph.nodes) {
     convs += n.op == "QLinearConv" && r.graph.value(n.inputs[0]).dtype == DType::Int16;
-    clips += n.op == "Clip" && r.graph.value(n.inputs[0]).dtype == DType::Int16;  // the Relus
+    clamped += n.op == "QLinearConv" && n.attrs.get_int("mlipc_clamp_lo", -32768) == 0;  // the Relus
+    clips += n.op == "Clip";
     floats += n.op == "Conv" || n.op == "Gemm" || (n.op == "MaxPool" && r.graph.value(n.inputs[0]).dtype != DType::Int16);
   }
   EXPECT_EQ(convs, 3);
-  EXPECT_EQ(clips, 2);
+  EXPECT_EQ(clamped, 2);
+  EXPECT_EQ(clips, 0);
   EXPECT_EQ(floats, 0);
   EXPECT_TRUE(r.float_notes.empty());
   const TensorData want = frontend::load_tensor_pb(dir / "test_data_set_0/output_0.pb");
@@ -213,21 +226,121 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   m.target = "mrvl, c";
   driver::CompileResult rm;
   EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
-  EXPECT_EQ(rm.mlip.regions.size(), 3u);
-  for (const auto& n : rm.mlip.cpu_nodes) {
-    EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
-    EXPECT_NE(n.op, "MaxPool") << n.node << ": " << n.reason;
-  }
+  EXPECT_EQ(rm.mlip.regions.size(), 1u);
+  for (const auto& n : rm.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
+    if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+      ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
   size_t maxpools = 0;  // the MaxPool an int16 MAXPOOL layer
   for (const auto& region : rm.mlip.regions)
     for (const auto& l : region->report.layers) maxpools += l.kind == "maxpool" && l.dtype == "int16";
   EXPECT_EQ(maxpools, 1u);
-  // The same bits on 1, 2, 4 and 8 tiles (the MAXPOOL's rows split across them).
-  for (int tiles : {2, 4, 8}) {
-    driver::CompileOptions mt = m;
-    mt.mlip.num_tiles = tiles;
-    SCOPED_TRACE(fmt::format("tiles {}", tiles));
-    EXPECT_EQ(compile_and_run(onnx, in, mt, nullptr)[0].second, got[0].second);
+  // The same bits on 1, 2, 4 and 8 tiles (the MAXPOOL's rows split across
+  // them), weights pinned in OCM or streamed.
+  for (int tiles : {1, 2, 4, 8})
+    for (bool pin : {false, true}) {
+      driver::CompileOptions mt = m;
+      mt.mlip.num_tiles = tiles;
+      mt.mlip.wb_pin_ocm = pin;
+      SCOPED_TRACE(fmt::format("tiles {} pin {}", tiles, pin));
+      driver::CompileResult rt;
+      EXPECT_EQ(compile_and_run(onnx, in, mt, &rt)[0].second, got[0].second);
+      EXPECT_EQ(rt.mlip.regions.size(), 1u);
+    }
+}
+
+// A 16x8 QDQ residual block of random shape (com.microsoft int16
+// QuantizeLinear/DequantizeLinear, zero points 0, as tests/gen/gen_q16.py
+// writes them): x [n, c, h, w] quantized; a Conv 3x3 (pads 1, int8 weights
+// per channel, float bias) quantized, then a Relu quantized again at the
+// same scale (passes/fold_qdq: a Clip on the int16 values, which becomes
+// the QLinearConv's clamp); the sum of the Relu and x, quantized; the
+// product of the sum and x, quantized; its GlobalAveragePool, quantized.
+// The scales are drawn so that some values saturate. Returns the model.
+fs::path residual16(uint32_t seed, const Shape& x) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.5f, 2.0f);
+  OnnxBuilder b(17);
+  const int64_t c = x[1];
+  auto qdq = [&](const std::string& t, float scale) {
+    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
+    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
+    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
+    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
+    return t + "_dq";
+  };
+  b.input("x", DType::Float32, x);
+  const std::string xd = qdq("x", 4.0f / 32767.0f);
+  std::vector<int8_t> w(static_cast<size_t>(c * c * 9));
+  for (int8_t& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  std::vector<float> ws(static_cast<size_t>(c)), bias(static_cast<size_t>(c));
+  for (int64_t k = 0; k < c; ++k) {
+    ws[static_cast<size_t>(k)] = 0.01f * u(rng);
+    bias[static_cast<size_t>(k)] = u(rng) - 1.25f;
+  }
+  b.initializer("w_q", TensorData::from<int8_t>({c, c, 3, 3}, w));
+  b.initializer("w_s", TensorData::from<float>({c}, ws));
+  b.initializer("w_z", TensorData::from<int8_t>({c}, std::vector<int8_t>(static_cast<size_t>(c), 0)));
+  b.initializer("bias", TensorData::from<float>({c}, bias));
+  b.node("DequantizeLinear", {"w_q", "w_s", "w_z"}, {"w_dq"}, {{"axis", int64_t{0}}}, "w_DQ");
+  b.node("Conv", {xd, "w_dq", "bias"}, {"conv"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv");
+  const float sc = 0.5f * u(rng) * static_cast<float>(c) / 32767.0f;
+  const std::string cd = qdq("conv", sc);
+  b.node("Relu", {cd}, {"relu"}, {}, "relu");
+  const std::string rd = qdq("relu", sc);
+  b.node("Add", {rd, xd}, {"sum"}, {}, "add");
+  const std::string sd = qdq("sum", 0.7f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
+  b.node("Mul", {sd, xd}, {"prod"}, {}, "mul");
+  const std::string pd = qdq("prod", 2.0f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
+  b.node("GlobalAveragePool", {pd}, {"gap"}, {}, "gap");
+  const std::string gd = qdq("gap", 0.3f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
+  b.output(gd);
+  return b.save(scratch_dir(), fmt::format("q16_residual_{}.onnx", seed));
+}
+
+// 16x8 Clip (folded into the QLinearConv's clamp), QLinearAdd, QLinearMul
+// and QLinearGlobalAveragePool on the MLIP (docs/mlip-spec.md 4a): the
+// residual block above on random shapes is one int16 region (CONV2D, ADD,
+// ELTWISE, GLOBAL_AVGPOOL; on the CPU only x's QuantizeLinear and the
+// output's DequantizeLinear), its output the "c" build's
+// bit for bit on 1, 2, 4 and 8 tiles with and without pinned weights; the
+// "c" build's the reference evaluator's (the Clip gone: the convolution
+// clamps).
+TEST(Residual16x8, ClipAddMulAndGlobalAveragePoolOnTheMlip) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(seed * 7919u);
+    const Shape x = {static_cast<int64_t>(1 + rng() % 2), static_cast<int64_t>(1 + rng() % 12),
+                     static_cast<int64_t>(1 + rng() % 9), static_cast<int64_t>(1 + rng() % 9)};
+    SCOPED_TRACE(fmt::format("seed {} x [{}, {}, {}, {}]", seed, x[0], x[1], x[2], x[3]));
+    const fs::path onnx = residual16(seed, x);
+    const io::NamedTensors in = {{"x", random_tensor(DType::Float32, x, seed, -4.5, 4.5)}};
+    driver::CompileOptions c_opt;
+    c_opt.target = "c";
+    driver::CompileResult rc;
+    const io::NamedTensors want = compile_and_run(onnx, in, c_opt, &rc);
+    size_t clips = 0, clamped = 0;
+    for (const Node& n : rc.graph.nodes) {
+      clips += n.op == "Clip";
+      clamped += n.op == "QLinearConv" && n.attrs.get_int("mlipc_clamp_lo", -32768) == 0;
+    }
+    EXPECT_EQ(clips, 0u);
+    EXPECT_EQ(clamped, 1u);  // the Relu: the convolution's clamp [0, 32767]
+    EXPECT_TRUE(rc.float_notes.empty());
+    EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
+    for (int tiles : {1, 2, 4, 8})
+      for (bool pin : {false, true}) {
+        SCOPED_TRACE(fmt::format("tiles {} pin {}", tiles, pin));
+        driver::CompileResult r;
+        const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(tiles, pin), &r);
+        ASSERT_EQ(r.mlip.regions.size(), 1u);
+        for (const auto& n : r.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
+          if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+            ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
+        std::vector<std::string> wide;  // the compute layers (not the border's relayouts, convert_in/out)
+        for (const auto& l : r.mlip.regions[0]->report.layers)
+          if (l.dtype == "int16" && l.kind.rfind("convert", 0) != 0) wide.push_back(l.kind);
+        EXPECT_EQ(wide, (std::vector<std::string>{"conv2d", "add", "eltwise", "global_avgpool"}));
+        EXPECT_EQ(got[0].second, want[0].second);
+      }
   }
 }
 

@@ -6,7 +6,11 @@
    validator's refusals (int16 where an opcode has no 16x8 form, in an fp16
    buffer, a zero point, a clamp outside int16) and the executor's refusal
    of a damaged record (output untouched); and CONV2D on random shapes
-   against the spec's loop; MAXPOOL's 16x8 form (exact maxima of int16). */
+   against the spec's loop; MAXPOOL's 16x8 form (exact maxima of int16);
+   GLOBAL_AVGPOOL's (int64 sum, mlip_requantize64; random sizes against the
+   CPU kernel's loop), ADD's (mlip_qadd16_sum) and ELTWISE MUL's, each with
+   saturation at both ends of int16, rounding ties and a clamp, and their
+   validation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -393,6 +397,211 @@ static void test_validate(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
+/* A 16x8 GLOBAL_AVGPOOL over [hw][c] int16 at 0, out at 1024. */
+static mlip_decoded_cmd* gap16(uint32_t hw, uint32_t ch, int32_t q, int32_t shift) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, layer0);
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 1024;
+  c->u.global_pool.hw = hw;
+  c->u.global_pool.c = ch;
+  c->u.global_pool.q = q;
+  c->u.global_pool.shift = shift;
+  c->u.global_pool.lo = -32768;
+  c->u.global_pool.hi = 32767;
+  c->u.global_pool.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* 16x8 GLOBAL_AVGPOOL: four positions of four channels, the int64 sum of
+   each channel requantized by mlip_requantize64.
+   M = 1/4 (q 2^30, shift -1): channel 0 {32767 x4} -> 32767, channel 1
+   {-32768 x4} -> -32768 (both ends, exact means), channel 2 {1, 2, 3, 0}
+   -> 1.5, a tie: the rounding shift goes away from zero -> 2, channel 3
+   {-1, -2, -3, 0} -> -2. M = 1/2 (shift 0): channel 0's 65534 saturates
+   to 32767, channel 1's -65536 to -32768, channel 2 sum 6 -> 3, channel 3
+   -6 -> -3. A clamp [0, 32767] (a fused Relu) takes the negatives to 0. */
+static void test_global_avgpool(void** state) {
+  static const int32_t x[16] = {32767, -32768, 1, -1, 32767, -32768, 2, -2, 32767, -32768, 3, -3, 32767, -32768, 0, 0};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_GLOBAL_AVGPOOL);
+  for (i = 0; i < 16u; ++i) set16(0, i, x[i]);
+  c = gap16(4, 4, P30, -1);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), -32768);
+  assert_int_equal(get16(1024, 2), 2);
+  assert_int_equal(get16(1024, 3), -2);
+  c->u.global_pool.shift = 0;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), -32768);
+  assert_int_equal(get16(1024, 2), 3);
+  assert_int_equal(get16(1024, 3), -3);
+  c->u.global_pool.lo = 0;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 1), 0);
+  assert_int_equal(get16(1024, 3), 0);
+  assert_int_equal(get16(1024, 0), 32767);
+}
+
+/* A 16x8 ADD of count int16 at 0 and 512, out at 1024. */
+static mlip_decoded_cmd* add16(uint32_t count, int32_t sy) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_ADD, 0, layer0);
+  c->u.add.a = 0;
+  c->u.add.b = 512;
+  c->u.add.out = 1024;
+  c->u.add.count = count;
+  c->u.add.qa = P30; /* each operand by 1/2 to the common scale */
+  c->u.add.qb = P30;
+  c->u.add.qy = P30;
+  c->u.add.sy = sy;
+  c->u.add.lo = -32768;
+  c->u.add.hi = 32767;
+  c->u.add.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* 16x8 ADD (mlip_qadd16_sum: each operand scaled by 2^15, not 8 bits'
+   2^20, which would overflow int32 at 32767): operands a, b each at 1/2,
+   so s = (a + b) * 2^14. With (qy, sy) = (2^30, -13), M = 2^-14: a + b,
+   {32767 + 32767, -32768 + -32768} saturate to 32767 and -32768, 1 + 2 =
+   3, -300 + 299 = -1. With sy -14, M = 2^-15: (a + b) / 2, the ties 1.5
+   and -1.5 away from zero -> 2 and -2 (the rounding shift). */
+static void test_add(void** state) {
+  static const int32_t a[4] = {32767, -32768, 1, -300}, bb[4] = {32767, -32768, 2, 299};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_ADD);
+  for (i = 0; i < 4u; ++i) {
+    set16(0, i, a[i]);
+    set16(512, i, bb[i]);
+  }
+  c = add16(4, -13);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), -32768);
+  assert_int_equal(get16(1024, 2), 3);
+  assert_int_equal(get16(1024, 3), -1);
+  set16(0, 3, -1);
+  set16(512, 3, -2);
+  c->u.add.sy = -14;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), -32768);
+  assert_int_equal(get16(1024, 2), 2);
+  assert_int_equal(get16(1024, 3), -2);
+  c->u.add.lo = 0; /* a fused Relu */
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 1), 0);
+  assert_int_equal(get16(1024, 3), 0);
+}
+
+/* A 16x8 ELTWISE MUL of count int16 at 0 and b_len at 512, out at 1024. */
+static mlip_decoded_cmd* mul16(uint32_t count, uint32_t b_len, int32_t shift) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_ELTWISE, 0, layer0);
+  c->u.eltwise.a = 0;
+  c->u.eltwise.b = 512;
+  c->u.eltwise.out = 1024;
+  c->u.eltwise.count = count;
+  c->u.eltwise.b_len = b_len;
+  c->u.eltwise.func = MLIP_ELT_MUL;
+  c->u.eltwise.q = P30;
+  c->u.eltwise.shift = shift;
+  c->u.eltwise.lo = -32768;
+  c->u.eltwise.hi = 32767;
+  c->u.eltwise.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* 16x8 ELTWISE MUL: p = a * b exact in int32, requantized.
+   M = 2^-15 (shift -14): 32767 * 32767 / 2^15 = 32766.00003 -> 32766;
+   -32768 * -32768 = 2^30 -> 32768 saturates to 32767; -32768 * 32767 ->
+   -32767; 3 * -1 -> -0.00009 -> 0. M = 1/2 (shift 0): 3 * 1 -> 1.5 -> 2
+   (the high multiply's tie toward +infinity), 3 * -1 -> -1.5 -> -1.
+   b cycled (b_len 2: one value per channel of two) at two bytes a value:
+   {1, 2, 3, 4} * {10, -10} at M = 1 (shift 1) -> 10, -20, 30, -40. */
+static void test_mul(void** state) {
+  static const int32_t a[4] = {32767, -32768, -32768, 3}, bb[4] = {32767, -32768, 32767, -1};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_ELTWISE);
+  for (i = 0; i < 4u; ++i) {
+    set16(0, i, a[i]);
+    set16(512, i, bb[i]);
+  }
+  c = mul16(4, 4, -14);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32766);
+  assert_int_equal(get16(1024, 1), 32767);
+  assert_int_equal(get16(1024, 2), -32767);
+  assert_int_equal(get16(1024, 3), 0);
+  set16(0, 2, 3);
+  set16(512, 2, 1);
+  c->u.eltwise.shift = 0;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 2), 2);
+  assert_int_equal(get16(1024, 3), -1);
+  fresh(MLIP_LAYER_ELTWISE);
+  for (i = 0; i < 4u; ++i) set16(0, i, (int32_t)i + 1);
+  set16(512, 0, 10);
+  set16(512, 1, -10);
+  mul16(4, 2, 1);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 10);
+  assert_int_equal(get16(1024, 1), -20);
+  assert_int_equal(get16(1024, 2), 30);
+  assert_int_equal(get16(1024, 3), -40);
+}
+
+/* The validator on the three: two-byte extents, zero points 0, GLOBAL_MAXPOOL
+   (forms BOTH) without a 16x8 form. */
+static void test_validate_elementwise(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  /* 300 int16 at 0 end at 600, so b at 512 overlaps nothing but out at 512 would; out
+     at 1024 after 600 is fine, an output at 256 overlaps a's two-byte extent. */
+  fresh(MLIP_LAYER_ADD);
+  c = add16(300, -13);
+  c->u.add.b = 2048;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.add.out = 512;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.add.out = 1024;
+  c->u.add.a_zp = 1;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_ELTWISE);
+  c = mul16(300, 300, -14);
+  c->u.eltwise.b = 2048;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.eltwise.out = 512;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.eltwise.out = 1024;
+  c->u.eltwise.hi = 40000;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_GLOBAL_AVGPOOL);
+  c = gap16(300, 1, P30, -8);
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.global_pool.out = 512; /* inside the input's 600 bytes */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.global_pool.out = 1024;
+  c->u.global_pool.y_zp = 2;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_GLOBAL_MAXPOOL);
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_MAXPOOL, 0, layer0);
+  c->u.global_pool.in = 0;
+  c->u.global_pool.out = 1024;
+  c->u.global_pool.hw = 4;
+  c->u.global_pool.c = 1;
+  c->u.global_pool.dtype = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.global_pool.dtype = MLIP_DT_INT16;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
 /* ---- random shapes ----------------------------------------------------------- */
 
 #define BIG_OCM (256u * 1024u)
@@ -537,6 +746,65 @@ static void test_conv_random(void** state) {
   }
 }
 
+/* The simulator's 16x8 GLOBAL_AVGPOOL against the CPU kernel's loop
+   (templates/kernels/qlinear_global_avgpool16.c: the int64 sum, then
+   mlip_requantize64 into [lo, hi]) on random sizes, int16 inputs with both
+   ends of the type, random multipliers and clamps; and one channel of
+   70000 positions of 32767 (a sum of 2293690000, beyond int32) at M =
+   2^-17: 17499.3 -> 17499. */
+static void test_global_avgpool_random(void** state) {
+  uint32_t k, i, p, cc;
+  (void)state;
+  for (k = 0; k < 200u; ++k) {
+    const uint32_t ch = k == 0u ? 1u : pick(1, 40), hw = k == 0u ? 70000u : pick(1, 600);
+    const int32_t q = k == 0u ? P30 : (int32_t)(((uint32_t)1 << 30) + next() % ((uint32_t)1 << 30));
+    const int32_t sft = k == 0u ? -16 : (int32_t)pick(0, 20) - 20;
+    const int32_t lo = k != 0u && next() % 3u == 0u ? 0 : -32768, hi = k != 0u && next() % 4u == 0u ? 20000 : 32767;
+    const uint32_t out_off = (hw * ch * 2u + 127u) & ~127u;
+    mlip_decoded_cmd* c;
+    assert_true(out_off + ch * 2u <= BIG_OCM);
+    memset(big, 0, sizeof big);
+    for (i = 0; i < hw * ch; ++i) {
+      const int32_t v = k == 0u ? 32767 : operand16();
+      const uint32_t u = (uint32_t)(v < 0 ? v + 65536 : v);
+      big[2u * i] = (uint8_t)(u & 0xFFu);
+      big[2u * i + 1u] = (uint8_t)(u >> 8);
+    }
+    for (cc = 0; cc < ch; ++cc) {
+      int64_t acc = 0;
+      for (p = 0; p < hw; ++p) {
+        const uint32_t at = 2u * (p * ch + cc);
+        const int32_t u = (int32_t)big[at] | (int32_t)big[at + 1u] << 8;
+        acc += u >= 32768 ? u - 65536 : u;
+      }
+      want_big[cc] = mlip_requantize64(acc, q, sft, 0, lo, hi);
+    }
+    if (k == 0u) assert_int_equal(want_big[0], 17499);
+    cb_init(&b, MLIP_MCPU_CN10KA, 1, BIG_OCM);
+    b.hdr.quantize = MLIP_QUANT_INT8;
+    cb_layer(&b, MLIP_LAYER_GLOBAL_AVGPOOL, "gap");
+    c = cb_cmd(&b, CB_MAIN, MLIP_OP_GLOBAL_AVGPOOL, 0, 0);
+    c->u.global_pool.in = 0;
+    c->u.global_pool.out = out_off;
+    c->u.global_pool.hw = hw;
+    c->u.global_pool.c = ch;
+    c->u.global_pool.q = q;
+    c->u.global_pool.shift = sft;
+    c->u.global_pool.lo = lo;
+    c->u.global_pool.hi = hi;
+    c->u.global_pool.dtype = MLIP_DT_INT16;
+    assert_int_equal(cb_run(&b, big, sizeof big, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+    for (cc = 0; cc < ch; ++cc) {
+      const int32_t u = (int32_t)big[out_off + 2u * cc] | (int32_t)big[out_off + 2u * cc + 1u] << 8;
+      if ((u >= 32768 ? u - 65536 : u) != want_big[cc]) {
+        print_error("case %u: channel %u is %d, the kernel's loop gives %d\n", k, cc, u >= 32768 ? u - 65536 : u,
+                    want_big[cc]);
+        fail();
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fc),
@@ -545,6 +813,11 @@ int main(void) {
     cmocka_unit_test(test_conv_depthwise),
     cmocka_unit_test(test_conv_random),
     cmocka_unit_test(test_maxpool),
+    cmocka_unit_test(test_global_avgpool),
+    cmocka_unit_test(test_global_avgpool_random),
+    cmocka_unit_test(test_add),
+    cmocka_unit_test(test_mul),
+    cmocka_unit_test(test_validate_elementwise),
     cmocka_unit_test(test_cycles),
     cmocka_unit_test(test_validate),
   };

@@ -29,13 +29,16 @@ struct AddQ8Params {
 uint64_t pass_bytes(int64_t elems, int64_t eb) { return 3 * ocm_round(elems * eb); }
 
 // QLinearAdd (com.microsoft: a, a_scale, a_zp, b, b_scale, b_zp, y_scale,
-// y_zp) of two computed tensors of one shape: the int8 ADD.
+// y_zp) of two computed tensors of one shape: the int8 ADD, or its 16x8
+// form (int16, mlip_qadd16_sum's left shift of 15).
 std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (!lim.int8) return "int8 addition needs -quantize=int8";
   if (n.op != "QLinearAdd") return "Add on int8 tensors";
   const Value& a = g.value(n.inputs[0]);
   const Value& b = g.value(n.inputs[3]);
   if (a.is_constant() || b.is_constant() || a.shape != b.shape) return "only int8 additions of two equal shapes";
+  // 16x8: int16 on all three (ops/qlinear_binary.cpp has them symmetric).
+  if (b.dtype != a.dtype || g.value(n.outputs[0]).dtype != a.dtype) return "a QLinearAdd of mixed types";
   for (size_t i : {1, 4, 6})
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   for (size_t i : {2, 5, 7})

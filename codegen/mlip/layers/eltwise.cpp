@@ -329,7 +329,8 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   }
   if (n.op == "PRelu" && o.full != 0) return "PRelu whose slope has the output's shape and x does not";
   if (std::string r = batch_reason(g.value(n.outputs[0]).shape[0]); !r.empty()) return r;
-  if (pass_bytes(1, o.equal, o.len, lim.int8 ? 1 : kF16Bytes) > lim.work_bytes)
+  const bool wide = g.value(n.outputs[0]).dtype == DType::Int16;  // 16x8 QLinearMul: two bytes
+  if (pass_bytes(1, o.equal, o.len, lim.int8 && !wide ? 1 : kF16Bytes) > lim.work_bytes)
     return "one value per channel does not fit OCM";
   return "";
 }
@@ -446,14 +447,15 @@ void lower_node(LowerContext& ctx, const Node& n) {
   const bool q8 = n.op == "QLinearMul";
   std::vector<int> inputs = {ctx.tensor_of(a)};
   int64_t operand_offset = -1;
-  if (o.other_const && q8) {  // its bytes, one per value (int8/uint8 as stored)
+  if (o.other_const && q8) {  // its bytes, one per value (int8/uint8 as stored; 16x8: two, little-endian)
     const TensorData& c = *g.value(b).constant;
     const std::vector<int64_t> v = c.as_int64();
-    std::vector<uint8_t> bytes(static_cast<size_t>(o.len));
-    std::vector<float> shown(bytes.size());
+    const size_t eb = g.value(n.outputs[0]).dtype == DType::Int16 ? 2 : 1;
+    std::vector<uint8_t> bytes(static_cast<size_t>(o.len) * eb);
+    std::vector<float> shown(static_cast<size_t>(o.len));
     for (int64_t i = 0; i < o.len; ++i) {
       const int64_t x = v[static_cast<size_t>(c.numel() == 1 ? 0 : i)];
-      bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(x & 0xff);
+      for (size_t k = 0; k < eb; ++k) bytes[static_cast<size_t>(i) * eb + k] = static_cast<uint8_t>((x >> (8 * k)) & 0xff);
       shown[static_cast<size_t>(i)] = static_cast<float>(x);
     }
     operand_offset = ctx.add_bytes(bytes);

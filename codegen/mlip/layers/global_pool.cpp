@@ -34,21 +34,26 @@ uint64_t pass_bytes(int64_t hw, int64_t channels, int64_t eb = kF16Bytes) {
 // QLinearGlobalAveragePool (x, x_scale, x_zp, y_scale, y_zp; NCHW) and
 // GlobalMaxPool on int8 tensors, and a global window's MaxPool and
 // QLinearAveragePool (the same inputs): the int8 forms. `x` is the input's
-// [N, C, H, W] form.
+// [N, C, H, W] form. 16x8: QLinearGlobalAveragePool on int16 (an int64
+// sum, mlip_requantize64: the CPU's qlinear_global_avgpool16.c).
 std::string q8_support(const Graph& g, const Node& n, const Shape& x, const SupportLimits& lim) {
   if (!lim.int8) return "int8 global pooling needs -quantize=int8";
   if (n.op == "GlobalAveragePool" || n.op == "AveragePool") return fmt::format("{} on int8 tensors", n.op);
   if (n.attrs.get_int("channels_last", 0) != 0) return "channels_last";
   if (std::string r = batch_reason(x[0]); !r.empty()) return r;
+  // 16x8: QLinearGlobalAveragePool only (the support gate lets no other
+  // global pool on int16 through).
+  const bool wide = g.value(n.inputs[0]).dtype == DType::Int16;
   if (n.op == "QLinearGlobalAveragePool" || n.op == "QLinearAveragePool") {
     for (size_t i : {1, 3})
       if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
     for (size_t i : {2, 4})
       if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
     if (g.value(n.outputs[0]).dtype != g.value(n.inputs[0]).dtype) return "input and output types differ";
-    if (x[2] * x[3] > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW)) return "more positions than the int8 bound";
+    // 16x8 (int16): an int64 sum, no bound but OCM's.
+    if (!wide && x[2] * x[3] > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW)) return "more positions than the int8 bound";
   }
-  if (pass_bytes(x[2] * x[3], 1, 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
+  if (pass_bytes(x[2] * x[3], 1, wide ? 2 : 1) > lim.work_bytes) return "the spatial extent does not fit OCM";
   return "";
 }
 
@@ -77,7 +82,8 @@ void lower_layer(LowerContext& ctx, const Node& n, bool avg) {
   if (n.op != "QLinearGlobalAveragePool" && n.op != "QLinearAveragePool") return;
   // The CPU kernels' constants (ops/qlinear_pool.cpp: QLinearAveragePool's
   // table entry for a count of hw is the same mean_requant): one
-  // requantization of x_scale / (y_scale * hw), the type's range.
+  // requantization of x_scale / (y_scale * hw), the type's range (16x8:
+  // int16's; qlinear_global_avgpool16.c's same mean_requant).
   const DType t = g.value(n.inputs[0]).dtype;
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(ctx.any_constant(n, 2).as_int64()[0]) : 0;
   const int32_t zy = n.has_input(4) ? static_cast<int32_t>(ctx.any_constant(n, 4).as_int64()[0]) : 0;
