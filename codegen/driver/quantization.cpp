@@ -15,8 +15,8 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
   if (o.quantize != "none" && o.quantize != "int8" && o.quantize != "int16x8")
     fail("--quantize '{}' (allowed: none, int8, int16x8)", o.quantize);
   // int16x8: PTQ as int8's, every layer 16x8 (int16 activations); the MLIP
-  // runs the 16x8 convolutions and dense layers (int16 CONV2D and FC), the
-  // other 16x8 layers stay on the CPU.
+  // runs the 16x8 layers that have an int16 form (docs/mlip-spec.md 4a),
+  // the others stay on the CPU.
   const bool asked = o.quantize != "none";
   const bool mlip_int8 = t.mlip && (o.mlip.quantize == "int8" || (o.mlip.quantize.empty() && asked));
   if (t.mlip && asked && !mlip_int8)

@@ -157,6 +157,7 @@ void expect_mlip_bits(const std::string& model, size_t regions, size_t convs, si
   for (int tiles : {1, 2, 4, 8})
     for (bool pin : {false, true}) {
       driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
+      o.mlip.quantize.clear();  // no -quantize=int8: --quantize int16x8 chooses the int8 (and int16) region
       o.mlip.num_tiles = tiles;
       o.mlip.wb_pin_ocm = pin;
       const driver::CompileResult rm = driver::compile_model(onnx, o);
