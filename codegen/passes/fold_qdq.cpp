@@ -513,8 +513,9 @@ class Folder {
   }
 
   // 16x8: the Clip on the integers [lo, hi] of node i, reading through its
-  // DequantizeLinear the int16 output of a QLinearConv, QLinearAdd or
-  // QLinearMul that nothing else reads, becomes that op's output clamp, as
+  // DequantizeLinear the int16 output of a QLinearConv (a dense layer's
+  // too, through its Reshape), QLinearAdd or QLinearMul that nothing else
+  // reads, becomes that op's output clamp, as
   // an int8 Relu or Clip between the op and its QuantizeLinear does
   // (out_q): the op saturates and clamps its requantized integer once, the
   // same integer as clamping it twice. So the MLIP's CONV2D, FC and ADD
@@ -528,7 +529,17 @@ class Folder {
     if (pi < 0 || di < 0 || g_.is_graph_output(x.q) || consumers[static_cast<size_t>(x.q)].size() != 1) return false;
     const ValueId dq_out = g_.nodes[static_cast<size_t>(di)].outputs[0];
     if (g_.is_graph_output(dq_out) || consumers[static_cast<size_t>(dq_out)].size() != 1) return false;
-    Node& p = g_.nodes[static_cast<size_t>(pi)];
+    // The writer of x.q: the op, or the Reshape after a dense layer's
+    // QLinearConv 1x1 (fold_fc's Reshape, QLinearConv, Reshape) when only
+    // that Reshape reads the convolution.
+    Node& last = g_.nodes[static_cast<size_t>(pi)];
+    int oi = pi;
+    if (last.op == "Reshape" && last.outputs.size() == 1) {
+      const ValueId r = last.inputs[0];
+      oi = producers[static_cast<size_t>(r)];
+      if (oi < 0 || g_.is_graph_output(r) || consumers[static_cast<size_t>(r)].size() != 1) return false;
+    }
+    Node& p = g_.nodes[static_cast<size_t>(oi)];
     if ((p.op != "QLinearConv" && p.op != "QLinearAdd" && p.op != "QLinearMul") || p.outputs.size() != 1) return false;
     const DType t = g_.value(x.q).dtype;
     const int32_t plo = ops::clamp_lo(p.attrs, t), phi = ops::clamp_hi(p.attrs, t);
@@ -536,7 +547,7 @@ class Folder {
     if (flo > fhi) return false;
     if (flo != ops::quant_min(t)) p.attrs.set("mlipc_clamp_lo", static_cast<int64_t>(flo));
     if (fhi != ops::quant_max(t)) p.attrs.set("mlipc_clamp_hi", static_cast<int64_t>(fhi));
-    p.outputs[0] = o.y;
+    last.outputs[0] = o.y;
     std::vector<bool> dead(g_.nodes.size(), false);
     for (const int k : {static_cast<int>(i), o.q, o.act, di}) {
       if (k < 0) continue;

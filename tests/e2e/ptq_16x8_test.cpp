@@ -345,5 +345,72 @@ TEST(Residual16x8, ClipAddMulAndGlobalAveragePoolOnTheMlip) {
   }
 }
 
+// A 16x8 QDQ MLP: x [3, 20] quantized, Gemm (int8 weights per output
+// channel, float bias) quantized, Relu quantized again at the Gemm's
+// scale, Gemm quantized. passes/fold_qdq makes each Gemm Reshape,
+// QLinearConv 1x1, Reshape; the Relu's Clip on the int16 values becomes
+// the first convolution's clamp through its Reshape. On "mrvl, c" one
+// int16 region of two FC layers, bits equal to "c" on 1, 2, 4 and 8 tiles;
+// "c" equal to the reference evaluator.
+TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
+  OnnxBuilder b(17);
+  auto qdq = [&](const std::string& t, float scale) {
+    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
+    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
+    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
+    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
+    return t + "_dq";
+  };
+  auto dense = [&](const std::string& name, const std::string& x, int64_t k, int64_t m, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<int8_t> w(static_cast<size_t>(m * k));
+    for (int8_t& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+    std::vector<float> ws(static_cast<size_t>(m)), bias(static_cast<size_t>(m));
+    for (int64_t j = 0; j < m; ++j) {
+      ws[static_cast<size_t>(j)] = 0.002f * static_cast<float>(1 + rng() % 8);
+      bias[static_cast<size_t>(j)] = 0.1f * static_cast<float>(static_cast<int>(rng() % 21) - 10);
+    }
+    b.initializer(name + "_wq", TensorData::from<int8_t>({m, k}, w));
+    b.initializer(name + "_ws", TensorData::from<float>({m}, ws));
+    b.initializer(name + "_wz", TensorData::from<int8_t>({m}, std::vector<int8_t>(static_cast<size_t>(m), 0)));
+    b.initializer(name + "_b", TensorData::from<float>({m}, bias));
+    b.node("DequantizeLinear", {name + "_wq", name + "_ws", name + "_wz"}, {name + "_w"}, {{"axis", int64_t{0}}},
+           name + "_wDQ");
+    b.node("Gemm", {x, name + "_w", name + "_b"}, {name}, {{"transB", int64_t{1}}}, name);
+    return name;
+  };
+  b.input("x", DType::Float32, {3, 20});
+  const std::string xd = qdq("x", 4.0f / 32767.0f);
+  const std::string h = qdq(dense("fc1", xd, 20, 12, 3), 3.0f / 32767.0f);
+  b.node("Relu", {h}, {"relu"}, {}, "relu");
+  const std::string r = qdq("relu", 3.0f / 32767.0f);
+  b.output(qdq(dense("fc2", r, 12, 5, 4), 2.0f / 32767.0f));
+  const fs::path onnx = b.save(scratch_dir(), "q16_mlp_relu.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {3, 20}, 9, -4.0, 4.0)}};
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  driver::CompileResult rc;
+  const io::NamedTensors want = compile_and_run(onnx, in, c_opt, &rc);
+  size_t clips = 0, clamped = 0;
+  for (const Node& n : rc.graph.nodes) {
+    clips += n.op == "Clip";
+    clamped += n.op == "QLinearConv" && n.attrs.get_int("mlipc_clamp_lo", -32768) == 0;
+  }
+  EXPECT_EQ(clips, 0u);
+  EXPECT_EQ(clamped, 1u);
+  EXPECT_TRUE(rc.float_notes.empty());
+  EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
+  for (int tiles : {1, 2, 4, 8}) {
+    SCOPED_TRACE(fmt::format("tiles {}", tiles));
+    driver::CompileResult r2;
+    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(tiles, tiles == 2), &r2);
+    ASSERT_EQ(r2.mlip.regions.size(), 1u);
+    size_t fcs = 0;
+    for (const auto& l : r2.mlip.regions[0]->report.layers) fcs += l.kind == "fc" && l.dtype == "int16";
+    EXPECT_EQ(fcs, 2u);
+    EXPECT_EQ(got[0].second, want[0].second);
+  }
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_ptq_16x8
