@@ -359,6 +359,8 @@ void LowerContext::lower_node(const Node& n) {
   }
   if (const LayerKind* k = layer_kind_for_op(n.op)) {
     k->lower(*this, n);
+  } else if (layers::clamp16(g_, n)) {  // 16x8: a Clip on int16 values, an int16 ELTWISE
+    layers::lower_clamp16(*this, n);
   } else if (is_activation_op(n.op)) {
     // The gate of x * Sigmoid(x) or x * HardSigmoid(x): the Mul lowers both.
     const int self = index_of(n);

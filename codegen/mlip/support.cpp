@@ -105,6 +105,13 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   const SupportLimits limits = limits_for(t, o, q8_node);
   if (o.quantize == "int8" && !q8_node && !o.fp16_float_layers)
     return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
+  // 16x8: a Clip on int16 values that no producer took as its clamp is an
+  // int16 ELTWISE layer of its own (layers/eltwise.cpp, clamp16).
+  if (layers::clamp16(g, n)) {
+    for (ValueId v : tensors_of(g, n))
+      if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
+    return layers::clamp16_reason(g, n, limits);
+  }
   if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n)) return fmt::format("{} has no int8 MLIP layer", n.op);
   // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
   if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
@@ -113,8 +120,9 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   // (QLinearConv, its dense form included; its rule checks both sides),
   // MAXPOOL (MaxPool; the pool rule refuses a global window),
   // GLOBAL_AVGPOOL (QLinearGlobalAveragePool), ADD (QLinearAdd) and
-  // ELTWISE (QLinearMul), and a view of int16 rows goes with its dense
-  // readers; every other node on int16 runs on the CPU's 16x8 kernels.
+  // ELTWISE (QLinearMul; and a Clip, above), and a view of int16 rows goes
+  // with its dense readers; every other node on int16 runs on the CPU's
+  // 16x8 kernels.
   static const char* const kWide[] = {"QLinearConv", "MaxPool", "QLinearGlobalAveragePool", "QLinearAdd", "QLinearMul"};
   if (std::find(std::begin(kWide), std::end(kWide), n.op) == std::end(kWide) && !reshape_view(n))
     for (ValueId v : tensors_of(g, n))
@@ -167,6 +175,12 @@ Selection select_nodes(const Graph& g, const Options& o) {
     const Node& a = g.nodes[i];
     const SupportLimits limits = limits_for(target, o, reads_q8(g, a));
     if (!is_activation_op(a.op)) continue;
+    if (layers::clamp16(g, a)) {  // an int16 ELTWISE of its own: no int16 layer fuses an activation
+      s.reason[i] = unsupported_reason(g, a, o);
+      s.chosen[i] = s.reason[i].empty();
+      s.layer[i] = true;
+      continue;
+    }
     std::string why = unsupported_reason(g, a, o);
     if (why.empty()) why = activation_reason(g, a);
     if (why.empty()) {

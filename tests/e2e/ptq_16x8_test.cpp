@@ -412,5 +412,60 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
   }
 }
 
+// A 16x8 Clip that follows no QLinearConv, QLinearAdd or QLinearMul (here
+// a MaxPool's output) stays a Clip on the int16 values; on the MLIP it is
+// an int16 ELTWISE of its own (a product by 1, exact, with the Clip's
+// bounds as the clamp): x [2, 5, 6, 6] quantized, MaxPool 2x2, Clip to
+// [-0.5, 1.0] at the same scale, GlobalAveragePool. One int16 region
+// (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on 1, 2, 4 and 8
+// tiles; "c" equal to the reference evaluator.
+TEST(Residual16x8, ClipAfterAPoolIsAnInt16Eltwise) {
+  OnnxBuilder b(17);
+  auto qdq = [&](const std::string& t, float scale) {
+    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
+    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
+    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
+    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
+    return t + "_dq";
+  };
+  const float s = 3.0f / 32767.0f;
+  b.input("x", DType::Float32, {2, 5, 6, 6});
+  const std::string xd = qdq("x", s);
+  b.node("MaxPool", {xd}, {"pool"}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}},
+         "pool");
+  const std::string pd = qdq("pool", s);
+  b.initializer("lo", TensorData::from<float>({}, {-0.5f}));
+  b.initializer("hi", TensorData::from<float>({}, {1.0f}));
+  b.node("Clip", {pd, "lo", "hi"}, {"clip"}, {}, "clip");
+  const std::string cd = qdq("clip", s);
+  b.node("GlobalAveragePool", {cd}, {"gap"}, {}, "gap");
+  b.output(qdq("gap", 1.0f / 32767.0f));
+  const fs::path onnx = b.save(scratch_dir(), "q16_pool_clip.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 5, 6, 6}, 11, -3.0, 3.0)}};
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  driver::CompileResult rc;
+  const io::NamedTensors want = compile_and_run(onnx, in, c_opt, &rc);
+  size_t clips = 0;
+  for (const Node& n : rc.graph.nodes) clips += n.op == "Clip" && rc.graph.value(n.inputs[0]).dtype == DType::Int16;
+  EXPECT_EQ(clips, 1u);
+  EXPECT_TRUE(rc.float_notes.empty());
+  EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
+  for (int tiles : {1, 2, 4, 8}) {
+    SCOPED_TRACE(fmt::format("tiles {}", tiles));
+    driver::CompileResult r;
+    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(tiles, tiles == 4), &r);
+    ASSERT_EQ(r.mlip.regions.size(), 1u);
+    for (const auto& n : r.mlip.cpu_nodes)
+      if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+        ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
+    std::vector<std::string> wide;
+    for (const auto& l : r.mlip.regions[0]->report.layers)
+      if (l.dtype == "int16" && l.kind.rfind("convert", 0) != 0) wide.push_back(l.kind);
+    EXPECT_EQ(wide, (std::vector<std::string>{"maxpool", "eltwise", "global_avgpool"}));
+    EXPECT_EQ(got[0].second, want[0].second);
+  }
+}
+
 }  // namespace
 }  // namespace mlipc::test::e2e_ptq_16x8

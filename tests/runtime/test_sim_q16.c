@@ -522,7 +522,8 @@ static mlip_decoded_cmd* mul16(uint32_t count, uint32_t b_len, int32_t shift) {
    -32767; 3 * -1 -> -0.00009 -> 0. M = 1/2 (shift 0): 3 * 1 -> 1.5 -> 2
    (the high multiply's tie toward +infinity), 3 * -1 -> -1.5 -> -1.
    b cycled (b_len 2: one value per channel of two) at two bytes a value:
-   {1, 2, 3, 4} * {10, -10} at M = 1 (shift 1) -> 10, -20, 30, -40. */
+   {1, 2, 3, 4} * {10, -10} at M = 1 (shift 1) -> 10, -20, 30, -40. And
+   the product by 1 a lone 16x8 Clip lowers to. */
 static void test_mul(void** state) {
   static const int32_t a[4] = {32767, -32768, -32768, 3}, bb[4] = {32767, -32768, 32767, -1};
   mlip_decoded_cmd* c;
@@ -555,6 +556,27 @@ static void test_mul(void** state) {
   assert_int_equal(get16(1024, 1), -20);
   assert_int_equal(get16(1024, 2), 30);
   assert_int_equal(get16(1024, 3), -40);
+  /* A Clip's layer (codegen: lower_clamp16): times a scalar 1 at M = 1
+     (q 2^30, shift 1) is exact at both ends of int16; the clamp [-5, 7]
+     gives the Clip. */
+  fresh(MLIP_LAYER_ELTWISE);
+  set16(0, 0, 32767);
+  set16(0, 1, -32768);
+  set16(0, 2, 6);
+  set16(0, 3, -5);
+  set16(512, 0, 1);
+  c = mul16(4, 1, 1);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), -32768);
+  assert_int_equal(get16(1024, 2), 6);
+  assert_int_equal(get16(1024, 3), -5);
+  c->u.eltwise.lo = -5;
+  c->u.eltwise.hi = 7;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 7);
+  assert_int_equal(get16(1024, 1), -5);
+  assert_int_equal(get16(1024, 2), 6);
 }
 
 /* The validator on the three: two-byte extents, zero points 0, GLOBAL_MAXPOOL

@@ -591,6 +591,51 @@ std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& l
 }
 void lower_eltwise(LowerContext& ctx, const Node& n) { eltwise_layer::lower(ctx, n); }
 
+bool clamp16(const Graph& g, const Node& n) {
+  return n.op == "Clip" && !n.inputs.empty() && !g.value(n.inputs[0]).is_constant() &&
+         g.value(n.inputs[0]).dtype == DType::Int16;
+}
+
+std::string clamp16_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+  if (!lim.int8) return "a Clip on int16 (16x8) needs -quantize=int8";
+  for (size_t i : {1, 2})
+    if (n.has_input(i) && (!is_const(g, n, i) || g.value(n.inputs[i]).dtype != DType::Int16))
+      return fmt::format("input #{} is not an int16 constant", i);
+  const Shape& s = g.value(n.outputs[0]).shape;
+  if (s.size() != 4 && s.size() != 2) return "a Clip on int16 (16x8): only 2-D and 4-D tensors";
+  return batch_reason(s[0]);  // one element of each fits any OCM
+}
+
+// y = clamp(x * 1): requantize(x * 1, q = 2^30, shift 1) is x exactly
+// (mlip_requantize: x * 2, then the rounding doubling high multiply by
+// 2^30 halves it with no remainder), then [lo, hi]: the Clip's bounds, as
+// the CPU's Clip on the int16 values. Fixed-point pair whatever the
+// build's requant mode (both give x).
+void lower_clamp16(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  auto bound = [&](size_t i, int32_t none) {
+    return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : none;
+  };
+  const int in = ctx.tensor_of(n.inputs[0]);
+  const std::vector<uint8_t> one = {1, 0};  // int16 1, little-endian
+  const int64_t operand = ctx.add_bytes(one);
+  ctx.add_const({g.value(n.inputs[0]).name + "_one", {1}, {1.0f}});
+  RLayer& l = ctx.new_layer(MLIP_LAYER_ELTWISE, n);
+  l.inputs = {in};
+  l.output = ctx.output_tensor(n);
+  l.dtype = MLIP_DT_INT16;
+  l.requant = MLIP_REQUANT_FIXED;
+  eltwise_layer::EltwiseParams ep;
+  ep.func = MLIP_ELT_MUL;
+  ep.operand_offset = operand;
+  ep.operand_len = 1;
+  ep.q = 1 << 30;
+  ep.shift = 1;
+  ep.lo = bound(1, -32768);
+  ep.hi = std::max(ep.lo, bound(2, 32767));  // min > max: passes/fold_qdq gave lo = hi already
+  l.params = ep;
+}
+
 // The kind's rule: a Div reads its guard's input (the folded Add and Sqrt).
 std::string kind_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "Div") {

@@ -92,6 +92,15 @@ std::string border_reason(const Value& v, uint32_t work_bytes);
 // Add that broadcasts or adds a constant.
 std::string eltwise_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 void lower_eltwise(LowerContext& ctx, const Node& n);
+// A Clip on int16 values (16x8: what passes/fold_qdq makes of a QDQ Relu
+// or Clip that keeps its input's scale, when no QLinearConv, QLinearAdd or
+// QLinearMul before it takes it as its clamp): an int16 ELTWISE MUL by a
+// constant 1 at multiplier 1, exact, with the Clip's bounds as its clamp
+// (layers/eltwise.cpp). clamp16 says whether n is one, clamp16_reason
+// why it stays on the CPU ("" when it runs on the MLIP).
+bool clamp16(const Graph& g, const Node& n);
+std::string clamp16_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+void lower_clamp16(LowerContext& ctx, const Node& n);
 // A guard of a Div's divisor that ELTWISE folds into the division (issue 30,
 // item 11: an epsilon binary16 cannot hold keeps its meaning in fp32): Div(a,
 // Add(b, eps)), Div(a, Sqrt(Add(b, eps))) or Div(a, Sqrt(b)), each folded
