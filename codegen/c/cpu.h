@@ -30,6 +30,11 @@ struct CpuTarget {
   // 4 on Cortex-M, where flash is scarce and the DSP and Helium variants
   // take a row's tail at no cost; 16 elsewhere (whole 16-byte vectors).
   int q8_row_align() const { return family == Family::CortexM ? 4 : 16; }
+  // Whether the float kernels' loops over a tile's vectors and positions
+  // carry MLIP_VUNROLL (mlip/kvec.h; the `unroll` flag of every kernel's
+  // template): on Cortex-M, where GCC keeps them rolled and the
+  // accumulators then live on the stack. The same bits either way.
+  bool unroll_vector_loops() const { return family == Family::CortexM; }
 };
 
 // The CPU of that name (Cortex-M, AArch64 and x86-64 names as GCC and LLVM
