@@ -212,6 +212,7 @@ class Generator {
     spec.pad_input = pad_input;
     spec.cpu = &opt_.cpu;
     spec.set_flag("unroll", opt_.cpu.unroll_vector_loops());
+    spec.set_flag("noinline", opt_.cpu.float_kernels_apart());
     try {
       def->prepare(g_, n, spec);
     } catch (const Error& e) {

@@ -35,6 +35,10 @@ struct CpuTarget {
   // template): on Cortex-M, where GCC keeps them rolled and the
   // accumulators then live on the stack. The same bits either way.
   bool unroll_vector_loops() const { return family == Family::CortexM; }
+  // Whether those kernels' functions carry MLIP_VNOINLINE (the `noinline`
+  // flag): on Cortex-M, where GCC -O2 inlines every layer into the model's
+  // main function and its few registers spill there.
+  bool float_kernels_apart() const { return family == Family::CortexM; }
 };
 
 // The CPU of that name (Cortex-M, AArch64 and x86-64 names as GCC and LLVM

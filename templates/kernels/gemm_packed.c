@@ -7,7 +7,7 @@
  * output is the reference's dot product (ops::eval_Gemm), bit for bit at
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
  * last one, so every tile is full; their results are not stored twice. */
-static void {{fn}}(const float* restrict a, {{#has_c}}const float* restrict c, {{/has_c}}const float* restrict bp, float* restrict y) {
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#has_c}}const float* restrict c, {{/has_c}}const float* restrict bp, float* restrict y) {
   typedef MLIP_VT_16 vt;
   enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMX = MLIP_VREGS >= 32 ? 4 : 2, PM = {{M}} < PMX ? {{M}} : PMX,
          NJ0 = (MLIP_VREGS - PM - 2) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
