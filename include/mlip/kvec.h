@@ -18,7 +18,8 @@
  *
  * For a block of n floats (n = 4, 8 or 16), MLIP_VT_<n> is the widest vector
  * type whose width MLIP_VW_<n> divides n, and MLIP_VREGS the number of
- * vector registers the kernel may plan for. Loads and stores go through
+ * vector registers the kernel may plan for (at width 1 on a Cortex-M with
+ * an FPU, its 32 single-precision registers). Loads and stores go through
  * MLIP_VLOAD_<n>/MLIP_VSTORE_<n> (unaligned, may alias floats).
  *
  * MLIP_VUNROLL before a loop over a tile's vectors or positions (constant
@@ -59,7 +60,11 @@
 
 #ifndef MLIP_VL
 #define MLIP_VL 1
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && defined(__ARM_FP) && (__ARM_FP & 4)
+#define MLIP_VREGS 32 /* a Cortex-M FPU's S0-S31 */
+#else
 #define MLIP_VREGS 16
+#endif
 #endif
 
 #if defined(__clang__)

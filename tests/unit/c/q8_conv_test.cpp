@@ -241,6 +241,9 @@ TEST(TargetCpu, NamesImplicationsAndRefusals) {
   EXPECT_FALSE(c::cpu_target("").unroll_vector_loops());
   EXPECT_TRUE(c::cpu_target("cortex-m4").float_kernels_apart());
   EXPECT_FALSE(c::cpu_target("x86-64-v3").float_kernels_apart());
+  EXPECT_EQ(c::cpu_target("cortex-m4").float_conv_block(), 8);  // scalar FPU: 2 positions x 8 channels
+  EXPECT_EQ(c::cpu_target("cortex-m55").float_conv_block(), 0);
+  EXPECT_EQ(c::cpu_target("x86-64-v3").float_conv_block(), 0);
   EXPECT_EQ(c::cpu_target("x86-64-v3").isas, (std::vector<std::string>{"x86"}));
   EXPECT_TRUE(c::cpu_target("x86-64").isas.empty());
   EXPECT_EQ(c::cpu_target("").name, "");
