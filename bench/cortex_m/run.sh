@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Instructions per inference of the int8 MLPerf Tiny models on Cortex-M
+# Instructions per inference of the MLPerf Tiny models on Cortex-M
 # (docs/benchmarks.md, "Cortex-M"), counted by a QEMU TCG plugin the script
 # builds (insn_plugin.c): each model of tests/data compiled with
-# `--target c --io-dtype int8 --target-c-mcpu <core>`, built with the
+# `--target c --target-c-mcpu <core>` (int8: the QDQ model with
+# `--io-dtype int8`; float32: the float model as it is), built with the
 # tarball's firmware template (templates/firmware) for the Cortex-M55
 # (mps3-an547, Helium) and the Cortex-M4 (mps2-an386, DSP) at -O2 and -Os,
 # run once under qemu-system-arm. The plugin counts every executed
@@ -18,9 +19,14 @@
 # pass/fail threshold on a count.
 #
 # usage: bench/cortex_m/run.sh [--mlipc PATH] [--models "kws resnet8 ..."] [--opts "-O2 -Os"]
-#                              [--profile] [--work DIR]
+#                              [--dtype int8|float32] [--profile] [--layers] [--work DIR]
 #   models: kws, resnet8, vww, autoencoder (default: all four)
+#   --dtype    int8 (default) or float32
 #   --profile  also print each build's ten costliest functions
+#   --layers   also build each model at -O2 with every layer a function of its
+#              own (-fno-inline-functions-called-once -fno-ipa-icf: GCC
+#              otherwise inlines the float layers into the main function and
+#              merges identical ones) and print its ten costliest functions
 # Needs arm-none-eabi-gcc, qemu-system-arm, make, gcc and /usr/bin/python3
 # (exit 77 when a tool is missing). ctest bench.cortex_m_short runs the
 # autoencoder at -Os: that the script still runs, not figures to quote.
@@ -30,22 +36,31 @@ ROOT=$(cd "$HERE/../.." && pwd)
 MLIPC=$ROOT/build/bin/mlipc
 MODELS="kws resnet8 vww autoencoder"
 OPTS="-O2 -Os"
+DTYPE=int8
 PROFILE=0
+LAYERS=0
 WORK=${TMPDIR:-/tmp}/mlipc-bench-cortex-m
 while (($#)); do
   case $1 in
     --mlipc) MLIPC=$2; shift 2 ;;
     --models) MODELS=$2; shift 2 ;;
     --opts) OPTS=$2; shift 2 ;;
+    --dtype) DTYPE=$2; shift 2 ;;
     --profile) PROFILE=1; shift ;;
+    --layers) LAYERS=1; shift ;;
     --work) WORK=$2; shift 2 ;;
-    *) echo "usage: $0 [--mlipc PATH] [--models \"kws resnet8 vww autoencoder\"] [--opts \"-O2 -Os\"] [--profile] [--work DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--mlipc PATH] [--models \"kws resnet8 vww autoencoder\"] [--opts \"-O2 -Os\"] [--dtype int8|float32] [--profile] [--layers] [--work DIR]" >&2; exit 2 ;;
   esac
 done
 for t in arm-none-eabi-gcc arm-none-eabi-nm arm-none-eabi-readelf qemu-system-arm make gcc; do
   command -v $t >/dev/null || { echo "cortex_m bench: $t missing (scripts/setup.sh installs it)" >&2; exit 77; }
 done
 [ -x "$MLIPC" ] || { echo "cortex_m bench: no mlipc at $MLIPC (build it, or --mlipc PATH)" >&2; exit 1; }
+case $DTYPE in
+  int8) PREFIX=quant_qdq_ COMPILE_FLAGS="--io-dtype int8" ;;
+  float32) PREFIX="" COMPILE_FLAGS="" ;;
+  *) echo "cortex_m bench: --dtype is int8 or float32, not '$DTYPE'" >&2; exit 2 ;;
+esac
 PY=/usr/bin/python3
 rm -rf "$WORK" && mkdir -p "$WORK"
 PLUGIN=$WORK/libinsn.so
@@ -89,15 +104,16 @@ done
 
 model_dir() {
   case $1 in
-    kws) echo quant_qdq_mlperf_tiny_kws_dscnn ;;
-    resnet8) echo quant_qdq_mlperf_tiny_ic_resnet8 ;;
-    vww) echo quant_qdq_mlperf_tiny_vww_mobilenet_v1_025 ;;
-    autoencoder) echo quant_qdq_mlperf_tiny_ad_fc_autoencoder ;;
+    kws) echo ${PREFIX}mlperf_tiny_kws_dscnn ;;
+    resnet8) echo ${PREFIX}mlperf_tiny_ic_resnet8 ;;
+    vww) echo ${PREFIX}mlperf_tiny_vww_mobilenet_v1_025 ;;
+    autoencoder) echo ${PREFIX}mlperf_tiny_ad_fc_autoencoder ;;
     *) echo "cortex_m bench: unknown model '$1' (kws, resnet8, vww, autoencoder)" >&2; exit 2 ;;
   esac
 }
 
 echo
+echo "$DTYPE:"
 echo "| model | core | opt | instructions per inference | code bytes | outputs |"
 echo "|---|---|---|---:|---:|---|"
 for model in $MODELS; do
@@ -105,24 +121,29 @@ for model in $MODELS; do
   want=""
   for board in mps3-an547 mps2-an386; do
     cpu=$(board_cpu $board)
-    d=$WORK/$model.$cpu
+    d=$WORK/$model.$DTYPE.$cpu
     mkdir -p "$d"
-    "$MLIPC" compile "$ROOT/tests/data/models/$dir/model.onnx" --target c --io-dtype int8 --target-c-mcpu "$cpu" \
+    "$MLIPC" compile "$ROOT/tests/data/models/$dir/model.onnx" --target c $COMPILE_FLAGS --target-c-mcpu "$cpu" \
       -o "$d/model.tar" >/dev/null
     tar xf "$d/model.tar" -C "$d"
-    for opt in $OPTS; do
-      (cd "$d/templates/firmware" && make -s clean >/dev/null && make -s BOARD=$board OPT=$opt >"$d/build$opt.log" 2>&1) ||
+    builds=$OPTS
+    [ $LAYERS = 1 ] && builds="$builds -O2/layers"
+    for build in $builds; do
+      opt=${build%/layers} extra="" show=$PROFILE
+      if [ "$build" != "$opt" ]; then extra="-fno-inline-functions-called-once -fno-ipa-icf" show=1; fi
+      (cd "$d/templates/firmware" && make -s clean >/dev/null &&
+        make -s BOARD=$board OPT=$opt EXTRA_CFLAGS="$extra" >"$d/build$opt.log" 2>&1) ||
         { echo "cortex_m bench: $model $cpu $opt failed to build: $(head -c 1500 "$d/build$opt.log")" >&2; exit 1; }
       fw=$d/templates/firmware/build/$board
       run $board "$fw/firmware.elf" "$d/run$opt.txt"
       grep -q '^status 0$' "$d/run$opt.txt" || { echo "cortex_m bench: $model $cpu $opt did not run: $(head -c 600 "$d/run$opt.txt")" >&2; exit 1; }
       outputs=$(grep -v -e '^tb ' -e '^insns ' "$d/run$opt.txt" | md5sum | cut -c1-8)
       if [ -z "$want" ]; then want=$outputs; elif [ "$outputs" != "$want" ]; then
-        echo "cortex_m bench: $model $cpu $opt printed other outputs than its first build" >&2; exit 1
+        echo "cortex_m bench: $model $cpu $build printed other outputs than its first build" >&2; exit 1
       fi
       arm-none-eabi-nm --defined-only "$fw/main.o" "$fw/startup.o" | awk 'NF==3{print $3}' >"$d/own.txt"
       arm-none-eabi-readelf -sW "$fw/firmware.elf" | awk '$4 == "FUNC" && $7 != "UND" {print $2, $3, $8}' >"$d/syms$opt.txt"
-      $PY - "$d/run$opt.txt" "$d/syms$opt.txt" "$d/own.txt" "$model" "$cpu" "$opt" "$outputs" "$PROFILE" <<'PY'
+      $PY - "$d/run$opt.txt" "$d/syms$opt.txt" "$d/own.txt" "$model" "$cpu" "${build/\/layers/, layers apart}" "$outputs" "$show" <<'PY'
 import bisect, sys
 run, syms_path, own_path, model, cpu, opt, outputs, profile = sys.argv[1:]
 own = set(open(own_path).read().split())

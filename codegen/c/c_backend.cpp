@@ -211,6 +211,8 @@ class Generator {
     spec.out_cl = std::move(out_cl);
     spec.pad_input = pad_input;
     spec.cpu = &opt_.cpu;
+    spec.set_flag("unroll", opt_.cpu.unroll_vector_loops());
+    spec.set_flag("noinline", opt_.cpu.float_kernels_apart());
     try {
       def->prepare(g_, n, spec);
     } catch (const Error& e) {

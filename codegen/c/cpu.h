@@ -11,6 +11,7 @@
 // weight rows are padded, ...); every choice keeps every variant valid.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,26 @@ struct CpuTarget {
   // 4 on Cortex-M, where flash is scarce and the DSP and Helium variants
   // take a row's tail at no cost; 16 elsewhere (whole 16-byte vectors).
   int q8_row_align() const { return family == Family::CortexM ? 4 : 16; }
+  // Whether the float kernels' loops over a tile's vectors and positions
+  // carry MLIP_VUNROLL (mlip/kvec.h; the `unroll` flag of every kernel's
+  // template): on Cortex-M, where GCC keeps them rolled and the
+  // accumulators then live on the stack. The same bits either way.
+  bool unroll_vector_loops() const { return family == Family::CortexM; }
+  // Whether those kernels' functions carry MLIP_VNOINLINE (the `noinline`
+  // flag): on Cortex-M, where GCC -O2 inlines every layer into the model's
+  // main function and its few registers spill there.
+  bool float_kernels_apart() const { return family == Family::CortexM; }
+  // Output channels per block of the float convolution (conv_tiled.c), or 0
+  // for the widest of 16, 8, 4 the channels suit: 8 on a Cortex-M without
+  // Helium, whose kernels run on scalar floats (kvec.h's width 1) with 32
+  // registers: a tile is then 2 positions x 8 channels, each weight loaded
+  // once for both, where 16 channels leave room for one position (float
+  // MLPerf Tiny models on the M4: 5 to 7% fewer instructions; 4 channels x
+  // 6 positions saved about as much for twice the code; on the M55, 8
+  // channels x 2 positions took 6 to 20% more than 16 x 1).
+  int float_conv_block() const {
+    return family == Family::CortexM && std::find(isas.begin(), isas.end(), "mve") == isas.end() ? 8 : 0;
+  }
 };
 
 // The CPU of that name (Cortex-M, AArch64 and x86-64 names as GCC and LLVM

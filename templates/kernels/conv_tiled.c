@@ -29,7 +29,7 @@
  * PB fits the accumulators in the vector registers; PBX caps it at what
  * suits the layer's rectangles. (Several blocks per tile, reusing each x,
  * measured slower: the broadcast then takes an instruction of its own.) */
-static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
   enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
@@ -44,9 +44,9 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
         const int32_t t0 = ic * {{XC}} + (kd - (KD0)) * {{DD}} * {{XD}} + (kh - (KH0)) * {{DH}} * {{XH}};    \
         for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
           const int32_t t = t0 + kw * {{DW}} * {{XW}};                                                       \
-          for (j = 0; j < NV; ++j) {                                                                         \
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {                                                                         \
             const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                  \
-            for (p = 0; p < PB; ++p) {                                                                       \
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                                                       \
               {{^dw}}acc[p][j] += xs[p][t] * w;{{/dw}}{{#dw}}{{#vector_load}}acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;{{/vector_load}}{{^vector_load}}float lane[VW];                     \
               vt xv;                                                                                         \
               int32_t l;                                                                                     \
@@ -106,11 +106,11 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
               int32_t yo[PB];
               vt acc[PB][NV];
               int32_t p, j;
-              for (p = 0; p < PB; ++p) {
+              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
                 xs[p] = xb + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                         (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
                 yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
-                for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
                 if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
                   if (++ow == R[9]) {
                     ow = R[8];

@@ -7,7 +7,7 @@
  * output is the reference's dot product (ops::eval_Gemm), bit for bit at
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
  * last one, so every tile is full; their results are not stored twice. */
-static void {{fn}}(const float* restrict a, {{#has_c}}const float* restrict c, {{/has_c}}const float* restrict bp, float* restrict y) {
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#has_c}}const float* restrict c, {{/has_c}}const float* restrict bp, float* restrict y) {
   typedef MLIP_VT_16 vt;
   enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMX = MLIP_VREGS >= 32 ? 4 : 2, PM = {{M}} < PMX ? {{M}} : PMX,
          NJ0 = (MLIP_VREGS - PM - 2) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
@@ -20,16 +20,16 @@ static void {{fn}}(const float* restrict a, {{#has_c}}const float* restrict c, {
       int32_t r, b, v;
       for (r = 0; r < PM; ++r) ar[r] = a + (i0 + r < {{M}} ? i0 + r : {{M}} - 1) * {{AR}};
       for (b = 0; b < NJ; ++b) bq[b] = bp + (j0 + b < {{NBLK}} ? j0 + b : {{NBLK}} - 1) * {{K}} * 16;
-      for (r = 0; r < PM; ++r)
-        for (b = 0; b < NJ; ++b)
-          for (v = 0; v < NV; ++v) acc[r][b][v] = (vt){0};
+      {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r)
+        {{#unroll}}MLIP_VUNROLL {{/unroll}}for (b = 0; b < NJ; ++b)
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) acc[r][b][v] = (vt){0};
       for (int32_t p = 0; p < {{K}}; ++p) {
         float av[PM];
-        for (r = 0; r < PM; ++r) av[r] = ar[r][p * {{AP}}];
-        for (b = 0; b < NJ; ++b)
-          for (v = 0; v < NV; ++v) {
+        {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) av[r] = ar[r][p * {{AP}}];
+        {{#unroll}}MLIP_VUNROLL {{/unroll}}for (b = 0; b < NJ; ++b)
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
             const vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
-            for (r = 0; r < PM; ++r) acc[r][b][v] += av[r] * w;
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][b][v] += av[r] * w;
           }
       }
       for (r = 0; r < PM && i0 + r < {{M}}; ++r) {

@@ -12,7 +12,7 @@
  * last one, so every tile is full; their results are not stored twice.{{#bias}}
  * bias[j] is added to each finished sum as it is stored, as the Add after a
  * MatMul does (after the sum, not as its start: the same bits).{{/bias}} */
-static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
   typedef MLIP_VT_16 vt;
   enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMX = MLIP_VREGS >= 32 ? 4 : 2, PM = {{M}} < PMX ? {{M}} : PMX,
          NJ0 = (MLIP_VREGS - PM - 2) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
@@ -34,16 +34,16 @@ static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias,
         int32_t r, c, v;
         for (r = 0; r < PM; ++r) ar[r] = pa + (i0 + r < {{M}} ? i0 + r : {{M}} - 1) * {{K}};
         for (c = 0; c < NJ; ++c) bq[c] = pb + (j0 + c < {{NBLK}} ? j0 + c : {{NBLK}} - 1) * {{BB}};
-        for (r = 0; r < PM; ++r)
-          for (c = 0; c < NJ; ++c)
-            for (v = 0; v < NV; ++v) acc[r][c][v] = (vt){0};
+        {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r)
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) acc[r][c][v] = (vt){0};
         for (int32_t p = 0; p < {{K}}; ++p) {
           float av[PM];
-          for (r = 0; r < PM; ++r) av[r] = ar[r][p];
-          for (c = 0; c < NJ; ++c)
-            for (v = 0; v < NV; ++v) {
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) av[r] = ar[r][p];
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
               const vt w = MLIP_VLOAD_16(bq[c] + p * {{BR}} + v * VW);
-              for (r = 0; r < PM; ++r) acc[r][c][v] += av[r] * w;
+              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][c][v] += av[r] * w;
             }
         }
         for (r = 0; r < PM && i0 + r < {{M}}; ++r) {

@@ -1,7 +1,7 @@
 // Real targets (issue 10): an mlipc tarball in TVM's bare-metal firmware flow
 // (its runtime/ as the standalone CRT), the tarball's own firmware template
 // on QEMU's Cortex-M55 and Cortex-M4F boards, and the shared models on
-// Cortex-M55 (qemu-system-arm) and AArch64 (qemu-aarch64), each giving the
+// Cortex-M55, Cortex-M4F (qemu-system-arm) and AArch64 (qemu-aarch64), each giving the
 // bytes `mlipc run` gives on the host. The sweep over the models has a short
 // mode for the suite and a full one: MLIPC_QEMU_SWEEP=full (docs/user-guide.md,
 // "Firmware").
@@ -15,6 +15,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "c/cpu.h"
 #include "cross_targets.h"
 #include "driver/compile.h"
 #include "frontend/tensor_proto.h"
@@ -24,6 +25,7 @@
 #include "support/file_util.h"
 #include "support/process.h"
 #include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
 
 namespace fs = std::filesystem;
 
@@ -353,8 +355,9 @@ TEST(FirmwareTemplateMemory, BssNotZeroedGivesHostBits) {
 
 // ---- every model on Cortex-M55 and AArch64 -------------------------------------
 
-// The models of the sweep: in the suite, three (the digits CNN, an fp16 MLIP
-// network of every layer kind, an int8 MLIP model); with
+// The models of the sweep: in the suite, four (the digits CNN, an fp16 MLIP
+// network of every layer kind, an int8 MLIP model, the float KWS DS-CNN:
+// convolution, depthwise and fully-connected float kernels); with
 // MLIPC_QEMU_SWEEP=full, the digits CNN and every model of tests/data/models.
 std::vector<ModelCase> sweep_models(bool full) {
   std::vector<ModelCase> out = {model_cases()[0]};
@@ -364,7 +367,8 @@ std::vector<ModelCase> sweep_models(bool full) {
     if (e.is_directory() && fs::exists(e.path() / "model.onnx")) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   for (const std::string& n : names)
-    if (full || n == "small_mlip" || n == "quant_qdq_mlip_dense") out.push_back({n, root / n});
+    if (full || n == "small_mlip" || n == "quant_qdq_mlip_dense" || n == "mlperf_tiny_kws_dscnn")
+      out.push_back({n, root / n});
   return out;
 }
 
@@ -373,17 +377,21 @@ struct Variant {
 };
 
 struct SweepCase {
-  std::string arch;  // "cortex_m55" or "aarch64"
+  std::string arch;  // "cortex_m55", "cortex_m4" or "aarch64"
   std::string target;
 };
 
+bool cortex_m(const std::string& arch) { return arch.rfind("cortex_m", 0) == 0; }
+
 class QemuSweep : public ::testing::TestWithParam<SweepCase> {};
 
-// Each model's image for the Cortex-M55 (templates/firmware, mps3-an547,
-// qemu-system-arm; no heap or printf-family symbol in it) or its AArch64
+// Each model's image for the Cortex-M55 or the Cortex-M4F (templates/firmware,
+// mps3-an547 or mps2-an386, qemu-system-arm; compiled with --target-c-mcpu
+// for the core, so with the Cortex-M tuning of the float kernels; no heap or
+// printf-family symbol in it) or its AArch64
 // Linux program (qemu-aarch64) gives the bytes of `mlipc run` on the host, built at -O2 and -Os and in GNU C mode
 // (the full sweep: -O2 and -Os in GNU C and -O2 in ISO C; the suite: GNU C
-// at -Os on the M55, at -O2 on AArch64). Prints one line per build.
+// at -Os on the Cortex-M cores, at -O2 on AArch64). Prints one line per build.
 TEST_P(QemuSweep, OutputsAreTheHostBits) {
   const SweepCase& c = GetParam();
   if (c.arch == "aarch64") SKIP_WITHOUT("aarch64-linux-gnu-gcc", "qemu-aarch64");
@@ -398,6 +406,7 @@ TEST_P(QemuSweep, OutputsAreTheHostBits) {
   for (const ModelCase& m : sweep_models(full)) {
     Tarball t;
     driver::CompileOptions opt = options_for(m, c.target);
+    if (cortex_m(c.arch)) opt.codegen.cpu = mlipc::c::cpu_target(c.arch == "cortex_m4" ? "cortex-m4" : "cortex-m55");
     try {
       make_tarball(m, opt, t);
     } catch (const Error& e) {
@@ -411,7 +420,8 @@ TEST_P(QemuSweep, OutputsAreTheHostBits) {
       TargetRun run = c.arch == "aarch64"
                           ? run_aarch64(t.x, {"-std=" + v.std, v.opt, "-Wall", "-Wextra", "-Werror"}, inputs,
                                         host.size())
-                          : run_firmware(t.x, "mps3-an547", {"OPT=" + v.opt, "STD=" + v.std}, inputs, &elf);
+                          : run_firmware(t.x, c.arch == "cortex_m4" ? "mps2-an386" : "mps3-an547",
+                                         {"OPT=" + v.opt, "STD=" + v.std}, inputs, &elf);
       ++builds;
       build_s += run.build_seconds;
       run_s += run.run_seconds;
@@ -431,8 +441,59 @@ TEST_P(QemuSweep, OutputsAreTheHostBits) {
 
 INSTANTIATE_TEST_SUITE_P(Models, QemuSweep,
                          ::testing::Values(SweepCase{"cortex_m55", "c"}, SweepCase{"cortex_m55", "mrvl, c"},
-                                           SweepCase{"aarch64", "c"}, SweepCase{"aarch64", "mrvl, c"}),
+                                           SweepCase{"cortex_m4", "c"}, SweepCase{"aarch64", "c"},
+                                           SweepCase{"aarch64", "mrvl, c"}),
                          [](const auto& info) { return info.param.arch + "_" + target_name(info.param.target); });
+
+// ---- the float kernels' Cortex-M code on odd sizes ----------------------------------
+
+// Float convolutions (dense with strides, asymmetric pads and a dilation;
+// depthwise; pointwise; grouped), a Gemm of 2 rows and a MatMul, at channel
+// and column counts that are not multiples of 4 or 16, batch 2, compiled
+// with --target-c-mcpu for the Cortex-M55 (Helium float vectors of 4 lanes,
+// the loops unrolled: mlip/kvec.h) and the Cortex-M4 (its scalar FPU) and
+// run on their boards at -O2: each gives the host's bytes, which are the
+// reference's (unit.TiledKernels).
+TEST(FloatKernelsOnCortexM, OddSizesGiveTheHostBits) {
+  SKIP_WITHOUT("arm-none-eabi-gcc", "qemu-system-arm", "make");
+  using test::ints;
+  TempDir dir("mlipc-fw-float");
+  test::OnnxBuilder b;
+  b.input("x", DType::Float32, {2, 3, 11, 9});
+  b.initializer("w0", random_tensor(DType::Float32, {13, 3, 3, 3}, 1));
+  b.initializer("b0", random_tensor(DType::Float32, {13}, 2));
+  b.node("Conv", {"x", "w0", "b0"}, {"c0"},
+         {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 1}}, {"pads", ints{1, 2, 1, 0}}, {"dilations", ints{1, 2}}});
+  b.node("Relu", {"c0"}, {"r0"});  // [2, 13, 6, 7]
+  b.initializer("w1", random_tensor(DType::Float32, {13, 1, 3, 3}, 3));
+  b.node("Conv", {"r0", "w1"}, {"c1"}, {{"kernel_shape", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}, {"group", int64_t{13}}});
+  b.initializer("w2", random_tensor(DType::Float32, {21, 13, 1, 1}, 4));
+  b.initializer("b2", random_tensor(DType::Float32, {21}, 5));
+  b.node("Conv", {"c1", "w2", "b2"}, {"c2"}, {{"kernel_shape", ints{1, 1}}});
+  b.initializer("w3", random_tensor(DType::Float32, {6, 7, 3, 1}, 6));
+  b.node("Conv", {"c2", "w3"}, {"c3"}, {{"kernel_shape", ints{3, 1}}, {"group", int64_t{3}}});  // [2, 6, 4, 7]
+  b.node("Flatten", {"c3"}, {"f"});
+  b.initializer("gw", random_tensor(DType::Float32, {168, 37}, 7));
+  b.initializer("gb", random_tensor(DType::Float32, {37}, 8));
+  b.node("Gemm", {"f", "gw", "gb"}, {"g"});
+  b.input("ma", DType::Float32, {3, 5, 19});
+  b.initializer("mw", random_tensor(DType::Float32, {19, 33}, 9));
+  b.node("MatMul", {"ma", "mw"}, {"mm"});
+  b.output("c2").output("g").output("mm");
+  const ModelCase m{"float_kernels", dir.path()};
+  b.save(m.dir);
+  for (const char* board : {"mps3-an547", "mps2-an386"}) {
+    SCOPED_TRACE(board);
+    driver::CompileOptions opt;
+    opt.codegen.cpu = mlipc::c::cpu_target(std::string(board) == "mps3-an547" ? "cortex-m55" : "cortex-m4");
+    Tarball t;
+    make_tarball(m, opt, t);
+    const io::NamedTensors inputs = inputs_for(m, t.r);
+    TargetRun run = run_firmware(t.x, board, {"OPT=-O2"}, inputs);
+    ASSERT_EQ(run.error, "") << run.log;
+    EXPECT_EQ(differs(compile_and_run(m.dir / "model.onnx", inputs, opt), run.outputs), "") << run.log;
+  }
+}
 
 }  // namespace
 }  // namespace mlipc::test::e2e_firmware

@@ -96,7 +96,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   if (packable) {
     const bool depthwise = icg == 1 && ocg == 1;
     const int64_t groups = depthwise ? 1 : group, per_group = depthwise ? w[0] : ocg;
-    const int64_t mb = block_width(per_group);
+    const int64_t mb = spec.cpu && spec.cpu->float_conv_block() ? spec.cpu->float_conv_block() : block_width(per_group);
     const int64_t nb = (per_group + mb - 1) / mb;
     const bool x_cl = spec.input_cl(0), y_cl = spec.output_cl(0);
     const bool pool = ops::has_fused_pool(n.attrs);

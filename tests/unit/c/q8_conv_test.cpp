@@ -234,6 +234,16 @@ TEST(TargetCpu, NamesImplicationsAndRefusals) {
   EXPECT_EQ(c::cpu_target("cortex-m7").q8_row_align(), 4);
   EXPECT_EQ(c::cpu_target("neoverse-n2").isas, (std::vector<std::string>{"neon"}));
   EXPECT_EQ(c::cpu_target("neoverse-n2").q8_row_align(), 16);
+  // The float kernels' loops unrolled on Cortex-M only (mlip/kvec.h's MLIP_VUNROLL).
+  EXPECT_TRUE(c::cpu_target("cortex-m55").unroll_vector_loops());
+  EXPECT_TRUE(c::cpu_target("cortex-m4").unroll_vector_loops());
+  EXPECT_FALSE(c::cpu_target("neoverse-n2").unroll_vector_loops());
+  EXPECT_FALSE(c::cpu_target("").unroll_vector_loops());
+  EXPECT_TRUE(c::cpu_target("cortex-m4").float_kernels_apart());
+  EXPECT_FALSE(c::cpu_target("x86-64-v3").float_kernels_apart());
+  EXPECT_EQ(c::cpu_target("cortex-m4").float_conv_block(), 8);  // scalar FPU: 2 positions x 8 channels
+  EXPECT_EQ(c::cpu_target("cortex-m55").float_conv_block(), 0);
+  EXPECT_EQ(c::cpu_target("x86-64-v3").float_conv_block(), 0);
   EXPECT_EQ(c::cpu_target("x86-64-v3").isas, (std::vector<std::string>{"x86"}));
   EXPECT_TRUE(c::cpu_target("x86-64").isas.empty());
   EXPECT_EQ(c::cpu_target("").name, "");
