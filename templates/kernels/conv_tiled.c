@@ -159,9 +159,26 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                 if (iw < 0 || iw >= {{OW}}) continue;
                 sp = sb + ((ih % {{SR}}) * {{OW}} + iw) * {{MB}};
                 if (!any) {
-                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q];
+                  memcpy(best, sp, sizeof best);
                 } else {
+#if MLIP_VW_{{MB}} > 1
+                  /* A compare and a blend per vector: GCC does not
+                   * vectorize the portable loop below (scalar compares and
+                   * branches took most of the layer's time). */
+                  typedef int32_t vmask __attribute__((vector_size(sizeof(vt))));
+                  int32_t j;
+                  for (j = 0; j < NV; ++j) {
+                    const vt a = MLIP_VLOAD_{{MB}}(sp + j * VW), b = MLIP_VLOAD_{{MB}}(best + j * VW);
+                    const vmask m = (a > b) | (a != a);
+                    vmask ai, bi;
+                    memcpy(&ai, &a, sizeof ai);
+                    memcpy(&bi, &b, sizeof bi);
+                    ai = (ai & m) | (bi & ~m);
+                    memcpy(best + j * VW, &ai, sizeof ai);
+                  }
+#else
                   for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] || sp[q] != sp[q] ? sp[q] : best[q];
+#endif
                 }
                 any = 1;
               }

@@ -6,6 +6,7 @@
 // strict C99.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include <fmt/format.h>
@@ -105,6 +106,49 @@ TEST(TiledKernels, RandomConvChainsMatchTheReferenceBitForBit) {
     b.output(y);
   }
   const fs::path p = b.save(test::scratch_dir(), "tiled_conv_chains.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
+// Dense 2-D convolutions (+ activation) followed by a random MaxPool, which
+// passes/fuse_pool folds into the convolution (conv_tiled.c's pool, a
+// compare and a blend per vector): kernels, strides, pads, dilations and
+// ceil mode at random, odd channel counts (a partial block of lanes), and
+// NaNs in some inputs, which the pool must carry as the reference does.
+TEST(TiledKernels, RandomConvsWithAFusedMaxPoolMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261127);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 10; ++c) {
+    Shape in = {pick(rng, 1, 2), pick(rng, 1, 5), pick(rng, 6, 15), pick(rng, 6, 15)};
+    const std::string x = fmt::format("p{}", c), mid = fmt::format("p{}a", c), y = fmt::format("p{}b", c);
+    b.input(x, DType::Float32, in);
+    TensorData xt = random_tensor(DType::Float32, in, 500 + static_cast<uint32_t>(c));
+    if (c % 3 == 1) {  // a few NaNs, each spreading over the windows that read it
+      float* f = xt.data<float>();
+      for (int k = 0; k < 3; ++k) f[pick(rng, 0, xt.numel() - 1)] = std::nanf("");
+    }
+    inputs.emplace_back(x, std::move(xt));
+    const Shape s1 = add_conv(b, rng, x, in, pick(rng, 1, 37), 1, mid, 600 + static_cast<uint32_t>(c));
+    const std::string a = add_activation(b, rng, mid);
+    ints kernel, strides, dilations, pads(4);
+    for (size_t ax = 0; ax < 2; ++ax) {
+      const int64_t d = pick(rng, 1, 2);
+      int64_t k = pick(rng, 1, 3);
+      while (d * (k - 1) + 1 > s1[2 + ax]) --k;
+      kernel.push_back(k);
+      strides.push_back(pick(rng, 1, 3));
+      dilations.push_back(d);
+      pads[ax] = pick(rng, 0, k / 2);
+      pads[2 + ax] = pick(rng, 0, k / 2);
+    }
+    b.node("MaxPool", {a}, {y},
+           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads},
+            {"ceil_mode", pick(rng, 0, 1)}});
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_conv_pools.onnx");
+  driver::CompileResult r = driver::compile_model(p, {});
+  for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "MaxPool");  // every pool fused
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
