@@ -31,7 +31,13 @@
  * measured slower: the broadcast then takes an instruction of its own.) */
 static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
-  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
+{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
+  typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+#ifndef MLIP__VSEL /* a where the mask m is set, else b, lane by lane */
+#define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
+#endif
+#endif
+{{/has_act_vector}}  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
   static const int32_t rect[{{NR}}][12] = {{rects}};
   /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
@@ -131,6 +137,29 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                 const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
                 float* yp = {{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p];
                 int32_t q;
+                if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && nt == {{MB}}) {
+                  /* The block's outputs are contiguous: the sums plus the
+                   * bias and residual (lane by lane as below) and a
+                   * piecewise-linear activation as vectors, the others in
+                   * place. (Through t the compiler split the accumulators
+                   * into scalars and applied the activation lane by lane.) */
+                  for (j = 0; j < NV; ++j) {
+                    vt v = acc[p][j];
+{{#has_bias}}                    v = v + MLIP_VLOAD_{{MB}}(bb + j * VW);
+{{/has_bias}}{{#has_res}}                    v = v + MLIP_VLOAD_{{MB}}(rb + yo[p] + j * VW);
+{{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
+                    {{act_vector}}
+#endif
+{{/has_act_vector}}                    MLIP_VSTORE_{{MB}}(yp + j * VW, v);
+                  }
+{{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1
+{{/has_act_vector}}                  {
+                    float* const t = yp; /* the activation's operand: the outputs in place */
+                    {{act_block}}
+                  }
+{{#has_act_vector}}#endif
+{{/has_act_vector}}{{/has_act_block}}                  continue;
+                }
                 memcpy(t, acc[p], sizeof t);
                 for (q = 0; q < nt; ++q) {
                   float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};

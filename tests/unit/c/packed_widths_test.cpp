@@ -80,7 +80,7 @@ fs::path model(io::NamedTensors& in) {
   in.emplace_back("mb", random_tensor(DType::Float32, {19, 37}, 14));
   b.node("MatMul", {"ma", "mb"}, {"mm_in_place"});
   b.output("mm_packed").output("mm_in_place");
-  // Conv + Relu + MaxPool fused (conv_tiled.c's pool: a compare and a blend
+  // Conv + HardSwish + MaxPool fused (conv_tiled.c's pool: a compare and a blend
   // per vector, the portable loop at width 1): 19 channels (a partial block
   // of lanes), a NaN in the input that the pool must carry.
   b.input("pimg", DType::Float32, {1, 5, 9, 11});
@@ -89,10 +89,20 @@ fs::path model(io::NamedTensors& in) {
   in.emplace_back("pimg", std::move(pimg));
   b.initializer("pc_w", random_tensor(DType::Float32, {19, 5, 3, 3}, 16));
   b.node("Conv", {"pimg", "pc_w"}, {"pc"}, {{"pads", ints{1, 1, 1, 1}}});
-  b.node("Relu", {"pc"}, {"pcr"});
+  b.node("HardSwish", {"pc"}, {"pcr"});  // as vectors (c_activation_vector), the portable loop at width 1
   b.node("MaxPool", {"pcr"}, {"pool"},
          {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"ceil_mode", int64_t{1}}});
   b.output("pool");
+  // Conv + Clip into a Conv: the Clip on a channels-last tensor, as vectors.
+  b.initializer("cc_w", random_tensor(DType::Float32, {21, 5, 3, 3}, 17));
+  b.initializer("cc_b", random_tensor(DType::Float32, {21}, 18));
+  b.node("Conv", {"pimg", "cc_w", "cc_b"}, {"cc"}, {{"pads", ints{0, 1, 1, 0}}});
+  b.initializer("cc_lo", TensorData::scalar<float>(-0.5f));
+  b.initializer("cc_hi", TensorData::scalar<float>(0.75f));
+  b.node("Clip", {"cc", "cc_lo", "cc_hi"}, {"ccc"});
+  b.initializer("cd_w", random_tensor(DType::Float32, {3, 21, 1, 1}, 19));
+  b.node("Conv", {"ccc", "cd_w"}, {"cd"});
+  b.output("cd");
   return b.save(test::scratch_dir(), "packed_widths.onnx");
 }
 

@@ -61,10 +61,14 @@ Shape add_conv(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Sh
   return out;
 }
 
-// One of the fused activations, or none: `x` -> returned name.
+// One of the fused activations, or none: `x` -> returned name. (Between two
+// convolutions the tensor is channels-last, so conv_tiled.c applies the
+// piecewise-linear ones as vectors: c_activation_vector.)
 std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string& x) {
-  switch (pick(rng, 0, 3)) {
+  switch (pick(rng, 0, 5)) {
     case 1: b.node("Relu", {x}, {x + "_relu"}); return x + "_relu";
+    case 4: b.node("HardSigmoid", {x}, {x + "_hsig"}, {{"alpha", 0.25f}}); return x + "_hsig";
+    case 5: b.node("HardSwish", {x}, {x + "_hswish"}); return x + "_hswish";
     case 2: b.node("LeakyRelu", {x}, {x + "_leaky"}, {{"alpha", 0.125f}}); return x + "_leaky";
     case 3:
       b.initializer(x + "_lo", TensorData::scalar<float>(-0.25f));
