@@ -65,6 +65,15 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
       }                                                                                                      \
     }                                                                                                        \
   }
+  /* The block of MB output channels blk: its weights, input (depthwise),
+   * bias, output and residual. */
+#define {{fn}}_BLOCK                                                                                       \
+  const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};                                                 \
+  const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};                                                             \
+  const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};                           \
+  {{#has_bias}}const float* bb = bp + (g * {{NB}} + blk) * {{MB}};{{/has_bias}}                                             \
+  float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};                                            \
+  {{#has_res}}const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};{{/has_res}}
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
 {{#padx}}
@@ -83,14 +92,9 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                     xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
       }
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
-{{/padx}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
-        const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};
-        const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};
-        const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
-{{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};
-{{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
-{{#has_res}}        const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
-{{/has_res}}
+{{/padx}}{{^bi}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+        {{fn}}_BLOCK
+{{/bi}}
         /* Row bands: all the output rows at once, or with a pool, per pooled
          * row the convolution rows its windows read that are not in the
          * scratch yet (which holds the last SR rows, row i at i % SR). */
@@ -109,15 +113,15 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
             for (int32_t i = 0; i < cnt; i += PB) {
               const int32_t m = cnt - i < PB ? cnt - i : PB;
               const float* xs[PB];
-              int32_t yo[PB];
+              int32_t yo[PB]{{#bi}}, xo[PB]{{/bi}};
               vt acc[PB][NV];
               int32_t p, j;
               for (p = 0; p < PB; ++p) {
-                xs[p] = xb + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+                {{^bi}}xs[p] = xb + {{/bi}}{{#bi}}xo[p] = {{/bi}}(od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                         (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
                 yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
-                for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
-                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
+{{^bi}}                for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+{{/bi}}                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
                   if (++ow == R[9]) {
                     ow = R[8];
                     if (++oh == rh1) {
@@ -127,7 +131,15 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                   }
                 }
               }
-              if (ri == {{FULL}}) {
+{{#bi}}              /* Depthwise, every block at these positions in turn: each
+               * pixel's channels are read and written front to back. */
+              for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+                {{fn}}_BLOCK
+                for (p = 0; p < PB; ++p) {
+                  xs[p] = xb + xo[p];
+                  for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+                }
+{{/bi}}              if (ri == {{FULL}}) {
                 {{fn}}_TAPS(0, {{KD}}, 0, {{KH}}, 0, {{KW}})
               } else {
                 {{fn}}_TAPS(R[2], R[3], R[6], R[7], R[10], R[11])
@@ -169,7 +181,9 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
                 {{act_block}}
                 for (q = 0; q < nt; ++q) yp[q * {{#pool}}1{{/pool}}{{^pool}}{{YC}}{{/pool}}] = t[q];
               }
-            }
+{{#bi}}                (void)nq;
+              }
+{{/bi}}            }
           }
 {{#pool}}          if (hi > done + 1) done = hi - 1;
           /* The pooled row: per position, the first tap inside, then every
@@ -215,9 +229,10 @@ static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_r
             for (q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) yb[band * {{YH}} + pw * {{YW}} + q * {{YC}}] = best[q];
           }
 {{/pool}}        }
-        (void)nq;
+{{^bi}}        (void)nq;
       }
-    }
+{{/bi}}    }
   }
 #undef {{fn}}_TAPS
+#undef {{fn}}_BLOCK
 }

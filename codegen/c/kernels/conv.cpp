@@ -123,6 +123,10 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.includes.push_back("mlip/kvec.h");
     // Depthwise: one group of C channels, each lane reading its own.
     spec.set_flag("dw", depthwise);
+    // Depthwise on channels-last input: the blocks inside the tile loop, so
+    // each pixel's channels are read in order (measured faster where the
+    // planes outgrow the caches); the pool's bands need the blocks outside.
+    spec.set_flag("bi", depthwise && !pool && (x_cl || padx));
     spec.set("G", groups);
     spec.set("C", x[1]);
     spec.set("ICG", icg);

@@ -103,6 +103,12 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("cd_w", random_tensor(DType::Float32, {3, 21, 1, 1}, 19));
   b.node("Conv", {"ccc", "cd_w"}, {"cd"});
   b.output("cd");
+  // Depthwise on it (two blocks of lanes, the second partial; bi: every
+  // block at a tile's positions in turn).
+  b.initializer("dw_w", random_tensor(DType::Float32, {21, 1, 3, 3}, 20));
+  b.initializer("dw_b", random_tensor(DType::Float32, {21}, 21));
+  b.node("Conv", {"ccc", "dw_w", "dw_b"}, {"dwc"}, {{"group", int64_t{21}}, {"strides", ints{2, 1}}, {"pads", ints{1, 1, 1, 1}}});
+  b.output("dwc");
   return b.save(test::scratch_dir(), "packed_widths.onnx");
 }
 

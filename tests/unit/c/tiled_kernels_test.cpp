@@ -79,6 +79,12 @@ std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string&
   }
 }
 
+// `in` with `c` channels.
+Shape in_channels(Shape in, int64_t c) {
+  in[1] = c;
+  return in;
+}
+
 int64_t random_divisor(std::mt19937& rng, int64_t a, int64_t b) {
   std::vector<int64_t> ds;
   for (int64_t d = 1; d <= std::min(a, b); ++d)
@@ -110,6 +116,34 @@ TEST(TiledKernels, RandomConvChainsMatchTheReferenceBitForBit) {
     b.output(y);
   }
   const fs::path p = b.save(test::scratch_dir(), "tiled_conv_chains.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
+// Depthwise convolutions over several blocks of channels (17 to 96, whole
+// and partial blocks), reading a channels-last tensor: the kernel runs every
+// block at a tile's positions before the next tile (bi), on planes small
+// enough for the zero-padded copy (padx) and larger, with random kernels,
+// strides, pads and dilations, a bias and an activation.
+TEST(TiledKernels, DepthwiseOverManyBlocksMatchesTheReferenceBitForBit) {
+  std::mt19937 rng(20261128);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  const int64_t channels[] = {17, 33, 40, 50, 64, 96};
+  for (int c = 0; c < 6; ++c) {
+    const int64_t side = c % 2 ? pick(rng, 5, 12) : pick(rng, 20, 31);
+    const Shape in = {1, 3, side, pick(rng, 5, 31)};
+    const std::string x = fmt::format("d{}", c), mid = fmt::format("d{}a", c), y = fmt::format("d{}b", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 700 + static_cast<uint32_t>(c)));
+    const int64_t ch = channels[c];
+    b.initializer(mid + "_w", random_tensor(DType::Float32, {ch, 3, 1, 1}, 800 + static_cast<uint32_t>(c)));
+    b.node("Conv", {x, mid + "_w"}, {mid});  // 1x1: its output, the depthwise input, is channels-last
+    const std::string a = add_activation(b, rng, mid);
+    const Shape s = add_conv(b, rng, a, in_channels(in, ch), ch, ch, y, 900 + static_cast<uint32_t>(c));
+    (void)s;
+    b.output(add_activation(b, rng, y));
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_depthwise_blocks.onnx");
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
