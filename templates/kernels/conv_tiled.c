@@ -28,7 +28,15 @@
  * output never exists whole, and no row is computed twice.
  * PB fits the accumulators in the vector registers; PBX caps it at what
  * suits the layer's rectangles. (Several blocks per tile, reusing each x,
- * measured slower: the broadcast then takes an instruction of its own.) */
+ * measured slower: the broadcast then takes an instruction of its own.)
+ * The blocks are the outer loop (a block's weights stay in the cache over
+ * the plane) or, with bi (depthwise on channels-last input, and dense
+ * layers whose packed weights are small), the inner one: every block at a
+ * tile's positions in turn, so each pixel's channels are read and written
+ * front to back. Either order gives each output the same sum.
+ * Where a block's outputs are contiguous, the bias, residual and a
+ * piecewise-linear activation (act_vector) are applied as vectors, lane by
+ * lane the operations of the scalar path. */
 static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
 {{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
