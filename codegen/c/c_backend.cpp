@@ -240,6 +240,9 @@ class Generator {
     Activation act = activation_of(n.attrs);
     spec.set("act", c_activation(act));
     spec.set("act_block", c_activation_block(act));
+    spec.set("act_vector", c_activation_vector(act));
+    spec.set_flag("has_act_vector", !c_activation_vector(act).empty());
+    spec.set_flag("has_act_block", !c_activation_block(act).empty());
 
     std::string text(resources::get("templates/kernels/" + spec.template_name));
     const bool block = text.find("{{act_block}}") != std::string::npos;

@@ -117,6 +117,26 @@ std::string c_activation_block(const Activation& a) {
          "\n        t[k_] = v;\n      }\n    }";
 }
 
+std::string c_activation_vector(const Activation& a) {
+  // `(vt){0} + c`: a vector of c; a comparison gives the vm mask.
+  const auto clamp01 = [](const std::string& t) {
+    return fmt::format("MLIP__VSEL({0} > 1.0f, (vt){{0}} + 1.0f, MLIP__VSEL({0} < 0.0f, (vt){{0}}, {0}))", t);
+  };
+  switch (a.kind) {
+    case Activation::Relu: return "v = MLIP__VSEL(v <= 0.0f, (vt){0}, v);";
+    case Activation::LeakyRelu: return fmt::format("v = MLIP__VSEL(v < 0.0f, v * {}, v);", c_float(a.alpha));
+    case Activation::Clip:
+      return fmt::format("v = MLIP__VSEL(v < {0}, (vt){{0}} + {0}, v); v = MLIP__VSEL(v > {1}, (vt){{0}} + {1}, v);",
+                         c_float(a.lo), c_float(a.hi));
+    case Activation::HardSigmoid:
+      return fmt::format("{{ const vt s_ = {} * v + {}; v = {}; }}", c_float(a.alpha), c_float(a.beta), clamp01("s_"));
+    case Activation::HardSwish:
+      return fmt::format("{{ const vt s_ = {} * v + {}; v = v * {}; }}", c_float(a.alpha), c_float(a.beta),
+                         clamp01("s_"));
+    default: return "";
+  }
+}
+
 void expect_dtype(const Graph& g, const Node& n, int input, std::initializer_list<DType> allowed) {
   DType t = g.value(n.inputs.at(static_cast<size_t>(input))).dtype;
   if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return;

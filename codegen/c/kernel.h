@@ -119,6 +119,11 @@ std::string c_activation(const Activation& act);
 // Sigmoid and SiLU through mlip/kmath_n.h's vector functions (the same bits
 // as the scalar ones), the others as a loop of c_activation; "" for none.
 std::string c_activation_block(const Activation& act);
+// The piecewise-linear activations (Relu, LeakyRelu, Clip, HardSigmoid,
+// HardSwish) on a vector `vt v` ({{act_vector}}): c_activation's operations
+// lane by lane, each select as MLIP__VSEL(mask, a, b) (a where the mask of
+// type `vm` is set, else b), so the same bits; "" for the others and none.
+std::string c_activation_vector(const Activation& act);
 
 // Throws unless input/output i of `n` has one of the element types listed.
 void expect_dtype(const Graph& g, const Node& n, int input, std::initializer_list<DType> allowed);

@@ -28,10 +28,24 @@
  * output never exists whole, and no row is computed twice.
  * PB fits the accumulators in the vector registers; PBX caps it at what
  * suits the layer's rectangles. (Several blocks per tile, reusing each x,
- * measured slower: the broadcast then takes an instruction of its own.) */
+ * measured slower: the broadcast then takes an instruction of its own.)
+ * The blocks are the outer loop (a block's weights stay in the cache over
+ * the plane) or, with bi (depthwise on channels-last input, and dense
+ * layers whose packed weights are small), the inner one: every block at a
+ * tile's positions in turn, so each pixel's channels are read and written
+ * front to back. Either order gives each output the same sum.
+ * Where a block's outputs are contiguous, the bias, residual and a
+ * piecewise-linear activation (act_vector) are applied as vectors, lane by
+ * lane the operations of the scalar path. */
 {{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
-  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
+{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
+  typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+#ifndef MLIP__VSEL /* a where the mask m is set, else b, lane by lane */
+#define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
+#endif
+#endif
+{{/has_act_vector}}  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
          PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
   static const int32_t rect[{{NR}}][12] = {{rects}};
   /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
@@ -59,6 +73,15 @@
       }                                                                                                      \
     }                                                                                                        \
   }
+  /* The block of MB output channels blk: its weights, input (depthwise),
+   * bias, output and residual. */
+#define {{fn}}_BLOCK                                                                                       \
+  const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};                                                 \
+  const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};                                                             \
+  const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};                           \
+  {{#has_bias}}const float* bb = bp + (g * {{NB}} + blk) * {{MB}};{{/has_bias}}                                             \
+  float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};                                            \
+  {{#has_res}}const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};{{/has_res}}
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
 {{#padx}}
@@ -77,14 +100,9 @@
                     xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
       }
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
-{{/padx}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
-        const float* wb = wp + (g * {{NB}} + blk) * {{WBLOCK}};
-        const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};
-        const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};
-{{#has_bias}}        const float* bb = bp + (g * {{NB}} + blk) * {{MB}};
-{{/has_bias}}        float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
-{{#has_res}}        const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};
-{{/has_res}}
+{{/padx}}{{^bi}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+        {{fn}}_BLOCK
+{{/bi}}
         /* Row bands: all the output rows at once, or with a pool, per pooled
          * row the convolution rows its windows read that are not in the
          * scratch yet (which holds the last SR rows, row i at i % SR). */
@@ -103,15 +121,15 @@
             for (int32_t i = 0; i < cnt; i += PB) {
               const int32_t m = cnt - i < PB ? cnt - i : PB;
               const float* xs[PB];
-              int32_t yo[PB];
+              int32_t yo[PB]{{#bi}}, xo[PB]{{/bi}};
               vt acc[PB][NV];
               int32_t p, j;
               {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
-                xs[p] = xb + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
+                {{^bi}}xs[p] = xb + {{/bi}}{{#bi}}xo[p] = {{/bi}}(od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                         (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
                 yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
-                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
-                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
+{{^bi}}                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+{{/bi}}                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
                   if (++ow == R[9]) {
                     ow = R[8];
                     if (++oh == rh1) {
@@ -121,7 +139,15 @@
                   }
                 }
               }
-              if (ri == {{FULL}}) {
+{{#bi}}              /* Depthwise, every block at these positions in turn: each
+               * pixel's channels are read and written front to back. */
+              for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+                {{fn}}_BLOCK
+                for (p = 0; p < PB; ++p) {
+                  xs[p] = xb + xo[p];
+                  for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+                }
+{{/bi}}              if (ri == {{FULL}}) {
                 {{fn}}_TAPS(0, {{KD}}, 0, {{KH}}, 0, {{KW}})
               } else {
                 {{fn}}_TAPS(R[2], R[3], R[6], R[7], R[10], R[11])
@@ -131,6 +157,29 @@
                 const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
                 float* yp = {{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p];
                 int32_t q;
+                if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && nt == {{MB}}) {
+                  /* The block's outputs are contiguous: the sums plus the
+                   * bias and residual (lane by lane as below) and a
+                   * piecewise-linear activation as vectors, the others in
+                   * place. (Through t the compiler split the accumulators
+                   * into scalars and applied the activation lane by lane.) */
+                  for (j = 0; j < NV; ++j) {
+                    vt v = acc[p][j];
+{{#has_bias}}                    v = v + MLIP_VLOAD_{{MB}}(bb + j * VW);
+{{/has_bias}}{{#has_res}}                    v = v + MLIP_VLOAD_{{MB}}(rb + yo[p] + j * VW);
+{{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
+                    {{act_vector}}
+#endif
+{{/has_act_vector}}                    MLIP_VSTORE_{{MB}}(yp + j * VW, v);
+                  }
+{{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1
+{{/has_act_vector}}                  {
+                    float* const t = yp; /* the activation's operand: the outputs in place */
+                    {{act_block}}
+                  }
+{{#has_act_vector}}#endif
+{{/has_act_vector}}{{/has_act_block}}                  continue;
+                }
                 memcpy(t, acc[p], sizeof t);
                 for (q = 0; q < nt; ++q) {
                   float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
@@ -140,7 +189,9 @@
                 {{act_block}}
                 for (q = 0; q < nt; ++q) yp[q * {{#pool}}1{{/pool}}{{^pool}}{{YC}}{{/pool}}] = t[q];
               }
-            }
+{{#bi}}                (void)nq;
+              }
+{{/bi}}            }
           }
 {{#pool}}          if (hi > done + 1) done = hi - 1;
           /* The pooled row: per position, the first tap inside, then every
@@ -159,9 +210,26 @@
                 if (iw < 0 || iw >= {{OW}}) continue;
                 sp = sb + ((ih % {{SR}}) * {{OW}} + iw) * {{MB}};
                 if (!any) {
-                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q];
+                  memcpy(best, sp, sizeof best);
                 } else {
+#if MLIP_VW_{{MB}} > 1
+                  /* A compare and a blend per vector: GCC does not
+                   * vectorize the portable loop below (scalar compares and
+                   * branches took most of the layer's time). */
+                  typedef int32_t vmask __attribute__((vector_size(sizeof(vt))));
+                  int32_t j;
+                  for (j = 0; j < NV; ++j) {
+                    const vt a = MLIP_VLOAD_{{MB}}(sp + j * VW), b = MLIP_VLOAD_{{MB}}(best + j * VW);
+                    const vmask m = (a > b) | (a != a);
+                    vmask ai, bi;
+                    memcpy(&ai, &a, sizeof ai);
+                    memcpy(&bi, &b, sizeof bi);
+                    ai = (ai & m) | (bi & ~m);
+                    memcpy(best + j * VW, &ai, sizeof ai);
+                  }
+#else
                   for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] || sp[q] != sp[q] ? sp[q] : best[q];
+#endif
                 }
                 any = 1;
               }
@@ -169,9 +237,10 @@
             for (q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) yb[band * {{YH}} + pw * {{YW}} + q * {{YC}}] = best[q];
           }
 {{/pool}}        }
-        (void)nq;
+{{^bi}}        (void)nq;
       }
-    }
+{{/bi}}    }
   }
 #undef {{fn}}_TAPS
+#undef {{fn}}_BLOCK
 }

@@ -1,6 +1,7 @@
 // The packed recurrent, ConvTranspose and MatMul kernels (recurrent_packed.c,
-// conv_transpose_packed.c, matmul_packed.c) at every vector width the host can build, not
-// only mlipc run's -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
+// conv_transpose_packed.c, matmul_packed.c) and conv_tiled.c's fused MaxPool
+// at every vector width the host can build, not only mlipc run's
+// -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
 // of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
 // one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4):
 // each gives the reference evaluator's bits (tolerance 0), and compiles as
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -78,6 +80,35 @@ fs::path model(io::NamedTensors& in) {
   in.emplace_back("mb", random_tensor(DType::Float32, {19, 37}, 14));
   b.node("MatMul", {"ma", "mb"}, {"mm_in_place"});
   b.output("mm_packed").output("mm_in_place");
+  // Conv + HardSwish + MaxPool fused (conv_tiled.c's pool: a compare and a blend
+  // per vector, the portable loop at width 1): 19 channels (a partial block
+  // of lanes), a NaN in the input that the pool must carry.
+  b.input("pimg", DType::Float32, {1, 5, 9, 11});
+  TensorData pimg = random_tensor(DType::Float32, {1, 5, 9, 11}, 15);
+  pimg.data<float>()[123] = std::nanf("");
+  in.emplace_back("pimg", std::move(pimg));
+  b.initializer("pc_w", random_tensor(DType::Float32, {19, 5, 3, 3}, 16));
+  b.node("Conv", {"pimg", "pc_w"}, {"pc"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.node("HardSwish", {"pc"}, {"pcr"});  // as vectors (c_activation_vector), the portable loop at width 1
+  b.node("MaxPool", {"pcr"}, {"pool"},
+         {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"ceil_mode", int64_t{1}}});
+  b.output("pool");
+  // Conv + Clip into a Conv: the Clip on a channels-last tensor, as vectors.
+  b.initializer("cc_w", random_tensor(DType::Float32, {21, 5, 3, 3}, 17));
+  b.initializer("cc_b", random_tensor(DType::Float32, {21}, 18));
+  b.node("Conv", {"pimg", "cc_w", "cc_b"}, {"cc"}, {{"pads", ints{0, 1, 1, 0}}});
+  b.initializer("cc_lo", TensorData::scalar<float>(-0.5f));
+  b.initializer("cc_hi", TensorData::scalar<float>(0.75f));
+  b.node("Clip", {"cc", "cc_lo", "cc_hi"}, {"ccc"});
+  b.initializer("cd_w", random_tensor(DType::Float32, {3, 21, 1, 1}, 19));
+  b.node("Conv", {"ccc", "cd_w"}, {"cd"});
+  b.output("cd");
+  // Depthwise on it (two blocks of lanes, the second partial; bi: every
+  // block at a tile's positions in turn).
+  b.initializer("dw_w", random_tensor(DType::Float32, {21, 1, 3, 3}, 20));
+  b.initializer("dw_b", random_tensor(DType::Float32, {21}, 21));
+  b.node("Conv", {"ccc", "dw_w", "dw_b"}, {"dwc"}, {{"group", int64_t{21}}, {"strides", ints{2, 1}}, {"pads", ints{1, 1, 1, 1}}});
+  b.output("dwc");
   return b.save(test::scratch_dir(), "packed_widths.onnx");
 }
 

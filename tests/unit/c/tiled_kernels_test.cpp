@@ -6,6 +6,7 @@
 // strict C99.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include <fmt/format.h>
@@ -60,10 +61,14 @@ Shape add_conv(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Sh
   return out;
 }
 
-// One of the fused activations, or none: `x` -> returned name.
+// One of the fused activations, or none: `x` -> returned name. (Between two
+// convolutions the tensor is channels-last, so conv_tiled.c applies the
+// piecewise-linear ones as vectors: c_activation_vector.)
 std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string& x) {
-  switch (pick(rng, 0, 3)) {
+  switch (pick(rng, 0, 5)) {
     case 1: b.node("Relu", {x}, {x + "_relu"}); return x + "_relu";
+    case 4: b.node("HardSigmoid", {x}, {x + "_hsig"}, {{"alpha", 0.25f}}); return x + "_hsig";
+    case 5: b.node("HardSwish", {x}, {x + "_hswish"}); return x + "_hswish";
     case 2: b.node("LeakyRelu", {x}, {x + "_leaky"}, {{"alpha", 0.125f}}); return x + "_leaky";
     case 3:
       b.initializer(x + "_lo", TensorData::scalar<float>(-0.25f));
@@ -72,6 +77,12 @@ std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string&
       return x + "_clip";
     default: return x;
   }
+}
+
+// `in` with `c` channels.
+Shape in_channels(Shape in, int64_t c) {
+  in[1] = c;
+  return in;
 }
 
 int64_t random_divisor(std::mt19937& rng, int64_t a, int64_t b) {
@@ -105,6 +116,77 @@ TEST(TiledKernels, RandomConvChainsMatchTheReferenceBitForBit) {
     b.output(y);
   }
   const fs::path p = b.save(test::scratch_dir(), "tiled_conv_chains.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
+// Depthwise convolutions over several blocks of channels (17 to 96, whole
+// and partial blocks), reading a channels-last tensor: the kernel runs every
+// block at a tile's positions before the next tile (bi), on planes small
+// enough for the zero-padded copy (padx) and larger, with random kernels,
+// strides, pads and dilations, a bias and an activation.
+TEST(TiledKernels, DepthwiseOverManyBlocksMatchesTheReferenceBitForBit) {
+  std::mt19937 rng(20261128);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  const int64_t channels[] = {17, 33, 40, 50, 64, 96};
+  for (int c = 0; c < 6; ++c) {
+    const int64_t side = c % 2 ? pick(rng, 5, 12) : pick(rng, 20, 31);
+    const Shape in = {1, 3, side, pick(rng, 5, 31)};
+    const std::string x = fmt::format("d{}", c), mid = fmt::format("d{}a", c), y = fmt::format("d{}b", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 700 + static_cast<uint32_t>(c)));
+    const int64_t ch = channels[c];
+    b.initializer(mid + "_w", random_tensor(DType::Float32, {ch, 3, 1, 1}, 800 + static_cast<uint32_t>(c)));
+    b.node("Conv", {x, mid + "_w"}, {mid});  // 1x1: its output, the depthwise input, is channels-last
+    const std::string a = add_activation(b, rng, mid);
+    const Shape s = add_conv(b, rng, a, in_channels(in, ch), ch, ch, y, 900 + static_cast<uint32_t>(c));
+    (void)s;
+    b.output(add_activation(b, rng, y));
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_depthwise_blocks.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
+// Dense 2-D convolutions (+ activation) followed by a random MaxPool, which
+// passes/fuse_pool folds into the convolution (conv_tiled.c's pool, a
+// compare and a blend per vector): kernels, strides, pads, dilations and
+// ceil mode at random, odd channel counts (a partial block of lanes), and
+// NaNs in some inputs, which the pool must carry as the reference does.
+TEST(TiledKernels, RandomConvsWithAFusedMaxPoolMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261127);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 10; ++c) {
+    Shape in = {pick(rng, 1, 2), pick(rng, 1, 5), pick(rng, 6, 15), pick(rng, 6, 15)};
+    const std::string x = fmt::format("p{}", c), mid = fmt::format("p{}a", c), y = fmt::format("p{}b", c);
+    b.input(x, DType::Float32, in);
+    TensorData xt = random_tensor(DType::Float32, in, 500 + static_cast<uint32_t>(c));
+    if (c % 3 == 1) {  // a few NaNs, each spreading over the windows that read it
+      float* f = xt.data<float>();
+      for (int k = 0; k < 3; ++k) f[pick(rng, 0, xt.numel() - 1)] = std::nanf("");
+    }
+    inputs.emplace_back(x, std::move(xt));
+    const Shape s1 = add_conv(b, rng, x, in, pick(rng, 1, 37), 1, mid, 600 + static_cast<uint32_t>(c));
+    const std::string a = add_activation(b, rng, mid);
+    ints kernel, strides, dilations, pads(4);
+    for (size_t ax = 0; ax < 2; ++ax) {
+      const int64_t d = pick(rng, 1, 2);
+      int64_t k = pick(rng, 1, 3);
+      while (d * (k - 1) + 1 > s1[2 + ax]) --k;
+      kernel.push_back(k);
+      strides.push_back(pick(rng, 1, 3));
+      dilations.push_back(d);
+      pads[ax] = pick(rng, 0, k / 2);
+      pads[2 + ax] = pick(rng, 0, k / 2);
+    }
+    b.node("MaxPool", {a}, {y},
+           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads},
+            {"ceil_mode", pick(rng, 0, 1)}});
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_conv_pools.onnx");
+  driver::CompileResult r = driver::compile_model(p, {});
+  for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "MaxPool");  // every pool fused
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
