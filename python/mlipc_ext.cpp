@@ -131,6 +131,22 @@ class Runner {
     return to_arrays(run_raw(inputs, timeout).outputs);
   }
 
+  // Each set of inputs once, in one process (HostModel::run_each).
+  std::vector<std::vector<Array>> run_each(const std::vector<std::vector<Array>>& samples, int timeout) const {
+    std::vector<io::NamedTensors> given;
+    for (const std::vector<Array>& s : samples) given.push_back(to_tensors(s));
+    std::vector<io::NamedTensors> outs;
+    {
+      py::gil_scoped_release unlocked;
+      for (size_t i = 0; i < given.size(); ++i)
+        cli::check_run_inputs(given[i], model_->metadata().inputs, fmt::format("inputs of sample {}", i), name_);
+      outs = model_->run_each(given, timeout);
+    }
+    std::vector<std::vector<Array>> arrays;
+    for (const io::NamedTensors& o : outs) arrays.push_back(to_arrays(o));
+    return arrays;
+  }
+
   // `mlipc run --profile`'s rows, and the outputs.
   std::pair<std::vector<py::dict>, std::vector<Array>> profile(const std::vector<Array>& inputs, int timeout) const {
     const host::RunResult r = run_raw(inputs, timeout);
@@ -214,6 +230,7 @@ PYBIND11_MODULE(_mlipc, m) {
       .def(py::init<const std::string&, const std::string&, const std::string&, const std::string&>(), py::arg("path"),
            py::arg("name"), py::arg("remote"), py::arg("token_file"))
       .def("run", &Runner::run, py::arg("inputs"), py::arg("timeout"))
+      .def("run_each", &Runner::run_each, py::arg("samples"), py::arg("timeout"))
       .def("profile", &Runner::profile, py::arg("inputs"), py::arg("timeout"));
 }
 

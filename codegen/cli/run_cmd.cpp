@@ -5,6 +5,7 @@
 #include <map>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -32,6 +33,19 @@ namespace fs = std::filesystem;
 namespace mlipc::cli {
 
 namespace {
+
+// A damaged metadata.json is one line naming the tarball, not a JSON
+// library's exception text (the typed MLIP report names what is wrong).
+template <class F>
+auto or_damaged(const std::string& tarball, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: metadata.json is damaged ({})", tarball, mlf::json_error_reason(e));
+  } catch (const Error& e) {
+    fail("{}: {}", tarball, e.what());
+  }
+}
 
 // --number x --repeat: the host program prints a line per run.
 constexpr int64_t kMaxRuns = 1000000;
@@ -173,15 +187,20 @@ void run_run(const RunArgs& a) {
     inputs = io::read_npz(a.inputs);
     check_run_inputs(inputs, md.inputs, a.inputs, a.tarball);
   }
+  // What --profile and --report read of metadata.json is read now: a damaged
+  // one fails before the model is built, not after it ran.
+  if (a.profile) or_damaged(a.tarball, [&] { (void)profile_of(md, host::RunResult{}); });
+  std::optional<InspectData> report_data;
+  if (!a.report.empty()) report_data = or_damaged(a.tarball, [&] { return inspect_data(read_file(a.tarball), a.tarball); });
   host::HostModel model = runner_for({a.tarball, a.remote, a.token_file, a.build_timeout}, md);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
   // tvmc runs the model once before it measures; --number 0 leaves that run only.
   const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);
   host::RunResult r = model.run(inputs, runs, a.timeout);
-  // Everything is rendered before anything is written or printed: a damaged
-  // metadata.json fails here with one line, and no partial output.
+  // Everything is rendered before anything is written or printed: no partial
+  // output.
   std::string text, html;
-  try {
+  or_damaged(a.tarball, [&] {
     auto out = std::back_inserter(text);
     if (a.print_top > 0) print_top(text, r.outputs, a.print_top);
     if (a.outputs.empty() && a.print_top <= 0)
@@ -192,19 +211,15 @@ void run_run(const RunArgs& a) {
       fmt::format_to(out, "remote {}: {} run(s) in {:.3f} ms wall, {:.3f} ms CPU (measured on the server around the runner)\n",
                      host::parse_endpoint(a.remote).shown(), runs, static_cast<double>(r.remote_wall_ns) / 1e6,
                      static_cast<double>(r.remote_cpu_ns) / 1e6);
-    if (!a.report.empty()) {
+    if (report_data) {
       const ReportTimes times = times_of(r);
-      html = render_report(inspect_data(read_file(a.tarball), a.tarball), &times);
+      html = render_report(*report_data, &times);
     }
     if (a.print_time) {
       if (r.run_ns.size() != static_cast<size_t>(runs)) fail("{}: the model reported {} run times, not {}", a.tarball, r.run_ns.size(), runs);
       print_times(text, r.run_ns, a.number, a.repeat);
     }
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: metadata.json is damaged ({})", a.tarball, mlf::json_error_reason(e));
-  } catch (const Error& e) {  // the typed MLIP report names what is wrong
-    fail("{}: {}", a.tarball, e.what());
-  }
+  });
   if (!a.outputs.empty()) io::write_npz(a.outputs, r.outputs);
   if (!a.report.empty()) write_report(a.report, html);
   fmt::print("{}", text);

@@ -107,12 +107,13 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   return m;
 }
 
-RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_seconds) const {
-  if (timeout_seconds < 1) fail("--timeout {} must be at least 1 second", timeout_seconds);
+// The inputs' bytes in model order, each checked against the model (every
+// input present once by name, no extra arrays, dtype and shape exact).
+std::vector<std::string> HostModel::input_bytes(const io::NamedTensors& inputs, const std::string& which) const {
   const mlf::Metadata& md = metadata_;
   // `mlipc run` checked the .npz against the inputs already (naming it);
   // this is the library's own check, naming the tarball.
-  const std::string tar = printable(tarball_.string());
+  const std::string tar = printable(tarball_.string()) + which;
   std::map<std::string, const TensorData*> given;
   for (const auto& [name, t] : inputs) {
     if (given.count(name)) fail("{}: input '{}' is given twice", tar, printable(name));
@@ -125,11 +126,8 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     for (const auto& in : md.inputs) known = known || in.name == name;
     if (!known) fail("{}: '{}' is not an input of the model (its inputs: {})", tar, printable(name), names);
   }
-  // The runner's arguments: -r N, in<k>.bin for each input, out<k>.bin for
-  // each output (templates/host/main.c).
-  std::vector<RemoteFile> files;
-  for (size_t i = 0; i < md.inputs.size(); ++i) {
-    const auto& in = md.inputs[i];
+  std::vector<std::string> bytes;
+  for (const auto& in : md.inputs) {
     auto it = given.find(in.name);
     if (it == given.end()) fail("{}: input '{}' is missing (its inputs: {})", tar, printable(in.name), names);
     const TensorData& t = *it->second;
@@ -138,21 +136,61 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     if (t.shape() != in.shape)
       fail("{}: input '{}' must have shape {}, got {}", tar, printable(in.name), shape_str(in.shape),
            shape_str(t.shape()));
-    files.push_back({fmt::format("in{}.bin", i), std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes())});
+    bytes.emplace_back(reinterpret_cast<const char*>(t.raw()), t.nbytes());
   }
+  return bytes;
+}
+
+// Runs the local program on `files` (in<k>.bin), reading out<k>.bin of
+// `samples` outputs each; returns its stdout.
+std::string HostModel::run_local(const std::vector<RemoteFile>& files, const std::vector<std::string>& argv_extra,
+                                 int64_t samples, int timeout_seconds, std::map<std::string, std::string>& written) const {
+  TempDir work("mlipc-run");
+  std::vector<std::string> argv = emulator_;
+  argv.push_back(exe_.string());
+  argv.insert(argv.end(), argv_extra.begin(), argv_extra.end());
+  for (const RemoteFile& f : files) {
+    write_file(work.path() / f.name, f.bytes);
+    argv.push_back((work.path() / f.name).string());
+  }
+  const mlf::Metadata& md = metadata_;
+  for (size_t k = 0; k < md.outputs.size(); ++k) argv.push_back((work.path() / fmt::format("out{}.bin", k)).string());
+  ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
+  for (size_t k = 0; k < md.outputs.size(); ++k) {
+    const fs::path file = work.path() / fmt::format("out{}.bin", k);
+    std::error_code ec;
+    const uint64_t size = fs::file_size(file, ec);
+    if (ec || size != output_bytes(k) * static_cast<uint64_t>(samples)) wrong_size(k, ec ? nullptr : &size, samples);
+    written[fmt::format("out{}.bin", k)] = read_file(file);
+  }
+  return std::move(r.out);
+}
+
+uint64_t HostModel::output_bytes(size_t k) const {
+  return static_cast<uint64_t>(numel(metadata_.outputs[k].shape)) * dtype_size(metadata_.outputs[k].dtype);
+}
+
+// Output k is numel x dtype bytes (per sample); anything else (or nothing) is one line.
+void HostModel::wrong_size(size_t k, const uint64_t* got, int64_t samples) const {
+  const auto& o = metadata_.outputs[k];
+  fail("{}: the model wrote {} of output '{}', not the {} bytes of {}{} {}", printable(tarball_.string()),
+       got ? fmt::format("{} bytes", *got) : std::string("nothing"), printable(o.name),
+       output_bytes(k) * static_cast<uint64_t>(samples), samples == 1 ? "" : fmt::format("{} x ", samples),
+       dtype_name(o.dtype), shape_str(o.shape));
+}
+
+RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_seconds) const {
+  if (timeout_seconds < 1) fail("--timeout {} must be at least 1 second", timeout_seconds);
+  const mlf::Metadata& md = metadata_;
+  const std::string tar = printable(tarball_.string());
+  // The runner's arguments: -r N, in<k>.bin for each input, out<k>.bin for
+  // each output (templates/host/main.c).
+  std::vector<RemoteFile> files;
+  std::vector<std::string> bytes = input_bytes(inputs, "");
+  for (size_t i = 0; i < bytes.size(); ++i) files.push_back({fmt::format("in{}.bin", i), std::move(bytes[i])});
   std::vector<std::string> out_names;
   for (size_t i = 0; i < md.outputs.size(); ++i) out_names.push_back(fmt::format("out{}.bin", i));
 
-  // Output k is numel x dtype bytes; anything else (or nothing) is one line.
-  auto want_bytes = [&](size_t k) {
-    return static_cast<uint64_t>(numel(md.outputs[k].shape)) * dtype_size(md.outputs[k].dtype);
-  };
-  auto wrong_size = [&](size_t k, const uint64_t* got) {
-    const auto& o = md.outputs[k];
-    fail("{}: the model wrote {} of output '{}', not the {} bytes of {} {}", tar,
-         got ? fmt::format("{} bytes", *got) : std::string("nothing"), printable(o.name), want_bytes(k),
-         dtype_name(o.dtype), shape_str(o.shape));
-  };
   RunResult result;
   std::string out;                       // the program's stdout: its timings
   std::map<std::string, std::string> written;  // output file -> bytes
@@ -173,36 +211,55 @@ RunResult HostModel::run(const io::NamedTensors& inputs, int runs, int timeout_s
     result.remote_wall_ns = rr.wall_ns;
     result.remote_cpu_ns = rr.user_ns + rr.sys_ns;
   } else {
-    TempDir work("mlipc-run");
-    std::vector<std::string> argv = emulator_;
-    argv.insert(argv.end(), {exe_.string(), "-r", std::to_string(std::max(runs, 1))});
-    for (const RemoteFile& f : files) {
-      write_file(work.path() / f.name, f.bytes);
-      argv.push_back((work.path() / f.name).string());
-    }
-    for (const std::string& n : out_names) argv.push_back((work.path() / n).string());
-    ProcessResult r = run_program(argv, work.path(), timeout_seconds, tarball_, "model");
-    for (size_t k = 0; k < out_names.size(); ++k) {
-      const fs::path file = work.path() / out_names[k];
-      std::error_code ec;
-      const uint64_t size = fs::file_size(file, ec);
-      if (ec || size != want_bytes(k)) wrong_size(k, ec ? nullptr : &size);
-      written[out_names[k]] = read_file(file);
-    }
-    out = std::move(r.out);
+    out = run_local(files, {"-r", std::to_string(std::max(runs, 1))}, 1, timeout_seconds, written);
   }
   for (size_t i = 0; i < md.outputs.size(); ++i) {
     const auto& out_info = md.outputs[i];
     auto it = written.find(out_names[i]);
-    if (it == written.end()) wrong_size(i, nullptr);
+    if (it == written.end()) wrong_size(i, nullptr, 1);
     const uint64_t size = it->second.size();
-    if (size != want_bytes(i)) wrong_size(i, &size);
-    const std::string& bytes = it->second;
-    result.outputs.emplace_back(out_info.name,
-                                TensorData(out_info.dtype, out_info.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())));
+    if (size != output_bytes(i)) wrong_size(i, &size, 1);
+    const std::string& b = it->second;
+    result.outputs.emplace_back(out_info.name, TensorData(out_info.dtype, out_info.shape, std::vector<uint8_t>(b.begin(), b.end())));
   }
   steps::read_timings(out, result);
   return result;
+}
+
+std::vector<io::NamedTensors> HostModel::run_each(const std::vector<io::NamedTensors>& samples,
+                                                  int timeout_seconds) const {
+  if (timeout_seconds < 1) fail("--timeout {} must be at least 1 second", timeout_seconds);
+  std::vector<io::NamedTensors> outs;
+  if (samples.empty()) return outs;
+  if (remote_) {  // the server runs one job at a time: one per sample
+    for (const io::NamedTensors& s : samples) outs.push_back(run(s, 1, timeout_seconds).outputs);
+    return outs;
+  }
+  const mlf::Metadata& md = metadata_;
+  const int64_t n = static_cast<int64_t>(samples.size());
+  // Each sample checked first, naming it; then each input's samples in one
+  // file, one after another (templates/host/main.c, -b).
+  std::vector<RemoteFile> files;
+  for (size_t i = 0; i < md.inputs.size(); ++i) files.push_back({fmt::format("in{}.bin", i), {}});
+  for (size_t s = 0; s < samples.size(); ++s) {
+    std::vector<std::string> bytes = input_bytes(samples[s], fmt::format(" (sample {})", s));
+    for (size_t i = 0; i < bytes.size(); ++i) files[i].bytes += bytes[i];
+  }
+  // The timeout is each sample's, as for one run at a time.
+  const int64_t total = std::min<int64_t>(static_cast<int64_t>(timeout_seconds) * n, limits::kMaxSeconds);
+  std::map<std::string, std::string> written;
+  (void)run_local(files, {"-b", std::to_string(n)}, n, static_cast<int>(total), written);
+  outs.resize(samples.size());
+  for (size_t k = 0; k < md.outputs.size(); ++k) {
+    const std::string& all = written.at(fmt::format("out{}.bin", k));
+    const size_t per = static_cast<size_t>(output_bytes(k));
+    for (size_t s = 0; s < samples.size(); ++s) {
+      const auto* p = reinterpret_cast<const uint8_t*>(all.data()) + s * per;
+      outs[s].emplace_back(md.outputs[k].name,
+                           TensorData(md.outputs[k].dtype, md.outputs[k].shape, std::vector<uint8_t>(p, p + per)));
+    }
+  }
+  return outs;
 }
 
 }  // namespace mlipc::host

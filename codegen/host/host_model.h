@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,8 +98,20 @@ class HostModel {
   // the first run, total_ns the median.
   // The model process is killed after `timeout_seconds`.
   RunResult run(const io::NamedTensors& inputs, int runs = 1, int timeout_seconds = limits::kDefaultRunSeconds) const;
+  // Runs each set of inputs once and returns each one's outputs: a local
+  // program runs them all in one process (a remote one, one job each). Each
+  // set is checked as run() checks it, errors naming it ("sample 3");
+  // `timeout_seconds` is each sample's.
+  std::vector<io::NamedTensors> run_each(const std::vector<io::NamedTensors>& samples,
+                                         int timeout_seconds = limits::kDefaultRunSeconds) const;
 
  private:
+  std::vector<std::string> input_bytes(const io::NamedTensors& inputs, const std::string& which) const;
+  std::string run_local(const std::vector<RemoteFile>& files, const std::vector<std::string>& argv_extra,
+                        int64_t samples, int timeout_seconds, std::map<std::string, std::string>& written) const;
+  uint64_t output_bytes(size_t k) const;
+  [[noreturn]] void wrong_size(size_t k, const uint64_t* got, int64_t samples) const;
+
   mlf::Metadata metadata_;
   std::filesystem::path tarball_;  // as the user named it, for messages
   std::filesystem::path dir_;

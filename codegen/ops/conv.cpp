@@ -82,7 +82,8 @@ void infer_Conv(InferContext& ctx) {
 
 // The summation order of templates/kernels/conv.c (which sums tap by tap): for each
 // output, sum over input channels of the group, then kd, kh, kw; padding
-// taps are skipped; then the bias, the residual, the activation.
+// taps are skipped (ops/window.h, conv_sums); then the bias, the residual,
+// the activation.
 void eval_Conv(EvalContext& ctx) {
   if (has_fused_pool(ctx.attrs())) {
     // The convolution, then MaxPool's own reference on it.
@@ -108,34 +109,18 @@ void eval_Conv(EvalContext& ctx) {
   const Activation act = activation_of(ctx.attrs());
   const int64_t group = ctx.attrs().get_int("group", 1);
   const int64_t n_batch = xt.shape()[0], c = xt.shape()[1], m = wt.shape()[0];
-  const int64_t icg = c / group, ocg = m / group;
-  const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
+  const int64_t icg = c / group, ksize = kernel_size(g);
   const float* x = xt.data<float>();
   const float* w = wt.data<float>();
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   const float* res = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
-  const TapTable taps = inside_taps(g);
-
-  for (int64_t n = 0; n < n_batch; ++n)
-    for (int64_t oc = 0; oc < m; ++oc) {
-      const float* xg = x + (n * c + (oc / ocg) * icg) * isize;
-      const float* wm = w + oc * icg * ksize;
-      float* ym = y + (n * m + oc) * osize;
-      for (int64_t o = 0; o < osize; ++o) {
-        const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
-        const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
-        float sum = 0.0f;
-        for (int64_t ic = 0; ic < icg; ++ic) {
-          const float* xc = xg + ic * isize;
-          const float* wc = wm + ic * ksize;
-          for (size_t t = t0; t < t1; ++t) sum += xc[taps.x[t]] * wc[taps.k[t]];
-        }
-        float v = b ? sum + b[oc] : sum;
-        if (res) v += res[(n * m + oc) * osize + o];
-        ym[o] = act.apply(v);
-      }
-    }
+  conv_sums<float>(g, n_batch, c, m, group, x, [&](int64_t oc, int64_t ic, int64_t k) { return w[(oc * icg + ic) * ksize + k]; },
+                   [&](int64_t k, int64_t oc, float sum) {
+                     float v = b ? sum + b[oc] : sum;
+                     if (res) v += res[k];
+                     y[k] = act.apply(v);
+                   });
 }
 
 // Each output element sums its output channel's weights: [M, C/group, k...]

@@ -72,29 +72,16 @@ void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, in
               const std::vector<int32_t>& zw, F&& store) {
   const Geometry3 g = to_3d(int_conv_geometry(attrs, xt.shape(), wt.shape()));
   const int64_t group = attrs.get_int("group", 1);
-  const int64_t n_batch = xt.shape()[0], c = xt.shape()[1], m = wt.shape()[0];
-  const int64_t icg = c / group, ocg = m / group;
-  const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
-  const std::vector<int32_t> x = int32_values(xt), w = int32_values(wt);
-  const TapTable taps = inside_taps(g);
-  for (int64_t n = 0; n < n_batch; ++n)
-    for (int64_t oc = 0; oc < m; ++oc) {
-      const int32_t* xg = x.data() + (n * c + (oc / ocg) * icg) * isize;
-      const int32_t* wm = w.data() + oc * icg * ksize;
-      const int32_t zwm = zw.size() > 1 ? zw[static_cast<size_t>(oc)] : zw[0];
-      const int64_t ybase = (n * m + oc) * osize;
-      for (int64_t o = 0; o < osize; ++o) {
-        const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
-        const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
-        Acc acc = 0;
-        for (int64_t ic = 0; ic < icg; ++ic) {
-          const int32_t* xc = xg + ic * isize;
-          const int32_t* wc = wm + ic * ksize;
-          for (size_t t = t0; t < t1; ++t) acc += static_cast<Acc>(xc[taps.x[t]] - zx) * (wc[taps.k[t]] - zwm);
-        }
-        store(ybase + o, oc, acc);
-      }
-    }
+  const int64_t c = xt.shape()[1], m = wt.shape()[0];
+  const int64_t icg = c / group, ksize = kernel_size(g);
+  std::vector<int32_t> x = int32_values(xt);
+  for (int32_t& v : x) v -= zx;
+  const std::vector<int32_t> w = int32_values(wt);
+  conv_sums<Acc>(g, xt.shape()[0], c, m, group, x.data(),
+                 [&](int64_t oc, int64_t ic, int64_t k) {
+                   return w[static_cast<size_t>((oc * icg + ic) * ksize + k)] - (zw.size() > 1 ? zw[static_cast<size_t>(oc)] : zw[0]);
+                 },
+                 store);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 // ops/conv_transpose.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -96,6 +97,57 @@ inline TapTable inside_taps(const Geometry3& g) {
   });
   t.start.push_back(static_cast<int64_t>(t.x.size()));
   return t;
+}
+
+
+// The convolution sums of Conv, ConvInteger and QLinearConv:
+//   sum(n, oc, o) = sum over ic of the group, then over o's taps in TapTable
+//   order, of x[n, ic, tap.x] * w_at(oc, ic, tap.k)
+// in Acc, then store(flat output index, oc, sum). Each output's terms are
+// added in that order, as templates/kernels/conv.c adds them; the outputs of
+// kConvBlock channels run side by side on weights transposed to
+// [ic][k][oc] (independent sums, so each gets the bits it gets alone: a
+// dependent chain of adds per output was most of PTQ's calibration time).
+// `x` holds the input terms (less the zero point for the integer forms).
+inline constexpr int64_t kConvBlock = 8;
+
+template <class Acc, class X, class WAt, class Store>
+void conv_sums(const Geometry3& g, int64_t n_batch, int64_t c, int64_t m, int64_t group, const X* x, WAt&& w_at,
+               Store&& store) {
+  const int64_t icg = c / group, ocg = m / group;
+  const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
+  const int64_t ocp = (ocg + kConvBlock - 1) / kConvBlock * kConvBlock;
+  const TapTable taps = inside_taps(g);
+  std::vector<X> wt(static_cast<size_t>(icg * ksize * ocp));
+  for (int64_t grp = 0; grp < group; ++grp) {
+    for (int64_t j = 0; j < ocg; ++j)
+      for (int64_t ic = 0; ic < icg; ++ic)
+        for (int64_t k = 0; k < ksize; ++k) wt[static_cast<size_t>((ic * ksize + k) * ocp + j)] = w_at(grp * ocg + j, ic, k);
+    for (int64_t n = 0; n < n_batch; ++n) {
+      const X* xg = x + (n * c + grp * icg) * isize;
+      for (int64_t oc0 = 0; oc0 < ocg; oc0 += kConvBlock) {
+        const int64_t nb = std::min(kConvBlock, ocg - oc0);
+        for (int64_t o = 0; o < osize; ++o) {
+          const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
+          const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
+          Acc sum[kConvBlock] = {};
+          for (int64_t ic = 0; ic < icg; ++ic) {
+            const X* xc = xg + ic * isize;
+            const X* wc = wt.data() + ic * ksize * ocp + oc0;
+            for (size_t t = t0; t < t1; ++t) {
+              const Acc xv = static_cast<Acc>(xc[taps.x[t]]);
+              const X* wk = wc + taps.k[t] * ocp;
+              for (int64_t j = 0; j < kConvBlock; ++j) sum[j] += xv * static_cast<Acc>(wk[j]);
+            }
+          }
+          for (int64_t j = 0; j < nb; ++j) {
+            const int64_t oc = grp * ocg + oc0 + j;
+            store((n * m + oc) * osize + o, oc, sum[j]);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace mlipc::ops

@@ -193,8 +193,10 @@ class Module:
 
     def run_many(self, batches: Sequence[Inputs], *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS,
                  remote: Optional[str] = None, token_file: Optional[PathLike] = None) -> List[Dict[str, np.ndarray]]:
-        """Runs each set of inputs; the build is made once. A pipeline (pes=N)
-        streams them all through one run. ``remote`` and ``token_file`` as for :meth:`run`."""
+        """Runs each set of inputs; the build is made once, and the sets run
+        in one process (on a server: one job each). A pipeline (pes=N)
+        streams them all through one run. ``timeout`` is each set's;
+        ``remote`` and ``token_file`` as for :meth:`run`."""
         named = [self._named(b) for b in batches]
         if self._mesh and remote:
             raise RunError(f"{self.name}: a pipeline runs here only (mlipc run --remote takes no mesh tarball)")
@@ -203,7 +205,13 @@ class Module:
             stacked = {k: np.stack([np.asarray(b[k]) for b in named]) for k in keys}
             out = self._run_mesh(stacked, timeout)
             return [{k: v[i] for k, v in out.items()} for i in range(len(named))]
-        return [self._execute(b, timeout, remote, token_file) for b in named]
+        if self._mesh:
+            return []
+        try:
+            outs = self._host(remote, token_file).run_each([_arrays(b) for b in named], timeout)
+        except _mlipc.Failure as e:
+            _raise(RunError, e)
+        return [_numpy(o) for o in outs]
 
     def profile(self, inputs: Inputs, *, timeout: int = _mlipc.DEFAULT_RUN_SECONDS) -> List[ProfileRow]:
         """Runs once and returns ``mlipc run --profile``'s rows."""

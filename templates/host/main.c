@@ -7,8 +7,10 @@
  *   mlipc-layer <k> <ns>         one run, layer k
  *   mlipc-mlip-layer <r> <k> <cycles> <ns> <runs>   MLIP region r, its layer k, summed over runs
  *   mlipc-mlip-region <r> <cycles> <ns> <runs>      MLIP region r as a whole, summed over runs
- * Usage: host [-r RUNS] <input files...> <output files...> (model order).
- * Layer times are those of the first run.
+ * Usage: host [-r RUNS] [-b SAMPLES] <input files...> <output files...>
+ * (model order). With -b, each file holds SAMPLES samples one after another
+ * and each runs in turn (RUNS times each): one process for many samples
+ * (the Python module's run_many). Layer times are those of the first run.
  * Unlike the runtime, this program may use stdio and malloc: it is the
  * host's test harness, not part of the firmware. */
 #define _POSIX_C_SOURCE 199309L
@@ -93,10 +95,12 @@ int main(int argc, char** argv) {
   mlip_status s;
   uint64_t t0, t1;
   int32_t k;
-  long runs = 1, r;
-  if (argc > 2 && strcmp(argv[1], "-r") == 0) {
-    runs = strtol(argv[2], NULL, 10);
-    if (runs < 1) runs = 1;
+  long runs = 1, batch = 1, r, b;
+  while (argc > 2 && (strcmp(argv[1], "-r") == 0 || strcmp(argv[1], "-b") == 0)) {
+    long v = strtol(argv[2], NULL, 10);
+    if (v < 1) v = 1;
+    if (argv[1][1] == 'r') runs = v;
+    else batch = v;
     argv += 2;
     argc -= 2;
   }
@@ -111,7 +115,12 @@ int main(int argc, char** argv) {
   if (!tensors || !shapes || !data) return 3;
   for (k = 0; k < n; ++k) {
     const mlip_tensor_desc* d = k < m->num_inputs ? &m->inputs[k] : &m->outputs[k - m->num_inputs];
-    data[k] = k < m->num_inputs ? read_all(argv[1 + k], d->size_bytes) : calloc(d->size_bytes ? d->size_bytes : 1, 1);
+    if (d->size_bytes && (size_t)batch > (size_t)-1 / d->size_bytes) {
+      fprintf(stderr, "-b %ld: %ld samples of %s do not fit in memory\n", batch, batch, d->name);
+      return 3;
+    }
+    data[k] = k < m->num_inputs ? read_all(argv[1 + k], d->size_bytes * (size_t)batch)
+                                : calloc(d->size_bytes ? d->size_bytes * (size_t)batch : 1, 1);
     if (!data[k]) return 3;
     if (d->ndim > 32) {
       fprintf(stderr, "tensor %s has more than 32 dimensions\n", d->name);
@@ -119,22 +128,29 @@ int main(int argc, char** argv) {
     }
     fill(&tensors[k], d, data[k], shapes + (size_t)k * 32);
   }
-  for (r = 0; r < runs; ++r) {
-    t0 = mlip_platform_time_ns();
-    s = mlip_model_run_checked_ex(m, tensors, m->num_inputs, tensors + m->num_inputs, m->num_outputs, &err);
-    t1 = mlip_platform_time_ns();
-    if (s != MLIP_OK) {
-      fprintf(stderr, "mlipc-error %d %s (%s %d, axis %d)\n", (int)s, mlip_status_str(s),
-              err.is_output ? "output" : "input", (int)err.index, (int)err.axis);
-      return 4;
+  for (b = 0; b < batch; ++b) {
+    for (k = 0; k < n; ++k) {
+      const mlip_tensor_desc* d = k < m->num_inputs ? &m->inputs[k] : &m->outputs[k - m->num_inputs];
+      tensors[k].data = (char*)data[k] + (size_t)b * d->size_bytes;
     }
-    printf("mlipc-total-ns %llu\n", (unsigned long long)(t1 - t0));
-    recording = 0;
+    for (r = 0; r < runs; ++r) {
+      t0 = mlip_platform_time_ns();
+      s = mlip_model_run_checked_ex(m, tensors, m->num_inputs, tensors + m->num_inputs, m->num_outputs, &err);
+      t1 = mlip_platform_time_ns();
+      if (s != MLIP_OK) {
+        fprintf(stderr, "mlipc-error %d %s (%s %d, axis %d)\n", (int)s, mlip_status_str(s),
+                err.is_output ? "output" : "input", (int)err.index, (int)err.axis);
+        return 4;
+      }
+      printf("mlipc-total-ns %llu\n", (unsigned long long)(t1 - t0));
+      recording = 0;
+    }
   }
   for (k = 0; k < m->num_outputs; ++k) {
     const mlip_tensor_desc* d = &m->outputs[k];
+    const size_t bytes = d->size_bytes * (size_t)batch;
     FILE* f = fopen(argv[1 + m->num_inputs + k], "wb");
-    if (!f || fwrite(data[m->num_inputs + k], 1, d->size_bytes, f) != d->size_bytes || fclose(f) != 0) {
+    if (!f || fwrite(data[m->num_inputs + k], 1, bytes, f) != bytes || fclose(f) != 0) {
       fprintf(stderr, "cannot write %s\n", argv[1 + m->num_inputs + k]);
       return 3;
     }

@@ -366,8 +366,8 @@ TEST_F(Robust, NamesThatAreNotUtf8AreRefused) {
 
 TEST_F(Robust, DamagedMetadataJsonGivesOneLineAndNoPartialOutput) {
   fs::path tar = compile(digits(), "mrvl, c", "good.tar");
-  // A string where a number belongs, deep in the mlip section: read only
-  // when the report is rendered.
+  // A string where a number belongs, deep in the mlip section, which only
+  // --profile and the report read: refused before the model is built.
   fs::path bad = edited(tar, "bad.tar", [](mlf::FileMap& f) {
     std::string& md = f["metadata.json"];
     const std::string key = "\"macs\": ";

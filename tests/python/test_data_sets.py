@@ -32,14 +32,35 @@ def test_run_many_scores_the_397_test_images_as_the_e2e_test(test397):
     assert correct(m, images, labels) == FP32_CORRECT
 
 
+def test_run_many_gives_each_run_bits_and_names_a_bad_sample(test397):
+    images, _ = test397
+    for target in ("c", "mrvl, c"):
+        m = mlipc.compile(DIGITS, target=target)
+        batch = [{"Input3": images[i : i + 1]} for i in range(5)]
+        many = m.run_many(batch)
+        assert len(many) == 5
+        for b, o in zip(batch, many):
+            want = m.run(b)
+            assert list(o) == list(want) and all(o[k].tobytes() == want[k].tobytes() for k in want), target
+        assert m.run_many([]) == []
+        bad = batch[:2] + [{"Input3": images[:2]}] + batch[3:]
+        with pytest.raises(mlipc.RunError, match="sample 2") as e:
+            m.run_many(bad)
+        assert "Input3" in str(e.value)
+
+
 def test_quantize_with_a_calibration_dict(tmp_path):
-    path = DATA / "ptq" / "digits_calib200.npz"
-    calib = np.load(path)["Input3"]
+    # 40 of the 200 calibration images: what is compared here is the three
+    # ways of passing them, and each calibration costs its samples' runs
+    # (tests/e2e/ptq_test.cpp scores the 200).
+    calib = np.load(DATA / "ptq" / "digits_calib200.npz")["Input3"][:40]
+    path = tmp_path / "calib40.npz"
+    np.savez(path, Input3=calib)
     m = mlipc.compile(DIGITS, target="c", quantize="int8", calibration={"Input3": calib})
     q = m.inspect()["quantization"]
-    assert q["samples"] == 200 and all(l["precision"] == "int8" for l in q["layers"])
+    assert q["samples"] == 40 and all(l["precision"] == "int8" for l in q["layers"])
     # The arrays in memory and a list of samples are the .npz file: the same
-    # tarball (tests/e2e/ptq_test.cpp scores its accuracy).
+    # tarball.
     from_file = mlipc.compile(DIGITS, target="c", quantize="int8", calibration=path)
     from_list = mlipc.compile(DIGITS, target="c", quantize="int8", calibration={"Input3": list(calib)})
     tars = []
