@@ -104,7 +104,11 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   const SupportLimits limits = limits_for(t, o, q8_node);
   if (o.quantize == "int8" && !q8_node && !o.fp16_float_layers)
     return fmt::format("{} on float tensors: -quantize=int8 runs only int8 layers", n.op);
-  if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n)) return fmt::format("{} has no int8 MLIP layer", n.op);
+  // A Transpose, Squeeze or Unsqueeze moves bytes (PERMUTE or a view, their
+  // rules below: int8 tensors as they are).
+  if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n) && n.op != "Transpose" &&
+      op_traits(n.op).view == View::None)
+    return fmt::format("{} has no int8 MLIP layer", n.op);
   // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
   if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
     return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's int8 layers read 8-bit weights only", n.op);

@@ -195,6 +195,9 @@ void lower_concat_rows(LowerContext& ctx, const Node& n);
 // MATMUL (layers/matmul.cpp): a MatMul FC does not take (3-D and more, or B
 // computed).
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+// int8 MATMUL (layers/matmul.cpp): "" or why a QLinearMatMul of two computed
+// operands cannot run; lower_matmul lowers it too.
+std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 void lower_matmul(LowerContext& ctx, const Node& n);
 // An Add of a constant per column after a MATMUL layer that only it reads:
 // the bias becomes the layer's, the Add's output the layer's (true).
