@@ -43,7 +43,7 @@
   X(TABLE, table, 16, table, Q8)                           \
   X(MATMUL, matmul, 17, matmul, BOTH)                      \
   X(PERMUTE, permute, 18, permute, NONE)                   \
-  X(SOFTMAX, softmax, 19, softmax, F16)                    \
+  X(SOFTMAX, softmax, 19, softmax, BOTH)                   \
   X(NORM, norm, 20, norm, F16)                             \
   X(REDUCE, reduce, 21, reduce, F16)                       \
   X(RNN, rnn, 22, rnn, F16)
@@ -407,13 +407,21 @@
 #define MLIP_PERMUTE_RANK 6
 
 /* SOFTMAX: each of `rows` rows of `len` halves, y = e^(x - max) / sum, or
- * with log, (x - max) - log(sum) (docs/mlip-spec.md). In place allowed. */
+ * with log, (x - max) - log(sum) (docs/mlip-spec.md). In place allowed.
+ * 8-bit (a DequantizeLinear, Softmax, QuantizeLinear of the CPU's int8
+ * build): x = (q - x_zp) * x_scale in fp32, the same max, exponentials and
+ * sum, y = e / sum, then QuantizeLinear's round(y / y_scale) + y_zp,
+ * saturated to the type; log 0. */
 #define MLIP_FIELDS_softmax(W, A, x)                                              \
   W(x, in, 0, uint32_t, ANY, OCM, "input [rows][len]")                            \
   W(x, out, 1, uint32_t, ANY, OCM, "output [rows][len]")                          \
   W(x, rows, 2, uint32_t, ANY, NZ, "rows")                                        \
   W(x, len, 3, uint32_t, ANY, NZ, "elements per row (the axis)")                  \
-  W(x, log, 4, uint32_t, ANY, BOOL, "1: LogSoftmax")
+  W(x, log, 4, uint32_t, ANY, BOOL, "1: LogSoftmax")                              \
+  W(x, x_scale, 5, float, Q8, F32, "the input's scale")                           \
+  W(x, x_zp, 6, int32_t, Q8, ZP, "the input's zero point")                        \
+  W(x, y_scale, 7, float, Q8, F32, "the output's scale")                          \
+  W(x, y_zp, 8, int32_t, Q8, ZP, "the output's zero point")
 
 /* NORM: each of `rows` rows of `len` halves normalized, y = (x - mean) /
  * sqrt(var + eps) * gamma[i] + beta[i] (LayerNormalization over the last

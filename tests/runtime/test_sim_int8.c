@@ -1,4 +1,4 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, MAXPOOL, AVGPOOL, the global pools,
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, SOFTMAX, MAXPOOL, AVGPOOL, the global pools,
    ADD, ELTWISE MUL, TABLE and RESIZE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
@@ -378,6 +378,83 @@ static void test_validate_matmul(void** state) {
   assert_int_equal(validate(), MLIP_OK);
   c->u.matmul.k = 33026;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
+/* An int8 SOFTMAX of `rows` rows of `len` at 0, in place. */
+static mlip_decoded_cmd* softmax8(uint32_t dt, uint32_t rows, uint32_t len) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_SOFTMAX, 0, layer0);
+  c->u.softmax.in = 0;
+  c->u.softmax.out = 0;
+  c->u.softmax.rows = rows;
+  c->u.softmax.len = len;
+  c->u.softmax.x_scale = 1.0f;
+  c->u.softmax.y_scale = 1.0f / 256.0f;
+  c->u.softmax.y_zp = dt == MLIP_DT_INT8 ? -128 : 0;
+  c->u.softmax.dtype = dt;
+  return c;
+}
+
+/* Row 0: four equal values (any zero point): each exp(0) = 1, sum 4, 0.25
+   / (1/256) = 64, plus -128: -64. Row 1: 127 and three -128 at scale 1:
+   exp(0) = 1 and exp(-255) = 0 in fp32 (underflow), so 1 -> 256 - 128 =
+   128, saturated to 127, and 0 -> -128. Row 2: one element: 1 -> 127.
+   Row 3: 3 and 1 less x_zp 1 at scale 0.5: 1 and 0, exp(0) = 1 and exp(-1),
+   0.7310586 and 0.2689414 of 256: 187.15 -> 187, 68.85 -> 69, less 128.
+   uint8 (y_zp 0): row 0 gives 64, row 1 saturates at 255. Validation: an
+   8-bit LogSoftmax and a scale that is not positive are refused. */
+static void test_softmax(void** state) {
+  static const int32_t row0[4] = {-5, -5, -5, -5}, row1[4] = {127, -128, -128, -128};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_SOFTMAX);
+  for (i = 0; i < 4; ++i) {
+    set8(i, row0[i]);
+    set8(4 + i, row1[i]);
+  }
+  c = softmax8(MLIP_DT_INT8, 2, 4);
+  c->u.softmax.x_zp = 7;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(get_i8(i), -64);
+  assert_int_equal(get_i8(4), 127);
+  for (i = 1; i < 4; ++i) assert_int_equal(get_i8(4 + i), -128);
+  fresh(MLIP_LAYER_SOFTMAX);
+  set8(0, 42);
+  softmax8(MLIP_DT_INT8, 1, 1);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 127);
+  fresh(MLIP_LAYER_SOFTMAX);
+  set8(0, 3);
+  set8(1, 1);
+  c = softmax8(MLIP_DT_INT8, 1, 2);
+  c->u.softmax.x_scale = 0.5f;
+  c->u.softmax.x_zp = 1;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 187 - 128);
+  assert_int_equal(get_i8(1), 69 - 128);
+  fresh(MLIP_LAYER_SOFTMAX);
+  for (i = 0; i < 4; ++i) {
+    ocm[i] = 200;
+    ocm[4 + i] = i == 0 ? 255 : 0;
+  }
+  c = softmax8(MLIP_DT_UINT8, 2, 4);
+  c->u.softmax.x_zp = 128;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(ocm[i], 64);
+  assert_int_equal(ocm[4], 255);
+  assert_int_equal(ocm[5], 0);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4)->u.softmax.log = 1;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4)->u.softmax.y_scale = 0.0f;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4)->u.softmax.x_zp = 128;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4);
+  assert_int_equal(validate(), MLIP_OK);
 }
 
 /* A damaged record (multiplier below 2^30, or shift 31) is refused when the
@@ -1029,6 +1106,7 @@ int main(void) {
     cmocka_unit_test(test_matmul),
     cmocka_unit_test(test_matmul_uint8),
     cmocka_unit_test(test_validate_matmul),
+    cmocka_unit_test(test_softmax),
     cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_avgpool),
     cmocka_unit_test(test_validate_avgpool),
