@@ -513,5 +513,32 @@ TEST(MlipSupport, Int8MatmulOfTwoComputedOperandsReasons) {
   }
 }
 
+// int8 SOFTMAX: a DequantizeLinear, Softmax, QuantizeLinear chain on the
+// last axis is chosen whole (its DequantizeLinear and QuantizeLinear too);
+// along another axis the Softmax says why it stays on the CPU.
+TEST(MlipSupport, Int8SoftmaxChainIsChosenWhole) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (int64_t axis : {-1, 1}) {
+    SCOPED_TRACE(axis);
+    OnnxBuilder b(13);
+    b.input("x", DType::Int8, {1, 4, 6});
+    b.initializer("xs", TensorData::from<float>({}, {0.05f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {2}));
+    b.initializer("ys", TensorData::from<float>({}, {1.0f / 256}));
+    b.initializer("yz", TensorData::from<int8_t>({}, {-128}));
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xd"}, {}, "dq");
+    b.node("Softmax", {"xd"}, {"p"}, {{"axis", axis}}, "softmax");
+    b.node("QuantizeLinear", {"p", "ys", "yz"}, {"y"}, {}, "q");
+    b.output("y");
+    if (axis == -1) {
+      for (const char* name : {"dq", "softmax", "q"}) EXPECT_EQ(reason(b, name, o), "") << name;
+    } else {
+      EXPECT_THAT(reason(b, "softmax", o), HasSubstr("only along the last axis"));
+      EXPECT_THAT(reason(b, "dq", o), HasSubstr("DequantizeLinear has no int8 MLIP layer"));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mlipc::unit_mlip_support
