@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "mlip/border_fold.h"
 #include "mlip/cycles.h"
 #include "mlip/encoder.h"
 #include "mlip/json.h"
@@ -120,6 +121,8 @@ std::shared_ptr<CompiledRegion> compile_region(const Graph& body, const std::str
   for (int i = 0; i < static_cast<int>(r.layers.size()); ++i) plans.push_back(plan_layer(ctx, i));
   // 4. Weights pinned in the rest of the OCM (wb_pin_ocm=1), what fits.
   Pinning pin = pin_weights(ctx, plans, opt.wb_pin_ocm, pinned_ocm_bytes(t, opt));
+  // 4a. An int8 output's transposition to NCHW folded into its writer's passes.
+  fold_border_transposes(ctx, plans);
   // 5. The OCM of a tile: working area, then the pinned range.
   const OcmLayout ocm = lay_out_ocm(t, plans, pin, name);
   for (LayerPlan& p : plans) place_pinned(p.commands, ocm.pinned_base);

@@ -284,14 +284,19 @@ bool LowerContext::border_in_place(int border) const {
   return t.h * t.w == 1 || t.rowmajor;
 }
 
-// A 4-D float input that only data movement reads (a recurrent layer's Y
-// [T, D, B, H] cut at a stage border of the mesh, say): its readers take any
+// A 4-D float or 8-bit input that only data movement reads (a recurrent
+// layer's Y [T, D, B, H] cut at a stage border of the mesh, say; the heads
+// [B, H, T, D] of a quantized transformer's attention): its readers take any
 // layout, so it stays in the CPU's (row-major) order rather than being
-// transposed to NHWC on the way in.
+// transposed to NHWC on the way in. An int8 MATMUL (a QLinearMatMul of two
+// computed operands) reads row-major bytes too.
 bool LowerContext::moved_only(ValueId v) const {
-  if (g_.value(v).shape.size() != 4 || g_.value(v).dtype != DType::Float32 || consumers_[v].empty()) return false;
+  const Value& val = g_.value(v);
+  if (val.shape.size() != 4 || (val.dtype != DType::Float32 && !is_q8_type(val.dtype)) || consumers_[v].empty())
+    return false;
   return std::all_of(consumers_[v].begin(), consumers_[v].end(), [&](int c) {
     const Node& n = g_.nodes[static_cast<size_t>(c)];
+    if (n.op == "QLinearMatMul" && is_q8_type(val.dtype) && !g_.value(n.inputs[3]).is_constant()) return true;
     return op_traits(n.op).rearranges && n.inputs[0] == v && !dense_view(n) &&
            !layers::shuffle_at(g_, consumers_, producers_, c);
   });
@@ -319,11 +324,12 @@ void LowerContext::convert_in(int index, ValueId v) {
 
 void LowerContext::convert_out(int index, ValueId v) {
   const Value& val = g_.value(v);
-  // A row-major float tensor is in the CPU's order already (a 4-D one too:
-  // ONNX order is NCHW), so it is not relaid out to NHWC only to be
-  // transposed back at the border.
+  // A row-major tensor is in the CPU's order already (a 4-D one too: ONNX
+  // order is NCHW), so it is not relaid out to NHWC only to be transposed
+  // back at the border (an int8 one too: an int8 MATMUL's or PERMUTE's
+  // output).
   const RTensor& as_is = tensor(tensor_as_is(v));
-  const bool rowmajor = as_is.rowmajor && !as_is.q8();
+  const bool rowmajor = as_is.rowmajor;
   const int src = rowmajor ? tensor_as_is(v) : tensor_of(v);
   int to = border_tensor(val, RTensor::Output, index, mlip::is_nhwc3(tensor(src)), rowmajor);
   r_.outputs.push_back(to);
@@ -353,6 +359,7 @@ void LowerContext::convert_out(int index, ValueId v) {
 
 void LowerContext::lower_node(const Node& n) {
   if (layers::folded_guard(g_, consumers_, producers_, index_of(n))) return;  // read by its Div (ELTWISE)
+  if (layers::q8_softmax_member(g_, consumers_, producers_, index_of(n))) return;  // its Softmax lowers the chain
   if (auto it = norm_of_.find(index_of(n)); it != norm_of_.end()) {  // a decomposed LayerNormalization
     if (it->second.last == index_of(n)) layers::lower_norm_pattern(*this, it->second);  // the others make none
     return;

@@ -112,7 +112,11 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
       if (std::string r = layers::border_reason(g.value(v), limits.work_bytes); !r.empty()) return r;
     return layers::clamp16_reason(g, n, limits);
   }
-  if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n)) return fmt::format("{} has no int8 MLIP layer", n.op);
+  // A Transpose, Squeeze or Unsqueeze moves bytes (PERMUTE or a view, their
+  // rules below: int8 tensors as they are).
+  if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n) && n.op != "Transpose" &&
+      op_traits(n.op).view == View::None)
+    return fmt::format("{} has no int8 MLIP layer", n.op);
   // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
   if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
     return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's int8 layers read 8-bit weights only", n.op);
@@ -248,6 +252,25 @@ Selection select_nodes(const Graph& g, const Options& o) {
       s.layer[static_cast<size_t>(k)] = true;
     }
   }
+  // int8: a DequantizeLinear, Softmax, QuantizeLinear chain (the Softmax of
+  // the CPU's int8 build, float between its QDQ pairs) is one 8-bit SOFTMAX
+  // layer: its three nodes chosen together (layers/softmax.cpp).
+  if (o.quantize == "int8" && !o.fp16_float_layers)
+    for (size_t i = 0; i < n; ++i) {
+      const std::optional<layers::Q8Softmax> p = layers::q8_softmax_at(g, consumers, producers, static_cast<int>(i));
+      if (!p) continue;
+      std::string why = empty_tensor_reason(g, g.nodes[i]);
+      if (why.empty()) why = layers::q8_softmax_reason(g, *p, limits_for(target, o, true));
+      if (!why.empty()) {
+        s.reason[i] = why;
+        continue;
+      }
+      for (int k : {p->dq, p->softmax, p->q}) {
+        s.reason[static_cast<size_t>(k)] = "";
+        s.chosen[static_cast<size_t>(k)] = true;
+        s.layer[static_cast<size_t>(k)] = true;
+      }
+    }
   // Flatten/Reshape from NCHW to [N, C*H*W] feeding dense layers: absorbed by
   // reordering the dense weights into the NHWC order of the flattened tensor.
   for (size_t i = 0; i < n; ++i) {

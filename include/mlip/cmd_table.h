@@ -41,9 +41,9 @@
   X(ELTWISE, eltwise, 14, eltwise, WIDE)                   \
   X(RESIZE, resize, 15, resize, BOTH)                      \
   X(TABLE, table, 16, table, Q8)                           \
-  X(MATMUL, matmul, 17, matmul, F16)                       \
+  X(MATMUL, matmul, 17, matmul, BOTH)                      \
   X(PERMUTE, permute, 18, permute, NONE)                   \
-  X(SOFTMAX, softmax, 19, softmax, F16)                    \
+  X(SOFTMAX, softmax, 19, softmax, BOTH)                   \
   X(NORM, norm, 20, norm, F16)                             \
   X(REDUCE, reduce, 21, reduce, F16)                       \
   X(RNN, rnn, 22, rnn, F16)
@@ -351,11 +351,15 @@
 /* MATMUL: out[t][i][j] = act(alpha * sum_k a[t][i][k] * b[t][k][j] + bias[j])
  * for t < batch, i < m, j < n, the sum over k in order (fp32); b is
  * [batch][k][n], or [batch][n][k] when trans_b, and one matrix for every t
- * when b_shared (constant weights: PIN). fp16 only. */
+ * when b_shared (constant weights: PIN). 8-bit (QLinearMatMul of two
+ * computed operands, attention's Q.K^T and .V): the int32 sum of
+ * (a - a_zp) * (b - b_zp) (k at most MLIP_INT8_MAX_TAPS) plus record j's
+ * bias, requantized by record j (one per column at bias, as FC's), plus
+ * y_zp, clamped; no alpha, no activation. */
 #define MLIP_FIELDS_matmul(W, A, x)                                                                  \
   W(x, a, 0, uint32_t, ANY, OCM, "A [batch][m][k]")                                                  \
   W(x, b, 1, uint32_t, ANY, PIN, "B [batch or 1][k][n], or [n][k] when trans_b")                     \
-  W(x, bias, 2, uint32_t, ANY, PIN_OPT, "bias [n] fp32, or MLIP_NO_OFFSET")                           \
+  W(x, bias, 2, uint32_t, ANY, PIN_OPT, "bias [n] fp32, or MLIP_NO_OFFSET; 8-bit: the requantization records") \
   W(x, out, 3, uint32_t, ANY, OCM, "output [batch][m][n]")                                           \
   W(x, batch, 4, uint32_t, ANY, NZ, "matrix products")                                               \
   W(x, m, 5, uint32_t, ANY, NZ, "rows of A and of the output")                                       \
@@ -363,10 +367,16 @@
   W(x, n, 7, uint32_t, ANY, NZ, "columns of B and of the output")                                    \
   W(x, b_shared, 8, uint32_t, ANY, BOOL, "1: one B for every product (constant weights)")           \
   W(x, trans_b, 9, uint32_t, ANY, BOOL, "1: B is stored [n][k]")                                     \
-  W(x, alpha, 10, float, ANY, F32, "scale of the sum, before the bias")                             \
+  W(x, alpha, 10, float, F16, F32, "scale of the sum, before the bias")                             \
   W(x, act, 11, uint32_t, ANY, ACT, "fused activation")                                             \
-  W(x, act_lo, 12, float, ANY, F32, "activation parameter lo")                                       \
-  W(x, act_hi, 13, float, ANY, F32, "activation parameter hi")
+  W(x, act_lo, 12, float, F16, F32, "activation parameter lo")                                       \
+  W(x, act_hi, 13, float, F16, F32, "activation parameter hi")                                       \
+  A(x, clamp_lo, 12, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                \
+  A(x, clamp_hi, 13, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                               \
+  W(x, a_zp, 14, int32_t, Q8, ZP, "A's zero point")                                                  \
+  W(x, b_zp, 15, int32_t, Q8, ZP, "B's zero point")                                                  \
+  W(x, y_zp, 16, int32_t, Q8, ZP, "the output's zero point")                                         \
+  W(x, requant, 17, uint32_t, Q8, RQ, "the records' arithmetic")
 
 /* PERMUTE: a strided copy of up to 6 dimensions, dst[i5][i4][i0][i1][i2][i3]
  * = src[i5 * s5 + i4 * s4 + i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3]
@@ -397,13 +407,21 @@
 #define MLIP_PERMUTE_RANK 6
 
 /* SOFTMAX: each of `rows` rows of `len` halves, y = e^(x - max) / sum, or
- * with log, (x - max) - log(sum) (docs/mlip-spec.md). In place allowed. */
+ * with log, (x - max) - log(sum) (docs/mlip-spec.md). In place allowed.
+ * 8-bit (a DequantizeLinear, Softmax, QuantizeLinear of the CPU's int8
+ * build): x = (q - x_zp) * x_scale in fp32, the same max, exponentials and
+ * sum, y = e / sum, then QuantizeLinear's round(y / y_scale) + y_zp,
+ * saturated to the type; log 0. */
 #define MLIP_FIELDS_softmax(W, A, x)                                              \
   W(x, in, 0, uint32_t, ANY, OCM, "input [rows][len]")                            \
   W(x, out, 1, uint32_t, ANY, OCM, "output [rows][len]")                          \
   W(x, rows, 2, uint32_t, ANY, NZ, "rows")                                        \
   W(x, len, 3, uint32_t, ANY, NZ, "elements per row (the axis)")                  \
-  W(x, log, 4, uint32_t, ANY, BOOL, "1: LogSoftmax")
+  W(x, log, 4, uint32_t, ANY, BOOL, "1: LogSoftmax")                              \
+  W(x, x_scale, 5, float, Q8, F32, "the input's scale")                           \
+  W(x, x_zp, 6, int32_t, Q8, ZP, "the input's zero point")                        \
+  W(x, y_scale, 7, float, Q8, F32, "the output's scale")                          \
+  W(x, y_zp, 8, int32_t, Q8, ZP, "the output's zero point")
 
 /* NORM: each of `rows` rows of `len` halves normalized, y = (x - mean) /
  * sqrt(var + eps) * gamma[i] + beta[i] (LayerNormalization over the last

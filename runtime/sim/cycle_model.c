@@ -13,7 +13,7 @@ static uint64_t ceil_div_u64(uint64_t a, uint64_t b) {
   return a / b + (a % b != 0u ? 1u : 0u);
 }
 
-/* MACs per cycle of a CONV2D or FC of element type dt. */
+/* MACs per cycle of a CONV2D, FC or MATMUL of element type dt. */
 static uint32_t mac_rate(const mlip_cycle_rates* rates, uint32_t dt) {
   if (dt == MLIP_DT_INT16) {
     return rates->macs_per_cycle * MLIP_INT16X8_MAC_FACTOR;
@@ -72,7 +72,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
     case MLIP_OP_LAYOUT: work = (uint64_t)a->layout.outer * a->layout.a * a->layout.b; break;
     case MLIP_OP_MATMUL:
       work = (uint64_t)a->matmul.batch * a->matmul.m * a->matmul.k * a->matmul.n;
-      rate = rates->macs_per_cycle; /* fp16 only */
+      rate = mac_rate(rates, a->matmul.dtype);
       break;
     case MLIP_OP_PERMUTE: /* d4 and d5 of 0: no such dimension */
       work = (uint64_t)a->permute.d0 * a->permute.d1 * a->permute.d2 * a->permute.d3 *

@@ -1,4 +1,4 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MAXPOOL, AVGPOOL, the global pools,
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, SOFTMAX, MAXPOOL, AVGPOOL, the global pools,
    ADD, ELTWISE MUL, TABLE and RESIZE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
@@ -259,6 +259,202 @@ static void test_fc_uint8(void** state) {
   c->u.fc.y_zp = 100;
   assert_int_equal(run(), MLIP_OK);
   assert_int_equal(ocm[1024], 163); /* (254 - 128) * 0.5 + 100 */
+}
+
+/* An int8 MATMUL: A at 0, B at 512, records at 768, output at 1024. */
+static mlip_decoded_cmd* matmul8(uint32_t dt, uint32_t batch, uint32_t m, uint32_t k, uint32_t n) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_MATMUL, 0, layer0);
+  c->u.matmul.a = 0;
+  c->u.matmul.b = 512;
+  c->u.matmul.bias = 768;
+  c->u.matmul.out = 1024;
+  c->u.matmul.batch = batch;
+  c->u.matmul.m = m;
+  c->u.matmul.k = k;
+  c->u.matmul.n = n;
+  c->u.matmul.clamp_lo = dt == MLIP_DT_INT8 ? -128 : 0;
+  c->u.matmul.clamp_hi = dt == MLIP_DT_INT8 ? 127 : 255;
+  c->u.matmul.dtype = dt;
+  return c;
+}
+
+/* Two products of two computed operands, both less their zero points
+   (a_zp 1, b_zp -1). Product 0: A rows 2, -2, 3 and -129, 126, -1 (A at
+   both ends of int8), B columns 2, 3, 4 and 0, 1, 128: sums 10, 382 and
+   116, -2. Column 0 (bias 0, M = 0.5): 5, 58. Column 1 (bias -1, M = 0.25
+   as q 2^30, shift -1): 381 -> 190.5 -> 191 (high multiply, tie toward
+   +infinity) -> 95.5 -> 96 (shift, away from zero); -3 -> -1.5 -> -1 ->
+   -0.5 -> -1. Product 1: A rows -1, -1, -1 and 0, 0, 0, B all 1: sums -3,
+   -3 and 0, 0: -1.5 -> -1; -4 -> -1; 0; -1 -> -0.5 -> 0 -> 0. Plus y_zp
+   -2. The same product 0 with B stored [n][k] (trans_b), and a clamp. */
+static void test_matmul(void** state) {
+  static const int32_t a0[6] = {3, -1, 4, -128, 127, 0}, b0[6] = {1, -1, 2, 0, 3, 127};
+  static const int32_t expect[8] = {3, 94, 56, -3, -3, -3, -2, -2};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_MATMUL);
+  for (i = 0; i < 6; ++i) {
+    set8(i, a0[i]);
+    set8(6 + i, i < 3 ? 0 : 1);
+    set8(512 + i, b0[i]);
+    set8(512 + 6 + i, 0);
+  }
+  set_record(768, 0, 0, 1 << 30, 0);
+  set_record(768, 1, -1, 1 << 30, -1);
+  c = matmul8(MLIP_DT_INT8, 2, 2, 3, 2);
+  c->u.matmul.a_zp = 1;
+  c->u.matmul.b_zp = -1;
+  c->u.matmul.y_zp = -2;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 8; ++i) assert_int_equal(get_i8(1024 + i), expect[i]);
+  /* B transposed: [n][k] */
+  for (i = 0; i < 6; ++i) set8(512 + (i % 2) * 3 + i / 2, b0[i]);
+  c->u.matmul.batch = 1;
+  c->u.matmul.trans_b = 1;
+  c->u.matmul.clamp_hi = 90;
+  memset(ocm + 1024, 0, 8);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(1024), 3);
+  assert_int_equal(get_i8(1025), 90);
+  assert_int_equal(get_i8(1026), 56);
+  assert_int_equal(get_i8(1027), -3);
+  /* A damaged record is refused before anything is written. */
+  set_record(768, 1, 0, 1 << 29, 0);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* uint8 operands: the row [255, 0] less a_zp 128 times the column [2, 1]
+   less b_zp 0: 127 * 2 - 128 = 126, M = 0.5: 63, plus y_zp 100. */
+static void test_matmul_uint8(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_MATMUL);
+  ocm[0] = 255;
+  ocm[1] = 0;
+  ocm[512] = 2;
+  ocm[513] = 1;
+  set_record(768, 0, 0, 1 << 30, 0);
+  c = matmul8(MLIP_DT_UINT8, 1, 1, 2, 1);
+  c->u.matmul.a_zp = 128;
+  c->u.matmul.y_zp = 100;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[1024], 163);
+}
+
+/* The status of a good int8 MATMUL with one field changed. */
+#define MATMUL_WITH(field, value) \
+  (fresh(MLIP_LAYER_MATMUL), matmul8(MLIP_DT_INT8, 1, 2, 3, 2)->u.matmul.field = (value), validate())
+
+/* The validator on one bad field at a time of a good int8 MATMUL, and the
+   bound of 33025 products per output. */
+static void test_validate_matmul(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  assert_int_equal(MATMUL_WITH(a_zp, -128), MLIP_OK);
+  assert_int_equal(MATMUL_WITH(a_zp, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(b_zp, -129), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(y_zp, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(clamp_lo, 128), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(out, 0), MLIP_ERR_INVALID_ARG); /* output over A */
+  assert_int_equal(MATMUL_WITH(requant, 7), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MATMUL_WITH(dtype, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_MATMUL);
+  c = matmul8(MLIP_DT_INT8, 1, 2, 3, 2);
+  c->u.matmul.clamp_lo = 10;
+  c->u.matmul.clamp_hi = 5; /* an empty clamp */
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_MATMUL);
+  b.hdr.ocm_size = 1024u * 1024u;
+  b.hdr.ocm_pinned_offset = b.hdr.ocm_size;
+  c = matmul8(MLIP_DT_INT8, 1, 1, 33025, 1);
+  c->u.matmul.b = 33792;
+  c->u.matmul.bias = 67584;
+  c->u.matmul.out = 67712;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.matmul.k = 33026;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
+/* An int8 SOFTMAX of `rows` rows of `len` at 0, in place. */
+static mlip_decoded_cmd* softmax8(uint32_t dt, uint32_t rows, uint32_t len) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_SOFTMAX, 0, layer0);
+  c->u.softmax.in = 0;
+  c->u.softmax.out = 0;
+  c->u.softmax.rows = rows;
+  c->u.softmax.len = len;
+  c->u.softmax.x_scale = 1.0f;
+  c->u.softmax.y_scale = 1.0f / 256.0f;
+  c->u.softmax.y_zp = dt == MLIP_DT_INT8 ? -128 : 0;
+  c->u.softmax.dtype = dt;
+  return c;
+}
+
+/* Row 0: four equal values (any zero point): each exp(0) = 1, sum 4, 0.25
+   / (1/256) = 64, plus -128: -64. Row 1: 127 and three -128 at scale 1:
+   exp(0) = 1 and exp(-255) = 0 in fp32 (underflow), so 1 -> 256 - 128 =
+   128, saturated to 127, and 0 -> -128. Row 2: one element: 1 -> 127.
+   Row 3: 3 and 1 less x_zp 1 at scale 0.5: 1 and 0, exp(0) = 1 and exp(-1),
+   0.7310586 and 0.2689414 of 256: 187.15 -> 187, 68.85 -> 69, less 128.
+   uint8 (y_zp 0): row 0 gives 64, row 1 saturates at 255. Validation: an
+   8-bit LogSoftmax and a scale that is not positive are refused. */
+static void test_softmax(void** state) {
+  static const int32_t row0[4] = {-5, -5, -5, -5}, row1[4] = {127, -128, -128, -128};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_SOFTMAX);
+  for (i = 0; i < 4; ++i) {
+    set8(i, row0[i]);
+    set8(4 + i, row1[i]);
+  }
+  c = softmax8(MLIP_DT_INT8, 2, 4);
+  c->u.softmax.x_zp = 7;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(get_i8(i), -64);
+  assert_int_equal(get_i8(4), 127);
+  for (i = 1; i < 4; ++i) assert_int_equal(get_i8(4 + i), -128);
+  fresh(MLIP_LAYER_SOFTMAX);
+  set8(0, 42);
+  softmax8(MLIP_DT_INT8, 1, 1);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 127);
+  fresh(MLIP_LAYER_SOFTMAX);
+  set8(0, 3);
+  set8(1, 1);
+  c = softmax8(MLIP_DT_INT8, 1, 2);
+  c->u.softmax.x_scale = 0.5f;
+  c->u.softmax.x_zp = 1;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 187 - 128);
+  assert_int_equal(get_i8(1), 69 - 128);
+  fresh(MLIP_LAYER_SOFTMAX);
+  for (i = 0; i < 4; ++i) {
+    ocm[i] = 200;
+    ocm[4 + i] = i == 0 ? 255 : 0;
+  }
+  c = softmax8(MLIP_DT_UINT8, 2, 4);
+  c->u.softmax.x_zp = 128;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(ocm[i], 64);
+  assert_int_equal(ocm[4], 255);
+  assert_int_equal(ocm[5], 0);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4)->u.softmax.log = 1;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4)->u.softmax.y_scale = 0.0f;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4)->u.softmax.x_zp = 128;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_SOFTMAX);
+  softmax8(MLIP_DT_INT8, 1, 4);
+  assert_int_equal(validate(), MLIP_OK);
 }
 
 /* A damaged record (multiplier below 2^30, or shift 31) is refused when the
@@ -703,7 +899,8 @@ static void test_resize(void** state) {
 }
 
 /* An int8 CONV2D costs a quarter of the fp16 compute cycles
-   (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs. */
+   (MLIP_INT8_MAC_FACTOR): 8x8x16 outputs of 3x3x16 taps = 147456 MACs;
+   FC and MATMUL likewise. */
 static void test_cycles(void** state) {
   mlip_decoded_cmd c;
   mlip_cycle_rates r;
@@ -735,6 +932,18 @@ static void test_cycles(void** state) {
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 4000);
   c.u.fc.dtype = MLIP_DT_UINT8;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 1000);
+  /* And an int8 MATMUL: 2 products of 1 x 1000 by 1000 x 512, 1024000 MACs. */
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_MATMUL;
+  c.u.matmul.batch = 2;
+  c.u.matmul.m = 1;
+  c.u.matmul.k = 1000;
+  c.u.matmul.n = 512;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 4000);
+  c.u.matmul.dtype = MLIP_DT_INT8;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 1000);
 }
@@ -894,6 +1103,10 @@ int main(void) {
     cmocka_unit_test(test_conv_bad_record),
     cmocka_unit_test(test_fc),
     cmocka_unit_test(test_fc_uint8),
+    cmocka_unit_test(test_matmul),
+    cmocka_unit_test(test_matmul_uint8),
+    cmocka_unit_test(test_validate_matmul),
+    cmocka_unit_test(test_softmax),
     cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_avgpool),
     cmocka_unit_test(test_validate_avgpool),

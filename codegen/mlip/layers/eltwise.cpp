@@ -445,7 +445,13 @@ void lower_node(LowerContext& ctx, const Node& n) {
   const std::vector<ValueId> ops = operands_of(n);
   const ValueId a = ops[static_cast<size_t>(o.full)], b = ops[static_cast<size_t>(o.other)];
   const bool q8 = n.op == "QLinearMul";
-  std::vector<int> inputs = {ctx.tensor_of(a)};
+  // An 8-bit product of equal shapes or by one value is the same in any
+  // element order: a row-major 4-D operand (an int8 MATMUL's output: the
+  // attention scores times their scale) stays row-major, with no relayout
+  // to NHWC and back.
+  const bool rows = q8 && (o.equal || o.len == 1) && g.value(a).shape.size() == 4 &&
+                    ctx.tensor(ctx.tensor_as_is(a)).rowmajor;
+  std::vector<int> inputs = {rows ? ctx.rowmajor_of(a) : ctx.tensor_of(a)};
   int64_t operand_offset = -1;
   if (o.other_const && q8) {  // its bytes, one per value (int8/uint8 as stored; 16x8: two, little-endian)
     const TensorData& c = *g.value(b).constant;
@@ -467,7 +473,7 @@ void lower_node(LowerContext& ctx, const Node& n) {
     operand_offset = ctx.add_f16(values);
     ctx.add_const({g.value(b).name, {o.len}, values});
   } else {
-    inputs.push_back(ctx.tensor_of(b));
+    inputs.push_back(rows ? ctx.rowmajor_of(b) : ctx.tensor_of(b));
   }
   RLayer& l = ctx.new_layer(MLIP_LAYER_ELTWISE, n);
   l.inputs = inputs;
@@ -475,7 +481,7 @@ void lower_node(LowerContext& ctx, const Node& n) {
   ep.func = func_of(n, o);
   ep.operand_offset = operand_offset;
   ep.operand_len = o.len;
-  l.output = ctx.output_tensor(n);
+  l.output = ctx.output_tensor(n, 0, rows);
   if (q8) {
     // The CPU kernel's constants (ops/qlinear_binary.cpp): (q, shift) of
     // a_scale * b_scale / c_scale, the zero points (the full operand's

@@ -9,7 +9,8 @@
 // (conv_is_dense), as an FC with one requantization record per output and
 // the whole reduction in one command, of any number of rows that fits OCM
 // (a quantized transformer's Linear on 49 tokens; the command has no batch
-// bound, only fp16's passes of partial sums keep kMaxBatch).
+// bound, only fp16's passes of partial sums keep kMaxBatch); a
+// QLinearMatMul of two computed operands goes to MATMUL as well.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -96,7 +97,8 @@ bool dense_matmul(const Graph& g, const Node& n) {
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (n.op == "QLinearMatMul") return q8_matmul_support(g, n, lim);
+  if (n.op == "QLinearMatMul")  // of two computed operands: a MATMUL (layers/matmul.cpp)
+    return is_const(g, n, 3) ? q8_matmul_support(g, n, lim) : matmul_q8_reason(g, n, lim);
   if (n.op == "MatMul" && !dense_matmul(g, n)) return matmul_reason(g, n, lim);
   const Value& a = g.value(n.inputs[0]);
   if (a.dtype != DType::Float32 || a.shape.size() != 2) return "only float32 2-D dense layers run on the MLIP";
@@ -192,7 +194,7 @@ void lower_q8_matmul(LowerContext& ctx, const Node& n) {
 }
 
 void lower(LowerContext& ctx, const Node& n) {
-  if (n.op == "QLinearMatMul") return lower_q8_matmul(ctx, n);
+  if (n.op == "QLinearMatMul") return is_const(ctx.graph(), n, 3) ? lower_q8_matmul(ctx, n) : lower_matmul(ctx, n);
   if (n.op == "MatMul" && !dense_matmul(ctx.graph(), n)) return lower_matmul(ctx, n);
   const Graph& g = ctx.graph();
   RLayer& l = new_fc_layer(ctx, n);

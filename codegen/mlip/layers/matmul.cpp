@@ -9,11 +9,18 @@
 // rows of the products (a reduction is never split: the sums keep the
 // spec's order, so tiles and passes give the same bits); each tile's share
 // in chunks of columns and rows that fit OCM.
+// int8 (docs/mlip-spec.md 4a): QLinearMatMul of two computed operands
+// (attention's Q.K^T and .V in a quantized transformer), per-tensor scales
+// and zero points: the int32 sum of both operands less their zero points,
+// one requantization record per column (FC's), the clamp of the output
+// type; the arithmetic of the CPU's QLinearMatMul kernel, so its bits.
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ops/matmul_integer.h"
+#include "ops/quant.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
@@ -30,16 +37,22 @@ struct MatmulParams {
   bool b_shared = true;  // one B for every product
   bool trans_b = false;  // B stored [N][K]
   bool b_const = false;  // B in WEIGHTS (RLayer's weights), else input 1
+  // 8-bit (RLayer::q8()): the zero points and the output clamp
+  int32_t a_zp = 0, b_zp = 0, y_zp = 0, lo = 0, hi = 0;
 };
 
 // The OCM of a pass: rc rows of A, B for nc columns (unless pinned), their
-// fp32 bias, the output.
+// fp32 bias, the output. 8-bit: one-byte elements, a requantization record
+// per column.
 struct MatmulPass {
   int64_t k;
   bool bias;
+  bool q8 = false;
+  int64_t eb() const { return q8 ? 1 : kF16Bytes; }
+  int64_t bb() const { return q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes; }
   uint64_t bytes(int64_t rc, int64_t nc, bool pinned) const {
-    return ocm_round(rc * k * kF16Bytes) + (pinned ? 0 : ocm_round(k * nc * kF16Bytes) + (bias ? ocm_round(nc * kF32Bytes) : 0)) +
-           ocm_round(rc * nc * kF16Bytes);
+    return ocm_round(rc * k * eb()) + (pinned ? 0 : ocm_round(k * nc * eb()) + (bias ? ocm_round(nc * bb()) : 0)) +
+           ocm_round(rc * nc * eb());
   }
 };
 
@@ -72,7 +85,73 @@ std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& li
   return "";
 }
 
+std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+  // QLinearMatMul: a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
+  if (!lim.int8) return "int8 matrix products need -quantize=int8";
+  for (size_t i : {1, 4, 6})
+    if (!is_const(g, n, i) || numel(g.value(n.inputs[i]).shape) != 1)
+      return fmt::format("input #{} (a scale) is not one constant: only per-tensor scales", i);
+  for (size_t i : {2, 5, 7})
+    if (n.has_input(i) && (!is_const(g, n, i) || numel(g.value(n.inputs[i]).shape) != 1))
+      return fmt::format("input #{} (a zero point) is not one constant: only per-tensor zero points", i);
+  const Value& a = g.value(n.inputs[0]);
+  const Value& b = g.value(n.inputs[3]);
+  const Value& y = g.value(n.outputs[0]);
+  if (a.is_constant()) return "a constant first operand";
+  if (!is_q8_type(a.dtype) || b.dtype != a.dtype || y.dtype != a.dtype)
+    return "int8 matrix products of one 8-bit type (A, B and the output) only";
+  for (const Value* v : {&a, &b, &y}) {
+    Value as_float = *v;  // the shape rules are the fp16 ones
+    as_float.dtype = DType::Float32;
+    if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
+  }
+  if (a.shape.size() < 2 || b.shape.size() < 2) return "a 1-D operand";
+  const size_t ra = a.shape.size(), rb = b.shape.size();
+  const int64_t batch = matmul_layer::product(y.shape, 0, y.shape.size() - 2);
+  if (matmul_layer::product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
+  const int64_t bb = matmul_layer::product(b.shape, 0, rb - 2);
+  if (bb != 1 && (rb != ra || !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin())))
+    return "a second operand whose batch dimensions differ from the first's";
+  const int64_t k = a.shape[ra - 1];
+  if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
+    return fmt::format("{} products per output, above the int8 bound of {}", k, MLIP_INT8_MAX_TAPS);
+  if (matmul_layer::MatmulPass{k, true, true}.bytes(1, 1, false) > lim.work_bytes)
+    return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
+  return "";
+}
+
+void lower_matmul_q8(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const Value& av = g.value(n.inputs[0]);
+  const Value& bv = g.value(n.inputs[3]);
+  const Value& yv = g.value(n.outputs[0]);
+  const Shape& ys = yv.shape;
+  matmul_layer::MatmulParams mp;
+  mp.m = av.shape[av.shape.size() - 2];
+  mp.k = av.shape.back();
+  mp.n = bv.shape.back();
+  mp.batch = matmul_layer::product(ys, 0, ys.size() - 2);
+  mp.b_shared = matmul_layer::product(bv.shape, 0, bv.shape.size() - 2) == 1;
+  auto zp = [&](size_t i) { return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : 0; };
+  mp.a_zp = zp(2);
+  mp.b_zp = zp(5);
+  mp.y_zp = zp(7);
+  mp.lo = static_cast<int32_t>(ops::quant_min(yv.dtype));
+  mp.hi = static_cast<int32_t>(ops::quant_max(yv.dtype));
+  const std::vector<int> inputs = {ctx.rowmajor_of(n.inputs[0]), ctx.rowmajor_of(n.inputs[3])};
+  RLayer& l = ctx.new_layer(MLIP_LAYER_MATMUL, n);
+  l.inputs = inputs;
+  l.dtype = mlip_dtype(yv.dtype);
+  const ops::MatMulRequant q = ops::matmul_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4),
+                                                   ctx.any_constant(n, 6), 1, 1, ops::requant_mode(n.attrs));
+  add_requant_records(ctx, l, q.r, {}, mp.n, mp.n, n.name + ":requant");
+  l.params = mp;
+  l.macs = static_cast<uint64_t>(mp.batch * mp.m * mp.k * mp.n);
+  l.output = ctx.output_tensor(n, 0, true);
+}
+
 void lower_matmul(LowerContext& ctx, const Node& n) {
+  if (n.op == "QLinearMatMul") return lower_matmul_q8(ctx, n);
   const Graph& g = ctx.graph();
   const Value& av = g.value(n.inputs[0]);
   const Value& bv = g.value(n.inputs[1]);
@@ -145,7 +224,9 @@ void plan(LayerPlanner& p) {
   const RTensor& a = p.in(0);
   const RTensor& y = p.out();
   const int64_t K = mp.k, N = mp.n, M = mp.m;
-  const MatmulPass pass{K, l.has_bias()};
+  const bool q8 = l.q8();
+  const MatmulPass pass{K, l.has_bias(), q8};
+  const int64_t eb = pass.eb(), rb = pass.bb();
   // Rows of every product in order; with one B they are one matrix.
   const int64_t items = mp.b_shared ? 1 : mp.batch, rows = mp.b_shared ? mp.batch * M : M;
   const auto parts = split_range(items * rows, p.num_tiles());
@@ -161,10 +242,10 @@ void plan(LayerPlanner& p) {
     }
     const int64_t rc = largest(std::min(share, rows), [&](int64_t v) { return pass.bytes(v, nc, pin) <= p.work_limit(); });
     Ocm ocm(p.work_limit());
-    const uint32_t a_off = ocm.take(rc * K * kF16Bytes);
-    const uint32_t b_off = pin ? 0 : ocm.take(K * nc * kF16Bytes);
-    const uint32_t bias_off = l.has_bias() && !pin ? ocm.take(nc * kF32Bytes) : MLIP_NO_OFFSET;
-    const uint32_t o_off = ocm.take(rc * nc * kF16Bytes);
+    const uint32_t a_off = ocm.take(rc * K * eb);
+    const uint32_t b_off = pin ? 0 : ocm.take(K * nc * eb);
+    const uint32_t bias_off = l.has_bias() && !pin ? ocm.take(nc * rb) : MLIP_NO_OFFSET;
+    const uint32_t o_off = ocm.take(rc * nc * eb);
     p.note_ocm(tile, ocm);
     for (int64_t g0 = parts[t].first; g0 < parts[t].second;) {
       const int64_t item = g0 / rows, r_end = std::min(parts[t].second, (item + 1) * rows);
@@ -173,23 +254,23 @@ void plan(LayerPlanner& p) {
         // B's columns j0 .. j0 + jn of this product, and their bias
         uint32_t b_at = b_off, bias_at = bias_off;
         if (pin) {
-          b_at = u32(p.pinned_weights(tile) + j0 * K * kF16Bytes);
-          if (l.has_bias()) bias_at = u32(p.pinned_bias(tile) + j0 * kF32Bytes);
+          b_at = u32(p.pinned_weights(tile) + j0 * K * eb);
+          if (l.has_bias()) bias_at = u32(p.pinned_bias(tile) + j0 * rb);
         } else {
           if (mp.b_const) {
-            p.dma_in(tile, p.weights_binding(), l.weight_offset + j0 * K * kF16Bytes, b_off, jn * K * kF16Bytes);
+            p.dma_in(tile, p.weights_binding(), l.weight_offset + j0 * K * eb, b_off, jn * K * eb);
           } else {
             const RTensor& b = p.in(1);
-            const int64_t base = p.ddr_base(b) + (mp.b_shared ? 0 : item * K * N) * kF16Bytes;
-            if (jn == N) p.dma_in(tile, p.binding(b), base, b_off, K * N * kF16Bytes);
-            else p.dma_in(tile, p.binding(b), base + j0 * kF16Bytes, b_off, K, jn * kF16Bytes, N * kF16Bytes, jn * kF16Bytes);
+            const int64_t base = p.ddr_base(b) + (mp.b_shared ? 0 : item * K * N) * eb;
+            if (jn == N) p.dma_in(tile, p.binding(b), base, b_off, K * N * eb);
+            else p.dma_in(tile, p.binding(b), base + j0 * eb, b_off, K, jn * eb, N * eb, jn * eb);
           }
-          if (l.has_bias()) p.dma_in(tile, p.weights_binding(), l.bias_offset + j0 * kF32Bytes, bias_off, jn * kF32Bytes);
+          if (l.has_bias()) p.dma_in(tile, p.weights_binding(), l.bias_offset + j0 * rb, bias_off, jn * rb);
         }
         for (int64_t r0 = g0; r0 < r_end; r0 += rc) {
           const int64_t rn = std::min(rc, r_end - r0);  // rows r0 .. of the flattened products
           p.count_pass();
-          p.dma_in(tile, p.binding(a), p.ddr_base(a) + r0 * K * kF16Bytes, a_off, rn * K * kF16Bytes);
+          p.dma_in(tile, p.binding(a), p.ddr_base(a) + r0 * K * eb, a_off, rn * K * eb);
           mlip_matmul_args c{};
           c.a = a_off;
           c.b = b_at;
@@ -201,13 +282,22 @@ void plan(LayerPlanner& p) {
           c.n = u32(jn);
           c.b_shared = 1;
           c.trans_b = mp.trans_b ? 1 : 0;
-          c.alpha = 1.0f;
           p.fused(c);
+          if (q8) {
+            c.clamp_lo = mp.lo;
+            c.clamp_hi = mp.hi;
+            c.a_zp = mp.a_zp;
+            c.b_zp = mp.b_zp;
+            c.y_zp = mp.y_zp;
+            c.requant = l.requant;
+          } else {
+            c.alpha = 1.0f;
+          }
           p.emit(MLIP_OP_MATMUL, tile, c, pin);
-          if (jn == N) p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * N * kF16Bytes, o_off, rn * N * kF16Bytes);
+          if (jn == N) p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * N * eb, o_off, rn * N * eb);
           else
-            p.dma_out(tile, p.binding(y), p.ddr_base(y) + (r0 * N + j0) * kF16Bytes, o_off, rn, jn * kF16Bytes,
-                      N * kF16Bytes, jn * kF16Bytes);
+            p.dma_out(tile, p.binding(y), p.ddr_base(y) + (r0 * N + j0) * eb, o_off, rn, jn * eb,
+                      N * eb, jn * eb);
         }
       }
       g0 = r_end;

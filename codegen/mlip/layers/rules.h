@@ -204,6 +204,22 @@ void lower_concat_rows(LowerContext& ctx, const Node& n);
 // MATMUL (layers/matmul.cpp): a MatMul FC does not take (3-D and more, or B
 // computed).
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+// int8 SOFTMAX (layers/softmax.cpp): a DequantizeLinear, Softmax,
+// QuantizeLinear chain (per-tensor parameters, one 8-bit type, each node
+// read only by the next) found from its Softmax, one 8-bit layer; whether
+// node `node` is the chain's DequantizeLinear or QuantizeLinear (they make
+// no layer of their own); "" or why the chain cannot run.
+struct Q8Softmax {
+  int dq = -1, softmax = -1, q = -1;
+};
+std::optional<Q8Softmax> q8_softmax_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                       const std::vector<int>& producers, int node);
+bool q8_softmax_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                       const std::vector<int>& producers, int node);
+std::string q8_softmax_reason(const Graph& g, const Q8Softmax& p, const SupportLimits& limits);
+// int8 MATMUL (layers/matmul.cpp): "" or why a QLinearMatMul of two computed
+// operands cannot run; lower_matmul lowers it too.
+std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 void lower_matmul(LowerContext& ctx, const Node& n);
 // An Add of a constant per column after a MATMUL layer that only it reads:
 // the bias becomes the layer's, the Add's output the layer's (true).

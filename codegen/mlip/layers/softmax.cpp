@@ -5,7 +5,14 @@
 // LogSoftmax, the log of the sum subtracted): docs/mlip-spec.md section 4.
 // Split across tiles by rows, each tile's share in chunks of rows computed
 // in place in OCM.
+// int8 (docs/mlip-spec.md 4a): a DequantizeLinear, Softmax, QuantizeLinear
+// chain of the CPU's int8 build (the Softmax stays float between its QDQ
+// pairs there) is one 8-bit SOFTMAX layer that repeats those kernels'
+// float operations in their order (mlip/kmath.h's exponential), so it
+// gives their bits.
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,10 +31,13 @@ namespace softmax_layer {
 struct SoftmaxParams {
   int64_t rows = 1, len = 1;
   bool log = false;
+  // 8-bit (RLayer::q8()): the input's and the output's scale and zero point
+  float x_scale = 0.0f, y_scale = 0.0f;
+  int32_t x_zp = 0, y_zp = 0;
 };
 
-// rows x len halves, in place.
-uint64_t pass_bytes(int64_t rows, int64_t len) { return ocm_round(rows * len * kF16Bytes); }
+// rows x len elements of eb bytes, in place.
+uint64_t pass_bytes(int64_t rows, int64_t len, int64_t eb = kF16Bytes) { return ocm_round(rows * len * eb); }
 
 // The elements of one row: from the axis on (coerced), or the axis alone
 // when every axis after it has size 1; 0 when the axis is not the last.
@@ -43,6 +53,67 @@ int64_t row_len(const Node& n, const Shape& s) {
   return after == 1 ? s[static_cast<size_t>(axis)] : 0;
 }
 
+// A per-tensor scale and zero point of Q/DQ node n (inputs 1 and 2).
+bool per_tensor_qparams(const Graph& g, const Node& n) {
+  if (!is_const(g, n, 1) || numel(g.value(n.inputs[1]).shape) != 1) return false;
+  return !n.has_input(2) || (is_const(g, n, 2) && numel(g.value(n.inputs[2]).shape) == 1);
+}
+
+float scale_of(const Graph& g, const Node& n) { return static_cast<float>(g.value(n.inputs[1]).constant->at(0)); }
+int32_t zero_point_of(const Graph& g, const Node& n) {
+  return n.has_input(2) ? static_cast<int32_t>(g.value(n.inputs[2]).constant->as_int64()[0]) : 0;
+}
+
+}  // namespace softmax_layer
+
+std::optional<Q8Softmax> q8_softmax_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                       const std::vector<int>& producers, int node) {
+  const Node& sm = g.nodes[static_cast<size_t>(node)];
+  if (sm.op != "Softmax" || sm.inputs.empty() || sm.outputs.size() != 1) return std::nullopt;
+  const ValueId y = sm.outputs[0], x = sm.inputs[0];
+  if (g.is_graph_output(y) || consumers[y].size() != 1 || g.is_graph_output(x) || consumers[x].size() != 1)
+    return std::nullopt;
+  const int qi = consumers[y][0], di = producers[x];
+  if (di < 0) return std::nullopt;
+  const Node& q = g.nodes[static_cast<size_t>(qi)];
+  const Node& dq = g.nodes[static_cast<size_t>(di)];
+  if (q.op != "QuantizeLinear" || q.inputs[0] != y || dq.op != "DequantizeLinear") return std::nullopt;
+  const Value& xq = g.value(dq.inputs[0]);
+  if (xq.is_constant() || !is_q8_type(xq.dtype) || g.value(q.outputs[0]).dtype != xq.dtype) return std::nullopt;
+  if (!softmax_layer::per_tensor_qparams(g, dq) || !softmax_layer::per_tensor_qparams(g, q)) return std::nullopt;
+  return Q8Softmax{di, node, qi};
+}
+
+bool q8_softmax_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                       const std::vector<int>& producers, int node) {
+  const Node& n = g.nodes[static_cast<size_t>(node)];
+  if (n.op == "DequantizeLinear") {
+    for (int c : consumers[n.outputs[0]])
+      if (auto p = q8_softmax_at(g, consumers, producers, c); p && p->dq == node) return true;
+  } else if (n.op == "QuantizeLinear") {
+    const int s = producers[n.inputs[0]];
+    if (auto p = s >= 0 ? q8_softmax_at(g, consumers, producers, s) : std::nullopt; p && p->q == node) return true;
+  }
+  return false;
+}
+
+std::string q8_softmax_reason(const Graph& g, const Q8Softmax& p, const SupportLimits& lim) {
+  if (!lim.int8) return "an int8 Softmax needs -quantize=int8";
+  const Node& sm = g.nodes[static_cast<size_t>(p.softmax)];
+  Value x = g.value(sm.inputs[0]);  // the float tensor: the shape rules are the fp16 ones
+  if (std::string r = rowmajor_reason(x); !r.empty()) return r;
+  const int64_t len = softmax_layer::row_len(sm, x.shape);
+  if (len == 0) return "only along the last axis (or the trailing axes of the coerced form)";
+  const float xs = softmax_layer::scale_of(g, g.nodes[static_cast<size_t>(p.dq)]);
+  const float ys = softmax_layer::scale_of(g, g.nodes[static_cast<size_t>(p.q)]);
+  if (!(xs > 0.0f) || !(ys > 0.0f) || std::isinf(xs) || std::isinf(ys)) return "a scale that is not positive and finite";
+  if (softmax_layer::pass_bytes(1, len, 1) > lim.work_bytes)
+    return fmt::format("a row of {} elements does not fit the {} bytes of OCM", len, lim.work_bytes);
+  return "";
+}
+
+namespace softmax_layer {
+
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (lim.int8) return fmt::format("{} on int8 tensors has no MLIP layer yet", n.op);
   const Value& x = g.value(n.inputs[0]);
@@ -54,7 +125,35 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
+// The 8-bit SOFTMAX of pattern p: the DequantizeLinear's int8 input in,
+// the QuantizeLinear's output out (the two make no layer of their own).
+void lower_q8(LowerContext& ctx, const Q8Softmax& p) {
+  const Graph& g = ctx.graph();
+  const Node& dq = g.nodes[static_cast<size_t>(p.dq)];
+  const Node& sm = g.nodes[static_cast<size_t>(p.softmax)];
+  const Node& q = g.nodes[static_cast<size_t>(p.q)];
+  const Value& x = g.value(dq.inputs[0]);
+  const int in = ctx.rowmajor_of(dq.inputs[0]);
+  RLayer& l = ctx.new_layer(MLIP_LAYER_SOFTMAX, sm);
+  l.origins.insert(l.origins.begin(), dq.origins.begin(), dq.origins.end());
+  l.origins.insert(l.origins.end(), q.origins.begin(), q.origins.end());
+  l.inputs = {in};
+  l.dtype = mlip_dtype(x.dtype);
+  SoftmaxParams sp;
+  sp.len = row_len(sm, x.shape);
+  sp.rows = numel(x.shape) / sp.len;
+  sp.x_scale = scale_of(g, dq);
+  sp.x_zp = zero_point_of(g, dq);
+  sp.y_scale = scale_of(g, q);
+  sp.y_zp = zero_point_of(g, q);
+  l.params = sp;
+  l.output = ctx.output_tensor(q, 0, true);
+}
+
 void lower(LowerContext& ctx, const Node& n) {
+  if (auto p = q8_softmax_at(ctx.graph(), ctx.consumers(), ctx.producers(), ctx.index_of(n)))
+    if (is_q8_type(ctx.graph().value(ctx.graph().nodes[static_cast<size_t>(p->dq)].inputs[0]).dtype))
+      return lower_q8(ctx, *p);
   const Value& x = ctx.graph().value(n.inputs[0]);
   const int in = ctx.rowmajor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
   RLayer& l = ctx.new_layer(MLIP_LAYER_SOFTMAX, n);
@@ -72,28 +171,35 @@ void plan(LayerPlanner& p) {
   const SoftmaxParams& sp = params_of<SoftmaxParams>(l);
   const RTensor& x = p.in();
   const RTensor& y = p.out();
+  const int64_t eb = l.q8() ? 1 : kF16Bytes;
   const auto parts = split_range(sp.rows, p.num_tiles());
   p.set_split(Split::Rows, parts);
-  const int64_t rc = largest(sp.rows, [&](int64_t v) { return pass_bytes(v, sp.len) <= p.work_limit(); });
+  const int64_t rc = largest(sp.rows, [&](int64_t v) { return pass_bytes(v, sp.len, eb) <= p.work_limit(); });
   if (rc == 0) fail("layer '{}' does not fit OCM", l.name);
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     Ocm ocm(p.work_limit());
-    const uint32_t off = ocm.take(std::min(rc, parts[t].second - parts[t].first) * sp.len * kF16Bytes);
+    const uint32_t off = ocm.take(std::min(rc, parts[t].second - parts[t].first) * sp.len * eb);
     p.note_ocm(tile, ocm);
     for (int64_t r0 = parts[t].first; r0 < parts[t].second; r0 += rc) {
       const int64_t rn = std::min(rc, parts[t].second - r0);
       p.count_pass();
-      p.dma_in(tile, p.binding(x), p.ddr_base(x) + r0 * sp.len * kF16Bytes, off, rn * sp.len * kF16Bytes);
+      p.dma_in(tile, p.binding(x), p.ddr_base(x) + r0 * sp.len * eb, off, rn * sp.len * eb);
       mlip_softmax_args a{};
       a.in = off;
       a.out = off;
       a.rows = u32(rn);
       a.len = u32(sp.len);
       a.log = sp.log ? 1 : 0;
-      a.dtype = MLIP_DT_FP16;
+      a.dtype = l.dtype;
+      if (l.q8()) {
+        a.x_scale = sp.x_scale;
+        a.x_zp = sp.x_zp;
+        a.y_scale = sp.y_scale;
+        a.y_zp = sp.y_zp;
+      }
       p.emit(MLIP_OP_SOFTMAX, tile, a);
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * sp.len * kF16Bytes, off, rn * sp.len * kF16Bytes);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * sp.len * eb, off, rn * sp.len * eb);
     }
   }
 }

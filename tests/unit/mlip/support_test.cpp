@@ -454,3 +454,91 @@ TEST(MlipSupport, TheOcmRuleIsThePlannersFormula) {
 
 }  // namespace
 }  // namespace mlipc::unit_mlip_support
+
+namespace mlipc::unit_mlip_support {
+namespace {
+
+// QLinearMatMul of two computed int8 operands a [2, 3, k] and b `bs` (b's
+// type `bt`, its scale of `b_scales` values) named "mm".
+OnnxBuilder& q8_matmul(OnnxBuilder& b, int64_t k, const Shape& bs, DType bt = DType::Int8, int64_t b_scales = 1) {
+  b.input("a", DType::Int8, {2, 3, k});
+  b.input("b", bt, bs);
+  b.initializer("as", TensorData::from<float>({}, {0.05f}));
+  b.initializer("az", TensorData::from<int8_t>({}, {3}));
+  b.initializer("bsc", b_scales == 1 ? TensorData::from<float>({}, {0.02f})
+                                     : TensorData::from<float>({b_scales}, std::vector<float>(static_cast<size_t>(b_scales), 0.02f)));
+  if (bt == DType::Int8)
+    b.initializer("bz", TensorData::from<int8_t>({}, {-1}));
+  else
+    b.initializer("bz", TensorData::from<uint8_t>({}, {128}));
+  b.initializer("ys", TensorData::from<float>({}, {0.1f}));
+  b.initializer("yz", TensorData::from<int8_t>({}, {0}));
+  b.node("QLinearMatMul", {"a", "as", "az", "b", "bsc", "bz", "ys", "yz"}, {"y"}, {}, "mm");
+  b.output("y");
+  return b;
+}
+
+// int8 MATMUL (a QLinearMatMul of two computed operands): its rule's
+// user-facing reasons, and no reason for a batched product of per-tensor
+// scales and zero points. (More than 33025 products per output the
+// importer refuses already: the int32 sum could overflow.)
+TEST(MlipSupport, Int8MatmulOfTwoComputedOperandsReasons) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  {
+    OnnxBuilder b(13);
+    EXPECT_EQ(reason(q8_matmul(b, 4, {2, 4, 5}), "mm", o), "");
+  }
+  {
+    OnnxBuilder b(13);
+    EXPECT_EQ(reason(q8_matmul(b, 4, {4, 5}), "mm", o), "");  // one B for both products
+  }
+  {
+    OnnxBuilder b(13);
+    EXPECT_THAT(reason(q8_matmul(b, 4, {2, 4, 5}, DType::Int8, 5), "mm", o), HasSubstr("only per-tensor scales"));
+  }
+  {
+    OnnxBuilder b(13);
+    EXPECT_THAT(reason(q8_matmul(b, 4, {2, 4, 5}, DType::UInt8), "mm", o),
+                HasSubstr("int8 matrix products of one 8-bit type"));
+  }
+  {
+    OnnxBuilder b(13);
+    EXPECT_THAT(reason(q8_matmul(b, 4, {3, 2, 4, 5}), "mm", o), HasSubstr("a first operand that broadcasts"));
+  }
+  {
+    OnnxBuilder b(13);
+    o.quantize = "fp16";
+    EXPECT_THAT(reason(q8_matmul(b, 4, {2, 4, 5}), "mm", o), HasSubstr("needs -quantize=int8"));
+  }
+}
+
+// int8 SOFTMAX: a DequantizeLinear, Softmax, QuantizeLinear chain on the
+// last axis is chosen whole (its DequantizeLinear and QuantizeLinear too);
+// along another axis the Softmax says why it stays on the CPU.
+TEST(MlipSupport, Int8SoftmaxChainIsChosenWhole) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (int64_t axis : {-1, 1}) {
+    SCOPED_TRACE(axis);
+    OnnxBuilder b(13);
+    b.input("x", DType::Int8, {1, 4, 6});
+    b.initializer("xs", TensorData::from<float>({}, {0.05f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {2}));
+    b.initializer("ys", TensorData::from<float>({}, {1.0f / 256}));
+    b.initializer("yz", TensorData::from<int8_t>({}, {-128}));
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xd"}, {}, "dq");
+    b.node("Softmax", {"xd"}, {"p"}, {{"axis", axis}}, "softmax");
+    b.node("QuantizeLinear", {"p", "ys", "yz"}, {"y"}, {}, "q");
+    b.output("y");
+    if (axis == -1) {
+      for (const char* name : {"dq", "softmax", "q"}) EXPECT_EQ(reason(b, name, o), "") << name;
+    } else {
+      EXPECT_THAT(reason(b, "softmax", o), HasSubstr("only along the last axis"));
+      EXPECT_THAT(reason(b, "dq", o), HasSubstr("DequantizeLinear has no int8 MLIP layer"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlipc::unit_mlip_support
