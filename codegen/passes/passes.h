@@ -74,6 +74,14 @@ void fuse_pad(Graph& g);
 // partition).
 void fuse_gelu(Graph& g);
 
+// LayerNormalization's opset-13 decomposition (ReduceMean, Sub, Pow 2,
+// ReduceMean, Add eps, Sqrt, Div, optionally Mul gamma and Add beta, over
+// the last axis, each intermediate read by the pattern alone) ->
+// LayerNormalization with mlipc_divide = 1: one kernel with the
+// decomposition's operations in its order, the same bits. Runs on the CPU's
+// nodes (after the MLIP partition).
+void fuse_layer_norm(Graph& g);
+
 // With a MatMul whose B is a constant and whose output only an Add reads,
 // adding a constant with one value per output column ([N] or [1, ..., 1,
 // N]: a Linear's bias): the MatMul adds it to each finished sum (input 2,
