@@ -17,6 +17,7 @@ namespace {
 // The float32 scalar constant `v` holds, if it is one whose broadcast
 // leaves a tensor of rank `rank` unchanged.
 bool scalar_is(const Graph& g, ValueId v, float want, size_t rank) {
+  if (v == kNoValue) return false;  // no such operand: not the pattern's node
   const Value& c = g.value(v);
   if (!c.is_constant() || c.dtype != DType::Float32 || numel(c.shape) != 1 || c.shape.size() > rank) return false;
   return c.constant->data<float>()[0] == want;
@@ -54,7 +55,9 @@ void fuse_gelu(Graph& g) {
   const Matcher m{g, consumers, producers, dead};
   for (size_t di = 0; di < g.nodes.size(); ++di) {
     const Node& div = g.nodes[di];
-    if (dead[di] || div.inputs.size() != 2 || div.outputs.size() != 1 || div.attrs.has("activation")) continue;
+    if (dead[di] || (div.op != "Div" && div.op != "Mul") || div.inputs.size() != 2 || div.outputs.size() != 1 ||
+        div.attrs.has("activation"))
+      continue;
     const ValueId x = div.inputs[0];
     const Value& xv = g.value(x);
     if (xv.dtype != DType::Float32 || g.value(div.outputs[0]).shape != xv.shape) continue;

@@ -36,6 +36,7 @@ struct Pattern {
   std::string scale_op = "Div";
   TensorData scale = scalar(1.41421354f);
   TensorData one = scalar(1.0f);
+  std::string add_op = "Add";
   bool half_first = false;   // Mul(Mul(x, 0.5), s) instead of Mul(Mul(x, s), 0.5)
   bool swap = false;         // the binary nodes' operands the other way round
   bool erf_is_output = false;
@@ -56,7 +57,7 @@ fs::path model(const Pattern& p, const std::string& file) {
   };
   b.node(p.scale_op, {"v", "c_scale"}, {"d"});
   b.node("Erf", {"d"}, {"e"});
-  bin("Add", "e", "c_one", "s");
+  bin(p.add_op, "e", "c_one", "s");
   if (p.half_first) {
     bin("Mul", "v", "c_half", "h");
     bin("Mul", "h", "s", "g");
@@ -116,6 +117,9 @@ TEST(FuseGelu, OtherConstantsAndSharedIntermediatesStay) {
   Pattern vec;
   vec.one = scalar(1.0f, {65});  // a constant of 65 values, all 1: not a scalar
   expect_not_fused(vec, "gelu_vector_one.onnx");
+  Pattern sub;
+  sub.add_op = "Sub";  // erf - 1: another node where the Add goes
+  expect_not_fused(sub, "gelu_sub_one.onnx");
   Pattern out;
   out.erf_is_output = true;
   expect_not_fused(out, "gelu_erf_output.onnx");
