@@ -9,8 +9,9 @@
 #      model and input;
 #   3. the MLIP target, fp16 and int8: estimated accelerator time (cycle
 #      model) and the simulator's host throughput;
-#   4. throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf against the
-#      host C library's (bench/kmath_bench.c).
+#   4. throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf, and of
+#      mlip/kmath_f.h's exp_f and erf_f, against the host C library's
+#      (bench/kmath_bench.c).
 # The models: the five shared ones (tests/data, examples) and, in the full
 # mode, four 224x224 networks made by bench/make_models.py from torchvision's
 # definitions and four models of the families the CNNs leave out (an LSTM
@@ -195,7 +196,7 @@ for entry in "${SHARED[@]}"; do
 done
 
 echo
-echo "4. Elementary functions: mlip/kmath.h (same bits on every target) against the host C library, ns per call (-O2)"
+echo "4. Elementary functions: mlip/kmath.h and kmath_f.h (same bits on every target) against the host C library, ns per call (-O2)"
 reps=""; [ "$SHORT" = 1 ] && reps="-DREPS=4"
 cc -O2 -std=c99 $reps -Iinclude bench/kmath_bench.c -lm -o "$WORK/kmath_bench"
 "$WORK/kmath_bench" | tee "$WORK/kmath.txt"

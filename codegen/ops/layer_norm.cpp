@@ -1,7 +1,9 @@
 // LayerNormalization (opset 17): X, Scale, optional B; `axis` (default -1),
 // `epsilon` (default 1e-5), `stash_type` (1: statistics in float32, the only
 // type the Mean and InvStdDev outputs may have for float32 input); optional
-// outputs Mean and InvStdDev. Float32. Computed as ops/normalize.h says.
+// outputs Mean and InvStdDev. Float32. Computed as ops/normalize.h says;
+// the internal attribute mlipc_divide = 1 (passes/fuse_layer_norm) divides
+// by the standard deviation as the opset-13 decomposition does.
 #include "ops/layer_norm.h"
 
 #include <algorithm>
@@ -73,7 +75,8 @@ void eval_LayerNormalization(EvalContext& ctx) {
   normalize_rows(
       x.data<float>(), ctx.outputs[0].data<float>(), d.rows, d.n, ctx.attrs().get_float("epsilon", 1e-5f),
       [&](int64_t, int64_t j) { return scale[j % d.scale_n]; },
-      [&](int64_t, int64_t j) { return bias[j % d.bias_n]; }, has_bias, mean, inv);
+      [&](int64_t, int64_t j) { return bias[j % d.bias_n]; }, has_bias, mean, inv,
+      ctx.attrs().get_int("mlipc_divide", 0) != 0);
 }
 
 }  // namespace mlipc::ops

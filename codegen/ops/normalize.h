@@ -15,9 +15,12 @@ namespace mlipc::ops {
 
 // scale(row, j) and bias(row, j) give the factors of element j of a row;
 // has_bias = false leaves out the addition. mean_out/inv_out may be null.
+// `divide`: (x - mean) / sqrt(var + eps) instead of (x - mean) * (1 /
+// sqrt(var + eps)), as the opset-13 decomposition of LayerNormalization
+// divides (passes/fuse_layer_norm: LayerNormalization's mlipc_divide).
 template <class Scale, class Bias>
 void normalize_rows(const float* x, float* y, int64_t rows, int64_t n, float epsilon, Scale&& scale, Bias&& bias,
-                    bool has_bias, float* mean_out, float* inv_out) {
+                    bool has_bias, float* mean_out, float* inv_out, bool divide = false) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* px = x + r * n;
     float* py = y + r * n;
@@ -31,9 +34,9 @@ void normalize_rows(const float* x, float* y, int64_t rows, int64_t n, float eps
       sq += d2;
     }
     const float var = sq / static_cast<float>(n);
-    const float inv = 1.0f / std::sqrt(var + epsilon);
+    const float sd = std::sqrt(var + epsilon), inv = 1.0f / sd;
     for (int64_t j = 0; j < n; ++j) {
-      const float v = (px[j] - mean) * inv * scale(r, j);
+      const float v = (divide ? (px[j] - mean) / sd : (px[j] - mean) * inv) * scale(r, j);
       py[j] = has_bias ? v + bias(r, j) : v;
     }
     if (mean_out) mean_out[r] = mean;

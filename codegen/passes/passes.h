@@ -64,6 +64,24 @@ void quantize_io(Graph& g);
 // Pad there).
 void fuse_pad(Graph& g);
 
+// GELU's exact form as exporters write it, Div(x, sqrt 2) (or Mul by
+// 1/sqrt 2), Erf, Add 1, Mul by x, Mul by 0.5 (in either of the two orders
+// of the Muls), with constants of those exact float values and each
+// intermediate read by the next node alone -> Gelu(x) (ONNX opset 20's
+// operator, approximate "none"): one pass with mlip/kmath_f.h's
+// float-precision erf, whose bits differ from the five operators' within
+// the bound that header states. Runs on the CPU's nodes (after the MLIP
+// partition).
+void fuse_gelu(Graph& g);
+
+// LayerNormalization's opset-13 decomposition (ReduceMean, Sub, Pow 2,
+// ReduceMean, Add eps, Sqrt, Div, optionally Mul gamma and Add beta, over
+// the last axis, each intermediate read by the pattern alone) ->
+// LayerNormalization with mlipc_divide = 1: one kernel with the
+// decomposition's operations in its order, the same bits. Runs on the CPU's
+// nodes (after the MLIP partition).
+void fuse_layer_norm(Graph& g);
+
 // With a MatMul whose B is a constant and whose output only an Add reads,
 // adding a constant with one value per output column ([N] or [1, ..., 1,
 // N]: a Linear's bias): the MatMul adds it to each finished sum (input 2,

@@ -1,6 +1,7 @@
 /* {{op}}: x viewed as [{{ROWS}}, {{N}}], each row normalized in the order of
  * ops/normalize.h: the mean, the mean of squared deviations, the inverse
- * standard deviation, then d * inv * scale{{#bias}} + bias{{/bias}}. Up to 8 rows side by side:
+ * standard deviation, then d * inv * scale{{#bias}} + bias{{/bias}}{{#div}} (d / sd instead of d * inv: a
+ * LayerNormalization fused from its opset-13 decomposition, which divides){{/div}}. Up to 8 rows side by side:
  * each row's two sums are separate chains in j's order, which the core
  * overlaps (one row alone waits on every add); every row's sums are taken
  * before any row is written. */
@@ -25,11 +26,13 @@ static void {{fn}}(const float* x, const float* scale{{#bias}}, const float* bia
     for (r = 0; r < nr; ++r) {
       const float* pr = px + r * {{N}};
       float* py = y + (r0 + r) * {{N}};
-      const float inv = 1.0f / sqrtf(sq[r] / {{NF}} + {{EPS}});
-{{#per_row}}      const int32_t c = (r0 + r) % {{C}};
-{{/per_row}}      for (j = 0; j < {{N}}; ++j) py[j] = (pr[j] - mean[r]) * inv * scale[{{scale_at}}]{{#bias}} + bias[{{bias_at}}]{{/bias}};
-{{#mean}}      mean_out[r0 + r] = mean[r];
-{{/mean}}{{#inv}}      inv_out[r0 + r] = inv;
+{{^div}}      const float inv = 1.0f / sqrtf(sq[r] / {{NF}} + {{EPS}});
+{{/div}}{{#div}}      const float sd = sqrtf(sq[r] / {{NF}} + {{EPS}});
+{{/div}}{{#per_row}}      const int32_t c = (r0 + r) % {{C}};
+{{/per_row}}{{^div}}      for (j = 0; j < {{N}}; ++j) py[j] = (pr[j] - mean[r]) * inv * scale[{{scale_at}}]{{#bias}} + bias[{{bias_at}}]{{/bias}};
+{{/div}}{{#div}}      for (j = 0; j < {{N}}; ++j) py[j] = (pr[j] - mean[r]) / sd * scale[{{scale_at}}]{{#bias}} + bias[{{bias_at}}]{{/bias}};
+{{/div}}{{#mean}}      mean_out[r0 + r] = mean[r];
+{{/mean}}{{#inv}}      inv_out[r0 + r] = {{^div}}inv{{/div}}{{#div}}1.0f / sd{{/div}};
 {{/inv}}    }
   }
 }

@@ -1,8 +1,9 @@
 /* {{#log}}Log{{/log}}Softmax over the middle axis of x viewed as [{{OUTER}}, {{N}}, {{INNER}}]:
  * o = outer index, i = inner index, k = index along the normalized axis.
- * Each (o, i) takes the max, then the sum of mlip_expf(x - max) in k's
+ * Each (o, i) takes the max, then the sum of mlip_exp_f(x - max) in k's
  * order, as one element at a time would; the exponentials are computed into
- * y an array at a time (mlip/kmath_n.h: the same bits); up to 8 rows side
+ * y an array at a time (mlip/kmath_f.h's float-precision exp, a loop the
+ * compiler vectorizes: the same bits); up to 8 rows side
  * by side for INNER == 1, up to 64 inner indices for INNER > 1 (each one's
  * order unchanged). The max skips NaN as fmaxf does; it is the same value
  * in any order but for the sign of a zero max, which no output sees
@@ -34,7 +35,7 @@ static void {{fn}}(const float* x, float* y) {
     }
     for (r = 0; r < nr; ++r)
       for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r];
-    mlip_expf_n(py, nr * {{N}});
+    mlip_exp_f_n(py, nr * {{N}});
     for (k = 0; k < {{N}}; ++k)
       for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
 {{#log}}    for (r = 0; r < nr; ++r) {
@@ -62,7 +63,7 @@ static void {{fn}}(const float* x, float* y) {
         }
       for (k = 0; k < {{N}}; ++k) {
         for (i = 0; i < ni; ++i) py[k * {{INNER}} + i] = px[k * {{INNER}} + i] - mx[i];
-        mlip_expf_n(py + k * {{INNER}}, ni);
+        mlip_exp_f_n(py + k * {{INNER}}, ni);
         for (i = 0; i < ni; ++i) sum[i] += py[k * {{INNER}} + i];
       }
 {{#log}}      for (i = 0; i < ni; ++i) sum[i] = mlip_logf(sum[i]);

@@ -106,11 +106,14 @@ TEST_P(XplatGnu, Aarch64Gnu99O2WithoutContractFlagGivesHostBits) {
 // The digits CNN on both targets, the keyword-spotting net on the CPU
 // (depthwise and pointwise convolutions, average pooling, softmax), and a
 // ViT on the CPU (Softmax over the last axis, LayerNormalization, the exact
-// GELU's Erf: mlip/kmath_n.h's array forms in NEON lanes).
+// GELU fused into one Gelu: mlip/kmath_f.h's float-precision exp and erf in
+// NEON lanes), and its opset-14 export (LayerNormalization fused from its
+// decomposition, dividing by the standard deviation).
 INSTANTIATE_TEST_SUITE_P(Shared, XplatGnu,
                          ::testing::Values(XplatCase{"digits_c", 0, "c"}, XplatCase{"digits_mrvl", 0, "mrvl, c"},
                                            XplatCase{"kws_dscnn_c", 1, "c"},
-                                           XplatCase{"vit_c", 0, "c", "torch_mlip_vit_opset17"}),
+                                           XplatCase{"vit_c", 0, "c", "torch_mlip_vit_opset17"},
+                                           XplatCase{"vit_opset14_c", 0, "c", "torch_mlip_vit_opset14"}),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

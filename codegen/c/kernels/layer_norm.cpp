@@ -1,7 +1,8 @@
 // LayerNormalization: rows and row length (ops::layer_norm_dims) baked into
 // the row-normalization template shared with InstanceNormalization; Scale
 // and B indexed by the element's position in the row (modulo their size
-// when they cover a trailing block of it). Same order as ops/normalize.h.
+// when they cover a trailing block of it). Same order as ops/normalize.h
+// (dividing by the standard deviation with mlipc_divide: passes/fuse_layer_norm).
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
@@ -23,6 +24,7 @@ void prepare_LayerNormalization(const Graph& g, const Node& n, KernelSpec& spec)
   spec.set("NF", c_float(static_cast<float>(d.n)));
   spec.set("EPS", c_float(n.attrs.get_float("epsilon", 1e-5f)));
   spec.set_flag("per_row", false);
+  spec.set_flag("div", n.attrs.get_int("mlipc_divide", 0) != 0);
   spec.set_flag("bias", has_bias);
   spec.set("scale_at", at(d.scale_n));
   spec.set("bias_at", at(d.bias_n));

@@ -1,7 +1,8 @@
 // Softmax, LogSoftmax: the [outer, n, inner] view (ops::softmax_dims) baked
 // in; one pass for the max, one for the exponentials and their sum, one to
 // normalize. Same order as the reference in ops/softmax.cpp; the
-// exponentials an array at a time (mlip/kmath_n.h, the same bits).
+// exponentials an array at a time (mlip/kmath_f.h's float-precision exp,
+// a loop the compiler vectorizes: the same bits).
 #include "c/kernels/kernels.h"
 #include "ops/softmax.h"
 
@@ -19,7 +20,7 @@ void softmax(const Graph& g, const Node& n, KernelSpec& spec, bool log) {
   spec.set("BLOCK", c_int(d.n * d.inner));
   spec.set_flag("log", log);
   spec.set_flag("rows", d.inner == 1);  // the normalized axis is contiguous
-  spec.includes.push_back("mlip/kmath_n.h");
+  spec.includes.push_back("mlip/kmath_f.h");
   spec.args = {0};
 }
 }  // namespace

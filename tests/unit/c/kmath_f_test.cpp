@@ -1,0 +1,173 @@
+// mlip/kmath_f.h: the float-precision exp, erf and GELU keep the error
+// bounds the header documents, measured over every 127th float bit pattern
+// and every float near the places where a clamp or a select decides
+// (against the C library's double exp and erf, and for the GELU against the
+// decomposition ONNX exporters write, in both forms passes/fuse_gelu.cpp
+// matches, with kmath.h's mlip_erff); and the array forms
+// give the same bits with gcc and clang, vectorized (-march=native, AVX2),
+// without vectors (-O0), and on AArch64 under qemu-aarch64 when the cross
+// tools are there (a hash of every 4099th float's three results).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "support/file_util.h"
+#include "support/process.h"
+#include "testlib/c_runner.h"
+
+namespace mlipc::unit_c_kmath_f {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kProgram = R"(#include "mlip/kmath_f.h"
+#include <stdio.h>
+static float x[4096], a[4096];
+static uint64_t hash = 1469598103934665603ull;
+static double exp_ulp, erf_ulp, gelu_ratio;
+/* The distance of y from the exact value v in units in the last place of
+ * the float nearest v (a normal float: no subnormal result is measured). */
+static double ulps(float y, double v) {
+  int e;
+  frexp(v, &e);
+  return fabs((double)y - v) / ldexp(1.0, e - 24);
+}
+static void mix(const float* p, int n) {
+  int i;
+  for (i = 0; i < n; ++i) {
+    uint32_t u;
+    memcpy(&u, &p[i], 4);
+    hash = (hash ^ u) * 1099511628211ull;
+  }
+}
+static void run(int n, int measure) {
+  int i;
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_exp_f_n(a, n);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    double v = exp((double)x[i]);
+    if (x[i] != x[i]) { if (a[i] == a[i]) exp_ulp = 1e9; continue; }
+    if (x[i] < -87.0f) { if (a[i] != 0.0f) exp_ulp = 1e9; continue; }
+    if (v > 3.4028234663852886e38) { if (a[i] != INFINITY) exp_ulp = 1e9; continue; }
+    if (ulps(a[i], v) > exp_ulp) exp_ulp = ulps(a[i], v);
+  }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  for (i = 0; i < n; ++i) a[i] = mlip_erf_f(a[i]);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    if (x[i] != x[i]) { if (a[i] == a[i]) erf_ulp = 1e9; continue; }
+    if (x[i] == 0.0f || fabsf(x[i]) < 1e-37f) continue; /* subnormal results */
+    if (ulps(a[i], erf((double)x[i])) > erf_ulp) erf_ulp = ulps(a[i], erf((double)x[i]));
+  }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_gelu_f_n(a, n);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    /* ONNX's decomposition: Div, Erf, Add, Mul, Mul, each rounded. */
+    const float d = x[i] / 1.41421354f, e = mlip_erff(d), s = e + 1.0f, m = x[i] * s, w = m * 0.5f;
+    /* the other form passes/fuse_gelu.cpp matches: Mul by 1/sqrt 2, x / 2 first */
+    const float d2 = x[i] * 0.707106769f, s2 = mlip_erff(d2) + 1.0f, w2 = (x[i] * 0.5f) * s2;
+    double diff, ulp_w, bound;
+    int ex;
+    if (x[i] != x[i]) { if (a[i] == a[i]) gelu_ratio = 1e9; continue; }
+    if (x[i] == -INFINITY) { if (a[i] != 0.0f || !signbit(a[i])) gelu_ratio = 1e9; continue; } /* -0 */
+    if (fabsf(x[i]) > 1e30f) { if (a[i] != w) gelu_ratio = 1e9; continue; } /* x (1 + e) overflows */
+    diff = fabs((double)a[i] - (double)w);
+    if (fabs((double)a[i] - (double)w2) > diff) diff = fabs((double)a[i] - (double)w2);
+    frexp(fabsf(w) > FLT_MIN ? (double)w : (double)FLT_MIN, &ex);
+    ulp_w = ldexp(1.0, ex - 24);
+    /* the documented bound: 5 2^-24 |x| + 1 ulp of the result */
+    bound = 5.0 * fabs((double)x[i]) * ldexp(1.0, -24) + ulp_w;
+    if (diff / bound > gelu_ratio) gelu_ratio = diff / bound;
+  }
+}
+int main(void) {
+  static const uint32_t edges[] = {0x00000000u, 0x80000000u, 0xc2ae0000u, 0x42b17218u, 0x42b20000u,
+                                   0x40800000u, 0xc0800000u, 0x40b504f3u, 0xc0b504f3u, 0x3f800000u,
+                                   0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u};
+  uint64_t k;
+  size_t e;
+  int i, n = 0;
+#ifdef MEASURE
+  const int measure = 1;
+  const uint64_t stride = 127;
+#else
+  const int measure = 0;
+  const uint64_t stride = 4099;
+#endif
+  for (k = 0; k < 0x100000000ull; k += stride) {
+    uint32_t u = (uint32_t)k;
+    memcpy(&x[n++], &u, 4);
+    if (n == 4096) { run(n, measure); n = 0; }
+  }
+  for (e = 0; e < sizeof edges / sizeof *edges; ++e)
+    for (i = -2000; i < 2000; ++i) {
+      uint32_t u = edges[e] + (uint32_t)i;
+      memcpy(&x[n++], &u, 4);
+      if (n == 4096) { run(n, measure); n = 0; }
+    }
+  run(n, measure);
+  if (measure) printf("exp %.3f ulp, erf %.3f ulp, gelu %.3f of its bound\n", exp_ulp, erf_ulp, gelu_ratio);
+  else printf("hash %016llx\n", (unsigned long long)hash);
+  return 0;
+}
+)";
+
+bool have(const std::string& tool) {
+  return run_process({"sh", "-c", "command -v \"$0\" >/dev/null", tool}, fs::current_path(), 60).exit_code == 0;
+}
+
+// Builds the program with `cc` and `flags`, runs it (through `runner`) and
+// returns its output.
+std::string build_and_run(const fs::path& dir, const std::string& cc, const std::vector<std::string>& flags,
+                          const std::vector<std::string>& runner = {}) {
+  std::vector<std::string> argv = {cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                                   "-I" + (fs::path(MLIPC_TEST_DATA).parent_path().parent_path() / "include").string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"kmath_f.c", "-o", "kmath_f", "-lm"});
+  ProcessResult b = run_process(argv, dir, 300);
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  std::vector<std::string> run = runner;
+  run.push_back((dir / "kmath_f").string());
+  ProcessResult r = run_process(run, dir, 600);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return r.out;
+}
+
+const fs::path& program_dir() {
+  static const fs::path dir = [] {
+    const fs::path d = test::scratch_dir() / "kmath_f";
+    fs::create_directories(d);
+    write_file(d / "kmath_f.c", kProgram);
+    return d;
+  }();
+  return dir;
+}
+
+TEST(KmathF, ErrorBoundsHold) {
+  const std::string out = build_and_run(program_dir(), "cc", {"-O2", "-DMEASURE"});
+  double exp_ulp = 0, erf_ulp = 0, gelu = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "exp %lf ulp, erf %lf ulp, gelu %lf", &exp_ulp, &erf_ulp, &gelu), 3) << out;
+  RecordProperty("measured", out);
+  std::printf("%s", out.c_str());
+  EXPECT_LE(exp_ulp, 2.0) << out;
+  EXPECT_LE(erf_ulp, 7.0) << out;
+  EXPECT_LE(gelu, 1.0) << out;
+}
+
+TEST(KmathF, SameBitsAtEveryWidthAndOnAArch64) {
+  const std::string want = build_and_run(program_dir(), "cc", {"-O0"});
+  ASSERT_NE(want.find("hash "), std::string::npos) << want;
+  for (const std::string cc : {"gcc", "clang"}) {
+    if (!have(cc)) continue;
+    EXPECT_EQ(build_and_run(program_dir(), cc, {"-O3", "-march=native"}), want) << cc;
+    EXPECT_EQ(build_and_run(program_dir(), cc, {"-O2", "-mavx2"}), want) << cc;
+  }
+  if (have("aarch64-linux-gnu-gcc") && have("qemu-aarch64")) {
+    EXPECT_EQ(build_and_run(program_dir(), "aarch64-linux-gnu-gcc", {"-O3", "-static"}, {"qemu-aarch64"}), want);
+  }
+}
+
+}  // namespace
+}  // namespace mlipc::unit_c_kmath_f

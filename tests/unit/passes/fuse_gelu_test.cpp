@@ -1,0 +1,151 @@
+// passes/fuse_gelu: GELU's exact form, as exporters write it, becomes one
+// Gelu node (ops/gelu.cpp, mlip/kmath_f.h's float-precision erf) whose
+// generated C stays within the bound include/mlip/kmath_f.h states of the
+// five operators' reference bits (5 2^-24 |x| + 1 ulp; the test allows
+// 5 2^-24 * 8 + 2^-23 |y| on inputs in [-8, 8]); and what is not that
+// pattern stays as it is: another constant, a constant of several values,
+// an intermediate read twice or a graph output. The Gelu operator itself
+// (ONNX opset 20, both approximations) gives the reference's bits.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "driver/compile.h"
+#include "testlib/model_runner.h"
+#include "testlib/onnx_builder.h"
+
+namespace mlipc::unit_passes_fuse_gelu {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxBuilder;
+using test::random_tensor;
+
+int count_ops(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+TensorData scalar(float v, Shape shape = {}) {
+  return TensorData::from<float>(shape, std::vector<float>(static_cast<size_t>(numel(shape)), v));
+}
+
+// The pattern's parts, each replaceable by a test.
+struct Pattern {
+  std::string scale_op = "Div";
+  TensorData scale = scalar(1.41421354f);
+  TensorData one = scalar(1.0f);
+  std::string add_op = "Add";
+  bool half_first = false;   // Mul(Mul(x, 0.5), s) instead of Mul(Mul(x, s), 0.5)
+  bool swap = false;         // the binary nodes' operands the other way round
+  bool erf_is_output = false;
+};
+
+// x [3, 7, 65] -> Relu -> the pattern -> y, and x's Relu read again (r + y):
+// the GELU's input has another reader, as in a transformer's residual.
+fs::path model(const Pattern& p, const std::string& file) {
+  OnnxBuilder b;
+  const Shape s = {3, 7, 65};
+  b.input("x", DType::Float32, s);
+  b.initializer("c_scale", p.scale).initializer("c_one", p.one).initializer("c_half", scalar(0.5f));
+  b.node("Relu", {"x"}, {"r0"});
+  b.node("Sub", {"x", "r0"}, {"r"});  // any value: x's negative part, to reach both signs
+  b.node("Add", {"r", "r0"}, {"v"});
+  auto bin = [&](const std::string& op, const std::string& a, const std::string& c, const std::string& y) {
+    b.node(op, p.swap ? std::vector<std::string>{c, a} : std::vector<std::string>{a, c}, {y});
+  };
+  b.node(p.scale_op, {"v", "c_scale"}, {"d"});
+  b.node("Erf", {"d"}, {"e"});
+  bin(p.add_op, "e", "c_one", "s");
+  if (p.half_first) {
+    bin("Mul", "v", "c_half", "h");
+    bin("Mul", "h", "s", "g");
+  } else {
+    bin("Mul", "v", "s", "m");
+    bin("Mul", "m", "c_half", "g");
+  }
+  b.node("Add", {"v", "g"}, {"y"});
+  b.output("y");
+  if (p.erf_is_output) b.output("e");
+  return b.save(test::scratch_dir(), file);
+}
+
+io::NamedTensors inputs() { return {{"x", random_tensor(DType::Float32, {3, 7, 65}, 5, -8.0, 8.0)}}; }
+
+// Fused: one Gelu, no Erf, and the C within the bound of the reference.
+void expect_fused(const Pattern& p, const std::string& file) {
+  const fs::path f = model(p, file);
+  const driver::CompileResult r = driver::compile_model(f, {});
+  EXPECT_EQ(count_ops(r.graph, "Gelu"), 1) << file;
+  EXPECT_EQ(count_ops(r.graph, "Erf"), 0) << file;
+  EXPECT_EQ(count_ops(r.graph, "Mul"), 0) << file;
+  // y = v + gelu(v), |v| <= 8: |gelu error| <= 5 2^-24 8 + 1 ulp, and the Add's rounding.
+  test::expect_matches_reference(f, inputs(), std::ldexp(1.0, -22), 5.0 * 8.0 * std::ldexp(1.0, -24));
+}
+
+void expect_not_fused(const Pattern& p, const std::string& file) {
+  const fs::path f = model(p, file);
+  const driver::CompileResult r = driver::compile_model(f, {});
+  EXPECT_EQ(count_ops(r.graph, "Gelu"), 0) << file;
+  EXPECT_EQ(count_ops(r.graph, "Erf"), 1) << file;
+  test::expect_matches_reference(f, inputs(), 0.0, 0.0);  // unfused: the reference's bits
+}
+
+TEST(FuseGelu, TheExportersFormsBecomeOneGelu) {
+  expect_fused({}, "gelu_div.onnx");
+  Pattern swapped;
+  swapped.swap = true;
+  expect_fused(swapped, "gelu_swapped.onnx");
+  Pattern half;
+  half.half_first = true;
+  half.scale_op = "Mul";
+  half.scale = scalar(0.707106769f, {1, 1});
+  expect_fused(half, "gelu_mul_half_first.onnx");
+}
+
+TEST(FuseGelu, OtherConstantsAndSharedIntermediatesStay) {
+  Pattern two;
+  two.scale = scalar(2.0f);
+  expect_not_fused(two, "gelu_div2.onnx");
+  Pattern near;
+  near.scale = scalar(1.41421342f);  // one float below
+  expect_not_fused(near, "gelu_div_near.onnx");
+  Pattern mul_sqrt2;
+  mul_sqrt2.scale_op = "Mul";  // Mul by sqrt 2, not by its inverse
+  expect_not_fused(mul_sqrt2, "gelu_mul_sqrt2.onnx");
+  Pattern vec;
+  vec.one = scalar(1.0f, {65});  // a constant of 65 values, all 1: not a scalar
+  expect_not_fused(vec, "gelu_vector_one.onnx");
+  Pattern sub;
+  sub.add_op = "Sub";  // erf - 1: another node where the Add goes
+  expect_not_fused(sub, "gelu_sub_one.onnx");
+  Pattern out;
+  out.erf_is_output = true;
+  expect_not_fused(out, "gelu_erf_output.onnx");
+}
+
+// The Gelu operator (ONNX opset 20's, which mlipc reads in any opset): the C kernel gives the reference's bits, both
+// approximations, on an odd width (the vector loop's tail) with the
+// extremes of the float range and NaN.
+TEST(FuseGelu, GeluOperatorMatchesReferenceBitForBit) {
+  for (const char* approx : {"none", "tanh"}) {
+    OnnxBuilder b;
+    b.input("x", DType::Float32, {5, 37});
+    b.node("Gelu", {"x"}, {"y"}, {{"approximate", std::string(approx)}});
+    b.output("y");
+    const fs::path f = b.save(test::scratch_dir(), fmt::format("gelu_op_{}.onnx", approx));
+    TensorData x = random_tensor(DType::Float32, {5, 37}, 9, -12.0, 12.0);
+    float* px = x.data<float>();
+    px[0] = INFINITY;
+    px[1] = -INFINITY;
+    px[2] = NAN;
+    px[3] = 3.4e38f;
+    px[4] = -3.4e38f;
+    px[5] = 1e-40f;
+    test::expect_matches_reference(f, {{"x", x}}, 0.0, 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace mlipc::unit_passes_fuse_gelu
