@@ -5,6 +5,8 @@
  * and 4a); the opcode table (opcodes.c) names both. */
 #include "sim_internal.h"
 
+#include "mlip/kmath_f.h"
+
 mlip_status mlip_sim_check_softmax(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
   const mlip_softmax_args* a = &d->u.softmax;
   const int q8 = a->dtype != MLIP_DT_FP16;
@@ -33,9 +35,9 @@ mlip_status mlip_sim_check_softmax(const mlip_sim_view* v, uint32_t section, con
 /* 8-bit (docs/mlip-spec.md 4a): the operations of the CPU's int8 build of
    DequantizeLinear, Softmax, QuantizeLinear (templates/kernels
    dequantize_linear.c, softmax.c, quantize_linear.c) in their order, each
-   an IEEE binary32 operation or mlip/kmath.h's mlip_expf (host-independent
-   bits), so the bytes are theirs: x = (float)(q - x_zp) * x_scale; m the
-   largest x; s the sum in order of mlip_expf(x - m) from 0; y = mlip_expf(x
+   an IEEE binary32 operation or mlip/kmath_f.h's mlip_exp_f (host-independent
+   bits, the CPU Softmax's exponential), so the bytes are theirs: x = (float)(q - x_zp) * x_scale; m the
+   largest x; s the sum in order of mlip_exp_f(x - m) from 0; y = mlip_exp_f(x
    - m) / s; then v = y / y_scale rounded half to even plus y_zp, saturated
    (v first clamped to one past the range, which changes no result and keeps
    the rounding's argument small). Element i is read before it is written,
@@ -57,11 +59,11 @@ static mlip_status softmax_q8(const mlip_softmax_args* a, uint8_t* ocm) {
     }
     for (i = 0; i < len; ++i) {
       const float t = (float)(mlip_sim_q8_value(x[i], sg) - a->x_zp) * a->x_scale - m;
-      s = s + mlip_expf(t);
+      s = s + mlip_exp_f(t);
     }
     for (i = 0; i < len; ++i) {
       const float t = (float)(mlip_sim_q8_value(x[i], sg) - a->x_zp) * a->x_scale - m;
-      const float p = mlip_expf(t) / s;
+      const float p = mlip_exp_f(t) / s;
       float v = p / a->y_scale;
       int32_t q;
       v = v < vlo ? vlo : (v > vhi ? vhi : v);
