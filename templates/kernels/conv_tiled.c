@@ -36,10 +36,15 @@
  * front to back. Either order gives each output the same sum.
  * Where a block's outputs are contiguous, the bias, residual and a
  * piecewise-linear activation (act_vector) are applied as vectors, lane by
- * lane the operations of the scalar path. */
+ * lane the operations of the scalar path. Not on Helium: there (GCC 12.2,
+ * arm-none-eabi) the vector compare-and-blend forms of the activation and
+ * of the fused pool gave other outputs than the host's (QemuSweep on the
+ * Cortex-M55: the digits CNN and small_mlip, Conv+Relu, one with a fused
+ * MaxPool), so the M55 keeps the lane-by-lane forms it ran before kvec.h
+ * had its Helium width, until the cause is found. */
 {{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
-{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
+{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
   typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
 #ifndef MLIP__VSEL /* a where the mask m is set, else b, lane by lane */
 #define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
@@ -167,12 +172,12 @@
                     vt v = acc[p][j];
 {{#has_bias}}                    v = v + MLIP_VLOAD_{{MB}}(bb + j * VW);
 {{/has_bias}}{{#has_res}}                    v = v + MLIP_VLOAD_{{MB}}(rb + yo[p] + j * VW);
-{{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1
+{{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
                     {{act_vector}}
 #endif
 {{/has_act_vector}}                    MLIP_VSTORE_{{MB}}(yp + j * VW, v);
                   }
-{{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1
+{{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1 || defined(__ARM_FEATURE_MVE)
 {{/has_act_vector}}                  {
                     float* const t = yp; /* the activation's operand: the outputs in place */
                     {{act_block}}
@@ -212,7 +217,7 @@
                 if (!any) {
                   memcpy(best, sp, sizeof best);
                 } else {
-#if MLIP_VW_{{MB}} > 1
+#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
                   /* A compare and a blend per vector: GCC does not
                    * vectorize the portable loop below (scalar compares and
                    * branches took most of the layer's time). */
