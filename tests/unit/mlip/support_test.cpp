@@ -571,5 +571,26 @@ TEST(MlipSupport, Int8LayerNormChainIsChosenWhole) {
     }
   }
 }
+// int8 ADD of a constant: a QLinearAdd whose second operand is a constant of
+// the first's shape runs on the MLIP; a constant first operand says why not.
+TEST(MlipSupport, Int8AddOfAConstantSecondOperand) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool const_second : {true, false}) {
+    SCOPED_TRACE(const_second);
+    OnnxBuilder b(13);
+    b.input("x", DType::Int8, {1, 4, 6});
+    b.initializer("c", TensorData::from<int8_t>({1, 4, 6}, std::vector<int8_t>(24, 5)));
+    b.initializer("s", TensorData::from<float>({}, {0.05f}));
+    b.initializer("z", TensorData::from<int8_t>({}, {2}));
+    const std::string x = const_second ? "x" : "c", c = const_second ? "c" : "x";
+    b.node("QLinearAdd", {x, "s", "z", c, "s", "z", "s", "z"}, {"y"}, {}, "add").in_domain("com.microsoft");
+    b.output("y");
+    if (const_second)
+      EXPECT_EQ(reason(b, "add", o), "");
+    else
+      EXPECT_THAT(reason(b, "add", o), HasSubstr("the first computed"));
+  }
+}
 }  // namespace
 }  // namespace mlipc::unit_mlip_support
