@@ -359,7 +359,7 @@ void LowerContext::convert_out(int index, ValueId v) {
 
 void LowerContext::lower_node(const Node& n) {
   if (layers::folded_guard(g_, consumers_, producers_, index_of(n))) return;  // read by its Div (ELTWISE)
-  if (layers::q8_softmax_member(g_, consumers_, producers_, index_of(n))) return;  // its Softmax lowers the chain
+  if (layers::q8_chain_member(g_, consumers_, producers_, index_of(n))) return;  // its Softmax or LayerNorm lowers it
   if (auto it = norm_of_.find(index_of(n)); it != norm_of_.end()) {  // a decomposed LayerNormalization
     if (it->second.last == index_of(n)) layers::lower_norm_pattern(*this, it->second);  // the others make none
     return;

@@ -252,20 +252,23 @@ Selection select_nodes(const Graph& g, const Options& o) {
       s.layer[static_cast<size_t>(k)] = true;
     }
   }
-  // int8: a DequantizeLinear, Softmax, QuantizeLinear chain (the Softmax of
-  // the CPU's int8 build, float between its QDQ pairs) is one 8-bit SOFTMAX
-  // layer: its three nodes chosen together (layers/softmax.cpp).
+  // int8: a DequantizeLinear, Softmax or LayerNormalization, QuantizeLinear
+  // chain (the float operator of the CPU's int8 build between its QDQ
+  // pairs) is one 8-bit SOFTMAX or LAYERNORM layer: its three nodes chosen
+  // together (layers/rules.cpp, softmax.cpp, layernorm.cpp).
   if (o.quantize == "int8" && !o.fp16_float_layers)
     for (size_t i = 0; i < n; ++i) {
-      const std::optional<layers::Q8Softmax> p = layers::q8_softmax_at(g, consumers, producers, static_cast<int>(i));
+      const std::optional<layers::Q8Chain> p = layers::q8_chain_at(g, consumers, producers, static_cast<int>(i));
       if (!p) continue;
       std::string why = empty_tensor_reason(g, g.nodes[i]);
-      if (why.empty()) why = layers::q8_softmax_reason(g, *p, limits_for(target, o, true));
+      const SupportLimits limits = limits_for(target, o, true);
+      if (why.empty())
+        why = g.nodes[i].op == "Softmax" ? layers::q8_softmax_reason(g, *p, limits) : layers::q8_norm_reason(g, *p, limits);
       if (!why.empty()) {
         s.reason[i] = why;
         continue;
       }
-      for (int k : {p->dq, p->softmax, p->q}) {
+      for (int k : {p->dq, p->node, p->q}) {
         s.reason[static_cast<size_t>(k)] = "";
         s.chosen[static_cast<size_t>(k)] = true;
         s.layer[static_cast<size_t>(k)] = true;

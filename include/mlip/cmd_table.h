@@ -44,7 +44,7 @@
   X(MATMUL, matmul, 17, matmul, BOTH)                      \
   X(PERMUTE, permute, 18, permute, NONE)                   \
   X(SOFTMAX, softmax, 19, softmax, BOTH)                   \
-  X(NORM, norm, 20, norm, F16)                             \
+  X(NORM, norm, 20, norm, BOTH)                            \
   X(REDUCE, reduce, 21, reduce, F16)                       \
   X(RNN, rnn, 22, rnn, F16)
 
@@ -425,7 +425,10 @@
 
 /* NORM: each of `rows` rows of `len` halves normalized, y = (x - mean) /
  * sqrt(var + eps) * gamma[i] + beta[i] (LayerNormalization over the last
- * axis; docs/mlip-spec.md). gamma and beta fp32 [len], optional. */
+ * axis; docs/mlip-spec.md). gamma and beta fp32 [len], optional.
+ * 8-bit (a DequantizeLinear, LayerNormalization, QuantizeLinear of the
+ * CPU's int8 build): x = (q - x_zp) * x_scale in fp32, the same statistics
+ * and y, then QuantizeLinear's round(y / y_scale) + y_zp, saturated. */
 #define MLIP_FIELDS_norm(W, A, x)                                                     \
   W(x, in, 0, uint32_t, ANY, OCM, "input [rows][len]")                                \
   W(x, out, 1, uint32_t, ANY, OCM, "output [rows][len]")                              \
@@ -433,7 +436,11 @@
   W(x, beta, 3, uint32_t, ANY, PIN_OPT, "shift [len] fp32, or MLIP_NO_OFFSET")         \
   W(x, rows, 4, uint32_t, ANY, NZ, "rows")                                            \
   W(x, len, 5, uint32_t, ANY, NZ, "elements per row")                                 \
-  W(x, eps, 6, float, ANY, F32, "epsilon, added to the variance (fp32)")
+  W(x, eps, 6, float, ANY, F32, "epsilon, added to the variance (fp32)")            \
+  W(x, x_scale, 7, float, Q8, F32, "the input's scale")                               \
+  W(x, x_zp, 8, int32_t, Q8, ZP, "the input's zero point")                            \
+  W(x, y_scale, 9, float, Q8, F32, "the output's scale")                              \
+  W(x, y_zp, 10, int32_t, Q8, ZP, "the output's zero point")
 
 /* REDUCE: out[o][i] = sum over j of in[o][j][i] (fp32, j in order), divided
  * by len when mean: ReduceSum and ReduceMean over one axis (or adjacent

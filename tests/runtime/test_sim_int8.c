@@ -1,4 +1,4 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, SOFTMAX, MAXPOOL, AVGPOOL, the global pools,
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, SOFTMAX, NORM, MAXPOOL, AVGPOOL, the global pools,
    ADD, ELTWISE MUL, TABLE and RESIZE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
@@ -454,6 +454,110 @@ static void test_softmax(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   fresh(MLIP_LAYER_SOFTMAX);
   softmax8(MLIP_DT_INT8, 1, 4);
+  assert_int_equal(validate(), MLIP_OK);
+}
+
+/* An int8 NORM of `rows` rows of `len` (at most 32) at 0, in place,
+   epsilon 0, the scale (ones) at 256 and the shift (zeros) at 512: the
+   8-bit form requires both (PIN_OPT). */
+static void set_f32s(uint32_t off, const float* v, uint32_t n) { memcpy(ocm + off, v, n * sizeof *v); }
+
+static mlip_decoded_cmd* norm8(uint32_t dt, uint32_t rows, uint32_t len) {
+  static const float one = 1.0f, zero = 0.0f;
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_NORM, 0, layer0);
+  uint32_t i;
+  for (i = 0; i < len; ++i) {
+    set_f32s(256 + i * 4u, &one, 1);
+    set_f32s(512 + i * 4u, &zero, 1);
+  }
+  c->u.norm.in = 0;
+  c->u.norm.out = 0;
+  c->u.norm.gamma = 256;
+  c->u.norm.beta = 512;
+  c->u.norm.rows = rows;
+  c->u.norm.len = len;
+  c->u.norm.x_scale = 1.0f;
+  c->u.norm.y_scale = 1.0f;
+  c->u.norm.dtype = dt;
+  return c;
+}
+
+/* A constant row (10 less x_zp 2, at 0.5: every x 4): mean 4, variance 0,
+   epsilon 1e-5 keeps inv finite (1 / sqrt(1e-5)), every d 0, so y is the
+   shift alone: beta {1, -1, 0.5, 100} at y_scale 0.25, y_zp 3 gives 4 + 3,
+   -4 + 3, 2 + 3 and 400 + 3 saturated to 127. The same row with epsilon 0:
+   inv = 1 / 0 = inf, 0 * inf = NaN, which QuantizeLinear's kernel maps to
+   the zero point: 3. A row {3, 1} less x_zp 1: {2, 0}, mean 1, d {1, -1},
+   variance 1, inv 1 (epsilon 0); gamma {0.25, 0.75}: {0.25, -0.75}; at
+   y_scale 0.5: 0.5 and -1.5, ties to even: 0 and -2. uint8 {200, 56} less
+   128: {72, -72}, variance 5184, inv 1/72, y about +-1 at y_scale 1/64:
+   +-64 plus y_zp 128: 192 and 64. Two rows in one command are normalized
+   apart. Validation: a scale that is not positive, a zero point out of the
+   type, an 8-bit command without its shift. */
+static void test_norm(void** state) {
+  static const float beta[4] = {1.0f, -1.0f, 0.5f, 100.0f}, gamma[2] = {0.25f, 0.75f};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_LAYERNORM);
+  for (i = 0; i < 4; ++i) set8(i, 10);
+  c = norm8(MLIP_DT_INT8, 1, 4);
+  set_f32s(512, beta, 4);
+  c->u.norm.x_zp = 2;
+  c->u.norm.x_scale = 0.5f;
+  c->u.norm.eps = 1e-5f;
+  c->u.norm.y_scale = 0.25f;
+  c->u.norm.y_zp = 3;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 7);
+  assert_int_equal(get_i8(1), -1);
+  assert_int_equal(get_i8(2), 5);
+  assert_int_equal(get_i8(3), 127);
+  fresh(MLIP_LAYER_LAYERNORM);
+  for (i = 0; i < 4; ++i) set8(i, 10);
+  c = norm8(MLIP_DT_INT8, 1, 4);
+  c->u.norm.y_zp = 3;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(get_i8(i), 3);
+  fresh(MLIP_LAYER_LAYERNORM);
+  set8(0, 3);
+  set8(1, 1);
+  set8(2, 10);
+  set8(3, 10);
+  c = norm8(MLIP_DT_INT8, 2, 2);
+  set_f32s(256, gamma, 2);
+  c->u.norm.x_zp = 1;
+  c->u.norm.y_scale = 0.5f;
+  c->u.norm.y_zp = -7;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 0 - 7);
+  assert_int_equal(get_i8(1), -2 - 7);
+  assert_int_equal(get_i8(2), -7); /* the second row is constant: NaN */
+  assert_int_equal(get_i8(3), -7);
+  fresh(MLIP_LAYER_LAYERNORM);
+  ocm[0] = 200;
+  ocm[1] = 56;
+  c = norm8(MLIP_DT_UINT8, 1, 2);
+  c->u.norm.x_zp = 128;
+  c->u.norm.y_scale = 1.0f / 64.0f;
+  c->u.norm.y_zp = 128;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(ocm[0], 192);
+  assert_int_equal(ocm[1], 64);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8(MLIP_DT_INT8, 1, 4)->u.norm.x_scale = 0.0f;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8(MLIP_DT_INT8, 1, 4)->u.norm.y_scale = -0.5f;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8(MLIP_DT_INT8, 1, 4)->u.norm.y_zp = 128;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8(MLIP_DT_INT8, 1, 4)->u.norm.beta = MLIP_NO_OFFSET;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8(MLIP_DT_INT8, 1, 4);
   assert_int_equal(validate(), MLIP_OK);
 }
 
@@ -1107,6 +1211,7 @@ int main(void) {
     cmocka_unit_test(test_matmul_uint8),
     cmocka_unit_test(test_validate_matmul),
     cmocka_unit_test(test_softmax),
+    cmocka_unit_test(test_norm),
     cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_avgpool),
     cmocka_unit_test(test_validate_avgpool),

@@ -23,22 +23,28 @@ namespace add_layer {
 // points, each operand's and the sum's requantization, the output range.
 struct AddQ8Params {
   int32_t a_zp = 0, b_zp = 0, y_zp = 0, qa = 0, sa = 0, qb = 0, sb = 0, qy = 0, sy = 0, lo = 0, hi = 0;
+  // a constant second operand (a position embedding): its bytes in WEIGHTS,
+  // in the first operand's layout; -1: b is computed (the layer's input 1)
+  int64_t b_const = -1;
 };
 
 // Both operands and the sum of `elems` elements.
 uint64_t pass_bytes(int64_t elems, int64_t eb) { return 3 * ocm_round(elems * eb); }
 
 // QLinearAdd (com.microsoft: a, a_scale, a_zp, b, b_scale, b_zp, y_scale,
-// y_zp) of two computed tensors of one shape: the int8 ADD, or its 16x8
-// form (int16, mlip_qadd16_sum's left shift of 15).
+// y_zp) of two tensors of one shape, the first computed, the second
+// computed or constant (read from WEIGHTS): the int8 ADD, or its 16x8 form
+// (int16, mlip_qadd16_sum's left shift of 15; computed operands only).
 std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (!lim.int8) return "int8 addition needs -quantize=int8";
   if (n.op != "QLinearAdd") return "Add on int8 tensors";
   const Value& a = g.value(n.inputs[0]);
   const Value& b = g.value(n.inputs[3]);
-  if (a.is_constant() || b.is_constant() || a.shape != b.shape) return "only int8 additions of two equal shapes";
+  if (a.is_constant() || a.shape != b.shape) return "only int8 additions of two equal shapes, the first computed";
   // 16x8: int16 on all three (ops/qlinear_binary.cpp has them symmetric).
   if (b.dtype != a.dtype || g.value(n.outputs[0]).dtype != a.dtype) return "a QLinearAdd of mixed types";
+  // A constant operand's bytes are one per element (const_bytes).
+  if (b.is_constant() && a.dtype == DType::Int16) return "a 16x8 addition of a constant";
   for (size_t i : {1, 4, 6})
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   for (size_t i : {2, 5, 7})
@@ -59,29 +65,55 @@ ops::QParam q8_param(const LowerContext& ctx, const Node& n, size_t s, size_t z,
   return p;
 }
 
+// A constant operand's bytes in the order of a tensor of its shape in the
+// layout the first operand has: [N, C, W] -> [N, W, C] when that is a 3-D
+// NHWC one (n3), NCHW -> NHWC when 4-D (tensor_of), ONNX order otherwise.
+std::vector<uint8_t> const_bytes(const TensorData& c, const Shape& s, bool n3) {
+  const std::vector<int64_t> v = c.as_int64();
+  std::vector<uint8_t> out(v.size());
+  const bool nhwc4 = s.size() == 4;
+  if (!n3 && !nhwc4) {
+    for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<uint8_t>(v[i]);
+    return out;
+  }
+  const int64_t N = s[0], C = s[1], H = nhwc4 ? s[2] : 1, W = s.back();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          out[static_cast<size_t>(((n * H + h) * W + w) * C + ch)] =
+              static_cast<uint8_t>(v[static_cast<size_t>(((n * C + ch) * H + h) * W + w)]);
+  return out;
+}
+
 // The CPU kernel's constants (c/kernels/qlinear_binary.cpp).
 void lower_q8(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  const bool b_const = g.value(n.inputs[3]).is_constant();
   // 3-D operands of which one is NHWC (a 1-D convolution's): both NHWC
-  const bool n3 = ctx.is_nhwc3(n.inputs[0]) || ctx.is_nhwc3(n.inputs[3]);
+  const bool n3 = ctx.is_nhwc3(n.inputs[0]) || (!b_const && ctx.is_nhwc3(n.inputs[3]));
   const int ta = n3 ? ctx.nhwc_of(n.inputs[0]) : ctx.tensor_of(n.inputs[0]);  // before the layer
-  const int tb = n3 ? ctx.nhwc_of(n.inputs[3]) : ctx.tensor_of(n.inputs[3]);
+  const int tb = b_const ? -1 : n3 ? ctx.nhwc_of(n.inputs[3]) : ctx.tensor_of(n.inputs[3]);
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
-  l.inputs = {ta, tb};
+  l.inputs = b_const ? std::vector<int>{ta} : std::vector<int>{ta, tb};
   l.output = n3 ? ctx.nhwc_output(n) : ctx.output_tensor(n);
-  const DType t = ctx.graph().value(n.inputs[0]).dtype;
+  const DType t = g.value(n.inputs[0]).dtype;
   const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
   l.dtype = mlip_dtype(t);
+  AddQ8Params q;
   if (l.requant == MLIP_REQUANT_ORT) {  // mlip_qadd_f32's ra, rb, offset in qa, qb, qy
     const ops::AddF32 f = ops::add_f32(a.scale, a.zero_point, b.scale, b.zero_point, y.scale, y.zero_point);
     const int32_t s = MLIP_REQUANT_F32;
-    l.params = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, ops::f32_bits(f.ra), s,
-                           ops::f32_bits(f.rb), s, ops::f32_bits(f.offset), s,
-                           ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
-    return;
+    q = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, ops::f32_bits(f.ra), s,
+                    ops::f32_bits(f.rb), s, ops::f32_bits(f.offset), s,
+                    ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+  } else {
+    const ops::AddRequant r = ops::add_requant(a, b, y);
+    q = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
+                    r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
   }
-  const ops::AddRequant r = ops::add_requant(a, b, y);
-  l.params = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
-                         r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
+  if (b_const) q.b_const = ctx.add_bytes(const_bytes(*g.value(n.inputs[3]).constant, g.value(n.inputs[3]).shape, n3));
+  l.params = q;
 }
 
 // Two computed tensors of the same shape; other Adds are ELTWISE layers.
@@ -123,7 +155,8 @@ void lower(LowerContext& ctx, const Node& n) {
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& a = p.in(0);
-  const RTensor& b = p.in(1);
+  const int64_t b_const = l.q8() ? params_of<AddQ8Params>(l).b_const : -1;
+  const RTensor& b = b_const >= 0 ? a : p.in(1);  // a: unused for a constant b
   const RTensor& y = p.out();
   const int64_t eb = y.elem_bytes();
   const int64_t E = y.elems();
@@ -140,7 +173,10 @@ void plan(LayerPlanner& p) {
       const int64_t en = std::min(n, parts[t].second - e0);
       p.count_pass();
       p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, a_off, en * eb);
-      p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * eb, b_off, en * eb);
+      if (b_const >= 0)
+        p.dma_in(tile, p.weights_binding(), b_const + e0 * eb, b_off, en * eb);
+      else
+        p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * eb, b_off, en * eb);
       mlip_add_args c{};
       c.a = a_off;
       c.b = b_off;

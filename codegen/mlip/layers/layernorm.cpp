@@ -7,6 +7,10 @@
 // NORM command per chunk of rows: fp32 mean and variance, the epsilon added
 // in fp32 (so a 1e-12 that binary16 cannot hold keeps its meaning), one
 // rounding (docs/mlip-spec.md section 4). Split across tiles by rows.
+// int8 (docs/mlip-spec.md 4a): a DequantizeLinear, LayerNormalization,
+// QuantizeLinear chain of the CPU's int8 build (the LayerNormalization stays
+// float between its QDQ pairs there) is one 8-bit NORM layer that repeats
+// the kernels' fp32 operations in their order, so it gives their bits.
 #include <algorithm>
 #include <cmath>
 
@@ -30,10 +34,16 @@ struct NormParams {
   int64_t rows = 1, len = 1;
   float eps = 1e-5f;
   int64_t gamma = -1, beta = -1;
+  // 8-bit (RLayer::q8()): the input's and the output's scale and zero point
+  float x_scale = 0.0f, y_scale = 0.0f;
+  int32_t x_zp = 0, y_zp = 0;
 };
 
-// In and out (in place) of rows x len halves, the scale and shift in fp32.
-uint64_t pass_bytes(int64_t rows, int64_t len) { return ocm_round(rows * len * kF16Bytes) + 2 * ocm_round(len * kF32Bytes); }
+// In and out (in place) of rows x len elements of eb bytes, the scale and
+// shift in fp32.
+uint64_t pass_bytes(int64_t rows, int64_t len, int64_t eb = kF16Bytes) {
+  return ocm_round(rows * len * eb) + 2 * ocm_round(len * kF32Bytes);
+}
 
 // A constant scalar's value, or NaN.
 double scalar(const Graph& g, ValueId v) {
@@ -163,8 +173,49 @@ void add_layer(LowerContext& ctx, const Node& at, ValueId x, ValueId gamma, Valu
   fail("internal: the layer's node does not write its output");
 }
 
+// The 8-bit NORM of chain p: the DequantizeLinear's int8 input in, the
+// QuantizeLinear's output out (the two make no layer of their own).
+void lower_q8(LowerContext& ctx, const Q8Chain& p) {
+  const Graph& g = ctx.graph();
+  const Node& dq = g.nodes[static_cast<size_t>(p.dq)];
+  const Node& n = g.nodes[static_cast<size_t>(p.node)];
+  const Node& q = g.nodes[static_cast<size_t>(p.q)];
+  const Value& x = g.value(dq.inputs[0]);
+  const ops::LayerNormDims d = ops::layer_norm_dims(n.attrs, x.shape, g.value(n.inputs[1]).shape,
+                                                    n.has_input(2) ? &g.value(n.inputs[2]).shape : nullptr);
+  const int in = ctx.rowmajor_of(dq.inputs[0]);
+  RLayer& l = ctx.new_layer(MLIP_LAYER_LAYERNORM, n);
+  l.origins.insert(l.origins.begin(), dq.origins.begin(), dq.origins.end());
+  l.origins.insert(l.origins.end(), q.origins.begin(), q.origins.end());
+  l.inputs = {in};
+  l.dtype = mlip_dtype(x.dtype);
+  NormParams np;
+  np.len = d.n;
+  np.rows = numel(x.shape) / d.n;
+  np.eps = n.attrs.get_float("epsilon", 1e-5f);
+  np.x_scale = q8_scale_of(g, dq);
+  np.x_zp = q8_zero_point_of(g, dq);
+  np.y_scale = q8_scale_of(g, q);
+  np.y_zp = q8_zero_point_of(g, q);
+  auto add = [&](ValueId v) {
+    std::vector<float> f(static_cast<size_t>(d.n), 0.0f);
+    if (v == kNoValue) return ctx.add_f32(f);
+    const TensorData& c = *g.value(v).constant;
+    for (int64_t i = 0; i < d.n; ++i) f[static_cast<size_t>(i)] = static_cast<float>(c.at(i));
+    ctx.add_const({g.value(v).name, {d.n}, f});
+    return ctx.add_f32(f);
+  };
+  // the 8-bit form requires both: a missing shift is zeros (adding +0 may
+  // turn -0 into +0 only, which quantizes to the same integer)
+  np.gamma = add(n.inputs[1]);
+  np.beta = add(n.has_input(2) ? n.inputs[2] : kNoValue);
+  l.params = np;
+  l.output = ctx.output_tensor(q, 0, true);
+}
+
 void lower(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
+  if (auto p = q8_chain_at(g, ctx.consumers(), ctx.producers(), ctx.index_of(n))) return lower_q8(ctx, *p);
   const Value& x = g.value(n.inputs[0]);
   const ops::LayerNormDims d = ops::layer_norm_dims(n.attrs, x.shape, g.value(n.inputs[1]).shape,
                                                     n.has_input(2) ? &g.value(n.inputs[2]).shape : nullptr);
@@ -178,23 +229,24 @@ void plan(LayerPlanner& p) {
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t len = np.len;
+  const int64_t eb = l.q8() ? 1 : kF16Bytes;
   const auto parts = split_range(np.rows, p.num_tiles());
   p.set_split(Split::Rows, parts);
-  const int64_t rc = largest(np.rows, [&](int64_t v) { return pass_bytes(v, len) <= p.work_limit(); });
+  const int64_t rc = largest(np.rows, [&](int64_t v) { return pass_bytes(v, len, eb) <= p.work_limit(); });
   if (rc == 0) fail("layer '{}' does not fit OCM", l.name);
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     Ocm ocm(p.work_limit());
     const uint32_t gamma = np.gamma >= 0 ? ocm.take(len * kF32Bytes) : MLIP_NO_OFFSET;
     const uint32_t beta = np.beta >= 0 ? ocm.take(len * kF32Bytes) : MLIP_NO_OFFSET;
-    const uint32_t off = ocm.take(std::min(rc, parts[t].second - parts[t].first) * len * kF16Bytes);
+    const uint32_t off = ocm.take(std::min(rc, parts[t].second - parts[t].first) * len * eb);
     p.note_ocm(tile, ocm);
     if (np.gamma >= 0) p.dma_in(tile, p.weights_binding(), np.gamma, gamma, len * kF32Bytes);
     if (np.beta >= 0) p.dma_in(tile, p.weights_binding(), np.beta, beta, len * kF32Bytes);
     for (int64_t r0 = parts[t].first; r0 < parts[t].second; r0 += rc) {
       const int64_t rn = std::min(rc, parts[t].second - r0);
       p.count_pass();
-      p.dma_in(tile, p.binding(x), p.ddr_base(x) + r0 * len * kF16Bytes, off, rn * len * kF16Bytes);
+      p.dma_in(tile, p.binding(x), p.ddr_base(x) + r0 * len * eb, off, rn * len * eb);
       mlip_norm_args a{};
       a.in = off;
       a.out = off;
@@ -203,9 +255,15 @@ void plan(LayerPlanner& p) {
       a.rows = u32(rn);
       a.len = u32(len);
       a.eps = np.eps;
-      a.dtype = MLIP_DT_FP16;
+      a.dtype = l.dtype;
+      if (l.q8()) {
+        a.x_scale = np.x_scale;
+        a.x_zp = np.x_zp;
+        a.y_scale = np.y_scale;
+        a.y_zp = np.y_zp;
+      }
       p.emit(MLIP_OP_NORM, tile, a);
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * len * kF16Bytes, off, rn * len * kF16Bytes);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * len * eb, off, rn * len * eb);
     }
   }
 }
@@ -232,6 +290,23 @@ std::string norm_pattern_reason(const Graph& g, const NormPattern& p, const Supp
   if (std::string r = rowmajor_reason(g.value(p.x)); !r.empty()) return r;
   if (layernorm_layer::pass_bytes(1, p.len) > lim.work_bytes)
     return fmt::format("a row of {} elements does not fit the {} bytes of OCM", p.len, lim.work_bytes);
+  return "";
+}
+
+std::string q8_norm_reason(const Graph& g, const Q8Chain& p, const SupportLimits& lim) {
+  if (!lim.int8) return "an int8 LayerNormalization needs -quantize=int8";
+  const Node& n = g.nodes[static_cast<size_t>(p.node)];
+  const Value& x = g.value(n.inputs[0]);  // the float tensor: the shape rules are the fp16 ones
+  if (std::string r = rowmajor_reason(x); !r.empty()) return r;
+  if (!is_const(g, n, 1) || (n.has_input(2) && !is_const(g, n, 2))) return "scale or bias is not constant";
+  const ops::LayerNormDims d = ops::layer_norm_dims(n.attrs, x.shape, g.value(n.inputs[1]).shape,
+                                                    n.has_input(2) ? &g.value(n.inputs[2]).shape : nullptr);
+  if (d.scale_n != d.n || (n.has_input(2) && d.bias_n != d.n)) return "a scale or bias that repeats along the row";
+  const float xs = q8_scale_of(g, g.nodes[static_cast<size_t>(p.dq)]);
+  const float ys = q8_scale_of(g, g.nodes[static_cast<size_t>(p.q)]);
+  if (!(xs > 0.0f) || !(ys > 0.0f) || std::isinf(xs) || std::isinf(ys)) return "a scale that is not positive and finite";
+  if (layernorm_layer::pass_bytes(1, d.n, 1) > lim.work_bytes)
+    return fmt::format("a row of {} elements does not fit the {} bytes of OCM", d.n, lim.work_bytes);
   return "";
 }
 

@@ -22,6 +22,59 @@ int only_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers
 
 bool is_const(const Graph& g, const Node& n, size_t i) { return n.has_input(i) && g.value(n.inputs[i]).is_constant(); }
 
+namespace {
+
+// A per-tensor scale and zero point of Q/DQ node n (inputs 1 and 2).
+bool per_tensor_qparams(const Graph& g, const Node& n) {
+  if (!is_const(g, n, 1) || numel(g.value(n.inputs[1]).shape) != 1) return false;
+  return !n.has_input(2) || (is_const(g, n, 2) && numel(g.value(n.inputs[2]).shape) == 1);
+}
+
+// The float operators an int8 chain may hold: each has an 8-bit form of its
+// layer that repeats the CPU kernel's fp32 operations (docs/mlip-spec.md 4a).
+bool q8_chain_op(const std::string& op) { return op == "Softmax" || op == "LayerNormalization"; }
+
+}  // namespace
+
+float q8_scale_of(const Graph& g, const Node& qdq) { return static_cast<float>(g.value(qdq.inputs[1]).constant->at(0)); }
+
+int32_t q8_zero_point_of(const Graph& g, const Node& qdq) {
+  return qdq.has_input(2) ? static_cast<int32_t>(g.value(qdq.inputs[2]).constant->as_int64()[0]) : 0;
+}
+
+std::optional<Q8Chain> q8_chain_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                   const std::vector<int>& producers, int node) {
+  const Node& m = g.nodes[static_cast<size_t>(node)];
+  if (!q8_chain_op(m.op) || m.inputs.empty() || m.outputs.empty()) return std::nullopt;
+  for (size_t i = 1; i < m.outputs.size(); ++i)
+    if (m.outputs[i] != kNoValue) return std::nullopt;  // LayerNormalization's Mean or InvStdDev is used
+  const ValueId y = m.outputs[0], x = m.inputs[0];
+  if (g.is_graph_output(y) || consumers[y].size() != 1 || g.is_graph_output(x) || consumers[x].size() != 1)
+    return std::nullopt;
+  const int qi = consumers[y][0], di = producers[x];
+  if (di < 0) return std::nullopt;
+  const Node& q = g.nodes[static_cast<size_t>(qi)];
+  const Node& dq = g.nodes[static_cast<size_t>(di)];
+  if (q.op != "QuantizeLinear" || q.inputs[0] != y || dq.op != "DequantizeLinear") return std::nullopt;
+  const Value& xq = g.value(dq.inputs[0]);
+  if (xq.is_constant() || !is_q8_type(xq.dtype) || g.value(q.outputs[0]).dtype != xq.dtype) return std::nullopt;
+  if (!per_tensor_qparams(g, dq) || !per_tensor_qparams(g, q)) return std::nullopt;
+  return Q8Chain{di, node, qi};
+}
+
+bool q8_chain_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                     const std::vector<int>& producers, int node) {
+  const Node& n = g.nodes[static_cast<size_t>(node)];
+  if (n.op == "DequantizeLinear") {
+    for (int c : consumers[n.outputs[0]])
+      if (auto p = q8_chain_at(g, consumers, producers, c); p && p->dq == node) return true;
+  } else if (n.op == "QuantizeLinear") {
+    const int s = producers[n.inputs[0]];
+    if (auto p = s >= 0 ? q8_chain_at(g, consumers, producers, s) : std::nullopt; p && p->q == node) return true;
+  }
+  return false;
+}
+
 std::string batch_reason(int64_t batch) {
   if (batch <= kMaxBatch) return "";
   return fmt::format("batch size {} above the MLIP's {}", batch, kMaxBatch);

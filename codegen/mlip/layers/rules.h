@@ -204,19 +204,27 @@ void lower_concat_rows(LowerContext& ctx, const Node& n);
 // MATMUL (layers/matmul.cpp): a MatMul FC does not take (3-D and more, or B
 // computed).
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& limits);
-// int8 SOFTMAX (layers/softmax.cpp): a DequantizeLinear, Softmax,
-// QuantizeLinear chain (per-tensor parameters, one 8-bit type, each node
-// read only by the next) found from its Softmax, one 8-bit layer; whether
-// node `node` is the chain's DequantizeLinear or QuantizeLinear (they make
-// no layer of their own); "" or why the chain cannot run.
-struct Q8Softmax {
-  int dq = -1, softmax = -1, q = -1;
+// int8 float chains (layers/rules.cpp): a DequantizeLinear, then a Softmax
+// or LayerNormalization, then a QuantizeLinear (per-tensor parameters, one
+// 8-bit type, each node read only by the next), the float operator of the
+// CPU's int8 build between its QDQ pairs, is one 8-bit layer of the middle
+// node's kind (SOFTMAX, LAYERNORM) that repeats the CPU kernels' fp32
+// operations. q8_chain_at finds it from its middle node; q8_chain_member
+// says whether node `node` is a chain's DequantizeLinear or QuantizeLinear
+// (they make no layer of their own); the scale and zero point of a Q or DQ.
+struct Q8Chain {
+  int dq = -1, node = -1, q = -1;
 };
-std::optional<Q8Softmax> q8_softmax_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
-                                       const std::vector<int>& producers, int node);
-bool q8_softmax_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
-                       const std::vector<int>& producers, int node);
-std::string q8_softmax_reason(const Graph& g, const Q8Softmax& p, const SupportLimits& limits);
+std::optional<Q8Chain> q8_chain_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                   const std::vector<int>& producers, int node);
+bool q8_chain_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                     const std::vector<int>& producers, int node);
+float q8_scale_of(const Graph& g, const Node& qdq);
+int32_t q8_zero_point_of(const Graph& g, const Node& qdq);
+// "" or why a chain cannot run: its Softmax (layers/softmax.cpp), its
+// LayerNormalization (layers/layernorm.cpp).
+std::string q8_softmax_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
+std::string q8_norm_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
 // int8 MATMUL (layers/matmul.cpp): "" or why a QLinearMatMul of two computed
 // operands cannot run; lower_matmul lowers it too.
 std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& limits);

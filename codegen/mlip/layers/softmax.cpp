@@ -53,59 +53,17 @@ int64_t row_len(const Node& n, const Shape& s) {
   return after == 1 ? s[static_cast<size_t>(axis)] : 0;
 }
 
-// A per-tensor scale and zero point of Q/DQ node n (inputs 1 and 2).
-bool per_tensor_qparams(const Graph& g, const Node& n) {
-  if (!is_const(g, n, 1) || numel(g.value(n.inputs[1]).shape) != 1) return false;
-  return !n.has_input(2) || (is_const(g, n, 2) && numel(g.value(n.inputs[2]).shape) == 1);
-}
-
-float scale_of(const Graph& g, const Node& n) { return static_cast<float>(g.value(n.inputs[1]).constant->at(0)); }
-int32_t zero_point_of(const Graph& g, const Node& n) {
-  return n.has_input(2) ? static_cast<int32_t>(g.value(n.inputs[2]).constant->as_int64()[0]) : 0;
-}
-
 }  // namespace softmax_layer
 
-std::optional<Q8Softmax> q8_softmax_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
-                                       const std::vector<int>& producers, int node) {
-  const Node& sm = g.nodes[static_cast<size_t>(node)];
-  if (sm.op != "Softmax" || sm.inputs.empty() || sm.outputs.size() != 1) return std::nullopt;
-  const ValueId y = sm.outputs[0], x = sm.inputs[0];
-  if (g.is_graph_output(y) || consumers[y].size() != 1 || g.is_graph_output(x) || consumers[x].size() != 1)
-    return std::nullopt;
-  const int qi = consumers[y][0], di = producers[x];
-  if (di < 0) return std::nullopt;
-  const Node& q = g.nodes[static_cast<size_t>(qi)];
-  const Node& dq = g.nodes[static_cast<size_t>(di)];
-  if (q.op != "QuantizeLinear" || q.inputs[0] != y || dq.op != "DequantizeLinear") return std::nullopt;
-  const Value& xq = g.value(dq.inputs[0]);
-  if (xq.is_constant() || !is_q8_type(xq.dtype) || g.value(q.outputs[0]).dtype != xq.dtype) return std::nullopt;
-  if (!softmax_layer::per_tensor_qparams(g, dq) || !softmax_layer::per_tensor_qparams(g, q)) return std::nullopt;
-  return Q8Softmax{di, node, qi};
-}
-
-bool q8_softmax_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
-                       const std::vector<int>& producers, int node) {
-  const Node& n = g.nodes[static_cast<size_t>(node)];
-  if (n.op == "DequantizeLinear") {
-    for (int c : consumers[n.outputs[0]])
-      if (auto p = q8_softmax_at(g, consumers, producers, c); p && p->dq == node) return true;
-  } else if (n.op == "QuantizeLinear") {
-    const int s = producers[n.inputs[0]];
-    if (auto p = s >= 0 ? q8_softmax_at(g, consumers, producers, s) : std::nullopt; p && p->q == node) return true;
-  }
-  return false;
-}
-
-std::string q8_softmax_reason(const Graph& g, const Q8Softmax& p, const SupportLimits& lim) {
+std::string q8_softmax_reason(const Graph& g, const Q8Chain& p, const SupportLimits& lim) {
   if (!lim.int8) return "an int8 Softmax needs -quantize=int8";
-  const Node& sm = g.nodes[static_cast<size_t>(p.softmax)];
+  const Node& sm = g.nodes[static_cast<size_t>(p.node)];
   Value x = g.value(sm.inputs[0]);  // the float tensor: the shape rules are the fp16 ones
   if (std::string r = rowmajor_reason(x); !r.empty()) return r;
   const int64_t len = softmax_layer::row_len(sm, x.shape);
   if (len == 0) return "only along the last axis (or the trailing axes of the coerced form)";
-  const float xs = softmax_layer::scale_of(g, g.nodes[static_cast<size_t>(p.dq)]);
-  const float ys = softmax_layer::scale_of(g, g.nodes[static_cast<size_t>(p.q)]);
+  const float xs = q8_scale_of(g, g.nodes[static_cast<size_t>(p.dq)]);
+  const float ys = q8_scale_of(g, g.nodes[static_cast<size_t>(p.q)]);
   if (!(xs > 0.0f) || !(ys > 0.0f) || std::isinf(xs) || std::isinf(ys)) return "a scale that is not positive and finite";
   if (softmax_layer::pass_bytes(1, len, 1) > lim.work_bytes)
     return fmt::format("a row of {} elements does not fit the {} bytes of OCM", len, lim.work_bytes);
@@ -127,10 +85,10 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 
 // The 8-bit SOFTMAX of pattern p: the DequantizeLinear's int8 input in,
 // the QuantizeLinear's output out (the two make no layer of their own).
-void lower_q8(LowerContext& ctx, const Q8Softmax& p) {
+void lower_q8(LowerContext& ctx, const Q8Chain& p) {
   const Graph& g = ctx.graph();
   const Node& dq = g.nodes[static_cast<size_t>(p.dq)];
-  const Node& sm = g.nodes[static_cast<size_t>(p.softmax)];
+  const Node& sm = g.nodes[static_cast<size_t>(p.node)];
   const Node& q = g.nodes[static_cast<size_t>(p.q)];
   const Value& x = g.value(dq.inputs[0]);
   const int in = ctx.rowmajor_of(dq.inputs[0]);
@@ -142,16 +100,16 @@ void lower_q8(LowerContext& ctx, const Q8Softmax& p) {
   SoftmaxParams sp;
   sp.len = row_len(sm, x.shape);
   sp.rows = numel(x.shape) / sp.len;
-  sp.x_scale = scale_of(g, dq);
-  sp.x_zp = zero_point_of(g, dq);
-  sp.y_scale = scale_of(g, q);
-  sp.y_zp = zero_point_of(g, q);
+  sp.x_scale = q8_scale_of(g, dq);
+  sp.x_zp = q8_zero_point_of(g, dq);
+  sp.y_scale = q8_scale_of(g, q);
+  sp.y_zp = q8_zero_point_of(g, q);
   l.params = sp;
   l.output = ctx.output_tensor(q, 0, true);
 }
 
 void lower(LowerContext& ctx, const Node& n) {
-  if (auto p = q8_softmax_at(ctx.graph(), ctx.consumers(), ctx.producers(), ctx.index_of(n)))
+  if (auto p = q8_chain_at(ctx.graph(), ctx.consumers(), ctx.producers(), ctx.index_of(n)))
     if (is_q8_type(ctx.graph().value(ctx.graph().nodes[static_cast<size_t>(p->dq)].inputs[0]).dtype))
       return lower_q8(ctx, *p);
   const Value& x = ctx.graph().value(n.inputs[0]);

@@ -540,5 +540,57 @@ TEST(MlipSupport, Int8SoftmaxChainIsChosenWhole) {
   }
 }
 
+// int8 NORM: a DequantizeLinear, LayerNormalization, QuantizeLinear chain
+// with a constant scale is chosen whole (its DequantizeLinear and
+// QuantizeLinear too); a computed scale keeps the LayerNormalization on the
+// CPU with the reason.
+TEST(MlipSupport, Int8LayerNormChainIsChosenWhole) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool const_scale : {true, false}) {
+    SCOPED_TRACE(const_scale);
+    OnnxBuilder b(17);
+    b.input("x", DType::Int8, {1, 4, 6});
+    if (const_scale)
+      b.initializer("gamma", TensorData::from<float>({6}, {1.0f, 0.5f, 2.0f, 1.0f, 1.5f, 0.25f}));
+    else
+      b.input("gamma", DType::Float32, {6});
+    b.initializer("xs", TensorData::from<float>({}, {0.05f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {2}));
+    b.initializer("ys", TensorData::from<float>({}, {0.02f}));
+    b.initializer("yz", TensorData::from<int8_t>({}, {-3}));
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xd"}, {}, "dq");
+    b.node("LayerNormalization", {"xd", "gamma"}, {"n"}, {{"axis", int64_t{-1}}}, "ln");
+    b.node("QuantizeLinear", {"n", "ys", "yz"}, {"y"}, {}, "q");
+    b.output("y");
+    if (const_scale) {
+      for (const char* name : {"dq", "ln", "q"}) EXPECT_EQ(reason(b, name, o), "") << name;
+    } else {
+      EXPECT_THAT(reason(b, "ln", o), HasSubstr("scale or bias is not constant"));
+      EXPECT_THAT(reason(b, "dq", o), HasSubstr("DequantizeLinear has no int8 MLIP layer"));
+    }
+  }
+}
+// int8 ADD of a constant: a QLinearAdd whose second operand is a constant of
+// the first's shape runs on the MLIP; a constant first operand says why not.
+TEST(MlipSupport, Int8AddOfAConstantSecondOperand) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool const_second : {true, false}) {
+    SCOPED_TRACE(const_second);
+    OnnxBuilder b(13);
+    b.input("x", DType::Int8, {1, 4, 6});
+    b.initializer("c", TensorData::from<int8_t>({1, 4, 6}, std::vector<int8_t>(24, 5)));
+    b.initializer("s", TensorData::from<float>({}, {0.05f}));
+    b.initializer("z", TensorData::from<int8_t>({}, {2}));
+    const std::string x = const_second ? "x" : "c", c = const_second ? "c" : "x";
+    b.node("QLinearAdd", {x, "s", "z", c, "s", "z", "s", "z"}, {"y"}, {}, "add").in_domain("com.microsoft");
+    b.output("y");
+    if (const_second)
+      EXPECT_EQ(reason(b, "add", o), "");
+    else
+      EXPECT_THAT(reason(b, "add", o), HasSubstr("the first computed"));
+  }
+}
 }  // namespace
 }  // namespace mlipc::unit_mlip_support
