@@ -22,7 +22,7 @@ int only_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers
 
 bool is_const(const Graph& g, const Node& n, size_t i) { return n.has_input(i) && g.value(n.inputs[i]).is_constant(); }
 
-namespace {
+namespace rules_layer {
 
 // A per-tensor scale and zero point of Q/DQ node n (inputs 1 and 2).
 bool per_tensor_qparams(const Graph& g, const Node& n) {
@@ -34,7 +34,7 @@ bool per_tensor_qparams(const Graph& g, const Node& n) {
 // layer that repeats the CPU kernel's fp32 operations (docs/mlip-spec.md 4a).
 bool q8_chain_op(const std::string& op) { return op == "Softmax" || op == "LayerNormalization"; }
 
-}  // namespace
+}  // namespace rules_layer
 
 float q8_scale_of(const Graph& g, const Node& qdq) { return static_cast<float>(g.value(qdq.inputs[1]).constant->at(0)); }
 
@@ -45,7 +45,7 @@ int32_t q8_zero_point_of(const Graph& g, const Node& qdq) {
 std::optional<Q8Chain> q8_chain_at(const Graph& g, const std::vector<std::vector<int>>& consumers,
                                    const std::vector<int>& producers, int node) {
   const Node& m = g.nodes[static_cast<size_t>(node)];
-  if (!q8_chain_op(m.op) || m.inputs.empty() || m.outputs.empty()) return std::nullopt;
+  if (!rules_layer::q8_chain_op(m.op) || m.inputs.empty() || m.outputs.empty()) return std::nullopt;
   for (size_t i = 1; i < m.outputs.size(); ++i)
     if (m.outputs[i] != kNoValue) return std::nullopt;  // LayerNormalization's Mean or InvStdDev is used
   const ValueId y = m.outputs[0], x = m.inputs[0];
@@ -58,7 +58,7 @@ std::optional<Q8Chain> q8_chain_at(const Graph& g, const std::vector<std::vector
   if (q.op != "QuantizeLinear" || q.inputs[0] != y || dq.op != "DequantizeLinear") return std::nullopt;
   const Value& xq = g.value(dq.inputs[0]);
   if (xq.is_constant() || !is_q8_type(xq.dtype) || g.value(q.outputs[0]).dtype != xq.dtype) return std::nullopt;
-  if (!per_tensor_qparams(g, dq) || !per_tensor_qparams(g, q)) return std::nullopt;
+  if (!rules_layer::per_tensor_qparams(g, dq) || !rules_layer::per_tensor_qparams(g, q)) return std::nullopt;
   return Q8Chain{di, node, qi};
 }
 
