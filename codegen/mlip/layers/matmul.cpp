@@ -62,6 +62,19 @@ int64_t product(const Shape& s, size_t from, size_t to) {
   return v;
 }
 
+// The operand shapes both forms take: 2-D or more, A's batch the output's,
+// B's batch one or A's.
+std::string operands_reason(const Value& a, const Value& b, const Value& y) {
+  if (a.shape.size() < 2 || b.shape.size() < 2) return "a 1-D operand";
+  const size_t ra = a.shape.size(), rb = b.shape.size();
+  const int64_t batch = product(y.shape, 0, y.shape.size() - 2);
+  if (product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
+  const int64_t bb = product(b.shape, 0, rb - 2);
+  if (bb != 1 && (rb != ra || !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin())))
+    return "a second operand whose batch dimensions differ from the first's";
+  return "";
+}
+
 }  // namespace matmul_layer
 
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
@@ -72,14 +85,8 @@ std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& li
   for (const Value* v : {&a, &b, &y})
     if (std::string r = rowmajor_reason(*v); !r.empty()) return r;
   if (a.is_constant()) return "a constant first operand";
-  if (a.shape.size() < 2 || b.shape.size() < 2) return "a 1-D operand";
-  const size_t ra = a.shape.size(), rb = b.shape.size();
-  const int64_t batch = matmul_layer::product(y.shape, 0, y.shape.size() - 2);
-  if (matmul_layer::product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
-  const int64_t bb = matmul_layer::product(b.shape, 0, rb - 2);
-  if (bb != 1 && (rb != ra || !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin())))
-    return "a second operand whose batch dimensions differ from the first's";
-  const int64_t k = a.shape[ra - 1];
+  if (std::string r = matmul_layer::operands_reason(a, b, y); !r.empty()) return r;
+  const int64_t k = a.shape.back();
   if (matmul_layer::MatmulPass{k, true}.bytes(1, 1, false) > lim.work_bytes)
     return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
   return "";
@@ -105,14 +112,8 @@ std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits&
     as_float.dtype = DType::Float32;
     if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
   }
-  if (a.shape.size() < 2 || b.shape.size() < 2) return "a 1-D operand";
-  const size_t ra = a.shape.size(), rb = b.shape.size();
-  const int64_t batch = matmul_layer::product(y.shape, 0, y.shape.size() - 2);
-  if (matmul_layer::product(a.shape, 0, ra - 2) != batch) return "a first operand that broadcasts";
-  const int64_t bb = matmul_layer::product(b.shape, 0, rb - 2);
-  if (bb != 1 && (rb != ra || !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin())))
-    return "a second operand whose batch dimensions differ from the first's";
-  const int64_t k = a.shape[ra - 1];
+  if (std::string r = matmul_layer::operands_reason(a, b, y); !r.empty()) return r;
+  const int64_t k = a.shape.back();
   if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
     return fmt::format("{} products per output, above the int8 bound of {}", k, MLIP_INT8_MAX_TAPS);
   if (matmul_layer::MatmulPass{k, true, true}.bytes(1, 1, false) > lim.work_bytes)
