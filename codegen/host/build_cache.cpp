@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -74,6 +75,10 @@ bool owner_lock_held(const fs::path& staging) {
 }
 
 }  // namespace
+
+std::string staging_name(const std::string& key, const std::string& last) {
+  return fmt::format(".{}{}{}.{}.{}", key, kStage, host_tag(), static_cast<long>(::getpid()), last);
+}
 
 StagingName parse_staging_name(const std::string& name) {
   // ".<key>.stage.<host>.<pid>.<XXXXXX>"
@@ -171,8 +176,7 @@ void build_staged(const fs::path& cache, const std::string& key, const fs::path&
   remove_orphaned_staging(cache);
   // Build beside the final folder, then rename: concurrent runs of the same
   // tarball never see a half-built cache entry. The name says whose it is.
-  std::string templ =
-      (cache / fmt::format(".{}{}{}.{}.XXXXXX", key, kStage, host_tag(), static_cast<long>(::getpid()))).string();
+  std::string templ = (cache / staging_name(key, "XXXXXX")).string();
   if (::mkdtemp(templ.data()) == nullptr)
     fail("{}: cannot build into the build cache {}: {}; make it writable (chmod 700) or set MLIPC_CACHE_DIR",
          tarball.string(), cache.string(), std::strerror(errno));
@@ -192,6 +196,14 @@ void build_staged(const fs::path& cache, const std::string& key, const fs::path&
   try {
     build(staging);
     std::error_code ec;
+    // The entry keeps its program only: the extracted tarball and the
+    // objects (in objects/ already) were most of a cache's bytes.
+    std::vector<fs::path> drop;
+    for (fs::directory_iterator it(staging, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name != exe.filename().string() && name != kOwner) drop.push_back(it->path());
+    }
+    for (const fs::path& p : drop) fs::remove_all(p, ec);
     fs::remove(staging / kOwner, ec);
     fs::rename(staging, cache / key, ec);
     if (ec && !fs::exists(exe)) fail("cannot store the build in {}: {}", (cache / key).string(), ec.message());

@@ -32,6 +32,8 @@ struct StagingName {
   long pid = 0;
 };
 StagingName parse_staging_name(const std::string& name);
+// The name of a staging folder of this process for `key`, ending in `last`.
+std::string staging_name(const std::string& key, const std::string& last);
 // Removes the staging folders of this host whose process is gone (not
 // alive, and not holding the folder's .owner lock: a process in another
 // PID namespace keeps its folder); never a live process's folder, never

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "host/build_cache.h"
+#include "host/cache_trim.h"
 #include "host/host_program.h"
 #include "host/member_check.h"
 #include "host/object_cache.h"
@@ -95,15 +96,19 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   const fs::path cache = resolve_cache_dir(options.cache_dir);
   m.dir_ = cache / key;
   m.exe_ = m.dir_ / "model_host";
-  if (fs::exists(m.exe_)) return m;
+  if (fs::exists(m.exe_)) {
+    mark_used(m.dir_);
+    return m;
+  }
   if (options.only_cached) {
     m.exe_.clear();
     return m;
   }
-
+  const uint64_t max_bytes = cache_max_bytes();
   build_staged(cache, key, m.exe_, tarball, [&](const fs::path& staging) {
     build_into(staging, bytes, tarball, cc, checked.model_c, cache, options.build_timeout);
   });
+  trim_after_build(cache, max_bytes);
   return m;
 }
 

@@ -90,7 +90,6 @@ class HostModel {
 
   const mlf::Metadata& metadata() const { return metadata_; }
   const std::filesystem::path& executable() const { return exe_; }
-  const std::filesystem::path& source_dir() const { return dir_; }
 
   // Checks `inputs` against the model (every input present once by name, no
   // extra arrays, dtype and shape exact), runs, returns the outputs.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "host/build_cache.h"
+#include "host/cache_trim.h"
 #include "host/member_check.h"
 #include "host/object_cache.h"
 #include "host/run_program.h"
@@ -109,10 +110,15 @@ MeshModel MeshModel::build(const fs::path& tarball, const std::vector<MeshStageF
   m.tarball_ = tarball;
   const std::string key = "mesh-" + steps::sha256_hex(key_text).substr(0, 32);
   m.exe_ = cache / key / "mesh_host";
-  if (fs::exists(m.exe_)) return m;
+  if (fs::exists(m.exe_)) {
+    steps::mark_used(cache / key);
+    return m;
+  }
+  const uint64_t max_bytes = steps::cache_max_bytes();
   steps::build_staged(cache, key, m.exe_, tarball, [&](const fs::path& staging) {
     build_mesh_into(staging, bytes, tarball, stages, pipeline_c, tc, cache, options.build_timeout);
   });
+  steps::trim_after_build(cache, max_bytes);
   return m;
 }
 

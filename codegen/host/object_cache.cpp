@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "host/cache_trim.h"
 #include "support/error.h"
 #include "support/file_util.h"
 
@@ -55,7 +56,10 @@ std::string headers_key(const fs::path& dir, const std::vector<fs::path>& subs, 
 fs::path cached_object(const fs::path& dir, const fs::path& src, const std::string& headers_key,
                        const fs::path& objects, const Toolchain& tc, int timeout) {
   const fs::path obj = objects / (sha256_hex(headers_key + src.string() + read_file(dir / src)).substr(0, 32) + ".o");
-  if (fs::exists(obj)) return obj;
+  if (fs::exists(obj)) {
+    mark_used(obj);
+    return obj;
+  }
   fs::create_directories(objects);
   // Written in the build folder and renamed into the cache: a process killed
   // while compiling leaves its half object in its staging folder, which the
@@ -81,7 +85,9 @@ fs::path cached_program(const std::vector<std::string>& objects, const std::vect
   for (const std::string& l : libs) link_key += " " + l;
   const fs::path programs = cache / "programs";
   const fs::path program = programs / sha256_hex(link_key).substr(0, 32);
-  if (!fs::exists(program)) {
+  if (fs::exists(program)) {
+    mark_used(program);
+  } else {
     fs::create_directories(programs);
     fs::create_directories(dir / ".tmp");
     const fs::path tmp =

@@ -436,6 +436,31 @@ TEST_F(RobustRun, StagingFoldersOfProcessesThatAreGoneAreRemovedAndNoOthers) {
   EXPECT_THAT(hidden(cache()), ::testing::Not(::testing::Contains(locked)));
 }
 
+// The cache keeps each build's program only (the extracted tarball went to
+// objects/ or is not needed again); a run marks what it uses; a wrong size
+// limit is one line before anything is built.
+TEST_F(RobustRun, BuildFoldersKeepTheirProgramOnlyAndTheSizeLimitIsChecked) {
+  const fs::path tar = compile(digits(), {"--target", "c"}, "d.tar");
+  const std::vector<std::string> run = {"run", tar.string(), "--inputs", digit_npz().string()};
+  const std::string e = expect_error(mlipc(run, {"MLIPC_CACHE_MAX_SIZE=4GB"}));
+  EXPECT_THAT(e, HasSubstr("MLIPC_CACHE_MAX_SIZE '4GB': give a size in bytes"));
+  EXPECT_FALSE(fs::exists(cache()) && !fs::is_empty(cache())) << "nothing built before the check";
+  expect_ok(mlipc(run, {"MLIPC_CACHE_MAX_SIZE=64M"}));
+  std::vector<fs::path> builds;
+  for (const auto& entry : fs::directory_iterator(cache()))
+    if (entry.path().filename().string().size() == 32) builds.push_back(entry.path());
+  ASSERT_EQ(builds.size(), 1u);
+  std::vector<std::string> in_build;
+  for (const auto& entry : fs::directory_iterator(builds[0])) in_build.push_back(entry.path().filename().string());
+  EXPECT_THAT(in_build, ::testing::ElementsAre("model_host"));
+  EXPECT_TRUE(fs::exists(cache() / ".trimmed"));
+  // A second run is a cache hit that marks the build used.
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(5);
+  fs::last_write_time(builds[0], old);
+  expect_ok(mlipc(run));
+  EXPECT_GT(fs::last_write_time(builds[0]), old + std::chrono::hours(4));
+}
+
 TEST_F(RobustRun, SigkillDuringTheBuildLeavesAStagingFolderTheNextBuildRemoves) {
   const std::string naptime = fmt::format("304.{}", static_cast<long>(getpid()));
   write_file(p("slow-cc"), fmt::format("#!/bin/sh\nsleep {0} &\nsleep {0}\n", naptime));
@@ -484,7 +509,8 @@ TEST_F(RobustRun, SigkillDuringTheBuildLeavesAStagingFolderTheNextBuildRemoves) 
   // The next build (the system compiler) removes it and succeeds.
   expect_ok(mlipc({"run", tar.string(), "--inputs", digit_npz().string()}));
   EXPECT_FALSE(staging_exists());
-  EXPECT_TRUE(hidden(cache()).empty()) << fmt::format("{}", fmt::join(hidden(cache()), ", "));
+  // Only the size limit's stamp (cache_trim.h) is left of the hidden files.
+  EXPECT_THAT(hidden(cache()), ::testing::ElementsAre(".trimmed"));
 }
 
 // ------------------------------------------------- item 12: run's messages
