@@ -4,6 +4,9 @@
 // weights, an int32 or int64 bias, summed in int64).
 #include "ops/conv_integer.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "ops/ops.h"
 #include "ops/window.h"
 #include "mlip/requant.h"
@@ -76,12 +79,25 @@ void int_conv(const Attrs& attrs, const TensorData& xt, const TensorData& wt, in
   const int64_t icg = c / group, ksize = kernel_size(g);
   std::vector<int32_t> x = int32_values(xt);
   for (int32_t& v : x) v -= zx;
-  const std::vector<int32_t> w = int32_values(wt);
-  conv_sums<Acc>(g, xt.shape()[0], c, m, group, x.data(),
-                 [&](int64_t oc, int64_t ic, int64_t k) {
-                   return w[static_cast<size_t>((oc * icg + ic) * ksize + k)] - (zw.size() > 1 ? zw[static_cast<size_t>(oc)] : zw[0]);
-                 },
-                 store);
+  std::vector<int32_t> w = int32_values(wt);
+  for (int64_t oc = 0; oc < m; ++oc)
+    for (int64_t i = 0; i < icg * ksize; ++i)
+      w[static_cast<size_t>(oc * icg * ksize + i)] -= zw.size() > 1 ? zw[static_cast<size_t>(oc)] : zw[0];
+  const auto w_at = [&](const auto& wv) {
+    return [&wv, icg, ksize](int64_t oc, int64_t ic, int64_t k) { return wv[static_cast<size_t>((oc * icg + ic) * ksize + k)]; };
+  };
+  // 8-bit operands less their zero points (and 16x8's int16 activations,
+  // zero point 0) fit int16, whose products x86's baseline SIMD forms in
+  // 32 bits (it has no 32-bit multiply): the same sums, faster.
+  const auto fits16 = [](const std::vector<int32_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int32_t e) { return e >= INT16_MIN && e <= INT16_MAX; });
+  };
+  if (fits16(x) && fits16(w)) {
+    const std::vector<int16_t> x16(x.begin(), x.end()), w16(w.begin(), w.end());
+    conv_sums<Acc>(g, xt.shape()[0], c, m, group, x16.data(), w_at(w16), store);
+  } else {
+    conv_sums<Acc>(g, xt.shape()[0], c, m, group, x.data(), w_at(w), store);
+  }
 }
 
 }  // namespace

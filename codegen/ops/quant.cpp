@@ -128,9 +128,18 @@ Requant requant_multiplier(float in_scale, float w_scale, float out_scale, Requa
 }
 
 std::vector<int32_t> int32_values(const TensorData& t) {
-  std::vector<int32_t> out;
-  out.reserve(static_cast<size_t>(t.numel()));
-  for (int64_t v : t.as_int64()) out.push_back(static_cast<int32_t>(v));
+  if (!dtype_is_integer(t.dtype())) {  // bool, or the error of as_int64
+    const std::vector<int64_t> v = t.as_int64();
+    return std::vector<int32_t>(v.begin(), v.end());
+  }
+  // The element pointer read once: through a byte vector, a store into `out`
+  // would otherwise reload it every element (this is hot in PTQ).
+  std::vector<int32_t> out(static_cast<size_t>(t.numel()));
+  visit_numeric(t.dtype(), "integer conversion", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t.raw_as<T>();
+    std::transform(p, p + out.size(), out.begin(), [](T v) { return static_cast<int32_t>(v); });
+  });
   return out;
 }
 

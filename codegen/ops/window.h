@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ops/spatial.h"
@@ -114,6 +115,9 @@ inline constexpr int64_t kConvBlock = 8;
 template <class Acc, class X, class WAt, class Store>
 void conv_sums(const Geometry3& g, int64_t n_batch, int64_t c, int64_t m, int64_t group, const X* x, WAt&& w_at,
                Store&& store) {
+  // Products of 16-bit terms are exact in int32, which SIMD forms from
+  // 16-bit lanes; anything else multiplies in the accumulator's type.
+  using P = std::conditional_t<std::is_integral_v<X> && sizeof(X) <= 2, int32_t, Acc>;
   const int64_t icg = c / group, ocg = m / group;
   const int64_t isize = input_plane(g), ksize = kernel_size(g), osize = output_plane(g);
   const int64_t ocp = (ocg + kConvBlock - 1) / kConvBlock * kConvBlock;
@@ -135,9 +139,9 @@ void conv_sums(const Geometry3& g, int64_t n_batch, int64_t c, int64_t m, int64_
             const X* xc = xg + ic * isize;
             const X* wc = wt.data() + ic * ksize * ocp + oc0;
             for (size_t t = t0; t < t1; ++t) {
-              const Acc xv = static_cast<Acc>(xc[taps.x[t]]);
+              const P xv = static_cast<P>(xc[taps.x[t]]);
               const X* wk = wc + taps.k[t] * ocp;
-              for (int64_t j = 0; j < kConvBlock; ++j) sum[j] += xv * static_cast<Acc>(wk[j]);
+              for (int64_t j = 0; j < kConvBlock; ++j) sum[j] += static_cast<Acc>(xv * static_cast<P>(wk[j]));
             }
           }
           for (int64_t j = 0; j < nb; ++j) {
