@@ -550,6 +550,14 @@ void expect_one_region_matches(const fs::path& model, const io::NamedTensors& in
 // half the OCM then being the weights'), each output its own row's sum:
 // within the fp16 bound, the same bits for 1, 2 and 8 tiles and pinned
 // weights. The passes inspect counts: 3 chunks of rows on each tile.
+// The cycle estimate on 1 tile, by hand (docs/mlip-spec.md section 5:
+// cn10ka, 256 MACs, 32 DMA bytes per cycle, 40 per command): per chunk of
+// r rows a DMA_IN of the bias (96 bytes, one 128-byte burst: 4), of x (r
+// rows of 256 floats converted: r * 1024 bytes, 32 r), of the weights (24
+// rows of 512 bytes: 384), the FC (24 r after 256 r * 24 MACs / 256) and
+// the DMA_OUT converting to fp32 (r rows of 96 bytes, one burst each: 4 r);
+// over the 2100 rows in 3 chunks DMA 3 * 388 + 36 * 2100 = 76764 cycles
+// against 50400 of compute, plus 15 commands * 40: 77364.
 TEST(MlipDense, Fp16RowsBeyondOcmRunInChunks) {
   OnnxBuilder b;
   b.input("x", DType::Float32, {2100, 256});
@@ -566,6 +574,7 @@ TEST(MlipDense, Fp16RowsBeyondOcmRunInChunks) {
     if (l.kind == "fc") {
       ++fcs;
       EXPECT_EQ(l.passes, 3);  // rows 0..1023, 1024..2047, 2048..2099
+      EXPECT_EQ(l.est_cycles, 77364u);
     }
   EXPECT_EQ(fcs, 1);
   expect_one_region_matches(model, {{"x", random_tensor(DType::Float32, {2100, 256}, 23)}}, "dense 2100 rows");
