@@ -6,7 +6,8 @@
 //   ConvTranspose              -> mlipc.QLinearConvTranspose (weights per channel on axis 1)
 //   Gemm, MatMul (const 2-D B; MatMul's A of any rank from 2: its leading
 //     dimensions are the rows, a transformer's Linear on [1, T, d])
-//                              -> Reshape, QLinearConv 1x1, Reshape
+//                              -> Reshape, QLinearConv 1x1, Reshape (from
+//     3-D: a Reshape to the rows [rows, K] first, and one back after)
 //   MatMul (both computed)     -> QLinearMatMul
 //   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
 //   GlobalAveragePool          -> QLinearGlobalAveragePool
@@ -385,15 +386,31 @@ class Folder {
     ValueId x4 = g_.add_value(g_.unique_name(n.name + "_in_nk11"), xt);
     ValueId y4 = g_.add_value(g_.unique_name(n.name + "_out_nk11"), o.param.dtype);
     in[0] = x4;
-    Node r1 = make("Reshape", n.name + "_to_nchw", {x->q, shape_const({rows, k, 1, 1})}, {x4});
+    std::vector<Node> repl;
+    // More than 2 dimensions: first the rows [rows, K] (a view of row-major
+    // bytes, as onnxruntime's own Gemm fusion writes it), then the dense
+    // layer's 1x1 view of them; and back the same way.
+    ValueId x2 = x->q;
+    if (xs.size() > 2) {
+      x2 = g_.add_value(g_.unique_name(n.name + "_in_rows"), xt);
+      repl.push_back(make("Reshape", n.name + "_to_rows", {x->q, shape_const({rows, k})}, {x2}));
+    }
+    repl.push_back(make("Reshape", n.name + "_to_nchw", {x2, shape_const({rows, k, 1, 1})}, {x4}));
     Node conv = make("QLinearConv", n.name, in, {y4});
     for (const char* a : {ops::kWeightBitsAttr, ops::kWeightBlockAttr})  // 4-bit weights (PTQ's mark)
       if (n.attrs.has(a)) conv.attrs.set(a, n.attrs.get_int(a));
     set_clamp(conv, o);
-    std::vector<int64_t> ys(xs.begin(), xs.end() - 1);
-    ys.push_back(nout);
-    Node r2 = make("Reshape", n.name + "_from_nchw", {y4, shape_const(ys)}, {o.y});
-    replace(i, o, {std::move(r1), std::move(conv), std::move(r2)});
+    repl.push_back(std::move(conv));
+    if (xs.size() > 2) {
+      const ValueId y2 = g_.add_value(g_.unique_name(n.name + "_out_rows"), o.param.dtype);
+      repl.push_back(make("Reshape", n.name + "_from_nchw", {y4, shape_const({rows, nout})}, {y2}));
+      std::vector<int64_t> ys(xs.begin(), xs.end() - 1);
+      ys.push_back(nout);
+      repl.push_back(make("Reshape", n.name + "_from_rows", {y2, shape_const(ys)}, {o.y}));
+    } else {
+      repl.push_back(make("Reshape", n.name + "_from_nchw", {y4, shape_const({xs[0], nout})}, {o.y}));
+    }
+    replace(i, o, std::move(repl));
     return true;
   }
 

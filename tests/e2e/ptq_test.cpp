@@ -196,9 +196,9 @@ TEST(PtqDigits, EmittedQdqModelMatchesOnnxruntime) {
 // must be 2-D"), as is every other layer; no float MatMul is left; the
 // output's SQNR against fp32 is printed (20 dB at least). The --emit-qdq
 // model compiled back for "mrvl, c" with no flag is int8: the 6 Linear
-// MatMuls and the 2 out-projection Gemms are int8 FC layers in MLIP regions,
-// every MAC on the MLIP, and its outputs are the bits of the same QDQ model
-// on "c".
+// MatMuls and the 2 out-projection Gemms are int8 FC layers in MLIP regions
+// with the Reshapes around them, every MAC on the MLIP, and its outputs are
+// the bits of the same QDQ model on "c".
 TEST(PtqTransformer, LinearMatMulsOnThreeDimensionsAreInt8AndRunOnTheMlip) {
   const fs::path model = kData / "models" / "torch_mlip_mha_encoder" / "model.onnx";
   const Graph g = frontend::import_onnx(model);
@@ -241,6 +241,12 @@ TEST(PtqTransformer, LinearMatMulsOnThreeDimensionsAreInt8AndRunOnTheMlip) {
   EXPECT_EQ(fcs, 8);
   EXPECT_GT(on_mlip, 0u);
   EXPECT_EQ(on_cpu, 0u);
+  // The Reshapes the fold puts around a 3-D MatMul's dense layer (to its
+  // rows, to the 1x1 view, and back) are views inside its region, not CPU
+  // nodes that cut it off.
+  for (const mlip::CpuNode& cn : rm.mlip.cpu_nodes)
+    for (const char* fold : {"_to_rows", "_to_nchw", "_from_nchw", "_from_rows"})
+      EXPECT_EQ(cn.node.find(fold), std::string::npos) << cn.node << ": " << cn.reason;
   driver::CompileOptions c;
   c.quantize = "int8";
   const driver::CompileResult rc = driver::compile_model(qdq, c);
