@@ -4,7 +4,10 @@
 // requantization fused (ops/qlinear.h, include/mlip/requant.h):
 //   Conv                       -> QLinearConv (per-channel weights, int32 bias)
 //   ConvTranspose              -> mlipc.QLinearConvTranspose (weights per channel on axis 1)
-//   Gemm, MatMul (const B, 2-D) -> Reshape, QLinearConv 1x1, Reshape
+//   Gemm, MatMul (const 2-D B; MatMul's A of any rank from 2: its leading
+//     dimensions are the rows, a transformer's Linear on [1, T, d])
+//                              -> Reshape, QLinearConv 1x1, Reshape (from
+//     3-D: a Reshape to the rows [rows, K] first, and one back after)
 //   MatMul (both computed)     -> QLinearMatMul
 //   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
 //   GlobalAveragePool          -> QLinearGlobalAveragePool
@@ -343,12 +346,17 @@ class Folder {
     // Copies: add_constant and add_value below grow the value list.
     const Shape xs = g_.value(x->q).shape;
     const Shape ws = g_.value(w->q).shape;
-    if (xs.size() != 2 || ws.size() != 2) return note(n, "A and B must be 2-D");
+    // MatMul's A may have more dimensions: a batch of rows against the one
+    // matrix B (numpy's broadcast of a 2-D B), the rows its leading ones.
+    if (ws.size() != 2 || xs.size() < 2 || (gemm && xs.size() != 2))
+      return note(n, gemm ? "A and B must be 2-D" : "B must be 2-D and A at least 2-D");
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < xs.size(); ++d) rows *= xs[d];
     const bool trans_b = gemm && n.attrs.get_int("transB", 0) != 0;
     if (gemm && (n.attrs.get_int("transA", 0) != 0 || n.attrs.get_float("alpha", 1.0f) != 1.0f ||
                  (n.has_input(2) && n.attrs.get_float("beta", 1.0f) != 1.0f)))
       return note(n, "transA, alpha or beta other than 0, 1, 1");
-    const int64_t k = xs[1], nout = trans_b ? ws[0] : ws[1];
+    const int64_t k = xs.back(), nout = trans_b ? ws[0] : ws[1];
     const int out_axis = op_traits(n.op).weight_axis(n);
     if (!w->per_tensor() && (w->axis != out_axis || w->scale_c->numel() != nout))
       return note(n, "weight scales are not per tensor or per output column");
@@ -378,13 +386,31 @@ class Folder {
     ValueId x4 = g_.add_value(g_.unique_name(n.name + "_in_nk11"), xt);
     ValueId y4 = g_.add_value(g_.unique_name(n.name + "_out_nk11"), o.param.dtype);
     in[0] = x4;
-    Node r1 = make("Reshape", n.name + "_to_nchw", {x->q, shape_const({xs[0], k, 1, 1})}, {x4});
+    std::vector<Node> repl;
+    // More than 2 dimensions: first the rows [rows, K] (a view of row-major
+    // bytes, as onnxruntime's own Gemm fusion writes it), then the dense
+    // layer's 1x1 view of them; and back the same way.
+    ValueId x2 = x->q;
+    if (xs.size() > 2) {
+      x2 = g_.add_value(g_.unique_name(n.name + "_in_rows"), xt);
+      repl.push_back(make("Reshape", n.name + "_to_rows", {x->q, shape_const({rows, k})}, {x2}));
+    }
+    repl.push_back(make("Reshape", n.name + "_to_nchw", {x2, shape_const({rows, k, 1, 1})}, {x4}));
     Node conv = make("QLinearConv", n.name, in, {y4});
     for (const char* a : {ops::kWeightBitsAttr, ops::kWeightBlockAttr})  // 4-bit weights (PTQ's mark)
       if (n.attrs.has(a)) conv.attrs.set(a, n.attrs.get_int(a));
     set_clamp(conv, o);
-    Node r2 = make("Reshape", n.name + "_from_nchw", {y4, shape_const({xs[0], nout})}, {o.y});
-    replace(i, o, {std::move(r1), std::move(conv), std::move(r2)});
+    repl.push_back(std::move(conv));
+    if (xs.size() > 2) {
+      const ValueId y2 = g_.add_value(g_.unique_name(n.name + "_out_rows"), o.param.dtype);
+      repl.push_back(make("Reshape", n.name + "_from_nchw", {y4, shape_const({rows, nout})}, {y2}));
+      std::vector<int64_t> ys(xs.begin(), xs.end() - 1);
+      ys.push_back(nout);
+      repl.push_back(make("Reshape", n.name + "_from_rows", {y2, shape_const(ys)}, {o.y}));
+    } else {
+      repl.push_back(make("Reshape", n.name + "_from_nchw", {y4, shape_const({xs[0], nout})}, {o.y}));
+    }
+    replace(i, o, std::move(repl));
     return true;
   }
 

@@ -33,6 +33,7 @@
 #include "host/host_model.h"
 #include "io/npz.h"
 #include "ops/evaluator.h"
+#include "ops/op.h"
 #include "ptq/calibration.h"
 #include "mlf/archive.h"
 #include "digits_ptq.h"
@@ -188,6 +189,74 @@ TEST(PtqDigits, EmittedQdqModelMatchesOnnxruntime) {
   EXPECT_EQ(identical, n);
 }
 
+// Issue 30: torch's own nn.TransformerEncoder (torch_mlip_mha_encoder, 33
+// tokens) quantized by --quantize int8. Its Linear MatMuls read 3-D tensors
+// ([1, 33, d], and [33, 1, d] for the attention's in-projection) against a
+// constant 2-D matrix: int8 dense layers now (they stayed float, "A and B
+// must be 2-D"), as is every other layer; no float MatMul is left; the
+// output's SQNR against fp32 is printed (20 dB at least). The --emit-qdq
+// model compiled back for "mrvl, c" with no flag is int8: the 6 Linear
+// MatMuls and the 2 out-projection Gemms are int8 FC layers in MLIP regions
+// with the Reshapes around them, every MAC on the MLIP, and its outputs are
+// the bits of the same QDQ model on "c".
+TEST(PtqTransformer, LinearMatMulsOnThreeDimensionsAreInt8AndRunOnTheMlip) {
+  const fs::path model = kData / "models" / "torch_mlip_mha_encoder" / "model.onnx";
+  const Graph g = frontend::import_onnx(model);
+  const fs::path calib = scratch_dir() / "ptq_mha_calib.npz";
+  io::write_npz(calib, samples::normal_samples(g, 16, 1));
+  const fs::path qdq = scratch_dir() / "ptq_mha_qdq.onnx";
+  fs::remove(qdq);
+  driver::CompileOptions o = int8_options("c", calib);
+  o.emit_qdq = qdq;
+  const driver::CompileResult r = driver::compile_model(model, o);
+  ASSERT_TRUE(r.quantization.has_value());
+  int matmuls = 0;
+  for (const auto& l : r.quantization->layers) {
+    EXPECT_TRUE(l.int8) << l.node << ": " << l.why;
+    matmuls += l.op == "MatMul";
+  }
+  EXPECT_EQ(matmuls, 10);  // per layer: the in-projection, Q.K^T, .V, the MLP's two Linears
+  for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "MatMul") << n.name << " stayed float";
+  ASSERT_EQ(r.quantization->outputs.size(), 1u);
+  const double sqnr = r.quantization->outputs[0].sqnr_db;
+  fmt::print("ptq torch_mlip_mha_encoder: every layer int8, output SQNR {:.1f} dB against fp32\n", sqnr);
+  EXPECT_GE(sqnr, 20.0);
+
+  ASSERT_TRUE(fs::exists(qdq));
+  driver::CompileOptions mrvl;
+  mrvl.target = "mrvl, c";
+  const driver::CompileResult rm = driver::compile_model(qdq, mrvl);
+  int fcs = 0;
+  uint64_t on_mlip = 0, on_cpu = 0;
+  for (const auto& region : rm.mlip.regions) {
+    on_mlip += region->report.macs();
+    for (const mlip::LayerReport& l : region->report.layers)
+      if (l.kind == "fc") {
+        ++fcs;
+        EXPECT_EQ(l.dtype, "int8") << l.name;
+      }
+  }
+  for (const Node& n : rm.graph.nodes)
+    if (n.op != kSubgraphOp) on_cpu += node_macs(rm.graph, n);
+  EXPECT_EQ(fcs, 8);
+  EXPECT_GT(on_mlip, 0u);
+  EXPECT_EQ(on_cpu, 0u);
+  // The Reshapes the fold puts around a 3-D MatMul's dense layer (to its
+  // rows, to the 1x1 view, and back) are views inside its region, not CPU
+  // nodes that cut it off.
+  for (const mlip::CpuNode& cn : rm.mlip.cpu_nodes)
+    for (const char* fold : {"_to_rows", "_to_nchw", "_from_nchw", "_from_rows"})
+      EXPECT_EQ(cn.node.find(fold), std::string::npos) << cn.node << ": " << cn.reason;
+  driver::CompileOptions c;
+  c.quantize = "int8";
+  const driver::CompileResult rc = driver::compile_model(qdq, c);
+  host::HostModel hm = build(rm, "mha_qdq_mrvl"), hc = build(rc, "mha_qdq_c");
+  const io::NamedTensors inputs = samples::normal_samples(g, 3, 7);
+  for (int64_t i = 0; i < 3; ++i) {
+    const io::NamedTensors in = {{g.inputs[0].name, sample(inputs[0].second, i, g.value(g.inputs[0].value).shape)}};
+    EXPECT_TRUE(hm.run(in).outputs[0].second == hc.run(in).outputs[0].second) << "input " << i;
+  }
+}
 
 struct Agreement {
   bool integer = false;  // output 0 holds labels: no SQNR to speak of

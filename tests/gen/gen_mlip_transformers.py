@@ -21,6 +21,11 @@ torch.onnx writes it:
 - torch_mlip_kws_transformer: a keyword-spotting transformer on audio
   frames ([1, 49, 10] MFCC-like frames, a Linear embedding, 2 encoder
   blocks, mean pooling, 12 classes);
+- torch_mlip_mha_encoder: torch's own nn.TransformerEncoder (2 post-norm
+  layers of nn.TransformerEncoderLayer, batch_first, 32 wide, 4 heads, a
+  ReLU MLP) on 33 tokens: nn.MultiheadAttention exports its in-projection
+  as a MatMul on [33, 1, 32] and its out-projection as a Gemm on [33, 32],
+  33 rows for the fp16 FC (issue 30: more than 8 rows);
 - torch_mlip_eps_guards: linear attention with ReLU kernels whose
   denominators are guarded by + 1e-15, and x / sqrt(var + 1e-12), where
   some denominators are exactly zero (issue 30, item 11).
@@ -178,6 +183,16 @@ class EpsGuards(torch.nn.Module):
         return self.out(y) + z
 
 
+class MhaEncoder(torch.nn.Module):
+    def __init__(self, d=32, heads=4, layers=2):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0, batch_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
 def main():
     torch.manual_seed(30)
     vit = ViT()
@@ -205,6 +220,12 @@ def main():
     save_case("torch_mlip_eps_guards", m, {"x": x},
               readme="Epsilon guards (issue 30, item 11): x / (sum + 1e-15) and x / sqrt(var + 1e-12) with "
                      "denominators exactly zero: tests/gen/gen_mlip_transformers.py")
+    torch.manual_seed(38)  # its own seed: the models above stay as they were
+    m = export_torch(MhaEncoder(), (torch.randn(1, 33, 32),), 17, ["x"], ["y"], grad=True)
+    save_case("torch_mlip_mha_encoder", m, random_inputs(m, seed=38),
+              readme="torch's nn.TransformerEncoder (2 layers, batch_first, 32 wide, 4 heads) on 33 tokens, "
+                     "opset 17: its attention's out-projection is a Gemm on [33, 32] (issue 30: the fp16 FC on "
+                     "any number of rows): tests/gen/gen_mlip_transformers.py")
 
 
 if __name__ == "__main__":

@@ -94,13 +94,16 @@ def save_case(name, model, inputs=None, readme=None):
     print(f"{name}: {[(n, a.shape) for n, a in inputs.items()]} -> {[(n, a.shape, str(a.dtype)) for n, a in outputs]}")
 
 
-def export_torch(module, args, opset, input_names, output_names, dynamic_axes=None):
-    """A torch.nn.Module exported to an onnx.ModelProto (eval mode, constants folded)."""
+def export_torch(module, args, opset, input_names, output_names, dynamic_axes=None, grad=False):
+    """A torch.nn.Module exported to an onnx.ModelProto (eval mode, constants folded). grad=True
+    exports with autograd on: torch's nn.TransformerEncoderLayer then takes its composite path
+    (nn.MultiheadAttention as exporters write it), not its fused kernel, which has no ONNX form."""
+    import contextlib
     import io
     import torch
     module.eval()
     buf = io.BytesIO()
-    with torch.no_grad():
+    with contextlib.nullcontext() if grad else torch.no_grad():
         torch.onnx.export(module, args, buf, opset_version=opset, input_names=input_names,
                           output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
     return onnx.load_from_string(buf.getvalue())

@@ -1,5 +1,5 @@
 // FC: Gemm and MatMul with a constant weight matrix (alpha, beta, transB, a
-// bias per output), up to kMaxBatch rows, with its fused activation. A
+// bias per output), any number of rows, with its fused activation. A
 // flatten before it (and a transpose to NHWC before that) costs nothing: the
 // weights are reordered into the NHWC order of the flattened tensor. Split
 // across tiles by output channels; when even one output's weights do not fit
@@ -9,8 +9,10 @@
 // (conv_is_dense), as an FC with one requantization record per output and
 // the whole reduction in one command, of any number of rows that fits OCM
 // (a quantized transformer's Linear on 49 tokens; the command has no batch
-// bound, only fp16's passes of partial sums keep kMaxBatch); a
-// QLinearMatMul of two computed operands goes to MATMUL as well.
+// bound); a QLinearMatMul of two computed operands goes to MATMUL as well.
+// fp16 takes any number of rows too (attention's out-projection, a Gemm on
+// [tokens, d]): in chunks of rows when they do not all fit OCM; each output
+// is its own row's sum, so the chunks do not change a bit.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -102,7 +104,6 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (n.op == "MatMul" && !dense_matmul(g, n)) return matmul_reason(g, n, lim);
   const Value& a = g.value(n.inputs[0]);
   if (a.dtype != DType::Float32 || a.shape.size() != 2) return "only float32 2-D dense layers run on the MLIP";
-  if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
   if (!is_const(g, n, 1) || g.value(n.inputs[1]).shape.size() != 2) return "weights are not a constant matrix";
   bool bias = false;
   if (n.op == "Gemm") {
@@ -114,8 +115,9 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
       bias = true;
     }
   }
-  // The smallest pass: one output, one input element.
-  const uint64_t need = FcPass{a.shape[0], bias}.bytes(1, 1, false);
+  // The smallest pass: one row, one output, one input element (rows are
+  // planned in chunks, plan()).
+  const uint64_t need = FcPass{1, bias}.bytes(1, 1, false);
   if (need > lim.work_bytes)
     return fmt::format("one output needs {} bytes of OCM, more than the {} available", need, lim.work_bytes);
   return "";
@@ -287,19 +289,42 @@ void plan_q8(LayerPlanner& p) {
   }
 }
 
+// fp16 rows per pass: all N when one output's whole reduction fits with
+// them (any batch of images the other layers take); a longer list (a
+// transformer's tokens) in chunks whose inputs take at most half the OCM,
+// the rest for the outputs' weights and sums; when not even one row's
+// whole reduction fits, as many rows as take one input element of one
+// output (the reduction then runs in passes of K).
+int64_t fp16_rows(const FcPass& pass, int64_t N, int64_t K, bool pin, uint64_t limit) {
+  const auto with = [&](int64_t v, int64_t kc, bool pinned) {
+    FcPass r = pass;
+    r.N = v;
+    return r.bytes(1, kc, pinned) <= limit;
+  };
+  if (with(N, K, pin)) return N;
+  const int64_t half =
+      largest(N, [&](int64_t v) { return ocm_round(v * K * kF16Bytes) <= limit / 2 && with(v, K, pin); });
+  if (half > 0) return half;
+  const int64_t whole = largest(N, [&](int64_t v) { return with(v, K, pin); });
+  if (whole > 0) return whole;
+  return largest(N, [&](int64_t v) { return with(v, 1, false); });
+}
+
 void plan(LayerPlanner& p) {
   if (p.layer().q8()) return plan_q8(p);
   const RLayer& l = p.layer();
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t K = x.image_elems(), O = y.c, N = x.n;
-  const FcPass pass{N, l.has_bias()};
   const auto parts = split_range(O, p.num_tiles());
   p.set_split(Split::Channels, parts);
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     const int64_t c0 = parts[t].first, c1 = parts[t].second;
     const bool pin = p.pinned(tile);
+    const int64_t R = fp16_rows(FcPass{N, l.has_bias()}, N, K, pin, p.work_limit());
+    if (R == 0) fail("layer '{}' does not fit OCM even one row at a time", l.name);
+    const FcPass pass{R, l.has_bias()};
     int64_t occ = largest(c1 - c0, [&](int64_t v) { return pass.bytes(v, K, pin) <= p.work_limit(); });
     int64_t kc = K;
     if (occ == 0) {  // even one output needs the reduction split into passes
@@ -310,41 +335,44 @@ void plan(LayerPlanner& p) {
     }
     for (int64_t cs = c0; cs < c1; cs += occ) {
       const int64_t cn = std::min(occ, c1 - cs);
-      Ocm ocm(p.work_limit());
-      const uint32_t in_off = ocm.take(N * kc * kF16Bytes);
-      const uint32_t w_off = pin ? 0 : ocm.take(cn * kc * kF16Bytes);
-      const uint32_t b_off = l.has_bias() && !pin ? ocm.take(cn * kF32Bytes) : MLIP_NO_OFFSET;
-      const uint32_t acc_off = ocm.take(N * cn * kF32Bytes);
-      const uint32_t out_off = ocm.take(N * cn * kF16Bytes);
-      p.note_ocm(tile, ocm);
-      if (l.has_bias() && !pin)
-        p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * kF32Bytes, b_off, cn * kF32Bytes);
-      for (int64_t k0 = 0; k0 < K; k0 += kc) {
-        const int64_t kn = std::min(kc, K - k0);
-        p.count_pass();
-        p.dma_in(tile, p.binding(x), p.ddr_base(x) + k0 * kF16Bytes, in_off, N, kn * kF16Bytes, K * kF16Bytes,
-                 kn * kF16Bytes);
-        if (!pin)
-          p.dma_in(tile, p.weights_binding(), l.weight_offset + (cs * K + k0) * kF16Bytes, w_off, cn,
-                   kn * kF16Bytes, K * kF16Bytes, kn * kF16Bytes);
-        mlip_fc_args a{};
-        a.in = in_off;
-        a.weights = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K * kF16Bytes) : w_off;
-        a.bias = !l.has_bias() ? MLIP_NO_OFFSET
-                 : pin         ? u32(p.pinned_bias(tile) + (cs - c0) * kF32Bytes)
-                               : b_off;
-        a.acc = acc_off;
-        a.out = out_off;
-        a.n = u32(N);
-        a.k = u32(kn);
-        a.out_c = u32(cn);
-        a.first = k0 == 0;
-        a.last = k0 + kn >= K;
-        p.fused(a);
-        p.emit(MLIP_OP_FC, tile, a, pin);
+      for (int64_t r0 = 0; r0 < N; r0 += R) {
+        const int64_t rn = std::min(R, N - r0);
+        Ocm ocm(p.work_limit());
+        const uint32_t in_off = ocm.take(rn * kc * kF16Bytes);
+        const uint32_t w_off = pin ? 0 : ocm.take(cn * kc * kF16Bytes);
+        const uint32_t b_off = l.has_bias() && !pin ? ocm.take(cn * kF32Bytes) : MLIP_NO_OFFSET;
+        const uint32_t acc_off = ocm.take(rn * cn * kF32Bytes);
+        const uint32_t out_off = ocm.take(rn * cn * kF16Bytes);
+        p.note_ocm(tile, ocm);
+        if (l.has_bias() && !pin)
+          p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * kF32Bytes, b_off, cn * kF32Bytes);
+        for (int64_t k0 = 0; k0 < K; k0 += kc) {
+          const int64_t kn = std::min(kc, K - k0);
+          p.count_pass();
+          p.dma_in(tile, p.binding(x), p.ddr_base(x) + (r0 * K + k0) * kF16Bytes, in_off, rn, kn * kF16Bytes,
+                   K * kF16Bytes, kn * kF16Bytes);
+          if (!pin)
+            p.dma_in(tile, p.weights_binding(), l.weight_offset + (cs * K + k0) * kF16Bytes, w_off, cn,
+                     kn * kF16Bytes, K * kF16Bytes, kn * kF16Bytes);
+          mlip_fc_args a{};
+          a.in = in_off;
+          a.weights = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K * kF16Bytes) : w_off;
+          a.bias = !l.has_bias() ? MLIP_NO_OFFSET
+                   : pin         ? u32(p.pinned_bias(tile) + (cs - c0) * kF32Bytes)
+                                 : b_off;
+          a.acc = acc_off;
+          a.out = out_off;
+          a.n = u32(rn);
+          a.k = u32(kn);
+          a.out_c = u32(cn);
+          a.first = k0 == 0;
+          a.last = k0 + kn >= K;
+          p.fused(a);
+          p.emit(MLIP_OP_FC, tile, a, pin);
+        }
+        p.dma_out(tile, p.binding(y), p.ddr_base(y) + (r0 * O + cs) * kF16Bytes, out_off, rn, cn * kF16Bytes,
+                  O * kF16Bytes, cn * kF16Bytes);
       }
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs * kF16Bytes, out_off, N, cn * kF16Bytes, O * kF16Bytes,
-                cn * kF16Bytes);
     }
   }
 }

@@ -214,6 +214,55 @@ TEST(Quantize, ConvTransposeFoldsIntoTheIntegerConvTranspose) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], e[i], 2 * hi / 255 + 1e-6) << i;
 }
 
+// A transformer's Linear on a 3-D tensor (torch exports x [B, T, d] . W
+// [d, n] as a MatMul, then the bias Add): the MatMul is int8 (it stayed
+// float with "A and B must be 2-D"), its weights per output column (axis 1),
+// and fold_qdq makes it the dense layer's 1x1 QLinearConv on the B * T rows
+// between Reshapes, the output [B, T, n] close to the fp32 graph's. A 4-D
+// A takes the same path.
+TEST(Quantize, AMatMulOnThreeOrFourDimensionsIsADenseLayer) {
+  for (const Shape& xs : {Shape{2, 7, 8}, Shape{2, 3, 5, 8}}) {
+    SCOPED_TRACE(shape_str(xs));
+    OnnxBuilder b;
+    b.input("x", DType::Float32, xs);
+    b.initializer("w", random_tensor(DType::Float32, {8, 6}, 1));
+    b.initializer("bias", random_tensor(DType::Float32, {6}, 2));
+    b.node("MatMul", {"x", "w"}, {"m"}, {}, "linear");
+    b.node("Add", {"m", "bias"}, {"y"}, {}, "add");
+    b.output("y");
+    Graph g = frontend::import_onnx(b.save(test::scratch_dir(), fmt::format("quantize_matmul{}d.onnx", xs.size())));
+    const Graph fp32 = g;
+    std::vector<std::vector<TensorData>> calib;
+    for (uint32_t i = 0; i < 8; ++i) calib.push_back({random_tensor(DType::Float32, xs, 10 + i)});
+    const ptq::QuantizeReport r = ptq::quantize(g, calib, {});
+    bool seen = false;
+    for (const auto& l : r.layers)
+      if (l.node == "linear") {
+        seen = true;
+        EXPECT_TRUE(l.int8) << l.why;
+      }
+    EXPECT_TRUE(seen);
+    EXPECT_EQ(node_named(g, "w_DequantizeLinear").attrs.get_int("axis"), 1);
+    Graph folded = g;
+    for (const passes::FloatNote& f : passes::fold_qdq(folded)) {
+      EXPECT_NE(f.node, "linear") << f.why;
+    }
+    EXPECT_EQ(node_named(folded, "linear").op, "QLinearConv");
+    const TensorData in = random_tensor(DType::Float32, xs, 99);
+    const TensorData a = evaluate(folded, {in})[0], e = evaluate(fp32, {in})[0];
+    Shape ys = xs;
+    ys.back() = 6;
+    EXPECT_EQ(a.shape(), ys);
+    const std::vector<double> av = a.as_double(), ev = e.as_double();
+    ASSERT_EQ(av.size(), ev.size());
+    double hi = 0;
+    for (double v : ev) hi = std::max(hi, std::fabs(v));
+    // Three roundings (x, the MatMul's output, the Add's), each half a step
+    // of its own range: within 4 steps of the output's range.
+    for (size_t i = 0; i < av.size(); ++i) EXPECT_NEAR(av[i], ev[i], 4 * hi / 255 + 1e-6) << i;
+  }
+}
+
 TEST(Quantize, EmptyCalibrationSetIsRefused) {
   Graph g = small_cnn();
   EXPECT_THROW(ptq::quantize(g, {}, {}), Error);
