@@ -404,24 +404,31 @@ TEST(QuantizedMlipOps, Int8LayerNormBetweenItsQdqPairsOnTheMlip) {
   }
 }
 
-// int8 Add of a constant second operand of the same shape (a position
-// embedding, issue 30 item 9): the QLinearAdd reads the constant from the
-// region's WEIGHTS in the first operand's layout (NHWC when 4-D), one ADD
-// layer bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and
+// int8 Add of a constant second operand (a position embedding of the same
+// shape, a bias that broadcasts; issue 30 item 9): the QLinearAdd reads the
+// constant from the region's WEIGHTS in the first operand's layout (NHWC
+// when 4-D), one period of it when it repeats there (a bias over the last
+// axis, or over the channels of an NHWC tensor) which the DMA repeats; one
+// ADD layer bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and
 // without pinning, 2-D, 3-D and 4-D, int8 and uint8.
 TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
   struct Case {
-    Shape x;
+    Shape x, k;  // k: the constant's shape
     bool u8;
   };
-  for (const Case& c : {Case{{1, 49, 48}, false}, Case{{6, 10}, true}, Case{{1, 3, 5, 7}, false}, Case{{2, 4, 3, 5}, true}}) {
-    SCOPED_TRACE(fmt::format("{}{}", shape_str(c.x), c.u8 ? " uint8" : ""));
+  for (const Case& c : {Case{{1, 49, 48}, {1, 49, 48}, false}, Case{{6, 10}, {6, 10}, true},
+                        Case{{1, 3, 5, 7}, {1, 3, 5, 7}, false}, Case{{2, 4, 3, 5}, {2, 4, 3, 5}, true},
+                        // broadcast: a Linear's bias over [tokens, d] (its period d, chunks start mid-row
+                        // on 8 tiles), over rows, per channel of an NHWC image, and one over H only
+                        Case{{1, 33, 24}, {24}, false}, Case{{7, 130}, {130}, true}, Case{{6, 10}, {6, 1}, false},
+                        Case{{1, 6, 5, 7}, {6, 1, 1}, false}, Case{{2, 4, 3, 5}, {1, 1, 3, 1}, true}}) {
+    SCOPED_TRACE(fmt::format("{} + {}{}", shape_str(c.x), shape_str(c.k), c.u8 ? " uint8" : ""));
     OnnxBuilder b(19);
     auto zp = [&](int v) {
       return c.u8 ? TensorData::from<uint8_t>({}, {static_cast<uint8_t>(v + 128)}) : TensorData::from<int8_t>({}, {static_cast<int8_t>(v)});
     };
-    const TensorData cf = random_tensor(DType::Float32, c.x, 23, -2.0, 2.0);
-    std::vector<int8_t> ci(static_cast<size_t>(numel(c.x)));
+    const TensorData cf = random_tensor(DType::Float32, c.k, 23, -2.0, 2.0);
+    std::vector<int8_t> ci(static_cast<size_t>(numel(c.k)));
     std::vector<uint8_t> cu(ci.size());
     for (size_t i = 0; i < ci.size(); ++i) {
       const int v = static_cast<int>(std::lround(cf.at(static_cast<int64_t>(i)) / 0.02)) - 1;
@@ -431,7 +438,7 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
     b.input("x", DType::Float32, c.x);
     b.initializer("xs", TensorData::from<float>({}, {0.03f}));
     b.initializer("xz", zp(3));
-    b.initializer("cq", c.u8 ? TensorData::from<uint8_t>(c.x, cu) : TensorData::from<int8_t>(c.x, ci));
+    b.initializer("cq", c.u8 ? TensorData::from<uint8_t>(c.k, cu) : TensorData::from<int8_t>(c.k, ci));
     b.initializer("cs", TensorData::from<float>({}, {0.02f}));
     b.initializer("cz", zp(-1));
     b.initializer("ys", TensorData::from<float>({}, {0.045f}));
@@ -443,7 +450,8 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
     b.node("QuantizeLinear", {"s", "ys", "yz"}, {"sq"}, {}, "qs");
     b.node("DequantizeLinear", {"sq", "ys", "yz"}, {"y"}, {}, "dqs");
     b.output("y");
-    const fs::path model = b.save(scratch_dir(), fmt::format("q8_add_const_{}_{}{}.onnx", numel(c.x), c.x.size(), c.u8 ? "_u8" : ""));
+    const fs::path model =
+        b.save(scratch_dir(), fmt::format("q8_add_const_{}_{}_{}{}.onnx", numel(c.x), c.x.size(), numel(c.k), c.u8 ? "_u8" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 17, -3.0, 3.0)}};
     driver::CompileOptions c_opt;
     c_opt.target = "c";

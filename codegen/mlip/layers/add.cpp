@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "mlip/requant.h"
+#include "ops/broadcast.h"
 #include "ops/qlinear.h"
 #include "ops/quant.h"
 #include "mlip/layer_kind.h"
@@ -23,9 +24,13 @@ namespace add_layer {
 // points, each operand's and the sum's requantization, the output range.
 struct AddQ8Params {
   int32_t a_zp = 0, b_zp = 0, y_zp = 0, qa = 0, sa = 0, qb = 0, sb = 0, qy = 0, sy = 0, lo = 0, hi = 0;
-  // a constant second operand (a position embedding): its bytes in WEIGHTS,
-  // in the first operand's layout; -1: b is computed (the layer's input 1)
+  // a constant second operand (a position embedding, a bias): its bytes in
+  // WEIGHTS, in the first operand's layout; -1: b is computed (input 1)
   int64_t b_const = -1;
+  // the constant broadcast to the first operand repeats every b_period
+  // elements in that layout (a bias over the last axis: its length); the
+  // WEIGHTS hold one period, which the DMA repeats (ddr_stride 0)
+  int64_t b_period = 0;
 };
 
 // Both operands and the sum of `elems` elements.
@@ -40,7 +45,9 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (n.op != "QLinearAdd") return "Add on int8 tensors";
   const Value& a = g.value(n.inputs[0]);
   const Value& b = g.value(n.inputs[3]);
-  if (a.is_constant() || a.shape != b.shape) return "only int8 additions of two equal shapes, the first computed";
+  const bool b_broadcast = b.is_constant() && ops::broadcasts_to(b.shape, a.shape);
+  if (a.is_constant() || (a.shape != b.shape && !b_broadcast))
+    return "only int8 additions of two equal shapes or of a constant that broadcasts to the first, the first computed";
   // 16x8: int16 on all three (ops/qlinear_binary.cpp has them symmetric).
   if (b.dtype != a.dtype || g.value(n.outputs[0]).dtype != a.dtype) return "a QLinearAdd of mixed types";
   // A constant operand's bytes are one per element (const_bytes).
@@ -65,11 +72,14 @@ ops::QParam q8_param(const LowerContext& ctx, const Node& n, size_t s, size_t z,
   return p;
 }
 
-// A constant operand's bytes in the order of a tensor of its shape in the
-// layout the first operand has: [N, C, W] -> [N, W, C] when that is a 3-D
-// NHWC one (n3), NCHW -> NHWC when 4-D (tensor_of), ONNX order otherwise.
+// A constant operand's bytes, broadcast to the first operand's shape `s`, in
+// the layout that one has: [N, C, W] -> [N, W, C] when it is a 3-D NHWC one
+// (n3), NCHW -> NHWC when 4-D (tensor_of), ONNX order otherwise.
 std::vector<uint8_t> const_bytes(const TensorData& c, const Shape& s, bool n3) {
-  const std::vector<int64_t> v = c.as_int64();
+  const std::vector<int64_t> given = c.as_int64();
+  std::vector<int64_t> v(static_cast<size_t>(numel(s)));
+  ops::for_each_broadcast(s, {ops::broadcast_strides(c.shape(), s)},
+                          [&](int64_t o, const std::vector<int64_t>& offs) { v[static_cast<size_t>(o)] = given[static_cast<size_t>(offs[0])]; });
   std::vector<uint8_t> out(v.size());
   const bool nhwc4 = s.size() == 4;
   if (!n3 && !nhwc4) {
@@ -84,6 +94,23 @@ std::vector<uint8_t> const_bytes(const TensorData& c, const Shape& s, bool n3) {
           out[static_cast<size_t>(((n * H + h) * W + w) * C + ch)] =
               static_cast<uint8_t>(v[static_cast<size_t>(((n * C + ch) * H + h) * W + w)]);
   return out;
+}
+
+// The shortest period, in elements, of `bytes` (elem_bytes each) among the
+// products of the layout's trailing axes (`dims`, outermost first): what a
+// broadcast constant needs stored. Checked on the bytes themselves, so it is
+// exact whatever the shapes.
+int64_t trailing_period(const std::vector<uint8_t>& bytes, const Shape& dims) {
+  const int64_t total = static_cast<int64_t>(bytes.size());
+  int64_t p = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    p *= dims[d];
+    if (p >= total) break;
+    bool repeats = true;
+    for (int64_t i = p; i < total && repeats; ++i) repeats = bytes[static_cast<size_t>(i)] == bytes[static_cast<size_t>(i % p)];
+    if (repeats) return p;
+  }
+  return total;
 }
 
 // The CPU kernel's constants (c/kernels/qlinear_binary.cpp).
@@ -112,7 +139,15 @@ void lower_q8(LowerContext& ctx, const Node& n) {
     q = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
                     r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
   }
-  if (b_const) q.b_const = ctx.add_bytes(const_bytes(*g.value(n.inputs[3]).constant, g.value(n.inputs[3]).shape, n3));
+  if (b_const) {
+    const Shape& as = g.value(n.inputs[0]).shape;
+    std::vector<uint8_t> bytes = const_bytes(*g.value(n.inputs[3]).constant, as, n3);
+    // The layout's axes, outermost first (const_bytes' orders).
+    const Shape dims = n3 ? Shape{as[0], as[2], as[1]} : as.size() == 4 ? Shape{as[0], as[2], as[3], as[1]} : as;
+    q.b_period = trailing_period(bytes, dims);
+    bytes.resize(static_cast<size_t>(q.b_period));
+    q.b_const = ctx.add_bytes(bytes);
+  }
   l.params = q;
 }
 
@@ -169,12 +204,25 @@ void plan(LayerPlanner& p) {
     const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
     const uint32_t a_off = ocm.take(n * eb), b_off = ocm.take(n * eb), o_off = ocm.take(n * eb);
     p.note_ocm(tile, ocm);
-    for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
-      const int64_t en = std::min(n, parts[t].second - e0);
+    for (int64_t e0 = parts[t].first, en = 0; e0 < parts[t].second; e0 += en) {
+      en = std::min(n, parts[t].second - e0);
+      // A constant that repeats every `period` elements (WEIGHTS hold one
+      // period): a pass reads within one period, or whole periods as rows of
+      // one DMA that reads the same bytes again (ddr_stride 0), so every
+      // buffer starts where OCM wants it. Without repetition (period: all
+      // elements) this is the one DMA it always was.
+      const int64_t period = b_const >= 0 ? params_of<AddQ8Params>(l).b_period : E;
+      const int64_t r = e0 % period;
+      if (r != 0 || en < period)
+        en = std::min(en, period - r);
+      else
+        en = en / period * period;
       p.count_pass();
       p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, a_off, en * eb);
-      if (b_const >= 0)
-        p.dma_in(tile, p.weights_binding(), b_const + e0 * eb, b_off, en * eb);
+      if (b_const >= 0 && en > period)
+        p.dma_in(tile, p.weights_binding(), b_const, b_off, en / period, period * eb, 0, period * eb);
+      else if (b_const >= 0)
+        p.dma_in(tile, p.weights_binding(), b_const + r * eb, b_off, en * eb);
       else
         p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * eb, b_off, en * eb);
       mlip_add_args c{};
