@@ -415,14 +415,16 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
   struct Case {
     Shape x, k;  // k: the constant's shape
     bool u8;
+    bool k_first = false;  // Add(k, x), as torch writes a Linear's bias
   };
   for (const Case& c : {Case{{1, 49, 48}, {1, 49, 48}, false}, Case{{6, 10}, {6, 10}, true},
                         Case{{1, 3, 5, 7}, {1, 3, 5, 7}, false}, Case{{2, 4, 3, 5}, {2, 4, 3, 5}, true},
                         // broadcast: a Linear's bias over [tokens, d] (its period d, chunks start mid-row
                         // on 8 tiles), over rows, per channel of an NHWC image, and one over H only
                         Case{{1, 33, 24}, {24}, false}, Case{{7, 130}, {130}, true}, Case{{6, 10}, {6, 1}, false},
-                        Case{{1, 6, 5, 7}, {6, 1, 1}, false}, Case{{2, 4, 3, 5}, {1, 1, 3, 1}, true}}) {
-    SCOPED_TRACE(fmt::format("{} + {}{}", shape_str(c.x), shape_str(c.k), c.u8 ? " uint8" : ""));
+                        Case{{1, 6, 5, 7}, {6, 1, 1}, false}, Case{{2, 4, 3, 5}, {1, 1, 3, 1}, true},
+                        Case{{1, 33, 24}, {24}, true, true}, Case{{1, 4, 3, 5}, {1, 4, 3, 5}, false, true}}) {
+    SCOPED_TRACE(fmt::format("{} + {}{}{}", shape_str(c.x), shape_str(c.k), c.u8 ? " uint8" : "", c.k_first ? " first" : ""));
     OnnxBuilder b(19);
     auto zp = [&](int v) {
       return c.u8 ? TensorData::from<uint8_t>({}, {static_cast<uint8_t>(v + 128)}) : TensorData::from<int8_t>({}, {static_cast<int8_t>(v)});
@@ -446,26 +448,34 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
     b.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, {}, "qx");
     b.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, {}, "dqx");
     b.node("DequantizeLinear", {"cq", "cs", "cz"}, {"cd"}, {}, "dqc");
-    b.node("Add", {"xd", "cd"}, {"s"}, {}, "add");
+    b.node("Add", c.k_first ? std::vector<std::string>{"cd", "xd"} : std::vector<std::string>{"xd", "cd"}, {"s"}, {}, "add");
     b.node("QuantizeLinear", {"s", "ys", "yz"}, {"sq"}, {}, "qs");
     b.node("DequantizeLinear", {"sq", "ys", "yz"}, {"y"}, {}, "dqs");
     b.output("y");
-    const fs::path model =
-        b.save(scratch_dir(), fmt::format("q8_add_const_{}_{}_{}{}.onnx", numel(c.x), c.x.size(), numel(c.k), c.u8 ? "_u8" : ""));
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_add_const_{}_{}_{}{}{}.onnx", numel(c.x), c.x.size(), numel(c.k),
+                                                             c.u8 ? "_u8" : "", c.k_first ? "_first" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 17, -3.0, 3.0)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        driver::CompileResult res;
-        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &res);
-        ASSERT_TRUE(q8_all_regions_int8(res));
-        EXPECT_EQ(res.mlip.regions.size(), 1u);
-        EXPECT_EQ(q8_compute_layers(res, "add"), 1);
-        for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "QLinearAdd");
-        EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-      }
+    // --requant ort too where the constant comes first: onnxruntime adds
+    // the first operand's term first, so the layer keeps QLinearAdd's order.
+    for (const char* requant : {"fixed", "ort"}) {
+      if (!c.k_first && std::string(requant) == "ort") continue;
+      driver::CompileOptions c_opt;
+      c_opt.target = "c";
+      c_opt.requant = requant;
+      const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+      for (int tiles : {1, 2, 4, 8})
+        for (bool pin : {false, true}) {
+          driver::CompileResult res;
+          driver::CompileOptions o = int8_options(tiles, pin);
+          o.requant = requant;
+          const io::NamedTensors got = compile_and_run(model, in, o, &res);
+          ASSERT_TRUE(q8_all_regions_int8(res));
+          EXPECT_EQ(res.mlip.regions.size(), 1u);
+          EXPECT_EQ(q8_compute_layers(res, "add"), 1);
+          for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "QLinearAdd");
+          EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin << ", " << requant;
+        }
+    }
   }
 }
 

@@ -24,13 +24,17 @@ namespace add_layer {
 // points, each operand's and the sum's requantization, the output range.
 struct AddQ8Params {
   int32_t a_zp = 0, b_zp = 0, y_zp = 0, qa = 0, sa = 0, qb = 0, sb = 0, qy = 0, sy = 0, lo = 0, hi = 0;
-  // a constant second operand (a position embedding, a bias): its bytes in
-  // WEIGHTS, in the first operand's layout; -1: b is computed (input 1)
-  int64_t b_const = -1;
-  // the constant broadcast to the first operand repeats every b_period
+  // a constant operand (a position embedding, a bias; torch writes a
+  // Linear's as Add(bias, x)): its bytes in WEIGHTS, in the computed
+  // operand's layout; -1: both are computed (the layer's inputs 0 and 1)
+  int64_t k_const = -1;
+  // the constant broadcast to the computed operand repeats every k_period
   // elements in that layout (a bias over the last axis: its length); the
   // WEIGHTS hold one period, which the DMA repeats (ddr_stride 0)
-  int64_t b_period = 0;
+  int64_t k_period = 0;
+  // the constant is QLinearAdd's first operand: the command's `a` buffer
+  // holds it and `b` the computed one (ORT mode adds a first, then b)
+  bool k_first = false;
 };
 
 // Both operands and the sum of `elems` elements.
@@ -45,21 +49,26 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
   if (n.op != "QLinearAdd") return "Add on int8 tensors";
   const Value& a = g.value(n.inputs[0]);
   const Value& b = g.value(n.inputs[3]);
-  const bool b_broadcast = b.is_constant() && ops::broadcasts_to(b.shape, a.shape);
-  if (a.is_constant() || (a.shape != b.shape && !b_broadcast))
-    return "only int8 additions of two equal shapes or of a constant that broadcasts to the first, the first computed";
+  // The computed operand (x) and the other (k); a constant k must
+  // broadcast to x.
+  const bool a_computed = !a.is_constant();
+  const Value& x = a_computed ? a : b;
+  const Value& k = a_computed ? b : a;
+  if (x.is_constant()) return "an int8 addition of two constants";
+  if (x.shape != k.shape && !(k.is_constant() && ops::broadcasts_to(k.shape, x.shape)))
+    return "only int8 additions of two equal shapes or of a constant that broadcasts to the other operand";
   // 16x8: int16 on all three (ops/qlinear_binary.cpp has them symmetric).
   if (b.dtype != a.dtype || g.value(n.outputs[0]).dtype != a.dtype) return "a QLinearAdd of mixed types";
   // A constant operand's bytes are one per element (const_bytes).
-  if (b.is_constant() && a.dtype == DType::Int16) return "a 16x8 addition of a constant";
+  if (k.is_constant() && a.dtype == DType::Int16) return "a 16x8 addition of a constant";
   for (size_t i : {1, 4, 6})
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   for (size_t i : {2, 5, 7})
     if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
-  if (!a.shape.empty())
-    if (std::string r = batch_reason(a.shape[0]); !r.empty()) return r;
+  if (!x.shape.empty())
+    if (std::string r = batch_reason(x.shape[0]); !r.empty()) return r;
   // 3-D: a 1-D convolution's [N, C, W] (NHWC, lower_q8 makes both operands so) or row-major
-  if (a.shape.size() < 2 || a.shape.size() > 4) return "only 2-D, 3-D and 4-D tensors";
+  if (x.shape.size() < 2 || x.shape.size() > 4) return "only 2-D, 3-D and 4-D tensors";
   return "";
 }
 
@@ -116,15 +125,18 @@ int64_t trailing_period(const std::vector<uint8_t>& bytes, const Shape& dims) {
 // The CPU kernel's constants (c/kernels/qlinear_binary.cpp).
 void lower_q8(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
-  const bool b_const = g.value(n.inputs[3]).is_constant();
+  // A constant operand (either one): the computed one is the layer's input.
+  const bool a_const = g.value(n.inputs[0]).is_constant();
+  const bool k_const = a_const || g.value(n.inputs[3]).is_constant();
+  const ValueId xi = n.inputs[a_const ? 3 : 0];
   // 3-D operands of which one is NHWC (a 1-D convolution's): both NHWC
-  const bool n3 = ctx.is_nhwc3(n.inputs[0]) || (!b_const && ctx.is_nhwc3(n.inputs[3]));
-  const int ta = n3 ? ctx.nhwc_of(n.inputs[0]) : ctx.tensor_of(n.inputs[0]);  // before the layer
-  const int tb = b_const ? -1 : n3 ? ctx.nhwc_of(n.inputs[3]) : ctx.tensor_of(n.inputs[3]);
+  const bool n3 = ctx.is_nhwc3(xi) || (!k_const && ctx.is_nhwc3(n.inputs[3]));
+  const int ta = n3 ? ctx.nhwc_of(xi) : ctx.tensor_of(xi);  // before the layer
+  const int tb = k_const ? -1 : n3 ? ctx.nhwc_of(n.inputs[3]) : ctx.tensor_of(n.inputs[3]);
   RLayer& l = ctx.new_layer(MLIP_LAYER_ADD, n);
-  l.inputs = b_const ? std::vector<int>{ta} : std::vector<int>{ta, tb};
+  l.inputs = k_const ? std::vector<int>{ta} : std::vector<int>{ta, tb};
   l.output = n3 ? ctx.nhwc_output(n) : ctx.output_tensor(n);
-  const DType t = g.value(n.inputs[0]).dtype;
+  const DType t = g.value(xi).dtype;
   const ops::QParam a = q8_param(ctx, n, 1, 2, t), b = q8_param(ctx, n, 4, 5, t), y = q8_param(ctx, n, 6, 7, t);
   l.dtype = mlip_dtype(t);
   AddQ8Params q;
@@ -139,14 +151,15 @@ void lower_q8(LowerContext& ctx, const Node& n) {
     q = AddQ8Params{a.zero_point, b.zero_point, y.zero_point, r.a.q, r.a.shift, r.b.q, r.b.shift, r.out.q,
                     r.out.shift, ops::clamp_lo(n.attrs, t), ops::clamp_hi(n.attrs, t)};
   }
-  if (b_const) {
-    const Shape& as = g.value(n.inputs[0]).shape;
-    std::vector<uint8_t> bytes = const_bytes(*g.value(n.inputs[3]).constant, as, n3);
+  if (k_const) {
+    const Shape& xs = g.value(xi).shape;
+    std::vector<uint8_t> bytes = const_bytes(*g.value(n.inputs[a_const ? 0 : 3]).constant, xs, n3);
     // The layout's axes, outermost first (const_bytes' orders).
-    const Shape dims = n3 ? Shape{as[0], as[2], as[1]} : as.size() == 4 ? Shape{as[0], as[2], as[3], as[1]} : as;
-    q.b_period = trailing_period(bytes, dims);
-    bytes.resize(static_cast<size_t>(q.b_period));
-    q.b_const = ctx.add_bytes(bytes);
+    const Shape dims = n3 ? Shape{xs[0], xs[2], xs[1]} : xs.size() == 4 ? Shape{xs[0], xs[2], xs[3], xs[1]} : xs;
+    q.k_period = trailing_period(bytes, dims);
+    bytes.resize(static_cast<size_t>(q.k_period));
+    q.k_const = ctx.add_bytes(bytes);
+    q.k_first = a_const;
   }
   l.params = q;
 }
@@ -190,8 +203,9 @@ void lower(LowerContext& ctx, const Node& n) {
 void plan(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& a = p.in(0);
-  const int64_t b_const = l.q8() ? params_of<AddQ8Params>(l).b_const : -1;
-  const RTensor& b = b_const >= 0 ? a : p.in(1);  // a: unused for a constant b
+  const AddQ8Params none;
+  const AddQ8Params& k = l.q8() ? params_of<AddQ8Params>(l) : none;
+  const RTensor& b = k.k_const >= 0 ? a : p.in(1);  // a: unused with a constant
   const RTensor& y = p.out();
   const int64_t eb = y.elem_bytes();
   const int64_t E = y.elems();
@@ -203,6 +217,8 @@ void plan(LayerPlanner& p) {
     Ocm ocm(p.work_limit());
     const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
     const uint32_t a_off = ocm.take(n * eb), b_off = ocm.take(n * eb), o_off = ocm.take(n * eb);
+    // the computed operand's buffer and the constant's (QLinearAdd's order)
+    const uint32_t x_off = k.k_first ? b_off : a_off, k_off = k.k_first ? a_off : b_off;
     p.note_ocm(tile, ocm);
     for (int64_t e0 = parts[t].first, en = 0; e0 < parts[t].second; e0 += en) {
       en = std::min(n, parts[t].second - e0);
@@ -211,18 +227,18 @@ void plan(LayerPlanner& p) {
       // one DMA that reads the same bytes again (ddr_stride 0), so every
       // buffer starts where OCM wants it. Without repetition (period: all
       // elements) this is the one DMA it always was.
-      const int64_t period = b_const >= 0 ? params_of<AddQ8Params>(l).b_period : E;
+      const int64_t period = k.k_const >= 0 ? k.k_period : E;
       const int64_t r = e0 % period;
       if (r != 0 || en < period)
         en = std::min(en, period - r);
       else
         en = en / period * period;
       p.count_pass();
-      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, a_off, en * eb);
-      if (b_const >= 0 && en > period)
-        p.dma_in(tile, p.weights_binding(), b_const, b_off, en / period, period * eb, 0, period * eb);
-      else if (b_const >= 0)
-        p.dma_in(tile, p.weights_binding(), b_const + r * eb, b_off, en * eb);
+      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, x_off, en * eb);
+      if (k.k_const >= 0 && en > period)
+        p.dma_in(tile, p.weights_binding(), k.k_const, k_off, en / period, period * eb, 0, period * eb);
+      else if (k.k_const >= 0)
+        p.dma_in(tile, p.weights_binding(), k.k_const + r * eb, k_off, en * eb);
       else
         p.dma_in(tile, p.binding(b), p.ddr_base(b) + e0 * eb, b_off, en * eb);
       mlip_add_args c{};

@@ -573,23 +573,35 @@ TEST(MlipSupport, Int8LayerNormChainIsChosenWhole) {
 }
 // int8 ADD of a constant: a QLinearAdd whose second operand is a constant of
 // the first's shape runs on the MLIP; a constant first operand says why not.
-TEST(MlipSupport, Int8AddOfAConstantSecondOperand) {
+// A constant operand on either side (torch writes a Linear's bias first),
+// of the computed one's shape or broadcasting to it; not one the computed
+// operand would have to broadcast to.
+TEST(MlipSupport, Int8AddOfAConstantOperand) {
   mlip::Options o = options();
   o.quantize = "int8";
-  for (bool const_second : {true, false}) {
-    SCOPED_TRACE(const_second);
+  struct Case {
+    Shape k;
+    bool k_first;
+    Shape x;
+    const char* reason;
+  };
+  for (const Case& c : {Case{{1, 4, 6}, false, {1, 4, 6}, ""}, Case{{1, 4, 6}, true, {1, 4, 6}, ""},
+                        Case{{6}, true, {1, 4, 6}, ""}, Case{{4, 1}, false, {1, 4, 6}, ""},
+                        Case{{1, 4, 6}, false, {1, 1, 6}, "a constant that broadcasts to the other operand"},
+                        Case{{2, 4, 6}, true, {1, 4, 6}, "a constant that broadcasts to the other operand"}}) {
+    SCOPED_TRACE(shape_str(c.k) + (c.k_first ? " first" : " second"));
     OnnxBuilder b(13);
-    b.input("x", DType::Int8, {1, 4, 6});
-    b.initializer("c", TensorData::from<int8_t>({1, 4, 6}, std::vector<int8_t>(24, 5)));
+    b.input("x", DType::Int8, c.x);
+    b.initializer("c", TensorData::from<int8_t>(c.k, std::vector<int8_t>(static_cast<size_t>(numel(c.k)), 5)));
     b.initializer("s", TensorData::from<float>({}, {0.05f}));
     b.initializer("z", TensorData::from<int8_t>({}, {2}));
-    const std::string x = const_second ? "x" : "c", c = const_second ? "c" : "x";
-    b.node("QLinearAdd", {x, "s", "z", c, "s", "z", "s", "z"}, {"y"}, {}, "add").in_domain("com.microsoft");
+    const std::string first = c.k_first ? "c" : "x", second = c.k_first ? "x" : "c";
+    b.node("QLinearAdd", {first, "s", "z", second, "s", "z", "s", "z"}, {"y"}, {}, "add").in_domain("com.microsoft");
     b.output("y");
-    if (const_second)
+    if (*c.reason == '\0')
       EXPECT_EQ(reason(b, "add", o), "");
     else
-      EXPECT_THAT(reason(b, "add", o), HasSubstr("the first computed"));
+      EXPECT_THAT(reason(b, "add", o), HasSubstr(c.reason));
   }
 }
 }  // namespace
