@@ -41,7 +41,9 @@
  * otherwise). A fully-connected layer (one group, a 1x1x1 input and
  * kernel, no padding, rows of exactly C bytes) reads x itself as A, one
  * row per image; others gather `rows` windows at a time into a scratch
- * buffer (im2col), but a depthwise layer (group == C > 1), whose product
+ * buffer (im2col: the 1-D and 2-D layers with windows of several taps from
+ * a band of x's rows turned channels-last, a run of bytes per window row,
+ * mlip_kq8_conv_banded), but a depthwise layer (group == C > 1), whose product
  * would have one row of W: its input channels are copied one at a time
  * into the scratch inside their padding, and the depthwise kernel
  * mlip_kq8_dw (a reference and variants of its own, mlip_kq8_dw_fn)
@@ -52,6 +54,7 @@
 #include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
 
 #include <stdint.h>
+#include <string.h>
 
 #include "mlip/kisa.h"
 #include "mlip/requant.h"
@@ -202,6 +205,16 @@ static inline void mlip_kq8_gap_ref(int32_t planes, int32_t size, const void* x,
   }
 }
 
+/* One input row's n columns into a banded layer's band (mlip_kq8_band_rows),
+ * channels-last: channel ic's byte src[ic * isize + i], XORed with flip, to
+ * dst[i * icg + ic]; a channel's row is read front to back. */
+static inline void mlip_kq8_band_row_ref(uint8_t* dst, const uint8_t* src, int32_t n, int32_t icg, int32_t isize,
+                                         uint8_t flip) {
+  int32_t ic, i;
+  for (ic = 0; ic < icg; ++ic, src += isize)
+    for (i = 0; i < n; ++i) dst[i * icg + ic] = (uint8_t)(src[i] ^ flip);
+}
+
 /* The variants compiled here, and the one mlip_kq8_gemm is. */
 #if MLIP_HAVE_MVE
 #include "mlip/kq8_mve.h"
@@ -265,6 +278,15 @@ static inline void mlip_kq8_gap_ref(int32_t planes, int32_t size, const void* x,
 #else
 #define MLIP_KQ8_DW_BEST mlip_kq8_dw_ref
 #define MLIP_KQ8_DW_NAME "ref"
+#endif
+
+/* The banded convolution's copies: Helium's, else the portable ones. */
+#if MLIP_HAVE_MVE
+#define MLIP_KQ8_BAND_ROW mlip_kq8_band_row_mve
+#define MLIP_KQ8_COPY mlip_kq8_copy_mve
+#else
+#define MLIP_KQ8_BAND_ROW mlip_kq8_band_row_ref
+#define MLIP_KQ8_COPY(dst, src, n) memcpy((dst), (src), (size_t)(n))
 #endif
 
 #ifndef MLIP_KQ8_ADD_MVE
@@ -377,6 +399,36 @@ static inline int32_t mlip_kq8_conv_scratch(const mlip_kq8_conv_t* d) {
   return mlip_kq8_conv_direct(d) ? 0 : d->rows * d->k;
 }
 
+/* A dense or grouped 1-D or 2-D layer whose window has more than one tap
+ * gathers its rows from a channels-last band (mlip_kq8_band_rows) rather
+ * than byte by byte from x's channel planes: its weight rows are then in
+ * tap-major order, [kh][kw][ic] (the compiler packs them so,
+ * c/kernels/conv_integer.cpp), so that each window row is one run of
+ * kernel[2] * c / groups bytes of the band (or one run of c / groups bytes
+ * per tap when dilated along W). A sum of integers in another order: the
+ * same sum (the product's precondition bounds every partial sum). */
+static inline int mlip_kq8_conv_banded(const mlip_kq8_conv_t* d) {
+  return !mlip_kq8_conv_depthwise(d) && !mlip_kq8_conv_direct(d) && d->in[0] == 1 && d->kernel[0] == 1 &&
+         d->pad[0] == 0 && d->out[0] == 1 && d->kernel[1] * d->kernel[2] > 1;
+}
+
+/* The band's geometry: `span` rows (a window's height, dilation included)
+ * of `width` columns (what the windows reach, the pads included) of c /
+ * groups bytes each. */
+static inline void mlip_kq8_band_geometry(const mlip_kq8_conv_t* d, int32_t* span, int32_t* width) {
+  *span = (d->kernel[1] - 1) * d->dilation[1] + 1;
+  *width = (d->out[2] - 1) * d->stride[2] + (d->kernel[2] - 1) * d->dilation[2] + 1;
+}
+
+/* The band's bytes (0 for a layer that has none); the convolution's
+ * scratch is mlip_kq8_conv_scratch's bytes (the rows), then these. */
+static inline int32_t mlip_kq8_conv_band(const mlip_kq8_conv_t* d) {
+  int32_t span, width;
+  if (!mlip_kq8_conv_banded(d)) return 0;
+  mlip_kq8_band_geometry(d, &span, &width);
+  return span * width * (d->c / d->groups);
+}
+
 /* A depthwise layer with a given kernel (mlip_kq8_dw or a variant): the
  * scratch (mlip_kq8_conv_scratch's bytes) filled with the padding's byte
  * once, then per image and input channel its plane copied inside the
@@ -471,11 +523,68 @@ static inline void mlip_kq8_gather(const mlip_kq8_conv_t* d, const uint8_t* xg, 
   for (; t < d->k; ++t) row[t] = 0;
 }
 
+/* The band of a banded layer (mlip_kq8_conv_banded): the rows of the
+ * padded input (padded row r is input row r - pad[1]) that output row oh's
+ * windows read, channels-last: padded row r in slot r % span, column c
+ * (input column c - pad[2]) at (slot * width + c) * icg, its icg channels
+ * in order, each byte XORed with flip, padding as pad. *done is the last
+ * padded row the band holds (-1 for none); rows are only ever added
+ * downwards, and a window's rows fit the span, so each is copied once per
+ * image and group. */
+static inline void mlip_kq8_band_rows(const mlip_kq8_conv_t* d, const uint8_t* xg, int32_t oh, uint8_t flip,
+                                      uint8_t pad, uint8_t* band, int32_t* done) {
+  const int32_t icg = d->c / d->groups, isize = d->in[1] * d->in[2];
+  const int32_t first = oh * d->stride[1], last = first + (d->kernel[1] - 1) * d->dilation[1];
+  int32_t span, width, r, c;
+  mlip_kq8_band_geometry(d, &span, &width);
+  for (r = first > *done + 1 ? first : *done + 1; r <= last; ++r) {
+    const int32_t ih = r - d->pad[1];
+    uint8_t* dst = band + (r % span) * width * icg;
+    if (ih < 0 || ih >= d->in[1]) {
+      for (c = 0; c < width * icg; ++c) dst[c] = pad;
+      continue;
+    }
+    /* The columns before the input, the input's (c0 to c1), those after. */
+    {
+      const int32_t c0 = d->pad[2] < width ? d->pad[2] : width;
+      const int32_t c1 = d->pad[2] + d->in[2] < width ? d->pad[2] + d->in[2] : width;
+      for (c = 0; c < c0 * icg; ++c) dst[c] = pad;
+      if (c1 > c0) MLIP_KQ8_BAND_ROW(dst + c0 * icg, xg + ih * d->in[2], c1 - c0, icg, isize, flip);
+      for (c = c1 * icg; c < width * icg; ++c) dst[c] = pad;
+    }
+  }
+  *done = last;
+}
+
+/* One row of A for output position (oh, ow) of a banded layer, from the
+ * band that holds output row oh's rows (the window's first in slot s0, of
+ * span; rows `width` columns of icg bytes): per window row (kh), its taps'
+ * bytes [kw][ic], one run when the window is not dilated along W; the tail
+ * to k as 0. */
+static inline void mlip_kq8_gather_band(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
+                                        int32_t width, int32_t icg, int32_t ow, uint8_t* row) {
+  const int32_t kw_n = d->kernel[2], run = kw_n * icg;
+  const uint8_t* col = band + ow * d->stride[2] * icg;
+  int32_t kh, kw, t, slot = s0;
+  for (kh = 0; kh < d->kernel[1]; ++kh, row += run) {
+    const uint8_t* src = col + slot * width * icg;
+    if (d->dilation[2] == 1) {
+      MLIP_KQ8_COPY(row, src, run);
+    } else {
+      for (kw = 0; kw < kw_n; ++kw) MLIP_KQ8_COPY(row + kw * icg, src + kw * d->dilation[2] * icg, icg);
+    }
+    slot += d->dilation[1];
+    while (slot >= span) slot -= span;
+  }
+  for (t = d->kernel[1] * run; t < d->k; ++t) *row++ = 0;
+}
+
 /* The convolution with a given product (mlip_kq8_gemm or one of its
  * variants): a fully-connected layer in one product on x; otherwise, for
  * each image and group, `rows` output positions at a time, their windows'
- * bytes into the scratch read as int8 (mlip_kq8_gather), then the product
- * (flip 0) into y. */
+ * bytes into the scratch read as int8 (mlip_kq8_gather, or for a banded
+ * layer mlip_kq8_gather_band from the band after the rows), then the
+ * product (flip 0) into y. */
 static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
                                       void* y, void* scratch, mlip_kq8_gemm_fn gemm) {
   const int32_t icg = d->c / d->groups, ocg = d->m / d->groups;
@@ -483,7 +592,10 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
   const uint8_t flip = d->x_u8 ? 0x80u : 0u;
   const uint8_t pad = (uint8_t)((uint8_t)d->zx ^ flip); /* zx's byte, int8 or uint8, read as int8 */
   uint8_t* a = (uint8_t*)scratch;
-  int32_t n, g;
+  uint8_t* band = a + mlip_kq8_conv_scratch(d);
+  const int banded = mlip_kq8_conv_banded(d);
+  int32_t n, g, span, width;
+  mlip_kq8_band_geometry(d, &span, &width);
   if (mlip_kq8_conv_direct(d)) {
     gemm(d->n, d->m, d->k, (const uint8_t*)x, flip, w, ch, d->zy, d->lo, d->hi, (uint8_t*)y, d->m, 1);
     return;
@@ -492,12 +604,20 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
     for (g = 0; g < d->groups; ++g) {
       const uint8_t* xg = (const uint8_t*)x + (n * d->c + g * icg) * isize;
       uint8_t* yg = (uint8_t*)y + (n * d->m + g * ocg) * osize;
-      int32_t od = 0, oh = 0, ow = 0, p0;
+      int32_t od = 0, oh = 0, ow = 0, p0, done = -1, s0 = 0;
       for (p0 = 0; p0 < osize; p0 += d->rows) {
         const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
         int32_t r;
         for (r = 0; r < np; ++r) {
-          mlip_kq8_gather(d, xg, od, oh, ow, flip, pad, a + r * d->k);
+          if (banded) {
+            if (ow == 0) {
+              mlip_kq8_band_rows(d, xg, oh, flip, pad, band, &done);
+              s0 = oh * d->stride[1] % span;
+            }
+            mlip_kq8_gather_band(d, band, s0, span, width, icg, ow, a + r * d->k);
+          } else {
+            mlip_kq8_gather(d, xg, od, oh, ow, flip, pad, a + r * d->k);
+          }
           if (++ow == d->out[2]) {
             ow = 0;
             if (++oh == d->out[1]) {

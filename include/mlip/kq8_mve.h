@@ -285,4 +285,54 @@ static inline void mlip_kq8_gap_mve(int32_t planes, int32_t size, const void* x,
 
 #define MLIP_KQ8_GAP_MVE(X) X(mlip_kq8_gap_mve, "mve")
 
+/* The banded convolution's copies (mlip/kq8.h, mlip_kq8_conv_banded): byte
+ * moves, so the same bytes as the portable loops. */
+
+/* n bytes from src to dst: 16 per VLDRB/VSTRB, the last ones predicated.
+ * Under GCC a tail-predicated low-overhead loop (WLSTP/LETP: three
+ * instructions per 16 bytes; GCC 12's own code of the loop below takes
+ * nine, moving each VCTP's predicate through a general register). */
+static inline void mlip_kq8_copy_mve(uint8_t* dst, const uint8_t* src, int32_t n) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__ volatile(
+      "wlstp.8 lr, %[n], 2f\n"
+      "1:\n\t"
+      "vldrb.8 q0, [%[s]], #16\n\t"
+      "vstrb.8 q0, [%[d]], #16\n\t"
+      "letp lr, 1b\n"
+      "2:\n"
+      : [d] "+r"(dst), [s] "+r"(src)
+      : [n] "r"(n)
+      : "lr", "q0", "memory");
+#else
+  for (; n > 0; n -= 16, dst += 16, src += 16) {
+    const mve_pred16_t in = vctp8q((uint32_t)n);
+    vstrbq_p_u8(dst, vldrbq_z_u8(src, in), in);
+  }
+#endif
+}
+
+/* n columns of one input row into the band, channels-last
+ * (mlip_kq8_band_row_ref): channel ic's bytes src[ic * isize + i] ^ flip to
+ * dst[i * icg + ic], 8 columns per widening VLDRB.U16, VEOR and scattering
+ * VSTRB.16 (offsets i * icg for i < 8 fit 16 bits up to icg 9362; wider
+ * groups take the portable loop). */
+static inline void mlip_kq8_band_row_mve(uint8_t* dst, const uint8_t* src, int32_t n, int32_t icg, int32_t isize,
+                                         uint8_t flip) {
+  int32_t ic, i;
+  if (icg > 9362) {
+    mlip_kq8_band_row_ref(dst, src, n, icg, isize, flip);
+    return;
+  }
+  {
+    const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)icg);
+    const uint16x8_t fv = vdupq_n_u16(flip);
+    for (ic = 0; ic < icg; ++ic, src += isize)
+      for (i = 0; i < n; i += 8) {
+        const mve_pred16_t in = vctp16q((uint32_t)(n - i));
+        vstrbq_scatter_offset_p_u16(dst + i * icg + ic, offsets, veorq_u16(vldrbq_z_u16(src + i, in), fv), in);
+      }
+  }
+}
+
 #endif /* MLIP_KQ8_MVE_H_ */

@@ -36,12 +36,18 @@
  * front to back. Either order gives each output the same sum.
  * Where a block's outputs are contiguous, the bias, residual and a
  * piecewise-linear activation (act_vector) are applied as vectors, lane by
- * lane the operations of the scalar path. Not on Helium: there (GCC 12.2,
- * arm-none-eabi) the vector compare-and-blend forms of the activation and
- * of the fused pool gave other outputs than the host's (QemuSweep on the
- * Cortex-M55: the digits CNN and small_mlip, Conv+Relu, one with a fused
- * MaxPool), so the M55 keeps the lane-by-lane forms it ran before kvec.h
- * had its Helium width, until the cause is found. */
+ * lane the operations of the scalar path. Not on Helium (Cortex-M55, M85),
+ * where GCC 12.2 miscompiles the pool's mask: without -ffast-math it
+ * lowers a float vector comparison to scalar VCMPs, and where the result
+ * must exist as a lane mask (the pool's `a > b | a != a`, into which it
+ * also folds two blends) it sets only lane 0's bits of the MVE predicate,
+ * so lanes 1 to 3 kept the old maximum (the digits CNN and small_mlip on
+ * the M55 gave other bytes than the host). Minimal reproducer:
+ * tests/variants/gcc_mve_float_mask.c; the activations' single compare and
+ * blend come out right but scalarized, no faster than the lane-by-lane
+ * loop (digits -1.4%, small_mlip +6% instructions at -O2), so Helium keeps
+ * the lane-by-lane forms for both (e2e.FloatKernelsOnCortexM checks the
+ * bytes of a Conv, ReLU and fused MaxPool there). */
 {{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
 {{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)

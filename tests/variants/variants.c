@@ -272,6 +272,7 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* kernel, const char*
   out_kv("pad", d->pad[0] * 10000 + d->pad[1] * 100 + d->pad[2]);
   out_kv("k", d->k);
   out_kv("rows", d->rows);
+  out_kv("banded", mlip_kq8_conv_banded(d));
   out_kv("x_u8", d->x_u8);
   out_kv("zx", d->zx);
   out_kv("byte", at);
@@ -286,7 +287,9 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* kernel, const char*
  * dilations, uint8 input with zero point 128 (or another) and int8 with
  * -128 (or another), per-channel or per-tensor scales, with and without a
  * bias (and mlip_kq8_start's refusal of one that could saturate), rows
- * padded to 1, 4 or 16 bytes, 1 to 8 positions per product. Depthwise
+ * padded to 1, 4 or 16 bytes, 1 to 8 positions per product; the 1-D and
+ * 2-D ones with a window of more than one tap gather from the channels-last
+ * band (mlip_kq8_conv_banded, weights packed tap-major). Depthwise
  * layers (dw: only those, as MLIP_KQ8_DW's cases) also run through every
  * depthwise variant and its reference. */
 static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
@@ -329,7 +332,7 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
     osize = d.out[0] * d.out[1] * d.out[2];
     xsize = d.n * d.c * d.in[0] * d.in[1] * d.in[2];
     if (xsize <= XMAX && d.m * d.k <= WMAX && d.m * taps <= WMAX && d.n * d.m * osize <= YMAX &&
-        mlip_kq8_conv_scratch(&d) <= SMAX && d.m <= MMAX)
+        mlip_kq8_conv_scratch(&d) + mlip_kq8_conv_band(&d) <= SMAX && d.m <= MMAX)
       break;
   }
   d.x_u8 = chance(r, 50);
@@ -353,7 +356,12 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
      * then keeps the direct loops), and the case is not run. */
     bias[m] = !has_bias ? 0 : chance(r, 98) ? pick(r, -30000, 30000) : (int32_t)rnd(r);
     memset(wp_ + m * d.k, 0, (size_t)d.k);
-    memcpy(wp_ + m * d.k, w_ + m * taps, (size_t)taps);
+    if (mlip_kq8_conv_banded(&d)) { /* tap-major rows, [kh][kw][ic], as the compiler packs them */
+      const int32_t ktaps = taps / icg;
+      for (i = 0; i < taps; ++i) wp_[m * d.k + i % ktaps * icg + i / ktaps] = w_[m * taps + i];
+    } else {
+      memcpy(wp_ + m * d.k, w_ + m * taps, (size_t)taps);
+    }
     refused = mlip_kq8_start(wp_ + m * d.k, d.k, d.x_u8, d.zx, bias[m], &ch_[MLIP_KQ8_CH * m]) != 0;
     {
       int64_t sum = 0, start;

@@ -82,8 +82,8 @@ constexpr int64_t kQ8Rows = 4;
 // points and bias are constants: the weight rows (padded to the CPU's row
 // alignment unless the layer is fully connected), per output channel the
 // sum's start with the bias, q and shift (mlip_kq8_start, ops::conv_requant),
-// and the scratch its windows take (mlip_kq8_conv_scratch; none for a
-// fully-connected layer). False, with nothing set, otherwise.
+// and the scratch its windows take (mlip_kq8_conv_scratch and a banded
+// layer's mlip_kq8_conv_band; none for a fully-connected layer). False, with nothing set, otherwise.
 bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   auto constant = [&](size_t i) -> const TensorData* {
     return n.has_input(i) ? g.value(n.inputs[i]).constant.get() : nullptr;
@@ -132,11 +132,17 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(constant(2)->as_int64()[0]) : 0;
   const int32_t zy = static_cast<int32_t>(constant(7)->as_int64()[0]);
 
+  const bool four = n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4;
   std::shared_ptr<TensorData> wpk = std::make_shared<TensorData>(DType::Int8, Shape{m * k});
   const int8_t* w = wv.constant->data<int8_t>();
   int8_t* wp = wpk->data<int8_t>();
+  // The weights' order, [ic][kh][kw], or for a banded layer (windows
+  // gathered channels-last, mlip_kq8_conv_banded) [kh][kw][ic].
+  const bool banded = !four && mlip_kq8_conv_banded(&d);
+  const int64_t icg = taps / (geo.kernel[0] * geo.kernel[1] * geo.kernel[2]), ktaps = taps / icg;
   for (int64_t oc = 0; oc < m; ++oc)
-    for (int64_t t = 0; t < taps; ++t) wp[oc * k + t] = w[oc * taps + t];
+    for (int64_t t = 0; t < taps; ++t)
+      wp[oc * k + (banded ? t % ktaps * icg + t / ktaps : t)] = w[oc * taps + t];
   const std::vector<ops::Requant> q = ops::conv_requant(*constant(1), *constant(4), *constant(6), ops::requant_mode(n.attrs));
   const std::vector<int64_t> bias = n.has_input(8) ? constant(8)->as_int64() : std::vector<int64_t>(m, 0);
   std::vector<std::string> ch;
@@ -153,7 +159,6 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
 
   // 4-bit weights (PTQ's mark, ops::kWeightBitsAttr): the rows as nibbles
   // and exponents (mlip/kq4.h), the same int8 values unpacked.
-  const bool four = n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4;
   if (four) {
     const int64_t block = n.attrs.get_int(ops::kWeightBlockAttr, k);  // a Conv's row: one block
     wpk = std::make_shared<TensorData>(pack_weights_4bit(*wpk, m, k, block, n.describe()));
@@ -178,7 +183,8 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("ch_list", fmt::format("{}", fmt::join(ch, ", ")));
   spec.args = {0};
   spec.packed.push_back(wpk);
-  spec.scratch_bytes = static_cast<size_t>(four ? mlip_kq4_conv_scratch(&d) : mlip_kq8_conv_scratch(&d));
+  spec.scratch_bytes =
+      static_cast<size_t>(four ? mlip_kq4_conv_scratch(&d) : mlip_kq8_conv_scratch(&d) + mlip_kq8_conv_band(&d));
   spec.set_flag("has_scratch", spec.scratch_bytes > 0);
   return true;
 }

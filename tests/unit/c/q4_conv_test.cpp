@@ -77,9 +77,17 @@ TEST(Q4Conv, PackedWeightsGiveTheInt8Bits) {
     std::vector<uint8_t> x(static_cast<size_t>(isize));
     for (uint8_t& v : x) v = static_cast<uint8_t>(pick(rng, 0, 255));
     std::vector<uint8_t> y8(static_cast<size_t>(osize), 0xAA), y4(static_cast<size_t>(osize), 0x55);
-    std::vector<uint8_t> s8(static_cast<size_t>(mlip_kq8_conv_scratch(&d)) + 1);
+    std::vector<uint8_t> s8(static_cast<size_t>(mlip_kq8_conv_scratch(&d) + mlip_kq8_conv_band(&d)) + 1);
     std::vector<uint8_t> s4(static_cast<size_t>(mlip_kq4_conv_scratch(&d)) + 1);
-    mlip_kq8_conv(&d, x.data(), w.data(), ch.data(), y8.data(), s8.data());
+    // kq8's banded layers take their rows tap-major ([kh][kw][ic], mlip_kq8_conv_banded).
+    std::vector<int8_t> w8 = w;
+    if (mlip_kq8_conv_banded(&d)) {
+      const int32_t icg = d.c / d.groups, ktaps = d.kernel[0] * d.kernel[1] * d.kernel[2];
+      for (int32_t m = 0; m < d.m; ++m)
+        for (int32_t t = 0; t < icg * ktaps; ++t)
+          w8[static_cast<size_t>(m * d.k + t % ktaps * icg + t / ktaps)] = w[static_cast<size_t>(m * d.k + t)];
+    }
+    mlip_kq8_conv(&d, x.data(), w8.data(), ch.data(), y8.data(), s8.data());
     mlip_kq4_conv(&d, x.data(), reinterpret_cast<const uint8_t*>(packed.data<int8_t>()), block, ch.data(), y4.data(),
                   s4.data());
     ASSERT_EQ(y4, y8) << "trial " << trial << " kind " << trial % 4 << " block " << block;
