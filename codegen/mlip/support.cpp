@@ -342,6 +342,42 @@ Selection select_nodes(const Graph& g, const Options& o) {
     s.reason[i] = why;
     s.chosen[i] = why.empty();
   }
+  // int8: float arithmetic that passes/fold_qdq left between QDQ pairs with
+  // the elementwise integer nodes around it (GELU) is one TABLE layer; a
+  // float Split between QDQ pairs (attention's q, k, v) is PERMUTE copies
+  // and requantizing TABLEs (layers/q8_lookup.cpp, q8_split.cpp). Their
+  // nodes are chosen together, after the views' rules above (a Squeeze of
+  // the Split is one of its nodes).
+  if (o.quantize == "int8" && !o.fp16_float_layers) {
+    const SupportLimits limits = limits_for(target, o, true);
+    auto choose = [&](const std::vector<int>& nodes, std::vector<ValueId> border, std::string why) {
+      for (int k : nodes)
+        if (why.empty()) why = empty_tensor_reason(g, g.nodes[static_cast<size_t>(k)]);
+      for (ValueId v : border)
+        if (why.empty()) why = layers::border_reason(g.value(v), limits.work_bytes);
+      for (int k : nodes) {
+        if (!why.empty()) {
+          if (!s.chosen[static_cast<size_t>(k)] && s.reason[static_cast<size_t>(k)].empty())
+            s.reason[static_cast<size_t>(k)] = why;
+          continue;
+        }
+        s.reason[static_cast<size_t>(k)] = "";
+        s.chosen[static_cast<size_t>(k)] = true;
+        s.layer[static_cast<size_t>(k)] = true;
+      }
+    };
+    for (const layers::Q8Lookup& c : layers::q8_lookups(g, consumers, producers))
+      choose(c.nodes, {c.x, c.y}, layers::q8_lookup_reason(g, c, limits));
+    for (const layers::Q8Split& sp : layers::q8_splits(g, consumers, producers)) {
+      std::vector<int> nodes = {sp.dq, sp.split};
+      std::vector<ValueId> border = {g.nodes[static_cast<size_t>(sp.dq)].inputs[0]};
+      for (const std::vector<int>& chain : sp.outputs) {
+        nodes.insert(nodes.end(), chain.begin(), chain.end());
+        border.push_back(g.nodes[static_cast<size_t>(chain.back())].outputs[0]);
+      }
+      choose(nodes, border, layers::q8_split_reason(g, sp, limits));
+    }
+  }
   for (size_t i = 0; i < n; ++i)
     if (!s.chosen[i] && s.reason[i].empty()) s.reason[i] = unsupported_reason(g, g.nodes[i], o);
   // The fp16 decisions: LayerNormalization's epsilon (added in fp32 by
