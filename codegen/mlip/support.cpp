@@ -350,7 +350,9 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // the Split is one of its nodes).
   if (o.quantize == "int8" && !o.fp16_float_layers) {
     const SupportLimits limits = limits_for(target, o, true);
+    std::vector<std::vector<int>> chains;
     auto choose = [&](const std::vector<int>& nodes, std::vector<ValueId> border, std::string why) {
+      if (why.empty()) chains.push_back(nodes);
       for (int k : nodes)
         if (why.empty()) why = empty_tensor_reason(g, g.nodes[static_cast<size_t>(k)]);
       for (ValueId v : border)
@@ -376,6 +378,28 @@ Selection select_nodes(const Graph& g, const Options& o) {
         border.push_back(g.nodes[static_cast<size_t>(chain.back())].outputs[0]);
       }
       choose(nodes, border, layers::q8_split_reason(g, sp, limits));
+    }
+    // A region is a run of consecutive nodes of the schedule: a node between
+    // a chain's nodes that stays on the CPU would cut the chain across two
+    // regions (with float tensors at their border), so the chain stays on
+    // the CPU too.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const std::vector<int>& nodes : chains) {
+        const auto [lo, hi] = std::minmax_element(nodes.begin(), nodes.end());
+        if (!s.chosen[static_cast<size_t>(*lo)]) continue;
+        for (int k = *lo; k <= *hi; ++k) {
+          if (s.chosen[static_cast<size_t>(k)]) continue;
+          const std::string why = fmt::format("node '{}' between the nodes of its int8 chain runs on the CPU",
+                                              g.nodes[static_cast<size_t>(k)].name);
+          for (int m : nodes) {
+            s.chosen[static_cast<size_t>(m)] = false;
+            s.reason[static_cast<size_t>(m)] = why;
+          }
+          changed = true;
+          break;
+        }
+      }
     }
   }
   for (size_t i = 0; i < n; ++i)

@@ -461,6 +461,177 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
   }
 }
 
+// GELU between QDQ pairs (issue 30 item 9), as exporters and quantizers
+// write it: Div, Erf, Add 1, Mul x, Mul 0.5 with onnxruntime quantize_static's
+// pairs around the Erf, the Add and both products (the keyword transformer's
+// form: the Add and products QLinearAdd and QLinearMul after
+// passes/fold_qdq, the Div and Erf float); the same in one float chain
+// between one DequantizeLinear and one QuantizeLinear; and the tanh form
+// x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) in one float
+// chain. Each is one TABLE layer (layers/q8_lookup.cpp) in one region,
+// bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and without
+// pinning; the input holds every int8 value (all 256 table entries read).
+TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
+  enum Form { OrtPairs, OneChain, Tanh };
+  struct Case {
+    Form form;
+    Shape x;
+    bool u8;
+  };
+  for (const Case& c : {Case{OrtPairs, {2, 8, 16}, false}, Case{OrtPairs, {1, 49, 96}, false}, Case{OneChain, {2, 8, 16}, false},
+                        Case{OneChain, {4, 64}, true}, Case{Tanh, {2, 8, 16}, false}, Case{Tanh, {3, 5}, false}}) {
+    SCOPED_TRACE(fmt::format("form {} {}{}", static_cast<int>(c.form), shape_str(c.x), c.u8 ? " uint8" : ""));
+    OnnxBuilder b(17);
+    auto zp = [&](int v) {
+      return c.u8 ? TensorData::from<uint8_t>({}, {static_cast<uint8_t>(v + 128)}) : TensorData::from<int8_t>({}, {static_cast<int8_t>(v)});
+    };
+    auto qdq = [&](const std::string& v, const std::string& s, const std::string& z, const std::string& out) {
+      b.node("QuantizeLinear", {v, s, z}, {v + "_q"}, {}, "q_" + v);
+      b.node("DequantizeLinear", {v + "_q", s, z}, {out}, {}, "dq_" + v);
+    };
+    auto scalar = [&](const std::string& name, float v) { b.initializer(name, TensorData::from<float>({}, {v})); };
+    b.input("x", DType::Float32, c.x);
+    scalar("xs", 0.04f);
+    b.initializer("xz", zp(3));
+    scalar("ys", 0.03f);
+    b.initializer("yz", zp(-60));
+    qdq("x", "xs", "xz", "xd");
+    if (c.form == OrtPairs) {
+      scalar("sqrt2", 1.41421354f);
+      scalar("es", 1.0f / 127);
+      b.initializer("ez", zp(0));
+      scalar("as", 2.0f / 255);
+      b.initializer("az", zp(-128));
+      scalar("ms", 0.05f);
+      b.initializer("mz", zp(-40));
+      b.initializer("one_q", zp(127));  // 1 at scale 1/127, zero point 0
+      b.initializer("half_q", zp(127));  // 0.5 at scale 0.5/127
+      scalar("half_s", 0.5f / 127);
+      b.node("DequantizeLinear", {"one_q", "es", "ez"}, {"one"}, {}, "dq_one");
+      b.node("DequantizeLinear", {"half_q", "half_s", "ez"}, {"half"}, {}, "dq_half");
+      b.node("Div", {"xd", "sqrt2"}, {"d"}, {}, "div");
+      b.node("Erf", {"d"}, {"e"}, {}, "erf");
+      qdq("e", "es", "ez", "ed");
+      b.node("Add", {"ed", "one"}, {"a"}, {}, "add");
+      qdq("a", "as", "az", "ad");
+      b.node("Mul", {"xd", "ad"}, {"m"}, {}, "mul");
+      qdq("m", "ms", "mz", "md");
+      b.node("Mul", {"md", "half"}, {"g"}, {}, "mul_half");
+    } else if (c.form == OneChain) {
+      scalar("sqrt2", 1.41421354f);
+      scalar("one", 1.0f);
+      scalar("half", 0.5f);
+      b.node("Div", {"xd", "sqrt2"}, {"d"}, {}, "div");
+      b.node("Erf", {"d"}, {"e"}, {}, "erf");
+      b.node("Add", {"e", "one"}, {"a"}, {}, "add");
+      b.node("Mul", {"xd", "a"}, {"m"}, {}, "mul");
+      b.node("Mul", {"m", "half"}, {"g"}, {}, "mul_half");
+    } else {
+      scalar("three", 3.0f);
+      scalar("k", 0.044715f);
+      scalar("c", 0.797884583f);
+      scalar("one", 1.0f);
+      scalar("half", 0.5f);
+      b.node("Pow", {"xd", "three"}, {"p"}, {}, "pow");
+      b.node("Mul", {"p", "k"}, {"pk"}, {}, "mul_k");
+      b.node("Add", {"xd", "pk"}, {"s"}, {}, "add_x");
+      b.node("Mul", {"s", "c"}, {"sc"}, {}, "mul_c");
+      b.node("Tanh", {"sc"}, {"t"}, {}, "tanh");
+      b.node("Add", {"t", "one"}, {"a"}, {}, "add");
+      b.node("Mul", {"xd", "half"}, {"xh"}, {}, "mul_half");
+      b.node("Mul", {"xh", "a"}, {"g"}, {}, "mul");
+    }
+    qdq("g", "ys", "yz", "y");
+    b.output("y");
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_gelu_{}_{}{}.onnx", static_cast<int>(c.form), numel(c.x), c.u8 ? "_u8" : ""));
+    // every value of the type first (x = (v - zero point) * scale), then random ones
+    const int64_t count = numel(c.x);
+    TensorData xin = random_tensor(DType::Float32, c.x, 29, -6.0, 6.0);
+    for (int64_t i = 0; i < count && i < 256; ++i) xin.data<float>()[i] = static_cast<float>(i - 128 - 3) * 0.04f;
+    const io::NamedTensors in = {{"x", xin}};
+    driver::CompileOptions c_opt;
+    c_opt.target = "c";
+    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+    for (int tiles : {1, 2, 4, 8})
+      for (bool pin : {false, true}) {
+        driver::CompileResult res;
+        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &res);
+        ASSERT_TRUE(q8_all_regions_int8(res));
+        EXPECT_EQ(res.mlip.regions.size(), 1u);
+        EXPECT_EQ(q8_compute_layers(res), 1);  // one TABLE
+        EXPECT_EQ(q8_compute_layers(res, "activation"), 1);
+        EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
+      }
+  }
+}
+
+// A Split between QDQ pairs (attention's q, k, v in onnxruntime
+// quantize_static's layout): DequantizeLinear, Split, a Squeeze on some
+// outputs, a QuantizeLinear per output at its own scale and zero point (one
+// at the input's own): PERMUTE copies of the int8 parts and requantizing
+// TABLEs where the parameters differ (layers/q8_split.cpp), one region,
+// bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and without
+// pinning. Split on the middle axis of [1, 6, 3, 2, 4] (the heads' form)
+// and on the first axis of [3, 4, 5] (output 0 a view of the input).
+TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
+  struct Case {
+    Shape x;
+    int64_t axis;
+    bool squeeze;
+  };
+  for (const Case& c : {Case{{1, 6, 3, 2, 4}, 2, true}, Case{{3, 4, 5}, 0, false}, Case{{2, 10, 9}, -1, false}}) {
+    SCOPED_TRACE(fmt::format("{} axis {}", shape_str(c.x), c.axis));
+    OnnxBuilder b(17);
+    const int64_t r = static_cast<int64_t>(c.x.size());
+    const int64_t axis = c.axis < 0 ? c.axis + r : c.axis;
+    const int64_t part = c.x[static_cast<size_t>(axis)] / 3;
+    b.input("x", DType::Float32, c.x);
+    b.initializer("xs", TensorData::from<float>({}, {0.04f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {3}));
+    b.initializer("sizes", TensorData::from<int64_t>({3}, {part, part, part}));
+    b.initializer("ax", TensorData::from<int64_t>({1}, {axis}));
+    b.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, {}, "qx");
+    b.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, {}, "dqx");
+    b.node("Split", {"xd", "sizes"}, {"p0", "p1", "p2"}, {{"axis", c.axis}}, "split");
+    const float scales[3] = {0.04f, 0.031f, 0.07f};
+    const int8_t zps[3] = {3, -7, 0};
+    for (int k = 0; k < 3; ++k) {
+      std::string v = fmt::format("p{}", k);
+      b.initializer(fmt::format("s{}", k), TensorData::from<float>({}, {scales[k]}));
+      b.initializer(fmt::format("z{}", k), TensorData::from<int8_t>({}, {zps[k]}));
+      if (c.squeeze && k != 0) {
+        b.node("Squeeze", {v, "ax"}, {v + "_sq"}, {}, fmt::format("squeeze{}", k));
+        v += "_sq";
+      }
+      b.node("QuantizeLinear", {v, fmt::format("s{}", k), fmt::format("z{}", k)}, {fmt::format("p{}_q", k)}, {},
+             fmt::format("q{}", k));
+    }
+    for (int k = 0; k < 3; ++k) {  // after every QuantizeLinear: a node on the CPU between them would cut the chain
+      b.node("DequantizeLinear", {fmt::format("p{}_q", k), fmt::format("s{}", k), fmt::format("z{}", k)},
+             {fmt::format("y{}", k)}, {}, fmt::format("dq{}", k));
+      b.output(fmt::format("y{}", k));
+    }
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_split_{}_{}.onnx", numel(c.x), axis));
+    const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 31, -5.0, 5.0)}};
+    driver::CompileOptions c_opt;
+    c_opt.target = "c";
+    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+    for (int tiles : {1, 2, 4, 8})
+      for (bool pin : {false, true}) {
+        driver::CompileResult res;
+        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &res);
+        ASSERT_TRUE(q8_all_regions_int8(res));
+        EXPECT_EQ(res.mlip.regions.size(), 1u);
+        EXPECT_EQ(q8_compute_layers(res, "activation"), 2);  // outputs 1 and 2 requantize
+        EXPECT_EQ(q8_compute_layers(res, "permute"), axis == 0 ? 2 : 3);  // axis 0: output 0 is a view
+        for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "Split");
+        ASSERT_EQ(got.size(), 3u);
+        for (size_t k = 0; k < 3; ++k)
+          EXPECT_EQ(compare(got[k].second, cpu[k].second, 0, 0), "") << k << ": " << tiles << " tiles, pin " << pin;
+      }
+  }
+}
+
 // Issue 30's int8 networks (tests/gen/gen_mlip_int8.py: the TCN and the
 // ConvTranspose decoder quantized by mlipc's own PTQ with --emit-qdq, the
 // keyword transformer in onnxruntime quantize_static's layout), compiled
