@@ -209,9 +209,10 @@ TEST(QuantizedMlipFc, DenseLayersAndTheirReshapesShareOneRegion) {
 }
 
 // With int8 FC, AVGPOOL, CONCAT, ELTWISE MUL and TABLE the whole of the
-// depthwise/SE/residual block runs in one int8 region (its Sigmoid,
-// HardSwish and LeakyRelu as TABLE commands, the SE and HardSwish products
-// as ELTWISE MUL), and so do the six table activations of mlip_tables:
+// depthwise/SE/residual block runs in one int8 region (its Sigmoid and
+// LeakyRelu as TABLE commands, the SE product as ELTWISE MUL, HardSwish's
+// lookup and product of x one TABLE: layers/q8_lookup.cpp), and so do the
+// six table activations of mlip_tables:
 // the CPU keeps the input's QuantizeLinear and the output's
 // DequantizeLinear only.
 TEST(QuantizedMlipOps, TablesProductsPoolsAndConcatShareOneRegion) {
@@ -468,18 +469,22 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
 // passes/fold_qdq, the Div and Erf float); the same in one float chain
 // between one DequantizeLinear and one QuantizeLinear; and the tanh form
 // x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) in one float
-// chain. Each is one TABLE layer (layers/q8_lookup.cpp) in one region,
+// chain; and the tanh form with onnxruntime's pairs around every Mul and
+// Add (its Tanh a lookup after passes/fold_qdq: a chain of integer nodes
+// only, which 3-D products would otherwise keep on the CPU). Each is one
+// TABLE layer (layers/q8_lookup.cpp) in one region,
 // bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and without
 // pinning; the input holds every int8 value (all 256 table entries read).
 TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
-  enum Form { OrtPairs, OneChain, Tanh };
+  enum Form { OrtPairs, OneChain, Tanh, TanhOrtPairs };
   struct Case {
     Form form;
     Shape x;
     bool u8;
   };
   for (const Case& c : {Case{OrtPairs, {2, 8, 16}, false}, Case{OrtPairs, {1, 49, 96}, false}, Case{OneChain, {2, 8, 16}, false},
-                        Case{OneChain, {4, 64}, true}, Case{Tanh, {2, 8, 16}, false}, Case{Tanh, {3, 5}, false}}) {
+                        Case{OneChain, {4, 64}, true}, Case{Tanh, {2, 8, 16}, false}, Case{Tanh, {3, 5}, false},
+                        Case{TanhOrtPairs, {2, 8, 16}, false}, Case{TanhOrtPairs, {1, 20, 72}, true}}) {
     SCOPED_TRACE(fmt::format("form {} {}{}", static_cast<int>(c.form), shape_str(c.x), c.u8 ? " uint8" : ""));
     OnnxBuilder b(17);
     auto zp = [&](int v) {
@@ -526,6 +531,41 @@ TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
       b.node("Add", {"e", "one"}, {"a"}, {}, "add");
       b.node("Mul", {"xd", "a"}, {"m"}, {}, "mul");
       b.node("Mul", {"m", "half"}, {"g"}, {}, "mul_half");
+    } else if (c.form == TanhOrtPairs) {
+      // torch's tanh GELU with pairs around every Mul and Add (the Tanh a
+      // lookup after passes/fold_qdq: an integer chain, no float node)
+      int k = 0;
+      auto step = [&](const char* op, const std::string& a, const std::string& bname, float scale, int z) {
+        const std::string out = fmt::format("t{}", k), sc = fmt::format("t{}_s", k), zc = fmt::format("t{}_z", k);
+        scalar(sc, scale);
+        b.initializer(zc, zp(z));
+        if (bname.empty())
+          b.node(op, {a}, {out + "_f"}, {}, out);
+        else
+          b.node(op, {a, bname}, {out + "_f"}, {}, out);
+        qdq(out + "_f", sc, zc, out);
+        ++k;
+        return out;
+      };
+      auto qconst = [&](const std::string& name, float v) {  // v at scale |v| / 127
+        scalar(name + "_s", std::fabs(v) / 127);
+        b.initializer(name + "_q", zp(v < 0 ? -127 : 127));
+        b.initializer(name + "_z", zp(0));
+        b.node("DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name}, {}, "dq_" + name);
+      };
+      qconst("k", 0.044715f);
+      qconst("c", 0.797884583f);
+      qconst("one", 1.0f);
+      qconst("half", 0.5f);
+      const std::string sq = step("Mul", "xd", "xd", 0.15f, -128);
+      const std::string cube = step("Mul", "xd", sq, 0.9f, 0);
+      const std::string kc = step("Mul", "k", cube, 0.04f, 0);
+      const std::string s1 = step("Add", "xd", kc, 0.06f, 0);
+      const std::string s2 = step("Mul", "c", s1, 0.05f, 0);
+      const std::string t = step("Tanh", s2, "", 1.0f / 127, 0);
+      const std::string a = step("Add", "one", t, 2.0f / 255, -128);
+      const std::string m = step("Mul", "xd", a, 0.05f, -40);
+      b.node("Mul", {"half", m}, {"g"}, {}, "mul_half");
     } else {
       scalar("three", 3.0f);
       scalar("k", 0.044715f);

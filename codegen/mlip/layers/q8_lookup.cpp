@@ -1,9 +1,11 @@
 // int8 elementwise chains as one TABLE layer (docs/mlip-spec.md 4a, "int8
 // chains"): where passes/fold_qdq leaves float arithmetic between a
 // DequantizeLinear and a QuantizeLinear (GELU's Div, Erf, Add, Mul, Mul in
-// either exported form; a requantization), together with the integer
-// elementwise nodes around it (QLinearAdd, QLinearMul of a scalar or of two
-// tensors of the chain, lookups), the chain's int8 output is a function of
+// either exported form), together with the integer elementwise nodes around
+// it (QLinearAdd, QLinearMul of a scalar or of two tensors of the chain,
+// lookups), or where two or more such integer nodes follow each other
+// (GELU's tanh form with QDQ pairs around every Mul and Add, a QDQ
+// HardSwish's lookup and product), the chain's int8 output is a function of
 // its int8 input's value alone, element by element. Its 256 entries are
 // what the CPU int8 build computes for each input value: the reference
 // evaluator runs the chain's own nodes (the same kernels' arithmetic as the
@@ -25,8 +27,8 @@ namespace mlipc::mlip::layers {
 namespace q8_lookup_layer {
 
 // The operators a chain may hold: each computes every output element from
-// the same element of its inputs (scalar constants broadcast), and its
-// reference kernel is the C kernel's arithmetic.
+// the same element of its inputs (scalar constants broadcast; a lookup's
+// table is its own), and its reference kernel is the C kernel's arithmetic.
 const char* const kElementwise[] = {"DequantizeLinear", "QuantizeLinear", "Add",     "Sub",  "Mul",  "Div",
                                     "Pow",              "Erf",            "Tanh",    "Sigmoid", "Exp", "Sqrt",
                                     "Reciprocal",       "Neg",            "Abs",     "Relu", "Clip", "Gelu",
@@ -39,18 +41,20 @@ bool float_node(const Node& n) {
 
 // Whether node n is elementwise over tensors of shape `s`: an operator of
 // the list, one output of shape s, its computed inputs of shape s among
-// `have` (values the chain holds), its constants scalars.
+// `have` (values the chain holds), its constants scalars (but a lookup's
+// table).
 bool elementwise(const Graph& g, const Node& n, const Shape& s, const std::set<ValueId>& have) {
   if (std::find_if(std::begin(kElementwise), std::end(kElementwise), [&](const char* op) { return n.op == op; }) ==
       std::end(kElementwise))
     return false;
   if (n.outputs.size() != 1 || n.outputs[0] == kNoValue || g.value(n.outputs[0]).shape != s) return false;
   bool reads = false;
-  for (ValueId v : n.inputs) {
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ValueId v = n.inputs[i];
     if (v == kNoValue) continue;
     const Value& val = g.value(v);
     if (val.is_constant()) {
-      if (val.constant->numel() != 1) return false;
+      if (val.constant->numel() != 1 && !(n.op == ops::kQLookupOp && i == 1)) return false;  // a lookup's table
       continue;
     }
     if (!have.count(v) || val.shape != s) return false;
@@ -70,10 +74,6 @@ std::vector<Q8Lookup> q8_lookups(const Graph& g, const std::vector<std::vector<i
     const ValueId x = static_cast<ValueId>(xi);
     const Value& xv = g.value(x);
     if (xv.is_constant() || !is_q8_type(xv.dtype) || consumers[x].empty()) continue;
-    // A float chain starts at a DequantizeLinear of x.
-    if (std::none_of(consumers[x].begin(), consumers[x].end(),
-                     [&](int c) { return g.nodes[static_cast<size_t>(c)].op == "DequantizeLinear"; }))
-      continue;
     // M: every node reachable from x that is elementwise on x-derived values.
     std::set<ValueId> have = {x};
     std::set<int> m;
@@ -90,7 +90,8 @@ std::vector<Q8Lookup> q8_lookups(const Graph& g, const std::vector<std::vector<i
     }
     // The largest valid chain: y an 8-bit value of x's type written in M;
     // its nodes, M's ancestors of y; every value they write but y read by
-    // them alone; one float node at least.
+    // them alone; a float node or two nodes at least (one integer node is
+    // its own layer's).
     Q8Lookup best;
     for (int yi : m) {
       const ValueId y = g.nodes[static_cast<size_t>(yi)].outputs[0];
@@ -105,8 +106,9 @@ std::vector<Q8Lookup> q8_lookups(const Graph& g, const std::vector<std::vector<i
           if (v != kNoValue && v != x && !g.value(v).is_constant() && producers[v] >= 0 && m.count(producers[v]))
             todo.push_back(producers[v]);
       }
-      bool ok = std::any_of(s.begin(), s.end(),
-                            [&](int k) { return q8_lookup_layer::float_node(g.nodes[static_cast<size_t>(k)]); });
+      bool ok = s.size() >= 2 || std::any_of(s.begin(), s.end(), [&](int k) {
+                  return q8_lookup_layer::float_node(g.nodes[static_cast<size_t>(k)]);
+                });
       for (int k : s) {
         const ValueId v = g.nodes[static_cast<size_t>(k)].outputs[0];
         if (v == y) continue;

@@ -240,8 +240,9 @@ RLayer& add_table_layer(LowerContext& ctx, const Node& n, int in, const std::vec
 // a function of x's value element by element, so one TABLE layer of 256
 // entries, computed at compile time by the reference evaluator (the CPU
 // kernels' own arithmetic, ops/), gives the CPU build's bits. GELU between
-// QDQ pairs in either exported form is one. A chain holds at least one
-// float node (what fold_qdq could not fold); the largest one is taken.
+// QDQ pairs in either exported form is one. A chain holds a float node
+// (what fold_qdq could not fold) or two nodes at least (one integer node is
+// its own layer's); the largest one is taken.
 struct Q8Lookup {
   ValueId x = kNoValue, y = kNoValue;
   std::vector<int> nodes;  // schedule order; the last one writes y
