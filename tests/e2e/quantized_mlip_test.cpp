@@ -759,11 +759,15 @@ std::string q8_rows_or_conv1d(OnnxBuilder& b, bool conv, int64_t dilation) {
 // int8 ADD and TABLE on 3-D tensors: x [2, 6, 21] quantized, a Sigmoid
 // (a lookup) of it, the sum of the two, a Relu after the sum (its clamp);
 // the tensors row-major, or NHWC when a Conv1d writes x (a 1-D
-// convolution's residual block). One int8 region holds the lookup and the
-// sum, bit-identical to the "c" build on 1, 2, 4 and 8 tiles.
+// convolution's residual block). With the Sigmoid also an output of the
+// model, one int8 region holds the lookup (TABLE) and the sum (ADD); read
+// by the sum alone, the lookup and the sum are one elementwise chain of x,
+// one TABLE (layers/q8_lookup.cpp) in the layout x has. Bit-identical to
+// the "c" build on 1, 2, 4 and 8 tiles.
 TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
-  for (bool conv : {false, true}) {
-    SCOPED_TRACE(conv ? "after a Conv1d" : "row-major");
+  for (bool conv : {false, true})
+  for (bool shared : {true, false}) {
+    SCOPED_TRACE(fmt::format("{}{}", conv ? "after a Conv1d" : "row-major", shared ? ", the Sigmoid an output" : ""));
     OnnxBuilder b(19);
     const std::string a = q8_rows_or_conv1d(b, conv, 1);
     b.initializer("ss", TensorData::from<float>({}, {1.0f / 256}));
@@ -777,7 +781,8 @@ TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
     b.node("Relu", {"t"}, {"tr"}, {}, "relu");
     b.node("QuantizeLinear", {"tr", "ys", "yz"}, {"yq"}, {}, "qy");
     b.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"}, {}, "dqy").output("y");
-    const fs::path model = b.save(scratch_dir(), fmt::format("q8_add3d_{}.onnx", conv ? "conv" : "rows"));
+    if (shared) b.node("DequantizeLinear", {"sq", "ss", "sz"}, {"so"}, {}, "dqso").output("so");  // after the sum
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_add3d_{}{}.onnx", conv ? "conv" : "rows", shared ? "_s" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 6, 21}, 77, -4.0, 4.0)}};
     driver::CompileOptions c_opt;
     c_opt.target = "c";
@@ -788,10 +793,12 @@ TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
       const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
       ASSERT_TRUE(q8_all_regions_int8(r));
       EXPECT_EQ(r.mlip.regions.size(), 1u);
-      EXPECT_EQ(q8_compute_layers(r, "add"), 1);
+      EXPECT_EQ(q8_compute_layers(r, "add"), shared ? 1 : 0);
       EXPECT_EQ(q8_compute_layers(r, "activation"), 1);
       EXPECT_EQ(q8_compute_layers(r, "conv2d"), conv ? 1 : 0);
-      EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
+      ASSERT_EQ(got.size(), cpu.size());
+      for (size_t k = 0; k < got.size(); ++k)
+        EXPECT_EQ(compare(got[k].second, cpu[k].second, 0, 0), "") << k << ": " << tiles << " tiles, pin " << pin;
     }
   }
 }
