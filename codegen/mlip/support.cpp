@@ -350,13 +350,25 @@ Selection select_nodes(const Graph& g, const Options& o) {
   // the Split is one of its nodes).
   if (o.quantize == "int8" && !o.fp16_float_layers) {
     const SupportLimits limits = limits_for(target, o, true);
-    std::vector<std::vector<int>> chains;
+    // The chains chosen, with each node's own decision before (restored if
+    // the chain cannot be one layer after all).
+    struct Before {
+      int node;
+      bool chosen, layer;
+      std::string reason;
+    };
+    std::vector<std::vector<Before>> chains;
     auto choose = [&](const std::vector<int>& nodes, std::vector<ValueId> border, std::string why) {
-      if (why.empty()) chains.push_back(nodes);
       for (int k : nodes)
         if (why.empty()) why = empty_tensor_reason(g, g.nodes[static_cast<size_t>(k)]);
       for (ValueId v : border)
         if (why.empty()) why = layers::border_reason(g.value(v), limits.work_bytes);
+      if (why.empty()) {
+        chains.emplace_back();
+        for (int k : nodes)
+          chains.back().push_back(
+              {k, s.chosen[static_cast<size_t>(k)], s.layer[static_cast<size_t>(k)], s.reason[static_cast<size_t>(k)]});
+      }
       for (int k : nodes) {
         if (!why.empty()) {
           if (!s.chosen[static_cast<size_t>(k)] && s.reason[static_cast<size_t>(k)].empty())
@@ -381,21 +393,28 @@ Selection select_nodes(const Graph& g, const Options& o) {
     }
     // A region is a run of consecutive nodes of the schedule: a node between
     // a chain's nodes that stays on the CPU would cut the chain across two
-    // regions (with float tensors at their border), so the chain stays on
-    // the CPU too.
+    // regions (with float tensors at their border), so the chain is no
+    // layer: its nodes take their own decisions back (a float node stays on
+    // the CPU, saying why).
     for (bool changed = true; changed;) {
       changed = false;
-      for (const std::vector<int>& nodes : chains) {
-        const auto [lo, hi] = std::minmax_element(nodes.begin(), nodes.end());
-        if (!s.chosen[static_cast<size_t>(*lo)]) continue;
-        for (int k = *lo; k <= *hi; ++k) {
+      for (std::vector<Before>& nodes : chains) {
+        if (nodes.empty()) continue;
+        int lo = nodes[0].node, hi = nodes[0].node;
+        for (const Before& b : nodes) {
+          lo = std::min(lo, b.node);
+          hi = std::max(hi, b.node);
+        }
+        for (int k = lo; k <= hi; ++k) {
           if (s.chosen[static_cast<size_t>(k)]) continue;
           const std::string why = fmt::format("node '{}' between the nodes of its int8 chain runs on the CPU",
                                               g.nodes[static_cast<size_t>(k)].name);
-          for (int m : nodes) {
-            s.chosen[static_cast<size_t>(m)] = false;
-            s.reason[static_cast<size_t>(m)] = why;
+          for (const Before& b : nodes) {
+            s.chosen[static_cast<size_t>(b.node)] = b.chosen;
+            s.layer[static_cast<size_t>(b.node)] = b.layer;
+            s.reason[static_cast<size_t>(b.node)] = b.chosen ? b.reason : why;
           }
+          nodes.clear();
           changed = true;
           break;
         }

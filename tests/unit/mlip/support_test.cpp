@@ -544,6 +544,40 @@ TEST(MlipSupport, Int8SplitChainIsChosenWhole) {
     }
   }
 }
+
+// An integer chain (x * x, then times a scalar: QLinearMul twice on 4-D
+// int8 tensors, each an ELTWISE of its own) is one TABLE; a CPU node
+// scheduled between its nodes leaves each to its own rule (both still run
+// on the MLIP), not to the CPU.
+TEST(MlipSupport, Int8IntegerChainFallsBackToItsNodesOwnLayers) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool cut : {false, true}) {
+    SCOPED_TRACE(cut);
+    OnnxBuilder b(17);
+    b.input("x", DType::Int8, {1, 2, 3, 4});
+    b.input("f", DType::Float32, {1, 2, 3, 4});
+    b.initializer("s", TensorData::from<float>({}, {0.05f}));
+    b.initializer("z", TensorData::from<int8_t>({}, {1}));
+    b.initializer("c", TensorData::from<int8_t>({}, {90}));
+    b.node("QLinearMul", {"x", "s", "z", "x", "s", "z", "s", "z"}, {"m1"}, {}, "square").in_domain("com.microsoft");
+    if (cut) b.node("Sigmoid", {"f"}, {"fs"}, {}, "float_sigmoid");
+    b.node("QLinearMul", {"m1", "s", "z", "c", "s", "z", "s", "z"}, {"y"}, {}, "scale").in_domain("com.microsoft");
+    b.output("y");
+    if (cut) b.output("fs");
+    EXPECT_EQ(reason(b, "square", o), "");
+    EXPECT_EQ(reason(b, "scale", o), "");
+    Graph g = frontend::import_onnx(save(b));
+    const std::vector<mlip::layers::Q8Lookup> chains = mlip::layers::q8_lookups(g, g.consumers(), g.producers());
+    ASSERT_EQ(chains.size(), 1u);
+    EXPECT_EQ(chains[0].nodes.size(), 2u);
+    const mlip::Partition p = mlip::partition(g, o);
+    size_t regions = 0;
+    for (const Node& n : g.nodes) regions += n.op == kSubgraphOp;
+    EXPECT_EQ(regions, cut ? 2u : 1u);
+    EXPECT_TRUE(p.cpu_reasons.count("square") == 0 && p.cpu_reasons.count("scale") == 0);
+  }
+}
 }  // namespace
 }  // namespace mlipc::unit_mlip_support
 
