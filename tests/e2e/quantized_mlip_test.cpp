@@ -611,23 +611,28 @@ TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
 // at the input's own): PERMUTE copies of the int8 parts and requantizing
 // TABLEs where the parameters differ (layers/q8_split.cpp), one region,
 // bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and without
-// pinning. Split on the middle axis of [1, 6, 3, 2, 4] (the heads' form)
-// and on the first axis of [3, 4, 5] (output 0 a view of the input).
+// pinning. Split on the middle axis of [1, 6, 3, 2, 4] (the heads' form;
+// int8 and uint8), on the first axis of [3, 4, 5] (output 0 a view of the
+// input) and on the last axis of [2, 10, 9].
 TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
   struct Case {
     Shape x;
     int64_t axis;
-    bool squeeze;
+    bool squeeze, u8;
   };
-  for (const Case& c : {Case{{1, 6, 3, 2, 4}, 2, true}, Case{{3, 4, 5}, 0, false}, Case{{2, 10, 9}, -1, false}}) {
-    SCOPED_TRACE(fmt::format("{} axis {}", shape_str(c.x), c.axis));
+  for (const Case& c : {Case{{1, 6, 3, 2, 4}, 2, true, false}, Case{{3, 4, 5}, 0, false, false},
+                        Case{{2, 10, 9}, -1, false, false}, Case{{1, 6, 3, 2, 4}, 2, true, true}}) {
+    SCOPED_TRACE(fmt::format("{} axis {}{}", shape_str(c.x), c.axis, c.u8 ? " uint8" : ""));
     OnnxBuilder b(17);
+    auto zp = [&](int v) {
+      return c.u8 ? TensorData::from<uint8_t>({}, {static_cast<uint8_t>(v + 128)}) : TensorData::from<int8_t>({}, {static_cast<int8_t>(v)});
+    };
     const int64_t r = static_cast<int64_t>(c.x.size());
     const int64_t axis = c.axis < 0 ? c.axis + r : c.axis;
     const int64_t part = c.x[static_cast<size_t>(axis)] / 3;
     b.input("x", DType::Float32, c.x);
     b.initializer("xs", TensorData::from<float>({}, {0.04f}));
-    b.initializer("xz", TensorData::from<int8_t>({}, {3}));
+    b.initializer("xz", zp(3));
     b.initializer("sizes", TensorData::from<int64_t>({3}, {part, part, part}));
     b.initializer("ax", TensorData::from<int64_t>({1}, {axis}));
     b.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, {}, "qx");
@@ -638,7 +643,7 @@ TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
     for (int k = 0; k < 3; ++k) {
       std::string v = fmt::format("p{}", k);
       b.initializer(fmt::format("s{}", k), TensorData::from<float>({}, {scales[k]}));
-      b.initializer(fmt::format("z{}", k), TensorData::from<int8_t>({}, {zps[k]}));
+      b.initializer(fmt::format("z{}", k), zp(zps[k]));
       if (c.squeeze && k != 0) {
         b.node("Squeeze", {v, "ax"}, {v + "_sq"}, {}, fmt::format("squeeze{}", k));
         v += "_sq";
@@ -651,7 +656,7 @@ TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
              {fmt::format("y{}", k)}, {}, fmt::format("dq{}", k));
       b.output(fmt::format("y{}", k));
     }
-    const fs::path model = b.save(scratch_dir(), fmt::format("q8_split_{}_{}.onnx", numel(c.x), axis));
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_split_{}_{}{}.onnx", numel(c.x), axis, c.u8 ? "_u8" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 31, -5.0, 5.0)}};
     driver::CompileOptions c_opt;
     c_opt.target = "c";
