@@ -21,6 +21,14 @@ LowerContext::LowerContext(const Graph& body, const std::string& name, const Tar
   r_.name = name;
   for (const layers::NormPattern& p : layers::norm_patterns(body, consumers_))
     for (int i : p.nodes) norm_of_[i] = p;
+  for (const layers::Q8Lookup& c : layers::q8_lookups(body, consumers_, producers_))
+    for (int i : c.nodes) lookup_of_[i] = c;
+  for (const layers::Q8Split& s : layers::q8_splits(body, consumers_, producers_)) {
+    split_of_[s.dq] = s;
+    split_of_[s.split] = s;
+    for (const std::vector<int>& chain : s.outputs)
+      for (int i : chain) split_of_[i] = s;
+  }
 }
 
 int LowerContext::add_tensor(RTensor t) {
@@ -360,6 +368,14 @@ void LowerContext::convert_out(int index, ValueId v) {
 void LowerContext::lower_node(const Node& n) {
   if (layers::folded_guard(g_, consumers_, producers_, index_of(n))) return;  // read by its Div (ELTWISE)
   if (layers::q8_chain_member(g_, consumers_, producers_, index_of(n))) return;  // its Softmax or LayerNorm lowers it
+  if (auto it = lookup_of_.find(index_of(n)); it != lookup_of_.end()) {  // an int8 elementwise chain: one TABLE
+    if (it->second.nodes.back() == index_of(n)) layers::lower_q8_lookup(*this, it->second);  // the others make none
+    return;
+  }
+  if (auto it = split_of_.find(index_of(n)); it != split_of_.end()) {  // an int8 Split between QDQ pairs
+    if (it->second.split == index_of(n)) layers::lower_q8_split(*this, it->second);  // the others make none
+    return;
+  }
   if (auto it = norm_of_.find(index_of(n)); it != norm_of_.end()) {  // a decomposed LayerNormalization
     if (it->second.last == index_of(n)) layers::lower_norm_pattern(*this, it->second);  // the others make none
     return;

@@ -71,6 +71,9 @@ class LowerContext {
   int nhwc_scratch(const std::string& name, const Shape& s) {
     return scratch_like(name, s, DType::Float32, false, s.size() == 3);
   }
+  // A row-major scratch tensor of element type `dtype` that stands for no
+  // ONNX value of the region (an int8 Split's part before its requantization).
+  int rowmajor_scratch(const std::string& name, const Shape& s, DType dtype) { return scratch_like(name, s, dtype, true); }
   // n's output i in the layout of tensor `like` (elementwise kinds: a 3-D
   // NHWC input gives a 3-D NHWC output).
   int output_like(const Node& n, int like, size_t i = 0);
@@ -136,6 +139,8 @@ class LowerContext {
   std::map<ValueId, int> vt_;
   std::map<ValueId, int> rowmajor_copy_, nhwc_copy_;  // relayout()'s tensors
   std::map<int, layers::NormPattern> norm_of_;         // node -> the decomposed LayerNormalization it is part of
+  std::map<int, layers::Q8Lookup> lookup_of_;          // node -> the int8 elementwise chain it is part of
+  std::map<int, layers::Q8Split> split_of_;            // node -> the int8 Split between QDQ pairs it is part of
   std::map<int, std::vector<std::string>> view_origins_;
 };
 

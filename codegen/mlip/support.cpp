@@ -342,6 +342,85 @@ Selection select_nodes(const Graph& g, const Options& o) {
     s.reason[i] = why;
     s.chosen[i] = why.empty();
   }
+  // int8: float arithmetic that passes/fold_qdq left between QDQ pairs with
+  // the elementwise integer nodes around it (GELU) is one TABLE layer; a
+  // float Split between QDQ pairs (attention's q, k, v) is PERMUTE copies
+  // and requantizing TABLEs (layers/q8_lookup.cpp, q8_split.cpp). Their
+  // nodes are chosen together, after the views' rules above (a Squeeze of
+  // the Split is one of its nodes).
+  if (o.quantize == "int8" && !o.fp16_float_layers) {
+    const SupportLimits limits = limits_for(target, o, true);
+    // The chains chosen, with each node's own decision before (restored if
+    // the chain cannot be one layer after all).
+    struct Before {
+      int node;
+      bool chosen, layer;
+      std::string reason;
+    };
+    std::vector<std::vector<Before>> chains;
+    auto choose = [&](const std::vector<int>& nodes, std::vector<ValueId> border, std::string why) {
+      for (int k : nodes)
+        if (why.empty()) why = empty_tensor_reason(g, g.nodes[static_cast<size_t>(k)]);
+      for (ValueId v : border)
+        if (why.empty()) why = layers::border_reason(g.value(v), limits.work_bytes);
+      if (why.empty()) {
+        chains.emplace_back();
+        for (int k : nodes)
+          chains.back().push_back(
+              {k, s.chosen[static_cast<size_t>(k)], s.layer[static_cast<size_t>(k)], s.reason[static_cast<size_t>(k)]});
+      }
+      for (int k : nodes) {
+        if (!why.empty()) {
+          if (!s.chosen[static_cast<size_t>(k)] && s.reason[static_cast<size_t>(k)].empty())
+            s.reason[static_cast<size_t>(k)] = why;
+          continue;
+        }
+        s.reason[static_cast<size_t>(k)] = "";
+        s.chosen[static_cast<size_t>(k)] = true;
+        s.layer[static_cast<size_t>(k)] = true;
+      }
+    };
+    for (const layers::Q8Lookup& c : layers::q8_lookups(g, consumers, producers))
+      choose(c.nodes, {c.x, c.y}, layers::q8_lookup_reason(g, c, limits));
+    for (const layers::Q8Split& sp : layers::q8_splits(g, consumers, producers)) {
+      std::vector<int> nodes = {sp.dq, sp.split};
+      std::vector<ValueId> border = {g.nodes[static_cast<size_t>(sp.dq)].inputs[0]};
+      for (const std::vector<int>& chain : sp.outputs) {
+        nodes.insert(nodes.end(), chain.begin(), chain.end());
+        border.push_back(g.nodes[static_cast<size_t>(chain.back())].outputs[0]);
+      }
+      choose(nodes, border, layers::q8_split_reason(g, sp, limits));
+    }
+    // A region is a run of consecutive nodes of the schedule: a node between
+    // a chain's nodes that stays on the CPU would cut the chain across two
+    // regions (with float tensors at their border), so the chain is no
+    // layer: its nodes take their own decisions back (a float node stays on
+    // the CPU, saying why).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::vector<Before>& nodes : chains) {
+        if (nodes.empty()) continue;
+        int lo = nodes[0].node, hi = nodes[0].node;
+        for (const Before& b : nodes) {
+          lo = std::min(lo, b.node);
+          hi = std::max(hi, b.node);
+        }
+        for (int k = lo; k <= hi; ++k) {
+          if (s.chosen[static_cast<size_t>(k)]) continue;
+          const std::string why = fmt::format("node '{}' between the nodes of its int8 chain runs on the CPU",
+                                              g.nodes[static_cast<size_t>(k)].name);
+          for (const Before& b : nodes) {
+            s.chosen[static_cast<size_t>(b.node)] = b.chosen;
+            s.layer[static_cast<size_t>(b.node)] = b.layer;
+            s.reason[static_cast<size_t>(b.node)] = b.chosen ? b.reason : why;
+          }
+          nodes.clear();
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
   for (size_t i = 0; i < n; ++i)
     if (!s.chosen[i] && s.reason[i].empty()) s.reason[i] = unsupported_reason(g, g.nodes[i], o);
   // The fp16 decisions: LayerNormalization's epsilon (added in fp32 by

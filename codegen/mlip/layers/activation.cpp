@@ -32,6 +32,26 @@ struct LookupParams {
   int64_t table = -1;
 };
 
+}  // namespace activation_layer
+
+RLayer& add_table_layer(LowerContext& ctx, const Node& n, int in, const std::vector<int64_t>& table,
+                        const std::string& table_name) {
+  std::vector<uint8_t> bytes(table.size());
+  std::vector<float> shown(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    bytes[i] = static_cast<uint8_t>(table[i] & 0xff);
+    shown[i] = static_cast<float>(table[i]);
+  }
+  const int64_t offset = ctx.add_bytes(bytes);
+  ctx.add_const({table_name, {static_cast<int64_t>(table.size())}, shown});
+  RLayer& l = ctx.new_layer(MLIP_LAYER_ACTIVATION, n);
+  l.inputs = {in};
+  l.params = activation_layer::LookupParams{offset};
+  return l;
+}
+
+namespace activation_layer {
+
 // One buffer of `elems` elements, read and written in place.
 uint64_t pass_bytes(int64_t elems) { return ocm_round(elems * kF16Bytes); }
 
@@ -58,19 +78,8 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 
 // The lookup's layer: the table's bytes in WEIGHTS (streamed once per tile).
 void lower(LowerContext& ctx, const Node& n) {
-  const TensorData& t = ctx.any_constant(n, 1);
-  const std::vector<int64_t> v = t.as_int64();
-  std::vector<uint8_t> bytes(v.size());
-  std::vector<float> shown(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    bytes[i] = static_cast<uint8_t>(v[i] & 0xff);
-    shown[i] = static_cast<float>(v[i]);
-  }
   const int in_t = ctx.tensor_of(n.inputs[0]);  // before the layer: it may add a relayout layer
-  RLayer& l = ctx.new_layer(MLIP_LAYER_ACTIVATION, n);
-  l.inputs = {in_t};
-  l.params = LookupParams{ctx.add_bytes(bytes)};
-  ctx.add_const({ctx.graph().value(n.inputs[1]).name, {256}, shown});
+  RLayer& l = add_table_layer(ctx, n, in_t, ctx.any_constant(n, 1).as_int64(), ctx.graph().value(n.inputs[1]).name);
   l.output = ctx.graph().value(n.inputs[0]).shape.size() == 3 ? ctx.output_like(n, in_t) : ctx.output_tensor(n);
   l.dtype = ctx.tensor(l.output).dtype;
 }

@@ -225,6 +225,50 @@ int32_t q8_zero_point_of(const Graph& g, const Node& qdq);
 // LayerNormalization (layers/layernorm.cpp).
 std::string q8_softmax_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
 std::string q8_norm_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
+// An 8-bit TABLE layer of node n (layers/activation.cpp): tensor `in`
+// through `table` (256 values, entry i for the input value type minimum +
+// i), the table in WEIGHTS and among the constants as `table_name`. The
+// caller sets its output and dtype.
+RLayer& add_table_layer(LowerContext& ctx, const Node& n, int in, const std::vector<int64_t>& table,
+                        const std::string& table_name);
+// int8 elementwise chains (layers/q8_lookup.cpp, docs/mlip-spec.md 4a): the
+// nodes between a computed 8-bit tensor x and an 8-bit tensor y of x's
+// type and shape, where every node is elementwise (Q8Lookup's list: float
+// arithmetic between a DequantizeLinear and a QuantizeLinear, QLinearAdd,
+// QLinearMul, lookups) on x-derived tensors of x's shape and scalar
+// constants, and every value between them is read by the chain alone: y is
+// a function of x's value element by element, so one TABLE layer of 256
+// entries, computed at compile time by the reference evaluator (the CPU
+// kernels' own arithmetic, ops/), gives the CPU build's bits. GELU between
+// QDQ pairs in either exported form is one. A chain holds a float node
+// (what fold_qdq could not fold) or two nodes at least (one integer node is
+// its own layer's); the largest one is taken.
+struct Q8Lookup {
+  ValueId x = kNoValue, y = kNoValue;
+  std::vector<int> nodes;  // schedule order; the last one writes y
+};
+std::vector<Q8Lookup> q8_lookups(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                 const std::vector<int>& producers);
+std::string q8_lookup_reason(const Graph& g, const Q8Lookup& c, const SupportLimits& limits);
+// The 256 values of y, entry i for x = x's type minimum + i.
+std::vector<int64_t> q8_lookup_table(const Graph& g, const Q8Lookup& c);
+void lower_q8_lookup(LowerContext& ctx, const Q8Lookup& c);
+// int8 data movement between QDQ pairs (layers/q8_split.cpp): a
+// DequantizeLinear whose only reader is a Split (constant sizes), each
+// output of which reaches one QuantizeLinear through views only (Squeeze,
+// Unsqueeze, Reshape, Flatten), every value read by the next node alone.
+// Quantization commutes with moving: each output is a PERMUTE copy of the
+// int8 input's part, then (where its scale or zero point differ) a TABLE
+// of q(dq(v)) computed as the CPU's QuantizeLinear and DequantizeLinear
+// compute it.
+struct Q8Split {
+  int dq = -1, split = -1;
+  std::vector<std::vector<int>> outputs;  // per Split output: its views, then its QuantizeLinear
+};
+std::vector<Q8Split> q8_splits(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                               const std::vector<int>& producers);
+std::string q8_split_reason(const Graph& g, const Q8Split& s, const SupportLimits& limits);
+void lower_q8_split(LowerContext& ctx, const Q8Split& s);
 // int8 MATMUL (layers/matmul.cpp): "" or why a QLinearMatMul of two computed
 // operands cannot run; lower_matmul lowers it too.
 std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& limits);

@@ -12,6 +12,7 @@
 #include "frontend/onnx_import.h"
 #include "mlip/partition.h"
 #include "mlip/report.h"
+#include "mlip/layers/rules.h"
 #include "mlip/support.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
@@ -452,6 +453,131 @@ TEST(MlipSupport, TheOcmRuleIsThePlannersFormula) {
   EXPECT_TRUE(r.mlip.cpu_nodes.empty());
 }
 
+
+// GELU's Erf form between one DequantizeLinear (scale 0.05, zero point 0)
+// and one QuantizeLinear (scale 0.001, zero point 0) is one int8 chain of
+// its six nodes (layers/q8_lookup.cpp), chosen whole; its table against
+// hand-computed values, 0.5 x (1 + erf(x / sqrt 2)) / 0.001 rounded:
+// x = 0.1 (v = 2): 53.98 -> 54; x = -0.2 (v = -4): -84.15 -> -84; x = 0: 0;
+// saturation at both ends of int8: x = 6.35 (v = 127): 6350 -> 127, x =
+// -0.75 (v = -15): -169.97 -> -128; and x = -6.4 (v = -128), where GELU is
+// -5e-10: 0. A CPU node scheduled between the chain's nodes keeps the chain
+// on the CPU (a region is a run of consecutive nodes).
+TEST(MlipSupport, Int8GeluChainIsOneTable) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool cut : {false, true}) {
+    SCOPED_TRACE(cut);
+    OnnxBuilder b(17);
+    b.input("x", DType::Int8, {1, 4, 6});
+    b.input("f", DType::Float32, {1, 4, 6});
+    b.initializer("xs", TensorData::from<float>({}, {0.05f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {0}));
+    b.initializer("ys", TensorData::from<float>({}, {0.001f}));
+    b.initializer("yz", TensorData::from<int8_t>({}, {0}));
+    b.initializer("sqrt2", TensorData::from<float>({}, {1.41421354f}));
+    b.initializer("one", TensorData::from<float>({}, {1.0f}));
+    b.initializer("half", TensorData::from<float>({}, {0.5f}));
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xd"}, {}, "dq");
+    b.node("Div", {"xd", "sqrt2"}, {"d"}, {}, "div");
+    if (cut) b.node("Sigmoid", {"f"}, {"fs"}, {}, "float_sigmoid");
+    b.node("Erf", {"d"}, {"e"}, {}, "erf");
+    b.node("Add", {"e", "one"}, {"a"}, {}, "add");
+    b.node("Mul", {"xd", "a"}, {"m"}, {}, "mul");
+    b.node("Mul", {"m", "half"}, {"g"}, {}, "mul_half");
+    b.node("QuantizeLinear", {"g", "ys", "yz"}, {"y"}, {}, "q");
+    b.output("y");
+    if (cut) b.output("fs");
+    for (const char* name : {"dq", "div", "erf", "add", "mul", "mul_half", "q"}) {
+      if (cut)
+        EXPECT_THAT(reason(b, name, o), HasSubstr("node 'float_sigmoid' between the nodes of its int8 chain")) << name;
+      else
+        EXPECT_EQ(reason(b, name, o), "") << name;
+    }
+    if (cut) continue;
+    Graph g = frontend::import_onnx(save(b));
+    const std::vector<mlip::layers::Q8Lookup> chains = mlip::layers::q8_lookups(g, g.consumers(), g.producers());
+    ASSERT_EQ(chains.size(), 1u);
+    EXPECT_EQ(chains[0].nodes.size(), 7u);
+    EXPECT_EQ(g.value(chains[0].x).name, "x");
+    EXPECT_EQ(g.value(chains[0].y).name, "y");
+    const std::vector<int64_t> t = mlip::layers::q8_lookup_table(g, chains[0]);
+    ASSERT_EQ(t.size(), 256u);
+    EXPECT_EQ(t[128 + 2], 54);
+    EXPECT_EQ(t[128 - 4], -84);
+    EXPECT_EQ(t[128], 0);
+    EXPECT_EQ(t[128 + 127], 127);
+    EXPECT_EQ(t[128 - 15], -128);
+    EXPECT_EQ(t[0], 0);
+  }
+}
+
+// The int8 Split between QDQ pairs (layers/q8_split.cpp): chosen whole
+// when every output reaches its own QuantizeLinear through views; an output
+// read by a float node instead keeps the Split on the CPU.
+TEST(MlipSupport, Int8SplitChainIsChosenWhole) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool float_reader : {false, true}) {
+    SCOPED_TRACE(float_reader);
+    OnnxBuilder b(17);
+    b.input("x", DType::Int8, {1, 6, 3, 4});
+    b.initializer("xs", TensorData::from<float>({}, {0.05f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {2}));
+    b.initializer("ys", TensorData::from<float>({}, {0.02f}));
+    b.initializer("yz", TensorData::from<int8_t>({}, {-3}));
+    b.initializer("ax", TensorData::from<int64_t>({1}, {2}));
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xd"}, {}, "dq");
+    b.node("Split", {"xd"}, {"p0", "p1", "p2"}, {{"axis", int64_t{2}}}, "split");
+    b.node("Squeeze", {"p0", "ax"}, {"s0"}, {}, "squeeze");
+    b.node("QuantizeLinear", {"s0", "ys", "yz"}, {"y0"}, {}, "q0");
+    b.node("QuantizeLinear", {"p1", "ys", "yz"}, {"y1"}, {}, "q1");
+    if (float_reader)
+      b.node("Relu", {"p2"}, {"y2"}, {}, "relu");
+    else
+      b.node("QuantizeLinear", {"p2", "xs", "xz"}, {"y2"}, {}, "q2");
+    for (const char* y : {"y0", "y1", "y2"}) b.output(y);
+    if (float_reader) {
+      EXPECT_THAT(reason(b, "split", o), HasSubstr("Split on float tensors"));
+    } else {
+      for (const char* name : {"dq", "split", "squeeze", "q0", "q1", "q2"}) EXPECT_EQ(reason(b, name, o), "") << name;
+    }
+  }
+}
+
+// An integer chain (x * x, then times a scalar: QLinearMul twice on 4-D
+// int8 tensors, each an ELTWISE of its own) is one TABLE; a CPU node
+// scheduled between its nodes leaves each to its own rule (both still run
+// on the MLIP), not to the CPU.
+TEST(MlipSupport, Int8IntegerChainFallsBackToItsNodesOwnLayers) {
+  mlip::Options o = options();
+  o.quantize = "int8";
+  for (bool cut : {false, true}) {
+    SCOPED_TRACE(cut);
+    OnnxBuilder b(17);
+    b.input("x", DType::Int8, {1, 2, 3, 4});
+    b.input("f", DType::Float32, {1, 2, 3, 4});
+    b.initializer("s", TensorData::from<float>({}, {0.05f}));
+    b.initializer("z", TensorData::from<int8_t>({}, {1}));
+    b.initializer("c", TensorData::from<int8_t>({}, {90}));
+    b.node("QLinearMul", {"x", "s", "z", "x", "s", "z", "s", "z"}, {"m1"}, {}, "square").in_domain("com.microsoft");
+    if (cut) b.node("Sigmoid", {"f"}, {"fs"}, {}, "float_sigmoid");
+    b.node("QLinearMul", {"m1", "s", "z", "c", "s", "z", "s", "z"}, {"y"}, {}, "scale").in_domain("com.microsoft");
+    b.output("y");
+    if (cut) b.output("fs");
+    EXPECT_EQ(reason(b, "square", o), "");
+    EXPECT_EQ(reason(b, "scale", o), "");
+    Graph g = frontend::import_onnx(save(b));
+    const std::vector<mlip::layers::Q8Lookup> chains = mlip::layers::q8_lookups(g, g.consumers(), g.producers());
+    ASSERT_EQ(chains.size(), 1u);
+    EXPECT_EQ(chains[0].nodes.size(), 2u);
+    const mlip::Partition p = mlip::partition(g, o);
+    size_t regions = 0;
+    for (const Node& n : g.nodes) regions += n.op == kSubgraphOp;
+    EXPECT_EQ(regions, cut ? 2u : 1u);
+    EXPECT_TRUE(p.cpu_reasons.count("square") == 0 && p.cpu_reasons.count("scale") == 0);
+  }
+}
 }  // namespace
 }  // namespace mlipc::unit_mlip_support
 
