@@ -2,16 +2,27 @@
 // CNN: calibrated on its 200 images, scored on its 397 test images through
 // the generated program, int8 and 4-bit weights, round-to-nearest against
 // GPTQ (docs/user-guide.md, "Quantization", "Weight rounding", has the
-// table). The MLPerf Tiny figures are tests/e2e/ptq_16x8_test.cpp's.
+// table). The MLPerf Tiny figures are tests/e2e/ptq_16x8_test.cpp's. The
+// command line: compile's summary line and metadata.json's keys.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
+#include <gmock/gmock.h>
+
 #include <cmath>
+
+#include <nlohmann/json.hpp>
 
 #include "digits_ptq.h"
 #include "driver/compile.h"
+#include "frontend/onnx_import.h"
+#include "io/npz.h"
+#include "mlf/archive.h"
+#include "normal_samples.h"
 #include "ptq/calibration.h"
+#include "support/file_util.h"
+#include "support/process.h"
 
 namespace fs = std::filesystem;
 
@@ -89,6 +100,32 @@ TEST(PtqGptq, DigitsInt8AndInt4) {
       EXPECT_GE(g.test_sqnr, 35.1 - 2.0);
     }
   }
+}
+
+// `mlipc compile --weight-rounding gptq` on the autoencoder (16x8): the
+// summary counts the layers GPTQ rounded, metadata.json says so; without the
+// option neither appears (the build's metadata as before).
+TEST(PtqGptq, CompileSummaryAndMetadata) {
+  TempDir dir("mlipc-gptq");
+  const fs::path onnx = fs::path(MLIPC_TEST_DATA) / "models" / "mlperf_tiny_ad_fc_autoencoder" / "model.onnx";
+  io::write_npz(dir.path() / "c.npz", samples::normal_samples(frontend::import_onnx(onnx), 8, 1));
+  auto compile = [&](const std::vector<std::string>& more, const std::string& tar) {
+    std::vector<std::string> args = {MLIPC_BINARY, "compile", onnx.string(), "--target", "c", "--quantize",
+                                     "int16x8", "--calibration", "c.npz", "-o", tar};
+    args.insert(args.end(), more.begin(), more.end());
+    const ProcessResult r = run_process(args, dir.path(), 600);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json md = nlohmann::json::parse(mlf::read_tar(dir.path() / tar).at("metadata.json"));
+    return std::make_pair(r.out, md["modules"]["default"]["mlipc"]["quantization"]);
+  };
+  const auto [out, q] = compile({"--weight-rounding", "gptq"}, "g.tar");
+  EXPECT_THAT(out, ::testing::HasSubstr("    weights of 10 layers rounded by GPTQ (--weight-rounding gptq)\n"));
+  EXPECT_EQ(q["weight_rounding"], "gptq");
+  EXPECT_EQ(q["gptq_layers"], 10);
+  const auto [out_n, q_n] = compile({}, "n.tar");
+  EXPECT_THAT(out_n, ::testing::Not(::testing::HasSubstr("GPTQ")));
+  EXPECT_FALSE(q_n.contains("weight_rounding"));
+  EXPECT_FALSE(q_n.contains("gptq_layers"));
 }
 
 }  // namespace
