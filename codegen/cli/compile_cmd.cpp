@@ -91,6 +91,9 @@ void print_quantization(std::string& text, const ptq::QuantizeReport& q) {
     fmt::format_to(out, "    {} with 4-bit weights (--weight-bits 4, blocks of {} in dense layers; the others 8-bit)\n", four,
                q.options.weight_block);
   }
+  if (q.options.weight_rounding == ptq::WeightRounding::Gptq)
+    fmt::format_to(out, "    weights of {} layer{} rounded by GPTQ (--weight-rounding gptq)\n", q.gptq_layers,
+                   q.gptq_layers == 1 ? "" : "s");
   for (const auto& o : q.outputs)
     fmt::format_to(out, "    output {}: SQNR {} dB, max abs error {}\n", printable(o.name), db(o.sqnr_db), err(o.max_abs_error));
   std::vector<const ptq::LayerQuantization*> worst;
@@ -110,6 +113,8 @@ void print_quantization(std::string& text, const ptq::QuantizeReport& q) {
   for (const auto& l : q.layers)
     if (!l.int8 && std::find(worst.begin(), worst.end(), &l) == worst.end())
       fmt::format_to(out, "      {:<28} {:<18} float: {}\n", printable(l.node), l.op, printable(l.why));
+  for (const auto& [node, why] : q.rounded_nearest)
+    fmt::format_to(out, "    {}: weights rounded to nearest, not by GPTQ: {}\n", printable(node), why);
   for (const auto& l : q.layers)
     if (!l.bias_raised.empty())
       fmt::format_to(out, "    {}: weight scale raised so that the bias fits int32 on channel{} {}\n", printable(l.node),
@@ -172,6 +177,10 @@ std::string run_compile(const CompileArgs& a) {
   opt.quantize_options.weight_bits = a.weight_bits == "4" ? 4 : 8;
   opt.quantize_options.weight_block =
       parse_whole("--weight-block-size", a.weight_block, 1, 65536);
+  if (a.weight_rounding != "nearest" && a.weight_rounding != "gptq")
+    fail("--weight-rounding '{}' (allowed: nearest, gptq)", printable(a.weight_rounding));
+  opt.quantize_options.weight_rounding =
+      a.weight_rounding == "gptq" ? ptq::WeightRounding::Gptq : ptq::WeightRounding::Nearest;
   opt.emit_qdq = a.emit_qdq;
   auto bar = std::make_shared<ProgressBar>("calibration", ProgressBar::stderr_is_terminal());
   opt.quantize_options.progress = [bar](std::string_view phase, size_t done, size_t total) {
@@ -321,6 +330,9 @@ void declare_compile_options(CLI::App& app, CompileArgs& a) {
                 "layer's in blocks; a layer below the SQNR threshold at 4 bits tries 8)");
   c->add_option("--weight-block-size", args->weight_block,
                 "--weight-bits 4: a dense layer's weights per block of this many along K (default 32)");
+  c->add_option("--weight-rounding", args->weight_rounding,
+                "post-training quantization's weights on their grid: nearest (default; each rounded alone) or gptq "
+                "(error-compensating: each rounding error spread over the weights not yet rounded, GPTQ)");
   c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");

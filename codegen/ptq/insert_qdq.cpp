@@ -11,6 +11,7 @@
 #include "ops/op.h"
 #include "ops/quant.h"
 #include "ptq/ranges.h"
+#include "ptq/weight_rounding.h"
 #include "ptq/weight_scale.h"
 #include "support/error.h"
 
@@ -221,7 +222,10 @@ class Inserter {
         wscale = weight_scales(amax, b, b.empty() ? 0.0f : params_.at(input_before_dq(node)).scale, &raised, qmax);
         if (!raised.empty()) raised_[node.name] = std::move(raised);
         const int64_t m = static_cast<int64_t>(wscale.size());
-        TensorData wq = blocks ? quantize_weight_blocks(c, axis, wscale, wb_.block) : quantize_weight(c, axis, wscale, qmax);
+        const LayerHessian* h = wb_.gptq ? wb_.gptq->of(node.name) : nullptr;
+        TensorData wq = h        ? quantize_weight_gptq(c, axis, wscale, qmax, *h, blocks ? wb_.block : 0)
+                        : blocks ? quantize_weight_blocks(c, axis, wscale, wb_.block)
+                                 : quantize_weight(c, axis, wscale, qmax);
         dequantize_const(node, j, std::move(wq), TensorData::from<float>({m}, wscale), TensorData(DType::Int8, {m}),
                          axis, out);
         continue;

@@ -27,11 +27,16 @@ struct Inserted {
   std::map<std::string, std::vector<int64_t>> bias_raised;
 };
 
-// The weights' width per layer (4 or 8; empty: all 8) and a dense layer's
-// 4-bit block along K (--weight-bits, --weight-block-size).
+struct Hessians;
+
+// The weights' width per layer (4 or 8; empty: all 8), a dense layer's
+// 4-bit block along K (--weight-bits, --weight-block-size), and the layers'
+// Hessians when they are rounded by GPTQ (--weight-rounding gptq,
+// weight_rounding.h; nullptr: round to nearest).
 struct WeightBits {
   std::vector<int> bits;
   int64_t block = 32;
+  const Hessians* gptq = nullptr;
   int of(size_t layer) const { return layer < bits.size() ? bits[layer] : 8; }
 };
 

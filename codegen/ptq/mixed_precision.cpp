@@ -79,7 +79,7 @@ std::string fold_reason(const std::vector<passes::FloatNote>& notes, const std::
 
 Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<Layer>& layers,
                          const std::map<std::string, QParam>& ranges, const Samples& samples,
-                         const std::map<std::string, QParam>* ranges16) {
+                         const std::map<std::string, QParam>* ranges16, const Hessians* gptq) {
   const size_t n = layers.size();
   Precision p;
   p.int8.assign(n, false);
@@ -118,7 +118,7 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
         break;
       }
       try {
-        insert_qdq(m, ml, {true}, ranges, WeightBits{{bits}, samples.options.weight_block},
+        insert_qdq(m, ml, {true}, ranges, WeightBits{{bits}, samples.options.weight_block, gptq},
                    Act16{{wide}, ranges16});
         const std::vector<passes::FloatNote> notes = passes::fold_qdq(m);
         if (!folded(m, l.name)) {

@@ -18,6 +18,8 @@
 
 namespace mlipc::ptq {
 
+struct Hessians;  // weight_rounding.h
+
 // Per layer of find_layers: what mixed precision decided and measured.
 struct Precision {
   std::vector<bool> int8;
@@ -36,9 +38,12 @@ struct Precision {
 // `ranges16` (the int16 parameters, ranges.h) a layer is measured 16x8 too:
 // with --quantize int16x8 (options act_bits 16) only 16x8; with int8, 16x8
 // is the last try before float.
+// `gptq`: the layers' Hessians, when their weights are rounded by GPTQ
+// (weight_rounding.h): each layer is measured with the weights it will have.
 Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<Layer>& layers,
                          const std::map<std::string, ops::QParam>& ranges, const Samples& samples,
-                         const std::map<std::string, ops::QParam>* ranges16 = nullptr);
+                         const std::map<std::string, ops::QParam>* ranges16 = nullptr,
+                         const Hessians* gptq = nullptr);
 
 // Decides the same-scale layers from the int8 compute layers around them.
 void decide_same_scale(const Graph& g, const std::vector<Layer>& layers, Precision& p);

@@ -1,6 +1,7 @@
 // What post-training quantization is asked to do (ptq/quantize.h):
 // --calibration-method, --calibration-percentile, --quantize-min-sqnr-db,
-// --weight-bits, --weight-block-size, and where its progress goes.
+// --weight-bits, --weight-block-size, --weight-rounding, and where its
+// progress goes.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,11 @@
 #include "ptq/calibration.h"
 
 namespace mlipc::ptq {
+
+// --weight-rounding: how a weight becomes an integer on its fixed grid.
+// Nearest: each weight alone, rounded half to even. Gptq: error-compensating
+// (ptq/weight_rounding.h), for Conv, Gemm and MatMul with constant weights.
+enum class WeightRounding { Nearest, Gptq };
 
 struct QuantizeOptions {
   calib::Method method = calib::Method::MinMax;
@@ -24,6 +30,7 @@ struct QuantizeOptions {
   // tries 8 bits before staying float.
   int weight_bits = 8;
   int64_t weight_block = 32;
+  WeightRounding weight_rounding = WeightRounding::Nearest;
   // --quantize int16x8: 16, every layer 16x8 (int16 activations, symmetric,
   // with int8 weights); 8 (--quantize int8): int8, and a layer whose int8
   // SQNR is below min_sqnr_db tries 16x8 before staying float.

@@ -8,6 +8,7 @@
 #include "ptq/model_error.h"
 #include "ptq/ranges.h"
 #include "ptq/samples.h"
+#include "ptq/weight_rounding.h"
 #include "support/error.h"
 
 namespace mlipc::ptq {
@@ -20,7 +21,11 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   const std::map<std::string, ops::QParam> ranges = calibrate_ranges(g, samples, &ranges16);
   const std::vector<Layer> layers = find_layers(g);
   const bool wide = options.act_bits == 16 || options.try_16x8;
-  Precision precision = measure_layers(g, fp32, layers, ranges, samples, wide ? &ranges16 : nullptr);
+  const bool gptq = options.weight_rounding == WeightRounding::Gptq;
+  Hessians hessians = gptq ? collect_hessians(g, layers, samples) : Hessians{};
+  factor_hessians(hessians);
+  const Hessians* rounding = gptq ? &hessians : nullptr;
+  Precision precision = measure_layers(g, fp32, layers, ranges, samples, wide ? &ranges16 : nullptr, rounding);
   decide_same_scale(g, layers, precision);
   // The final insertion; a layer the whole graph's folding leaves float (it
   // does not meet a neighbour's condition) is taken out and the insertion
@@ -29,7 +34,7 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
   Graph qdq, folded_qdq;
   for (int attempt = 0;; ++attempt) {
     qdq = g;
-    ins = insert_qdq(qdq, layers, precision.int8, ranges, WeightBits{precision.bits, options.weight_block},
+    ins = insert_qdq(qdq, layers, precision.int8, ranges, WeightBits{precision.bits, options.weight_block, rounding},
                      Act16{precision.act16, &ranges16});
     Graph f = qdq;
     const std::vector<passes::FloatNote> notes = passes::fold_qdq(f);
@@ -59,6 +64,12 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
     n.attrs.erase(ops::kWeightBlockAttr);
   }
   report_errors(fp32, g, folded_qdq, layers, ins, precision, samples, r);
+  for (size_t k = 0; gptq && k < layers.size(); ++k) {
+    if (!precision.int8[k]) continue;
+    const std::string& node = layers[k].name;
+    if (hessians.of(node)) ++r.gptq_layers;
+    if (auto it = hessians.nearest.find(node); it != hessians.nearest.end()) r.rounded_nearest.emplace_back(node, it->second);
+  }
   return r;
 }
 

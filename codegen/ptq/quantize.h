@@ -7,6 +7,9 @@
 //   classify.cpp         the layers that could be int8, of two kinds: compute
 //                        layers (fold_qdq folds them into an integer operator)
 //                        and same-scale layers (their input's scale passes through)
+//   weight_rounding.cpp  --weight-rounding gptq: each weighted layer's input
+//                        Hessian, and the error-compensating rounding of its
+//                        weights (GPTQ) on the grid the scales fix
 //   mixed_precision.cpp  each compute layer alone, int8 against fp32: its SQNR
 //                        decides whether it stays int8
 //   insert_qdq.cpp       the pairs around the int8 layers, the weights and biases

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -43,6 +44,10 @@ struct QuantizeReport {
   size_t samples_in_data = 0;  // samples the data held (more past limits::kMaxCalibrationSamples); 0: not known
   std::vector<LayerQuantization> layers;  // schedule order
   std::vector<OutputQuantization> outputs;
+  // --weight-rounding gptq: the integer layers whose weights GPTQ rounded,
+  // and the weighted ones that kept round-to-nearest (node, why).
+  size_t gptq_layers = 0;
+  std::vector<std::pair<std::string, std::string>> rounded_nearest;
   Graph qdq;  // the QDQ model before fold_qdq: what --emit-qdq writes
 };
 

@@ -10,19 +10,6 @@ namespace mlipc::ptq {
 
 namespace {
 
-// Channels, and elements before and after the channel axis, of w's shape.
-struct Layout {
-  int64_t count = 1, inner = 1, outer = 1;
-  int64_t at(int64_t o, int64_t c, int64_t i) const { return (o * count + c) * inner + i; }
-};
-Layout layout_of(const Shape& s, int axis, int64_t numel) {
-  Layout l;
-  l.count = s[static_cast<size_t>(axis)];
-  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) l.inner *= s[d];
-  l.outer = numel / std::max<int64_t>(1, l.count * l.inner);
-  return l;
-}
-
 // Whether `b` stays within the budget at x_scale * w (the float product
 // ops::bias_int32 divides by).
 bool fits(double b, float x_scale, float w) {
@@ -31,9 +18,21 @@ bool fits(double b, float x_scale, float w) {
 
 }  // namespace
 
+ChannelLayout::ChannelLayout(const Shape& s, int axis) {
+  count = s[static_cast<size_t>(axis)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  for (size_t d = 0; d < static_cast<size_t>(axis); ++d) outer *= s[d];
+}
+
+int block_exponent(float amax, float s) {
+  int e = 0;
+  while (e < kMaxBlockExponent && !(amax <= static_cast<float>(kInt4Max) * std::ldexp(s, e))) ++e;
+  return e;
+}
+
 std::vector<float> channel_amax(const TensorData& w, int axis) {
   const TensorData f = w.cast(DType::Float32);
-  const Layout l = layout_of(f.shape(), axis, f.numel());
+  const ChannelLayout l(f.shape(), axis);
   const float* x = f.data<float>();
   std::vector<float> amax(static_cast<size_t>(l.count), 0.0f);
   for (int64_t c = 0; c < l.count; ++c)
@@ -67,7 +66,7 @@ std::vector<float> weight_scales(const std::vector<float>& amax, const std::vect
 
 TensorData quantize_weight(const TensorData& w, int axis, const std::vector<float>& scale, int qmax) {
   const TensorData f = w.cast(DType::Float32);
-  const Layout l = layout_of(f.shape(), axis, f.numel());
+  const ChannelLayout l(f.shape(), axis);
   const float* x = f.data<float>();
   TensorData q(DType::Int8, f.shape());
   int8_t* out = q.data<int8_t>();
@@ -81,7 +80,7 @@ TensorData quantize_weight(const TensorData& w, int axis, const std::vector<floa
 
 TensorData quantize_weight_blocks(const TensorData& w, int axis, const std::vector<float>& scale, int64_t block) {
   const TensorData f = w.cast(DType::Float32);
-  const Layout l = layout_of(f.shape(), axis, f.numel());
+  const ChannelLayout l(f.shape(), axis);
   const float* x = f.data<float>();
   TensorData q(DType::Int8, f.shape());
   int8_t* out = q.data<int8_t>();
@@ -95,8 +94,7 @@ TensorData quantize_weight_blocks(const TensorData& w, int axis, const std::vect
       float amax = 0.0f;
       for (int64_t t = b0; t < b1; ++t)
         if (std::isfinite(x[at(t)])) amax = std::max(amax, std::fabs(x[at(t)]));
-      int e = 0;
-      while (e < kMaxBlockExponent && !(amax <= static_cast<float>(kInt4Max) * std::ldexp(s, e))) ++e;
+      const int e = block_exponent(amax, s);
       const float sb = std::ldexp(s, e);  // exact: a power of two times s
       for (int64_t t = b0; t < b1; ++t)
         out[at(t)] = static_cast<int8_t>(ops::quantize_value(x[at(t)], sb, 0, -kInt4Max, kInt4Max) * (1 << e));

@@ -44,6 +44,25 @@ inline constexpr int kBlockQMax = kInt4Max << kMaxBlockExponent;
 std::vector<float> weight_scales(const std::vector<float>& amax, const std::vector<double>& bias, float x_scale,
                                  std::vector<int64_t>* raised, int qmax = 127);
 
+// A weight tensor's elements around its channel axis: `outer` before it,
+// `count` channels, `inner` after it. Channel c's K = outer * inner values,
+// in order, are t = o * inner + i (a Conv's row [C / group, k...], a dense
+// layer's column of K): the order 4-bit blocks and weight rounding
+// (weight_rounding.h) walk.
+struct ChannelLayout {
+  int64_t count = 1, inner = 1, outer = 1;
+  ChannelLayout(const Shape& s, int axis);
+  int64_t k() const { return outer * inner; }
+  int64_t at(int64_t o, int64_t c, int64_t i) const { return (o * count + c) * inner + i; }
+  // Channel c's value t (t in [0, k())).
+  int64_t of(int64_t c, int64_t t) const { return at(t / inner, c, t % inner); }
+};
+
+// A 4-bit block's sub-scale exponent at the channel's scale s: the smallest
+// e in [0, kMaxBlockExponent] with amax <= 7 * s * 2^e (the largest when
+// none is).
+int block_exponent(float amax, float s);
+
 // Per output channel along `axis`, symmetric: each channel's max |w|.
 std::vector<float> channel_amax(const TensorData& w, int axis);
 

@@ -4,11 +4,13 @@
 //   DS-CNN calibrated on 32 random inputs, int8 and 16x8, built and run on
 //   100 other inputs beside the fp32 build: the output's SQNR against fp32.
 //   16x8 must stay above int8 by the margin measured less 2 dB (issue 29
-//   asked for 15 dB: not reached, docs/user-guide.md "16x8 quantization"
-//   has the table and why). "Their int8 versions" read as the suite's
-//   int8 models of the two (quant_qdq_* and quant_qop_*, made by
-//   tests/gen/gen_quantized.py from the same float weights) give the same
-//   margins, measured on the same inputs;
+//   asked for 15 dB: not reached with round-to-nearest weights,
+//   docs/user-guide.md "16x8 quantization" has the table and why). "Their
+//   int8 versions" read as the suite's int8 models of the two (quant_qdq_*
+//   and quant_qop_*, made by tests/gen/gen_quantized.py from the same float
+//   weights) give the same margins, measured on the same inputs. With
+//   --weight-rounding gptq (ptq/weight_rounding.h) 16x8 is at least 15 dB
+//   above every int8 version, nearest or gptq;
 // - on "mrvl, c" the 16x8 layers stay on the CPU with their reason and the
 //   outputs are the "c" build's, bit for bit;
 // - a QDQ model with int16 activations from tests/gen/gen_q16.py
@@ -44,10 +46,12 @@ namespace {
 const fs::path kModels = fs::path(MLIPC_TEST_DATA) / "models";
 
 
-driver::CompileOptions options(const std::string& target, const std::string& quantize, const fs::path& calib) {
+driver::CompileOptions options(const std::string& target, const std::string& quantize, const fs::path& calib,
+                               ptq::WeightRounding rounding = ptq::WeightRounding::Nearest) {
   driver::CompileOptions o;
   o.target = target;
   o.quantize = quantize;
+  o.quantize_options.weight_rounding = rounding;
   if (target != "c") o.mlip.quantize = "int8";
   o.calibration = calib;
   return o;
@@ -59,6 +63,8 @@ struct Figures {
   // quant_qdq_<model> and quant_qop_<model>, weights the float model's
   // within half a step), on the same inputs.
   double qdq = 0.0, qop = 0.0;
+  // --weight-rounding gptq (ptq/weight_rounding.h): int8 and 16x8.
+  double int8_gptq = 0.0, w16_gptq = 0.0;
   size_t layers16 = 0, layers = 0;
 };
 
@@ -74,12 +80,17 @@ Figures measure(const std::string& model) {
   host::HostModel h32 = digits_ptq::build_program(r32, "ptq16_" + model + "_fp32");
   host::HostModel h8 = digits_ptq::build_program(r8, "ptq16_" + model + "_int8");
   host::HostModel h16 = digits_ptq::build_program(r16, "ptq16_" + model + "_16x8");
+  const auto gptq = ptq::WeightRounding::Gptq;
+  host::HostModel h8g =
+      digits_ptq::build_program(driver::compile_model(onnx, options("c", "int8", calib, gptq)), "ptq16_" + model + "_int8g");
+  host::HostModel h16g = digits_ptq::build_program(driver::compile_model(onnx, options("c", "int16x8", calib, gptq)),
+                                                   "ptq16_" + model + "_16x8g");
   host::HostModel hqdq = digits_ptq::build_program(
       driver::compile_model(kModels / ("quant_qdq_" + model) / "model.onnx", {}), "ptq16_" + model + "_qdq");
   host::HostModel hqop = digits_ptq::build_program(
       driver::compile_model(kModels / ("quant_qop_" + model) / "model.onnx", {}), "ptq16_" + model + "_qop");
   const io::NamedTensors others = samples::normal_samples(g, 100, 2);
-  double signal = 0.0, noise8 = 0.0, noise16 = 0.0, noise_qdq = 0.0, noise_qop = 0.0;
+  double signal = 0.0, noise8 = 0.0, noise16 = 0.0, noise_qdq = 0.0, noise_qop = 0.0, noise8g = 0.0, noise16g = 0.0;
   for (int64_t i = 0; i < 100; ++i) {
     io::NamedTensors in;
     for (size_t k = 0; k < g.inputs.size(); ++k)
@@ -89,12 +100,16 @@ Figures measure(const std::string& model) {
     const std::vector<double> b = h16.run(in).outputs[0].second.as_double();
     const std::vector<double> c = hqdq.run(in).outputs[0].second.as_double();
     const std::vector<double> d = hqop.run(in).outputs[0].second.as_double();
+    const std::vector<double> a2 = h8g.run(in).outputs[0].second.as_double();
+    const std::vector<double> b2 = h16g.run(in).outputs[0].second.as_double();
     for (size_t k = 0; k < y.size(); ++k) {
       signal += y[k] * y[k];
       noise8 += (a[k] - y[k]) * (a[k] - y[k]);
       noise16 += (b[k] - y[k]) * (b[k] - y[k]);
       noise_qdq += (c[k] - y[k]) * (c[k] - y[k]);
       noise_qop += (d[k] - y[k]) * (d[k] - y[k]);
+      noise8g += (a2[k] - y[k]) * (a2[k] - y[k]);
+      noise16g += (b2[k] - y[k]) * (b2[k] - y[k]);
     }
   }
   Figures f;
@@ -102,6 +117,8 @@ Figures measure(const std::string& model) {
   f.w16 = calib::sqnr_db(signal, noise16);
   f.qdq = calib::sqnr_db(signal, noise_qdq);
   f.qop = calib::sqnr_db(signal, noise_qop);
+  f.int8_gptq = calib::sqnr_db(signal, noise8g);
+  f.w16_gptq = calib::sqnr_db(signal, noise16g);
   for (const auto& l : r16.quantization->layers) {
     f.layers16 += l.int8 && l.act_bits == 16;
     f.layers += 1;
@@ -110,6 +127,10 @@ Figures measure(const std::string& model) {
              f.w16, f.w16 - f.int8, f.layers16, f.layers);
   fmt::print("16x8 {}: the suite's int8 versions: QDQ {:.1f} dB (16x8 +{:.1f}), QOperator {:.1f} dB (+{:.1f})\n", model,
              f.qdq, f.w16 - f.qdq, f.qop, f.w16 - f.qop);
+  fmt::print("16x8 {}: --weight-rounding gptq: int8 {:.1f} dB ({:+.1f}), 16x8 {:.1f} dB ({:+.1f}; +{:.1f} above int8 gptq, +{:.1f} "
+             "above int8 nearest)\n",
+             model, f.int8_gptq, f.int8_gptq - f.int8, f.w16_gptq, f.w16_gptq - f.w16, f.w16_gptq - f.int8_gptq,
+             f.w16_gptq - f.int8);
   return f;
 }
 
@@ -120,6 +141,10 @@ Figures measure(const std::string& model) {
 // quantization"). The bounds: the measured figures less 2 dB.
 // The suite's int8 models: autoencoder QDQ and QOperator 43.7 dB (16x8
 // +8.1), DS-CNN 46.6 dB both (+8.7).
+// With --weight-rounding gptq: autoencoder int8 44.3 dB, 16x8 74.6 dB
+// (+31.0 above int8 nearest, +30.3 above int8 gptq, +30.9 above the
+// suite's int8 models); DS-CNN int8 48.7 dB, 16x8 67.1 dB (+20.5, +18.4,
+// +20.5). Bounded the same way, and at least issue 29's 15 dB.
 TEST(Ptq16x8, AutoencoderAboveInt8) {
   const Figures f = measure("mlperf_tiny_ad_fc_autoencoder");
   EXPECT_EQ(f.layers16, f.layers);
@@ -127,6 +152,11 @@ TEST(Ptq16x8, AutoencoderAboveInt8) {
   EXPECT_GE(f.w16, 51.8 - 2.0);
   EXPECT_GE(f.w16 - f.qdq, 8.1 - 2.0);
   EXPECT_GE(f.w16 - f.qop, 8.1 - 2.0);
+  EXPECT_GE(f.int8_gptq, 44.3 - 2.0);
+  EXPECT_GE(f.w16_gptq, 74.6 - 2.0);
+  EXPECT_GE(f.w16_gptq - f.int8, 31.0 - 2.0);
+  EXPECT_GE(f.w16_gptq - f.int8_gptq, 30.3 - 2.0);
+  for (double int8 : {f.int8, f.int8_gptq, f.qdq, f.qop}) EXPECT_GE(f.w16_gptq - int8, 15.0);
 }
 
 TEST(Ptq16x8, KeywordSpottingAboveInt8) {
@@ -136,6 +166,11 @@ TEST(Ptq16x8, KeywordSpottingAboveInt8) {
   EXPECT_GE(f.w16, 55.3 - 2.0);
   EXPECT_GE(f.w16 - f.qdq, 8.7 - 2.0);
   EXPECT_GE(f.w16 - f.qop, 8.7 - 2.0);
+  EXPECT_GE(f.int8_gptq, 48.7 - 2.0);
+  EXPECT_GE(f.w16_gptq, 67.1 - 2.0);
+  EXPECT_GE(f.w16_gptq - f.int8, 20.5 - 2.0);
+  EXPECT_GE(f.w16_gptq - f.int8_gptq, 18.4 - 2.0);
+  for (double int8 : {f.int8, f.int8_gptq, f.qdq, f.qop}) EXPECT_GE(f.w16_gptq - int8, 15.0);
 }
 
 // "mrvl, c": the 16x8 QLinearConvs (the autoencoder's ten Gemms, dense;
