@@ -424,7 +424,8 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
                         // on 8 tiles), over rows, per channel of an NHWC image, and one over H only
                         Case{{1, 33, 24}, {24}, false}, Case{{7, 130}, {130}, true}, Case{{6, 10}, {6, 1}, false},
                         Case{{1, 6, 5, 7}, {6, 1, 1}, false}, Case{{2, 4, 3, 5}, {1, 1, 3, 1}, true},
-                        Case{{1, 33, 24}, {24}, true, true}, Case{{1, 4, 3, 5}, {1, 4, 3, 5}, false, true}}) {
+                        Case{{1, 33, 24}, {24}, true, true}, Case{{1, 4, 3, 5}, {1, 4, 3, 5}, false, true},
+                        Case{{33, 1, 24}, {24}, false, true}}) {
     SCOPED_TRACE(fmt::format("{} + {}{}{}", shape_str(c.x), shape_str(c.k), c.u8 ? " uint8" : "", c.k_first ? " first" : ""));
     OnnxBuilder b(19);
     auto zp = [&](int v) {

@@ -65,7 +65,10 @@ std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) 
     if (!is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   for (size_t i : {2, 5, 7})
     if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
-  if (!x.shape.empty())
+  // Images per layer bound 4-D tensors; a 2-D or 3-D one's leading axes are
+  // rows or tokens (attention's [tokens, 1, d]), which the element-by-element
+  // sum does not see, as the int8 and fp16 FC take any number of rows.
+  if (x.shape.size() == 4)
     if (std::string r = batch_reason(x.shape[0]); !r.empty()) return r;
   // 3-D: a 1-D convolution's [N, C, W] (NHWC, lower_q8 makes both operands so) or row-major
   if (x.shape.size() < 2 || x.shape.size() > 4) return "only 2-D, 3-D and 4-D tensors";

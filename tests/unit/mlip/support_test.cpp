@@ -701,7 +701,7 @@ TEST(MlipSupport, Int8LayerNormChainIsChosenWhole) {
 // the first's shape runs on the MLIP; a constant first operand says why not.
 // A constant operand on either side (torch writes a Linear's bias first),
 // of the computed one's shape or broadcasting to it; not one the computed
-// operand would have to broadcast to.
+// operand would have to broadcast to. Only 4-D tensors have images to count.
 TEST(MlipSupport, Int8AddOfAConstantOperand) {
   mlip::Options o = options();
   o.quantize = "int8";
@@ -714,7 +714,9 @@ TEST(MlipSupport, Int8AddOfAConstantOperand) {
   for (const Case& c : {Case{{1, 4, 6}, false, {1, 4, 6}, ""}, Case{{1, 4, 6}, true, {1, 4, 6}, ""},
                         Case{{6}, true, {1, 4, 6}, ""}, Case{{4, 1}, false, {1, 4, 6}, ""},
                         Case{{1, 4, 6}, false, {1, 1, 6}, "a constant that broadcasts to the other operand"},
-                        Case{{2, 4, 6}, true, {1, 4, 6}, "a constant that broadcasts to the other operand"}}) {
+                        Case{{2, 4, 6}, true, {1, 4, 6}, "a constant that broadcasts to the other operand"},
+                        // attention's in-projection bias on [tokens, 1, d]: tokens are not images
+                        Case{{24}, true, {33, 1, 24}, ""}, Case{{9, 2, 3, 4}, false, {9, 2, 3, 4}, "batch size 9 above the MLIP's 8"}}) {
     SCOPED_TRACE(shape_str(c.k) + (c.k_first ? " first" : " second"));
     OnnxBuilder b(13);
     b.input("x", DType::Int8, c.x);
