@@ -307,7 +307,8 @@ TEST(Recurrent, ReferenceLstmByHand) {
 // within 4 ulp of the reference's for the same argument. Through the gates
 // and the recurrence (weights of torch's scale, up to 48 steps) the outputs
 // differ by at most 9.6e-7 here (a cell state of 1.3; measured over the
-// cases below, MLIPC_TEST_FULL=1 included); the bound leaves four times that.
+// default cases below; MLIPC_TEST_FULL=1's seeds are within the bound too);
+// the bound leaves four times that.
 constexpr double kAtol = 4e-6, kRtol = 1e-6;
 
 // Runs the model of `nodes` through the generated C and the reference,
