@@ -67,9 +67,11 @@
 /* c ? a : b as a blend of bits: a float select whose operands are computed
  * values is control flow to GCC's vectorizer under -ftrapping-math (the
  * default: it may not evaluate an unselected arithmetic operand), and loops
- * with it stay scalar on AVX2 and NEON; integer masks are not. */
+ * with it stay scalar on AVX2 and NEON; integer masks are not. (The mask
+ * as c ? ~0 : 0: GCC 12's SVE expansion of 0 - c stops with an internal
+ * compiler error, -mcpu=neoverse-n2.) */
 static inline float mlip__f_sel(int c, float a, float b) {
-  const uint32_t m = 0u - (uint32_t)c;
+  const uint32_t m = c ? 0xffffffffu : 0u;
   return mlip__ffrom((mlip__fbits(a) & m) | (mlip__fbits(b) & ~m));
 }
 
