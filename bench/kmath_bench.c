@@ -1,7 +1,7 @@
 /* Throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf against the C
  * library's (and the float sigmoid 1/(1+expf(-x)) the kernels used before),
- * and of mlip/kmath_f.h's float-precision exp_f and erf_f (as calls: their
- * array forms vectorize besides),
+ * and of mlip/kmath_f.h's float-precision exp_f, erf_f, sigmoid_f and tanh_f
+ * (as calls: their array forms vectorize besides),
  * over 4096 inputs in the range Softmax/Sigmoid/Tanh/LSTM see, best of 5
  * passes; printed as ns per call. Built by bench/run.sh (-O2, host). */
 #define _POSIX_C_SOURCE 199309L
@@ -53,7 +53,9 @@ int main(void) {
              {"sigmoid", mlip_sigmoidf, libc_sigmoid},
              {"logf", mlip_logf, logf},
              {"exp_f", mlip_exp_f, expf},
-             {"erf_f", mlip_erf_f, erff}};
+             {"erf_f", mlip_erf_f, erff},
+             {"sigmoid_f", mlip_sigmoid_f, libc_sigmoid},
+             {"tanh_f", mlip_tanh_f, tanhf}};
   unsigned s = 1;
   int i;
   size_t k;
@@ -61,7 +63,7 @@ int main(void) {
     s = s * 1103515245u + 12345u;
     g_x[i] = -10.0f + 20.0f * (float)(s >> 8) / 16777216.0f;
   }
-  printf("%-8s %14s %14s %8s\n", "function", "mlip ns/call", "libc ns/call", "ratio");
+  printf("%-9s %14s %14s %8s\n", "function", "mlip ns/call", "libc ns/call", "ratio");
   for (k = 0; k < sizeof fns / sizeof *fns; ++k) {
     double a, b;
     if (fns[k].mine == mlip_exp_f)  /* back to [-10, 10) */
@@ -73,7 +75,7 @@ int main(void) {
       for (i = 0; i < N; ++i) g_x[i] = fabsf(g_x[i]) + 1e-3f;
     a = ns_per_call(fns[k].mine);
     b = ns_per_call(fns[k].libc);
-    printf("%-8s %14.2f %14.2f %8.2f\n", fns[k].name, a, b, a / b);
+    printf("%-9s %14.2f %14.2f %8.2f\n", fns[k].name, a, b, a / b);
   }
   return 0;
 }

@@ -10,8 +10,8 @@
 #   3. the MLIP target, fp16 and int8: estimated accelerator time (cycle
 #      model) and the simulator's host throughput;
 #   4. throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf, and of
-#      mlip/kmath_f.h's exp_f and erf_f, against the host C library's
-#      (bench/kmath_bench.c).
+#      mlip/kmath_f.h's exp_f, erf_f, sigmoid_f and tanh_f, against the host
+#      C library's (bench/kmath_bench.c).
 # The models: the five shared ones (tests/data, examples) and, in the full
 # mode, four 224x224 networks made by bench/make_models.py from torchvision's
 # definitions and four models of the families the CNNs leave out (an LSTM

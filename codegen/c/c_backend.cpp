@@ -248,8 +248,8 @@ class Generator {
     const bool block = text.find("{{act_block}}") != std::string::npos;
     if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos && !block)
       fail("internal: {}: template {} ignores the fused activation", n.describe(), spec.template_name);
-    if (block && (act.kind == Activation::Sigmoid || act.kind == Activation::Silu))
-      spec.includes.push_back("mlip/kmath_n.h");
+    if (act.kind == Activation::Sigmoid || act.kind == Activation::Silu || act.kind == Activation::Tanh)
+      spec.includes.push_back("mlip/kmath_f.h");
     kainjow::mustache::mustache tmpl(text);
     if (!tmpl.is_valid())
       fail("internal: template {}: {}", spec.template_name, tmpl.error_message());

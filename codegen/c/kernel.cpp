@@ -95,9 +95,11 @@ std::string c_activation(const Activation& a) {
     case Activation::Clip:
       // Bounds in sequence: with lo > hi every value becomes hi, as in ONNX.
       return fmt::format("v = v < {0} ? {0} : v; v = v > {1} ? {1} : v;", c_float(a.lo), c_float(a.hi));
-    case Activation::Sigmoid: return "v = mlip_sigmoidf(v);";
-    case Activation::Tanh: return "v = mlip_tanhf(v);";
-    case Activation::Silu: return "v = v * mlip_sigmoidf(v);";
+    // mlip/kmath_f.h's float-precision functions (the reference,
+    // ops/activation.h, has kmath.h's double ones: within their bounds).
+    case Activation::Sigmoid: return "v = mlip_sigmoid_f(v);";
+    case Activation::Tanh: return "v = mlip_tanh_f(v);";
+    case Activation::Silu: return "v = mlip_silu_f(v);";
     case Activation::HardSigmoid:  // Activation::hard_sigmoid
       return fmt::format("{{ const float t = {} * v + {}; v = t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t); }}",
                          c_float(a.alpha), c_float(a.beta));
@@ -109,8 +111,9 @@ std::string c_activation(const Activation& a) {
 }
 
 std::string c_activation_block(const Activation& a) {
-  if (a.kind == Activation::Sigmoid) return "mlip_sigmoidf_n(t, nt);";
-  if (a.kind == Activation::Silu) return "mlip_siluf_n(t, nt);";
+  if (a.kind == Activation::Sigmoid) return "mlip_sigmoid_f_n(t, nt);";
+  if (a.kind == Activation::Silu) return "mlip_silu_f_n(t, nt);";
+  if (a.kind == Activation::Tanh) return "mlip_tanh_f_n(t, nt);";
   const std::string one = c_activation(a);
   if (one.empty()) return "";
   return "{\n      int32_t k_;\n      for (k_ = 0; k_ < nt; ++k_) {\n        float v = t[k_];\n        " + one +

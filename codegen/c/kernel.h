@@ -116,8 +116,9 @@ std::string c_ident(std::string_view name);
 // "v = v <= 0.0f ? 0.0f : v;" etc., or "" for no activation.
 std::string c_activation(const Activation& act);
 // The activation applied in place to the `nt` floats at `t` ({{act_block}}):
-// Sigmoid and SiLU through mlip/kmath_n.h's vector functions (the same bits
-// as the scalar ones), the others as a loop of c_activation; "" for none.
+// Sigmoid, SiLU and Tanh through mlip/kmath_f.h's array forms (loops the
+// compiler vectorizes, the same bits as the scalar ones), the others as a
+// loop of c_activation; "" for none.
 std::string c_activation_block(const Activation& act);
 // The piecewise-linear activations (Relu, LeakyRelu, Clip, HardSigmoid,
 // HardSwish) on a vector `vt v` ({{act_vector}}): c_activation's operations

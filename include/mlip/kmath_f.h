@@ -1,10 +1,13 @@
 /* Elementary functions in float precision, for the kernels where kmath.h's
  * double-precision, nearly correctly rounded functions are the cost (the
- * exponentials of Softmax, the erf of a fused GELU): a fixed sequence of
+ * exponentials of Softmax, the erf of a fused GELU, the sigmoid and tanh of
+ * the CPU's float activations and recurrent gates): a fixed sequence of
  * IEEE float operations (+, -, *, / and comparisons; no contraction:
  * mlip/strict_fp.h, and optimize("fp-contract=off") in C++ as kmath.h), so
  * the same bits on every IEEE target, without a table and without a branch
- * on the data (the array forms below vectorize at any width), but not
+ * on the data (every select a blend of bits, mlip__f_sel: the array forms
+ * below vectorize with GCC at 32-bit lanes on SSE, AVX2, AVX-512 and
+ * NEON), but not
  * correctly rounded. The bits assume the default environment: rounding to
  * nearest, subnormals not flushed.
  *
@@ -26,9 +29,27 @@
  *   8 * 2^-24, 1 + erf's rounding may differ by 2^-23 more, scaled by
  *   x / 2; the product's own rounding); so does it against the other form
  *   passes/fuse_gelu.cpp matches, Mul(x, 1/sqrt 2) and (x * 0.5) * (1 + e).
- * The erf coefficients: scripts/kmath_f_coeffs.py (a weighted least-squares
- * fit by Lawson's iteration of erf(x)/x = P(t)/Q(t), t = x^2, on [0, 4],
- * rounded to float). */
+ * - mlip_sigmoid_f: at most 3 ulp (measured 2.25, near -3.5: mlip_exp_f's
+ *   error and two roundings) where x >= -87; 0 for x < -87 (the exact
+ *   value is below 1.65e-38), 1 from 17.33 on, NaN for NaN.
+ * - mlip_silu_f: at most 4 ulp (measured 3.06) where x >= -87 and the
+ *   result is a normal float; -0 for x < -87 (the exact value is above
+ *   -1.5e-36) and at -inf, +inf at +inf, NaN for NaN.
+ * - mlip_tanh_f: at most 2 ulp (measured 1.31, near 0.64: the exp form's
+ *   three roundings just above the switch at 0.625); x itself for a
+ *   subnormal or zero x; +-1 from 9.01 on; odd, NaN for NaN.
+ * - mlip_gelu_tanh_f: ONNX Gelu's tanh form in its fixed order with
+ *   mlip_tanh_f: against the same order with kmath.h's mlip_tanhf (what it
+ *   was) it differs by at most 3 * 2^-24 |x| + 1 ulp of the result (the
+ *   tanhs by 2.5 ulp, 1 + t's roundings by 2^-23 more, scaled by x / 2;
+ *   the product's rounding); measured 0.50 of that.
+ * Against kmath.h's functions (within 1 ulp; what the reference evaluator,
+ * codegen/ops, computes Sigmoid, Tanh, the SiLU and the recurrent gates
+ * with), sigmoid and tanh are then within 4 and 3 ulp, the SiLU within 5.5.
+ * The erf and tanh coefficients: scripts/kmath_f_coeffs.py (weighted
+ * least-squares fits by Lawson's iteration: erf(x)/x = P(t)/Q(t),
+ * t = x^2, on [0, 4]; (tanh(x)/x - 1)/t = P(t) on [0, 0.625]; rounded to
+ * float). */
 #ifndef MLIP_KMATH_F_H_
 #define MLIP_KMATH_F_H_
 
@@ -43,9 +64,20 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+/* c ? a : b as a blend of bits: a float select whose operands are computed
+ * values is control flow to GCC's vectorizer under -ftrapping-math (the
+ * default: it may not evaluate an unselected arithmetic operand), and loops
+ * with it stay scalar on AVX2 and NEON; integer masks are not. (The mask
+ * as c ? ~0 : 0: GCC 12's SVE expansion of 0 - c stops with an internal
+ * compiler error, -mcpu=neoverse-n2.) */
+static inline float mlip__f_sel(int c, float a, float b) {
+  const uint32_t m = c ? 0xffffffffu : 0u;
+  return mlip__ffrom((mlip__fbits(a) & m) | (mlip__fbits(b) & ~m));
+}
+
 /* NaN in, the same NaN out, quieted (kmath.h's rule), as a select. */
 static inline float mlip__nan_or(float x, float y) {
-  return x != x ? mlip__qnan(mlip__fbits(x)) : y;
+  return mlip__f_sel(x != x, mlip__qnan(mlip__fbits(x)), y);
 }
 
 /* e^x: k = the nearest integer to x / ln 2 (adding and subtracting
@@ -58,7 +90,7 @@ static inline float mlip__nan_or(float x, float y) {
  * lanes take their answers at the end. */
 static inline float mlip_exp_f(float x) {
   MLIP__STRICT
-  const float xc = x > -87.0f ? (x < 88.7228394f ? x : 88.7228394f) : -87.0f;
+  const float xl = mlip__f_sel(x > -87.0f, x, -87.0f), xc = mlip__f_sel(xl < 88.7228394f, xl, 88.7228394f);
   const float k = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
   const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
   const int32_t ki = (int32_t)k, k1 = ki / 2;
@@ -74,8 +106,8 @@ static inline float mlip_exp_f(float x) {
   memcpy(&s1, &b1, sizeof s1);
   memcpy(&s2, &b2, sizeof s2);
   y = (p * s1) * s2;
-  y = x > 88.7228394f ? INFINITY : y;
-  y = x < -87.0f ? 0.0f : y;
+  y = mlip__f_sel(x > 88.7228394f, INFINITY, y);
+  y = mlip__f_sel(x < -87.0f, 0.0f, y);
   return mlip__nan_or(x, y);
 }
 
@@ -83,7 +115,7 @@ static inline float mlip_exp_f(float x) {
  * to 1), the quotient clamped to [-1, 1]. */
 static inline float mlip_erf_f(float x) {
   MLIP__STRICT
-  const float xc = x > 4.0f ? 4.0f : x < -4.0f ? -4.0f : x;
+  const float xh = mlip__f_sel(x > 4.0f, 4.0f, x), xc = mlip__f_sel(xh < -4.0f, -4.0f, xh);
   const float t = xc * xc;
   float p = 1.91122159e-8f, q = 1.02099159e-3f, y;
   p = p * t + -1.94233200e-6f;
@@ -97,7 +129,8 @@ static inline float mlip_erf_f(float x) {
   q = q * t + 0.516879499f;
   q = q * t + 1.0f;
   y = (xc * p) / q;
-  y = y > 1.0f ? 1.0f : y < -1.0f ? -1.0f : y;
+  y = mlip__f_sel(y > 1.0f, 1.0f, y);
+  y = mlip__f_sel(y < -1.0f, -1.0f, y);
   return mlip__nan_or(x, y);
 }
 
@@ -109,15 +142,58 @@ static inline float mlip_gelu_f(float x) {
   MLIP__STRICT
   const float e = mlip_erf_f(x / 1.41421354f);
   const float y = (x * (e + 1.0f)) * 0.5f;
-  return x < -3.40282347e38f ? -0.0f : y;
+  return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
+}
+
+/* The logistic sigmoid 1 / (1 + e^-x): e = mlip_exp_f(-|x|) (never above
+ * 1: no overflow), then e / (1 + e) for x < 0 and 1 / (1 + e) for x >= 0,
+ * one division for both. Saturates by rounding (1 + e rounds to 1 from
+ * x = 17.33 on; +inf gives 1); below -87 mlip_exp_f's 0 gives 0; -inf 0;
+ * NaN stays NaN. */
+static inline float mlip_sigmoid_f(float x) {
+  MLIP__STRICT
+  const int neg = x < 0.0f;
+  const float e = mlip_exp_f(mlip__f_sel(neg, x, -x));
+  const float y = mlip__f_sel(neg, e, 1.0f) / (1.0f + e);
+  return mlip__nan_or(x, y);
+}
+
+/* SiLU (swish), x sigmoid(x), the product rounded once; at -inf -0 (the
+ * limit; -inf * 0 is a NaN whose sign differs between x86 and Arm). */
+static inline float mlip_silu_f(float x) {
+  MLIP__STRICT
+  const float y = x * mlip_sigmoid_f(x);
+  return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
+}
+
+/* tanh, on a = |x| then x's sign: below 0.625 the odd polynomial
+ * a + a t P(t), t = a^2 (P of degree 4: scripts/kmath_f_coeffs.py, fit
+ * relative error 4.4e-9; a subnormal a gives a, t being 0), from 0.625 on
+ * 1 - 2 / (e + 1) with e = mlip_exp_f(2a) (1 - tanh <= 0.45 there: the
+ * subtraction loses less than a bit; e = +inf from a = 44.4 gives 1; 1 from
+ * a = 9.01 by rounding). Both are computed, a select picks one. NaN stays
+ * NaN. */
+static inline float mlip_tanh_f(float x) {
+  MLIP__STRICT
+  const uint32_t u = mlip__fbits(x);
+  const float a = mlip__ffrom(u & 0x7fffffffu), t = a * a;
+  float p = -0.005705247f, y;
+  p = p * t + 0.020639315f;
+  p = p * t + -0.053739782f;
+  p = p * t + 0.13331443f;
+  p = p * t + -0.3333328f;
+  y = mlip__f_sel(a < 0.625f, a + (a * t) * p, 1.0f - 2.0f / (mlip_exp_f(a + a) + 1.0f));
+  return mlip__nan_or(x, mlip__ffrom(mlip__fbits(y) | (u & 0x80000000u)));
 }
 
 /* GELU's tanh form, 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), in
- * this fixed order, with kmath.h's tanh (ONNX Gelu, approximate "tanh"). */
+ * this fixed order, with mlip_tanh_f (ONNX Gelu, approximate "tanh"). At
+ * -inf, -0 (as mlip_gelu_f). */
 static inline float mlip_gelu_tanh_f(float x) {
   MLIP__STRICT
   const float u = (x + 0.044715f * ((x * x) * x)) * 0.797884583f;
-  return (x * (mlip_tanhf(u) + 1.0f)) * 0.5f;
+  const float y = (x * (mlip_tanh_f(u) + 1.0f)) * 0.5f;
+  return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
 }
 
 /* The array forms, in place: loops without a branch on the data, which the
@@ -130,6 +206,26 @@ static inline void mlip_exp_f_n(float* p, int32_t n) {
 static inline void mlip_gelu_f_n(float* p, int32_t n) {
   int32_t i;
   for (i = 0; i < n; ++i) p[i] = mlip_gelu_f(p[i]);
+}
+
+static inline void mlip_sigmoid_f_n(float* p, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i) p[i] = mlip_sigmoid_f(p[i]);
+}
+
+static inline void mlip_silu_f_n(float* p, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i) p[i] = mlip_silu_f(p[i]);
+}
+
+static inline void mlip_tanh_f_n(float* p, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i) p[i] = mlip_tanh_f(p[i]);
+}
+
+static inline void mlip_gelu_tanh_f_n(float* p, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i) p[i] = mlip_gelu_tanh_f(p[i]);
 }
 
 #if defined(MLIP__F_GCC_NO_CONTRACT)

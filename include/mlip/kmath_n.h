@@ -1,21 +1,20 @@
-/* mlip/kmath.h's sigmoid, tanh, exp and erf over an array, in place: the same bits as
- * calling mlip_sigmoidf (for the SiLU, v * mlip_sigmoidf(v); mlip_tanhf,
- * mlip_expf, mlip_erff) on every element,
- * several elements at a time where the compiler has vectors
- * (mlip/kvec.h), which a per-element call is not: the CPU kernels apply a
- * fused Sigmoid or SiLU to a block of outputs with these.
+/* mlip/kmath.h's exp and erf over an array, in place: the same bits as
+ * calling mlip_expf (mlip_erff) on every element, several elements at a
+ * time where the compiler has vectors (mlip/kvec.h), which a per-element
+ * call is not: the elementwise Exp and Erf map their output with these.
+ * (The float activations, sigmoid, SiLU and tanh, use mlip/kmath_f.h's
+ * float-precision array forms.)
  *
  * Each lane performs the scalar function's double operations in its order:
  * the float widened exactly, e = 2^(m/32) (1 + q) from the same reduction,
- * table and polynomial (mlip__exp_parts), then e / (1 + e) or 1 / (1 + e),
- * rounded once to float. The widening and the final rounding use the
- * hardware's conversions, which equal kmath's integer code except where the
- * floating-point environment flushes subnormals; so a lane whose input is a
- * subnormal, or whose result is a subnormal or the smallest normal float
- * (-105 <= x < -87), goes through mlip_sigmoidf itself. NaN, x > 20 and
- * x < -105 take the scalar function's answers. Tests:
- * tests/unit/c/kmath_n_test.cpp (every 4093rd float and the edges, at each
- * vector width, against the scalar function). */
+ * table and polynomial (mlip__exp_parts), rounded once to float. The
+ * widening and the final rounding use the hardware's conversions, which
+ * equal kmath's integer code except where the floating-point environment
+ * flushes subnormals; so a lane whose input is a subnormal, or whose result
+ * is a subnormal or the smallest normal float, goes through the scalar
+ * function itself. NaN and the saturated ranges take the scalar function's
+ * answers. Tests: tests/unit/c/kmath_n_test.cpp (every 4093rd float and the
+ * edges, at each vector width, against the scalar function). */
 #ifndef MLIP_KMATH_N_H_
 #define MLIP_KMATH_N_H_
 
@@ -64,78 +63,6 @@ static inline void mlip__exp_parts_v(const mlip__vd* z, mlip__vd* s, mlip__vd* q
   *s = tab * *s;
 }
 
-/* Sigmoid of MLIP__NH floats at p, in place; returns a mask of the lanes
- * the caller must recompute with mlip_sigmoidf. 64-bit lanes for the double
- * arithmetic, 32-bit lanes for the float bits, never converted between. */
-static inline mlip__vuh mlip__sigmoid_v(float* p) {
-  MLIP__STRICT
-  mlip__vfh x, y;
-  mlip__vuh u, a, out, nan, one, zero;
-  mlip__vd xd, z, q, s, e, num, res;
-  mlip__vl bits, neg;
-  memcpy(&x, p, sizeof x);
-  memcpy(&u, &x, sizeof u);
-  a = u & 0x7fffffffu;
-  xd = __builtin_convertvector(x, mlip__vd);
-  /* The argument of exp is -|x|: exp(x) for x < 0, exp(-x) for x >= 0
-   * (at -0 both give 0.5). */
-  memcpy(&bits, &xd, sizeof bits);
-  bits |= (mlip__vl){0} - 0x7fffffffffffffffll - 1; /* the sign bit */
-  memcpy(&z, &bits, sizeof z);
-  neg = (mlip__vl)(xd < 0.0);
-  /* e = exp(z) as mlip__exp_d computes it. */
-  mlip__exp_parts_v(&z, &s, &q);
-  e = s + s * q;
-  /* x < 0: e / (1 + e); x >= 0: 1 / (1 + e). */
-  {
-    const mlip__vd ones = (mlip__vd){0} + 1.0;
-    mlip__vl eb, ob;
-    memcpy(&eb, &e, sizeof eb);
-    memcpy(&ob, &ones, sizeof ob);
-    eb = (eb & neg) | (ob & ~neg);
-    memcpy(&num, &eb, sizeof num);
-  }
-  res = num / (1.0 + e);
-  y = __builtin_convertvector(res, mlip__vfh);
-  /* The scalar function's own answers: NaN (quieted), 1 above 20, 0 below -105. */
-  nan = (mlip__vuh)(a > 0x7f800000u);
-  one = (mlip__vuh)((u < 0x80000000u) & (a > 0x41a00000u)) & ~nan;
-  zero = (mlip__vuh)((u >= 0x80000000u) & (a > 0x42d20000u)) & ~nan;
-  memcpy(&out, &y, sizeof out);
-  out = (out & ~(nan | one | zero)) | (nan & (u | 0x00400000u)) | (one & 0x3f800000u);
-  memcpy(p, &out, sizeof out);
-  /* Where a flush-to-zero mode would change the bits: a subnormal x, and
-   * -105 <= x < -87, whose result is a subnormal or the smallest normal. */
-  return (mlip__vuh)((a != 0) & (a < 0x00800000u)) | ((mlip__vuh)((u >= 0x80000000u) & (a > 0x42ae0000u)) & ~zero & ~nan);
-}
-/* tanh of MLIP__NH floats at p, in place, as mlip_tanhf computes it:
- * q = e^(2|x|) - 1 from mlip__exp_parts (mlip__expm1_d), q / (q + 2)
- * rounded once to float, x's sign; NaN, 0 and |x| > 9.5 take the scalar
- * function's answers. Returns the lanes whose x is a subnormal (where a
- * flush-to-zero mode would change the bits), which the caller recomputes
- * with mlip_tanhf; no other result is a subnormal. */
-static inline mlip__vuh mlip__tanh_v(float* p) {
-  MLIP__STRICT
-  mlip__vfh x, ax, y;
-  mlip__vuh u, a, out, nan, one;
-  mlip__vd z, q, s, e;
-  memcpy(&x, p, sizeof x);
-  memcpy(&u, &x, sizeof u);
-  a = u & 0x7fffffffu;
-  memcpy(&ax, &a, sizeof ax);
-  z = 2.0 * __builtin_convertvector(ax, mlip__vd);
-  mlip__exp_parts_v(&z, &s, &q);
-  e = (s - 1.0) + s * q;
-  y = __builtin_convertvector(e / (e + 2.0), mlip__vfh);
-  memcpy(&out, &y, sizeof out);
-  /* NaN (quieted, its sign kept), 1 above 9.5, 0 at 0; then x's sign. */
-  nan = (mlip__vuh)(a > 0x7f800000u);
-  one = (mlip__vuh)(a > 0x41180000u) & ~nan;
-  out = (out & ~(nan | one | (mlip__vuh)(a == 0))) | (nan & (u | 0x00400000u)) | (one & 0x3f800000u);
-  out |= u & 0x80000000u;
-  memcpy(p, &out, sizeof out);
-  return (mlip__vuh)((a != 0) & (a < 0x00800000u));
-}
 /* e^x of MLIP__NH floats at p, in place, as mlip_expf computes it: the
  * float widened, mlip__exp_parts' reduction, table and polynomial, s + s q
  * rounded once to float; NaN, x > 89 and x < -104 take the scalar
@@ -273,35 +200,6 @@ static inline mlip__vuh mlip__erf_v(float* p) {
     for (i = 0; i < n; ++i) p[i] = scalar(p[i]);               \
   }
 #endif
-
-/* p[i] = mlip_sigmoidf(p[i]) for i < n. */
-MLIP__ARRAY_FORM_(mlip_sigmoidf_n, mlip__sigmoid_v, mlip_sigmoidf)
-
-/* p[i] = mlip_tanhf(p[i]) for i < n. */
-MLIP__ARRAY_FORM_(mlip_tanhf_n, mlip__tanh_v, mlip_tanhf)
-
-/* p[i] = p[i] * mlip_sigmoidf(p[i]) for i < n (the SiLU). */
-static inline void mlip_siluf_n(float* p, int32_t n) {
-  MLIP__STRICT
-  int32_t i = 0;
-#ifdef MLIP_KMATH_N_VECTOR
-  static const mlip__vuh none = {0};
-  for (; i + MLIP__NH <= n; i += MLIP__NH) {
-    mlip__vfh x, y;
-    mlip__vuh fix;
-    int l;
-    memcpy(&x, p + i, sizeof x);
-    fix = mlip__sigmoid_v(p + i);
-    if (memcmp(&fix, &none, sizeof fix) != 0)
-      for (l = 0; l < MLIP__NH; ++l)
-        if (fix[l]) p[i + l] = mlip_sigmoidf(x[l]);
-    memcpy(&y, p + i, sizeof y);
-    y = x * y;
-    memcpy(p + i, &y, sizeof y);
-  }
-#endif
-  for (; i < n; ++i) p[i] = p[i] * mlip_sigmoidf(p[i]);
-}
 
 /* p[i] = mlip_expf(p[i]) for i < n. */
 MLIP__ARRAY_FORM_(mlip_expf_n, mlip__exp_v, mlip_expf)

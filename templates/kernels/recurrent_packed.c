@@ -9,8 +9,10 @@
  *                        index order from 0 in a lane;
  *   s = s + (Wb_j + Rb_j) [+ P_j * c], clip, activation, state update:
  *                        one pass per gate over the H rows, a sigmoid or
- *                        tanh vectorized by mlip/kmath_n.h (the same bits
- *                        as mlip_sigmoidf and mlip_tanhf).
+ *                        tanh by mlip/kmath_f.h's array forms (loops the
+ *                        compiler vectorizes; the bits of mlip_sigmoid_f
+ *                        and mlip_tanh_f, the reference's kmath.h
+ *                        functions within their documented errors).
  * The scratch holds the projections of one direction ([T * BATCH][G * HP]),
  * the recurrent sums [G * HP], the state h, the cell state c and GRU's
  * r * h. */
@@ -144,9 +146,9 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{#lstm}}
   float* c = h + {{HP}};
 {{/lstm}}
-{{#gru}}
-  float* rh = h + {{HP}};
-{{/gru}}
+{{#gru}}{{^lbr}}
+  float* rh = h + {{HP}}; /* r * h: only without linear_before_reset */
+{{/lbr}}{{/gru}}
 {{#has_lens}}
   for (int32_t b = 0; b < {{BATCH}}; ++b)
     if (lens[b] < 0 || lens[b] > {{T}}) return MLIP_ERR_INVALID_ARG;

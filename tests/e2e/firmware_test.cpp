@@ -449,11 +449,12 @@ INSTANTIATE_TEST_SUITE_P(Models, QemuSweep,
 
 // Float convolutions (dense with strides, asymmetric pads and a dilation;
 // depthwise; pointwise; grouped; with a ReLU and a fused MaxPool), a Gemm of 2 rows and a MatMul, at channel
-// and column counts that are not multiples of 4 or 16, batch 2, compiled
+// and column counts that are not multiples of 4 or 16, batch 2, a fused
+// SiLU, a Tanh and an LSTM (mlip/kmath_f.h's sigmoid and tanh), compiled
 // with --target-c-mcpu for the Cortex-M55 (Helium float vectors of 4 lanes,
 // the loops unrolled: mlip/kvec.h) and the Cortex-M4 (its scalar FPU) and
 // run on their boards at -O2: each gives the host's bytes, which are the
-// reference's (unit.TiledKernels).
+// reference's (unit.TiledKernels; the activations within their bounds).
 TEST(FloatKernelsOnCortexM, OddSizesGiveTheHostBits) {
   SKIP_WITHOUT("arm-none-eabi-gcc", "qemu-system-arm", "make");
   using test::ints;
@@ -490,7 +491,17 @@ TEST(FloatKernelsOnCortexM, OddSizesGiveTheHostBits) {
   b.node("Relu", {"pc"}, {"pr"});
   b.node("MaxPool", {"pr"}, {"mp"},
          {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});  // [2, 19, 5, 5]
-  b.output("c2").output("g").output("mm").output("mp");
+  // kmath_f.h's float-precision functions: a SiLU fused into a Conv, a Tanh
+  // after the Gemm, and a bidirectional LSTM's gates (recurrent_packed.c).
+  b.initializer("w4", random_tensor(DType::Float32, {9, 13, 1, 1}, 10));
+  b.node("Conv", {"r0", "w4"}, {"c4"}, {{"kernel_shape", ints{1, 1}}});
+  b.node("Sigmoid", {"c4"}, {"s4"});
+  b.node("Mul", {"c4", "s4"}, {"silu"});
+  b.node("Tanh", {"g"}, {"gt"});
+  b.initializer("lw", random_tensor(DType::Float32, {2, 28, 19}, 11, -0.4, 0.4));
+  b.initializer("lr", random_tensor(DType::Float32, {2, 28, 7}, 12, -0.4, 0.4));
+  b.node("LSTM", {"ma", "lw", "lr"}, {"ly"}, {{"hidden_size", int64_t{7}}, {"direction", std::string("bidirectional")}});
+  b.output("c2").output("g").output("mm").output("mp").output("silu").output("gt").output("ly");
   const ModelCase m{"float_kernels", dir.path()};
   b.save(m.dir);
   for (const char* board : {"mps3-an547", "mps2-an386"}) {

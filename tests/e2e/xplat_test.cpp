@@ -108,12 +108,18 @@ TEST_P(XplatGnu, Aarch64Gnu99O2WithoutContractFlagGivesHostBits) {
 // ViT on the CPU (Softmax over the last axis, LayerNormalization, the exact
 // GELU fused into one Gelu: mlip/kmath_f.h's float-precision exp and erf in
 // NEON lanes), and its opset-14 export (LayerNormalization fused from its
-// decomposition, dividing by the standard deviation).
+// decomposition, dividing by the standard deviation); and kmath_f.h's
+// float-precision sigmoid, SiLU and tanh in NEON lanes: an MBConv block
+// (SiLU epilogues, the squeeze-and-excitation sigmoid), a CRNN (its
+// bidirectional LSTM's gates) and a two-layer bidirectional GRU.
 INSTANTIATE_TEST_SUITE_P(Shared, XplatGnu,
                          ::testing::Values(XplatCase{"digits_c", 0, "c"}, XplatCase{"digits_mrvl", 0, "mrvl, c"},
                                            XplatCase{"kws_dscnn_c", 1, "c"},
                                            XplatCase{"vit_c", 0, "c", "torch_mlip_vit_opset17"},
-                                           XplatCase{"vit_opset14_c", 0, "c", "torch_mlip_vit_opset14"}),
+                                           XplatCase{"vit_opset14_c", 0, "c", "torch_mlip_vit_opset14"},
+                                           XplatCase{"mbconv_c", 0, "c", "torch_mlip_mbconv"},
+                                           XplatCase{"crnn_c", 0, "c", "torch_crnn_opset17"},
+                                           XplatCase{"gru_bidir2_c", 0, "c", "torch_gru_bidir2_classifier_opset17"}),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

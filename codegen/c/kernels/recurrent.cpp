@@ -5,7 +5,10 @@
 // 16-row blocks: the input projections of every step as one GEMM, the
 // recurrence as a GEMV per step); weights computed at run time through
 // recurrent.c, the portable reference. Both sum in the reference's order
-// (ops/recurrent.cpp), so they give its bits.
+// (ops/recurrent.cpp); their Sigmoid and Tanh (ScaledTanh's tanh too) are
+// mlip/kmath_f.h's float-precision functions where the reference has
+// kmath.h's double ones, so they give its bits but for those functions'
+// documented errors.
 #include <algorithm>
 #include <memory>
 
@@ -22,17 +25,18 @@ namespace {
 using Act = ops::RecurrentActivation;
 
 // The body of `static float act(float v)`: the same expressions, in the same
-// order, as RecurrentActivation::apply (ops/recurrent.cpp).
+// order, as RecurrentActivation::apply (ops/recurrent.cpp), tanh and sigmoid
+// in float precision (mlip/kmath_f.h).
 std::string activation_body(const Act& a) {
   const std::string A = c_float(a.alpha), B = c_float(a.beta);
   switch (a.kind) {
     case Act::Relu: return "return v <= 0.0f ? 0.0f : v;";  // a NaN stays NaN
-    case Act::Tanh: return "return mlip_tanhf(v);";
-    case Act::Sigmoid: return "return mlip_sigmoidf(v);";
+    case Act::Tanh: return "return mlip_tanh_f(v);";
+    case Act::Sigmoid: return "return mlip_sigmoid_f(v);";
     case Act::Affine: return fmt::format("return {} * v + {};", A, B);
     case Act::LeakyRelu: return fmt::format("return v >= 0.0f ? v : {} * v;", A);
     case Act::ThresholdedRelu: return fmt::format("return v > {} ? v : 0.0f;", A);
-    case Act::ScaledTanh: return fmt::format("return {} * mlip_tanhf({} * v);", A, B);
+    case Act::ScaledTanh: return fmt::format("return {} * mlip_tanh_f({} * v);", A, B);
     case Act::HardSigmoid:
       return fmt::format("float t = {} * v + {}; t = t > 0.0f ? t : 0.0f; return t < 1.0f ? t : 1.0f;", A, B);
     case Act::Elu: return fmt::format("return v >= 0.0f ? v : {} * mlip_expm1f(v);", A);
@@ -112,10 +116,11 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     TemplateData d;
     d.set("k", std::to_string(k));
     d.set("body", activation_body(c.acts[k]));
-    // Sigmoid and Tanh over a gate's rows at once (mlip/kmath_n.h, the same bits).
+    // Sigmoid and Tanh over a gate's rows at once (mlip/kmath_f.h's array
+    // forms: loops the compiler vectorizes, the same bits as `body`).
     const bool vec = c.acts[k].kind == Act::Sigmoid || c.acts[k].kind == Act::Tanh;
     d.set("vector", TemplateData(vec ? TemplateData::type::bool_true : TemplateData::type::bool_false));
-    d.set("vec_fn", c.acts[k].kind == Act::Sigmoid ? "mlip_sigmoidf_n" : "mlip_tanhf_n");
+    d.set("vec_fn", c.acts[k].kind == Act::Sigmoid ? "mlip_sigmoid_f_n" : "mlip_tanh_f_n");
     acts.push_back(d);
   }
   spec.set_list("acts", acts);
@@ -138,11 +143,11 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     spec.returns_status = true;
     spec.includes = {"mlip/status.h"};
   }
+  spec.includes.push_back("mlip/kmath_f.h");
   if (packed) {
     spec.packed.push_back(pack_rows(*wv.constant, c.dirs, c.gates, H, c.input, 1));
     spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 8));
     spec.includes.push_back("mlip/kvec.h");
-    spec.includes.push_back("mlip/kmath_n.h");
     // One direction's projections [T * BATCH][G * HP], the recurrent sums
     // [G * HP], h and c (or GRU's r * h) [HP].
     spec.scratch_bytes = static_cast<size_t>((c.seq * c.batch + 1) * c.gates * hp + 2 * hp) * sizeof(float);

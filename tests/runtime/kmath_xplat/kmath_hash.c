@@ -1,4 +1,6 @@
-/* Hashes the bits of every function of mlip/kmath.h over a fixed set of
+/* Hashes the bits of every function of mlip/kmath.h and mlip/kmath_f.h
+ * (the float-precision ones also through their array forms, which a
+ * compiler vectorizes: "_n" lines) over a fixed set of
  * inputs (made from bit patterns only, so the driver itself does no floating
  * point arithmetic that a compiler could contract). Built for every target,
  * compiler, optimization level and C mode that run_xplat.sh covers: the lines
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "mlip/kmath.h"
+#include "mlip/kmath_f.h"
 
 #ifndef KMATH_HASH_N
 #define KMATH_HASH_N 2048
@@ -89,7 +92,25 @@ static const Fn kFns[] = {
     {"atanf", mlip_atanf, 100, 160},   {"sinhf", mlip_sinhf, 100, 134},
     {"coshf", mlip_coshf, 100, 134},   {"asinhf", mlip_asinhf, 100, 200},
     {"acoshf", mlip_acoshf, 127, 200}, {"atanhf", mlip_atanhf, 100, 127},
+    {"exp_f", mlip_exp_f, 100, 134},   {"erf_f", mlip_erf_f, 100, 129},
+    {"gelu_f", mlip_gelu_f, 100, 131}, {"sigmoid_f", mlip_sigmoid_f, 100, 134},
+    {"silu_f", mlip_silu_f, 100, 134}, {"tanh_f", mlip_tanh_f, 100, 131},
+    {"gelu_tanh_f", mlip_gelu_tanh_f, 100, 131},
 };
+
+/* kmath_f.h's array forms, in kFns' order from exp_f on. */
+typedef struct {
+  const char* name;
+  void (*fn)(float*, int32_t);
+  size_t scalar;  /* the index in kFns of the scalar function */
+} FnN;
+
+static const FnN kFnsN[] = {
+    {"exp_f_n", mlip_exp_f_n, 18},         {"gelu_f_n", mlip_gelu_f_n, 20},   {"sigmoid_f_n", mlip_sigmoid_f_n, 21},
+    {"silu_f_n", mlip_silu_f_n, 22},       {"tanh_f_n", mlip_tanh_f_n, 23},   {"gelu_tanh_f_n", mlip_gelu_tanh_f_n, 24},
+};
+
+static float g_buf[KMATH_HASH_N];
 
 int kmath_hash_main(void) {
   uint64_t all = 0xcbf29ce484222325ull;
@@ -161,6 +182,18 @@ int kmath_hash_main(void) {
       h = mixd(h, sqrt(b));
     }
     put_line("arith", h);
+  }
+  for (f = 0; f < sizeof kFnsN / sizeof *kFnsN; ++f) {  /* the scalar function's inputs */
+    const Fn* s = &kFns[kFnsN[f].scalar];
+    uint64_t h = 0xcbf29ce484222325ull;
+    g_state = 1 + kFnsN[f].scalar;
+    for (i = 0; i < KMATH_HASH_N; ++i) g_buf[i] = input(i, s->elo, s->ehi);
+    kFnsN[f].fn(g_buf, KMATH_HASH_N);
+    for (i = 0; i < KMATH_HASH_N; ++i) {
+      h = mix(h, g_buf[i]);
+      all = mix(all, g_buf[i]);
+    }
+    put_line(kFnsN[f].name, h);
   }
   put_line("all", all);
   return 0;

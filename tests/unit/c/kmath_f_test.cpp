@@ -1,12 +1,14 @@
-// mlip/kmath_f.h: the float-precision exp, erf and GELU keep the error
+// mlip/kmath_f.h: the float-precision exp, erf, GELU, sigmoid, SiLU, tanh
+// and tanh GELU keep the error
 // bounds the header documents, measured over every 127th float bit pattern
 // and every float near the places where a clamp or a select decides
 // (against the C library's double exp and erf, and for the GELU against the
 // decomposition ONNX exporters write, in both forms passes/fuse_gelu.cpp
-// matches, with kmath.h's mlip_erff); and the array forms
+// matches, with kmath.h's mlip_erff; for the tanh GELU against its own
+// operations with kmath.h's mlip_tanhf); and the array forms
 // give the same bits with gcc and clang, vectorized (-march=native, AVX2),
 // without vectors (-O0), and on AArch64 under qemu-aarch64 when the cross
-// tools are there (a hash of every 4099th float's three results).
+// tools are there (a hash of every 4099th float's seven results).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -24,7 +26,7 @@ const char* kProgram = R"(#include "mlip/kmath_f.h"
 #include <stdio.h>
 static float x[4096], a[4096];
 static uint64_t hash = 1469598103934665603ull;
-static double exp_ulp, erf_ulp, gelu_ratio;
+static double exp_ulp, erf_ulp, gelu_ratio, sig_ulp, tanh_ulp, silu_ulp, gelu_tanh_ratio;
 /* The distance of y from the exact value v in units in the last place of
  * the float nearest v (a normal float: no subnormal result is measured). */
 static double ulps(float y, double v) {
@@ -81,11 +83,58 @@ static void run(int n, int measure) {
     bound = 5.0 * fabs((double)x[i]) * ldexp(1.0, -24) + ulp_w;
     if (diff / bound > gelu_ratio) gelu_ratio = diff / bound;
   }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_sigmoid_f_n(a, n);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    const double v = 1.0 / (1.0 + exp(-(double)x[i]));
+    if (x[i] != x[i]) { if (a[i] == a[i]) sig_ulp = 1e9; continue; }
+    if (x[i] < -87.0f) { if (a[i] != 0.0f) sig_ulp = 1e9; continue; } /* exact below 1.65e-38 */
+    if (ulps(a[i], v) > sig_ulp) sig_ulp = ulps(a[i], v);
+  }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_silu_f_n(a, n);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    const double v = (double)x[i] / (1.0 + exp(-(double)x[i]));
+    if (x[i] != x[i]) { if (a[i] == a[i]) silu_ulp = 1e9; continue; }
+    if (x[i] < -87.0f) { if (a[i] != 0.0f || !signbit(a[i])) silu_ulp = 1e9; continue; } /* -0: below 1.5e-36 */
+    if (x[i] == INFINITY) { if (a[i] != INFINITY) silu_ulp = 1e9; continue; }
+    if (fabs(v) < FLT_MIN) continue; /* subnormal results */
+    if (ulps(a[i], v) > silu_ulp) silu_ulp = ulps(a[i], v);
+  }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_tanh_f_n(a, n);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    if (x[i] != x[i]) { if (a[i] == a[i]) tanh_ulp = 1e9; continue; }
+    if (fabsf(x[i]) < FLT_MIN) { if (memcmp(&a[i], &x[i], 4) != 0) tanh_ulp = 1e9; continue; } /* x itself */
+    if (ulps(a[i], tanh((double)x[i])) > tanh_ulp) tanh_ulp = ulps(a[i], tanh((double)x[i]));
+  }
+  memcpy(a, x, sizeof(float) * (size_t)n);
+  mlip_gelu_tanh_f_n(a, n);
+  if (!measure) mix(a, n);
+  for (i = 0; measure && i < n; ++i) {
+    /* The same operations with kmath.h's tanh (what the function was). */
+    const float u = (x[i] + 0.044715f * ((x[i] * x[i]) * x[i])) * 0.797884583f;
+    const float w = (x[i] * (mlip_tanhf(u) + 1.0f)) * 0.5f;
+    double diff, bound;
+    int ex;
+    if (x[i] != x[i]) { if (a[i] == a[i]) gelu_tanh_ratio = 1e9; continue; }
+    if (x[i] == -INFINITY) { if (a[i] != 0.0f || !signbit(a[i])) gelu_tanh_ratio = 1e9; continue; } /* -0 */
+    if (fabsf(x[i]) > 1e30f) { if (a[i] != w) gelu_tanh_ratio = 1e9; continue; } /* x (1 + t) overflows */
+    diff = fabs((double)a[i] - (double)w);
+    frexp(fabsf(w) > FLT_MIN ? (double)w : (double)FLT_MIN, &ex);
+    /* the documented bound: 3 2^-24 |x| + 1 ulp of the result */
+    bound = 3.0 * fabs((double)x[i]) * ldexp(1.0, -24) + ldexp(1.0, ex - 24);
+    if (diff / bound > gelu_tanh_ratio) gelu_tanh_ratio = diff / bound;
+  }
 }
 int main(void) {
   static const uint32_t edges[] = {0x00000000u, 0x80000000u, 0xc2ae0000u, 0x42b17218u, 0x42b20000u,
                                    0x40800000u, 0xc0800000u, 0x40b504f3u, 0xc0b504f3u, 0x3f800000u,
-                                   0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u};
+                                   0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u,
+                                   0x3f200000u, 0xbf200000u, 0x410e0000u, 0x418aa000u, 0x00800000u};
   uint64_t k;
   size_t e;
   int i, n = 0;
@@ -108,7 +157,9 @@ int main(void) {
       if (n == 4096) { run(n, measure); n = 0; }
     }
   run(n, measure);
-  if (measure) printf("exp %.3f ulp, erf %.3f ulp, gelu %.3f of its bound\n", exp_ulp, erf_ulp, gelu_ratio);
+  if (measure)
+    printf("exp %.3f ulp, erf %.3f ulp, gelu %.3f of its bound, sigmoid %.3f ulp, silu %.3f ulp, tanh %.3f ulp, "
+           "gelu_tanh %.3f of its bound\n", exp_ulp, erf_ulp, gelu_ratio, sig_ulp, silu_ulp, tanh_ulp, gelu_tanh_ratio);
   else printf("hash %016llx\n", (unsigned long long)hash);
   return 0;
 }
@@ -147,13 +198,22 @@ const fs::path& program_dir() {
 
 TEST(KmathF, ErrorBoundsHold) {
   const std::string out = build_and_run(program_dir(), "cc", {"-O2", "-DMEASURE"});
-  double exp_ulp = 0, erf_ulp = 0, gelu = 0;
-  ASSERT_EQ(std::sscanf(out.c_str(), "exp %lf ulp, erf %lf ulp, gelu %lf", &exp_ulp, &erf_ulp, &gelu), 3) << out;
+  double exp_ulp = 0, erf_ulp = 0, gelu = 0, sig = 0, silu = 0, tanh_ulp = 0, gelu_tanh = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(),
+                        "exp %lf ulp, erf %lf ulp, gelu %lf of its bound, sigmoid %lf ulp, silu %lf ulp, tanh %lf ulp, "
+                        "gelu_tanh %lf",
+                        &exp_ulp, &erf_ulp, &gelu, &sig, &silu, &tanh_ulp, &gelu_tanh),
+            7)
+      << out;
   RecordProperty("measured", out);
   std::printf("%s", out.c_str());
   EXPECT_LE(exp_ulp, 2.0) << out;
   EXPECT_LE(erf_ulp, 7.0) << out;
   EXPECT_LE(gelu, 1.0) << out;
+  EXPECT_LE(sig, 3.0) << out;
+  EXPECT_LE(silu, 4.0) << out;
+  EXPECT_LE(tanh_ulp, 2.0) << out;
+  EXPECT_LE(gelu_tanh, 1.0) << out;
 }
 
 TEST(KmathF, SameBitsAtEveryWidthAndOnAArch64) {

@@ -221,7 +221,9 @@ TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
   b.initializer("scale", random_tensor(DType::Float32, {1, 8, 1, 1}, 6));
   b.node("Mul", {"sum", "scale"}, {"scaled"});
   b.node("GlobalAveragePool", {"scaled"}, {"gap"});
-  b.node("Sigmoid", {"gap"}, {"gate"});
+  // HardSigmoid, exact in both: the float Sigmoid of the C (kmath_f.h) is
+  // within its bound of the reference's, FusedSigmoidTanhAndSilu's subject.
+  b.node("HardSigmoid", {"gap"}, {"gate"});
   b.node("Mul", {"scaled", "gate"}, {"se"});  // [2, 8, H, W] * [2, 8, 1, 1]
   b.node("GlobalMaxPool", {"se"}, {"gmp"});
   conv("se", 8, 5, 3, 1, "out", 7);
@@ -230,7 +232,6 @@ TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
   b.output("out").output("gmp").output("pw2").output("out2");
   const fs::path p = b.save(test::scratch_dir(), "tiled_pools.onnx");
   const io::NamedTensors inputs = {{"x", random_tensor(DType::Float32, in, 8)}};
-  // Sigmoid goes through mlip/kmath.h in both: exact as well.
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 
   driver::CompileResult r = driver::compile_model(p, {});
@@ -344,7 +345,7 @@ TEST(TiledKernels, RandomMatMulsMatchTheReferenceBitForBit) {
 TEST(TiledKernels, ZeroPaddedCopiesWhereTheArenaHasRoom) {
   OnnxBuilder b;
   b.input("big", DType::Float32, {1, 8, 40, 40});
-  b.node("Tanh", {"big"}, {"bigt"});  // 51 KB in the arena
+  b.node("Abs", {"big"}, {"bigt"});  // 51 KB in the arena
   b.initializer("wb", random_tensor(DType::Float32, {4, 8, 3, 3}, 1));
   b.node("Conv", {"bigt", "wb"}, {"s0"}, {{"strides", ints{4, 4}}});  // [1, 4, 10, 10]
   auto conv = [&](const std::string& x, const Shape& w, const std::string& y, const Attrs_& attrs,
@@ -412,6 +413,48 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   b.node("MatMul", {"g1", "v"}, {"mm_in_place"});  // one block and one tail column
   b.output("gap").output("gmp").output("g1").output("g2").output("mm_packed").output("mm_in_place");
   EXPECT_EQ(test::strict_c99_errors(b.save(test::scratch_dir(), "tiled_strict.onnx")), "");
+}
+
+// The fused Sigmoid, Tanh and SiLU (Sigmoid and Mul) of convolutions (dense
+// and depthwise, channels-last between them), a Gemm and a MatMul: the C
+// applies mlip/kmath_f.h's float-precision functions to the reference's
+// sums (the same bits before the activation), the reference kmath.h's
+// double ones; sigmoid, tanh and SiLU are within 3, 2 and 4 ulp of the
+// exact values, the reference within 1.5: 2^-20 relative covers them
+// (sigmoid's 0 below -87 is under 1.65e-38 off).
+TEST(TiledKernels, FusedSigmoidTanhAndSiluWithinTheirBound) {
+  OnnxBuilder b;
+  b.input("x", DType::Float32, {2, 6, 11, 9}).input("a", DType::Float32, {5, 12});
+  b.initializer("w1", random_tensor(DType::Float32, {16, 6, 3, 3}, 1));
+  b.node("Conv", {"x", "w1"}, {"c1"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.node("Sigmoid", {"c1"}, {"s1"});
+  b.node("Mul", {"c1", "s1"}, {"silu"});
+  // Each activation of sums the reference has bit for bit (a difference
+  // carried into a later sum is no longer the function's alone).
+  b.initializer("w0", random_tensor(DType::Float32, {16, 6, 3, 3}, 7));
+  b.node("Conv", {"x", "w0"}, {"c2"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.initializer("w2", random_tensor(DType::Float32, {16, 1, 3, 3}, 2));
+  b.node("Conv", {"c2", "w2"}, {"dw"}, {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{16}}});
+  b.node("Tanh", {"dw"}, {"dwt"});
+  b.initializer("w3", random_tensor(DType::Float32, {7, 16, 1, 1}, 3));
+  b.node("Conv", {"c2", "w3"}, {"c3"});
+  b.node("Sigmoid", {"c3"}, {"c3s"});
+  b.initializer("w", random_tensor(DType::Float32, {12, 13}, 4));
+  b.node("Gemm", {"a", "w"}, {"g"});
+  b.node("Tanh", {"g"}, {"gt"});
+  b.node("MatMul", {"a", "w"}, {"mm"});
+  b.node("Sigmoid", {"mm"}, {"mms"});
+  b.output("silu").output("dwt").output("c3s").output("gt").output("mms");
+  const fs::path p = b.save(test::scratch_dir(), "tiled_sigmoid.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 6, 11, 9}, 5, -3, 3)},
+                               {"a", random_tensor(DType::Float32, {5, 12}, 6)}};
+  test::expect_matches_reference(p, in, std::ldexp(1.0, -20), 1.65e-38);
+  // The C has the float-precision functions, the SiLU fused.
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  EXPECT_NE(lib1.find("mlip_silu_f_n("), std::string::npos);
+  EXPECT_NE(lib1.find("mlip_tanh_f"), std::string::npos);
+  EXPECT_NE(lib1.find("mlip_sigmoid_f"), std::string::npos);
 }
 
 // mlipc run's own flags (-O3 -march=native: FMA on this kind of host) on a

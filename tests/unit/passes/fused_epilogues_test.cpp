@@ -191,9 +191,13 @@ TEST(FusedEpilogues, ProductsOfATensorAndItsSigmoidJoinTheProducer) {
   b.node("Neg", {"t"}, {"y4"});
   b.output("y1").output("y3").output("y4");
   const fs::path p = b.save(test::scratch_dir(), "fused_products.onnx");
+  // The C's SiLU and sigmoid are mlip/kmath_f.h's float-precision ones
+  // (within 5.5 and 4 ulp of the reference's kmath.h ones); four
+  // convolutions after the first SiLUs carry that into outputs up to 311:
+  // at most 1.4e-4 apart here, the bound 1e-3.
   test::expect_matches_reference(
       p, {{"x", random_tensor(DType::Float32, s, 12, -4, 4)}, {"a", random_tensor(DType::Float32, {3, 7}, 13, -3, 3)}},
-      0.0, 0.0);
+      0.0, 1e-3);
 
   const driver::CompileResult r = driver::compile_model(p, {});
   auto act = [&](const std::string& v) {
