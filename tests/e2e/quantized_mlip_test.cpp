@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "driver/compile.h"
 #include "frontend/tensor_proto.h"
@@ -88,6 +89,32 @@ bool q8_all_regions_int8(const driver::CompileResult& r) {
     if (h.quantize != MLIP_QUANT_INT8) return false;
   }
   return !r.mlip.regions.empty();
+}
+
+// `model` built for "c" (the CPU's int8; `requant` mode) and, int8 in the
+// same mode, for "mrvl, c" in each of tilings(): every region int8, `check`
+// on each build (its region and layer counts), and every output
+// bit-identical to the CPU's, which it returns.
+io::NamedTensors int8_bits_on_every_tiling(const fs::path& model, const io::NamedTensors& in,
+                                           const std::function<void(const driver::CompileResult&)>& check,
+                                           const std::string& requant = "fixed") {
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  c_opt.requant = requant;
+  const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+  for (const Tiling& t : tilings()) {
+    SCOPED_TRACE(fmt::format("{} tiles, pin {}, requant {}", t.tiles, t.pin, requant));
+    driver::CompileOptions o = int8_options(t.tiles, t.pin);
+    o.requant = requant;
+    driver::CompileResult r;
+    const io::NamedTensors got = compile_and_run(model, in, o, &r);
+    EXPECT_TRUE(q8_all_regions_int8(r));
+    check(r);
+    EXPECT_EQ(got.size(), cpu.size());
+    for (size_t k = 0; k < got.size() && k < cpu.size(); ++k)
+      EXPECT_EQ(compare(got[k].second, cpu[k].second, 0, 0), "") << "output " << k;
+  }
+  return cpu;
 }
 
 class QuantizedMlip : public ::testing::TestWithParam<ModelCase> {};
@@ -234,8 +261,8 @@ TEST(QuantizedMlipOps, TablesProductsPoolsAndConcatShareOneRegion) {
 // integers), scaled by a QDQ Mul, and the scores . v, each requantized: both
 // QLinearMatMuls of two computed operands are int8 MATMUL commands, the
 // Transpose a PERMUTE, the Mul an ELTWISE on the row-major scores; one int8
-// region, bit-identical to the "c" build (its QLinearMatMul kernel) on 1, 2,
-// 4 and 8 tiles, with and without pinning, for several head counts,
+// region, bit-identical to the "c" build (its QLinearMatMul kernel) in every
+// tiling of tilings(), for several head counts,
 // sequence lengths and widths, int8 and uint8.
 TEST(QuantizedMlipOps, AttentionProductsOfTwoComputedOperandsOnTheMlip) {
   struct Shape4 {
@@ -277,29 +304,21 @@ TEST(QuantizedMlipOps, AttentionProductsOfTwoComputedOperandsOnTheMlip) {
     io::NamedTensors in;
     uint32_t seed = 91;
     for (const char* name : {"q", "k", "v"}) in.push_back({name, random_tensor(DType::Float32, x, seed++, -3.0, 3.0)});
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        driver::CompileResult r;
-        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
-        ASSERT_TRUE(q8_all_regions_int8(r));
-        EXPECT_EQ(r.mlip.regions.size(), 1u);
-        EXPECT_EQ(q8_compute_layers(r, "matmul"), 2);
-        EXPECT_EQ(q8_compute_layers(r, "eltwise"), 1);
-        for (const Node& n : r.graph.nodes)
-          EXPECT_TRUE(n.op == kSubgraphOp || n.op == "QuantizeLinear" || n.op == "DequantizeLinear") << n.op;
-        EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-      }
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
+      EXPECT_EQ(r.mlip.regions.size(), 1u);
+      EXPECT_EQ(q8_compute_layers(r, "matmul"), 2);
+      EXPECT_EQ(q8_compute_layers(r, "eltwise"), 1);
+      for (const Node& n : r.graph.nodes)
+        EXPECT_TRUE(n.op == kSubgraphOp || n.op == "QuantizeLinear" || n.op == "DequantizeLinear") << n.op;
+    });
   }
 }
 
 // int8 Softmax (issue 30 item 9): x quantized (QDQ), Softmax along the last
 // axis in float between its DequantizeLinear and QuantizeLinear (as the
 // CPU's int8 build computes it), dequantized for the output: the chain is
-// one 8-bit SOFTMAX layer, bit-identical to the "c" build on 1, 2, 4 and 8
-// tiles with and without pinning, for 2-D and 4-D rows of several lengths,
+// one 8-bit SOFTMAX layer, bit-identical to the "c" build in every tiling of
+// tilings(), for 2-D and 4-D rows of several lengths,
 // int8 and uint8, and inputs whose range makes most probabilities
 // underflow (scale 0.4 over [-40, 40]).
 TEST(QuantizedMlipOps, Int8SoftmaxBetweenItsQdqPairsOnTheMlip) {
@@ -329,19 +348,11 @@ TEST(QuantizedMlipOps, Int8SoftmaxBetweenItsQdqPairsOnTheMlip) {
     b.output("y");
     const fs::path model = b.save(scratch_dir(), fmt::format("q8_softmax_{}{}.onnx", numel(c.x), c.u8 ? "_u8" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 17, -c.range, c.range)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        driver::CompileResult r;
-        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
-        ASSERT_TRUE(q8_all_regions_int8(r));
-        EXPECT_EQ(r.mlip.regions.size(), 1u);
-        EXPECT_EQ(q8_compute_layers(r, "softmax"), 1);
-        for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "Softmax");
-        EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-      }
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
+      EXPECT_EQ(r.mlip.regions.size(), 1u);
+      EXPECT_EQ(q8_compute_layers(r, "softmax"), 1);
+      for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "Softmax");
+    });
   }
 }
 
@@ -349,7 +360,7 @@ TEST(QuantizedMlipOps, Int8SoftmaxBetweenItsQdqPairsOnTheMlip) {
 // LayerNormalization in float between its DequantizeLinear and
 // QuantizeLinear (as the CPU's int8 build computes it), dequantized for the
 // output: the chain is one 8-bit NORM layer, bit-identical to the "c" build
-// on 1, 2, 4 and 8 tiles with and without pinning: rows of several lengths,
+// in every tiling of tilings(): rows of several lengths,
 // 2-D, 3-D and over two trailing axes (axis -2), int8 and uint8, with and
 // without a shift, and an input so narrow that every row quantizes to one
 // value (variance 0: epsilon alone keeps inv finite, y is the shift).
@@ -389,19 +400,11 @@ TEST(QuantizedMlipOps, Int8LayerNormBetweenItsQdqPairsOnTheMlip) {
     const fs::path model =
         b.save(scratch_dir(), fmt::format("q8_layernorm_{}_{}{}{}.onnx", numel(c.x), -c.axis, c.u8 ? "_u8" : "", c.bias ? "" : "_nb"));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 17, -c.range, c.range)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        driver::CompileResult res;
-        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &res);
-        ASSERT_TRUE(q8_all_regions_int8(res));
-        EXPECT_EQ(res.mlip.regions.size(), 1u);
-        EXPECT_EQ(q8_compute_layers(res, "layernorm"), 1);
-        for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "LayerNormalization");
-        EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-      }
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& res) {
+      EXPECT_EQ(res.mlip.regions.size(), 1u);
+      EXPECT_EQ(q8_compute_layers(res, "layernorm"), 1);
+      for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "LayerNormalization");
+    });
   }
 }
 
@@ -410,8 +413,8 @@ TEST(QuantizedMlipOps, Int8LayerNormBetweenItsQdqPairsOnTheMlip) {
 // constant from the region's WEIGHTS in the first operand's layout (NHWC
 // when 4-D), one period of it when it repeats there (a bias over the last
 // axis, or over the channels of an NHWC tensor) which the DMA repeats; one
-// ADD layer bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and
-// without pinning, 2-D, 3-D and 4-D, int8 and uint8.
+// ADD layer bit-identical to the "c" build in every tiling of tilings(),
+// 2-D, 3-D and 4-D, int8 and uint8.
 TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
   struct Case {
     Shape x, k;  // k: the constant's shape
@@ -461,22 +464,14 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
     // the first operand's term first, so the layer keeps QLinearAdd's order.
     for (const char* requant : {"fixed", "ort"}) {
       if (!c.k_first && std::string(requant) == "ort") continue;
-      driver::CompileOptions c_opt;
-      c_opt.target = "c";
-      c_opt.requant = requant;
-      const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-      for (int tiles : {1, 2, 4, 8})
-        for (bool pin : {false, true}) {
-          driver::CompileResult res;
-          driver::CompileOptions o = int8_options(tiles, pin);
-          o.requant = requant;
-          const io::NamedTensors got = compile_and_run(model, in, o, &res);
-          ASSERT_TRUE(q8_all_regions_int8(res));
-          EXPECT_EQ(res.mlip.regions.size(), 1u);
-          EXPECT_EQ(q8_compute_layers(res, "add"), 1);
-          for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "QLinearAdd");
-          EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin << ", " << requant;
-        }
+      int8_bits_on_every_tiling(
+          model, in,
+          [&](const driver::CompileResult& res) {
+            EXPECT_EQ(res.mlip.regions.size(), 1u);
+            EXPECT_EQ(q8_compute_layers(res, "add"), 1);
+            for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "QLinearAdd");
+          },
+          requant);
     }
   }
 }
@@ -492,8 +487,8 @@ TEST(QuantizedMlipOps, Int8AddOfAConstantOnTheMlip) {
 // Add (its Tanh a lookup after passes/fold_qdq: a chain of integer nodes
 // only, which 3-D products would otherwise keep on the CPU). Each is one
 // TABLE layer (layers/q8_lookup.cpp) in one region,
-// bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and without
-// pinning; the input holds every int8 value (all 256 table entries read).
+// bit-identical to the "c" build in every tiling of tilings();
+// the input holds every int8 value (all 256 table entries read).
 TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
   enum Form { OrtPairs, OneChain, Tanh, TanhOrtPairs };
   struct Case {
@@ -608,19 +603,11 @@ TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
     TensorData xin = random_tensor(DType::Float32, c.x, 29, -6.0, 6.0);
     for (int64_t i = 0; i < count && i < 256; ++i) xin.data<float>()[i] = static_cast<float>(i - 128 - 3) * 0.04f;
     const io::NamedTensors in = {{"x", xin}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        driver::CompileResult res;
-        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &res);
-        ASSERT_TRUE(q8_all_regions_int8(res));
-        EXPECT_EQ(res.mlip.regions.size(), 1u);
-        EXPECT_EQ(q8_compute_layers(res), 1);  // one TABLE
-        EXPECT_EQ(q8_compute_layers(res, "activation"), 1);
-        EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-      }
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& res) {
+      EXPECT_EQ(res.mlip.regions.size(), 1u);
+      EXPECT_EQ(q8_compute_layers(res), 1);  // one TABLE
+      EXPECT_EQ(q8_compute_layers(res, "activation"), 1);
+    });
   }
 }
 
@@ -629,8 +616,8 @@ TEST(QuantizedMlipOps, Int8GeluChainsAreOneTableOnTheMlip) {
 // outputs, a QuantizeLinear per output at its own scale and zero point (one
 // at the input's own): PERMUTE copies of the int8 parts and requantizing
 // TABLEs where the parameters differ (layers/q8_split.cpp), one region,
-// bit-identical to the "c" build on 1, 2, 4 and 8 tiles with and without
-// pinning. Split on the middle axis of [1, 6, 3, 2, 4] (the heads' form;
+// bit-identical to the "c" build in every tiling of tilings().
+// Split on the middle axis of [1, 6, 3, 2, 4] (the heads' form;
 // int8 and uint8), on the first axis of [3, 4, 5] (output 0 a view of the
 // input) and on the last axis of [2, 10, 9].
 TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
@@ -677,22 +664,12 @@ TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
     }
     const fs::path model = b.save(scratch_dir(), fmt::format("q8_split_{}_{}{}.onnx", numel(c.x), axis, c.u8 ? "_u8" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, c.x, 31, -5.0, 5.0)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        driver::CompileResult res;
-        const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &res);
-        ASSERT_TRUE(q8_all_regions_int8(res));
-        EXPECT_EQ(res.mlip.regions.size(), 1u);
-        EXPECT_EQ(q8_compute_layers(res, "activation"), 2);  // outputs 1 and 2 requantize
-        EXPECT_EQ(q8_compute_layers(res, "permute"), axis == 0 ? 2 : 3);  // axis 0: output 0 is a view
-        for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "Split");
-        ASSERT_EQ(got.size(), 3u);
-        for (size_t k = 0; k < 3; ++k)
-          EXPECT_EQ(compare(got[k].second, cpu[k].second, 0, 0), "") << k << ": " << tiles << " tiles, pin " << pin;
-      }
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& res) {
+      EXPECT_EQ(res.mlip.regions.size(), 1u);
+      EXPECT_EQ(q8_compute_layers(res, "activation"), 2);  // outputs 1 and 2 requantize
+      EXPECT_EQ(q8_compute_layers(res, "permute"), axis == 0 ? 2 : 3);  // axis 0: output 0 is a view
+      for (const Node& n : res.graph.nodes) EXPECT_NE(n.op, "Split");
+    });
   }
 }
 
@@ -787,7 +764,7 @@ std::string q8_rows_or_conv1d(OnnxBuilder& b, bool conv, int64_t dilation) {
 // model, one int8 region holds the lookup (TABLE) and the sum (ADD); read
 // by the sum alone, the lookup and the sum are one elementwise chain of x,
 // one TABLE (layers/q8_lookup.cpp) in the layout x has. Bit-identical to
-// the "c" build on 1, 2, 4 and 8 tiles.
+// the "c" build in every tiling of tilings().
 TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
   for (bool conv : {false, true})
   for (bool shared : {true, false}) {
@@ -808,22 +785,12 @@ TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
     if (shared) b.node("DequantizeLinear", {"sq", "ss", "sz"}, {"so"}, {}, "dqso").output("so");  // after the sum
     const fs::path model = b.save(scratch_dir(), fmt::format("q8_add3d_{}{}.onnx", conv ? "conv" : "rows", shared ? "_s" : ""));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 6, 21}, 77, -4.0, 4.0)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8}) {
-      const bool pin = tiles == 4;
-      driver::CompileResult r;
-      const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
-      ASSERT_TRUE(q8_all_regions_int8(r));
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
       EXPECT_EQ(r.mlip.regions.size(), 1u);
       EXPECT_EQ(q8_compute_layers(r, "add"), shared ? 1 : 0);
       EXPECT_EQ(q8_compute_layers(r, "activation"), 1);
       EXPECT_EQ(q8_compute_layers(r, "conv2d"), conv ? 1 : 0);
-      ASSERT_EQ(got.size(), cpu.size());
-      for (size_t k = 0; k < got.size(); ++k)
-        EXPECT_EQ(compare(got[k].second, cpu[k].second, 0, 0), "") << k << ": " << tiles << " tiles, pin " << pin;
-    }
+    });
   }
 }
 
@@ -833,7 +800,7 @@ TEST(QuantizedMlipOps, ThreeDimensionalAddAndTableOnTheMlip) {
 // are copies in the int8 region, PERMUTE layers or views: x [2, 6, 21]
 // quantized, row-major or written by a Conv1d (NHWC), moved, then a
 // Sigmoid (a lookup) reads it. One int8 region, no move on the CPU,
-// bit-identical to the "c" build on 1, 2, 4 and 8 tiles.
+// bit-identical to the "c" build in every tiling of tilings().
 TEST(QuantizedMlipOps, Int8SliceAndGatherAreCopiesInTheRegion) {
   for (int k = 0; k < 4; ++k) {
     const bool conv = k % 2 == 1, gather = k >= 2;
@@ -858,19 +825,11 @@ TEST(QuantizedMlipOps, Int8SliceAndGatherAreCopiesInTheRegion) {
     b.node("DequantizeLinear", {"sq", "ss", "sz"}, {"y"}, {}, "dqy").output("y");
     const fs::path model = b.save(scratch_dir(), fmt::format("q8_move{}.onnx", k));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 6, 21}, 91 + k, -4.0, 4.0)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    for (int tiles : {1, 2, 4, 8}) {
-      const bool pin = tiles == 4;
-      driver::CompileResult r;
-      const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
-      ASSERT_TRUE(q8_all_regions_int8(r));
+    int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
       EXPECT_EQ(r.mlip.regions.size(), 1u);
       for (const auto& c : r.mlip.cpu_nodes) EXPECT_TRUE(c.op != "Slice" && c.op != "Gather") << c.reason;
       EXPECT_EQ(q8_compute_layers(r, "activation"), 1);
-      EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-    }
+    });
   }
 }
 
@@ -878,7 +837,7 @@ TEST(QuantizedMlipOps, Int8SliceAndGatherAreCopiesInTheRegion) {
 // transformer's Linear on 49 tokens: the QDQ Gemm passes/fold_qdq makes a
 // 1x1 QLinearConv on rows) is one FC command over all rows, and the
 // Reshapes around it are views: [20, 16] x [16, 12] + bias, Relu; one int8
-// region, bit-identical to the "c" build on 1, 2, 4 and 8 tiles.
+// region, bit-identical to the "c" build in every tiling of tilings().
 TEST(QuantizedMlipFc, DenseLayerOfMoreRowsThanTheBatch) {
   OnnxBuilder b(19);
   b.input("x", DType::Float32, {20, 16});
@@ -906,25 +865,17 @@ TEST(QuantizedMlipFc, DenseLayerOfMoreRowsThanTheBatch) {
   b.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"}, {}, "dqy").output("y");
   const fs::path model = b.save(scratch_dir(), "q8_fc_rows.onnx");
   const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {20, 16}, 123, -3.0, 3.0)}};
-  driver::CompileOptions c_opt;
-  c_opt.target = "c";
-  const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-  for (int tiles : {1, 2, 4, 8}) {
-    const bool pin = tiles == 4;
-    driver::CompileResult r;
-    const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
-    ASSERT_TRUE(q8_all_regions_int8(r));
+  int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
     EXPECT_EQ(r.mlip.regions.size(), 1u);
     EXPECT_EQ(q8_compute_layers(r, "fc"), 1);
-    EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << tiles << " tiles, pin " << pin;
-  }
+  });
 }
 
 // A QDQ nearest Resize (fold_qdq keeps it on the integers) is an int8
 // RESIZE layer, alone in its region, for every coordinate mode and
 // nearest_mode the fp16 layer takes, up and down, by scales or sizes, one
 // axis or both, int8 and uint8: bit-identical to the "c" build (itself the
-// float graph's bits: nearest copies) on 1, 2, 4 and 8 tiles.
+// float graph's bits: nearest copies) in every tiling of tilings().
 TEST(QuantizedMlipResize, NearestEveryModeIsAnInt8CopyOnTheMlip) {
   using S = std::vector<std::pair<std::string, AttrValue>>;
   struct Case {
@@ -971,19 +922,11 @@ TEST(QuantizedMlipResize, NearestEveryModeIsAnInt8CopyOnTheMlip) {
     b.node("DequantizeLinear", {"rq", "qs", "qz"}, {"y"}, {}, "dqy").output("y");
     const fs::path model = b.save(scratch_dir(), fmt::format("q8_resize{}.onnx", k));
     const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 3, 9, 10}, 300 + k, -8.0, 8.0)}};
-    driver::CompileOptions c_opt;
-    c_opt.target = "c";
-    const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
-    EXPECT_EQ(compare(cpu[0].second, reference_run(model, in)[0].second, 0, 0), "") << what;
-    for (int tiles : {1, 2, 4, 8}) {
-      const bool pin = tiles == 4;
-      driver::CompileResult r;
-      const io::NamedTensors got = compile_and_run(model, in, int8_options(tiles, pin), &r);
-      ASSERT_TRUE(q8_all_regions_int8(r)) << what;
+    const io::NamedTensors cpu = int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
       EXPECT_EQ(r.mlip.regions.size(), 1u) << what;
       EXPECT_EQ(q8_compute_layers(r, "resize"), 1) << what;
-      EXPECT_EQ(compare(got[0].second, cpu[0].second, 0, 0), "") << what << ": " << tiles << " tiles, pin " << pin;
-    }
+    });
+    EXPECT_EQ(compare(cpu[0].second, reference_run(model, in)[0].second, 0, 0), "") << what;
     ++k;
   }
 }
