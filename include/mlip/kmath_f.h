@@ -198,35 +198,18 @@ static inline float mlip_gelu_tanh_f(float x) {
 
 /* The array forms, in place: loops without a branch on the data, which the
  * compiler vectorizes; each element gets the scalar function's bits. */
-static inline void mlip_exp_f_n(float* p, int32_t n) {
-  int32_t i;
-  for (i = 0; i < n; ++i) p[i] = mlip_exp_f(p[i]);
-}
-
-static inline void mlip_gelu_f_n(float* p, int32_t n) {
-  int32_t i;
-  for (i = 0; i < n; ++i) p[i] = mlip_gelu_f(p[i]);
-}
-
-static inline void mlip_sigmoid_f_n(float* p, int32_t n) {
-  int32_t i;
-  for (i = 0; i < n; ++i) p[i] = mlip_sigmoid_f(p[i]);
-}
-
-static inline void mlip_silu_f_n(float* p, int32_t n) {
-  int32_t i;
-  for (i = 0; i < n; ++i) p[i] = mlip_silu_f(p[i]);
-}
-
-static inline void mlip_tanh_f_n(float* p, int32_t n) {
-  int32_t i;
-  for (i = 0; i < n; ++i) p[i] = mlip_tanh_f(p[i]);
-}
-
-static inline void mlip_gelu_tanh_f_n(float* p, int32_t n) {
-  int32_t i;
-  for (i = 0; i < n; ++i) p[i] = mlip_gelu_tanh_f(p[i]);
-}
+#define MLIP__F_ARRAY_FORM_(name, fn)                        \
+  static inline void name(float* p, int32_t n) {             \
+    int32_t i;                                               \
+    for (i = 0; i < n; ++i) p[i] = fn(p[i]);                 \
+  }
+MLIP__F_ARRAY_FORM_(mlip_exp_f_n, mlip_exp_f)
+MLIP__F_ARRAY_FORM_(mlip_gelu_f_n, mlip_gelu_f)
+MLIP__F_ARRAY_FORM_(mlip_sigmoid_f_n, mlip_sigmoid_f)
+MLIP__F_ARRAY_FORM_(mlip_silu_f_n, mlip_silu_f)
+MLIP__F_ARRAY_FORM_(mlip_tanh_f_n, mlip_tanh_f)
+MLIP__F_ARRAY_FORM_(mlip_gelu_tanh_f_n, mlip_gelu_tanh_f)
+#undef MLIP__F_ARRAY_FORM_
 
 #if defined(MLIP__F_GCC_NO_CONTRACT)
 #pragma GCC pop_options
