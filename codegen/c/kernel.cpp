@@ -96,7 +96,7 @@ std::string c_activation(const Activation& a) {
       // Bounds in sequence: with lo > hi every value becomes hi, as in ONNX.
       return fmt::format("v = v < {0} ? {0} : v; v = v > {1} ? {1} : v;", c_float(a.lo), c_float(a.hi));
     // mlip/kmath_f.h's float-precision functions (the reference,
-    // ops/activation.h, has kmath.h's double ones: within their bounds).
+    // ops/activation.h, calls the same ones).
     case Activation::Sigmoid: return "v = mlip_sigmoid_f(v);";
     case Activation::Tanh: return "v = mlip_tanh_f(v);";
     case Activation::Silu: return "v = mlip_silu_f(v);";

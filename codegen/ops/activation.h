@@ -11,6 +11,7 @@
 
 #include "ir/attrs.h"
 #include "mlip/kmath.h"
+#include "mlip/kmath_f.h"
 
 namespace mlipc {
 
@@ -28,9 +29,11 @@ struct Activation {
       case Clip:  // bounds in sequence: with lo > hi every value becomes hi, as in ONNX
         v = v < lo ? lo : v;
         return v > hi ? hi : v;
-      case Sigmoid: return mlip_sigmoidf(v);
-      case Tanh: return mlip_tanhf(v);
-      case Silu: return v * mlip_sigmoidf(v);
+      // kmath_f.h's float functions, the C kernels' own (c/kernel.cpp):
+      // tables and int8 chains computed here get the CPU's bits.
+      case Sigmoid: return mlip_sigmoid_f(v);
+      case Tanh: return mlip_tanh_f(v);
+      case Silu: return mlip_silu_f(v);
       case HardSigmoid: return hard_sigmoid(v);
       case HardSwish: return v * hard_sigmoid(v);
       default: return v;

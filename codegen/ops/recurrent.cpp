@@ -31,6 +31,7 @@
 #include "ops/activation.h"
 #include "ops/ops.h"
 #include "mlip/kmath.h"
+#include "mlip/kmath_f.h"
 #include "support/error.h"
 
 namespace mlipc::ops {
@@ -78,12 +79,12 @@ std::vector<std::string> strings_attr(const Attrs& a, const std::string& name) {
 float RecurrentActivation::apply(float v) const {
   switch (kind) {
     case Relu: return Activation::relu(v);
-    case Tanh: return mlip_tanhf(v);
-    case Sigmoid: return mlip_sigmoidf(v);
+    case Tanh: return mlip_tanh_f(v);
+    case Sigmoid: return mlip_sigmoid_f(v);
     case Affine: return alpha * v + beta;
     case LeakyRelu: return v >= 0.0f ? v : alpha * v;
     case ThresholdedRelu: return v > alpha ? v : 0.0f;  // as the ThresholdedRelu operator and onnxruntime
-    case ScaledTanh: return alpha * mlip_tanhf(beta * v);
+    case ScaledTanh: return alpha * mlip_tanh_f(beta * v);
     case HardSigmoid: {
       float t = alpha * v + beta;
       t = t > 0.0f ? t : 0.0f;

@@ -1,9 +1,11 @@
 // Activations, each a function of one element: Relu, LeakyRelu, Sigmoid,
 // Tanh, Softplus, Softsign, Elu, Selu, Celu, HardSigmoid, HardSwish,
 // ThresholdedRelu, Shrink. float32 (the type models use; the transcendental
-// ones go through mlip/kmath.h), Relu also float16/float64 and the signed
+// ones go through mlip/kmath.h, Sigmoid and Tanh through kmath_f.h's float
+// functions, as the C kernels), Relu also float16/float64 and the signed
 // integers. The shape rules write every attribute's default into the node,
 // so that the C kernels (c/kernels/unary.cpp) read the same values.
+#include "mlip/kmath_f.h"
 #include "ops/elem.h"
 #include "ops/ops.h"
 #include "support/error.h"
@@ -57,12 +59,12 @@ void eval_LeakyRelu(EvalContext& ctx) {
 
 void infer_Sigmoid(InferContext& ctx) { infer_float32(ctx); }
 void eval_Sigmoid(EvalContext& ctx) {
-  map_float32(ctx, [](float v) { return mlip_sigmoidf(v); });
+  map_float32(ctx, [](float v) { return mlip_sigmoid_f(v); });
 }
 
 void infer_Tanh(InferContext& ctx) { infer_float32(ctx); }
 void eval_Tanh(EvalContext& ctx) {
-  map_float32(ctx, [](float v) { return mlip_tanhf(v); });
+  map_float32(ctx, [](float v) { return mlip_tanh_f(v); });
 }
 
 // log(1 + exp(x)) in the form that neither overflows for large x nor loses

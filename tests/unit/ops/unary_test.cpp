@@ -155,13 +155,12 @@ TEST(Unary, GeneratedCMatchesReference) {
                                  0, 0);
 }
 
-// Sigmoid and Tanh: the generated C has mlip/kmath_f.h's float-precision
-// functions (within 3 and 2 ulp of the exact values), the reference
-// kmath.h's (within 1 ulp): within 4 ulp of each other, 2^-21 relative
-// (below -87 the float sigmoid is 0 where the exact value is under
-// 1.65e-38). Over [-10, 10] and around the ends of the sigmoid's and tanh's
-// ranges; NaN and the infinities keep their answers.
-TEST(Unary, GeneratedCSigmoidAndTanhWithinTheirBound) {
+// Sigmoid and Tanh: the generated C and the reference evaluator both call
+// mlip/kmath_f.h's float-precision functions, so the bits are the same (the
+// reference fills int8 tables and the MLIP's int8 chain TABLEs, which must
+// be what the CPU computes). Over [-10, 10] and around the ends of the
+// sigmoid's and tanh's ranges; NaN and the infinities keep their answers.
+TEST(Unary, GeneratedCSigmoidAndTanhHaveTheReferencesBits) {
   OnnxBuilder m;
   const Shape s = {3, 257};
   m.input("x", DType::Float32, s);
@@ -172,7 +171,7 @@ TEST(Unary, GeneratedCSigmoidAndTanhWithinTheirBound) {
   const float edges[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 0.6249f, 0.625f, -0.625f, 9.0f, 17.5f, -20.0f, -86.9f, -87.5f,
                          -100.0f, 100.0f, INFINITY, -INFINITY, NAN};
   for (size_t i = 0; i < sizeof edges / sizeof *edges; ++i) p[i * 7] = edges[i];
-  test::expect_matches_reference(save(m), {{"x", x}}, std::ldexp(1.0, -21), 1.65e-38);
+  test::expect_matches_reference(save(m), {{"x", x}}, 0, 0);
 }
 
 }  // namespace
