@@ -52,96 +52,73 @@ mlip_status mlip_sim_check_norm(const mlip_sim_view* v, uint32_t section, const 
    clamped to one past the range, which changes no result), NaN giving y_zp
    as QuantizeLinear's kernel does. A row's
    statistics are complete before it is written: in place is safe. */
-static float norm_q8_x(const mlip_norm_args* a, const uint8_t* x, size_t i, int32_t sg) {
-  return (float)(mlip_sim_q8_value(x[i], sg) - a->x_zp) * a->x_scale;
+/* Element i of a row: a half, or an 8-bit value dequantized. */
+typedef float (*norm_load)(const mlip_norm_args* a, const uint8_t* x, size_t i);
+static float norm_f16(const mlip_norm_args* a, const uint8_t* x, size_t i) {
+  (void)a;
+  return mlip_sim_h2f(mlip_sim_ld16(x + i * 2u));
+}
+static float norm_q8(const mlip_norm_args* a, const uint8_t* x, size_t i) {
+  return (float)(mlip_sim_q8_value(x[i], mlip_sim_q8_sign(a->dtype)) - a->x_zp) * a->x_scale;
 }
 
-static mlip_status norm_q8(const mlip_norm_args* a, uint8_t* ocm) {
-  const uint8_t* in = ocm + a->in;
-  uint8_t* out = ocm + a->out;
-  const uint8_t* gamma = a->gamma != MLIP_NO_OFFSET ? ocm + a->gamma : NULL;
-  const uint8_t* beta = a->beta != MLIP_NO_OFFSET ? ocm + a->beta : NULL;
-  const size_t rows = a->rows, len = a->len;
+/* A row's mean and inv, then y_i = ((x_i - mean) * inv) * gamma_i + beta_i,
+   each step one fp32 operation in the order above (both forms). */
+typedef struct {
+  float mean, inv;
+} norm_row;
+static norm_row norm_stats(const mlip_norm_args* a, const uint8_t* x, norm_load ld) {
   const float n = (float)a->len;
-  const int32_t sg = mlip_sim_q8_sign(a->dtype), lo = mlip_sim_q8_lo(a->dtype), hi = mlip_sim_q8_hi(a->dtype);
-  const float vlo = (float)(lo - a->y_zp - 1), vhi = (float)(hi - a->y_zp + 1);
-  size_t r, i;
-  for (r = 0; r < rows; ++r) {
-    const uint8_t* x = in + r * len;
-    uint8_t* y = out + r * len;
-    float sum = 0.0f, sq = 0.0f, mean, inv;
-    for (i = 0; i < len; ++i) {
-      sum = sum + norm_q8_x(a, x, i, sg);
-    }
-    mean = sum / n;
-    for (i = 0; i < len; ++i) {
-      const float c = norm_q8_x(a, x, i, sg) - mean;
-      const float c2 = c * c;
-      sq = sq + c2;
-    }
-    inv = sq / n;
-    inv = inv + a->eps;
-    inv = 1.0f / mlip_sqrtf(inv);
-    for (i = 0; i < len; ++i) {
-      float t = norm_q8_x(a, x, i, sg) - mean;
-      int32_t q;
-      t = t * inv;
-      if (gamma != NULL) {
-        t = t * mlip_sim_ldf(gamma + i * 4u);
-      }
-      if (beta != NULL) {
-        t = t + mlip_sim_ldf(beta + i * 4u);
-      }
-      t = t / a->y_scale;
-      t = t < vlo ? vlo : (t > vhi ? vhi : t);
-      /* NaN (epsilon 0 and a constant row: 0 * inf) gives the zero point,
-         as quantize_linear.c */
-      q = t != t ? a->y_zp : (int32_t)mlip_round_half_even_f32(t) + a->y_zp;
-      mlip_sim_q8_store(y + i, q < lo ? lo : (q > hi ? hi : q));
-    }
+  norm_row r;
+  float sum = 0.0f, sq = 0.0f;
+  size_t i;
+  for (i = 0; i < a->len; ++i) {
+    sum = sum + ld(a, x, i);
   }
-  return MLIP_OK;
+  r.mean = sum / n;
+  for (i = 0; i < a->len; ++i) {
+    const float c = ld(a, x, i) - r.mean;
+    const float c2 = c * c;
+    sq = sq + c2;
+  }
+  r.inv = sq / n;
+  r.inv = r.inv + a->eps;
+  r.inv = 1.0f / mlip_sqrtf(r.inv);
+  return r;
+}
+static float norm_value(const mlip_norm_args* a, const uint8_t* ocm, const uint8_t* x, norm_load ld, norm_row r,
+                        size_t i) {
+  float t = ld(a, x, i) - r.mean;
+  t = t * r.inv;
+  if (a->gamma != MLIP_NO_OFFSET) {
+    t = t * mlip_sim_ldf(ocm + a->gamma + i * 4u);
+  }
+  if (a->beta != MLIP_NO_OFFSET) {
+    t = t + mlip_sim_ldf(ocm + a->beta + i * 4u);
+  }
+  return t;
 }
 
 mlip_status mlip_sim_exec_norm(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_norm_args* a = &d->u.norm;
-  const uint8_t* in = ocm + a->in;
-  uint8_t* out = ocm + a->out;
-  const uint8_t* gamma = a->gamma != MLIP_NO_OFFSET ? ocm + a->gamma : NULL;
-  const uint8_t* beta = a->beta != MLIP_NO_OFFSET ? ocm + a->beta : NULL;
-  const size_t rows = a->rows, len = a->len;
-  const float n = (float)a->len;
+  const int q8 = a->dtype != MLIP_DT_FP16;
+  const size_t eb = q8 ? 1u : 2u, len = a->len;
+  const norm_load ld = q8 ? norm_q8 : norm_f16;
+  const int32_t lo = q8 ? mlip_sim_q8_lo(a->dtype) : 0, hi = q8 ? mlip_sim_q8_hi(a->dtype) : 0;
   size_t r, i;
   (void)env; /* works in the tile's OCM only */
-  if (a->dtype != MLIP_DT_FP16) {
-    return norm_q8(a, ocm);
-  }
-  for (r = 0; r < rows; ++r) {
-    const uint8_t* x = in + r * len * 2u;
-    uint8_t* y = out + r * len * 2u;
-    float sum = 0.0f, sq = 0.0f, mean, inv;
+  for (r = 0; r < a->rows; ++r) {
+    const uint8_t* x = ocm + a->in + r * len * eb;
+    uint8_t* y = ocm + a->out + r * len * eb;
+    const norm_row st = norm_stats(a, x, ld);
     for (i = 0; i < len; ++i) {
-      sum = sum + mlip_sim_h2f(mlip_sim_ld16(x + i * 2u));
-    }
-    mean = sum / n;
-    for (i = 0; i < len; ++i) {
-      const float c = mlip_sim_h2f(mlip_sim_ld16(x + i * 2u)) - mean;
-      const float c2 = c * c;
-      sq = sq + c2;
-    }
-    inv = sq / n;
-    inv = inv + a->eps;
-    inv = 1.0f / mlip_sqrtf(inv);
-    for (i = 0; i < len; ++i) {
-      float t = mlip_sim_h2f(mlip_sim_ld16(x + i * 2u)) - mean;
-      t = t * inv;
-      if (gamma != NULL) {
-        t = t * mlip_sim_ldf(gamma + i * 4u);
+      const float t = norm_value(a, ocm, x, ld, st, i);
+      if (q8) {
+        /* NaN (epsilon 0 and a constant row: 0 * inf) gives the zero point */
+        mlip_sim_q8_store(y + i, mlip_sim_q8_quantize(t, a->y_scale, a->y_zp, lo, hi));
+      } else {
+        mlip_sim_st16(y + i * 2u, mlip_sim_round_result(t));
       }
-      if (beta != NULL) {
-        t = t + mlip_sim_ldf(beta + i * 4u);
-      }
-      mlip_sim_st16(y + i * 2u, mlip_sim_round_result(t));
     }
   }
   return MLIP_OK;

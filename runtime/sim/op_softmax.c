@@ -47,7 +47,6 @@ static mlip_status softmax_q8(const mlip_softmax_args* a, uint8_t* ocm) {
   uint8_t* out = ocm + a->out;
   const size_t rows = a->rows, len = a->len;
   const int32_t sg = mlip_sim_q8_sign(a->dtype), lo = mlip_sim_q8_lo(a->dtype), hi = mlip_sim_q8_hi(a->dtype);
-  const float vlo = (float)(lo - a->y_zp - 1), vhi = (float)(hi - a->y_zp + 1);
   size_t r, i;
   for (r = 0; r < rows; ++r) {
     const uint8_t* x = in + r * len;
@@ -64,11 +63,7 @@ static mlip_status softmax_q8(const mlip_softmax_args* a, uint8_t* ocm) {
     for (i = 0; i < len; ++i) {
       const float t = (float)(mlip_sim_q8_value(x[i], sg) - a->x_zp) * a->x_scale - m;
       const float p = mlip_exp_f(t) / s;
-      float v = p / a->y_scale;
-      int32_t q;
-      v = v < vlo ? vlo : (v > vhi ? vhi : v);
-      q = (int32_t)mlip_round_half_even_f32(v) + a->y_zp;
-      mlip_sim_q8_store(y + i, q < lo ? lo : (q > hi ? hi : q));
+      mlip_sim_q8_store(y + i, mlip_sim_q8_quantize(p, a->y_scale, a->y_zp, lo, hi));
     }
   }
   return MLIP_OK;

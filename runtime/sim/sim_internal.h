@@ -533,6 +533,24 @@ static inline void mlip_sim_q8_store(uint8_t* p, int32_t v) {
   *p = (uint8_t)(v < 0 ? v + 256 : v);
 }
 
+/* QuantizeLinear of a float32 x to an 8-bit type as the CPU's kernel
+   (templates/kernels/quantize_linear.c): x / y_scale rounded half to even,
+   plus y_zp, saturated to [lo, hi]; NaN gives y_zp. The quotient is first
+   clamped to one past the range, which changes no result and keeps the
+   rounding's argument below 2^22 (mlip_round_half_even_f32). The last step
+   of the 8-bit SOFTMAX and NORM (docs/mlip-spec.md 4a). */
+static inline int32_t mlip_sim_q8_quantize(float x, float y_scale, int32_t y_zp, int32_t lo, int32_t hi) {
+  const float vlo = (float)(lo - y_zp - 1), vhi = (float)(hi - y_zp + 1);
+  float v = x / y_scale;
+  int32_t q;
+  if (v != v) {
+    return y_zp;
+  }
+  v = v < vlo ? vlo : (v > vhi ? vhi : v);
+  q = (int32_t)mlip_round_half_even_f32(v) + y_zp;
+  return q < lo ? lo : (q > hi ? hi : q);
+}
+
 /* Record j's word k (0 bias, 1 q, 2 shift) of CONV2D's and FC's records
  * (MLIP_REQUANT_RECORD_BYTES each). */
 static inline uint32_t mlip_sim_q8_record_word(const uint8_t* rec, size_t j, size_t k) {
