@@ -252,18 +252,26 @@ Selection select_nodes(const Graph& g, const Options& o) {
       s.layer[static_cast<size_t>(k)] = true;
     }
   }
-  // int8: a DequantizeLinear, Softmax or LayerNormalization, QuantizeLinear
-  // chain (the float operator of the CPU's int8 build between its QDQ
-  // pairs) is one 8-bit SOFTMAX or LAYERNORM layer: its three nodes chosen
-  // together (layers/rules.cpp, softmax.cpp, layernorm.cpp).
+  // int8: a DequantizeLinear, Softmax, LayerNormalization, LSTM or GRU,
+  // QuantizeLinear chain (the float operator of the CPU's int8 build
+  // between its QDQ pairs) is one 8-bit SOFTMAX, LAYERNORM or RNN layer: its
+  // three nodes chosen together (layers/rules.cpp, softmax.cpp,
+  // layernorm.cpp, rnn.cpp). An LSTM or GRU outside such a chain says why.
   if (o.quantize == "int8" && !o.fp16_float_layers)
     for (size_t i = 0; i < n; ++i) {
       const std::optional<layers::Q8Chain> p = layers::q8_chain_at(g, consumers, producers, static_cast<int>(i));
-      if (!p) continue;
+      const std::string& op = g.nodes[i].op;
+      const bool recurrent = op == "LSTM" || op == "GRU";
+      if (!p) {
+        if (recurrent) s.reason[i] = layers::q8_rnn_missing(g, consumers, producers, g.nodes[i]);
+        continue;
+      }
       std::string why = empty_tensor_reason(g, g.nodes[i]);
       const SupportLimits limits = limits_for(target, o, true);
       if (why.empty())
-        why = g.nodes[i].op == "Softmax" ? layers::q8_softmax_reason(g, *p, limits) : layers::q8_norm_reason(g, *p, limits);
+        why = op == "Softmax"  ? layers::q8_softmax_reason(g, *p, limits)
+              : recurrent      ? layers::q8_rnn_reason(g, *p, limits)
+                               : layers::q8_norm_reason(g, *p, limits);
       if (!why.empty()) {
         s.reason[i] = why;
         continue;

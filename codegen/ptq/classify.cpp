@@ -1,5 +1,7 @@
 #include "ptq/classify.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ops/op.h"
@@ -19,10 +21,27 @@ bool constant_weights(const Graph& g, const Node& n) {
   return w >= 0 && n.has_input(static_cast<size_t>(w)) && !computed(g, n.inputs[static_cast<size_t>(w)]);
 }
 
+bool bracketed(const std::string& op) { return op == "LSTM" || op == "GRU"; }
+
+// A bracketed layer: float X and Y, computed X, no other output read.
+std::string bracketed_reason(const Graph& g, const Node& n) {
+  if (n.outputs.empty() || !is_f32(g, n.outputs[0])) return "its output Y is not float32";
+  for (size_t k = 1; k < n.outputs.size(); ++k) {
+    const ValueId v = n.outputs[k];
+    if (v == kNoValue) continue;
+    bool read = g.is_graph_output(v);
+    for (const Node& m : g.nodes) read = read || std::find(m.inputs.begin(), m.inputs.end(), v) != m.inputs.end();
+    if (read) return "its Y_h or Y_c is read";
+  }
+  if (n.inputs.empty() || !is_f32(g, n.inputs[0]) || !computed(g, n.inputs[0])) return "its X is not a computed float32";
+  return "";
+}
+
 }  // namespace
 
 std::string candidate_reason(const Graph& g, const Node& n) {
   const std::string& op = n.op;
+  if (bracketed(op)) return bracketed_reason(g, n);
   const OpTraits& t = op_traits(op);
   const bool same_scale = t.qdq == QdqFold::SameScale;
   const bool one_input = same_scale || t.qdq == QdqFold::Table;
@@ -60,13 +79,13 @@ std::vector<Layer> find_layers(const Graph& g) {
     l.node = static_cast<int>(i);
     l.name = n.name;
     l.op = n.op;
-    l.kind = t.qdq == QdqFold::SameScale ? Kind::SameScale : Kind::Compute;
+    l.kind = bracketed(n.op) ? Kind::Bracketed : t.qdq == QdqFold::SameScale ? Kind::SameScale : Kind::Compute;
     l.rearranges = t.rearranges;
     l.out = n.outputs[0];
     // A Relu or Clip (constant bounds) that alone reads the output rides
     // inside the pair; not after a MatMul of two computed operands, which
     // fold_qdq folds without a clamp.
-    const bool fuses = t.qdq_absorbs_clamp && (t.qdq != QdqFold::Dense || constant_weights(g, n));
+    const bool fuses = l.kind != Kind::Bracketed && t.qdq_absorbs_clamp && (t.qdq != QdqFold::Dense || constant_weights(g, n));
     const auto& users = consumers[static_cast<size_t>(l.out)];
     if (fuses && users.size() == 1 && !g.is_graph_output(l.out)) {
       const Node& a = g.nodes[static_cast<size_t>(users[0])];

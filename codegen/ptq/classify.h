@@ -10,6 +10,11 @@
 //                      narrows the output's
 //   same-scale layers  MaxPool, constant Pad, nearest Resize, the views and
 //                      Transpose: they keep their input's scale and zero point
+//   bracketed layers   LSTM and GRU (ONNX has no integer form): int8 means a
+//                      Q/DQ pair on X and on Y around the float node, which
+//                      keeps its float weights (onnxruntime quantize_static's
+//                      layout; the MLIP's 8-bit RNN layer runs the chain);
+//                      Y_h and Y_c unread
 #pragma once
 
 #include <string>
@@ -19,7 +24,7 @@
 
 namespace mlipc::ptq {
 
-enum class Kind { Compute, SameScale };
+enum class Kind { Compute, SameScale, Bracketed };
 
 struct Layer {
   int node = -1, act = -1;  // indices in the graph it was found in; act: a fused Relu or Clip

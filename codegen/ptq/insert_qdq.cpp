@@ -67,7 +67,10 @@ class Inserter {
       if (!int8_[k]) continue;
       const Layer& l = layers_[k];
       const Node& node = g_.nodes[static_cast<size_t>(l.node)];
-      for (size_t i : data_inputs(node))
+      // A bracketed layer (LSTM, GRU): its X only; its weights stay float.
+      const std::vector<size_t> data =
+          l.kind == Kind::Bracketed ? std::vector<size_t>{0} : data_inputs(node);
+      for (size_t i : data)
         if (computed(g_, node.inputs[i])) param_of(node.inputs[i], producers);
       param_of(l.out, producers);
       written_by_int8_.insert(l.out);
@@ -84,7 +87,8 @@ class Inserter {
         if (v == kNoValue) continue;
         if (params_.count(v) && (written_by_int8_.count(v) || int8_node)) node.inputs[j] = dq_.at(v);
       }
-      if (int8_node) quantize_constants(node, wb_.of(static_cast<size_t>(k)), act16_.of(static_cast<size_t>(k)), out);
+      if (int8_node && layers_[static_cast<size_t>(k)].kind != Kind::Bracketed)
+        quantize_constants(node, wb_.of(static_cast<size_t>(k)), act16_.of(static_cast<size_t>(k)), out);
       out.push_back(std::move(node));
       for (ValueId v : g_.nodes[i].outputs)
         if (v != kNoValue && params_.count(v)) emit_pair(v, out);

@@ -108,7 +108,10 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
       if (four) forms.push_back({4, false});
       forms.push_back({8, false});
     }
-    if (ranges16) forms.push_back({8, true});
+    // A bracketed layer (LSTM, GRU): 8-bit pairs only (the MLIP's 8-bit
+    // RNN layer); it stays float under --quantize int16x8.
+    if (ranges16 && l.kind != Kind::Bracketed) forms.push_back({8, true});
+    if (forms.empty()) p.why[k] = "16x8 has no recurrent form (its 8-bit pairs only)";
     std::string int8_why;  // an int8 form that did not fold: the 16x8 one may
     for (const auto& [bits, wide] : forms) {
       Graph m = extract(g, l);
@@ -121,7 +124,7 @@ Precision measure_layers(const Graph& g, const Graph& fp32, const std::vector<La
         insert_qdq(m, ml, {true}, ranges, WeightBits{{bits}, samples.options.weight_block, gptq},
                    Act16{{wide}, ranges16});
         const std::vector<passes::FloatNote> notes = passes::fold_qdq(m);
-        if (!folded(m, l.name)) {
+        if (l.kind != Kind::Bracketed && !folded(m, l.name)) {
           p.why[k] = fold_reason(notes, l.name);
           if (wide && !int8_why.empty()) p.why[k] = int8_why;  // the int8 reason is the first
           if (!wide) int8_why = p.why[k];

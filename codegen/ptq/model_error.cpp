@@ -84,9 +84,9 @@ void report_errors(const Graph& fp32, const Graph& qdq, const Graph& folded_qdq,
       if (auto it = ins.params.find(qdq.value(l.out).name); it != ins.params.end() && it->second.dtype == DType::Int16)
         q.act_bits = 16;
     q.why = int8[k] ? "" : precision.why[k].empty() ? "no int8 layer reads or writes it" : precision.why[k];
-    if (l.kind == Kind::Compute && !precision.measured[k]) {  // it did not fold alone: no int8 figure
+    if (l.kind != Kind::SameScale && !precision.measured[k]) {  // it did not fold alone: no int8 figure
       q.sqnr_db = q.max_abs_error = std::nan("");
-    } else if (l.kind == Kind::Compute) {
+    } else if (l.kind != Kind::SameScale) {
       q.sqnr_db = precision.alone[k].sqnr();
       q.max_abs_error = precision.alone[k].max_abs;
     } else {  // a layer that keeps the scale adds no error of its own

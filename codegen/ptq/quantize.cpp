@@ -40,7 +40,7 @@ QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& in
     const std::vector<passes::FloatNote> notes = passes::fold_qdq(f);
     bool again = false;
     for (size_t k = 0; k < layers.size(); ++k) {
-      if (!precision.int8[k] || folded(f, layers[k].name)) continue;
+      if (!precision.int8[k] || layers[k].kind == Kind::Bracketed || folded(f, layers[k].name)) continue;
       precision.int8[k] = false;
       precision.why[k] = fold_reason(notes, layers[k].name);
       again = true;

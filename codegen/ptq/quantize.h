@@ -4,9 +4,10 @@
 // The steps, one file each:
 //   ranges.cpp           the reference evaluator runs the samples; every float
 //                        tensor's range (calibration.h) becomes its int8 scale
-//   classify.cpp         the layers that could be int8, of two kinds: compute
-//                        layers (fold_qdq folds them into an integer operator)
-//                        and same-scale layers (their input's scale passes through)
+//   classify.cpp         the layers that could be int8, of three kinds: compute
+//                        layers (fold_qdq folds them into an integer operator),
+//                        same-scale layers (their input's scale passes through)
+//                        and bracketed ones (LSTM, GRU: float between pairs)
 //   weight_rounding.cpp  --weight-rounding gptq: each weighted layer's input
 //                        Hessian, and the error-compensating rounding of its
 //                        weights (GPTQ) on the grid the scales fix

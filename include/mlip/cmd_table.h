@@ -46,7 +46,7 @@
   X(SOFTMAX, softmax, 19, softmax, BOTH)                   \
   X(NORM, norm, 20, norm, BOTH)                            \
   X(REDUCE, reduce, 21, reduce, F16)                       \
-  X(RNN, rnn, 22, rnn, F16)
+  X(RNN, rnn, 22, rnn, BOTH)
 
 /* Every format once, in the order of MLIP_OPCODES. */
 #define MLIP_FORMATS(X) \
@@ -460,7 +460,14 @@
  * state h (and the LSTM's cell c), computes every gate as xp + (R h + Rb)
  * in fp32, the gates' activations (sigmoid, tanh: the ACTIVATION
  * command's), the new state, and writes h to y[s] and to h (docs/mlip-spec.md
- * section 4, RNN). work holds the gates of one sequence. */
+ * section 4, RNN). work holds the gates of one sequence.
+ * 8-bit (a DequantizeLinear, LSTM or GRU, QuantizeLinear of the CPU's int8
+ * build; docs/mlip-spec.md 4a): the CPU kernel's fp32 operations. xp holds
+ * the 8-bit inputs [steps][batch][input], w the fp32 input weights [gates *
+ * hidden][input], r fp32, bias fp32 [2][gates * hidden] (Wb, then Rb), h and
+ * c fp32 state, y the 8-bit outputs; x = (q - x_zp) * x_scale, every gate
+ * dot(x, W) + dot(h, R) + (Wb + Rb) in order, each step's h quantized to y
+ * by QuantizeLinear's rounding. */
 #define MLIP_FIELDS_rnn(W, A, x)                                                                          \
   W(x, xp, 0, uint32_t, ANY, OCM, "input projections [steps][batch][gates * hidden]")                    \
   W(x, r, 1, uint32_t, ANY, PIN, "recurrent weights [gates * hidden][hidden]")                            \
@@ -474,6 +481,12 @@
   W(x, hidden, 9, uint32_t, ANY, NZ, "hidden size")                                                      \
   W(x, cell, 10, uint32_t, ANY, CELL, "the cell: LSTM (gates i, o, f, c) or GRU (z, r, h)")              \
   W(x, reverse, 11, uint32_t, ANY, BOOL, "1: the steps in reverse order (from steps - 1 down to 0)")     \
-  W(x, lbr, 12, uint32_t, ANY, BOOL, "GRU: linear_before_reset (LSTM: 0)")
+  W(x, lbr, 12, uint32_t, ANY, BOOL, "GRU: linear_before_reset (LSTM: 0)")                                \
+  W(x, w, 13, uint32_t, Q8, PIN, "8-bit: input weights [gates * hidden][input] fp32")                      \
+  W(x, input, 14, uint32_t, Q8, NZ, "8-bit: input size")                                                   \
+  W(x, x_scale, 15, float, Q8, F32, "8-bit: the input's scale")                                            \
+  W(x, x_zp, 16, int32_t, Q8, ZP, "8-bit: the input's zero point")                                         \
+  W(x, y_scale, 17, float, Q8, F32, "8-bit: the output's scale")                                           \
+  W(x, y_zp, 18, int32_t, Q8, ZP, "8-bit: the output's zero point")
 
 #endif /* MLIP_CMD_TABLE_H_ */

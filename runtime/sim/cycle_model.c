@@ -90,10 +90,13 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
          step before wrote, so steps do not overlap. Per step, the products
          (batch * G * hidden * hidden MACs), then the gates and the state
          update (batch * (G + 1) * hidden elements: G activations and the
-         update per unit), each rounded up to whole cycles. */
+         update per unit), each rounded up to whole cycles. The 8-bit form
+         computes its input projections too (batch * G * hidden * input
+         MACs more per step; the fp16 form reads a MATMUL's). */
       uint64_t g = a->rnn.cell == MLIP_RNN_LSTM ? 4u : 3u;
       uint64_t per_seq = (uint64_t)a->rnn.batch * a->rnn.hidden;
-      uint64_t step = ceil_div_u64(per_seq * g * a->rnn.hidden, rates->macs_per_cycle) +
+      uint64_t k = (uint64_t)a->rnn.hidden + (a->rnn.dtype != MLIP_DT_FP16 ? a->rnn.input : 0u);
+      uint64_t step = ceil_div_u64(per_seq * g * k, rates->macs_per_cycle) +
                       ceil_div_u64(per_seq * (g + 1u), rates->eltwise_per_cycle);
       *compute = (uint64_t)a->rnn.steps * step;
       return 1;

@@ -356,6 +356,64 @@ TEST(QuantizedMlipOps, Int8SoftmaxBetweenItsQdqPairsOnTheMlip) {
   }
 }
 
+// int8 LSTM (issue 30 item 8): x [5, 2, 3] quantized (QDQ), an LSTM in
+// float between its DequantizeLinear and QuantizeLinear (as onnxruntime's
+// quantizer leaves it), dequantized for the output. Y alone read: one 8-bit
+// RNN layer, the "c" build's bits on every tiling. Y_h read too, or an
+// initial_h computed at run time: the LSTM stays on the CPU and says why.
+TEST(QuantizedMlipOps, Int8LstmBetweenItsQdqPairsOrTheReasonItStaysOnTheCpu) {
+  enum Form { kPlain, kYhRead, kComputedH0 };
+  for (Form f : {kPlain, kYhRead, kComputedH0}) {
+    SCOPED_TRACE(static_cast<int>(f));
+    OnnxBuilder b(17);
+    b.input("x", DType::Float32, {5, 2, 3});
+    b.initializer("xs", TensorData::from<float>({}, {0.03f}));
+    b.initializer("xz", TensorData::from<int8_t>({}, {4}));
+    b.initializer("ys", TensorData::from<float>({}, {1.0f / 128}));
+    b.initializer("yz", TensorData::from<int8_t>({}, {-2}));
+    std::vector<float> w(16 * 3), rw(16 * 4), bias(32);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) / 8.0f;
+    for (size_t i = 0; i < rw.size(); ++i) rw[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) / 10.0f;
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(static_cast<int>(i % 5) - 2) / 16.0f;
+    b.initializer("W", TensorData::from<float>({1, 16, 3}, w));
+    b.initializer("R", TensorData::from<float>({1, 16, 4}, rw));
+    b.initializer("B", TensorData::from<float>({1, 32}, bias));
+    b.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, {}, "qx");
+    b.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, {}, "dqx");
+    std::vector<std::string> ins = {"xd", "W", "R", "B"};
+    if (f == kComputedH0) {
+      b.input("h0", DType::Float32, {1, 2, 4});
+      ins.insert(ins.end(), {"", "h0"});
+    }
+    b.node("LSTM", ins, f == kYhRead ? std::vector<std::string>{"Y", "Yh"} : std::vector<std::string>{"Y"},
+           {{"hidden_size", int64_t{4}}}, "lstm");
+    b.node("QuantizeLinear", {"Y", "ys", "yz"}, {"yq"}, {}, "qy");
+    b.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"}, {}, "dqy");
+    b.output("y");
+    if (f == kYhRead) b.output("Yh");
+    const fs::path model = b.save(scratch_dir(), fmt::format("q8_lstm_{}.onnx", static_cast<int>(f)));
+    io::NamedTensors in = {{"x", random_tensor(DType::Float32, {5, 2, 3}, 23, -3.0, 3.0)}};
+    if (f == kComputedH0) in.push_back({"h0", random_tensor(DType::Float32, {1, 2, 4}, 29, -1.0, 1.0)});
+    if (f == kPlain) {
+      int8_bits_on_every_tiling(model, in, [&](const driver::CompileResult& r) {
+        EXPECT_EQ(r.mlip.regions.size(), 1u);
+        EXPECT_EQ(q8_compute_layers(r, "rnn"), 1);
+        for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "LSTM");
+      });
+      continue;
+    }
+    driver::CompileOptions o;
+    o.target = "mrvl, c";
+    const driver::CompileResult r = driver::compile_model(model, o);
+    std::string reason;
+    for (const mlip::CpuNode& cn : r.mlip.cpu_nodes)
+      if (cn.op == "LSTM") reason = cn.reason;
+    EXPECT_NE(reason.find(f == kYhRead ? "Y_h of LSTM is read" : "initial states computed at run time"),
+              std::string::npos)
+        << reason;
+  }
+}
+
 // int8 LayerNormalization (issue 30 item 9): x quantized (QDQ), an opset-17
 // LayerNormalization in float between its DequantizeLinear and
 // QuantizeLinear (as the CPU's int8 build computes it), dequantized for the
@@ -691,8 +749,13 @@ TEST(QuantizedMlipOps, Int8SplitBetweenQdqPairsOnTheMlip) {
 // (layers/q8_split.cpp); GELU's Div, Erf, Add and two products one TABLE
 // (layers/q8_lookup.cpp)). What cuts it in two: the last
 // LayerNormalization, read by a float ReduceMean (no QuantizeLinear between
-// them), stays on the CPU before the head's region.
-// Border conversions stay under 5% of the estimated cycles on all three.
+// them), stays on the CPU before the head's region. The recurrent family
+// (issue 30 item 8: forward, reverse and bidirectional LSTM and GRU,
+// linear_before_reset 0 and 1, constant initial states, float between QDQ
+// pairs as onnxruntime leaves them) is one region with every MAC on the
+// MLIP: each DequantizeLinear, LSTM or GRU, QuantizeLinear an 8-bit RNN
+// layer, the Squeezes views, the Transposes PERMUTE.
+// Border conversions stay under 5% of the estimated cycles on all four.
 // Bits and the output step against onnxruntime: Int8Networks/QuantizedMlip
 // and Quantized.
 TEST(MlipInt8Networks, QuantizedIssue30ModelsWithoutFlags) {
@@ -703,7 +766,8 @@ TEST(MlipInt8Networks, QuantizedIssue30ModelsWithoutFlags) {
   };
   const Case cases[] = {{"int8_torch_mlip_convt_decoder", 0.95, 1},
                         {"int8_torch_mlip_tcn", 0.95, 2},
-                        {"int8_torch_mlip_kws_transformer", 0.95, 2}};
+                        {"int8_torch_mlip_kws_transformer", 0.95, 2},
+                        {"int8_mlip_rnn_family", 1.0, 1}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     driver::CompileOptions o;

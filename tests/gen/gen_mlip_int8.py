@@ -23,6 +23,17 @@ Quantized, and MlipInt8Networks checks the issue's acceptance with
   Softmax, Erf, Div, Pow and ReduceMean stay float between them (as
   onnxruntime's quantizer leaves the ones its registry lacks).
 
+- int8_mlip_rnn_family: issue 30 item 8's recurrent layers of a quantized
+  model, small (onnx helper API, time-major): Linear, a forward LSTM (bias,
+  non-zero constant initial_h and initial_c), a reverse GRU
+  (linear_before_reset 0), a bidirectional GRU (linear_before_reset 1, no
+  bias, a constant initial_h), a bidirectional LSTM, Linear; between them
+  Squeeze, Transpose and Reshape as torch exports them. In the layout
+  onnxruntime's quantize_static writes: the recurrent nodes stay float
+  between a DequantizeLinear and a QuantizeLinear (onnxruntime's QDQ
+  quantizer has no LSTM or GRU), MatMul, Add, Squeeze, Transpose and
+  Reshape get Q/DQ pairs (the moves keep their input's).
+
 The test input is a ninth standard-normal draw; outputs by onnxruntime-node
 1.30 (one thread)."""
 import os
@@ -32,7 +43,7 @@ import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto
+from onnx import TensorProto, helper, numpy_helper
 
 import gen_quantized
 from gen_quantized import Quantizer, calibrate, preprocess
@@ -108,12 +119,92 @@ Form: QDQ (QuantizeLinear/DequantizeLinear pairs)."""
     save_case(f"int8_{name}", qdq, {x: samples[8]}, readme=readme)
 
 
+def rnn_family(rng):
+    """The float model of int8_mlip_rnn_family: x [T, B, I] time-major."""
+    T, B, I = 7, 2, 6
+    inits, nodes = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(np.asarray(a, np.float32) if a.dtype != np.int64 else a, name))
+        return name
+
+    def w(name, *shape, scale=0.5):
+        return const(name, (rng.standard_normal(shape) * scale).astype(np.float32))
+
+    def rnn(op, x, y, dirs, hidden, inp, bias=True, h0=False, c0=False, **attrs):
+        g = 4 if op == "LSTM" else 3
+        ins = [x, w(y + "_W", dirs, g * hidden, inp), w(y + "_R", dirs, g * hidden, hidden)]
+        ins.append(w(y + "_B", dirs, 2 * g * hidden, scale=0.2) if bias else "")
+        ins.append("")  # sequence_lens
+        ins.append(w(y + "_h0", dirs, B, hidden) if h0 else "")
+        if op == "LSTM":
+            ins.append(w(y + "_c0", dirs, B, hidden) if c0 else "")
+        while ins[-1] == "":
+            ins.pop()
+        nodes.append(helper.make_node(op, ins, [y + "_Y"], y, hidden_size=hidden, **attrs))
+        return y + "_Y"
+
+    def squeeze(x, y):
+        nodes.append(helper.make_node("Squeeze", [x, const(y + "_axes", np.array([1], np.int64))], [y], y))
+        return y
+
+    def merge(x, y, hidden):
+        """[T, 2, B, H] -> [T, B, 2 * H], as torch exports a bidirectional output."""
+        nodes.append(helper.make_node("Transpose", [x], [y + "_t"], y + "_t", perm=[0, 2, 1, 3]))
+        nodes.append(helper.make_node("Reshape", [y + "_t", const(y + "_shape", np.array([T, B, 2 * hidden], np.int64))],
+                                      [y], y))
+        return y
+
+    def linear(x, y, k, n):
+        nodes.append(helper.make_node("MatMul", [x, w(y + "_w", k, n)], [y + "_mm"], y + "_mm"))
+        nodes.append(helper.make_node("Add", [y + "_mm", w(y + "_b", n, scale=0.2)], [y], y))
+        return y
+
+    a = linear("x", "proj", I, 6)
+    a = squeeze(rnn("LSTM", a, "lstm_fwd", 1, 5, 6, h0=True, c0=True), "sq1")
+    a = squeeze(rnn("GRU", a, "gru_rev", 1, 4, 5, direction="reverse"), "sq2")
+    a = merge(rnn("GRU", a, "gru_bi", 2, 3, 4, bias=False, h0=True, direction="bidirectional", linear_before_reset=1),
+              "m1", 3)
+    a = merge(rnn("LSTM", a, "lstm_bi", 2, 4, 6, direction="bidirectional"), "m2", 4)
+    linear(a, "y", 8, 3)
+    graph = helper.make_graph(nodes, "int8_mlip_rnn_family",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [T, B, I])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [T, B, 3])], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="mlipc tests/gen")
+    m.ir_version = 8
+    return m
+
+
+def rnn_family_case(rng):
+    # onnxruntime's quantizer gives a Squeeze and a Transpose their input's scale and zero point.
+    gen_quantized.SHARED_PARAMS.update({"Transpose", "Squeeze"})
+    gen_quantized.DATA_INPUT0_ONLY.add("Squeeze")
+    m = rnn_family(rng)
+    samples = [rng.standard_normal((7, 2, 6)).astype(np.float32) for _ in range(9)]
+    ops = {"MatMul", "Add", "Squeeze", "Transpose", "Reshape"}
+    qdq = Quantizer(m, calibrate(m, [{"x": s} for s in samples[:8]]), TensorProto.INT8, ops).run()
+    qdq.producer_name = "mlipc tests/gen/gen_mlip_int8.py"
+    readme = """A small quantized recurrent network (issue 30 item 8), written by tests/gen/gen_mlip_int8.py with
+the onnx helper API: x [7, 2, 6] time-major, Linear, a forward LSTM (hidden 5, bias, constant non-zero
+initial_h and initial_c), a reverse GRU (hidden 4, linear_before_reset 0), a bidirectional GRU (hidden 3,
+linear_before_reset 1, no bias, a constant initial_h), a bidirectional LSTM (hidden 4), Linear; Squeeze,
+Transpose and Reshape between them as torch exports them. Quantized in the layout onnxruntime's
+quantize_static writes (gen_quantized.py's Quantizer): the LSTM and GRU nodes stay float between a
+DequantizeLinear and a QuantizeLinear; int8 weights per output column for MatMul, int8 activations per
+tensor (Squeeze, Transpose, Reshape keep their input's); ranges from 8 standard-normal inputs; the test
+input is a ninth. Outputs by onnxruntime-node 1.30 (one thread).
+Form: QDQ (QuantizeLinear/DequantizeLinear pairs)."""
+    save_case("int8_mlip_rnn_family", qdq, {"x": samples[8]}, readme=readme)
+
+
 def main():
     # Each model draws from its own generator, so a model added later changes no other.
     cases = [("torch_mlip_tcn", 3001, mlipc_ptq, None),
              ("torch_mlip_convt_decoder", 3002, mlipc_ptq, None),
              ("torch_mlip_kws_transformer", 3003, ort_layout, {"MatMul", "Gemm", "Add", "Mul", "Reshape", "Transpose"})]
     only = set(sys.argv[1:])
+    if not only or "mlip_rnn_family" in only:
+        rnn_family_case(np.random.default_rng(3004))
     for name, seed, how, ops in cases:
         if only and name not in only:
             continue

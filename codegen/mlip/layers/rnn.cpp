@@ -14,7 +14,13 @@
 // is sequential in time); its steps are computed in the same order
 // whatever the tiles, so tiles and wb_pin_ocm give the same bits. The
 // weights are streamed (not pinned): every chunk reads the same OCM copy.
+// The 8-bit form (an int8 model: DequantizeLinear, LSTM or GRU,
+// QuantizeLinear, the CPU's int8 build's float node between its pairs) is
+// one RNN command per chunk that reads the 8-bit X rows, computes the input
+// projections itself and writes 8-bit Y rows, in the CPU kernel's fp32
+// operations (fp32 weights and state): the CPU's bytes.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -44,6 +50,11 @@ struct RnnParams {
   int64_t h0_off = -1, c0_off = -1;  // in WEIGHTS, or -1: input h0_in / c0_in
   int h0_in = -1, c0_in = -1;        // index into the layer's inputs
   bool with_c = false;               // the output holds seq + 1 steps: the last is the final cell state (Y_c)
+  // 8-bit: fp32 W, R and states; B [dirs][2 * gh] (Wb then Rb) at wb_off;
+  // X's and Y's quantization.
+  bool q8 = false;
+  float x_scale = 1.0f, y_scale = 1.0f;
+  int32_t x_zp = 0, y_zp = 0;
   int64_t gates() const { return cell == MLIP_RNN_LSTM ? 4 : 3; }
   int64_t gh() const { return gates() * hidden; }
 };
@@ -64,6 +75,14 @@ uint64_t fixed_bytes(int64_t gh, int64_t input, int64_t hidden, int64_t batch, b
 uint64_t chunk_bytes(int64_t steps, int64_t gh, int64_t input, int64_t hidden, int64_t batch) {
   return ocm_round(steps * batch * input * kF16Bytes) + ocm_round(steps * batch * gh * kF16Bytes) +
          ocm_round(steps * batch * hidden * kF16Bytes);
+}
+// 8-bit: fp32 W, both biases, R, state, work; 8-bit X and Y rows.
+uint64_t q8_fixed_bytes(int64_t gh, int64_t input, int64_t hidden, int64_t batch, bool lstm) {
+  return ocm_round(gh * input * kF32Bytes) + ocm_round(2 * gh * kF32Bytes) + ocm_round(gh * hidden * kF32Bytes) +
+         ocm_round(batch * hidden * kF32Bytes) * (lstm ? 2 : 1) + ocm_round((gh + hidden) * kF32Bytes);
+}
+uint64_t q8_chunk_bytes(int64_t steps, int64_t input, int64_t hidden, int64_t batch) {
+  return ocm_round(steps * batch * input) + ocm_round(steps * batch * hidden);
 }
 
 // The activations the ONNX operator uses by default: the only ones the
@@ -91,8 +110,9 @@ bool is_read(const Graph& g, ValueId v) {
   return false;
 }
 
-std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (lim.int8) return fmt::format("int8 {} has no MLIP layer yet (its state and gates stay on the CPU)", n.op);
+// "" or why the RNN layer cannot run node n: fp16, or 8-bit (q8: between
+// a DequantizeLinear and a QuantizeLinear, the initial states constants).
+std::string node_reason(const Graph& g, const Node& n, const SupportLimits& lim, bool q8) {
   const Value& x = g.value(n.inputs[0]);
   if (x.dtype != DType::Float32 || x.shape.size() != 3) return "only a float32 X of 3 dimensions";
   if (x.is_constant()) return "a constant X";
@@ -119,14 +139,29 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
                            static_cast<int64_t>(sl.constant->at(b)));
   }
   if (n.op == "LSTM" && n.has_input(7)) return "peepholes (input P)";
-  for (size_t i = 5; i < std::min<size_t>(n.inputs.size(), n.op == "LSTM" ? 7 : 6); ++i)
-    if (n.has_input(i) && g.value(n.inputs[i]).dtype != DType::Float32) return "initial states that are not float32";
+  for (size_t i = 5; i < std::min<size_t>(n.inputs.size(), n.op == "LSTM" ? 7 : 6); ++i) {
+    if (!n.has_input(i)) continue;
+    if (g.value(n.inputs[i]).dtype != DType::Float32) return "initial states that are not float32";
+    if (q8 && !g.value(n.inputs[i]).is_constant())
+      return "initial states computed at run time (the 8-bit layer takes constant ones: a float tensor cannot "
+             "enter an int8 region)";
+  }
   const bool lstm = n.op == "LSTM";
   const int64_t gh = rc.gates * rc.hidden;
-  if (fixed_bytes(gh, rc.input, rc.hidden, rc.batch, lstm) + chunk_bytes(1, gh, rc.input, rc.hidden, rc.batch) >
-      lim.work_bytes)
+  const uint64_t need = q8 ? q8_fixed_bytes(gh, rc.input, rc.hidden, rc.batch, lstm) +
+                                 q8_chunk_bytes(1, rc.input, rc.hidden, rc.batch)
+                           : fixed_bytes(gh, rc.input, rc.hidden, rc.batch, lstm) +
+                                 chunk_bytes(1, gh, rc.input, rc.hidden, rc.batch);
+  if (need > lim.work_bytes)
     return fmt::format("one direction's weights and one step need more than the {} bytes of OCM", lim.work_bytes);
   return "";
+}
+
+std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
+  // An LSTM or GRU reads float X: in an int8 model it is a chain's
+  // (q8_rnn_reason) or says why not (q8_rnn_missing).
+  if (lim.int8) return fmt::format("{} on int8 tensors (ONNX's {} is float)", n.op, n.op);
+  return node_reason(g, n, lim, false);
 }
 
 // A float32 constant's values in order.
@@ -136,8 +171,12 @@ std::vector<float> floats_of(const TensorData& t) {
   return v;
 }
 
+void lower_q8(LowerContext& ctx, const Q8Chain& c);
+
 void lower(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
+  if (auto c = q8_chain_at(g, ctx.consumers(), ctx.producers(), ctx.index_of(n)))
+    if (is_q8_type(g.value(g.nodes[static_cast<size_t>(c->dq)].inputs[0]).dtype)) return lower_q8(ctx, *c);
   const ops::RecurrentConfig rc = config_of(g, n);
   RnnParams p;
   p.cell = n.op == "LSTM" ? MLIP_RNN_LSTM : MLIP_RNN_GRU;
@@ -207,16 +246,101 @@ void lower(LowerContext& ctx, const Node& n) {
   }
 }
 
+// The 8-bit RNN layer of chain c: the DequantizeLinear's 8-bit X in, the
+// QuantizeLinear's output out (the two make no layer of their own); W, R,
+// B and the initial states fp32 in WEIGHTS.
+void lower_q8(LowerContext& ctx, const Q8Chain& c) {
+  const Graph& g = ctx.graph();
+  const Node& dq = g.nodes[static_cast<size_t>(c.dq)];
+  const Node& n = g.nodes[static_cast<size_t>(c.node)];
+  const Node& q = g.nodes[static_cast<size_t>(c.q)];
+  const ops::RecurrentConfig rc = config_of(g, n);
+  RnnParams p;
+  p.q8 = true;
+  p.cell = n.op == "LSTM" ? MLIP_RNN_LSTM : MLIP_RNN_GRU;
+  p.seq = rc.seq;
+  p.batch = rc.batch;
+  p.input = rc.input;
+  p.hidden = rc.hidden;
+  p.dirs = rc.dirs;
+  p.reverse = rc.reverse;
+  p.lbr = rc.linear_before_reset;
+  p.x_scale = q8_scale_of(g, dq);
+  p.x_zp = q8_zero_point_of(g, dq);
+  p.y_scale = q8_scale_of(g, q);
+  p.y_zp = q8_zero_point_of(g, q);
+  const int64_t gh = p.gh();
+  const int in = ctx.rowmajor_of(dq.inputs[0]);
+  const std::vector<float> w = floats_of(ctx.constant(n, 1)), r = floats_of(ctx.constant(n, 2));
+  // B [dirs][2 * gh] as it is (Wb then Rb); zeros when absent (the sums
+  // then differ from the CPU's at most in the sign of a zero, which no
+  // quantized output shows).
+  const std::vector<float> b =
+      n.has_input(3) ? floats_of(ctx.constant(n, 3)) : std::vector<float>(static_cast<size_t>(p.dirs * 2 * gh), 0.0f);
+  p.w_off = ctx.add_f32(w);
+  p.r_off = ctx.add_f32(r);
+  p.wb_off = ctx.add_f32(b);
+  ctx.add_const({g.value(n.inputs[1]).name, {p.dirs, gh, p.input}, w});
+  ctx.add_const({g.value(n.inputs[2]).name, {p.dirs, gh, p.hidden}, r});
+  const size_t state_count = static_cast<size_t>(p.dirs * p.batch * p.hidden);
+  auto state = [&](size_t i) {
+    return ctx.add_f32(n.has_input(i) ? floats_of(*g.value(n.inputs[i]).constant)
+                                      : std::vector<float>(state_count, 0.0f));
+  };
+  p.h0_off = state(5);
+  if (p.cell == MLIP_RNN_LSTM) p.c0_off = state(6);
+  RLayer& l = ctx.new_layer(MLIP_LAYER_RNN, n);
+  l.origins.insert(l.origins.begin(), dq.origins.begin(), dq.origins.end());
+  l.origins.insert(l.origins.end(), q.origins.begin(), q.origins.end());
+  l.inputs = {in};
+  l.dtype = mlip_dtype(g.value(dq.inputs[0]).dtype);
+  l.macs = static_cast<uint64_t>(p.dirs * p.seq * p.batch * gh * (p.input + p.hidden));
+  l.params = p;
+  l.output = ctx.output_tensor(q, 0, true);
+}
+
 }  // namespace rnn_layer
+
+std::string q8_rnn_reason(const Graph& g, const Q8Chain& c, const SupportLimits& lim) {
+  if (!lim.int8) return "an int8 recurrent layer needs -quantize=int8";
+  const Node& n = g.nodes[static_cast<size_t>(c.node)];
+  const float xs = q8_scale_of(g, g.nodes[static_cast<size_t>(c.dq)]);
+  const float ys = q8_scale_of(g, g.nodes[static_cast<size_t>(c.q)]);
+  if (!(xs > 0.0f) || !(ys > 0.0f) || std::isinf(xs) || std::isinf(ys)) return "a scale that is not positive and finite";
+  return rnn_layer::node_reason(g, n, lim, true);
+}
+
+std::string q8_rnn_missing(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                           const std::vector<int>& producers, const Node& n) {
+  const char* what = "the 8-bit RNN layer runs a DequantizeLinear, LSTM or GRU, QuantizeLinear chain";
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] != kNoValue && (g.is_graph_output(n.outputs[i]) || !consumers[n.outputs[i]].empty()))
+      return fmt::format("{} whose Y_h and Y_c are unread; {} of {} is read", what, i == 1 ? "Y_h" : "Y_c", n.op);
+  const ValueId x = n.inputs[0], y = n.outputs[0];
+  const int p = producers[x];
+  if (p < 0 || g.nodes[static_cast<size_t>(p)].op != "DequantizeLinear" || g.is_graph_output(x) ||
+      consumers[x].size() != 1)
+    return fmt::format("{}; {}'s X is not the output of a DequantizeLinear that it alone reads", what, n.op);
+  if (y == kNoValue || g.is_graph_output(y) || consumers[y].size() != 1 ||
+      g.nodes[static_cast<size_t>(consumers[y][0])].op != "QuantizeLinear")
+    return fmt::format("{}; {}'s Y is not read by one QuantizeLinear alone", what, n.op);
+  return fmt::format("{} of 8-bit tensors of one type with per-tensor scales and zero points; {}'s are not", what,
+                     n.op);
+}
 
 bool sequence_tensor(const Graph& g, ValueId v) {
   const std::vector<int> producers = g.producers();
   for (size_t hops = 0; hops <= g.nodes.size(); ++hops) {  // back through the moves, no cycle in a graph
-    if (g.value(v).dtype != DType::Float32) return false;
+    if (g.value(v).dtype != DType::Float32 && !is_q8_type(g.value(v).dtype)) return false;
     const int p = producers[static_cast<size_t>(v)];
     if (p < 0) return false;
     const Node& n = g.nodes[static_cast<size_t>(p)];
     if (n.op == "LSTM" || n.op == "GRU") return n.outputs[0] == v;
+    // An int8 model's: the QuantizeLinear of Y (the 8-bit RNN layer's output).
+    if (n.op == "QuantizeLinear" && !n.inputs.empty() && g.value(v).dtype != DType::Float32) {
+      v = n.inputs[0];
+      continue;
+    }
     if (!op_traits(n.op).rearranges || n.inputs.empty()) return false;
     v = n.inputs[0];
   }
@@ -225,9 +349,12 @@ bool sequence_tensor(const Graph& g, ValueId v) {
 
 namespace rnn_layer {
 
+void plan_q8(LayerPlanner& pl);
+
 void plan(LayerPlanner& pl) {
   const RLayer& l = pl.layer();
   const RnnParams& p = params_of<RnnParams>(l);
+  if (p.q8) return plan_q8(pl);
   const RTensor& x = pl.in(0);
   const RTensor& y = pl.out();
   const bool lstm = p.cell == MLIP_RNN_LSTM;
@@ -306,6 +433,76 @@ void plan(LayerPlanner& pl) {
       }
       // The final cell state after Y (step seq of the layer's output).
       if (p.with_c) pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (T * D + d) * state_bytes, c_at, state_bytes);
+    }
+  }
+}
+
+// 8-bit: per direction fp32 W, B (Wb, Rb), R and state in OCM, then per
+// chunk of steps the 8-bit X rows in, one RNN command (the projections
+// inside it), the 8-bit Y rows out at their direction's place.
+void plan_q8(LayerPlanner& pl) {
+  const RLayer& l = pl.layer();
+  const RnnParams& p = params_of<RnnParams>(l);
+  const RTensor& x = pl.in(0);
+  const RTensor& y = pl.out();
+  const bool lstm = p.cell == MLIP_RNN_LSTM;
+  const int64_t gh = p.gh(), H = p.hidden, B = p.batch, I = p.input, T = p.seq, D = p.dirs;
+  const uint64_t fixed = q8_fixed_bytes(gh, I, H, B, lstm);
+  const int64_t sc = largest(T, [&](int64_t s) { return fixed + q8_chunk_bytes(s, I, H, B) <= pl.work_limit(); });
+  if (sc == 0) fail("layer '{}' does not fit OCM", l.name);
+  const auto parts = split_range(D, pl.num_tiles());
+  pl.set_split(Split::Channels, parts);  // directions
+  const int64_t state_bytes = B * H * kF32Bytes, row_bytes = B * H;  // fp32 state, 8-bit Y rows
+  for (size_t t = 0; t < parts.size(); ++t) {
+    const int tile = static_cast<int>(t);
+    Ocm ocm(pl.work_limit());
+    const uint32_t w_at = ocm.take(gh * I * kF32Bytes), b_at = ocm.take(2 * gh * kF32Bytes);
+    const uint32_t r_at = ocm.take(gh * H * kF32Bytes);
+    const uint32_t h_at = ocm.take(state_bytes), c_at = lstm ? ocm.take(state_bytes) : MLIP_NO_OFFSET;
+    const uint32_t work_at = ocm.take((gh + H) * kF32Bytes);
+    const int64_t sn = std::min(sc, T);
+    const uint32_t x_at = ocm.take(sn * B * I), y_at = ocm.take(sn * row_bytes);
+    pl.note_ocm(tile, ocm);
+    for (int64_t d = parts[t].first; d < parts[t].second; ++d) {
+      const uint32_t wts = pl.weights_binding();
+      pl.dma_in(tile, wts, p.w_off + d * gh * I * kF32Bytes, w_at, gh * I * kF32Bytes);
+      pl.dma_in(tile, wts, p.wb_off + d * 2 * gh * kF32Bytes, b_at, 2 * gh * kF32Bytes);
+      pl.dma_in(tile, wts, p.r_off + d * gh * H * kF32Bytes, r_at, gh * H * kF32Bytes);
+      pl.dma_in(tile, wts, p.h0_off + d * state_bytes, h_at, state_bytes);
+      if (lstm) pl.dma_in(tile, wts, p.c0_off + d * state_bytes, c_at, state_bytes);
+      const bool rev = p.reverse || d == 1;
+      for (int64_t k = 0; k * sc < T; ++k) {
+        const int64_t t0 = rev ? std::max<int64_t>(0, T - (k + 1) * sc) : k * sc;
+        const int64_t t1 = rev ? T - k * sc : std::min(T, (k + 1) * sc);
+        const int64_t s = t1 - t0;
+        pl.count_pass();
+        pl.dma_in(tile, pl.binding(x), pl.ddr_base(x) + t0 * B * I, x_at, s * B * I);
+        mlip_rnn_args a{};
+        a.xp = x_at;
+        a.w = w_at;
+        a.r = r_at;
+        a.bias = b_at;
+        a.h = h_at;
+        a.c = c_at;
+        a.y = y_at;
+        a.work = work_at;
+        a.steps = u32(s);
+        a.batch = u32(B);
+        a.hidden = u32(H);
+        a.input = u32(I);
+        a.cell = p.cell;
+        a.reverse = rev ? 1 : 0;
+        a.lbr = p.lbr ? 1 : 0;
+        a.x_scale = p.x_scale;
+        a.x_zp = p.x_zp;
+        a.y_scale = p.y_scale;
+        a.y_zp = p.y_zp;
+        a.dtype = l.dtype;
+        pl.emit(MLIP_OP_RNN, tile, a);
+        // Y [seq][dirs][batch][hidden]: the chunk's steps at direction d.
+        pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (t0 * D + d) * row_bytes, y_at, s, row_bytes,
+                   D * row_bytes, row_bytes);
+      }
     }
   }
 }

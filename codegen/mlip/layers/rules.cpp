@@ -32,7 +32,9 @@ bool per_tensor_qparams(const Graph& g, const Node& n) {
 
 // The float operators an int8 chain may hold: each has an 8-bit form of its
 // layer that repeats the CPU kernel's fp32 operations (docs/mlip-spec.md 4a).
-bool q8_chain_op(const std::string& op) { return op == "Softmax" || op == "LayerNormalization"; }
+bool q8_chain_op(const std::string& op) {
+  return op == "Softmax" || op == "LayerNormalization" || op == "LSTM" || op == "GRU";
+}
 
 }  // namespace rules_layer
 
@@ -46,8 +48,13 @@ std::optional<Q8Chain> q8_chain_at(const Graph& g, const std::vector<std::vector
                                    const std::vector<int>& producers, int node) {
   const Node& m = g.nodes[static_cast<size_t>(node)];
   if (!rules_layer::q8_chain_op(m.op) || m.inputs.empty() || m.outputs.empty()) return std::nullopt;
+  // LayerNormalization's Mean or InvStdDev is used; an LSTM's or GRU's Y_h
+  // or Y_c is read (the exporters name them whether read or not).
+  const bool recurrent = m.op == "LSTM" || m.op == "GRU";
   for (size_t i = 1; i < m.outputs.size(); ++i)
-    if (m.outputs[i] != kNoValue) return std::nullopt;  // LayerNormalization's Mean or InvStdDev is used
+    if (m.outputs[i] != kNoValue &&
+        (!recurrent || g.is_graph_output(m.outputs[i]) || !consumers[m.outputs[i]].empty()))
+      return std::nullopt;
   const ValueId y = m.outputs[0], x = m.inputs[0];
   if (g.is_graph_output(y) || consumers[y].size() != 1 || g.is_graph_output(x) || consumers[x].size() != 1)
     return std::nullopt;

@@ -204,11 +204,11 @@ void lower_concat_rows(LowerContext& ctx, const Node& n);
 // MATMUL (layers/matmul.cpp): a MatMul FC does not take (3-D and more, or B
 // computed).
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& limits);
-// int8 float chains (layers/rules.cpp): a DequantizeLinear, then a Softmax
-// or LayerNormalization, then a QuantizeLinear (per-tensor parameters, one
+// int8 float chains (layers/rules.cpp): a DequantizeLinear, then a Softmax,
+// LayerNormalization, LSTM or GRU, then a QuantizeLinear (per-tensor parameters, one
 // 8-bit type, each node read only by the next), the float operator of the
 // CPU's int8 build between its QDQ pairs, is one 8-bit layer of the middle
-// node's kind (SOFTMAX, LAYERNORM) that repeats the CPU kernels' fp32
+// node's kind (SOFTMAX, LAYERNORM, RNN) that repeats the CPU kernels' fp32
 // operations. q8_chain_at finds it from its middle node; q8_chain_member
 // says whether node `node` is a chain's DequantizeLinear or QuantizeLinear
 // (they make no layer of their own); the scale and zero point of a Q or DQ.
@@ -225,6 +225,12 @@ int32_t q8_zero_point_of(const Graph& g, const Node& qdq);
 // LayerNormalization (layers/layernorm.cpp).
 std::string q8_softmax_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
 std::string q8_norm_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
+// Its LSTM or GRU (layers/rnn.cpp: the 8-bit RNN layer, Y_h and Y_c
+// unread); and why an LSTM or GRU of an int8 model that is no chain's
+// stays on the CPU.
+std::string q8_rnn_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
+std::string q8_rnn_missing(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                           const std::vector<int>& producers, const Node& n);
 // An 8-bit TABLE layer of node n (layers/activation.cpp): tensor `in`
 // through `table` (256 values, entry i for the input value type minimum +
 // i), the table in WEIGHTS and among the constants as `table_name`. The
@@ -299,6 +305,8 @@ std::string rowmajor_reason(const Value& v);
 // Whether float32 v is an LSTM's or GRU's Y or a rearrangement of one
 // (layers/rnn.cpp): time-major, so a 4-D one's first dimension is the
 // sequence, not a batch of images (PERMUTE moves it whatever its length).
+// In an int8 model, 8-bit v: the QuantizeLinear of such a Y, or a
+// rearrangement of it.
 bool sequence_tensor(const Graph& g, ValueId v);
 
 // nodes-JSON: the weights (kernel_layout, kernel_const_name, bias) of a
