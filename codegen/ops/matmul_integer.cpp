@@ -1,6 +1,7 @@
 // MatMulInteger (int32 output) and QLinearMatMul (requantized int8/uint8
-// output). Integer sums are exact, so any summation order gives the same
-// bits; the shape rule bounds K so that no int32 sum can overflow.
+// output; its 16x8 form int16 too, in int64). Integer sums are exact, so
+// any summation order gives the same bits; the shape rule bounds K so that
+// no int32 sum can overflow.
 #include "ops/matmul_integer.h"
 
 #include "ops/broadcast.h"
@@ -22,6 +23,10 @@ int64_t per_column_count(const Shape& s, int64_t n, std::string_view name) {
   fail("{} has shape {}; it must be one value or one per column of B ([{}] or [1,{}])", name, shape_str(s), n, n);
 }
 
+bool qmatmul_wide(DType a, DType b, DType y) {
+  return a == DType::Int16 || b == DType::Int16 || y == DType::Int16;
+}
+
 MatMulRequant matmul_requant(const TensorData& a_scale, const TensorData& b_scale, const TensorData& y_scale,
                              int64_t m, int64_t n, RequantMode mode) {
   MatMulRequant q;
@@ -36,9 +41,9 @@ MatMulRequant matmul_requant(const TensorData& a_scale, const TensorData& b_scal
 
 namespace {
 
-MatMulDims checked_dims(const InferContext& ctx, int a, int b) {
+MatMulDims checked_dims(const InferContext& ctx, int a, int b, bool wide = false) {
   const MatMulDims d = matmul_dims(ctx.in_shape(a), ctx.in_shape(b));
-  if (d.k > kMaxAccumulatedProducts)
+  if (!wide && d.k > kMaxAccumulatedProducts)  // 16x8: an int64 sum of products below 2^32
     fail("K = {} products per output could overflow the int32 accumulator (at most {})", d.k,
          kMaxAccumulatedProducts);
   return d;
@@ -46,7 +51,7 @@ MatMulDims checked_dims(const InferContext& ctx, int a, int b) {
 
 // acc(i, j) = sum_p (a[i, p] - za[i]) * (b[p, j] - zb[j]) for every output
 // matrix; store(flat output index, i, j, acc).
-template <class F>
+template <class Acc = int32_t, class F>
 void int_matmul(const MatMulDims& d, const TensorData& at, const TensorData& bt, const std::vector<int32_t>& za,
                 const std::vector<int32_t>& zb, F&& store) {
   const std::vector<int32_t> a = int32_values(at), b = int32_values(bt);
@@ -56,9 +61,9 @@ void int_matmul(const MatMulDims& d, const TensorData& at, const TensorData& bt,
                          for (int64_t j = 0; j < d.n; ++j) {
                            const int32_t zai = za.size() > 1 ? za[static_cast<size_t>(i)] : za[0];
                            const int32_t zbj = zb.size() > 1 ? zb[static_cast<size_t>(j)] : zb[0];
-                           int32_t acc = 0;
+                           Acc acc = 0;
                            for (int64_t p = 0; p < d.k; ++p)
-                             acc += (a[static_cast<size_t>(off[0] + i * d.k + p)] - zai) *
+                             acc += static_cast<Acc>(a[static_cast<size_t>(off[0] + i * d.k + p)] - zai) *
                                     (b[static_cast<size_t>(off[1] + p * d.n + j)] - zbj);
                            store((batch * d.m + i) * d.n + j, i, j, acc);
                          }
@@ -97,13 +102,20 @@ void eval_MatMulInteger(EvalContext& ctx) {
 void infer_QLinearMatMul(InferContext& ctx) {
   ctx.expect_inputs(8, 8);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
-  expect_quant_type(ctx, 0, "a");
-  expect_quant_type(ctx, 3, "b");
-  expect_quant_type(ctx, 7, "y_zero_point");
+  const bool wide = qmatmul_wide(ctx.in_dtype(0), ctx.in_dtype(3), ctx.in_dtype(7));
+  if (wide) {  // 16x8: int16 and int8 only
+    for (auto [i, name] : {std::pair{0, "a"}, std::pair{3, "b"}, std::pair{7, "y_zero_point"}})
+      if (ctx.in_dtype(i) != DType::Int16 && ctx.in_dtype(i) != DType::Int8)
+        fail("{} is {}; with int16 (16x8) operands every type is int16 or int8", name, dtype_name(ctx.in_dtype(i)));
+  } else {
+    expect_quant_type(ctx, 0, "a");
+    expect_quant_type(ctx, 3, "b");
+    expect_quant_type(ctx, 7, "y_zero_point");
+  }
   expect_same_type(ctx, 2, "a_zero_point", ctx.in_dtype(0), "a");
   expect_same_type(ctx, 5, "b_zero_point", ctx.in_dtype(3), "b");
   for (int i : {1, 4, 6}) ctx.expect_dtype(i, {DType::Float32});
-  const MatMulDims d = checked_dims(ctx, 0, 3);
+  const MatMulDims d = checked_dims(ctx, 0, 3, wide);
   per_row_count(ctx.in_shape(1), d.m, "a_scale");
   per_column_count(ctx.in_shape(4), d.n, "b_scale");
   expect_one_value(ctx.in_shape(6), "y_scale");
@@ -127,6 +139,21 @@ void eval_QLinearMatMul(EvalContext& ctx) {
   const int32_t zy = zero_points(ctx, 7)[0];
   TensorData& yt = ctx.outputs[0];
   const int32_t lo = quant_min(yt.dtype()), hi = quant_max(yt.dtype());
+  auto requant = [&](int64_t i, int64_t j) -> const Requant& {
+    return q.r[static_cast<size_t>((q.rows > 1 ? i : 0) * q.cols + (q.cols > 1 ? j : 0))];
+  };
+  if (qmatmul_wide(ctx.in(0).dtype(), ctx.in(3).dtype(), yt.dtype())) {
+    int_matmul<int64_t>(d, ctx.in(0), ctx.in(3), zero_points(ctx, 2), zero_points(ctx, 5),
+                        [&](int64_t k, int64_t i, int64_t j, int64_t acc) {
+                          const Requant& r = requant(i, j);
+                          const int32_t v = mlip_requantize64(acc, r.q, r.shift, zy, lo, hi);
+                          if (yt.dtype() == DType::Int16)
+                            yt.data<int16_t>()[k] = static_cast<int16_t>(v);
+                          else
+                            yt.data<int8_t>()[k] = static_cast<int8_t>(v);
+                        });
+    return;
+  }
   int_matmul(d, ctx.in(0), ctx.in(3), zero_points(ctx, 2), zero_points(ctx, 5),
              [&](int64_t k, int64_t i, int64_t j, int32_t acc) {
                const Requant& r = q.r[static_cast<size_t>((q.rows > 1 ? i : 0) * q.cols + (q.cols > 1 ? j : 0))];

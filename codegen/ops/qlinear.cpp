@@ -97,10 +97,33 @@ std::vector<int32_t> lookup_table(const QParam& x, const QParam& y, const std::f
   return t;
 }
 
+std::vector<int32_t> lookup_table16(const QParam& x, const QParam& y, const std::function<double(double)>& f) {
+  // The function at input q, in output steps (unrounded, unclamped).
+  auto at = [&](int32_t q) {
+    return f(static_cast<double>(q - x.zero_point) * static_cast<double>(x.scale)) / static_cast<double>(y.scale) +
+           y.zero_point;
+  };
+  auto clamp = [&](double v) { return static_cast<int32_t>(std::min<double>(std::max<double>(v, y.lo()), y.hi())); };
+  std::vector<int32_t> t;
+  for (int32_t k = 0; k < 512; ++k) {
+    const int32_t q0 = -32768 + 128 * k;
+    const double sample = std::round(at(q0));
+    // The segment's midpoint as the lookup interpolates it, against the
+    // function there: half that error moves the knot (TFLite's LUTPopulate).
+    const double interp = std::round((at(q0 + 128) + sample) / 2.0);
+    const double bias = std::round((interp - std::round(at(q0 + 64))) / 2.0);
+    t.push_back(clamp(sample - bias));
+  }
+  t.push_back(clamp(std::round(at(32768))));
+  return t;
+}
+
 TensorData lookup_tensor(const std::vector<int32_t>& table, DType t) {
   TensorData d(t, {static_cast<int64_t>(table.size())});
   for (size_t i = 0; i < table.size(); ++i) {
-    if (t == DType::Int8)
+    if (t == DType::Int16)
+      d.data<int16_t>()[i] = static_cast<int16_t>(table[i]);
+    else if (t == DType::Int8)
       d.data<int8_t>()[i] = static_cast<int8_t>(table[i]);
     else
       d.data<uint8_t>()[i] = static_cast<uint8_t>(table[i]);

@@ -74,7 +74,13 @@ std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_c
 // The lookup table of y = f(x) for every value of x's type: x dequantized
 // in float, f in double, quantized as QuantizeLinear does.
 std::vector<int32_t> lookup_table(const QParam& x, const QParam& y, const std::function<double(double)>& f);
-// The same table as a constant tensor of y's type, [256].
+// 16x8 (int16 x and y): the 513 knots of mlip/lut16.h's interpolated table,
+// knot k the value at x = -32768 + 128 k: f in double at the dequantized
+// input, in output steps, rounded half away from zero, less half the
+// rounded error of the segment's interpolated midpoint (TFLite's
+// LUTPopulate for int16), saturated to y's type.
+std::vector<int32_t> lookup_table16(const QParam& x, const QParam& y, const std::function<double(double)>& f);
+// The same table as a constant tensor of y's type, [256] (int16: [513]).
 TensorData lookup_tensor(const std::vector<int32_t>& table, DType t);
 
 // The float functions the tables are made of, by ONNX op name ("Sigmoid",

@@ -5,7 +5,10 @@
 // whose reference computes the same table (ops/qlinear.cpp,
 // lookup_table): every value of x dequantized, the function in double,
 // quantized as QuantizeLinear. fold_qdq turns them into lookups, so the C
-// backend has the one lookup kernel.
+// backend has the one lookup kernel. Its 16x8 form: an int16 X and a
+// 513-entry int16 table interpolated between knots (mlip/lut16.h;
+// ops::lookup_table16 fills it), what fold_qdq makes of a 16x8 activation.
+#include "mlip/lut16.h"
 #include "ops/ops.h"
 #include "ops/qlinear.h"
 #include "support/error.h"
@@ -16,6 +19,11 @@ namespace {
 
 void apply_table(const TensorData& x, const std::vector<int32_t>& table, TensorData& y) {
   const std::vector<int32_t> v = int32_values(x);
+  if (x.dtype() == DType::Int16) {
+    const std::vector<int16_t> t(table.begin(), table.end());
+    for (size_t i = 0; i < v.size(); ++i) y.data<int16_t>()[i] = mlip_lut16(v[i], t.data());
+    return;
+  }
   const int32_t lo = quant_min(x.dtype());
   for (size_t i = 0; i < v.size(); ++i) {
     const int32_t q = table[static_cast<size_t>(v[i] - lo)];
@@ -69,10 +77,19 @@ void infer_QLinearLeakyRelu(InferContext& ctx) {
 }
 void eval_QLinearLeakyRelu(EvalContext& ctx) { eval_activation(ctx, "LeakyRelu"); }
 
-// Inputs: X (int8/uint8), table (constant, [256] of the output type).
+// Inputs: X (int8/uint8), table (constant, [256] of the output type); or
+// X int16 and table [513] of int16 (16x8).
 void infer_QLinearLookup(InferContext& ctx) {
   ctx.expect_inputs(2, 2);
   if (ctx.num_outputs() != 1) fail("expects 1 output, got {}", ctx.num_outputs());
+  if (ctx.in_dtype(0) == DType::Int16) {
+    if (ctx.in_dtype(1) != DType::Int16) fail("an int16 X needs an int16 table, not {}", dtype_name(ctx.in_dtype(1)));
+    ctx.require_const(1, "table");
+    if (ctx.in_shape(1) != Shape{MLIP_LUT16_ENTRIES})
+      fail("the table has shape {}; an int16 X needs [{}]", shape_str(ctx.in_shape(1)), MLIP_LUT16_ENTRIES);
+    ctx.set_output(0, DType::Int16, ctx.in_shape(0));
+    return;
+  }
   expect_quant_type(ctx, 0, "X");
   expect_quant_type(ctx, 1, "table");
   ctx.require_const(1, "table");

@@ -9,6 +9,9 @@
 // x_scale / (y_scale * count) with the window's count (taps inside x, or
 // inside the padded extent with count_include_pad): one (q, shift) per
 // possible count, so still one rounding (templates/kernels/qlinear_averagepool.c).
+// Its 16x8 form (int16 X and Y): the sum in int64 and mlip_requantize64, as
+// QLinearGlobalAveragePool's, so that a window holding the whole input gives
+// the bits of the global form (the MLIP runs such a window as GLOBAL_AVGPOOL).
 #include "ops/ops.h"
 #include "ops/spatial.h"
 #include "ops/window.h"
@@ -99,7 +102,7 @@ std::vector<Requant> average_requant(float x_scale, float y_scale, int64_t max_c
 // Inputs: X, x_scale, x_zero_point, y_scale, y_zero_point.
 void infer_QLinearAveragePool(InferContext& ctx) {
   ctx.expect_inputs(4, 5);
-  const auto [x, y] = check_pool_io(ctx);
+  const auto [x, y] = check_pool_io(ctx, /*allow_int16=*/true);
   const Shape& s = ctx.in_shape(0);
   if (s.size() < 3 || s.size() > 2 + kMaxSpatial)
     fail("input X has shape {}; supported: 1-D to 3-D data [N, C, D1 (, D2 (, D3))]", shape_str(s));
@@ -109,7 +112,8 @@ void infer_QLinearAveragePool(InferContext& ctx) {
   store_geometry(ctx.attrs(), g, kQPoolRules);
   int64_t taps = 1;
   for (int64_t k : g.kernel) taps *= k;
-  if (taps > 2147483647LL / 255) fail("a window of {} taps could overflow the int32 sum", taps);
+  if (ctx.in_dtype(0) != DType::Int16 && taps > 2147483647LL / 255)  // int16: an int64 sum
+    fail("a window of {} taps could overflow the int32 sum", taps);
   average_requant(x.scale, y.scale, taps, requant_mode(ctx.attrs()));
   Shape out = {s[0], s[1]};
   out.insert(out.end(), g.out.begin(), g.out.end());
@@ -130,7 +134,7 @@ void eval_QLinearAveragePool(EvalContext& ctx) {
   for (int64_t p = 0; p < planes; ++p) {
     const int32_t* xp = x.data() + p * isize;
     for_each_output(g, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
-      int32_t sum = 0;
+      int64_t sum = 0;  // int8: within int32 (the taps bound), so the same bits as an int32 sum
       int64_t valid = 0, padded = 0;
       for_each_padded_tap(g, od, oh, ow, [&](const WindowTap& tap) {
         ++padded;
@@ -140,9 +144,13 @@ void eval_QLinearAveragePool(EvalContext& ctx) {
         }
       });
       const Requant& m = r[static_cast<size_t>(include_pad ? padded : valid)];
-      const int32_t q = mlip_requantize(sum, m.q, m.shift, yq.zero_point, yq.lo(), yq.hi());
+      const int32_t q = t == DType::Int16
+                            ? mlip_requantize64(sum, m.q, m.shift, yq.zero_point, yq.lo(), yq.hi())
+                            : mlip_requantize(static_cast<int32_t>(sum), m.q, m.shift, yq.zero_point, yq.lo(), yq.hi());
       const int64_t k = p * osize + o;
-      if (t == DType::Int8)
+      if (t == DType::Int16)
+        yt.data<int16_t>()[k] = static_cast<int16_t>(q);
+      else if (t == DType::Int8)
         yt.data<int8_t>()[k] = static_cast<int8_t>(q);
       else
         yt.data<uint8_t>()[k] = static_cast<uint8_t>(q);

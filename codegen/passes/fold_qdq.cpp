@@ -8,7 +8,8 @@
 //     dimensions are the rows, a transformer's Linear on [1, T, d])
 //                              -> Reshape, QLinearConv 1x1, Reshape (from
 //     3-D: a Reshape to the rows [rows, K] first, and one back after)
-//   MatMul (both computed)     -> QLinearMatMul
+//   MatMul (both computed)     -> QLinearMatMul (16x8 too: int16 sides,
+//     an int64 sum; and a 16x8 MatMul of a constant B of rank 3 or more)
 //   Add, Mul                   -> QLinearAdd, QLinearMul (com.microsoft's)
 //   GlobalAveragePool          -> QLinearGlobalAveragePool
 //   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Pad, nearest
@@ -17,11 +18,15 @@
 //   Concat                     -> tables for inputs of another scale, then Concat
 // int16 activations (16x8, with int8 weights) fold for Conv, Gemm and
 // MatMul with constant weights (QLinearConv's 16x8 form: int64 bias and
-// sum), GlobalAveragePool (int64 sum), Add and Mul (zero points 0: Add
-// with 2^15 of headroom, TFLite's), the same-scale ops, and Relu and Clip
-// keeping the scale (a Clip on the integers); the others stay float
-// between their DequantizeLinear and QuantizeLinear (a 65,536-entry table
-// is no option: docs/user-guide.md "16x8 quantization").
+// sum), MatMul of two computed tensors or of a constant batch of matrices
+// (QLinearMatMul's 16x8 form), GlobalAveragePool and AveragePool (int64
+// sums), Add and Mul (zero points 0: Add with 2^15 of headroom, TFLite's),
+// Concat (an input of another scale rescaled by a QLinearMul by 1), the
+// same-scale ops, Relu and Clip keeping the scale (a Clip on the
+// integers), and the other activations as a 513-entry interpolated table
+// (mlip/lut16.h; a 65,536-entry one would be 128 KiB); the others stay
+// float between their DequantizeLinear and QuantizeLinear
+// (docs/user-guide.md "16x8 quantization").
 // A Relu or Clip between the op and the QuantizeLinear becomes the output's
 // clamp (quantization is monotone, so clamping before or after it gives the
 // same integer). The com.microsoft QLinearSigmoid, QLinearLeakyRelu and
@@ -37,6 +42,7 @@
 #include <fmt/format.h>
 
 #include "ops/evaluator.h"
+#include "ops/matmul_integer.h"
 #include "ops/infer.h"
 #include "ops/conv_transpose.h"
 #include "ops/op.h"
@@ -332,8 +338,15 @@ class Folder {
     auto w = dq_of(n.inputs[1], producers);
     const bool gemm = n.op == "Gemm";
     const bool wide = int16_act(x->q) || o.param.dtype == DType::Int16;
-    if (!gemm && w && !g_.value(w->q).is_constant() && w->per_tensor()) {  // two computed operands
-      if (wide) return note(n, "no 16x8 kernel for a MatMul of two computed operands");
+    // Two computed operands, or (16x8) a constant B that is no matrix (a
+    // batch of them): QLinearMatMul, its 16x8 form when a side is int16.
+    const bool computed_b = w && !g_.value(w->q).is_constant();
+    const bool batched_b = wide && w && g_.value(w->q).is_constant() && g_.value(w->q).shape.size() > 2;
+    if (!gemm && (computed_b || batched_b) && w->per_tensor()) {
+      const DType at = g_.value(x->q).dtype, bt = g_.value(w->q).dtype;
+      if (ops::qmatmul_wide(at, bt, o.param.dtype))
+        for (DType t : {at, bt, o.param.dtype})
+          if (t != DType::Int16 && t != DType::Int8) return note(n, "a 16x8 MatMul with a uint8 side");
       if (o.lo != o.param.lo() || o.hi != o.param.hi())
         return note(n, "a Relu or Clip after a MatMul of two computed operands");
       Node q = make("QLinearMatMul", n.name, {x->q, x->scale, dq_zp(*x), w->q, w->scale, dq_zp(*w), o.ys, o.yz}, {o.y});
@@ -442,7 +455,7 @@ class Folder {
 
   bool fold_avgpool(size_t i, const std::vector<int>& producers, const OutQ& o) {
     const Node& n = g_.nodes[i];
-    auto x = act_dq(n.inputs[0], producers);
+    auto x = act_dq(n.inputs[0], producers, true);  // int16 too: an int64 sum
     if (!x || g_.value(x->q).dtype != o.param.dtype)
       return note(n, "input X is not a per-tensor DequantizeLinear of the output's type");
     Node q = make("QLinearAveragePool", n.name, {x->q, x->scale, dq_zp(*x), o.ys, o.yz}, {o.y});
@@ -498,8 +511,14 @@ class Folder {
         (k == 1 ? lo : hi) = b->at(0);
       }
     }
-    if (auto x16 = act_dq(n.inputs[0], producers, true); x16 && (int16_act(x16->q) || o.param.dtype == DType::Int16))
+    if (auto x16 = act_dq(n.inputs[0], producers, true); x16 && (int16_act(x16->q) || o.param.dtype == DType::Int16)) {
+      // A Relu or Clip keeping the scale: exact on the integers; any other
+      // activation from int16 to int16: the interpolated table.
+      const QParam p = x16->param();
+      const bool keeps = op_traits(n.op).clamps && p.scale == o.param.scale && p.zero_point == o.param.zero_point;
+      if (!keeps && int16_act(x16->q) && o.param.dtype == DType::Int16) return fold_lut16(i, *x16, o, lo, hi);
       return fold_clamp16(i, *x16, o, lo, hi);
+    }
     auto x = act_dq(n.inputs[0], producers);
     if (!x || !ops::is_quant_type(o.param.dtype))
       return note(n, "input X or its output is not a per-tensor int8/uint8 tensor");
@@ -507,6 +526,21 @@ class Folder {
     xp.dtype = g_.value(x->q).dtype;
     const auto table = ops::lookup_table(xp, o.param, ops::activation_function(n.op, n.attrs, lo, hi));
     Node q = make(ops::kQLookupOp, n.name, {x->q, table_const(table, o.param.dtype)}, {o.y});
+    replace(i, o, {std::move(q)});
+    return true;
+  }
+
+  // 16x8: an activation from int16 to int16 (Sigmoid, Tanh, HardSwish,
+  // LeakyRelu, ...; a Relu or Clip changing the scale) is a lookup in a
+  // 513-entry int16 table interpolated between its knots (mlip/lut16.h,
+  // TFLite's int16 LUT): 1 KiB where an exact table would take 128 KiB.
+  bool fold_lut16(size_t i, const Dq& x, const OutQ& o, double lo, double hi) {
+    const Node& n = g_.nodes[i];
+    QParam xp = x.param();
+    xp.dtype = DType::Int16;
+    const auto f = ops::activation_function(n.op, n.attrs, lo, hi);
+    const std::vector<int32_t> table = ops::lookup_table16(xp, o.param, f);
+    Node q = make(ops::kQLookupOp, n.name, {x.q, table_const(table, DType::Int16)}, {o.y});
     replace(i, o, {std::move(q)});
     return true;
   }
@@ -589,9 +623,11 @@ class Folder {
     const Node n = g_.nodes[i];
     std::vector<Dq> xs;
     for (ValueId v : n.inputs) {
-      auto d = act_dq(v, producers);
+      auto d = act_dq(v, producers, true);  // int16 too: a rescale is a QLinearMul by 1
       if (!d || g_.value(d->q).dtype != o.param.dtype)
         return note(n, "an input is not a per-tensor DequantizeLinear of the output's type");
+      if (o.param.dtype == DType::Int16 && (d->param().zero_point != 0 || o.param.zero_point != 0))
+        return note(n, "int16 (16x8) inputs or output with a zero point other than 0");
       xs.push_back(*d);
     }
     std::vector<Node> repl;
@@ -604,12 +640,24 @@ class Folder {
     return true;
   }
 
-  // x at scale and zero point y: x itself, or a table lookup appended to `repl`.
+  // x at scale and zero point y: x itself, or a table lookup appended to
+  // `repl`; int16 (16x8, zero points 0): a QLinearMul by an int16 1 of
+  // scale 1 (one rounding of x * x_scale / y_scale, on the CPU and the MLIP
+  // alike: no 65,536-entry table).
   ValueId requantized(const Dq& x, const QParam& y, const std::string& name, std::vector<Node>& repl) {
     QParam p = x.param();
     p.dtype = g_.value(x.q).dtype;
     if (p.dtype == y.dtype && p.scale == y.scale && p.zero_point == y.zero_point) return x.q;
     ValueId out = g_.add_value(g_.unique_name(g_.value(x.q).name + "_requantized"), y.dtype);
+    if (y.dtype == DType::Int16) {
+      const ValueId one = g_.add_constant("one", TensorData::scalar<int16_t>(1));
+      const ValueId one_scale = g_.add_constant("one_scale", TensorData::scalar<float>(1.0f));
+      const ValueId zero = g_.add_constant("zero_point", TensorData::scalar<int16_t>(0));
+      const ValueId ys = g_.add_constant("requantize_scale", TensorData::scalar<float>(y.scale));
+      repl.push_back(make("QLinearMul", g_.unique_name(name + "_requantize"),
+                          {x.q, x.scale, dq_zp(x), one, one_scale, zero, ys, zero}, {out}));
+      return out;
+    }
     repl.push_back(make(ops::kQLookupOp, g_.unique_name(name + "_requantize"),
                         {x.q, table_const(ops::lookup_table(p, y, [](double v) { return v; }), y.dtype)}, {out}));
     return out;

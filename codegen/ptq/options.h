@@ -39,7 +39,7 @@ struct QuantizeOptions {
   // turns it off for an MLIP target: there a float layer is an fp16 MLIP
   // layer, closer to fp32 than a 16x8 one and an MLIP layer whatever its
   // operator (the MLIP's 16x8 layers are CONV2D, FC, MAXPOOL,
-  // GLOBAL_AVGPOOL, ADD and ELTWISE only).
+  // AVGPOOL, GLOBAL_AVGPOOL, ADD and ELTWISE only).
   bool try_16x8 = true;
   // Where the samples come from, for messages (the --calibration file).
   std::string data_name;

@@ -32,7 +32,7 @@
   X(CONV2D, conv2d, 5, conv2d, WIDE)                       \
   X(FC, fc, 6, fc, WIDE)                                   \
   X(MAXPOOL, maxpool, 7, pool, WIDE)                       \
-  X(AVGPOOL, avgpool, 8, pool, BOTH)                       \
+  X(AVGPOOL, avgpool, 8, pool, WIDE)                       \
   X(GLOBAL_AVGPOOL, global_avgpool, 9, global_pool, WIDE)  \
   X(GLOBAL_MAXPOOL, global_maxpool, 10, global_pool, BOTH) \
   X(ADD, add, 11, add, WIDE)                               \
@@ -206,7 +206,8 @@
  * Output row oh's window starts at block row oh * stride_h - pad_top, its
  * taps gap_h + 1 rows apart (columns likewise). 8-bit AVGPOOL: the sum of a
  * window of count n is requantized by entry n of a table of kh * kw + 1
- * {int32 q, int32 shift} pairs (MLIP_POOL_TABLE_ENTRY_BYTES each). */
+ * {int32 q, int32 shift} pairs (MLIP_POOL_TABLE_ENTRY_BYTES each); 16x8
+ * (int16): the same table, an int64 sum, mlip_requantize64. */
 #define MLIP_FIELDS_pool(W, A, x)                                                                                 \
   W(x, in, 0, uint32_t, ANY, OCM, "input block [in_h][in_w][c]")                                                  \
   W(x, in_h, 1, uint32_t, ANY, NZ, "input rows")                                                                  \

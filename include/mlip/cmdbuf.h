@@ -213,7 +213,7 @@ enum { MLIP_RNN_LSTM = 1, MLIP_RNN_GRU = 2 };
  * (docs/mlip-spec.md section 4a). MLIP_DT_INT16 (16x8: int16 activations,
  * zero point 0, two bytes per element, with int8 weights) is an int8
  * buffer's too, for the opcodes whose forms are WIDE (CONV2D, FC, MAXPOOL,
- * GLOBAL_AVGPOOL, ADD, ELTWISE). */
+ * AVGPOOL, GLOBAL_AVGPOOL, ADD, ELTWISE). */
 enum { MLIP_DT_FP16 = 0, MLIP_DT_INT8 = 1, MLIP_DT_UINT8 = 2, MLIP_DT_INT16 = 3 };
 /* The int8 bounds that keep every int32 sum exact: products per CONV2D
  * output (255 * 255 * 33025 < 2^31, as the compiler's own bound) and

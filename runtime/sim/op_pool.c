@@ -1,12 +1,13 @@
-/* MAXPOOL and AVGPOOL on an NHWC block, fp16 and 8-bit, MAXPOOL 16x8 too (operands:
+/* MAXPOOL and AVGPOOL on an NHWC block, fp16, 8-bit and 16x8 (operands:
  * MLIP_FIELDS_pool, mlip/cmd_table.h).
  * Its validation rule (docs/command-buffer.md) and its executor
  * (docs/mlip-spec.md sections 4 and 4a); the opcode table (opcodes.c) names
- * both. The two element types share the words of the window, their checks,
+ * both. The element types share the words of the window, their checks,
  * and each window's taps and count; they differ in the arithmetic of a
- * window only (fp32 sum and one division, or an int32 sum requantized by
- * the entry of the window's count: mlip/requant.h, as the CPU's
- * QLinearAveragePool kernel). */
+ * window only (fp32 sum and one division, or an integer sum requantized by
+ * the entry of the window's count: int32 and mlip_requantize for 8 bits,
+ * int64 and mlip_requantize64 for int16, as the CPU's QLinearAveragePool
+ * kernel). */
 #include "sim_internal.h"
 
 /* Taps base + k * step, k in [0, kernel), that lie in [lo, hi): k in [*k0, *k1). */
@@ -26,7 +27,7 @@ static void window_range(int64_t base, int64_t kernel, int64_t step, int64_t lo,
 mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const mlip_decoded_cmd* d) {
   const mlip_pool_args* a = &d->u.pool;
   const int q8 = a->dtype != MLIP_DT_FP16; /* an integer type: the element type's rule checked which */
-  /* int16 (16x8, MAXPOOL only: its forms are WIDE, AVGPOOL's BOTH) and fp16: two bytes */
+  /* int16 (16x8) and fp16: two bytes */
   const uint64_t eb = q8 && a->dtype != MLIP_DT_INT16 ? 1u : 2u;
   const uint64_t in_len = mlip_sim_mul4(a->in_h, a->in_w, a->c, eb);
   const uint64_t out_len = mlip_sim_mul4(a->out_h, a->out_w, a->c, eb);
@@ -37,7 +38,9 @@ mlip_status mlip_sim_check_pool(const mlip_sim_view* v, uint32_t section, const 
   }
   if (q8 && d->opcode == MLIP_OP_AVGPOOL) {
     /* The 8-bit AVGPOOL's sum of at most 8421504 taps of at most 255 cannot
-       overflow int32; its clamp is ordered; its table of kh * kw + 1
+       overflow int32 (16x8's int64 sum of as many taps of at most 2^16 is
+       far inside mlip_requantize64's 2^62, and the table's size takes the
+       same bound); its clamp is ordered; its table of kh * kw + 1
        requantization pairs lies in OCM, apart from the output. */
     const uint64_t taps = (uint64_t)a->kh * a->kw; /* both below 2^32 */
     const uint64_t t_len = (taps + 1u) * MLIP_POOL_TABLE_ENTRY_BYTES;
@@ -88,17 +91,19 @@ static uint16_t window_f16(const mlip_pool_args* a, int is_max, const uint8_t* i
   return mlip_sim_round_result(r);
 }
 
-/* One window of an 8-bit pool: the largest integer (the type's minimum for
- * a window with no tap in the block), or the int32 sum of x - x_zp
- * requantized by the table's entry for the count. A 16x8 MAXPOOL's window
- * (int16, two bytes an element; AVGPOOL has no 16x8 form) the same maximum. */
+/* One window of an integer pool: the largest integer (the type's minimum
+ * for a window with no tap in the block), or the sum of x - x_zp
+ * requantized by the table's entry for the count. 8 bits: an int32 sum and
+ * mlip_requantize; 16x8 (int16, two bytes an element): an int64 sum and
+ * mlip_requantize64 (equal to mlip_requantize while the sum is within
+ * int32), as qlinear_averagepool.c's int16 form. */
 static int32_t window_q8(const mlip_pool_args* a, int is_max, const uint8_t* in, size_t in_w, size_t ch, size_t cc,
                          int64_t base_h, int64_t base_w, const int64_t k[4], int64_t dh, int64_t dw, uint64_t count,
                          const uint8_t* table) {
   const uint32_t dt = a->dtype;
   const int wide = dt == MLIP_DT_INT16;
   const int32_t zx = a->x_zp;
-  int32_t r = is_max ? mlip_sim_q8_lo(dt) : 0; /* a sum of at most 8421504 terms of at most 255: no overflow */
+  int64_t r = is_max ? mlip_sim_q8_lo(dt) : 0; /* 8 bits: at most 8421504 terms of at most 255, within int32 */
   int64_t kh, kw;
   for (kh = k[0]; kh < k[1]; ++kh) {
     const size_t ih = (size_t)(base_h + kh * dh);
@@ -114,17 +119,20 @@ static int32_t window_q8(const mlip_pool_args* a, int is_max, const uint8_t* in,
     }
   }
   if (is_max) {
-    return r;
+    return (int32_t)r;
   }
-  return mlip_requantize(r, mlip_sim_as_i32(table_word(table, count, 0)), mlip_sim_as_i32(table_word(table, count, 1)),
-                         a->y_zp, a->lo, a->hi);
+  {
+    const int32_t q = mlip_sim_as_i32(table_word(table, count, 0)), shift = mlip_sim_as_i32(table_word(table, count, 1));
+    return wide ? mlip_requantize64(r, q, shift, a->y_zp, a->lo, a->hi)
+                : mlip_requantize((int32_t)r, q, shift, a->y_zp, a->lo, a->hi);
+  }
 }
 
 mlip_status mlip_sim_exec_pool(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_pool_args* a = &d->u.pool;
   const int is_max = d->opcode == MLIP_OP_MAXPOOL;
   const int q8 = a->dtype != MLIP_DT_FP16;
-  const int wide = a->dtype == MLIP_DT_INT16; /* 16x8 MAXPOOL */
+  const int wide = a->dtype == MLIP_DT_INT16; /* 16x8 */
   const size_t eb = q8 && !wide ? 1u : 2u;
   const uint8_t* in = ocm + a->in;
   uint8_t* out = ocm + a->out;

@@ -2,7 +2,8 @@
  * (b[batch] - zb) [K, N], products of int8/uint8 values minus their zero
  * points (one value, per row of A or per column of B) summed in int32 (the
  * compiler bounds K so no sum overflows; integer sums are exact in any
- * order). Loop d walks the (simplified) broadcast batch axis d; a<d>, b<d>
+ * order); QLinearMatMul's 16x8 form (int16 on a side) in int64, requantized
+ * by mlip_requantize64. Loop d walks the (simplified) broadcast batch axis d; a<d>, b<d>
  * are the operand matrices' offsets. QLinearMatMul requantizes each sum
  * with its baked (q, shift) (mlip/requant.h), adds zy and saturates. */
 static void {{fn}}(const {{a_t}}* restrict a, const {{b_t}}* restrict b, {{#has_za}}const {{a_t}}* restrict za, {{/has_za}}{{#has_zb}}const {{b_t}}* restrict zb, {{/has_zb}}{{#qlinear}}const {{y_t}}* restrict zy, {{/qlinear}}{{y_t}}* restrict y) {
@@ -24,11 +25,11 @@ static void {{fn}}(const {{a_t}}* restrict a, const {{b_t}}* restrict b, {{#has_
       const int32_t zai = {{#has_za}}(int32_t)za[{{za_i}}]{{/has_za}}{{^has_za}}0{{/has_za}};
       for (int32_t j = 0; j < {{N}}; ++j) {
         const int32_t zbj = {{#has_zb}}(int32_t)zb[{{zb_j}}]{{/has_zb}}{{^has_zb}}0{{/has_zb}};
-        int32_t acc = 0;
+        {{acc_t}} acc = 0;
         for (int32_t p = 0; p < {{K}}; ++p)
-          acc += ((int32_t)pa[i * {{K}} + p] - zai) * ((int32_t)pb[p * {{N}} + j] - zbj);
+          acc += {{prod_cast}}((int32_t)pa[i * {{K}} + p] - zai) * ((int32_t)pb[p * {{N}} + j] - zbj);
 {{#qlinear}}
-        yr[j] = ({{y_t}})mlip_requantize(acc, qm[{{q_i}}], qs[{{q_i}}], zy0, {{LO}}, {{HI}});
+        yr[j] = ({{y_t}}){{requantize}}(acc, qm[{{q_i}}], qs[{{q_i}}], zy0, {{LO}}, {{HI}});
 {{/qlinear}}
 {{^qlinear}}
         yr[j] = acc;

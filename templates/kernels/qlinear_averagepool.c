@@ -1,8 +1,9 @@
 /* QLinearAveragePool: x [P = N*C, ID, IH, IW] -> y [P, OD, OH, OW] (1-D and
- * 2-D have size-1 leading axes), int8/uint8. The int32 sum of x - ZX over
- * the window's taps inside x, requantized by the (q, shift) of its count
- * (`valid` taps, or with count_include_pad `padded`: x_scale / (y_scale *
- * count), baked per count), plus ZY, saturated. */
+ * 2-D have size-1 leading axes), int8/uint8, or int16 (16x8). The sum of
+ * x - ZX over the window's taps inside x (int32; int64 for int16),
+ * requantized by the (q, shift) of its count (`valid` taps, or with
+ * count_include_pad `padded`: x_scale / (y_scale * count), baked per count;
+ * mlip_requantize64 for int16), plus ZY, saturated. */
 static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
   static const int32_t qm[{{NQ}}] = { {{q_list}} };
   static const int32_t qs[{{NQ}}] = { {{shift_list}} };
@@ -12,7 +13,7 @@ static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
     for (int32_t od = 0; od < {{OD}}; ++od) {
       for (int32_t oh = 0; oh < {{OH}}; ++oh) {
         for (int32_t ow = 0; ow < {{OW}}; ++ow) {
-          int32_t sum = 0;
+          {{acc_t}} sum = 0;
           int32_t valid = 0, padded = 0;
           for (int32_t kd = 0; kd < {{KD}}; ++kd) {
             const int32_t id = od * {{SD}} - {{PD}} + kd * {{DD}};
@@ -27,7 +28,7 @@ static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
                 if (iw >= {{EW}}) continue;
                 ++padded;
                 if (in_d && in_h && iw >= 0 && iw < {{IW}}) {
-                  sum += (int32_t)xp[(id * {{IH}} + ih) * {{IW}} + iw] - {{ZX}};
+                  sum += ({{acc_t}})xp[(id * {{IH}} + ih) * {{IW}} + iw] - {{ZX}};
                   ++valid;
                 }
               }
@@ -36,7 +37,7 @@ static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
           (void)valid;
           (void)padded;
           yp[(od * {{OH}} + oh) * {{OW}} + ow] =
-              ({{out0_t}})mlip_requantize(sum, qm[{{divisor}}], qs[{{divisor}}], {{ZY}}, {{LO}}, {{HI}});
+              ({{out0_t}}){{requantize}}(sum, qm[{{divisor}}], qs[{{divisor}}], {{ZY}}, {{LO}}, {{HI}});
         }
       }
     }

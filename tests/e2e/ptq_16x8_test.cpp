@@ -284,6 +284,101 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
     }
 }
 
+// AveragePool in 16x8: tests/gen/gen_q16.py's q16_qdq_pool (Conv, Relu,
+// AveragePool 3x3 stride 2 pads 1, Conv 1x1, AveragePool 2x2 with a padded
+// first row, ceil_mode and count_include_pad as the output; int16
+// activations) folds into two int16 QLinearAveragePools (int64 sums,
+// mlip_requantize64), nothing left float; its output is within one output
+// step of onnxruntime-node's (which averages in float between
+// DequantizeLinear and QuantizeLinear), the generated C gives the reference
+// evaluator's bits, and "mrvl, c" runs the whole model as one int16 region
+// (two AVGPOOL layers) with "c"'s bits on 1, 2 and 8 tiles (the pools' rows
+// split across them), pinned or streamed weights.
+TEST(Qdq16x8, AveragePoolWithinOneStepOfOnnxruntime) {
+  const fs::path dir = kModels / "q16_qdq_pool";
+  const fs::path onnx = dir / "model.onnx";
+  const Graph g = frontend::import_onnx(onnx);
+  io::NamedTensors in = {{g.inputs[0].name, frontend::load_tensor_pb(dir / "test_data_set_0/input_0.pb")}};
+  driver::CompileResult r;
+  const io::NamedTensors got = compile_and_run(onnx, in, {}, &r);
+  int pools = 0, floats = 0;
+  for (const Node& n : r.graph.nodes) {
+    pools += n.op == "QLinearAveragePool" && r.graph.value(n.inputs[0]).dtype == DType::Int16;
+    floats += n.op == "AveragePool" || n.op == "Conv";
+  }
+  EXPECT_EQ(pools, 2);
+  EXPECT_EQ(floats, 0);
+  EXPECT_TRUE(r.float_notes.empty());
+  const TensorData want = frontend::load_tensor_pb(dir / "test_data_set_0/output_0.pb");
+  const float step = output_step(r.graph, 0);
+  ASSERT_TRUE(std::isfinite(step));
+  const StepCounts c = step_counts(got[0].second, want, step);
+  fmt::print("q16_qdq_pool vs onnxruntime: {} elements, {} within one step (step {}, worst {:.3f})\n", c.n, c.one,
+             step, c.worst);
+  // One step, measured on float32 outputs: two dequantized values up to
+  // 32767 steps large each carry up to half an ulp, 32767 * 2^-24 steps.
+  EXPECT_LE(c.worst, 1.0 + 2 * 32767.0 / 16777216.0);
+  EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
+  for (auto [tiles, pin] : {std::pair{1, false}, std::pair{2, true}, std::pair{8, false}}) {
+    driver::CompileOptions m;
+    m.target = "mrvl, c";
+    m.mlip.num_tiles = tiles;
+    m.mlip.wb_pin_ocm = pin;
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", tiles, pin));
+    driver::CompileResult rm;
+    EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
+    EXPECT_EQ(rm.mlip.regions.size(), 1u);
+    for (const auto& n : rm.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
+      if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+        ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
+    size_t avgpools = 0;
+    for (const auto& region : rm.mlip.regions)
+      for (const auto& l : region->report.layers) avgpools += l.kind == "avgpool" && l.dtype == "int16";
+    EXPECT_EQ(avgpools, 2u);
+  }
+}
+
+// MatMul in 16x8: tests/gen/gen_q16.py's q16_qdq_attn (attention's
+// products on int16: q, k, v projections by constant int8 matrices, q k^T
+// and s v of two computed int16 tensors, a product by a constant int8
+// batch of matrices [2, 8, 4]) folds into three QLinearConvs (the
+// projections) and three 16x8 QLinearMatMuls (int64 sums), nothing left
+// float; within one output step of onnxruntime-node, the generated C gives
+// the reference evaluator's bits, and "mrvl, c" gives "c"'s bits (the
+// QLinearMatMuls on the CPU: the MLIP's MATMUL is 8-bit).
+TEST(Qdq16x8, MatMulOfTwoInt16TensorsWithinOneStepOfOnnxruntime) {
+  const fs::path dir = kModels / "q16_qdq_attn";
+  const fs::path onnx = dir / "model.onnx";
+  const Graph g = frontend::import_onnx(onnx);
+  io::NamedTensors in = {{g.inputs[0].name, frontend::load_tensor_pb(dir / "test_data_set_0/input_0.pb")}};
+  driver::CompileResult r;
+  const io::NamedTensors got = compile_and_run(onnx, in, {}, &r);
+  int matmuls = 0, convs = 0, floats = 0;
+  for (const Node& n : r.graph.nodes) {
+    matmuls += n.op == "QLinearMatMul" && r.graph.value(n.inputs[0]).dtype == DType::Int16;
+    convs += n.op == "QLinearConv";
+    floats += n.op == "MatMul";
+  }
+  EXPECT_EQ(matmuls, 3);
+  EXPECT_EQ(convs, 3);
+  EXPECT_EQ(floats, 0);
+  EXPECT_TRUE(r.float_notes.empty());
+  const TensorData want = frontend::load_tensor_pb(dir / "test_data_set_0/output_0.pb");
+  const float step = output_step(r.graph, 0);
+  ASSERT_TRUE(std::isfinite(step));
+  const StepCounts c = step_counts(got[0].second, want, step);
+  fmt::print("q16_qdq_attn vs onnxruntime: {} elements, {} within one step (step {}, worst {:.3f})\n", c.n, c.one,
+             step, c.worst);
+  EXPECT_LE(c.worst, 1.0 + 1e-3);
+  EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
+  driver::CompileOptions m;
+  m.target = "mrvl, c";
+  m.mlip.num_tiles = 2;
+  driver::CompileResult rm;
+  EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
+  fmt::print("q16_qdq_attn on \"mrvl, c\": {} regions\n", rm.mlip.regions.size());
+}
+
 // A 16x8 QDQ residual block of random shape (com.microsoft int16
 // QuantizeLinear/DequantizeLinear, zero points 0, as tests/gen/gen_q16.py
 // writes them): x [n, c, h, w] quantized; a Conv 3x3 (pads 1, int8 weights

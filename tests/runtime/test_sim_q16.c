@@ -7,6 +7,9 @@
    buffer, a zero point, a clamp outside int16) and the executor's refusal
    of a damaged record (output untouched); and CONV2D on random shapes
    against the spec's loop; MAXPOOL's 16x8 form (exact maxima of int16);
+   AVGPOOL's (int64 sum, mlip_requantize64 with the table's entry for the
+   count: ties in both arithmetics, saturation, a clamp, padding with both
+   counts, a ceil window, a sum beyond int32);
    GLOBAL_AVGPOOL's (int64 sum, mlip_requantize64; random sizes against the
    CPU kernel's loop), ADD's (mlip_qadd16_sum) and ELTWISE MUL's, each with
    saturation at both ends of int16, rounding ties and a clamp, and their
@@ -117,6 +120,106 @@ static void test_maxpool(void** state) {
 
 #define P30 ((int32_t)1 << 30) /* q of a power-of-two multiplier */
 #define I64(e) ((int64_t)1 << (e))
+
+/* A 16x8 AVGPOOL over one row [1][w][1] int16 at 0, out at 1024, its table
+   of kw + 1 pairs at 2048: windows of 1 x kw, stride sw, pad_left pl. */
+static mlip_decoded_cmd* avgpool16(uint32_t w, uint32_t kw, uint32_t sw, uint32_t pl, uint32_t out_w) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = w;
+  c->u.pool.c = 1;
+  c->u.pool.out = 1024;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = out_w;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = kw;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = sw;
+  c->u.pool.pad_left = pl;
+  c->u.pool.padded_left = -(int32_t)pl;
+  c->u.pool.padded_bottom = 1;
+  c->u.pool.padded_right = (int32_t)w;
+  c->u.pool.table = 2048;
+  c->u.pool.lo = -32768;
+  c->u.pool.hi = 32767;
+  c->u.pool.dtype = MLIP_DT_INT16;
+  return c;
+}
+/* Table entry n at 2048: (q, shift). */
+static void set_entry(uint32_t n, int32_t q, int32_t shift) {
+  const int32_t w[2] = {q, shift};
+  memcpy(ocm + 2048u + n * MLIP_POOL_TABLE_ENTRY_BYTES, w, sizeof w);
+}
+static void set_entry_f32(uint32_t n, float scale) {
+  int32_t q;
+  memcpy(&q, &scale, sizeof q);
+  set_entry(n, q, MLIP_REQUANT_F32);
+}
+
+/* 16x8 AVGPOOL, the values of unit.QLinearAveragePool.Int16HandValues:
+   tie {1, 2 | -3, 0 | 2, 3}, 1x2 windows, stride 2, entry 2 = 1/2: 1.5,
+   -1.5, 2.5 -> 2, -1, 3 (fixed point: the doubling high multiply's ties
+   toward +infinity), 2, -2, 2 (requant ORT, half to even). sat {32767,
+   32767 | -32768, -32768}, entry 2 = 1 (q 2^30, shift 1): 65534 and -65536
+   saturate to 32767 and -32768; a clamp [0, 20000] takes them to 20000
+   and 0. pad {100, 200, 300, 400, 501}, 1x3 windows, stride 2, one padded
+   column on the left, three outputs (the third window's last tap lies past
+   the padded end): sums 300, 900, 901 over counts 2, 3, 2
+   (count_include_pad 0: 150, 300, 451) or 3, 3, 2 (1: 100, 300, 451). */
+static void test_avgpool(void** state) {
+  static const int32_t tie[6] = {1, 2, -3, 0, 2, 3}, sat[4] = {32767, 32767, -32768, -32768};
+  static const int32_t pad[5] = {100, 200, 300, 400, 501};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_AVGPOOL);
+  for (i = 0; i < 6u; ++i) set16(0, i, tie[i]);
+  set_entry(1, P30, 1);
+  set_entry(2, P30, 0);
+  c = avgpool16(6, 2, 2, 0, 3);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 2);
+  assert_int_equal(get16(1024, 1), -1);
+  assert_int_equal(get16(1024, 2), 3);
+  c->u.pool.requant = MLIP_REQUANT_ORT;
+  set_entry_f32(1, 1.0f);
+  set_entry_f32(2, 0.5f);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 2);
+  assert_int_equal(get16(1024, 1), -2);
+  assert_int_equal(get16(1024, 2), 2);
+  /* saturation, then a clamp */
+  fresh(MLIP_LAYER_AVGPOOL);
+  for (i = 0; i < 4u; ++i) set16(0, i, sat[i]);
+  set_entry(1, P30, 1);
+  set_entry(2, P30, 1);
+  c = avgpool16(4, 2, 2, 0, 2);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 32767);
+  assert_int_equal(get16(1024, 1), -32768);
+  c->u.pool.lo = 0;
+  c->u.pool.hi = 20000;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 20000);
+  assert_int_equal(get16(1024, 1), 0);
+  /* padding and the ceil window, both counts */
+  fresh(MLIP_LAYER_AVGPOOL);
+  for (i = 0; i < 5u; ++i) set16(0, i, pad[i]);
+  set_entry(1, P30, 1);
+  set_entry(2, P30, 0);
+  set_entry(3, 1431655765, -1); /* 1/3: round(2/3 * 2^31) * 2^-32 */
+  c = avgpool16(5, 3, 2, 1, 3);
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 150);
+  assert_int_equal(get16(1024, 1), 300);
+  assert_int_equal(get16(1024, 2), 451);
+  c->u.pool.count_include_pad = 1;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 100);
+  assert_int_equal(get16(1024, 1), 300);
+  assert_int_equal(get16(1024, 2), 451);
+}
 
 /* One row x = {32767, -32768} (both ends of int16), six outputs; M = 2^-19
    (q 2^30, shift -18) unless said:
@@ -361,8 +464,9 @@ static void test_validate(void** state) {
   b.hdr.quantize = MLIP_QUANT_FP16;
   fc16(1, 3, 2);
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
-  /* An opcode without a 16x8 form (forms BOTH: AVGPOOL) refuses int16;
-     MAXPOOL (forms WIDE) takes it. */
+  /* AVGPOOL (forms WIDE) takes int16 with zero points 0 and a clamp inside
+     int16; MAXPOOL too (an opcode without a 16x8 form, GLOBAL_MAXPOOL,
+     refuses it: test_validate_elementwise). */
   fresh(MLIP_LAYER_AVGPOOL);
   c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, layer0);
   c->u.pool.in = 0;
@@ -382,7 +486,24 @@ static void test_validate(void** state) {
   c->u.pool.table = 2048;
   assert_int_equal(validate(), MLIP_OK);
   c->u.pool.dtype = MLIP_DT_INT16;
+  c->u.pool.hi = 127;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.pool.hi = 32768;
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.pool.hi = 32767;
+  c->u.pool.x_zp = 1;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.pool.x_zp = 0;
+  /* Two-byte elements: a 2x64x1 input at 0 ends at 128 in int8 and at 256
+     in int16, over an output at 128. */
+  c->u.pool.in_w = 64;
+  c->u.pool.padded_right = 64;
+  c->u.pool.out_w = 32;
+  c->u.pool.out = 128;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.pool.dtype = MLIP_DT_INT8;
+  c->u.pool.hi = 127;
+  assert_int_equal(validate(), MLIP_OK);
   fresh(MLIP_LAYER_MAXPOOL);
   maxpool16(2, 2, 1, 2, 2, 2);
   assert_int_equal(validate(), MLIP_OK);
@@ -626,7 +747,7 @@ static void test_validate_elementwise(void** state) {
 
 /* ---- random shapes ----------------------------------------------------------- */
 
-#define BIG_OCM (256u * 1024u)
+#define BIG_OCM (1024u * 1024u) /* MLIP_MAX_OCM_SIZE: room for a 65600-entry AVGPOOL table */
 static uint8_t big[BIG_OCM];
 static int32_t want_big[32u * 1024u];
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -827,6 +948,52 @@ static void test_global_avgpool_random(void** state) {
   }
 }
 
+/* 16x8 AVGPOOL of one window of 65600 taps of 32767: the sum, 2149515200,
+   passes int32 (an int32 sum wraps negative); entry 65600 is 1/65600, so
+   the mean 32767 comes back exactly; every other entry (unread) 1/2. */
+static void test_avgpool_wide_sum(void** state) {
+  const uint32_t taps = 65600u, table = 2u * taps + 128u,
+                 out = (table + (taps + 1u) * MLIP_POOL_TABLE_ENTRY_BYTES + 127u) & ~127u;
+  mlip_decoded_cmd* c;
+  int32_t q, shift;
+  uint32_t i;
+  (void)state;
+  assert_true(out + 128u <= BIG_OCM);
+  memset(big, 0, sizeof big);
+  for (i = 0; i < taps; ++i) {
+    big[2u * i] = 0xFF;
+    big[2u * i + 1u] = 0x7F;
+  }
+  assert_int_equal(mlip_quantize_multiplier(1.0 / taps, &q, &shift), 0);
+  for (i = 0; i <= taps; ++i) {
+    const int32_t w[2] = {i == taps ? q : P30, i == taps ? shift : 0};
+    memcpy(big + table + i * MLIP_POOL_TABLE_ENTRY_BYTES, w, sizeof w);
+  }
+  cb_init(&b, MLIP_MCPU_CN10KA, 1, BIG_OCM);
+  b.hdr.quantize = MLIP_QUANT_INT8;
+  cb_layer(&b, MLIP_LAYER_AVGPOOL, "avg");
+  c = cb_cmd(&b, CB_MAIN, MLIP_OP_AVGPOOL, 0, 0);
+  c->u.pool.in = 0;
+  c->u.pool.in_h = 1;
+  c->u.pool.in_w = taps;
+  c->u.pool.c = 1;
+  c->u.pool.out = out;
+  c->u.pool.out_h = 1;
+  c->u.pool.out_w = 1;
+  c->u.pool.kh = 1;
+  c->u.pool.kw = taps;
+  c->u.pool.stride_h = 1;
+  c->u.pool.stride_w = 1;
+  c->u.pool.padded_bottom = 1;
+  c->u.pool.padded_right = (int32_t)taps;
+  c->u.pool.table = table;
+  c->u.pool.lo = -32768;
+  c->u.pool.hi = 32767;
+  c->u.pool.dtype = MLIP_DT_INT16;
+  assert_int_equal(cb_run(&b, big, sizeof big, NULL, 0, NULL, 0, NULL, 0, NULL, 0), MLIP_OK);
+  assert_int_equal((int32_t)big[out] | (int32_t)big[out + 1u] << 8, 32767);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fc),
@@ -835,6 +1002,8 @@ int main(void) {
     cmocka_unit_test(test_conv_depthwise),
     cmocka_unit_test(test_conv_random),
     cmocka_unit_test(test_maxpool),
+    cmocka_unit_test(test_avgpool),
+    cmocka_unit_test(test_avgpool_wide_sum),
     cmocka_unit_test(test_global_avgpool),
     cmocka_unit_test(test_global_avgpool_random),
     cmocka_unit_test(test_add),

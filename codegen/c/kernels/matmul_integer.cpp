@@ -3,7 +3,9 @@
 // of B), and for QLinearMatMul the requantization constants baked in. A
 // QLinearMatMul with a constant int8 B whose zero points are 0 (a
 // fully-connected layer) runs on mlip/kq8.h's int8 product instead, whose
-// instruction-set variants give the same bits (qlinear_matmul_q8.c).
+// instruction-set variants give the same bits (qlinear_matmul_q8.c). Its
+// 16x8 form (int16 on a side): the same template with an int64 sum and
+// mlip_requantize64.
 #include <memory>
 
 #include <fmt/format.h>
@@ -24,6 +26,9 @@ ops::MatMulDims set_common(const Graph& g, const Node& n, KernelSpec& spec, int 
                                              g.value(n.inputs[static_cast<size_t>(ib)]).shape);
   spec.template_name = "matmul_integer.c";
   set_matmul_loops(spec, d);
+  spec.set("acc_t", "int32_t");
+  spec.set("prod_cast", "");
+  spec.set("requantize", "mlip_requantize");
   spec.set("a_t", std::string(dtype_ctype(g.value(n.inputs[static_cast<size_t>(ia)]).dtype)));
   spec.set("b_t", std::string(dtype_ctype(g.value(n.inputs[static_cast<size_t>(ib)]).dtype)));
   spec.args = {ia, ib};
@@ -60,6 +65,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   const Value& bv = g.value(n.inputs[3]);
   const Value& yv = g.value(n.outputs[0]);
   if (bv.dtype != DType::Int8 || !bv.is_constant() || bv.shape.size() != 2 || numel(yv.shape) == 0) return false;
+  if (ops::qmatmul_wide(av.dtype, bv.dtype, yv.dtype)) return false;  // kq8.h is 8-bit
   const TensorData *za = constant(2), *zb = constant(5), *zy = constant(7);
   if (!za || numel(za->shape()) != 1 || !zy || (n.has_input(5) && !zb)) return false;
   if (zb)
@@ -112,10 +118,15 @@ void prepare_MatMulInteger(const Graph& g, const Node& n, KernelSpec& spec) {
 }
 
 void prepare_QLinearMatMul(const Graph& g, const Node& n, KernelSpec& spec) {
-  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
-  expect_dtype(g, n, 3, {DType::Int8, DType::UInt8});
+  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8, DType::Int16});
+  expect_dtype(g, n, 3, {DType::Int8, DType::UInt8, DType::Int16});
   if (prepare_q8(g, n, spec)) return;
   const ops::MatMulDims d = set_common(g, n, spec, 0, 3, 2, 5);
+  if (ops::qmatmul_wide(g.value(n.inputs[0]).dtype, g.value(n.inputs[3]).dtype, g.value(n.outputs[0]).dtype)) {
+    spec.set("acc_t", "int64_t");  // 16x8: products below 2^32, summed in int64
+    spec.set("prod_cast", "(int64_t)");
+    spec.set("requantize", "mlip_requantize64");
+  }
   auto constant = [&](int i) -> const TensorData& {
     const TensorData* t = g.value(n.inputs[static_cast<size_t>(i)]).constant.get();
     if (!t) fail("internal: QLinearMatMul scale #{} is not a constant", i);

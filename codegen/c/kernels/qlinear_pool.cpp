@@ -3,7 +3,8 @@
 // mlip/kq8.h's mlip_kq8_gap (Helium and DSP variants); int16 (16x8): an
 // int64 sum in reference loops.
 // QLinearAveragePool: AveragePool's loops on integers, one baked (q, shift)
-// per window count. mlipc.QLinearLookup: the table lookup.
+// per window count; int16 (16x8): the sum in int64, mlip_requantize64.
+// mlipc.QLinearLookup: the table lookup (int16: mlip/lut16.h's interpolation).
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
@@ -61,6 +62,9 @@ void prepare_QLinearAveragePool(const Graph& g, const Node& n, KernelSpec& spec)
     shifts.push_back(c_int(q.shift));
   }
   spec.template_name = "qlinear_averagepool.c";
+  const bool wide = t == DType::Int16;
+  spec.set("acc_t", wide ? "int64_t" : "int32_t");
+  spec.set("requantize", wide ? "mlip_requantize64" : "mlip_requantize");
   spec.args = {0};
   spec.set("P", x.shape[0] * x.shape[1]);
   set_window(spec, geo);
@@ -78,7 +82,13 @@ void prepare_QLinearAveragePool(const Graph& g, const Node& n, KernelSpec& spec)
 }
 
 void prepare_QLinearLookup(const Graph& g, const Node& n, KernelSpec& spec) {
-  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8});
+  expect_dtype(g, n, 0, {DType::Int8, DType::UInt8, DType::Int16});
+  if (g.value(n.inputs[0]).dtype == DType::Int16) {  // 16x8: 513 knots, interpolated
+    spec.template_name = "qlinear_lookup16.c";
+    spec.args = {0, 1};
+    spec.includes.push_back("mlip/lut16.h");
+    return;
+  }
   spec.template_name = "qlinear_lookup.c";
   spec.args = {0, 1};
   spec.set("LO", c_int(ops::quant_min(g.value(n.inputs[0]).dtype)));

@@ -7,7 +7,8 @@
 // fit OCM. int8 (docs/mlip-spec.md 4a): MaxPool on the integers, and
 // QLinearAveragePool (what passes/fold_qdq makes of a QDQ AveragePool) with
 // a table of the CPU kernel's (q, shift) per window count. 16x8: MaxPool
-// on int16 (the CPU's kernel's exact maximum).
+// on int16 (the CPU's kernel's exact maximum) and QLinearAveragePool on
+// int16 (the same table; an int64 sum and mlip_requantize64, as the CPU's).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -84,15 +85,25 @@ std::string q8_avg_reason(const Graph& g, const Node& n) {
   for (size_t i : {2, 4})
     if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} is not constant", i);
   if (g.value(n.outputs[0]).dtype != g.value(n.inputs[0]).dtype) return "input and output types differ";
+  if (g.value(n.inputs[0]).dtype == DType::Int16)  // the MLIP's int16 tensors are symmetric
+    for (size_t i : {2, 4})
+      if (n.has_input(i) && g.value(n.inputs[i]).constant->as_int64()[0] != 0)
+        return fmt::format("an int16 (16x8) zero point other than 0 (input #{})", i);
   return "";
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  // 16x8 (int16): MAXPOOL's window only (an exact maximum of int16s);
-  // GLOBAL_MAXPOOL and the averages have no 16x8 form.
+  // 16x8 (int16): MAXPOOL's window (an exact maximum of int16s) and
+  // QLinearAveragePool (AVGPOOL, or GLOBAL_AVGPOOL for a global window);
+  // GLOBAL_MAXPOOL has no 16x8 form.
   const bool wide = g.value(n.inputs[0]).dtype == DType::Int16;
-  if (wide && (n.op != "MaxPool" || global_window(g, n)))
-    return fmt::format("{} on int16 (16x8): of the pools only a MaxPool window (MAXPOOL) has a 16x8 MLIP layer", n.op);
+  if (wide && !(n.op == "MaxPool" && !global_window(g, n)) && n.op != "QLinearAveragePool")
+    return fmt::format(
+        "{} on int16 (16x8): of the pools only a MaxPool window (MAXPOOL) and QLinearAveragePool have a 16x8 MLIP "
+        "layer",
+        n.op);
+  if (n.op == "QLinearAveragePool")
+    if (std::string r = q8_avg_reason(g, n); !r.empty()) return r;
   if (global_window(g, n)) {
     if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) return "the Indices output";
     return global_window_reason(g, n, lim);
@@ -103,8 +114,6 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   const bool q8 = lim.int8 && (n.op == "MaxPool" || n.op == "QLinearAveragePool") && is_1d_or_2d(xv);
   if (lim.int8 && !q8) return "only MaxPool and QLinearAveragePool of 3-D and 4-D tensors have an int8 MLIP layer";
   if (!lim.int8 && n.op == "QLinearAveragePool") return "QLinearAveragePool needs -quantize=int8";
-  if (n.op == "QLinearAveragePool")
-    if (std::string r = q8_avg_reason(g, n); !r.empty()) return r;
   if (!q8 && (xv.dtype != DType::Float32 || !is_1d_or_2d(xv)))
     return "only 1-D and 2-D float32 pooling (3-D and 4-D NCHW tensors) runs on the MLIP";
   const Shape x = conv_shape_2d(xv.shape);  // [N, C, H, W]
@@ -119,7 +128,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
                 q8 && !wide ? 1 : kF16Bytes};  // int16: two bytes, as fp16
   if (n.op == "QLinearAveragePool") {
     const int64_t taps = geo.kernel[0] * geo.kernel[1];
-    if (taps > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW))
+    if (taps > static_cast<int64_t>(MLIP_INT8_MAX_POOL_HW))  // 16x8 too: the bound of the table's size
       return fmt::format("a window of {} taps, above the int8 bound of {}", taps, MLIP_INT8_MAX_POOL_HW);
     pass.table = table_bytes(taps);
   }
@@ -129,7 +138,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
-// An int8 AVGPOOL's fields and table: the CPU kernel's (q, shift) of
+// An 8-bit or 16x8 AVGPOOL's fields and table: the CPU kernel's (q, shift) of
 // x_scale / (y_scale * count) for every count (ops::average_requant), the
 // zero points, and the type's range (QLinearAveragePool has no clamp).
 void lower_q8_avg(LowerContext& ctx, const Node& n, PoolParams& p) {

@@ -115,7 +115,7 @@ TEST(MlipCmdTable, TheStructsFollowTheTables) {
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_TABLE), static_cast<uint32_t>(MLIP_FORMS_Q8));
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_CONV2D), static_cast<uint32_t>(MLIP_FORMS_WIDE));
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_MAXPOOL), static_cast<uint32_t>(MLIP_FORMS_WIDE));
-  EXPECT_EQ(mlip_opcode_forms(MLIP_OP_AVGPOOL), static_cast<uint32_t>(MLIP_FORMS_BOTH));
+  EXPECT_EQ(mlip_opcode_forms(MLIP_OP_AVGPOOL), static_cast<uint32_t>(MLIP_FORMS_WIDE));
 }
 
 }  // namespace

@@ -85,7 +85,9 @@ TEST(QLinearMatMul, Refusals) {
   EXPECT_THAT(qlinear_error(one, TensorData::scalar<int8_t>(0), one, one),
               HasSubstr("a_zero_point is int8 but a is uint8"));
   EXPECT_THAT(qlinear_error(one, z, one, one, DType::Int8), HasSubstr("b_zero_point is uint8 but b is int8"));
-  EXPECT_THAT(qlinear_error(one, z, one, one, DType::Int16), HasSubstr("b is int16; supported quantized types"));
+  // int16 takes QLinearMatMul's 16x8 form, whose other sides are int16 or int8, not uint8.
+  EXPECT_THAT(qlinear_error(one, z, one, one, DType::Int16),
+              HasSubstr("a is uint8; with int16 (16x8) operands every type is int16 or int8"));
   EXPECT_THAT(qlinear_error(one, z, one, one, DType::UInt8, true),
               HasSubstr("('ys', y_scale) must be a constant known at compile time"));
   EXPECT_THAT(qlinear_error(TensorData::scalar<float>(1e20f), z, one, TensorData::scalar<float>(1e-20f)),

@@ -9,9 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "driver/compile.h"
 #include "ops/evaluator.h"
+#include "ops/quant.h"
+#include "mlip/lut16.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
@@ -104,6 +107,136 @@ TEST(QLinearGlobalAveragePool, Int16SumsInInt64) {
       .in_domain(kMs)
       .output("y");
   test::expect_matches_reference(save(r), {{"x", test::random_tensor(DType::Int16, {2, 3, 10, 20}, 3, -32768, 32767)}},
+                                 0.0, 0.0);
+}
+
+// 16x8 QLinearAveragePool (int16 X and Y, what fold_qdq makes of a 16x8
+// AveragePool), on hand-computed values, x_scale = 1 (so the multiplier is
+// 1 / count, or 2 / count for `sat`):
+//   sat  {32767, 32767 | -32768, -32768}, y_scale 0.5: 65534 and -65536
+//        saturate to both int16 ends;
+//   tie  {1, 2 | -3, 0 | 2, 3}: 1.5, -1.5, 2.5 -> 2, -1, 3 (fixed point: the
+//        doubling high multiply's ties toward +infinity), 2, -2, 2 (--requant
+//        ort: half to even);
+//   pad0, pad1  {100, 200, 300, 400, 501}, kernel 3, stride 2, one pad
+//        before, ceil_mode (a third window of taps 3, 4 and 5, past the
+//        padded end): sums 300, 900, 901 over counts 2, 3, 2
+//        (count_include_pad 0) or 3, 3, 2 (1: the first window's pad
+//        counts, the ceil window's tap past the padded end does not);
+//   wide 70000 taps of 32767 in one window: the sum, 2293690000, passes
+//        int32 (an int32 sum wraps negative and saturates at -32768).
+// The generated C (qlinear_averagepool.c's int16 form) gives the same
+// values in both modes.
+TEST(QLinearAveragePool, Int16HandValuesBothRequantModes) {
+  OnnxBuilder m;
+  auto s16 = [](float s) { return TensorData::scalar<float>(s); };
+  m.initializer("one", s16(1.0f)).initializer("half", s16(0.5f)).initializer("z", TensorData::scalar<int16_t>(0));
+  m.input("a", DType::Int16, {1, 1, 1, 4}).input("b", DType::Int16, {1, 1, 1, 6});
+  m.input("c", DType::Int16, {1, 1, 1, 5}).input("d", DType::Int16, {1, 1, 1, 70000});
+  const ints k2{1, 2}, s2{1, 2};
+  m.node("QLinearAveragePool", {"a", "one", "z", "half", "z"}, {"sat"}, {{"kernel_shape", k2}, {"strides", s2}})
+      .in_domain(kMs);
+  m.node("QLinearAveragePool", {"b", "one", "z", "one", "z"}, {"tie"}, {{"kernel_shape", k2}, {"strides", s2}})
+      .in_domain(kMs);
+  for (int64_t cip : {0, 1})
+    m.node("QLinearAveragePool", {"c", "one", "z", "one", "z"}, {fmt::format("pad{}", cip)},
+           {{"kernel_shape", ints{1, 3}},
+            {"strides", s2},
+            {"pads", ints{0, 1, 0, 0}},
+            {"ceil_mode", int64_t{1}},
+            {"count_include_pad", cip}})
+        .in_domain(kMs);
+  m.node("QLinearAveragePool", {"d", "one", "z", "one", "z"}, {"wide"}, {{"kernel_shape", ints{1, 70000}}})
+      .in_domain(kMs);
+  m.output("sat").output("tie").output("pad0").output("pad1").output("wide");
+  const fs::path path = save(m);
+  const io::NamedTensors in = {
+      {"a", TensorData::from<int16_t>({1, 1, 1, 4}, {32767, 32767, -32768, -32768})},
+      {"b", TensorData::from<int16_t>({1, 1, 1, 6}, {1, 2, -3, 0, 2, 3})},
+      {"c", TensorData::from<int16_t>({1, 1, 1, 5}, {100, 200, 300, 400, 501})},
+      {"d", TensorData::from<int16_t>({1, 1, 1, 70000}, std::vector<int16_t>(70000, 32767))}};
+  const std::vector<std::vector<int>> fixed = {{32767, -32768}, {2, -1, 3}, {150, 300, 451}, {100, 300, 451}, {32767}};
+  const std::vector<std::vector<int>> ort = {{32767, -32768}, {2, -2, 2}, {150, 300, 450}, {100, 300, 450}, {32767}};
+  const io::NamedTensors ref = test::reference_run(path, in);
+  driver::CompileOptions o;
+  const io::NamedTensors c_fixed = test::compile_and_run(path, in, o);
+  o.requant = "ort";
+  const io::NamedTensors c_ort = test::compile_and_run(path, in, o);
+  Graph g = test::import_built(m, "qavg16_ort");
+  for (Node& n : g.nodes) n.attrs.set(ops::kRequantAttr, int64_t{1});
+  std::vector<TensorData> gin;
+  for (const auto& [name, t] : in) gin.push_back(t);
+  const std::vector<TensorData> ref_ort = evaluate(g, gin);
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    EXPECT_EQ(values<int16_t>(ref[i].second), fixed[i]) << ref[i].first;
+    EXPECT_EQ(values<int16_t>(c_fixed[i].second), fixed[i]) << c_fixed[i].first;
+    EXPECT_EQ(values<int16_t>(ref_ort[i]), ort[i]) << ref[i].first;
+    EXPECT_EQ(values<int16_t>(c_ort[i].second), ort[i]) << c_ort[i].first;
+  }
+  // Random int16 planes, 2-D windows with dilation, both paddings: the generated C is the reference.
+  OnnxBuilder r;
+  r.input("x", DType::Int16, {2, 3, 9, 8});
+  r.initializer("xs", s16(0.001f)).initializer("ys", s16(0.0007f)).initializer("z", TensorData::scalar<int16_t>(0));
+  r.node("QLinearAveragePool", {"x", "xs", "z", "ys", "z"}, {"p"},
+         {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"dilations", ints{1, 2}}})
+      .in_domain(kMs);
+  r.node("QLinearAveragePool", {"x", "xs", "z", "ys", "z"}, {"pc"},
+         {{"kernel_shape", ints{3, 2}}, {"pads", ints{1, 0, 1, 1}}, {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}}, {"strides", ints{2, 2}}})
+      .in_domain(kMs);
+  r.output("p").output("pc");
+  test::expect_matches_reference(save(r), {{"x", test::random_tensor(DType::Int16, {2, 3, 9, 8}, 5, -32768, 32767)}},
+                                 0.0, 0.0);
+}
+
+// 16x8 QLinearMatMul (fold_qdq's form of a 16x8 MatMul of two computed
+// tensors, attention's): int16 A [2, 3] times int16 B [3, 2], scales 1,
+// A = {32767, 32767, -32768 | 1, 2, 3}, B = {32767, 1 | 32767, 0 | -32768, 0}:
+// sums 2 * 32767^2 + 32768^2 = 3221094402 (beyond int32), 32767, -3, 1.
+// y_scale 2^17: 24575.00002 -> 24575, the rest below half a step -> 0.
+// y_scale 2: 32767 (saturated), 16383.5, -1.5, 0.5 -> fixed point 16384,
+// -1, 1 (ties toward +infinity), --requant ort 16384, -2, 0 (half to even).
+// The generated C gives these values, and the reference's bits on random
+// batches of int16 x int16 and int16 x a constant int8 [2, 5, 3] (a batch
+// of matrices, which fold_qdq makes a QLinearMatMul in 16x8).
+TEST(QLinearMatMul, Int16HandValuesBothRequantModes) {
+  OnnxBuilder m;
+  auto f = [](float v) { return TensorData::scalar<float>(v); };
+  m.input("a", DType::Int16, {2, 3}).input("b", DType::Int16, {3, 2});
+  m.initializer("one", f(1.0f)).initializer("big", f(131072.0f)).initializer("two", f(2.0f));
+  m.initializer("z", TensorData::scalar<int16_t>(0));
+  m.node("QLinearMatMul", {"a", "one", "z", "b", "one", "z", "big", "z"}, {"y1"});
+  m.node("QLinearMatMul", {"a", "one", "z", "b", "one", "z", "two", "z"}, {"y2"});
+  m.output("y1").output("y2");
+  const fs::path path = save(m);
+  const io::NamedTensors in = {{"a", TensorData::from<int16_t>({2, 3}, {32767, 32767, -32768, 1, 2, 3})},
+                               {"b", TensorData::from<int16_t>({3, 2}, {32767, 1, 32767, 0, -32768, 0})}};
+  const std::vector<std::vector<int>> fixed = {{24575, 0, 0, 0}, {32767, 16384, -1, 1}};
+  const std::vector<std::vector<int>> ort = {{24575, 0, 0, 0}, {32767, 16384, -2, 0}};
+  const io::NamedTensors ref = test::reference_run(path, in);
+  driver::CompileOptions o;
+  const io::NamedTensors c_fixed = test::compile_and_run(path, in, o);
+  o.requant = "ort";
+  const io::NamedTensors c_ort = test::compile_and_run(path, in, o);
+  Graph g = test::import_built(m, "qmatmul16_ort");
+  for (Node& n : g.nodes) n.attrs.set(ops::kRequantAttr, int64_t{1});
+  const std::vector<TensorData> ref_ort = evaluate(g, {in[0].second, in[1].second});
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    EXPECT_EQ(values<int16_t>(ref[i].second), fixed[i]) << ref[i].first;
+    EXPECT_EQ(values<int16_t>(c_fixed[i].second), fixed[i]) << c_fixed[i].first;
+    EXPECT_EQ(values<int16_t>(ref_ort[i]), ort[i]) << ref[i].first;
+    EXPECT_EQ(values<int16_t>(c_ort[i].second), ort[i]) << c_ort[i].first;
+  }
+  OnnxBuilder r;
+  r.input("a", DType::Int16, {2, 4, 5}).input("b", DType::Int16, {2, 5, 3});
+  r.initializer("as", f(0.002f)).initializer("bs", f(0.003f)).initializer("ys", f(0.05f)).initializer("ys8", f(0.9f));
+  r.initializer("z", TensorData::scalar<int16_t>(0)).initializer("z8", TensorData::scalar<int8_t>(0));
+  r.initializer("w", random_tensor(DType::Int8, {2, 5, 3}, 9, -128, 127)).initializer("ws", f(0.01f));
+  r.node("QLinearMatMul", {"a", "as", "z", "b", "bs", "z", "ys", "z"}, {"y"});
+  r.node("QLinearMatMul", {"a", "as", "z", "w", "ws", "z8", "ys", "z"}, {"yw"});
+  r.node("QLinearMatMul", {"a", "as", "z", "b", "bs", "z", "ys8", "z8"}, {"y8"});  // an int8 output (mixed precision)
+  r.output("y").output("yw").output("y8");
+  test::expect_matches_reference(save(r), {{"a", random_tensor(DType::Int16, {2, 4, 5}, 7, -32768, 32767)},
+                                           {"b", random_tensor(DType::Int16, {2, 5, 3}, 8, -32768, 32767)}},
                                  0.0, 0.0);
 }
 
@@ -271,6 +404,106 @@ TEST(FoldQdq, ConvWithReluBecomesQLinearConvAndSoftmaxIsNoted) {
   // The float graph's reference (nothing folded) within one output step.
   const io::NamedTensors unfolded = test::reference_run(p, in);
   EXPECT_EQ(test::compare(got[0].second, unfolded[0].second, 0, 0.03 * 1.001), "");
+}
+
+// 16x8 Concat: int16 a (scale 0.5) and b (scale 2) concatenated and
+// quantized at scale 1 (com.microsoft int16 QuantizeLinear/DequantizeLinear)
+// fold into a Concat of a and b each rescaled by a QLinearMul by an int16 1
+// (one rounding; no 65,536-entry table), nothing float: a {100, -7} -> 50,
+// -3.5 -> -3 (the fixed-point tie toward +infinity), b {3, 32767} -> 6,
+// 65534 -> 32767 (saturated). The generated C gives the same values.
+TEST(FoldQdq, Int16ConcatRescalesByAQLinearMul) {
+  OnnxBuilder m(17);
+  auto qp = [&](const std::string& t, float scale) {
+    m.initializer(t + "_s", TensorData::scalar<float>(scale)).initializer(t + "_z", TensorData::scalar<int16_t>(0));
+  };
+  m.input("a", DType::Int16, {1, 2}).input("b", DType::Int16, {1, 2});
+  qp("a", 0.5f);
+  qp("b", 2.0f);
+  qp("y", 1.0f);
+  m.node("DequantizeLinear", {"a", "a_s", "a_z"}, {"ad"}, {}, "a_DQ").in_domain(kMs);
+  m.node("DequantizeLinear", {"b", "b_s", "b_z"}, {"bd"}, {}, "b_DQ").in_domain(kMs);
+  m.node("Concat", {"ad", "bd"}, {"c"}, {{"axis", int64_t{1}}}, "concat");
+  m.node("QuantizeLinear", {"c", "y_s", "y_z"}, {"y"}, {}, "y_Q").in_domain(kMs);
+  m.output("y");
+  const fs::path p = save(m);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  std::vector<std::string> ops;
+  for (const Node& n : r.graph.nodes) ops.push_back(n.op);
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Concat", "QLinearMul", "QLinearMul"}));
+  EXPECT_TRUE(r.float_notes.empty());
+  const io::NamedTensors in = {{"a", TensorData::from<int16_t>({1, 2}, {100, -7})},
+                               {"b", TensorData::from<int16_t>({1, 2}, {3, 32767})}};
+  const io::NamedTensors got = test::compile_and_run(p, in);
+  EXPECT_EQ(values<int16_t>(got[0].second), (std::vector<int>{50, -3, 6, 32767}));
+}
+
+// mlip/lut16.h on a hand table (0 at knot 256, 100 at 257, 0 at 258, -100
+// at 255): x = 0, 1, 64, 127 -> 0, 1 (1.28), 50 (50.5: floor after +64),
+// 99; x = -1 (knot 255, offset 127) -> -100 + 99 = -1; a falling segment:
+// x = 129 -> 100 + floor(-0.28) = 99, x = 192 -> 100 + floor(-49.5) = 50.
+TEST(Lut16, InterpolatesBetweenKnots) {
+  std::vector<int16_t> t(MLIP_LUT16_ENTRIES, 0);
+  t[255] = -100;
+  t[257] = 100;
+  const std::vector<std::pair<int32_t, int>> cases = {{0, 0},   {1, 1},    {64, 50},  {127, 99},
+                                                      {-1, -1}, {129, 99}, {192, 50}, {256, 0}};
+  for (auto [x, want] : cases) EXPECT_EQ(mlip_lut16(x, t.data()), want) << x;
+  std::vector<int16_t> ends(MLIP_LUT16_ENTRIES, 0);
+  ends[0] = -32768;
+  ends[511] = 32767;
+  ends[512] = 32767;
+  EXPECT_EQ(mlip_lut16(-32768, ends.data()), -32768);
+  EXPECT_EQ(mlip_lut16(32767, ends.data()), 32767);
+}
+
+// 16x8 Tanh and Sigmoid (int16 in and out, com.microsoft QDQ): each a
+// lookup in a 513-entry int16 table, nothing float; over all 65,536 inputs
+// (x_scale 8 / 32767, y_scale 1 / 32767) the output is within 3 steps of
+// the exact quantized function (measured: Tanh 3, Sigmoid 2; linear
+// interpolation over a segment of 128 input steps errs by up to h^2 / 8
+// times the curvature, 3.1 steps for Tanh here, halved by the midpoint
+// correction, plus the roundings; it falls with the square of x_scale),
+// most of it exact, and the generated C gives the evaluator's bits.
+TEST(FoldQdq, Int16ActivationsAreInterpolatedTables) {
+  OnnxBuilder m(17);
+  m.initializer("xs", TensorData::scalar<float>(8.0f / 32767.0f)).initializer("z", TensorData::scalar<int16_t>(0));
+  m.initializer("ys", TensorData::scalar<float>(1.0f / 32767.0f));
+  m.input("x", DType::Int16, {65536});
+  m.node("DequantizeLinear", {"x", "xs", "z"}, {"xd"}, {}, "x_DQ").in_domain(kMs);
+  m.node("Tanh", {"xd"}, {"t"}, {}, "tanh");
+  m.node("QuantizeLinear", {"t", "ys", "z"}, {"tq"}, {}, "t_Q").in_domain(kMs);
+  m.node("Sigmoid", {"xd"}, {"s"}, {}, "sigmoid");
+  m.node("QuantizeLinear", {"s", "ys", "z"}, {"sq"}, {}, "s_Q").in_domain(kMs);
+  m.output("tq").output("sq");
+  const fs::path p = save(m);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  std::vector<std::string> ops;
+  for (const Node& n : r.graph.nodes) ops.push_back(n.op);
+  EXPECT_EQ(ops, (std::vector<std::string>{ops::kQLookupOp, ops::kQLookupOp}));
+  EXPECT_TRUE(r.float_notes.empty());
+  std::vector<int16_t> all(65536);
+  for (int32_t v = -32768; v <= 32767; ++v) all[static_cast<size_t>(v + 32768)] = static_cast<int16_t>(v);
+  const io::NamedTensors in = {{"x", TensorData::from<int16_t>({65536}, all)}};
+  const io::NamedTensors got = test::compile_and_run(p, in);
+  const std::vector<TensorData> want = evaluate(r.graph, {in[0].second});
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(got[k].second, want[k]);
+    int worst = 0;
+    size_t exact = 0;
+    for (int32_t v = -32768; v <= 32767; ++v) {
+      const double x = v * static_cast<double>(8.0f / 32767.0f);
+      const double f = k == 0 ? std::tanh(x) : 1.0 / (1.0 + std::exp(-x));
+      const int e = static_cast<int>(std::lround(std::min(32767.0, f * 32767.0)));
+      const int d = std::abs(got[k].second.data<int16_t>()[v + 32768] - e);
+      worst = std::max(worst, d);
+      exact += d == 0;
+    }
+    fmt::print("16x8 {}: worst {} steps, {} of 65536 exact\n", k == 0 ? "Tanh" : "Sigmoid", worst, exact);
+    EXPECT_LE(worst, k == 0 ? 3 : 2);
+    EXPECT_GT(exact, 65536u / 2);
+  }
 }
 
 // ONNX's Clip applies min, then max: with min > max every value is max. The
