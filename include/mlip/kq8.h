@@ -704,7 +704,7 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
   const int banded = mlip_kq8_conv_banded(d);
   int32_t n, g, span, width;
   /* Output (p, m) of an image at yg[p * yp + m * ym]. */
-  const int32_t yp = d->y_cl ? d->m : 1, ym = d->y_cl ? 1 : osize;
+  const int32_t yp = d->y_cl ? d->m : 1, ym = d->y_cl ? 1 : osize, ystep = d->rows * yp;
   mlip_kq8_band_geometry(d, &span, &width);
   if (mlip_kq8_conv_direct(d)) {
     if (d->y_cl || osize == 1) {
@@ -716,19 +716,27 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
     }
     return;
   }
+  if (d->x_cl) { /* pointwise on uint8 x (k == c): a block's rows are one run, copied XORed */
+    for (n = 0; n < d->n; ++n) {
+      const uint8_t* xn = (const uint8_t*)x + n * isize * d->c;
+      uint8_t* yn = (uint8_t*)y + n * d->m * osize;
+      int32_t p0;
+      for (p0 = 0; p0 < osize; p0 += d->rows) {
+        const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
+        MLIP_KQ8_COPY_XOR(a, xn + p0 * d->c, np * d->c, flip);
+        gemm(np, d->m, d->k, a, 0, w, ch, d->zy, d->lo, d->hi, yn + p0 * yp, yp, ym);
+      }
+    }
+    return;
+  }
   for (n = 0; n < d->n; ++n) {
     for (g = 0; g < d->groups; ++g) {
       const uint8_t* xg = (const uint8_t*)x + (n * d->c + g * icg) * isize;
-      uint8_t* yg = (uint8_t*)y + n * d->m * osize + g * ocg * ym;
+      uint8_t* yb = (uint8_t*)y + n * d->m * osize + g * ocg * ym; /* the block's first output */
       int32_t od = 0, oh = 0, ow = 0, p0, done = -1, s0 = 0;
-      for (p0 = 0; p0 < osize; p0 += d->rows) {
+      for (p0 = 0; p0 < osize; p0 += d->rows, yb += ystep) {
         const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
         int32_t r;
-        if (d->x_cl) { /* pointwise on uint8 x (k == c): the block's rows, one run, XORed */
-          MLIP_KQ8_COPY_XOR(a, xg + p0 * d->c, np * d->c, flip);
-          gemm(np, ocg, d->k, a, 0, w, ch, d->zy, d->lo, d->hi, yg + p0 * yp, yp, ym);
-          continue;
-        }
         for (r = 0; r < np; ++r) {
           if (banded) {
             if (ow == 0) {
@@ -747,8 +755,8 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
             }
           }
         }
-        gemm(np, ocg, d->k, a, 0, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi,
-             yg + p0 * yp, yp, ym);
+        gemm(np, ocg, d->k, a, 0, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yb, yp,
+             ym);
       }
     }
   }
@@ -788,7 +796,8 @@ static inline void mlip_kq8_band_rows_cl(const mlip_kq8_conv_t* d, const uint8_t
 }
 
 /* A depthwise layer of mlip_kq8_conv_dwc on channels-last x with a given
- * kernel (mlip_kq8_dwc_ref or a variant): per image and output row, the
+ * kernel (mlip_kq8_dwc_ref or a variant; the reference for float32 pairs,
+ * which the variants do not take): per image and output row, the
  * band's new rows (mlip_kq8_band_rows_cl), then the row's outputs, all
  * channels (y channels-last or not, d->y_cl). The scratch is the band
  * (mlip_kq8_conv_band). */
@@ -798,6 +807,10 @@ static inline void mlip_kq8_dwc_with(const mlip_kq8_conv_t* d, const void* x, co
   const uint8_t flip = d->x_u8 ? 0x80u : 0u, pad = (uint8_t)((uint8_t)d->zx ^ flip);
   int32_t span, width, n, oh;
   mlip_kq8_band_geometry(d, &span, &width);
+  /* onnxruntime's arithmetic (float32 pairs): the reference, whose
+   * requantization is mlip_requantize; the variants' is fixed-point
+   * (mlip_kq8_has_f32). Asked once per layer, not per row. */
+  if (mlip_kq8_has_f32(ch, d->c)) fn = mlip_kq8_dwc_ref;
   for (n = 0; n < d->n; ++n) {
     int32_t done = -1;
     for (oh = 0; oh < d->out[1]; ++oh) {

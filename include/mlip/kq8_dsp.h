@@ -231,13 +231,10 @@ static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plan
  * reference's, no overflow by the product's precondition), the taps'
  * offsets in the band from a table made once per output row; the last
  * channels (fewer than 4) by the reference's arithmetic. Windows of more
- * than 64 taps take the reference. */
+ * than 64 taps take the reference (as do layers with float32 pairs:
+ * mlip_kq8_dwc_with). */
 static inline void mlip_kq8_dwc_dsp(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
                                     int32_t width, const int8_t* w, const int32_t* ch, uint8_t* y) {
-  if (mlip_kq8_has_f32(ch, d->c)) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
-    mlip_kq8_dwc_ref(d, band, s0, span, width, w, ch, y);
-    return;
-  }
   const int32_t c = d->c, kh_n = d->kernel[1], kw_n = d->kernel[2], taps = kh_n * kw_n;
   const int32_t yq = d->y_cl ? c : 1, ys = d->y_cl ? 1 : d->out[1] * d->out[2];
   const int32_t tstep = d->dilation[2] * c, rstep = width * c;

@@ -217,11 +217,11 @@ static inline int32x4_t mlip_kq8_requant_lanes_mve(int32x4_t v, int32x4_t q, int
  * gathering loads from ch (3 words per channel), the requantization per
  * lane (mlip_kq8_requant_lanes_mve), the outputs by scattering stores (even
  * and odd channels apart). Windows of more than 64 taps take the
- * reference. */
+ * reference (as do layers with float32 pairs: mlip_kq8_dwc_with). */
 static inline void mlip_kq8_dwc_mve(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
                                     int32_t width, const int8_t* w, const int32_t* ch, uint8_t* y) {
   const int32_t c = d->c, taps = d->kernel[1] * d->kernel[2];
-  if (taps > 64 || mlip_kq8_has_f32(ch, c)) { /* onnxruntime's arithmetic: the reference (mlip_kq8_has_f32) */
+  if (taps > 64) {
     mlip_kq8_dwc_ref(d, band, s0, span, width, w, ch, y);
     return;
   }
