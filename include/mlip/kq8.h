@@ -47,7 +47,13 @@
  * would have one row of W: its input channels are copied one at a time
  * into the scratch inside their padding, and the depthwise kernel
  * mlip_kq8_dw (a reference and variants of its own, mlip_kq8_dw_fn)
- * computes each output channel from that plane, with no bounds to check. */
+ * computes each output channel from that plane, with no bounds to check.
+ * Where the compiler stores the activations channels-last (x_cl, y_cl;
+ * c/layout.h) a layer writes y at [n, out..., m]; a pointwise layer reads
+ * such x as its product's rows, with nothing to gather; a depthwise one
+ * (mlip_kq8_conv_dwc) copies x's rows into a padded channels-last band and
+ * its kernel mlip_kq8_dwc (a reference and variants, mlip_kq8_dwc_fn)
+ * computes all channels of a position at once, vectorized over channels. */
 #ifndef MLIP_KQ8_H_
 #define MLIP_KQ8_H_
 
@@ -118,6 +124,10 @@ typedef struct {
   int32_t rows;  /* output positions per product: the scratch holds rows * k bytes */
   int32_t x_u8;  /* x is uint8 (else int8) */
   int32_t zx, zy, lo, hi;
+  /* x, y stored channels-last ([n, out..., m]: the compiler's choice,
+   * c/layout.h) rather than [n, c, in...]; x only where
+   * mlip_kq8_conv_reads_cl says the layer can read it so. */
+  int32_t x_cl, y_cl;
 } mlip_kq8_conv_t;
 
 /* The signature of mlip_kq8_dw and of each of its variants: one output
@@ -146,6 +156,39 @@ static inline void mlip_kq8_dw_ref(const mlip_kq8_conv_t* d, const uint8_t* plan
           }
         *y++ = (uint8_t)mlip_requantize(acc, c[1], c[2], d->zy, d->lo, d->hi);
       }
+}
+
+/* The signature of the channels-last depthwise kernel and of each of its
+ * variants: one output row of a depthwise layer of mlip_kq8_conv_dwc (one
+ * output channel per input channel, c of them) from the band that holds
+ * the row's windows (mlip_kq8_dwc_with: `span` padded input rows in a
+ * ring, the window's first in slot s0, each `width` columns of the c
+ * channels' bytes, already read as int8). w: the weights tap-major, tap t
+ * of channel ch at w[t * c + ch]; y: the row's first output, channel ch of
+ * position ow at y[ow * c + ch] (y_cl) or y[ch * osize + ow]. */
+typedef void (*mlip_kq8_dwc_fn)(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
+                                int32_t width, const int8_t* w, const int32_t* ch, uint8_t* y);
+
+/* The reference: per position and channel, its window's taps in the band,
+ * acc = ch[3c] + sum of the products, requantized by ch[3c + 1], ch[3c + 2]. */
+static inline void mlip_kq8_dwc_ref(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
+                                    int32_t width, const int8_t* w, const int32_t* ch, uint8_t* y) {
+  const int32_t c = d->c, osize = d->out[1] * d->out[2];
+  const int32_t yq = d->y_cl ? c : 1, ys = d->y_cl ? 1 : osize;
+  int32_t ow, k, kh, kw, slot;
+  for (ow = 0; ow < d->out[2]; ++ow)
+    for (k = 0; k < c; ++k) {
+      const int32_t* cc = ch + MLIP_KQ8_CH * k;
+      int32_t acc = cc[0];
+      for (kh = 0, slot = s0; kh < d->kernel[1]; ++kh) {
+        const uint8_t* row = band + (slot * width + ow * d->stride[2]) * c + k;
+        for (kw = 0; kw < d->kernel[2]; ++kw)
+          acc += mlip_kq8_product(row[kw * d->dilation[2] * c], 0, w[(kh * d->kernel[2] + kw) * c + k]);
+        slot += d->dilation[1];
+        while (slot >= span) slot -= span;
+      }
+      y[ow * yq + k * ys] = (uint8_t)mlip_requantize(acc, cc[1], cc[2], d->zy, d->lo, d->hi);
+    }
 }
 
 /* QLinearAdd's fixed-point arithmetic (mlip/requant.h, mlip_qadd_sum, then
@@ -280,13 +323,49 @@ static inline void mlip_kq8_band_row_ref(uint8_t* dst, const uint8_t* src, int32
 #define MLIP_KQ8_DW_NAME "ref"
 #endif
 
+#ifndef MLIP_KQ8_DWC_MVE
+#define MLIP_KQ8_DWC_MVE(X)
+#endif
+#ifndef MLIP_KQ8_DWC_DSP
+#define MLIP_KQ8_DWC_DSP(X)
+#endif
+/* The channels-last depthwise kernel's variants, best first, and the one
+ * mlip_kq8_conv calls. */
+#define MLIP_KQ8_DWC_VARIANTS(X) MLIP_KQ8_DWC_MVE(X) MLIP_KQ8_DWC_DSP(X)
+#if MLIP_HAVE_MVE
+#define MLIP_KQ8_DWC_BEST mlip_kq8_dwc_mve
+#define MLIP_KQ8_DWC_NAME "mve"
+#elif MLIP_HAVE_DSP
+#define MLIP_KQ8_DWC_BEST mlip_kq8_dwc_dsp
+#define MLIP_KQ8_DWC_NAME "dsp"
+#else
+#define MLIP_KQ8_DWC_BEST mlip_kq8_dwc_ref
+#define MLIP_KQ8_DWC_NAME "ref"
+#endif
+
+/* n bytes from src to dst, each XORed with flip (channels-last rows read
+ * as int8): a word at a time, the tail byte by byte. */
+static inline void mlip_kq8_copy_xor_ref(uint8_t* dst, const uint8_t* src, int32_t n, uint8_t flip) {
+  const uint32_t f4 = flip * 0x01010101u;
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    uint32_t v;
+    memcpy(&v, src + i, sizeof v);
+    v ^= f4;
+    memcpy(dst + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) dst[i] = (uint8_t)(src[i] ^ flip);
+}
+
 /* The banded convolution's copies: Helium's, else the portable ones. */
 #if MLIP_HAVE_MVE
 #define MLIP_KQ8_BAND_ROW mlip_kq8_band_row_mve
 #define MLIP_KQ8_COPY mlip_kq8_copy_mve
+#define MLIP_KQ8_COPY_XOR mlip_kq8_copy_xor_mve
 #else
 #define MLIP_KQ8_BAND_ROW mlip_kq8_band_row_ref
 #define MLIP_KQ8_COPY(dst, src, n) memcpy((dst), (src), (size_t)(n))
+#define MLIP_KQ8_COPY_XOR mlip_kq8_copy_xor_ref
 #endif
 
 #ifndef MLIP_KQ8_ADD_MVE
@@ -370,11 +449,22 @@ static inline int mlip_kq8_start(const int8_t* w, int32_t k, int32_t x_u8, int32
   return 0;
 }
 
-/* A fully-connected layer: x itself holds the product's rows (one per
- * image, c bytes), so there is nothing to gather. */
+/* A 1x1 layer of one group without padding or stride: on channels-last
+ * input each output position's window is x's c bytes at that position. */
+static inline int mlip_kq8_conv_pointwise(const mlip_kq8_conv_t* d) {
+  return d->groups == 1 && d->kernel[0] * d->kernel[1] * d->kernel[2] == 1 &&
+         d->pad[0] + d->pad[1] + d->pad[2] == 0 && d->stride[0] * d->stride[1] * d->stride[2] == 1;
+}
+
+/* A fully-connected layer, or a pointwise one on channels-last int8 input:
+ * x itself holds the product's rows (one per image and output position, c
+ * bytes; k == c, no padded rows), so there is nothing to gather. (On uint8
+ * input the product would XOR each byte once per output channel: such a
+ * layer copies blocks of rows XORed into the scratch, mlip_kq8_conv_with.) */
 static inline int mlip_kq8_conv_direct(const mlip_kq8_conv_t* d) {
-  return d->groups == 1 && d->k == d->c && d->in[0] * d->in[1] * d->in[2] == 1 &&
-         d->kernel[0] * d->kernel[1] * d->kernel[2] == 1 && d->pad[0] + d->pad[1] + d->pad[2] == 0;
+  return d->groups == 1 && d->k == d->c && d->kernel[0] * d->kernel[1] * d->kernel[2] == 1 &&
+         d->pad[0] + d->pad[1] + d->pad[2] == 0 &&
+         (d->in[0] * d->in[1] * d->in[2] == 1 || (d->x_cl && !d->x_u8 && mlip_kq8_conv_pointwise(d)));
 }
 
 /* The scratch bytes mlip_kq8_conv needs (the compiler plans them in the arena). */
@@ -390,8 +480,25 @@ static inline void mlip_kq8_dw_extent(const mlip_kq8_conv_t* d, int32_t* ext) {
   for (a = 0; a < 3; ++a) ext[a] = (d->out[a] - 1) * d->stride[a] + (d->kernel[a] - 1) * d->dilation[a] + 1;
 }
 
+/* A 1-D or 2-D depthwise layer of one output channel per input channel:
+ * it can run on channels-last tensors (mlip_kq8_dwc_with), all channels
+ * of a position at once. */
+static inline int mlip_kq8_conv_dwc(const mlip_kq8_conv_t* d) {
+  return mlip_kq8_conv_depthwise(d) && d->m == d->c && d->in[0] == 1 && d->kernel[0] == 1 && d->pad[0] == 0 &&
+         d->out[0] == 1;
+}
+
+/* Whether the layer can read channels-last x (x_cl): a depthwise one of
+ * mlip_kq8_conv_dwc (whose y the compiler stores the way x is), a
+ * pointwise one (one product on x). The compiler asks it
+ * (c/kernels/conv_integer.cpp); every layer can write channels-last y. */
+static inline int mlip_kq8_conv_reads_cl(const mlip_kq8_conv_t* d) {
+  return mlip_kq8_conv_dwc(d) || mlip_kq8_conv_pointwise(d);
+}
+
 static inline int32_t mlip_kq8_conv_scratch(const mlip_kq8_conv_t* d) {
   int32_t ext[3];
+  if (d->x_cl && mlip_kq8_conv_depthwise(d)) return 0; /* its band only (mlip_kq8_conv_band) */
   if (mlip_kq8_conv_depthwise(d)) {
     mlip_kq8_dw_extent(d, ext);
     return ext[0] * ext[1] * ext[2] + 3; /* the DSP variant's last word reads 3 bytes past the window */
@@ -424,9 +531,10 @@ static inline void mlip_kq8_band_geometry(const mlip_kq8_conv_t* d, int32_t* spa
  * scratch is mlip_kq8_conv_scratch's bytes (the rows), then these. */
 static inline int32_t mlip_kq8_conv_band(const mlip_kq8_conv_t* d) {
   int32_t span, width;
-  if (!mlip_kq8_conv_banded(d)) return 0;
+  const int dwc = d->x_cl && mlip_kq8_conv_depthwise(d); /* a band of all c channels */
+  if (!dwc && !mlip_kq8_conv_banded(d)) return 0;
   mlip_kq8_band_geometry(d, &span, &width);
-  return span * width * (d->c / d->groups);
+  return span * width * (dwc ? d->c : d->c / d->groups);
 }
 
 /* A depthwise layer with a given kernel (mlip_kq8_dw or a variant): the
@@ -595,17 +703,38 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
   uint8_t* band = a + mlip_kq8_conv_scratch(d);
   const int banded = mlip_kq8_conv_banded(d);
   int32_t n, g, span, width;
+  /* Output (p, m) of an image at yg[p * yp + m * ym]. */
+  const int32_t yp = d->y_cl ? d->m : 1, ym = d->y_cl ? 1 : osize, ystep = d->rows * yp;
   mlip_kq8_band_geometry(d, &span, &width);
   if (mlip_kq8_conv_direct(d)) {
-    gemm(d->n, d->m, d->k, (const uint8_t*)x, flip, w, ch, d->zy, d->lo, d->hi, (uint8_t*)y, d->m, 1);
+    if (d->y_cl || osize == 1) {
+      gemm(d->n * osize, d->m, d->k, (const uint8_t*)x, flip, w, ch, d->zy, d->lo, d->hi, (uint8_t*)y, d->m, 1);
+    } else {
+      for (n = 0; n < d->n; ++n)
+        gemm(osize, d->m, d->k, (const uint8_t*)x + n * osize * d->c, flip, w, ch, d->zy, d->lo, d->hi,
+             (uint8_t*)y + n * d->m * osize, 1, osize);
+    }
+    return;
+  }
+  if (d->x_cl) { /* pointwise on uint8 x (k == c): a block's rows are one run, copied XORed */
+    for (n = 0; n < d->n; ++n) {
+      const uint8_t* xn = (const uint8_t*)x + n * isize * d->c;
+      uint8_t* yn = (uint8_t*)y + n * d->m * osize;
+      int32_t p0;
+      for (p0 = 0; p0 < osize; p0 += d->rows) {
+        const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
+        MLIP_KQ8_COPY_XOR(a, xn + p0 * d->c, np * d->c, flip);
+        gemm(np, d->m, d->k, a, 0, w, ch, d->zy, d->lo, d->hi, yn + p0 * yp, yp, ym);
+      }
+    }
     return;
   }
   for (n = 0; n < d->n; ++n) {
     for (g = 0; g < d->groups; ++g) {
       const uint8_t* xg = (const uint8_t*)x + (n * d->c + g * icg) * isize;
-      uint8_t* yg = (uint8_t*)y + (n * d->m + g * ocg) * osize;
+      uint8_t* yb = (uint8_t*)y + n * d->m * osize + g * ocg * ym; /* the block's first output */
       int32_t od = 0, oh = 0, ow = 0, p0, done = -1, s0 = 0;
-      for (p0 = 0; p0 < osize; p0 += d->rows) {
+      for (p0 = 0; p0 < osize; p0 += d->rows, yb += ystep) {
         const int32_t np = osize - p0 < d->rows ? osize - p0 : d->rows;
         int32_t r;
         for (r = 0; r < np; ++r) {
@@ -626,9 +755,68 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
             }
           }
         }
-        gemm(np, ocg, d->k, a, 0, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yg + p0,
-             1, osize);
+        gemm(np, ocg, d->k, a, 0, w + g * ocg * d->k, ch + MLIP_KQ8_CH * g * ocg, d->zy, d->lo, d->hi, yb, yp,
+             ym);
       }
+    }
+  }
+}
+
+/* The band of a depthwise layer on channels-last x (mlip_kq8_conv_dwc):
+ * mlip_kq8_band_rows' ring of padded rows, each column all c channels' bytes
+ * (x's row ih is one run of in[2] * c bytes), XORed with flip, padding as
+ * pad. */
+static inline void mlip_kq8_band_rows_cl(const mlip_kq8_conv_t* d, const uint8_t* xn, int32_t oh, uint8_t flip,
+                                         uint8_t pad, uint8_t* band, int32_t* done) {
+  const int32_t c = d->c;
+  const int32_t first = oh * d->stride[1], last = first + (d->kernel[1] - 1) * d->dilation[1];
+  int32_t span, width, r, i;
+  mlip_kq8_band_geometry(d, &span, &width);
+  for (r = first > *done + 1 ? first : *done + 1; r <= last; ++r) {
+    const int32_t ih = r - d->pad[1];
+    uint8_t* dst = band + (r % span) * width * c;
+    const int32_t c0 = d->pad[2] < width ? d->pad[2] : width;
+    const int32_t c1 = d->pad[2] + d->in[2] < width ? d->pad[2] + d->in[2] : width;
+    if (ih < 0 || ih >= d->in[1]) {
+      for (i = 0; i < width * c; ++i) dst[i] = pad;
+      continue;
+    }
+    for (i = 0; i < c0 * c; ++i) dst[i] = pad;
+    if (c1 > c0) {
+      const uint8_t* src = xn + ih * d->in[2] * c;
+      if (flip == 0) {
+        MLIP_KQ8_COPY(dst + c0 * c, src, (c1 - c0) * c);
+      } else {
+        MLIP_KQ8_COPY_XOR(dst + c0 * c, src, (c1 - c0) * c, flip);
+      }
+    }
+    for (i = c1 * c; i < width * c; ++i) dst[i] = pad;
+  }
+  *done = last;
+}
+
+/* A depthwise layer of mlip_kq8_conv_dwc on channels-last x with a given
+ * kernel (mlip_kq8_dwc_ref or a variant; the reference for float32 pairs,
+ * which the variants do not take): per image and output row, the
+ * band's new rows (mlip_kq8_band_rows_cl), then the row's outputs, all
+ * channels (y channels-last or not, d->y_cl). The scratch is the band
+ * (mlip_kq8_conv_band). */
+static inline void mlip_kq8_dwc_with(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch,
+                                     void* y, void* scratch, mlip_kq8_dwc_fn fn) {
+  const int32_t isize = d->in[1] * d->in[2], osize = d->out[1] * d->out[2];
+  const uint8_t flip = d->x_u8 ? 0x80u : 0u, pad = (uint8_t)((uint8_t)d->zx ^ flip);
+  int32_t span, width, n, oh;
+  mlip_kq8_band_geometry(d, &span, &width);
+  /* onnxruntime's arithmetic (float32 pairs): the reference, whose
+   * requantization is mlip_requantize; the variants' is fixed-point
+   * (mlip_kq8_has_f32). Asked once per layer, not per row. */
+  if (mlip_kq8_has_f32(ch, d->c)) fn = mlip_kq8_dwc_ref;
+  for (n = 0; n < d->n; ++n) {
+    int32_t done = -1;
+    for (oh = 0; oh < d->out[1]; ++oh) {
+      mlip_kq8_band_rows_cl(d, (const uint8_t*)x + n * isize * d->c, oh, flip, pad, (uint8_t*)scratch, &done);
+      fn(d, (const uint8_t*)scratch, oh * d->stride[1] % span, span, width, w, ch,
+         (uint8_t*)y + n * d->m * osize + oh * d->out[2] * (d->y_cl ? d->m : 1));
     }
   }
 }
@@ -636,7 +824,9 @@ static inline void mlip_kq8_conv_with(const mlip_kq8_conv_t* d, const void* x, c
 /* The convolution on mlip_kq8_gemm: what the generated code calls. */
 static inline void mlip_kq8_conv(const mlip_kq8_conv_t* d, const void* x, const int8_t* w, const int32_t* ch, void* y,
                                  void* scratch) {
-  if (mlip_kq8_conv_depthwise(d)) {
+  if (d->x_cl && mlip_kq8_conv_depthwise(d)) {
+    mlip_kq8_dwc_with(d, x, w, ch, y, scratch, MLIP_KQ8_DWC_BEST);
+  } else if (mlip_kq8_conv_depthwise(d)) {
     mlip_kq8_dw_with(d, x, w, ch, y, scratch, MLIP_KQ8_DW_BEST);
   } else {
     mlip_kq8_conv_with(d, x, w, ch, y, scratch, MLIP_KQ8_GEMM_BEST);

@@ -223,6 +223,70 @@ static inline void mlip_kq8_dw_dsp(const mlip_kq8_conv_t* d, const uint8_t* plan
 
 #define MLIP_KQ8_DW_DSP(X) X(mlip_kq8_dw_dsp, "dsp")
 
+/* mlip/kq8.h's channels-last depthwise kernel: per output position, 4
+ * channels at a time, one word of the band (their 4 bytes) and one of
+ * their weights (tap-major: contiguous) per tap, each widened by SXTB16
+ * (even channels) and SXTB16 of the word rotated by 8 (odd ones), and the
+ * four products by SMLABB / SMLATT (int16 halves; the sums as the
+ * reference's, no overflow by the product's precondition), the taps'
+ * offsets in the band from a table made once per output row; the last
+ * channels (fewer than 4) by the reference's arithmetic. Windows of more
+ * than 64 taps take the reference (as do layers with float32 pairs:
+ * mlip_kq8_dwc_with). */
+static inline void mlip_kq8_dwc_dsp(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
+                                    int32_t width, const int8_t* w, const int32_t* ch, uint8_t* y) {
+  const int32_t c = d->c, kh_n = d->kernel[1], kw_n = d->kernel[2], taps = kh_n * kw_n;
+  const int32_t yq = d->y_cl ? c : 1, ys = d->y_cl ? 1 : d->out[1] * d->out[2];
+  const int32_t tstep = d->dilation[2] * c, rstep = width * c;
+  const int32_t zy = d->zy, lo = d->lo, hi = d->hi;
+  int32_t toff[64]; /* the taps' offsets in the band, made once per output row */
+  int32_t ow, k, kh, kw, t, slot;
+  if (taps > 64) {
+    mlip_kq8_dwc_ref(d, band, s0, span, width, w, ch, y);
+    return;
+  }
+  for (kh = 0, t = 0, slot = s0; kh < kh_n; ++kh) {
+    for (kw = 0; kw < kw_n; ++kw) toff[t++] = slot * rstep + kw * tstep;
+    slot += d->dilation[1];
+    while (slot >= span) slot -= span;
+  }
+  for (ow = 0; ow < d->out[2]; ++ow) {
+    const uint8_t* col = band + ow * d->stride[2] * c;
+    uint8_t* yr = y + ow * yq;
+    for (k = 0; k < c; k += 4) {
+      const int32_t* cc = ch + MLIP_KQ8_CH * k;
+      const int8_t* wt = w + k;
+      if (k + 4 <= c) {
+        int32_t a0 = cc[0], a1 = cc[3], a2 = cc[6], a3 = cc[9];
+        const uint8_t* xk = col + k;
+        for (t = 0; t < taps; ++t, wt += c) {
+          const uint32_t xv = mlip_kq8_word(xk + toff[t]), wv = mlip_kq8_word(wt);
+          const int32_t xe = (int32_t)__sxtb16(xv), xo = (int32_t)mlip_kq8_sxtb16_odd(xv);
+          const int32_t we = (int32_t)__sxtb16(wv), wo = (int32_t)mlip_kq8_sxtb16_odd(wv);
+          a0 = __smlabb(xe, we, a0);
+          a2 = __smlatt(xe, we, a2);
+          a1 = __smlabb(xo, wo, a1);
+          a3 = __smlatt(xo, wo, a3);
+        }
+        yr[k * ys] = (uint8_t)mlip_kq8_requant_dsp(a0, cc[1], cc[2], zy, lo, hi);
+        yr[(k + 1) * ys] = (uint8_t)mlip_kq8_requant_dsp(a1, cc[4], cc[5], zy, lo, hi);
+        yr[(k + 2) * ys] = (uint8_t)mlip_kq8_requant_dsp(a2, cc[7], cc[8], zy, lo, hi);
+        yr[(k + 3) * ys] = (uint8_t)mlip_kq8_requant_dsp(a3, cc[10], cc[11], zy, lo, hi);
+      } else {
+        int32_t j;
+        for (j = k; j < c; ++j, cc += MLIP_KQ8_CH) {
+          int32_t acc = cc[0];
+          const int8_t* wj = w + j;
+          for (t = 0; t < taps; ++t, wj += c) acc += mlip_kq8_product(col[j + toff[t]], 0, *wj);
+          yr[j * ys] = (uint8_t)mlip_kq8_requant_dsp(acc, cc[1], cc[2], zy, lo, hi);
+        }
+      }
+    }
+  }
+}
+
+#define MLIP_KQ8_DWC_DSP(X) X(mlip_kq8_dwc_dsp, "dsp")
+
 /* mlip/kq8.h's QLinearAdd, one output at a time in 32-bit steps: an input
  * byte less its zero point (one EOR reads int8 and uint8 bytes alike: an
  * int8 byte u is (u ^ 0x80) - 128) is d, |d| <= 255; the reference scales

@@ -193,6 +193,136 @@ static inline void mlip_kq8_dw_mve(const mlip_kq8_conv_t* d, const uint8_t* plan
 
 #define MLIP_KQ8_DW_MVE(X) X(mlip_kq8_dw_mve, "mve")
 
+/* mlip_requantize on four lanes, each with its own (q, shift), as
+ * mlip_kq8_requant_mve: VQSHL by max(shift, 0) (a left shift, saturating;
+ * 0 changes nothing), VQRDMULH, then on the lanes whose shift is negative
+ * the tie fix (masked by min(shift, 0) >> 31) and VRSHL by min(shift, 0)
+ * (by 0: nothing). */
+static inline int32x4_t mlip_kq8_requant_lanes_mve(int32x4_t v, int32x4_t q, int32x4_t shift, int32_t zy, int32_t lo,
+                                                   int32_t hi) {
+  const int32x4_t zero = vdupq_n_s32(0), rs = vminq_s32(shift, zero);
+  v = vqrdmulhq_s32(vqshlq_s32(v, vmaxq_s32(shift, zero)), q);
+  v = vrshlq_s32(vqaddq_s32(v, vandq_s32(vshrq_n_s32(v, 31), vshrq_n_s32(rs, 31))), rs);
+  return vminq_s32(vmaxq_s32(vqaddq_n_s32(v, zy), vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
+/* mlip/kq8.h's channels-last depthwise kernel: per output position, 16
+ * channels at a time (the last ones 8 at a time, predicated), each tap a
+ * widening VLDRB.S16 of 8 channels' bytes from the band and of their
+ * weights (tap-major: contiguous), their products exact in int32 lanes by
+ * VMULLB (even channels) and VMULLT (odd ones), added to the even and odd
+ * sums (Helium has no lane-by-lane multiply-accumulate of two vectors);
+ * the taps' offsets in the band from a table made once per output row (no
+ * ring arithmetic per position); the channels' starts and (q, shift) by
+ * gathering loads from ch (3 words per channel), the requantization per
+ * lane (mlip_kq8_requant_lanes_mve), the outputs by scattering stores (even
+ * and odd channels apart). Windows of more than 64 taps take the
+ * reference (as do layers with float32 pairs: mlip_kq8_dwc_with). */
+static inline void mlip_kq8_dwc_mve(const mlip_kq8_conv_t* d, const uint8_t* band, int32_t s0, int32_t span,
+                                    int32_t width, const int8_t* w, const int32_t* ch, uint8_t* y) {
+  const int32_t c = d->c, taps = d->kernel[1] * d->kernel[2];
+  if (taps > 64) {
+    mlip_kq8_dwc_ref(d, band, s0, span, width, w, ch, y);
+    return;
+  }
+  const int32_t yq = d->y_cl ? c : 1, ys = d->y_cl ? 1 : d->out[1] * d->out[2], zy = d->zy, lo = d->lo, hi = d->hi;
+  const uint32x4_t c6 = vmulq_n_u32(vidupq_n_u32(0, 1), 6u);                /* ch's words of every other channel */
+  const uint32x4_t yo = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)(2 * ys)); /* their outputs' offsets */
+  int32_t toff[64];
+  int32_t ow, k, kh, kw, t, slot;
+  for (kh = 0, t = 0, slot = s0; kh < d->kernel[1]; ++kh) {
+    for (kw = 0; kw < d->kernel[2]; ++kw) toff[t++] = (slot * width + kw * d->dilation[2]) * c;
+    slot += d->dilation[1];
+    while (slot >= span) slot -= span;
+  }
+/* Requantizes the sums a of the channels k0, k0 + 2, ... and stores them. */
+#define MLIP_KQ8_DWC_OUT_(a, k0)                                                                          \
+  vstrbq_scatter_offset_s32((int8_t*)yr + (k0) * ys, yo,                                                  \
+                            mlip_kq8_requant_lanes_mve(a, vldrwq_gather_shifted_offset_s32(ch + 3 * (k0) + 1, c6), \
+                                                       vldrwq_gather_shifted_offset_s32(ch + 3 * (k0) + 2, c6), zy, lo, hi))
+  for (ow = 0; ow < d->out[2]; ++ow) {
+    const uint8_t* col = band + ow * d->stride[2] * c;
+    uint8_t* yr = y + ow * yq;
+    for (k = 0; k + 16 <= c; k += 16) {
+      int32x4_t e0 = vldrwq_gather_shifted_offset_s32(ch + 3 * k, c6);
+      int32x4_t o0 = vldrwq_gather_shifted_offset_s32(ch + 3 * k + 3, c6);
+      int32x4_t e1 = vldrwq_gather_shifted_offset_s32(ch + 3 * k + 24, c6);
+      int32x4_t o1 = vldrwq_gather_shifted_offset_s32(ch + 3 * k + 27, c6);
+      const int8_t* wt = w + k;
+      const int8_t* xk = (const int8_t*)col + k;
+#if defined(__GNUC__) && !defined(__clang__)
+      /* The taps' loop below in assembly: GCC 12 keeps its four sums and
+       * four temporaries in too few registers and spills one per tap.
+       * "l": the widening loads take r0-r7 only. */
+      {
+        const int32_t* to = toff;
+        const int8_t* xp;
+        __asm__ volatile(
+            "dls lr, %[n]\n"
+            "1:\n\t"
+            "ldr %[xp], [%[to]], #4\n\t"
+            "add %[xp], %[xk]\n\t"
+            "vldrb.s16 q4, [%[xp]]\n\t"
+            "vldrb.s16 q5, [%[wt]]\n\t"
+            "vmullb.s16 q6, q4, q5\n\t"
+            "vmullt.s16 q7, q4, q5\n\t"
+            "vadd.i32 %q[e0], %q[e0], q6\n\t"
+            "vadd.i32 %q[o0], %q[o0], q7\n\t"
+            "vldrb.s16 q4, [%[xp], #8]\n\t"
+            "vldrb.s16 q5, [%[wt], #8]\n\t"
+            "vmullb.s16 q6, q4, q5\n\t"
+            "vmullt.s16 q7, q4, q5\n\t"
+            "vadd.i32 %q[e1], %q[e1], q6\n\t"
+            "vadd.i32 %q[o1], %q[o1], q7\n\t"
+            "add %[wt], %[c]\n\t"
+            "le lr, 1b"
+            : [e0] "+w"(e0), [o0] "+w"(o0), [e1] "+w"(e1), [o1] "+w"(o1), [to] "+r"(to), [wt] "+l"(wt),
+              [xp] "=&l"(xp)
+            : [n] "r"(taps), [xk] "r"(xk), [c] "r"(c)
+            : "lr", "q4", "q5", "q6", "q7", "memory");
+      }
+#else
+      for (t = 0; t < taps; ++t, wt += c) {
+        const int8_t* xp = xk + toff[t];
+        const int16x8_t x0 = vldrbq_s16(xp), w0 = vldrbq_s16(wt);
+        const int16x8_t x1 = vldrbq_s16(xp + 8), w1 = vldrbq_s16(wt + 8);
+        e0 = vaddq_s32(e0, vmullbq_int_s16(x0, w0));
+        o0 = vaddq_s32(o0, vmulltq_int_s16(x0, w0));
+        e1 = vaddq_s32(e1, vmullbq_int_s16(x1, w1));
+        o1 = vaddq_s32(o1, vmulltq_int_s16(x1, w1));
+      }
+#endif
+      MLIP_KQ8_DWC_OUT_(e0, k);
+      MLIP_KQ8_DWC_OUT_(o0, k + 1);
+      MLIP_KQ8_DWC_OUT_(e1, k + 8);
+      MLIP_KQ8_DWC_OUT_(o1, k + 9);
+    }
+    for (; k < c; k += 8) {
+      const mve_pred16_t in = vctp16q((uint32_t)(c - k));
+      const mve_pred16_t ine = vctp32q((uint32_t)(c - k + 1) / 2), ino = vctp32q((uint32_t)(c - k) / 2);
+      int32x4_t e = vldrwq_gather_shifted_offset_z_s32(ch + 3 * k, c6, ine);
+      int32x4_t o = vldrwq_gather_shifted_offset_z_s32(ch + 3 * k + 3, c6, ino);
+      const int8_t* wt = w + k;
+      for (t = 0; t < taps; ++t, wt += c) {
+        const int16x8_t x0 = vldrbq_z_s16((const int8_t*)col + k + toff[t], in), w0 = vldrbq_z_s16(wt, in);
+        e = vaddq_s32(e, vmullbq_int_s16(x0, w0));
+        o = vaddq_s32(o, vmulltq_int_s16(x0, w0));
+      }
+      e = mlip_kq8_requant_lanes_mve(e, vldrwq_gather_shifted_offset_z_s32(ch + 3 * k + 1, c6, ine),
+                                     vldrwq_gather_shifted_offset_z_s32(ch + 3 * k + 2, c6, ine), zy, lo, hi);
+      vstrbq_scatter_offset_p_s32((int8_t*)yr + k * ys, yo, e, ine);
+      if (c - k > 1) {
+        o = mlip_kq8_requant_lanes_mve(o, vldrwq_gather_shifted_offset_z_s32(ch + 3 * k + 4, c6, ino),
+                                       vldrwq_gather_shifted_offset_z_s32(ch + 3 * k + 5, c6, ino), zy, lo, hi);
+        vstrbq_scatter_offset_p_s32((int8_t*)yr + (k + 1) * ys, yo, o, ino);
+      }
+    }
+  }
+#undef MLIP_KQ8_DWC_OUT_
+}
+
+#define MLIP_KQ8_DWC_MVE(X) X(mlip_kq8_dwc_mve, "mve")
+
 /* mlip/kq8.h's QLinearAdd: four outputs per vector, each input's bytes
  * widened to int32 lanes by one load (VLDRB.U32; an int8 byte u is the
  * value (u ^ 0x80) - 128, so one VEOR and the zero point plus 128 make the
@@ -308,6 +438,30 @@ static inline void mlip_kq8_copy_mve(uint8_t* dst, const uint8_t* src, int32_t n
   for (; n > 0; n -= 16, dst += 16, src += 16) {
     const mve_pred16_t in = vctp8q((uint32_t)n);
     vstrbq_p_u8(dst, vldrbq_z_u8(src, in), in);
+  }
+#endif
+}
+
+/* n bytes from src to dst, each XORed with flip: mlip_kq8_copy_mve's loop
+ * with a VEOR (four instructions per 16 bytes). */
+static inline void mlip_kq8_copy_xor_mve(uint8_t* dst, const uint8_t* src, int32_t n, uint8_t flip) {
+  const uint8x16_t fv = vdupq_n_u8(flip);
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__ volatile(
+      "wlstp.8 lr, %[n], 2f\n"
+      "1:\n\t"
+      "vldrb.8 q0, [%[s]], #16\n\t"
+      "veor q0, q0, %q[f]\n\t"
+      "vstrb.8 q0, [%[d]], #16\n\t"
+      "letp lr, 1b\n"
+      "2:\n"
+      : [d] "+r"(dst), [s] "+r"(src)
+      : [n] "r"(n), [f] "w"(fv)
+      : "lr", "q0", "memory");
+#else
+  for (; n > 0; n -= 16, dst += 16, src += 16) {
+    const mve_pred16_t in = vctp8q((uint32_t)n);
+    vstrbq_p_u8(dst, veorq_u8(vldrbq_z_u8(src, in), fv), in);
   }
 #endif
 }

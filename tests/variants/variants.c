@@ -99,17 +99,24 @@ typedef struct {
   const char* name;
 } dw_variant_t;
 
+typedef struct {
+  mlip_kq8_dwc_fn fn;
+  const char* name;
+} dwc_variant_t;
+
 #define VARIANT_ENTRY(f, n) {f, n},
 static const gemm_variant_t gemm_variants[] = {MLIP_KQ8_GEMM_VARIANTS(VARIANT_ENTRY){0, 0}};
 static const dw_variant_t dw_variants[] = {MLIP_KQ8_DW_VARIANTS(VARIANT_ENTRY){0, 0}};
+static const dwc_variant_t dwc_variants[] = {MLIP_KQ8_DWC_VARIANTS(VARIANT_ENTRY){0, 0}};
 #undef VARIANT_ENTRY
 
 enum { XMAX = 6144, WMAX = 12288, YMAX = 6144, SMAX = 8192, MMAX = 256 };
 static uint8_t x_[XMAX];
+static uint8_t xcl_[XMAX]; /* x channels-last, for the layers that read it so */
 static int8_t w_[WMAX];  /* the weights [m][icg * taps] */
 static int8_t wp_[WMAX]; /* packed: rows padded to k */
 static int32_t ch_[MLIP_KQ8_CH * MMAX];
-static uint8_t y_ref_[YMAX], y_var_[YMAX], y_direct_[YMAX];
+static uint8_t y_ref_[YMAX], y_var_[YMAX], y_direct_[YMAX], y_tmp_[YMAX];
 static uint8_t scratch_[SMAX]; /* A's rows, or the convolution's scratch */
 
 /* The requantization of the cases being run: 0 fixed-point, 1 onnxruntime's. */
@@ -257,6 +264,17 @@ static void direct_conv(const mlip_kq8_conv_t* d, const int32_t* q, const int32_
           }
 }
 
+/* y of a case stored channels-last (d->y_cl) back to [n, m, out...], in place. */
+static void y_to_nchw(const mlip_kq8_conv_t* d, uint8_t* y) {
+  const int32_t osize = d->out[0] * d->out[1] * d->out[2];
+  int32_t n, m, p;
+  if (!d->y_cl) return;
+  for (n = 0; n < d->n; ++n)
+    for (p = 0; p < osize; ++p)
+      for (m = 0; m < d->m; ++m) y_tmp_[(n * d->m + m) * osize + p] = y[(n * osize + p) * d->m + m];
+  memcpy(y, y_tmp_, (size_t)(d->n * d->m * osize));
+}
+
 /* Names a failed convolution case; returns 1. */
 static int conv_failed(const mlip_kq8_conv_t* d, const char* kernel, const char* variant, const char* what,
                        uint32_t seed, uint32_t index, int at, const uint8_t* want, const uint8_t* got) {
@@ -274,6 +292,8 @@ static int conv_failed(const mlip_kq8_conv_t* d, const char* kernel, const char*
   out_kv("rows", d->rows);
   out_kv("banded", mlip_kq8_conv_banded(d));
   out_kv("x_u8", d->x_u8);
+  out_kv("x_cl", d->x_cl);
+  out_kv("y_cl", d->y_cl);
   out_kv("zx", d->zx);
   out_kv("byte", at);
   out_kv("want", want[at]);
@@ -296,25 +316,30 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
   mlip_kq8_conv_t d;
   int32_t q[MMAX], shift[MMAX], bias[MMAX];
   int32_t icg, ocg, taps, osize, xsize, a, m, i;
-  const int dims = chance(r, 70) ? 2 : chance(r, 50) ? 1 : 3;
+  const int dims = dw == 2 ? (chance(r, 70) ? 2 : 1) : chance(r, 70) ? 2 : chance(r, 50) ? 1 : 3;
   const int kind = dw ? 0 : pick(r, 0, 9); /* 0-1 depthwise, 2-3 grouped, 4 fully connected, else dense */
-  const char* kernel = dw ? "MLIP_KQ8_DW" : "MLIP_KQ8_GEMM";
+  const char* kernel = dw == 2 ? "MLIP_KQ8_DWC" : dw ? "MLIP_KQ8_DW" : "MLIP_KQ8_GEMM";
   const dw_variant_t* dv;
+  const dwc_variant_t* dcv;
+  const uint8_t* xin;
   const int32_t align = chance(r, 34) ? 1 : chance(r, 50) ? 4 : 16;
   const gemm_variant_t* v;
   int per_channel, has_bias, at;
   for (;;) {
+    /* A quarter of the dense layers pointwise (1x1, stride 1, no pad): the
+     * ones that read channels-last x as one product. */
+    const int pw = kind >= 5 && chance(r, 25);
     d.n = pick(r, 1, 3);
     d.groups = kind < 2 ? pick(r, dw ? 2 : 1, 24) : kind < 4 ? pick(r, 2, 4) : 1;
     icg = kind < 2 ? 1 : kind == 4 ? pick(r, 1, 300) : pick(r, 1, dims == 3 ? 5 : 13);
-    ocg = kind < 2 ? pick(r, 1, 2) : pick(r, 1, kind == 4 ? 40 : 19);
+    ocg = dw == 2 ? 1 : kind < 2 ? pick(r, 1, 2) : pick(r, 1, kind == 4 ? 40 : 19);
     d.c = d.groups * icg;
     d.m = d.groups * ocg;
     for (a = 0; a < 3; ++a) {
       const int spatial = a >= 3 - dims && kind != 4;
       int32_t k, dil, pb, pe;
       d.in[a] = spatial ? pick(r, 1, dims == 1 ? 24 : dims == 2 ? 11 : 5) : 1;
-      k = spatial ? pick(r, 1, dims == 3 ? 3 : 5) : 1;
+      k = spatial && !pw ? pick(r, 1, dims == 3 ? 3 : 5) : 1;
       dil = spatial ? pick(r, 1, 2) : 1;
       pb = spatial ? pick(r, 0, k - 1) : 0;
       pe = spatial ? pick(r, 0, k - 1) : 0;
@@ -322,12 +347,20 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
       if (k == 1) pb = pe = 0;
       d.kernel[a] = k;
       d.dilation[a] = dil;
-      d.stride[a] = spatial ? pick(r, 1, 3) : 1;
+      d.stride[a] = spatial && !pw ? pick(r, 1, 3) : 1;
       d.pad[a] = pb;
       d.out[a] = (d.in[a] + pb + pe - (k - 1) * dil - 1) / d.stride[a] + 1;
     }
     taps = icg * d.kernel[0] * d.kernel[1] * d.kernel[2];
     d.k = (taps + align - 1) / align * align; /* a fully-connected layer with k == c reads x itself */
+    /* Channels-last tensors, as the compiler may store them: x where the
+     * layer reads it so (a depthwise layer's y then too, or not), y of any
+     * layer; rows of exactly c bytes for a pointwise layer on such x,
+     * exactly the taps for a depthwise one (as the compiler makes them). */
+    d.x_cl = mlip_kq8_conv_reads_cl(&d) && (dw == 2 || chance(r, 50));
+    d.y_cl = mlip_kq8_conv_depthwise(&d) && !d.x_cl ? 0 : chance(r, d.x_cl ? 70 : 40);
+    if (d.x_cl && mlip_kq8_conv_pointwise(&d)) d.k = d.c;
+    if (d.x_cl && mlip_kq8_conv_depthwise(&d)) d.k = taps;
     d.rows = pick(r, 1, 8);
     osize = d.out[0] * d.out[1] * d.out[2];
     xsize = d.n * d.c * d.in[0] * d.in[1] * d.in[2];
@@ -341,6 +374,14 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
   per_channel = chance(r, 60);
   has_bias = chance(r, 70);
   for (i = 0; i < xsize; ++i) x_[i] = (uint8_t)pick(r, 0, 255);
+  {
+    const int32_t isize = d.in[0] * d.in[1] * d.in[2];
+    int32_t n, c, p;
+    for (n = 0; n < d.n; ++n)
+      for (c = 0; c < d.c; ++c)
+        for (p = 0; p < isize; ++p) xcl_[(n * isize + p) * d.c + c] = x_[(n * d.c + c) * isize + p];
+  }
+  memset(wp_, 0, sizeof wp_);
   for (i = 0; i < d.m * taps; ++i) w_[i] = (int8_t)pick(r, -128, 127);
   for (m = 0; m < d.m; ++m) {
     int refused, fits;
@@ -355,14 +396,16 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
      * add could saturate: mlip_kq8_start must refuse it (the compiler
      * then keeps the direct loops), and the case is not run. */
     bias[m] = !has_bias ? 0 : chance(r, 98) ? pick(r, -30000, 30000) : (int32_t)rnd(r);
-    memset(wp_ + m * d.k, 0, (size_t)d.k);
-    if (mlip_kq8_conv_banded(&d)) { /* tap-major rows, [kh][kw][ic], as the compiler packs them */
+    if (d.x_cl && mlip_kq8_conv_depthwise(&d)) { /* tap-major, [kh][kw][m] */
+      for (i = 0; i < taps; ++i) wp_[i * d.m + m] = w_[m * taps + i];
+    } else if (mlip_kq8_conv_banded(&d)) { /* tap-major rows, [kh][kw][ic], as the compiler packs them */
       const int32_t ktaps = taps / icg;
       for (i = 0; i < taps; ++i) wp_[m * d.k + i % ktaps * icg + i / ktaps] = w_[m * taps + i];
     } else {
       memcpy(wp_ + m * d.k, w_ + m * taps, (size_t)taps);
     }
-    refused = mlip_kq8_start(wp_ + m * d.k, d.k, d.x_u8, d.zx, bias[m], &ch_[MLIP_KQ8_CH * m]) != 0;
+    refused = mlip_kq8_start(d.x_cl && mlip_kq8_conv_depthwise(&d) ? w_ + m * taps : wp_ + m * d.k, d.k, d.x_u8,
+                             d.zx, bias[m], &ch_[MLIP_KQ8_CH * m]) != 0;
     {
       int64_t sum = 0, start;
       for (i = 0; i < taps; ++i) sum += w_[m * taps + i];
@@ -383,8 +426,13 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
     ch_[MLIP_KQ8_CH * m + 2] = shift[m];
   }
   direct_conv(&d, q, shift, bias);
+  xin = d.x_cl ? xcl_ : x_;
   memset(y_ref_, 0xA5, sizeof y_ref_);
-  mlip_kq8_conv_with(&d, x_, wp_, ch_, y_ref_, scratch_, mlip_kq8_gemm_ref);
+  if (d.x_cl && mlip_kq8_conv_depthwise(&d))
+    mlip_kq8_dwc_with(&d, xin, wp_, ch_, y_ref_, scratch_, mlip_kq8_dwc_ref);
+  else
+    mlip_kq8_conv_with(&d, xin, wp_, ch_, y_ref_, scratch_, mlip_kq8_gemm_ref);
+  y_to_nchw(&d, y_ref_);
   /* The decomposition itself (start term, padding value, im2col) against
    * the operator's definition; then what the generated code calls, and
    * every variant, against the reference. */
@@ -393,27 +441,45 @@ static int conv_case(rng_t* r, uint32_t seed, uint32_t index, int dw) {
     return conv_failed(&d, kernel, "ref", "convolution vs QLinearConv's definition", seed, index, at, y_direct_,
                        y_ref_);
   memset(y_var_, 0xA5, sizeof y_var_);
-  mlip_kq8_conv(&d, x_, wp_, ch_, y_var_, scratch_);
+  mlip_kq8_conv(&d, xin, wp_, ch_, y_var_, scratch_);
+  y_to_nchw(&d, y_var_);
   at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
   if (at >= 0)
-    return conv_failed(&d, mlip_kq8_conv_depthwise(&d) ? "MLIP_KQ8_DW" : "MLIP_KQ8_GEMM",
-                       mlip_kq8_conv_depthwise(&d) ? MLIP_KQ8_DW_NAME : MLIP_KQ8_GEMM_NAME,
+    return conv_failed(&d, d.x_cl && mlip_kq8_conv_depthwise(&d) ? "MLIP_KQ8_DWC"
+                           : mlip_kq8_conv_depthwise(&d)          ? "MLIP_KQ8_DW"
+                                                                  : "MLIP_KQ8_GEMM",
+                       d.x_cl && mlip_kq8_conv_depthwise(&d) ? MLIP_KQ8_DWC_NAME
+                           : mlip_kq8_conv_depthwise(&d)     ? MLIP_KQ8_DW_NAME
+                                                             : MLIP_KQ8_GEMM_NAME,
                        "convolution (mlip_kq8_conv)", seed, index, at, y_ref_, y_var_);
+  if (d.x_cl && mlip_kq8_conv_depthwise(&d)) {
+    /* The channels-last depthwise kernel's variants on the band. */
+    for (dcv = dwc_variants; dcv->fn; ++dcv) {
+      memset(y_var_, 0xA5, sizeof y_var_);
+      mlip_kq8_dwc_with(&d, xin, wp_, ch_, y_var_, scratch_, dcv->fn);
+      y_to_nchw(&d, y_var_);
+      at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
+      if (at >= 0) return conv_failed(&d, "MLIP_KQ8_DWC", dcv->name, "depthwise, channels-last", seed, index, at,
+                                      y_ref_, y_var_);
+    }
+    return 0;
+  }
   for (v = gemm_variants; v->fn; ++v) {
     memset(y_var_, 0xA5, sizeof y_var_);
-    mlip_kq8_conv_with(&d, x_, wp_, ch_, y_var_, scratch_, v->fn);
+    mlip_kq8_conv_with(&d, xin, wp_, ch_, y_var_, scratch_, v->fn);
+    y_to_nchw(&d, y_var_);
     at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
     if (at >= 0) return conv_failed(&d, kernel, v->name, "convolution", seed, index, at, y_ref_, y_var_);
   }
   if (!mlip_kq8_conv_depthwise(&d)) return 0;
   /* The depthwise kernel's reference and variants on the padded planes. */
   memset(y_var_, 0xA5, sizeof y_var_);
-  mlip_kq8_dw_with(&d, x_, wp_, ch_, y_var_, scratch_, mlip_kq8_dw_ref);
+  mlip_kq8_dw_with(&d, xin, wp_, ch_, y_var_, scratch_, mlip_kq8_dw_ref);
   at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
   if (at >= 0) return conv_failed(&d, "MLIP_KQ8_DW", "ref", "depthwise", seed, index, at, y_ref_, y_var_);
   for (dv = dw_variants; dv->fn; ++dv) {
     memset(y_var_, 0xA5, sizeof y_var_);
-    mlip_kq8_dw_with(&d, x_, wp_, ch_, y_var_, scratch_, dv->fn);
+    mlip_kq8_dw_with(&d, xin, wp_, ch_, y_var_, scratch_, dv->fn);
     at = first_difference(y_ref_, y_var_, d.n * d.m * osize);
     if (at >= 0) return conv_failed(&d, "MLIP_KQ8_DW", dv->name, "depthwise", seed, index, at, y_ref_, y_var_);
   }
@@ -461,6 +527,36 @@ static int run_kq8_dw(uint32_t cases, uint32_t seed) {
   out_s(MLIP_KQ8_DW_NAME);
   out_s(" variants");
   for (v = dw_variants; v->fn; ++v) {
+    out_s(" ");
+    out_s(v->name);
+  }
+
+  out_s(" cases ");
+  out_i((int64_t)cases * 2);
+  out_s(" same");
+  out_end();
+  return 0;
+}
+
+/* ---- kernel MLIP_KQ8_DWC (mlip/kq8.h) ----------------------------------- */
+
+/* Depthwise convolutions of one output channel per input channel, 1-D and
+ * 2-D, on channels-last x (y either way): mlip_kq8_dwc_with's band and
+ * the channels-last kernel's reference and variants. */
+static int run_kq8_dwc(uint32_t cases, uint32_t seed) {
+  rng_t r;
+  uint32_t i;
+  const dwc_variant_t* v;
+  for (ort_ = 0; ort_ <= 1; ++ort_) {
+    r.s = 0x8CB92BA72F3D8DD7ULL ^ ((uint64_t)seed << 1 | 1u) ^ (uint64_t)ort_ << 40;
+    for (i = 0; i < cases; ++i)
+      if (conv_case(&r, seed, i, 2)) return 1;
+  }
+  ort_ = 0;
+  out_s("kernel MLIP_KQ8_DWC dispatch ");
+  out_s(MLIP_KQ8_DWC_NAME);
+  out_s(" variants");
+  for (v = dwc_variants; v->fn; ++v) {
     out_s(" ");
     out_s(v->name);
   }
@@ -774,6 +870,7 @@ typedef struct {
 static const kernel_test_t kernels[] = {
     {"MLIP_KQ8_GEMM", run_kq8_gemm},
     {"MLIP_KQ8_DW", run_kq8_dw},
+    {"MLIP_KQ8_DWC", run_kq8_dwc},
     {"MLIP_KQ8_ADD", run_kq8_add},
     {"MLIP_KQ8_GAP", run_kq8_gap},
 #if MLIP_HAVE_DSP

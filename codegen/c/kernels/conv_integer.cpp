@@ -119,30 +119,48 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
     d.dilation[a] = static_cast<int32_t>(geo.dilation[a]);
     d.pad[a] = static_cast<int32_t>(geo.pad_begin[a]);
   }
-  // A fully-connected layer reads x itself (rows of exactly C bytes);
-  // others gather windows into rows padded to the CPU's alignment.
+  d.x_u8 = xv.dtype == DType::UInt8;  // mlip_kq8_conv_direct asks it
+  // Channels-last tensors (c/layout.h), where the backend chose them: any
+  // layer writes y so; a pointwise layer reads x so as one product, a
+  // depthwise one of mlip_kq8_conv_dwc (x tied to y) all channels at once
+  // (mlip_kq8_conv_reads_cl). Not the 4-bit kernel's.
+  const bool four = n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4;
+  if (!four) {
+    d.x_cl = spec.input_cl(0);
+    d.y_cl = spec.output_cl(0);
+    spec.layouts.output = true;
+    if (mlip_kq8_conv_dwc(&d)) spec.layouts.tied = {0};
+    else if (mlip_kq8_conv_pointwise(&d)) spec.layouts.free = {0};
+  }
+  const bool dwc = d.x_cl && mlip_kq8_conv_depthwise(&d);
+  // A fully-connected or channels-last pointwise layer reads x itself
+  // (rows of exactly C bytes), a channels-last depthwise one its band (rows
+  // of exactly its taps); others gather windows into rows padded to the
+  // CPU's alignment.
   d.k = static_cast<int32_t>(taps);
-  if (!mlip_kq8_conv_direct(&d)) {
+  const bool pw_cl = d.x_cl && mlip_kq8_conv_pointwise(&d);  // rows of exactly C bytes, read or copied as runs
+  if (pw_cl) d.k = d.c;
+  if (!dwc && !pw_cl && !mlip_kq8_conv_direct(&d)) {
     const int64_t align = spec.q8_row_align();
     d.k = static_cast<int32_t>((taps + align - 1) / align * align);
   }
   d.rows = static_cast<int32_t>(std::min<int64_t>(kQ8Rows, geo.out[0] * geo.out[1] * geo.out[2]));
   const int64_t k = d.k;
-  const int32_t x_u8 = xv.dtype == DType::UInt8;
+  const int32_t x_u8 = d.x_u8;
   const int32_t zx = n.has_input(2) ? static_cast<int32_t>(constant(2)->as_int64()[0]) : 0;
   const int32_t zy = static_cast<int32_t>(constant(7)->as_int64()[0]);
 
-  const bool four = n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4;
   std::shared_ptr<TensorData> wpk = std::make_shared<TensorData>(DType::Int8, Shape{m * k});
   const int8_t* w = wv.constant->data<int8_t>();
   int8_t* wp = wpk->data<int8_t>();
   // The weights' order, [ic][kh][kw], or for a banded layer (windows
-  // gathered channels-last, mlip_kq8_conv_banded) [kh][kw][ic].
+  // gathered channels-last, mlip_kq8_conv_banded) [kh][kw][ic]; a
+  // channels-last depthwise layer's tap-major, [kh][kw][oc].
   const bool banded = !four && mlip_kq8_conv_banded(&d);
   const int64_t icg = taps / (geo.kernel[0] * geo.kernel[1] * geo.kernel[2]), ktaps = taps / icg;
   for (int64_t oc = 0; oc < m; ++oc)
     for (int64_t t = 0; t < taps; ++t)
-      wp[oc * k + (banded ? t % ktaps * icg + t / ktaps : t)] = w[oc * taps + t];
+      wp[dwc ? t * m + oc : oc * k + (banded ? t % ktaps * icg + t / ktaps : t)] = w[oc * taps + t];
   const std::vector<ops::Requant> q = ops::conv_requant(*constant(1), *constant(4), *constant(6), ops::requant_mode(n.attrs));
   const std::vector<int64_t> bias = n.has_input(8) ? constant(8)->as_int64() : std::vector<int64_t>(m, 0);
   std::vector<std::string> ch;
@@ -150,7 +168,7 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
     // The bias joins the start where QLinearConv's saturating add cannot
     // saturate (mlip_kq8_start; every layer the suite has): else the loops.
     int32_t start = 0;
-    if (mlip_kq8_start(wp + oc * k, static_cast<int32_t>(k), x_u8, zx,
+    if (mlip_kq8_start(dwc ? w + oc * taps : wp + oc * k, static_cast<int32_t>(k), x_u8, zx,
                        static_cast<int32_t>(bias[static_cast<size_t>(oc)]), &start) != 0)
       return false;
     const ops::Requant& r = q[q.size() > 1 ? static_cast<size_t>(oc) : 0];
@@ -180,6 +198,8 @@ bool prepare_q8(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("ZY", zy);
   spec.set("LO", c_int(lo));
   spec.set("HI", c_int(hi));
+  spec.set("X_CL", d.x_cl);
+  spec.set("Y_CL", d.y_cl);
   spec.set("ch_list", fmt::format("{}", fmt::join(ch, ", ")));
   spec.args = {0};
   spec.packed.push_back(wpk);

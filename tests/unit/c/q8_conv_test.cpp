@@ -160,7 +160,8 @@ TEST(Q8Conv, QdqConvWithReluMatchesReference) {
   const fs::path onnx = save(m);
   const std::string code = lib1(onnx);
   EXPECT_EQ(count(code, "mlip_kq8_conv(&d"), 1) << code;
-  EXPECT_THAT(code, HasSubstr(", 128, 128, 255};"));  // zy 128, the Relu's clamp [128, 255]
+  // zy 128, the Relu's clamp [128, 255]; x and y row-major (graph input and output)
+  EXPECT_THAT(code, HasSubstr(", 128, 128, 255, 0, 0};"));
   test::expect_matches_reference(onnx, {{"x", random_tensor(DType::UInt8, x, 11, 0, 255)}}, 0.0, 0.0);
 }
 
