@@ -252,9 +252,9 @@ Selection select_nodes(const Graph& g, const Options& o) {
       s.layer[static_cast<size_t>(k)] = true;
     }
   }
-  // int8: a DequantizeLinear, Softmax or LayerNormalization, QuantizeLinear
-  // chain (the float operator of the CPU's int8 build between its QDQ
-  // pairs) is one 8-bit SOFTMAX or LAYERNORM layer: its three nodes chosen
+  // int8: a DequantizeLinear, Softmax, LayerNormalization, ReduceMean or
+  // ReduceSum, QuantizeLinear chain (the float operator of the CPU's int8
+  // build between its QDQ pairs) is one 8-bit SOFTMAX, LAYERNORM or REDUCE layer: its three nodes chosen
   // together (layers/rules.cpp, softmax.cpp, layernorm.cpp).
   if (o.quantize == "int8" && !o.fp16_float_layers)
     for (size_t i = 0; i < n; ++i) {
@@ -263,7 +263,9 @@ Selection select_nodes(const Graph& g, const Options& o) {
       std::string why = empty_tensor_reason(g, g.nodes[i]);
       const SupportLimits limits = limits_for(target, o, true);
       if (why.empty())
-        why = g.nodes[i].op == "Softmax" ? layers::q8_softmax_reason(g, *p, limits) : layers::q8_norm_reason(g, *p, limits);
+        why = g.nodes[i].op == "Softmax"              ? layers::q8_softmax_reason(g, *p, limits)
+              : g.nodes[i].op == "LayerNormalization" ? layers::q8_norm_reason(g, *p, limits)
+                                                      : layers::q8_reduce_reason(g, *p, limits);
       if (!why.empty()) {
         s.reason[i] = why;
         continue;
@@ -382,6 +384,11 @@ Selection select_nodes(const Graph& g, const Options& o) {
     };
     for (const layers::Q8Lookup& c : layers::q8_lookups(g, consumers, producers))
       choose(c.nodes, {c.x, c.y}, layers::q8_lookup_reason(g, c, limits));
+    // onnxruntime's int8 LayerNorm decomposition: one 8-bit NORM (mode 1);
+    // after the lookups, whose choice of its divisor nodes it overrides
+    for (const layers::Q8NormDecomposed& p : layers::q8_norms_decomposed(g, consumers, producers))
+      choose(p.nodes, {g.nodes[static_cast<size_t>(p.dq)].inputs[0], g.nodes[static_cast<size_t>(p.q)].outputs[0]},
+             layers::q8_norm_decomposed_reason(g, p, limits));
     for (const layers::Q8Split& sp : layers::q8_splits(g, consumers, producers)) {
       std::vector<int> nodes = {sp.dq, sp.split};
       std::vector<ValueId> border = {g.nodes[static_cast<size_t>(sp.dq)].inputs[0]};
