@@ -23,6 +23,12 @@ LowerContext::LowerContext(const Graph& body, const std::string& name, const Tar
     for (int i : p.nodes) norm_of_[i] = p;
   for (const layers::Q8Lookup& c : layers::q8_lookups(body, consumers_, producers_))
     for (int i : c.nodes) lookup_of_[i] = c;
+  // a LayerNorm decomposition's divisor nodes are its own, not a lookup's
+  for (const layers::Q8NormDecomposed& p : layers::q8_norms_decomposed(body, consumers_, producers_))
+    for (int i : p.nodes) {
+      qnorm_of_[i] = p;
+      lookup_of_.erase(i);
+    }
   for (const layers::Q8Split& s : layers::q8_splits(body, consumers_, producers_)) {
     split_of_[s.dq] = s;
     split_of_[s.split] = s;
@@ -368,6 +374,10 @@ void LowerContext::convert_out(int index, ValueId v) {
 void LowerContext::lower_node(const Node& n) {
   if (layers::folded_guard(g_, consumers_, producers_, index_of(n))) return;  // read by its Div (ELTWISE)
   if (layers::q8_chain_member(g_, consumers_, producers_, index_of(n))) return;  // its Softmax or LayerNorm lowers it
+  if (auto it = qnorm_of_.find(index_of(n)); it != qnorm_of_.end()) {  // an int8 LayerNorm decomposition: one NORM
+    if (it->second.nodes.back() == index_of(n)) layers::lower_q8_norm_decomposed(*this, it->second);
+    return;
+  }
   if (auto it = lookup_of_.find(index_of(n)); it != lookup_of_.end()) {  // an int8 elementwise chain: one TABLE
     if (it->second.nodes.back() == index_of(n)) layers::lower_q8_lookup(*this, it->second);  // the others make none
     return;

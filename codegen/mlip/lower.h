@@ -140,6 +140,7 @@ class LowerContext {
   std::map<ValueId, int> rowmajor_copy_, nhwc_copy_;  // relayout()'s tensors
   std::map<int, layers::NormPattern> norm_of_;         // node -> the decomposed LayerNormalization it is part of
   std::map<int, layers::Q8Lookup> lookup_of_;          // node -> the int8 elementwise chain it is part of
+  std::map<int, layers::Q8NormDecomposed> qnorm_of_;  // node -> the int8 LayerNorm decomposition it is part of
   std::map<int, layers::Q8Split> split_of_;            // node -> the int8 Split between QDQ pairs it is part of
   std::map<int, std::vector<std::string>> view_origins_;
 };

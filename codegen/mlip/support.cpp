@@ -254,11 +254,12 @@ Selection select_nodes(const Graph& g, const Options& o) {
       s.layer[static_cast<size_t>(k)] = true;
     }
   }
-  // int8: a DequantizeLinear, Softmax, LayerNormalization, LSTM or GRU,
-  // QuantizeLinear chain (the float operator of the CPU's int8 build
-  // between its QDQ pairs) is one 8-bit SOFTMAX, LAYERNORM or RNN layer: its
-  // three nodes chosen together (layers/rules.cpp, softmax.cpp,
-  // layernorm.cpp, rnn.cpp). An LSTM or GRU outside such a chain says why.
+  // int8: a DequantizeLinear, Softmax, LayerNormalization, LSTM, GRU,
+  // ReduceMean or ReduceSum, QuantizeLinear chain (the float operator of the
+  // CPU's int8 build between its QDQ pairs) is one 8-bit SOFTMAX, LAYERNORM,
+  // RNN or REDUCE layer: its three nodes chosen together (layers/rules.cpp,
+  // softmax.cpp, layernorm.cpp, rnn.cpp, reduce.cpp). An LSTM or GRU outside
+  // such a chain says why.
   if (o.quantize == "int8" && !o.fp16_float_layers)
     for (size_t i = 0; i < n; ++i) {
       const std::optional<layers::Q8Chain> p = layers::q8_chain_at(g, consumers, producers, static_cast<int>(i));
@@ -271,9 +272,10 @@ Selection select_nodes(const Graph& g, const Options& o) {
       std::string why = empty_tensor_reason(g, g.nodes[i]);
       const SupportLimits limits = limits_for(target, o, true);
       if (why.empty())
-        why = op == "Softmax"  ? layers::q8_softmax_reason(g, *p, limits)
-              : recurrent      ? layers::q8_rnn_reason(g, *p, limits)
-                               : layers::q8_norm_reason(g, *p, limits);
+        why = op == "Softmax"                ? layers::q8_softmax_reason(g, *p, limits)
+              : recurrent                    ? layers::q8_rnn_reason(g, *p, limits)
+              : op == "LayerNormalization"   ? layers::q8_norm_reason(g, *p, limits)
+                                             : layers::q8_reduce_reason(g, *p, limits);
       if (!why.empty()) {
         s.reason[i] = why;
         continue;
@@ -392,6 +394,11 @@ Selection select_nodes(const Graph& g, const Options& o) {
     };
     for (const layers::Q8Lookup& c : layers::q8_lookups(g, consumers, producers))
       choose(c.nodes, {c.x, c.y}, layers::q8_lookup_reason(g, c, limits));
+    // onnxruntime's int8 LayerNorm decomposition: one 8-bit NORM (mode 1);
+    // after the lookups, whose choice of its divisor nodes it overrides
+    for (const layers::Q8NormDecomposed& p : layers::q8_norms_decomposed(g, consumers, producers))
+      choose(p.nodes, {g.nodes[static_cast<size_t>(p.dq)].inputs[0], g.nodes[static_cast<size_t>(p.q)].outputs[0]},
+             layers::q8_norm_decomposed_reason(g, p, limits));
     for (const layers::Q8Split& sp : layers::q8_splits(g, consumers, producers)) {
       std::vector<int> nodes = {sp.dq, sp.split};
       std::vector<ValueId> border = {g.nodes[static_cast<size_t>(sp.dq)].inputs[0]};

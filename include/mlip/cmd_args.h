@@ -112,7 +112,7 @@ MLIP_FORMATS(MLIP_ARGS_CHECKS_)
   if (MLIP_WHEN_DT_##when##_(a->dtype)) {                            \
     memcpy(&c->w[word], &a->name, sizeof a->name);                   \
   }
-/* Relocation: PIN fields move, PIN_OPT ones unless MLIP_NO_OFFSET; every
+/* Relocation: PIN fields move, PIN_OPT and PIN_ANY ones unless MLIP_NO_OFFSET; every
  * other rule expands to nothing (a rule added to MLIP_RULES needs its line). */
 #define MLIP_RELOCATE_W_(x, name, word, type, when, rule, doc) MLIP_RELOCATE_##rule##_(a->name, base)
 #define MLIP_RELOCATE_PIN_(f, b) (f) += (b);
@@ -120,6 +120,7 @@ MLIP_FORMATS(MLIP_ARGS_CHECKS_)
   if ((f) != MLIP_NO_OFFSET) {       \
     (f) += (b);                      \
   }
+#define MLIP_RELOCATE_PIN_ANY_(f, b) MLIP_RELOCATE_PIN_OPT_(f, b)
 #define MLIP_RELOCATE_ANY_(f, b)
 #define MLIP_RELOCATE_BIND_(f, b)
 #define MLIP_RELOCATE_DCVT_(f, b)

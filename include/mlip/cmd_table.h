@@ -45,7 +45,7 @@
   X(PERMUTE, permute, 18, permute, NONE)                   \
   X(SOFTMAX, softmax, 19, softmax, BOTH)                   \
   X(NORM, norm, 20, norm, BOTH)                            \
-  X(REDUCE, reduce, 21, reduce, F16)                       \
+  X(REDUCE, reduce, 21, reduce, BOTH)                      \
   X(RNN, rnn, 22, rnn, BOTH)
 
 /* Every format once, in the order of MLIP_OPCODES. */
@@ -83,6 +83,7 @@
   X(OCM, 0, "an OCM offset: a multiple of 128, the operand's extent inside ocm_size")                           \
   X(PIN, 0, "an OCM offset of constant data (weights), relative to the pinned range in a command that reads it pinned") \
   X(PIN_OPT, 1, "as PIN, or MLIP_NO_OFFSET (none); 8-bit: required")                                            \
+  X(PIN_ANY, 0, "as PIN, or MLIP_NO_OFFSET (none), in either form (the opcode's check says when)")             \
   X(ACC, 1, "an OCM offset (the fp32 accumulator); 8-bit: MLIP_NO_OFFSET (no accumulator)")                    \
   X(NZ, 1, "at least 1")                                                                                         \
   X(BOOL, 1, "0 or 1")                                                                                           \
@@ -427,32 +428,48 @@
 /* NORM: each of `rows` rows of `len` halves normalized, y = (x - mean) /
  * sqrt(var + eps) * gamma[i] + beta[i] (LayerNormalization over the last
  * axis; docs/mlip-spec.md). gamma and beta fp32 [len], optional.
- * 8-bit (a DequantizeLinear, LayerNormalization, QuantizeLinear of the
- * CPU's int8 build): x = (q - x_zp) * x_scale in fp32, the same statistics
- * and y, then QuantizeLinear's round(y / y_scale) + y_zp, saturated. */
+ * 8-bit, mode 0 (a DequantizeLinear, LayerNormalization, QuantizeLinear of
+ * the CPU's int8 build): x = (q - x_zp) * x_scale in fp32, the same
+ * statistics and y, then QuantizeLinear's round(y / y_scale) + y_zp,
+ * saturated; gamma and beta required. 8-bit, mode 1 (the opset-13
+ * decomposition with its variance quantized, onnxruntime's layout): the
+ * same mean, var = the mean of mlip_powf(x - mean, 2), vq =
+ * QuantizeLinear(var, v_scale, v_zp), y = (x - mean) / gamma[vq - the
+ * type's minimum] (gamma: the divisor of each quantized variance, fp32
+ * [256]), quantized as in mode 0; beta none, eps unused. */
 #define MLIP_FIELDS_norm(W, A, x)                                                     \
   W(x, in, 0, uint32_t, ANY, OCM, "input [rows][len]")                                \
   W(x, out, 1, uint32_t, ANY, OCM, "output [rows][len]")                              \
-  W(x, gamma, 2, uint32_t, ANY, PIN_OPT, "scale [len] fp32, or MLIP_NO_OFFSET")        \
-  W(x, beta, 3, uint32_t, ANY, PIN_OPT, "shift [len] fp32, or MLIP_NO_OFFSET")         \
+  W(x, gamma, 2, uint32_t, ANY, PIN_ANY, "scale [len] fp32, or MLIP_NO_OFFSET; 8-bit mode 1: the divisors [256] fp32") \
+  W(x, beta, 3, uint32_t, ANY, PIN_ANY, "shift [len] fp32, or MLIP_NO_OFFSET")         \
   W(x, rows, 4, uint32_t, ANY, NZ, "rows")                                            \
   W(x, len, 5, uint32_t, ANY, NZ, "elements per row")                                 \
   W(x, eps, 6, float, ANY, F32, "epsilon, added to the variance (fp32)")            \
   W(x, x_scale, 7, float, Q8, F32, "the input's scale")                               \
   W(x, x_zp, 8, int32_t, Q8, ZP, "the input's zero point")                            \
   W(x, y_scale, 9, float, Q8, F32, "the output's scale")                              \
-  W(x, y_zp, 10, int32_t, Q8, ZP, "the output's zero point")
+  W(x, y_zp, 10, int32_t, Q8, ZP, "the output's zero point")                          \
+  W(x, mode, 11, uint32_t, Q8, BOOL, "0: LayerNormalization; 1: the decomposition with a quantized variance") \
+  W(x, v_scale, 12, float, Q8, F32, "mode 1: the variance's scale")                   \
+  W(x, v_zp, 13, int32_t, Q8, ZP, "mode 1: the variance's zero point")
 
 /* REDUCE: out[o][i] = sum over j of in[o][j][i] (fp32, j in order), divided
  * by len when mean: ReduceSum and ReduceMean over one axis (or adjacent
- * axes merged) of a row-major tensor. */
+ * axes merged) of a row-major tensor. 8-bit (a DequantizeLinear,
+ * ReduceMean or ReduceSum, QuantizeLinear of the CPU's int8 build): x =
+ * (q - x_zp) * x_scale in fp32, the same sum and mean, then
+ * QuantizeLinear's round(y / y_scale) + y_zp, saturated. */
 #define MLIP_FIELDS_reduce(W, A, x)                                                   \
   W(x, in, 0, uint32_t, ANY, OCM, "input [outer][len][inner]")                        \
   W(x, out, 1, uint32_t, ANY, OCM, "output [outer][inner]")                           \
   W(x, outer, 2, uint32_t, ANY, NZ, "blocks")                                         \
   W(x, len, 3, uint32_t, ANY, NZ, "elements reduced")                                 \
   W(x, inner, 4, uint32_t, ANY, NZ, "elements between two of one sum")                \
-  W(x, mean, 5, uint32_t, ANY, BOOL, "1: divided by len (ReduceMean)")
+  W(x, mean, 5, uint32_t, ANY, BOOL, "1: divided by len (ReduceMean)")                \
+  W(x, x_scale, 6, float, Q8, F32, "the input's scale")                               \
+  W(x, x_zp, 7, int32_t, Q8, ZP, "the input's zero point")                            \
+  W(x, y_scale, 8, float, Q8, F32, "the output's scale")                              \
+  W(x, y_zp, 9, int32_t, Q8, ZP, "the output's zero point")
 
 /* RNN: `steps` time steps of one direction of an LSTM or GRU layer (the
  * time loop inside one command: the state stays in OCM), for `batch`

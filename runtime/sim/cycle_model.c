@@ -81,7 +81,7 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
     case MLIP_OP_SOFTMAX: /* three passes over a row: max, sum, result */
       work = 3u * (uint64_t)a->softmax.rows * a->softmax.len;
       break;
-    case MLIP_OP_NORM: /* three passes: mean, variance, result */
+    case MLIP_OP_NORM: /* three passes: mean, variance, result (both 8-bit modes too) */
       work = 3u * (uint64_t)a->norm.rows * a->norm.len;
       break;
     case MLIP_OP_REDUCE: work = (uint64_t)a->reduce.outer * a->reduce.len * a->reduce.inner; break;

@@ -10,10 +10,17 @@ mlip_status mlip_sim_check_norm(const mlip_sim_view* v, uint32_t section, const 
   const mlip_norm_args* a = &d->u.norm;
   const int q8 = a->dtype != MLIP_DT_FP16;
   const uint64_t len = mlip_sim_mul3(a->rows, a->len, q8 ? 1u : 2u);
-  const uint64_t plen = mlip_sim_sat_mul(a->len, 4u);
+  /* mode 1: gamma holds a divisor for each of the 256 quantized variances */
+  const uint64_t plen = q8 && a->mode ? 256u * 4u : mlip_sim_sat_mul(a->len, 4u);
   /* 8-bit: positive finite scales (data the compiler copied from the
-     model's constants). */
+     model's constants); mode 0 reads both gamma and beta, mode 1 the
+     divisors alone (and the variance's scale). */
   if (q8 && (!(a->x_scale > 0.0f) || !(a->y_scale > 0.0f) || a->x_scale > 3.4e38f || a->y_scale > 3.4e38f)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  if (q8 && (a->mode ? a->gamma == MLIP_NO_OFFSET || a->beta != MLIP_NO_OFFSET || !(a->v_scale > 0.0f) ||
+                           a->v_scale > 3.4e38f
+                     : a->gamma == MLIP_NO_OFFSET || a->beta == MLIP_NO_OFFSET)) {
     return MLIP_ERR_INVALID_ARG;
   }
   MLIP_TRY(mlip_sim_check_ocm(v, a->in, len));
@@ -99,6 +106,34 @@ static float norm_value(const mlip_norm_args* a, const uint8_t* ocm, const uint8
   return t;
 }
 
+/* 8-bit mode 1 (docs/mlip-spec.md 4a): the CPU's int8 build of the opset-13
+   decomposition in onnxruntime's layout, kernel by kernel: DequantizeLinear,
+   ReduceMean (sum in order from 0, one division), Sub, Pow 2 (mlip_powf,
+   the Pow kernel's), ReduceMean, QuantizeLinear of the variance; the
+   integer and float steps from the quantized variance to the divisor (an
+   Add of the quantized epsilon, DequantizeLinear, Sqrt) are the compiler's
+   table of 256 divisors; then Div and QuantizeLinear. */
+static void norm_q8_decomposed(const mlip_norm_args* a, uint8_t* ocm, const uint8_t* x, uint8_t* y, int32_t lo,
+                               int32_t hi) {
+  const float n = (float)a->len;
+  float sum = 0.0f, sq = 0.0f, mean, var, den;
+  size_t i;
+  for (i = 0; i < a->len; ++i) {
+    sum = sum + norm_q8(a, x, i);
+  }
+  mean = sum / n;
+  for (i = 0; i < a->len; ++i) {
+    const float c = norm_q8(a, x, i) - mean;
+    sq = sq + mlip_powf(c, 2.0f);
+  }
+  var = sq / n;
+  den = mlip_sim_ldf(ocm + a->gamma + (size_t)(mlip_sim_q8_quantize(var, a->v_scale, a->v_zp, lo, hi) - lo) * 4u);
+  for (i = 0; i < a->len; ++i) {
+    const float t = (norm_q8(a, x, i) - mean) / den;
+    mlip_sim_q8_store(y + i, mlip_sim_q8_quantize(t, a->y_scale, a->y_zp, lo, hi));
+  }
+}
+
 mlip_status mlip_sim_exec_norm(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_norm_args* a = &d->u.norm;
   const int q8 = a->dtype != MLIP_DT_FP16;
@@ -110,7 +145,12 @@ mlip_status mlip_sim_exec_norm(const mlip_sim_env* env, uint8_t* ocm, const mlip
   for (r = 0; r < a->rows; ++r) {
     const uint8_t* x = ocm + a->in + r * len * eb;
     uint8_t* y = ocm + a->out + r * len * eb;
-    const norm_row st = norm_stats(a, x, ld);
+    norm_row st;
+    if (q8 && a->mode) {
+      norm_q8_decomposed(a, ocm, x, y, lo, hi);
+      continue;
+    }
+    st = norm_stats(a, x, ld);
     for (i = 0; i < len; ++i) {
       const float t = norm_value(a, ocm, x, ld, st, i);
       if (q8) {

@@ -322,6 +322,7 @@ typedef struct field_check {
 #define CHECK_ROW_DCVT_(x, name, when)
 #define CHECK_ROW_OCM_(x, name, when)
 #define CHECK_ROW_PIN_(x, name, when)
+#define CHECK_ROW_PIN_ANY_(x, name, when)
 #define CHECK_ROW_F32_(x, name, when)
 #define CHECK_ROW_PIN_OPT_(x, name, when) CHECK_ROW_(x, name, when, PIN_OPT)
 #define CHECK_ROW_ACC_(x, name, when) CHECK_ROW_(x, name, when, ACC)

@@ -13,6 +13,10 @@ Quantized, and MlipInt8Networks checks the issue's acceptance with
   calib.npz --emit-qdq model.onnx` (build/bin/mlipc: build it first), minmax
   calibration on 8 standard-normal inputs (mlipc writes opset 18; stored at
   17, ReduceMean's axes input back to its attribute, for Debian's onnx);
+- int8_torch_mlip_kws_opset13: a small keyword transformer exported at
+  opset 13 (LayerNorm decomposed), in the same onnxruntime layout: the
+  variance quantized, the epsilon's Add a QLinearAdd, the scale a
+  QLinearMul of one value per column (the 8-bit NORM's mode 1);
 - int8_torch_mlip_kws_transformer: the layout onnxruntime's
   quantize_static writes (gen_quantized.py's Quantizer: Q/DQ pairs around
   every quantizable operator, weights int8 per output column, int32 biases
@@ -103,14 +107,25 @@ class SharedConstQuantizer(Quantizer):
         return done[name]
 
 
-def ort_layout(name, rng, ops):
+def kws_opset13():
+    """A small keyword transformer (8 frames, 16 wide, 1 block of 4 heads) exported at opset 13, where
+    torch writes LayerNorm decomposed (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add)."""
+    import torch
+    from gen_mlip_transformers import KwsTransformer
+    from refs import export_torch
+    torch.manual_seed(3004)
+    return export_torch(KwsTransformer(frames=8, d=16, depth=1, classes=4), (torch.randn(1, 8, 10),), 13,
+                        ["frames"], ["logits"])
+
+
+def ort_layout(name, rng, ops, model=None, source=None):
     # onnxruntime's quantizer gives a Transpose its input's scale and zero point, as a Reshape.
     gen_quantized.SHARED_PARAMS.add("Transpose")
-    m = preprocess(onnx.load(os.path.join(MODELS, name, "model.onnx")))
+    m = preprocess(model() if model else onnx.load(os.path.join(MODELS, name, "model.onnx")))
     x, samples = draws(m, rng, 9)
     qdq = SharedConstQuantizer(m, calibrate(m, [{x: s} for s in samples[:8]]), TensorProto.INT8, ops).run()
     qdq.producer_name = "mlipc tests/gen/gen_mlip_int8.py"
-    readme = f"""{name} (tests/data/models/{name}) quantized in the layout onnxruntime's quantize_static
+    readme = f"""{source or f"{name} (tests/data/models/{name})"} quantized in the layout onnxruntime's quantize_static
 writes, by tests/gen/gen_mlip_int8.py (gen_quantized.py's Quantizer): int8 weights (symmetric, per
 output column), int32 biases, int8 activations (per tensor, asymmetric) around {", ".join(sorted(ops))};
 ranges from 8 standard-normal inputs after onnxruntime's basic optimizations; the test input is a ninth.
@@ -197,11 +212,14 @@ Form: QDQ (QuantizeLinear/DequantizeLinear pairs)."""
     save_case("int8_mlip_rnn_family", qdq, {"x": samples[8]}, readme=readme)
 
 
+ORT_OPS = {"MatMul", "Gemm", "Add", "Mul", "Reshape", "Transpose"}
+
+
 def main():
     # Each model draws from its own generator, so a model added later changes no other.
     cases = [("torch_mlip_tcn", 3001, mlipc_ptq, None),
              ("torch_mlip_convt_decoder", 3002, mlipc_ptq, None),
-             ("torch_mlip_kws_transformer", 3003, ort_layout, {"MatMul", "Gemm", "Add", "Mul", "Reshape", "Transpose"})]
+             ("torch_mlip_kws_transformer", 3003, ort_layout, ORT_OPS)]
     only = set(sys.argv[1:])
     if not only or "mlip_rnn_family" in only:
         rnn_family_case(np.random.default_rng(3004))
@@ -213,6 +231,12 @@ def main():
             how(name, rng)
         else:
             how(name, rng, ops)
+    # The opset-13 decomposed LayerNorm in onnxruntime's layout (its variance quantized, the epsilon a
+    # QLinearAdd, the scale a QLinearMul per column): the 8-bit NORM's mode 1.
+    if not only or "torch_mlip_kws_opset13" in only:
+        ort_layout("torch_mlip_kws_opset13", np.random.default_rng(3004), ORT_OPS, kws_opset13,
+                   "a small keyword transformer (8 frames, 16 wide, 1 block of 4 heads, opset 13: LayerNorm "
+                   "decomposed; tests/gen/gen_mlip_int8.py's kws_opset13)")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
      field of the command's form names (the others 0), through the format's
      own functions and through mlip_cmd_decode / mlip_cmd_encode;
    - a word with two meanings goes to the one the dtype names;
-   - relocation moves exactly the PIN fields (PIN_OPT unless none);
+   - relocation moves exactly the PIN fields (PIN_OPT and PIN_ANY unless none);
    - the per-field rules (mlip_sim_check_fields) accept a command whose
      fields all hold good values and refuse each checked field set to a
      value outside its rule, for each dtype and opcode the row applies to,
@@ -296,8 +296,8 @@ static void test_a_shared_word_goes_where_the_dtype_says(void** state) {
   assert_true(b.act_lo == 0.0f && b.act_hi == 0.0f);
 }
 
-/* Relocation adds the base to every PIN field, and to every PIN_OPT field
-   that is not MLIP_NO_OFFSET; nothing else moves. */
+/* Relocation adds the base to every PIN field, and to every PIN_OPT and
+   PIN_ANY field that is not MLIP_NO_OFFSET; nothing else moves. */
 static void test_relocation_moves_the_pinned_fields(void** state) {
   int f;
   (void)state;
@@ -312,7 +312,7 @@ static void test_relocation_moves_the_pinned_fields(void** state) {
       const uint32_t base = 0x8000u;
       random_fields(&d, ops[0], MLIP_DT_FP16);
       for (i = 0; i < NUM_ROWS; ++i)
-        if (rows[i].format == f && rows[i].rule == MLIP_RULE_PIN_OPT && (it & 1))
+        if (rows[i].format == f && (rows[i].rule == MLIP_RULE_PIN_OPT || rows[i].rule == MLIP_RULE_PIN_ANY) && (it & 1))
           set(&d, rows[i].at, MLIP_NO_OFFSET);
       mlip_cmd_encode(&d, &c);
       mlip_cmd_relocate_pinned(&c, base);
@@ -321,7 +321,7 @@ static void test_relocation_moves_the_pinned_fields(void** state) {
         const row* r = &rows[i];
         uint32_t want = get(&d, r->at);
         if (r->format != f || (r->alt && !alt_active(r, MLIP_DT_FP16))) continue;
-        if (r->rule == MLIP_RULE_PIN || (r->rule == MLIP_RULE_PIN_OPT && want != MLIP_NO_OFFSET)) want += base;
+        if (r->rule == MLIP_RULE_PIN || ((r->rule == MLIP_RULE_PIN_OPT || r->rule == MLIP_RULE_PIN_ANY) && want != MLIP_NO_OFFSET)) want += base;
         if (get(&back, r->at) != want) {
           print_error("%s: %08x after relocation, want %08x\n", r->name, get(&back, r->at), want);
           fail();

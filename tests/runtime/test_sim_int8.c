@@ -1,4 +1,4 @@
-/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, SOFTMAX, NORM, MAXPOOL, AVGPOOL, the global pools,
+/* runtime.sim_int8: the 8-bit forms of CONV2D, FC, MATMUL, SOFTMAX, NORM (both modes), REDUCE, MAXPOOL, AVGPOOL, the global pools,
    ADD, ELTWISE MUL, TABLE and RESIZE (docs/mlip-spec.md section 4a) on tiny hand-computed data: negative
    ties of both roundings, saturation at both ends of int8 and uint8, the
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
@@ -559,6 +559,102 @@ static void test_norm(void** state) {
   fresh(MLIP_LAYER_LAYERNORM);
   norm8(MLIP_DT_INT8, 1, 4);
   assert_int_equal(validate(), MLIP_OK);
+}
+
+/* NORM's mode 1 (the opset-13 decomposition with a quantized variance):
+   int8 {3, 1, 3, 1} less x_zp 1: {2, 0, 2, 0}, mean 1, d {1, -1, 1, -1},
+   Pow 2 gives 1 each, variance 1; at v_scale 0.5, v_zp 0 it quantizes to
+   2, whose divisor is table entry 2 + 128 (2.0; every other entry 100):
+   d / 2 = +-0.5, at y_scale 0.25 +-2. A constant row {5, 5, 5, 5}:
+   variance 0, quantized to v_zp 3, divisor entry 131 (0.5): 0 / 0.5 = 0,
+   the zero point. Validation: mode 1 with a shift, without its divisors,
+   or with a variance scale that is not positive. */
+static mlip_decoded_cmd* norm8_decomposed(uint32_t len, float v_scale, int32_t v_zp) {
+  mlip_decoded_cmd* c = norm8(MLIP_DT_INT8, 1, len);
+  uint32_t i;
+  for (i = 0; i < 256; ++i) {
+    const float den = i == 130 ? 2.0f : (i == 131 ? 0.5f : 100.0f);
+    set_f32s(2048 + i * 4u, &den, 1);
+  }
+  c->u.norm.gamma = 2048;
+  c->u.norm.beta = MLIP_NO_OFFSET;
+  c->u.norm.mode = 1;
+  c->u.norm.v_scale = v_scale;
+  c->u.norm.v_zp = v_zp;
+  return c;
+}
+
+static void test_norm_decomposed(void** state) {
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_LAYERNORM);
+  set8(0, 3);
+  set8(1, 1);
+  set8(2, 3);
+  set8(3, 1);
+  c = norm8_decomposed(4, 0.5f, 0);
+  c->u.norm.x_zp = 1;
+  c->u.norm.y_scale = 0.25f;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(0), 2);
+  assert_int_equal(get_i8(1), -2);
+  assert_int_equal(get_i8(2), 2);
+  assert_int_equal(get_i8(3), -2);
+  fresh(MLIP_LAYER_LAYERNORM);
+  for (i = 0; i < 4; ++i) set8(i, 5);
+  c = norm8_decomposed(4, 0.5f, 3);
+  c->u.norm.y_zp = -9;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 4; ++i) assert_int_equal(get_i8(i), -9);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8_decomposed(4, 0.5f, 0)->u.norm.beta = 512;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8_decomposed(4, 0.5f, 0)->u.norm.gamma = MLIP_NO_OFFSET;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8_decomposed(4, 0.0f, 0);
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  fresh(MLIP_LAYER_LAYERNORM);
+  norm8_decomposed(4, 0.5f, 0);
+  assert_int_equal(validate(), MLIP_OK);
+}
+
+/* REDUCE's 8-bit form: [1][3][2] int8 {10, -4, 20, 6, 30, 1} at x_scale
+   0.5: columns {5, 10, 15} and {-2, 3, 0.5}; their means 10 and 0.5, at
+   y_scale 0.25, y_zp -3: 37 and -1; their sums 30 and 1.5: 117 and 3.
+   Validation: a scale that is not positive. */
+static mlip_decoded_cmd* reduce8(uint32_t mean) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_REDUCE, 0, layer0);
+  c->u.reduce.in = 0;
+  c->u.reduce.out = 256;
+  c->u.reduce.outer = 1;
+  c->u.reduce.len = 3;
+  c->u.reduce.inner = 2;
+  c->u.reduce.mean = mean;
+  c->u.reduce.x_scale = 0.5f;
+  c->u.reduce.y_scale = 0.25f;
+  c->u.reduce.y_zp = -3;
+  c->u.reduce.dtype = MLIP_DT_INT8;
+  return c;
+}
+
+static void test_reduce(void** state) {
+  static const int32_t x[6] = {10, -4, 20, 6, 30, 1};
+  uint32_t i, mean;
+  (void)state;
+  for (mean = 0; mean < 2; ++mean) {
+    fresh(MLIP_LAYER_REDUCE);
+    for (i = 0; i < 6; ++i) set8(i, x[i]);
+    reduce8(mean);
+    assert_int_equal(run(), MLIP_OK);
+    assert_int_equal(get_i8(256), mean ? 37 : 117);
+    assert_int_equal(get_i8(257), mean ? -1 : 3);
+  }
+  fresh(MLIP_LAYER_REDUCE);
+  reduce8(1)->u.reduce.x_scale = -1.0f;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
 /* A damaged record (multiplier below 2^30, or shift 31) is refused when the
@@ -1215,6 +1311,8 @@ int main(void) {
     cmocka_unit_test(test_maxpool),
     cmocka_unit_test(test_avgpool),
     cmocka_unit_test(test_validate_avgpool),
+    cmocka_unit_test(test_norm_decomposed),
+    cmocka_unit_test(test_reduce),
     cmocka_unit_test(test_eltwise_mul),
     cmocka_unit_test(test_table),
     cmocka_unit_test(test_resize),

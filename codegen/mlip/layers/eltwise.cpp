@@ -151,22 +151,27 @@ struct RowOperands {
 RowOperands classify_rows(const Graph& g, const Node& n) {
   RowOperands o;
   const Value& y = g.value(n.outputs[0]);
-  if (n.op == "QLinearMul" || n.inputs.size() != 2) {
-    o.why = "only float32 operands of two";
+  // QLinearMul: its A and B (inputs 0 and 3), 8-bit of the output's type
+  const bool q8 = n.op == "QLinearMul";
+  const std::vector<ValueId> ops = operands_of(n);
+  if (ops.size() != 2 || (q8 && !is_q8_type(y.dtype))) {
+    o.why = q8 ? "only 8-bit operands" : "only float32 operands of two";
     return o;
   }
-  if (std::string r = rowmajor_reason(y); !r.empty()) {
+  Value shape_of = y;  // the row-major kinds' shape rules (rowmajor_reason asks for float32)
+  shape_of.dtype = DType::Float32;
+  if (std::string r = rowmajor_reason(shape_of); !r.empty()) {
     o.why = r;
     return o;
   }
   const Shape& s = y.shape;
-  for (ValueId v : n.inputs)
-    if (g.value(v).dtype != DType::Float32) {
-      o.why = "only float32 operands";
+  for (ValueId v : ops)
+    if (g.value(v).dtype != (q8 ? y.dtype : DType::Float32)) {
+      o.why = q8 ? "operands of another type than the output" : "only float32 operands";
       return o;
     }
   auto full = [&](int i) {
-    const Value& v = g.value(n.inputs[static_cast<size_t>(i)]);
+    const Value& v = g.value(ops[static_cast<size_t>(i)]);
     return !v.is_constant() && v.shape == s;
   };
   if (!full(0) && !full(1)) {
@@ -175,7 +180,7 @@ RowOperands classify_rows(const Graph& g, const Node& n) {
   }
   o.full = full(0) ? 0 : 1;
   o.other = 1 - o.full;
-  const Value& b = g.value(n.inputs[static_cast<size_t>(o.other)]);
+  const Value& b = g.value(ops[static_cast<size_t>(o.other)]);
   o.other_const = b.is_constant();
   if (b.shape.size() > s.size()) {
     o.why = "an operand of more dimensions than the output";
@@ -320,11 +325,12 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   const char* divisor = "a Div whose divisor has the output's shape and x does not";
   if (!o.why.empty() || (n.op == "Div" && o.full != 0)) {  // the row-major form, if it applies
     const RowOperands r = classify_rows(g, n);
-    if (lim.int8 || !r.why.empty()) return o.why.empty() ? divisor : o.why;
+    if ((lim.int8 && n.op != "QLinearMul") || !r.why.empty()) return o.why.empty() ? divisor : o.why;
     if (n.op == "PRelu" && r.full != 0) return "PRelu whose slope has the output's shape and x does not";
     if (n.op == "Div" && r.full != 0) return divisor;
     const bool equal = r.rep == 1 && r.len == numel(g.value(n.outputs[0]).shape);
-    if (pass_bytes(1, equal, r.len, kF16Bytes) > lim.work_bytes) return "the broadcast operand does not fit OCM";
+    if (pass_bytes(1, equal, r.len, n.op == "QLinearMul" ? 1 : kF16Bytes) > lim.work_bytes)
+      return "the broadcast operand does not fit OCM";
     return "";
   }
   if (n.op == "PRelu" && o.full != 0) return "PRelu whose slope has the output's shape and x does not";
@@ -335,14 +341,67 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
   return "";
 }
 
+// A QLinearMul's constant operand b of `len` values in WEIGHTS: its bytes,
+// one per value (int8/uint8 as stored; 16x8: two, little-endian).
+int64_t q8_operand(LowerContext& ctx, const Node& n, ValueId b, int64_t len) {
+  const Graph& g = ctx.graph();
+  const TensorData& c = *g.value(b).constant;
+  const std::vector<int64_t> v = c.as_int64();
+  const size_t eb = g.value(n.outputs[0]).dtype == DType::Int16 ? 2 : 1;
+  std::vector<uint8_t> bytes(static_cast<size_t>(len) * eb);
+  std::vector<float> shown(static_cast<size_t>(len));
+  for (int64_t i = 0; i < len; ++i) {
+    const int64_t x = v[static_cast<size_t>(c.numel() == 1 ? 0 : i)];
+    for (size_t k = 0; k < eb; ++k) bytes[static_cast<size_t>(i) * eb + k] = static_cast<uint8_t>((x >> (8 * k)) & 0xff);
+    shown[static_cast<size_t>(i)] = static_cast<float>(x);
+  }
+  const int64_t off = ctx.add_bytes(bytes);
+  ctx.add_const({g.value(b).name, {len}, shown});
+  return off;
+}
+
+// The CPU kernel's constants (ops/qlinear_binary.cpp) of QLinearMul n:
+// (q, shift) of a_scale * b_scale / c_scale, the zero points (operand
+// `full`'s first), the output clamp.
+void set_q8(LowerContext& ctx, const Node& n, int full, RLayer& l, EltwiseParams& ep) {
+  const DType t = ctx.graph().value(n.outputs[0]).dtype;
+  auto scale = [&](size_t i) { return ctx.any_constant(n, i).data<float>()[0]; };
+  auto zp = [&](size_t i) { return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : 0; };
+  const ops::Requant r = ops::requant_multiplier(scale(1), scale(4), scale(6), ops::requant_mode(n.attrs));
+  l.dtype = mlip_dtype(t);
+  ep.a_zp = zp(full == 0 ? 2 : 5);
+  ep.b_zp = zp(full == 0 ? 5 : 2);
+  ep.y_zp = zp(7);
+  ep.q = r.q;
+  ep.shift = r.shift;
+  ep.lo = ops::clamp_lo(n.attrs, t);
+  ep.hi = ops::clamp_hi(n.attrs, t);
+}
+
+// The 8-bit command's operands of layer l.
+void set_q8_args(const RLayer& l, const EltwiseParams& ep, mlip_eltwise_args& c) {
+  c.a_zp = ep.a_zp;
+  c.b_zp = ep.b_zp;
+  c.y_zp = ep.y_zp;
+  c.q = ep.q;
+  c.shift = ep.shift;
+  c.lo = ep.lo;
+  c.hi = ep.hi;
+  c.requant = l.requant;
+}
+
 // The row-major form: both operands (b, or its constant values in
 // WEIGHTS) in row-major order, b cycled with period len and repeat rep.
 void lower_rows(LowerContext& ctx, const Node& n, const RowOperands& o) {
   const Graph& g = ctx.graph();
-  const ValueId a = n.inputs[static_cast<size_t>(o.full)], b = n.inputs[static_cast<size_t>(o.other)];
+  const std::vector<ValueId> operands = operands_of(n);
+  const ValueId a = operands[static_cast<size_t>(o.full)], b = operands[static_cast<size_t>(o.other)];
+  const bool q8 = n.op == "QLinearMul";
   std::vector<int> inputs = {ctx.rowmajor_of(a)};
   int64_t operand_offset = -1;
-  if (o.other_const) {
+  if (o.other_const && q8) {
+    operand_offset = q8_operand(ctx, n, b, o.len);
+  } else if (o.other_const) {
     const TensorData& c = ctx.constant(n, static_cast<size_t>(o.other));
     std::vector<float> values(static_cast<size_t>(o.len));
     for (int64_t i = 0; i < o.len; ++i) values[static_cast<size_t>(i)] = static_cast<float>(c.at(c.numel() == 1 ? 0 : i));
@@ -361,6 +420,7 @@ void lower_rows(LowerContext& ctx, const Node& n, const RowOperands& o) {
   ep.operand_len = o.len;
   ep.rowmajor = true;
   ep.rep = o.rep;
+  if (q8) set_q8(ctx, n, o.full, l, ep);
   l.params = ep;
   l.output = ctx.output_tensor(n, 0, true);
 }
@@ -374,13 +434,14 @@ void plan_rows(LayerPlanner& p) {
   const RTensor& a = p.in(0);
   const RTensor& y = p.out();
   const bool has_b = l.inputs.size() > 1;
+  const int64_t eb = a.elem_bytes();  // halves, or 8-bit values (QLinearMul)
   const int64_t E = a.elems(), len = ep.operand_len, rep = ep.rep;
   const bool equal = len * rep == E && rep == 1;
   // a multiple of rep of at least 64 elements: every tile's share starts a row
   const auto parts = split_range(E, p.num_tiles(), rep > 1 ? rep * ((64 + rep - 1) / rep) : 64);
   p.set_split(Split::Elements, parts);
   const int64_t step = rep > 1 ? rep : 1;
-  const int64_t chunk = largest(E / step, [&](int64_t v) { return pass_bytes(v * step, equal, len, kF16Bytes) <= p.work_limit(); }) * step;
+  const int64_t chunk = largest(E / step, [&](int64_t v) { return pass_bytes(v * step, equal, len, eb) <= p.work_limit(); }) * step;
   if (chunk == 0) fail("layer '{}' does not fit OCM", l.name);
   const int64_t bb = has_b ? p.ddr_base(p.in(1)) : ep.operand_offset;
   const uint32_t b_bind = has_b ? p.binding(p.in(1)) : p.weights_binding();
@@ -388,15 +449,15 @@ void plan_rows(LayerPlanner& p) {
     const int tile = static_cast<int>(t);
     Ocm ocm(p.work_limit());
     const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
-    const uint32_t a_off = ocm.take(n * kF16Bytes), b_off = ocm.take((equal ? n : len) * kF16Bytes),
-                   o_off = ocm.take(n * kF16Bytes);
+    const uint32_t a_off = ocm.take(n * eb), b_off = ocm.take((equal ? n : len) * eb),
+                   o_off = ocm.take(n * eb);
     p.note_ocm(tile, ocm);
-    if (!equal) p.dma_in(tile, b_bind, bb, b_off, len * kF16Bytes);
+    if (!equal) p.dma_in(tile, b_bind, bb, b_off, len * eb);
     for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
       const int64_t en = std::min(n, parts[t].second - e0);
       p.count_pass();
-      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * kF16Bytes, a_off, en * kF16Bytes);
-      if (equal) p.dma_in(tile, b_bind, bb + e0 * kF16Bytes, b_off, en * kF16Bytes);
+      p.dma_in(tile, p.binding(a), p.ddr_base(a) + e0 * eb, a_off, en * eb);
+      if (equal) p.dma_in(tile, b_bind, bb + e0 * eb, b_off, en * eb);
       mlip_eltwise_args c{};
       c.a = a_off;
       c.b = b_off;
@@ -409,8 +470,9 @@ void plan_rows(LayerPlanner& p) {
       p.fused(c);
       c.b_add = ep.b_add;
       c.b_sqrt = ep.b_sqrt ? 1 : 0;
+      if (l.q8()) set_q8_args(l, ep, c);
       p.emit(MLIP_OP_ELTWISE, tile, c);
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * kF16Bytes, o_off, en * kF16Bytes);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * eb, o_off, en * eb);
     }
   }
 }
@@ -440,6 +502,11 @@ void lower_node(LowerContext& ctx, const Node& n) {
     const bool nhwc_ok = o.why.empty() && !(n.op == "Div" && o.full != 0);
     if (r.why.empty() && (!nhwc_ok || ctx.is_rowmajor(operands_of(n)[static_cast<size_t>(r.full)])))
       return lower_rows(ctx, n, r);
+  } else if (!o.why.empty()) {
+    // 8-bit: the row-major form where the NHWC one has no place (a
+    // transformer's LayerNorm scale per column on [1, T, d])
+    const RowOperands r = classify_rows(g, n);
+    if (r.why.empty()) return lower_rows(ctx, n, r);
   }
   if (!o.why.empty()) fail("{}", o.why);
   const std::vector<ValueId> ops = operands_of(n);
@@ -453,19 +520,8 @@ void lower_node(LowerContext& ctx, const Node& n) {
                     ctx.tensor(ctx.tensor_as_is(a)).rowmajor;
   std::vector<int> inputs = {rows ? ctx.rowmajor_of(a) : ctx.tensor_of(a)};
   int64_t operand_offset = -1;
-  if (o.other_const && q8) {  // its bytes, one per value (int8/uint8 as stored; 16x8: two, little-endian)
-    const TensorData& c = *g.value(b).constant;
-    const std::vector<int64_t> v = c.as_int64();
-    const size_t eb = g.value(n.outputs[0]).dtype == DType::Int16 ? 2 : 1;
-    std::vector<uint8_t> bytes(static_cast<size_t>(o.len) * eb);
-    std::vector<float> shown(static_cast<size_t>(o.len));
-    for (int64_t i = 0; i < o.len; ++i) {
-      const int64_t x = v[static_cast<size_t>(c.numel() == 1 ? 0 : i)];
-      for (size_t k = 0; k < eb; ++k) bytes[static_cast<size_t>(i) * eb + k] = static_cast<uint8_t>((x >> (8 * k)) & 0xff);
-      shown[static_cast<size_t>(i)] = static_cast<float>(x);
-    }
-    operand_offset = ctx.add_bytes(bytes);
-    ctx.add_const({g.value(b).name, {o.len}, shown});
+  if (o.other_const && q8) {
+    operand_offset = q8_operand(ctx, n, b, o.len);
   } else if (o.other_const) {
     const TensorData& c = ctx.constant(n, static_cast<size_t>(o.other));
     std::vector<float> values(static_cast<size_t>(o.len));
@@ -482,26 +538,7 @@ void lower_node(LowerContext& ctx, const Node& n) {
   ep.operand_offset = operand_offset;
   ep.operand_len = o.len;
   l.output = ctx.output_tensor(n, 0, rows);
-  if (q8) {
-    // The CPU kernel's constants (ops/qlinear_binary.cpp): (q, shift) of
-    // a_scale * b_scale / c_scale, the zero points (the full operand's
-    // first), the output clamp.
-    const DType t = g.value(n.outputs[0]).dtype;
-    auto scale = [&](size_t i) { return ctx.any_constant(n, i).data<float>()[0]; };
-    auto zp = [&](size_t i) {
-      return n.has_input(i) ? static_cast<int32_t>(ctx.any_constant(n, i).as_int64()[0]) : 0;
-    };
-    const ops::Requant r = ops::requant_multiplier(scale(1), scale(4), scale(6), ops::requant_mode(n.attrs));
-    const int32_t za = zp(o.full == 0 ? 2 : 5), zb = zp(o.full == 0 ? 5 : 2);
-    l.dtype = mlip_dtype(t);
-    ep.a_zp = za;
-    ep.b_zp = zb;
-    ep.y_zp = zp(7);
-    ep.q = r.q;
-    ep.shift = r.shift;
-    ep.lo = ops::clamp_lo(n.attrs, t);
-    ep.hi = ops::clamp_hi(n.attrs, t);
-  }
+  if (q8) set_q8(ctx, n, o.full, l, ep);
   l.params = ep;
 }
 
@@ -566,16 +603,7 @@ void plan(LayerPlanner& p) {
         p.fused(c);
         c.b_add = ep.b_add;
         c.b_sqrt = ep.b_sqrt ? 1 : 0;
-        if (l.q8()) {
-          c.a_zp = ep.a_zp;
-          c.b_zp = ep.b_zp;
-          c.y_zp = ep.y_zp;
-          c.q = ep.q;
-          c.shift = ep.shift;
-          c.lo = ep.lo;
-          c.hi = ep.hi;
-          c.requant = l.requant;
-        }
+        if (l.q8()) set_q8_args(l, ep, c);
         p.emit(MLIP_OP_ELTWISE, tile, c);
         p.dma_out(tile, p.binding(y), p.ddr_base(y) + (img * E + e0) * eb, o_off, en * eb);
       }

@@ -10,13 +10,18 @@
 // int8 (docs/mlip-spec.md 4a): a DequantizeLinear, LayerNormalization,
 // QuantizeLinear chain of the CPU's int8 build (the LayerNormalization stays
 // float between its QDQ pairs there) is one 8-bit NORM layer that repeats
-// the kernels' fp32 operations in their order, so it gives their bits.
+// the kernels' fp32 operations in their order, so it gives their bits; the
+// opset-13 decomposition in onnxruntime's QDQ layout (its variance
+// quantized, the epsilon added by a QLinearAdd) is the 8-bit NORM's mode 1,
+// its divisors a table of the quantized variance computed by the reference
+// evaluator (the CPU kernels' arithmetic).
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ops/evaluator.h"
 #include "ops/layer_norm.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
@@ -37,6 +42,11 @@ struct NormParams {
   // 8-bit (RLayer::q8()): the input's and the output's scale and zero point
   float x_scale = 0.0f, y_scale = 0.0f;
   int32_t x_zp = 0, y_zp = 0;
+  // 8-bit mode 1 (the decomposition with a quantized variance): gamma holds
+  // the 256 divisors; the variance's scale and zero point
+  uint32_t mode = 0;
+  float v_scale = 0.0f;
+  int32_t v_zp = 0;
 };
 
 // In and out (in place) of rows x len elements of eb bytes, the scale and
@@ -237,11 +247,12 @@ void plan(LayerPlanner& p) {
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     Ocm ocm(p.work_limit());
-    const uint32_t gamma = np.gamma >= 0 ? ocm.take(len * kF32Bytes) : MLIP_NO_OFFSET;
+    const int64_t glen = np.mode ? 256 : len;  // mode 1: a divisor per quantized variance
+    const uint32_t gamma = np.gamma >= 0 ? ocm.take(glen * kF32Bytes) : MLIP_NO_OFFSET;
     const uint32_t beta = np.beta >= 0 ? ocm.take(len * kF32Bytes) : MLIP_NO_OFFSET;
     const uint32_t off = ocm.take(std::min(rc, parts[t].second - parts[t].first) * len * eb);
     p.note_ocm(tile, ocm);
-    if (np.gamma >= 0) p.dma_in(tile, p.weights_binding(), np.gamma, gamma, len * kF32Bytes);
+    if (np.gamma >= 0) p.dma_in(tile, p.weights_binding(), np.gamma, gamma, glen * kF32Bytes);
     if (np.beta >= 0) p.dma_in(tile, p.weights_binding(), np.beta, beta, len * kF32Bytes);
     for (int64_t r0 = parts[t].first; r0 < parts[t].second; r0 += rc) {
       const int64_t rn = std::min(rc, parts[t].second - r0);
@@ -261,6 +272,9 @@ void plan(LayerPlanner& p) {
         a.x_zp = np.x_zp;
         a.y_scale = np.y_scale;
         a.y_zp = np.y_zp;
+        a.mode = np.mode;
+        a.v_scale = np.v_scale;
+        a.v_zp = np.v_zp;
       }
       p.emit(MLIP_OP_NORM, tile, a);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + r0 * len * eb, off, rn * len * eb);
@@ -273,6 +287,113 @@ void json(const RLayer& l, nlohmann::json& a) {
   a["rows"] = np.rows;
   a["axis_len"] = np.len;
   a["epsilon"] = np.eps;
+  if (np.mode) a["variance_quantized"] = true;
+}
+
+// The nodes from vq (a value of shape s) to the Div's divisor: each reads
+// one computed value (the previous one's) and scalar constants, writes one
+// value of shape s read by the next alone; empty if not so.
+std::vector<int> den_chain(const Graph& g, const std::vector<std::vector<int>>& consumers, ValueId vq, int div) {
+  static const char* const kOps[] = {"DequantizeLinear", "QuantizeLinear", "Add", "Sub", "Mul", "Div", "Sqrt",
+                                     "Reciprocal", "QLinearAdd", "QLinearMul"};
+  const Shape& s = g.value(vq).shape;
+  const ValueId den = g.nodes[static_cast<size_t>(div)].inputs[1];
+  std::vector<int> chain;
+  for (ValueId v = vq; v != den;) {
+    const int c = only_consumer(g, consumers, v);
+    if (c < 0 || c == div || chain.size() > 16) return {};
+    const Node& n = g.nodes[static_cast<size_t>(c)];
+    if (std::find_if(std::begin(kOps), std::end(kOps), [&](const char* op) { return n.op == op; }) == std::end(kOps))
+      return {};
+    if (n.outputs.size() != 1 || g.value(n.outputs[0]).shape != s) return {};
+    for (ValueId i : n.inputs)
+      if (i != kNoValue && i != v && !(g.value(i).is_constant() && g.value(i).constant->numel() == 1)) return {};
+    chain.push_back(c);
+    v = n.outputs[0];
+  }
+  return chain;
+}
+
+// The mode-1 pattern whose DequantizeLinear is node d, or nullopt.
+std::optional<Q8NormDecomposed> q8_decomposed_from(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                                   int d) {
+  const Node& dq = g.nodes[static_cast<size_t>(d)];
+  if (dq.op != "DequantizeLinear" || !q8_per_tensor(g, dq)) return std::nullopt;
+  const Value& xq = g.value(dq.inputs[0]);
+  const ValueId xf = dq.outputs[0];
+  if (xq.is_constant() || !is_q8_type(xq.dtype) || xq.shape.empty() || g.is_graph_output(xf) ||
+      consumers[xf].size() != 2)
+    return std::nullopt;
+  int mean = -1;
+  for (int c : consumers[xf])
+    if (mean_of_last(g, g.nodes[static_cast<size_t>(c)])) mean = c;
+  if (mean < 0) return std::nullopt;
+  // the float decomposition from its first ReduceMean, as the fp16 pattern finds it up to its Div
+  const int sub = only_consumer(g, consumers, g.nodes[static_cast<size_t>(mean)].outputs[0]);
+  if (sub < 0) return std::nullopt;
+  const Node& sn = g.nodes[static_cast<size_t>(sub)];
+  if (sn.op != "Sub" || sn.inputs.size() != 2 || sn.inputs[0] != xf || sn.inputs[1] != g.nodes[static_cast<size_t>(mean)].outputs[0])
+    return std::nullopt;
+  const ValueId dv = sn.outputs[0];
+  if (g.is_graph_output(dv) || consumers[dv].size() != 2) return std::nullopt;
+  int pow = -1, div = -1;
+  for (int c : consumers[dv]) {
+    const Node& cn = g.nodes[static_cast<size_t>(c)];
+    if (cn.op == "Pow" && cn.inputs[0] == dv && scalar(g, cn.inputs[1]) == 2.0) pow = c;
+    if (cn.op == "Div" && cn.inputs.size() == 2 && cn.inputs[0] == dv && cn.inputs[1] != dv) div = c;
+  }
+  if (pow < 0 || div < 0) return std::nullopt;
+  const int mean2 = only_consumer(g, consumers, g.nodes[static_cast<size_t>(pow)].outputs[0]);
+  if (mean2 < 0 || !mean_of_last(g, g.nodes[static_cast<size_t>(mean2)])) return std::nullopt;
+  const int qv = only_consumer(g, consumers, g.nodes[static_cast<size_t>(mean2)].outputs[0]);
+  if (qv < 0) return std::nullopt;
+  const Node& qvn = g.nodes[static_cast<size_t>(qv)];
+  if (qvn.op != "QuantizeLinear" || !q8_per_tensor(g, qvn) || g.value(qvn.outputs[0]).dtype != xq.dtype)
+    return std::nullopt;
+  Q8NormDecomposed p;
+  p.vq = qvn.outputs[0];
+  p.den_chain = den_chain(g, consumers, p.vq, div);
+  if (p.den_chain.empty()) return std::nullopt;
+  p.den = g.nodes[static_cast<size_t>(div)].inputs[1];
+  if (g.value(p.den).dtype != DType::Float32) return std::nullopt;
+  const int q = only_consumer(g, consumers, g.nodes[static_cast<size_t>(div)].outputs[0]);
+  if (q < 0) return std::nullopt;
+  const Node& qn = g.nodes[static_cast<size_t>(q)];
+  if (qn.op != "QuantizeLinear" || !q8_per_tensor(g, qn) || g.value(qn.outputs[0]).dtype != xq.dtype ||
+      g.value(qn.outputs[0]).shape != xq.shape)
+    return std::nullopt;
+  p.dq = d;
+  p.qv = qv;
+  p.div = div;
+  p.q = q;
+  p.len = xq.shape.back();
+  p.nodes = {d, mean, sub, pow, mean2, qv, div, q};
+  p.nodes.insert(p.nodes.end(), p.den_chain.begin(), p.den_chain.end());
+  std::sort(p.nodes.begin(), p.nodes.end());
+  return p;
+}
+
+// The divisor of each value of the quantized variance: the chain's nodes
+// run by the reference evaluator on every value of the type.
+std::vector<float> divisors(const Graph& g, const Q8NormDecomposed& p) {
+  const Value& vv = g.value(p.vq);
+  const int64_t n = numel(vv.shape);
+  const int64_t lo = vv.dtype == DType::Int8 ? -128 : 0;
+  std::vector<float> out(256);
+  for (int64_t base = 0; base < 256; base += n) {
+    TensorData t(vv.dtype, vv.shape);
+    for (int64_t i = 0; i < n; ++i) t.raw()[i] = static_cast<uint8_t>((lo + (base + i) % 256) & 0xff);
+    std::vector<TensorData> env(g.num_values());
+    env[p.vq] = std::move(t);
+    for (int k : p.den_chain) {
+      const Node& node = g.nodes[static_cast<size_t>(k)];
+      std::vector<TensorData> outs = eval_node(g, node, &env);
+      env[node.outputs[0]] = std::move(outs[0]);
+    }
+    for (int64_t i = 0; i < n && base + i < 256; ++i)
+      out[static_cast<size_t>(base + i)] = static_cast<float>(env[p.den].at(i));
+  }
+  return out;
 }
 
 }  // namespace layernorm_layer
@@ -320,6 +441,63 @@ void lower_norm_pattern(LowerContext& ctx, const NormPattern& p) {
     const auto& o = ctx.graph().nodes[static_cast<size_t>(i)].origins;
     l.origins.insert(l.origins.end(), o.begin(), o.end());
   }
+}
+
+std::vector<Q8NormDecomposed> q8_norms_decomposed(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                                  const std::vector<int>& producers) {
+  (void)producers;
+  std::vector<Q8NormDecomposed> out;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (std::optional<Q8NormDecomposed> p = layernorm_layer::q8_decomposed_from(g, consumers, static_cast<int>(i)))
+      out.push_back(*p);
+  return out;
+}
+
+std::string q8_norm_decomposed_reason(const Graph& g, const Q8NormDecomposed& p, const SupportLimits& lim) {
+  if (!lim.int8) return "an int8 LayerNorm decomposition needs -quantize=int8";
+  const Node& dq = g.nodes[static_cast<size_t>(p.dq)];
+  if (std::string r = rowmajor_reason(g.value(dq.outputs[0])); !r.empty()) return r;
+  for (int k : {p.dq, p.qv, p.q}) {
+    const float s = q8_scale_of(g, g.nodes[static_cast<size_t>(k)]);
+    if (!(s > 0.0f) || std::isinf(s)) return "a scale that is not positive and finite";
+  }
+  if (layernorm_layer::pass_bytes(1, p.len, 1) + ocm_round(256 * kF32Bytes) > lim.work_bytes)
+    return fmt::format("a row of {} elements does not fit the {} bytes of OCM", p.len, lim.work_bytes);
+  return "";
+}
+
+void lower_q8_norm_decomposed(LowerContext& ctx, const Q8NormDecomposed& p) {
+  const Graph& g = ctx.graph();
+  const Node& dq = g.nodes[static_cast<size_t>(p.dq)];
+  const Node& qv = g.nodes[static_cast<size_t>(p.qv)];
+  const Node& q = g.nodes[static_cast<size_t>(p.q)];
+  const Value& x = g.value(dq.inputs[0]);
+  const int in = ctx.rowmajor_of(dq.inputs[0]);
+  RLayer& l = ctx.new_layer(MLIP_LAYER_LAYERNORM, g.nodes[static_cast<size_t>(p.nodes.back())]);
+  l.name = g.nodes[static_cast<size_t>(p.div)].name;
+  l.origins.clear();
+  for (int k : p.nodes) {
+    const auto& o = g.nodes[static_cast<size_t>(k)].origins;
+    l.origins.insert(l.origins.end(), o.begin(), o.end());
+  }
+  l.inputs = {in};
+  l.dtype = mlip_dtype(x.dtype);
+  layernorm_layer::NormParams np;
+  np.len = p.len;
+  np.rows = numel(x.shape) / p.len;
+  np.eps = 0.0f;
+  np.x_scale = q8_scale_of(g, dq);
+  np.x_zp = q8_zero_point_of(g, dq);
+  np.y_scale = q8_scale_of(g, q);
+  np.y_zp = q8_zero_point_of(g, q);
+  np.mode = 1;
+  np.v_scale = q8_scale_of(g, qv);
+  np.v_zp = q8_zero_point_of(g, qv);
+  const std::vector<float> den = layernorm_layer::divisors(g, p);
+  ctx.add_const({g.value(p.den).name + ":divisors", {256}, den});
+  np.gamma = ctx.add_f32(den);
+  l.params = np;
+  l.output = ctx.output_tensor(q, 0, true);
 }
 
 extern const LayerKind kLayerNorm = {MLIP_LAYER_LAYERNORM, "layernorm", "LayerNorm", "mrvl.layernorm",

@@ -33,10 +33,13 @@ bool per_tensor_qparams(const Graph& g, const Node& n) {
 // The float operators an int8 chain may hold: each has an 8-bit form of its
 // layer that repeats the CPU kernel's fp32 operations (docs/mlip-spec.md 4a).
 bool q8_chain_op(const std::string& op) {
-  return op == "Softmax" || op == "LayerNormalization" || op == "LSTM" || op == "GRU";
+  return op == "Softmax" || op == "LayerNormalization" || op == "LSTM" || op == "GRU" || op == "ReduceMean" ||
+         op == "ReduceSum";
 }
 
 }  // namespace rules_layer
+
+bool q8_per_tensor(const Graph& g, const Node& n) { return rules_layer::per_tensor_qparams(g, n); }
 
 float q8_scale_of(const Graph& g, const Node& qdq) { return static_cast<float>(g.value(qdq.inputs[1]).constant->at(0)); }
 

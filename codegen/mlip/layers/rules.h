@@ -205,10 +205,10 @@ void lower_concat_rows(LowerContext& ctx, const Node& n);
 // computed).
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& limits);
 // int8 float chains (layers/rules.cpp): a DequantizeLinear, then a Softmax,
-// LayerNormalization, LSTM or GRU, then a QuantizeLinear (per-tensor parameters, one
-// 8-bit type, each node read only by the next), the float operator of the
+// LayerNormalization, LSTM, GRU, ReduceMean or ReduceSum, then a QuantizeLinear (per-tensor
+// parameters, one 8-bit type, each node read only by the next), the float operator of the
 // CPU's int8 build between its QDQ pairs, is one 8-bit layer of the middle
-// node's kind (SOFTMAX, LAYERNORM, RNN) that repeats the CPU kernels' fp32
+// node's kind (SOFTMAX, LAYERNORM, RNN, REDUCE) that repeats the CPU kernels' fp32
 // operations. q8_chain_at finds it from its middle node; q8_chain_member
 // says whether node `node` is a chain's DequantizeLinear or QuantizeLinear
 // (they make no layer of their own); the scale and zero point of a Q or DQ.
@@ -220,6 +220,8 @@ std::optional<Q8Chain> q8_chain_at(const Graph& g, const std::vector<std::vector
 bool q8_chain_member(const Graph& g, const std::vector<std::vector<int>>& consumers,
                      const std::vector<int>& producers, int node);
 float q8_scale_of(const Graph& g, const Node& qdq);
+// Whether Q/DQ node n has a constant per-tensor scale and zero point.
+bool q8_per_tensor(const Graph& g, const Node& n);
 int32_t q8_zero_point_of(const Graph& g, const Node& qdq);
 // "" or why a chain cannot run: its Softmax (layers/softmax.cpp), its
 // LayerNormalization (layers/layernorm.cpp).
@@ -231,6 +233,8 @@ std::string q8_norm_reason(const Graph& g, const Q8Chain& p, const SupportLimits
 std::string q8_rnn_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
 std::string q8_rnn_missing(const Graph& g, const std::vector<std::vector<int>>& consumers,
                            const std::vector<int>& producers, const Node& n);
+// ... its ReduceMean or ReduceSum (layers/reduce.cpp: an 8-bit REDUCE).
+std::string q8_reduce_reason(const Graph& g, const Q8Chain& p, const SupportLimits& limits);
 // An 8-bit TABLE layer of node n (layers/activation.cpp): tensor `in`
 // through `table` (256 values, entry i for the input value type minimum +
 // i), the table in WEIGHTS and among the constants as `table_name`. The
@@ -297,6 +301,25 @@ struct NormPattern {
 std::vector<NormPattern> norm_patterns(const Graph& g, const std::vector<std::vector<int>>& consumers);
 std::string norm_pattern_reason(const Graph& g, const NormPattern& p, const SupportLimits& limits);
 void lower_norm_pattern(LowerContext& ctx, const NormPattern& p);
+// The same decomposition in the CPU's int8 build of onnxruntime's QDQ
+// layout (layers/layernorm.cpp, docs/mlip-spec.md 4a): DequantizeLinear,
+// ReduceMean, Sub, Pow 2, ReduceMean, QuantizeLinear of the variance, the
+// elementwise nodes from it to the divisor (QLinearAdd of the quantized
+// epsilon, DequantizeLinear, Sqrt: a function of the quantized variance
+// alone, one fp32 divisor per value), Div, QuantizeLinear: one 8-bit NORM
+// of mode 1. The scale and shift after it are QLinearMul and QLinearAdd
+// layers of their own.
+struct Q8NormDecomposed {
+  int dq = -1, qv = -1, div = -1, q = -1;
+  std::vector<int> nodes;      // schedule order
+  std::vector<int> den_chain;  // the variance's QuantizeLinear's reader .. the divisor's writer, in order
+  ValueId vq = kNoValue, den = kNoValue;
+  int64_t len = 1;
+};
+std::vector<Q8NormDecomposed> q8_norms_decomposed(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                                  const std::vector<int>& producers);
+std::string q8_norm_decomposed_reason(const Graph& g, const Q8NormDecomposed& p, const SupportLimits& limits);
+void lower_q8_norm_decomposed(LowerContext& ctx, const Q8NormDecomposed& p);
 
 // Whether every element of a float32 shape-changing tensor fits the rules
 // of row-major kinds: a float32 tensor of 1 to kMaxRank dimensions, and a
