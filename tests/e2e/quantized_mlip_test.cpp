@@ -771,7 +771,6 @@ TEST(MlipInt8Networks, QuantizedIssue30ModelsWithoutFlags) {
     size_t max_regions;
   };
   const Case cases[] = {{"int8_torch_mlip_convt_decoder", 0.95, 1},
-  const Case cases[] = {{"int8_torch_mlip_convt_decoder", 0.95, 1},
                         {"int8_torch_mlip_tcn", 0.95, 1},
                         {"int8_torch_mlip_kws_transformer", 0.95, 2},
                         {"int8_mlip_rnn_family", 1.0, 1},
