@@ -349,6 +349,41 @@ bool sequence_tensor(const Graph& g, ValueId v) {
 
 namespace rnn_layer {
 
+// The chunks of at most `sc` of the T steps of a direction, in its time
+// order (from the end when reversed): the state flows from one to the next.
+// fn(t0, steps) per chunk.
+template <typename Fn>
+void for_each_chunk(int64_t T, int64_t sc, bool rev, Fn fn) {
+  for (int64_t k = 0; k * sc < T; ++k) {
+    const int64_t t0 = rev ? std::max<int64_t>(0, T - (k + 1) * sc) : k * sc;
+    const int64_t t1 = rev ? T - k * sc : std::min(T, (k + 1) * sc);
+    fn(t0, t1 - t0);
+  }
+}
+
+// What both forms of the RNN command (fp16 and 8-bit) say the same way: the
+// OCM places of R, the bias, the state, Y and the work rows; the shape; the
+// cell and direction.
+struct RnnPlaces {
+  uint32_t r, bias, h, c, y, work;
+};
+mlip_rnn_args rnn_args(const RnnParams& p, const RnnPlaces& at, int64_t steps, bool rev) {
+  mlip_rnn_args a{};
+  a.r = at.r;
+  a.bias = at.bias;
+  a.h = at.h;
+  a.c = at.c;
+  a.y = at.y;
+  a.work = at.work;
+  a.steps = u32(steps);
+  a.batch = u32(p.batch);
+  a.hidden = u32(p.hidden);
+  a.cell = p.cell;
+  a.reverse = rev ? 1 : 0;
+  a.lbr = p.lbr ? 1 : 0;
+  return a;
+}
+
 void plan_q8(LayerPlanner& pl);
 
 void plan(LayerPlanner& pl) {
@@ -389,11 +424,7 @@ void plan(LayerPlanner& pl) {
       state_in(p.h0_off, p.h0_in, h_at);
       if (lstm) state_in(p.c0_off, p.c0_in, c_at);
       const bool rev = p.reverse || d == 1;
-      // Chunks in the direction's time order: the state flows from one to the next.
-      for (int64_t k = 0; k * sc < T; ++k) {
-        const int64_t t0 = rev ? std::max<int64_t>(0, T - (k + 1) * sc) : k * sc;
-        const int64_t t1 = rev ? T - k * sc : std::min(T, (k + 1) * sc);
-        const int64_t s = t1 - t0;
+      for_each_chunk(T, sc, rev, [&](int64_t t0, int64_t s) {
         pl.count_pass();
         pl.dma_in(tile, pl.binding(x), pl.ddr_base(x) + t0 * B * I * kF16Bytes, x_at, s * B * I * kF16Bytes);
         mlip_matmul_args m{};
@@ -411,26 +442,14 @@ void plan(LayerPlanner& pl) {
         m.act = MLIP_ACT_NONE;
         m.dtype = MLIP_DT_FP16;
         pl.emit(MLIP_OP_MATMUL, tile, m);
-        mlip_rnn_args a{};
+        mlip_rnn_args a = rnn_args(p, {r_at, rb_at, h_at, c_at, y_at, work_at}, s, rev);
         a.xp = xp_at;
-        a.r = r_at;
-        a.bias = rb_at;
-        a.h = h_at;
-        a.c = c_at;
-        a.y = y_at;
-        a.work = work_at;
-        a.steps = u32(s);
-        a.batch = u32(B);
-        a.hidden = u32(H);
-        a.cell = p.cell;
-        a.reverse = rev ? 1 : 0;
-        a.lbr = p.lbr ? 1 : 0;
         a.dtype = MLIP_DT_FP16;
         pl.emit(MLIP_OP_RNN, tile, a);
         // Y [seq][dirs][batch][hidden]: the chunk's steps at direction d.
         pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (t0 * D + d) * state_bytes, y_at, s, state_bytes,
                    D * state_bytes, state_bytes);
-      }
+      });
       // The final cell state after Y (step seq of the layer's output).
       if (p.with_c) pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (T * D + d) * state_bytes, c_at, state_bytes);
     }
@@ -471,28 +490,13 @@ void plan_q8(LayerPlanner& pl) {
       pl.dma_in(tile, wts, p.h0_off + d * state_bytes, h_at, state_bytes);
       if (lstm) pl.dma_in(tile, wts, p.c0_off + d * state_bytes, c_at, state_bytes);
       const bool rev = p.reverse || d == 1;
-      for (int64_t k = 0; k * sc < T; ++k) {
-        const int64_t t0 = rev ? std::max<int64_t>(0, T - (k + 1) * sc) : k * sc;
-        const int64_t t1 = rev ? T - k * sc : std::min(T, (k + 1) * sc);
-        const int64_t s = t1 - t0;
+      for_each_chunk(T, sc, rev, [&](int64_t t0, int64_t s) {
         pl.count_pass();
         pl.dma_in(tile, pl.binding(x), pl.ddr_base(x) + t0 * B * I, x_at, s * B * I);
-        mlip_rnn_args a{};
+        mlip_rnn_args a = rnn_args(p, {r_at, b_at, h_at, c_at, y_at, work_at}, s, rev);
         a.xp = x_at;
         a.w = w_at;
-        a.r = r_at;
-        a.bias = b_at;
-        a.h = h_at;
-        a.c = c_at;
-        a.y = y_at;
-        a.work = work_at;
-        a.steps = u32(s);
-        a.batch = u32(B);
-        a.hidden = u32(H);
         a.input = u32(I);
-        a.cell = p.cell;
-        a.reverse = rev ? 1 : 0;
-        a.lbr = p.lbr ? 1 : 0;
         a.x_scale = p.x_scale;
         a.x_zp = p.x_zp;
         a.y_scale = p.y_scale;
@@ -502,7 +506,7 @@ void plan_q8(LayerPlanner& pl) {
         // Y [seq][dirs][batch][hidden]: the chunk's steps at direction d.
         pl.dma_out(tile, pl.binding(y), pl.ddr_base(y) + (t0 * D + d) * row_bytes, y_at, s, row_bytes,
                    D * row_bytes, row_bytes);
-      }
+      });
     }
   }
 }
