@@ -173,11 +173,9 @@ std::vector<float> floats_of(const TensorData& t) {
 
 void lower_q8(LowerContext& ctx, const Q8Chain& c);
 
-void lower(LowerContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph();
-  if (auto c = q8_chain_at(g, ctx.consumers(), ctx.producers(), ctx.index_of(n)))
-    if (is_q8_type(g.value(g.nodes[static_cast<size_t>(c->dq)].inputs[0]).dtype)) return lower_q8(ctx, *c);
-  const ops::RecurrentConfig rc = config_of(g, n);
+// The layer's cell, shape and direction from the node's configuration:
+// what the fp16 and the 8-bit forms both start from.
+RnnParams shape_of(const Node& n, const ops::RecurrentConfig& rc) {
   RnnParams p;
   p.cell = n.op == "LSTM" ? MLIP_RNN_LSTM : MLIP_RNN_GRU;
   p.seq = rc.seq;
@@ -187,6 +185,15 @@ void lower(LowerContext& ctx, const Node& n) {
   p.dirs = rc.dirs;
   p.reverse = rc.reverse;
   p.lbr = rc.linear_before_reset;
+  return p;
+}
+
+void lower(LowerContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph();
+  if (auto c = q8_chain_at(g, ctx.consumers(), ctx.producers(), ctx.index_of(n)))
+    if (is_q8_type(g.value(g.nodes[static_cast<size_t>(c->dq)].inputs[0]).dtype)) return lower_q8(ctx, *c);
+  const ops::RecurrentConfig rc = config_of(g, n);
+  RnnParams p = shape_of(n, rc);
   const int64_t gh = p.gh();
   std::vector<int> inputs = {ctx.rowmajor_of(n.inputs[0])};
   // W [dirs][gh][input] and R [dirs][gh][hidden] are stored as they are
@@ -255,16 +262,8 @@ void lower_q8(LowerContext& ctx, const Q8Chain& c) {
   const Node& n = g.nodes[static_cast<size_t>(c.node)];
   const Node& q = g.nodes[static_cast<size_t>(c.q)];
   const ops::RecurrentConfig rc = config_of(g, n);
-  RnnParams p;
+  RnnParams p = shape_of(n, rc);
   p.q8 = true;
-  p.cell = n.op == "LSTM" ? MLIP_RNN_LSTM : MLIP_RNN_GRU;
-  p.seq = rc.seq;
-  p.batch = rc.batch;
-  p.input = rc.input;
-  p.hidden = rc.hidden;
-  p.dirs = rc.dirs;
-  p.reverse = rc.reverse;
-  p.lbr = rc.linear_before_reset;
   p.x_scale = q8_scale_of(g, dq);
   p.x_zp = q8_zero_point_of(g, dq);
   p.y_scale = q8_scale_of(g, q);
