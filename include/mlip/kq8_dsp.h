@@ -1,5 +1,6 @@
 /* mlip/kq8.h's product for the Arm DSP extension (Cortex-M4, M7, M33,
- * M35P), arm_acle.h: two rows of A against two rows of W at a time, four
+ * M35P), arm_acle.h: two rows of A against two rows of W at a time (the
+ * row left when P is odd against three rows of W: mlip_kq8_gemv_dsp), four
  * bytes per load (A's XORed with flip by one EOR); SXTB16 widens a word's
  * even and odd bytes to two int16 pairs, SMLAD adds both products of a
  * pair to the sum (eight products per four loads). Requantization in
@@ -76,6 +77,103 @@ static inline int32_t mlip_kq8_requant_dsp(int32_t acc, int32_t q, int32_t shift
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
+/* One row of A against three rows of W (three output channels) at a time:
+ * the row mlip_kq8_gemm_dsp leaves when P is odd (a fully-connected layer
+ * of batch 1 is one row), where a second row of A would repeat it: A's
+ * word is loaded (XORed) and widened once for three channels, 12 products
+ * per 20 instructions where the 2 x 2 block with a repeated row gets 8 per
+ * 20. Three, not four: the loop's pointers, sums and words then fit the
+ * core's twelve free registers (four channels would not). Missing
+ * channels repeat channel m's row and are not stored. */
+static inline void mlip_kq8_gemv_dsp(int32_t M, int32_t K, const uint8_t* a0, uint32_t flip, const int8_t* w,
+                                     const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t ym) {
+  const uint32_t flip4 = flip * 0x01010101u;
+  const int32_t K4 = K & ~3;
+  int32_t m, k, i;
+  for (m = 0; m < M; m += 3) {
+    const int32_t nm = M - m < 3 ? M - m : 3;
+    const int32_t* c = ch + MLIP_KQ8_CH * m;
+    const int8_t* w0 = w + m * K;
+    const int8_t* w1 = nm > 1 ? w0 + K : w0;
+    const int8_t* w2 = nm > 2 ? w0 + 2 * K : w0;
+    const uint8_t *pa = a0, *const pend = a0 + K4;
+    const int8_t *p0 = w0, *p1 = w1, *p2 = w2;
+    int32_t s[3];
+    int32_t s0 = c[0], s1 = nm > 1 ? c[3] : 0, s2 = nm > 2 ? c[6] : 0;
+/* A's word x widened once, then each channel's word: four products each. */
+#define MLIP_KQ8_DSP_ROW_(x)                                                                           \
+  do {                                                                                                 \
+    const int32_t xe = (int32_t)__sxtb16(x), xo = (int32_t)mlip_kq8_sxtb16_odd(x);                    \
+    uint32_t v = mlip_kq8_word(p0);                                                                    \
+    s0 = __smlad(xe, (int32_t)__sxtb16(v), s0);                                                        \
+    s0 = __smlad(xo, (int32_t)mlip_kq8_sxtb16_odd(v), s0);                                             \
+    v = mlip_kq8_word(p1);                                                                             \
+    s1 = __smlad(xe, (int32_t)__sxtb16(v), s1);                                                        \
+    s1 = __smlad(xo, (int32_t)mlip_kq8_sxtb16_odd(v), s1);                                             \
+    v = mlip_kq8_word(p2);                                                                             \
+    s2 = __smlad(xe, (int32_t)__sxtb16(v), s2);                                                        \
+    s2 = __smlad(xo, (int32_t)mlip_kq8_sxtb16_odd(v), s2);                                             \
+    pa += 4, p0 += 4, p1 += 4, p2 += 4;                                                                \
+  } while (0)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+    /* The loop in assembly: GCC 12 turns its four pointers into one index
+     * and keeps the bases and the bound on the stack (26 instructions per
+     * step where these take 20, 21 with the XOR, at -O2 and -Os alike). An
+     * unaligned LDR is allowed on these cores; 0x80808080 is an immediate
+     * of EOR (flip is 0 or 0x80, mlip/kq8.h). Not at -O0, where the frame
+     * pointer leaves too few registers for its twelve operands. */
+    if (pa != pend) {
+      uint32_t x, xo, v, t;
+#define MLIP_KQ8_DSP_GEMV_ASM_(XOR)                                                              \
+  __asm__ volatile("1:\n\t"                                                                     \
+                   "ldr %[x], [%[pa]], #4\n\t" XOR                                              \
+                   "ldr %[v], [%[p0]], #4\n\t"                                                  \
+                   "sxtb16 %[xo], %[x], ror #8\n\t"                                             \
+                   "sxtb16 %[x], %[x]\n\t"                                                      \
+                   "sxtb16 %[t], %[v]\n\t"                                                      \
+                   "sxtb16 %[v], %[v], ror #8\n\t"                                              \
+                   "smlad %[s0], %[x], %[t], %[s0]\n\t"                                         \
+                   "smlad %[s0], %[xo], %[v], %[s0]\n\t"                                        \
+                   "ldr %[v], [%[p1]], #4\n\t"                                                  \
+                   "sxtb16 %[t], %[v]\n\t"                                                      \
+                   "sxtb16 %[v], %[v], ror #8\n\t"                                              \
+                   "smlad %[s1], %[x], %[t], %[s1]\n\t"                                         \
+                   "smlad %[s1], %[xo], %[v], %[s1]\n\t"                                        \
+                   "ldr %[v], [%[p2]], #4\n\t"                                                  \
+                   "sxtb16 %[t], %[v]\n\t"                                                      \
+                   "sxtb16 %[v], %[v], ror #8\n\t"                                              \
+                   "smlad %[s2], %[x], %[t], %[s2]\n\t"                                         \
+                   "smlad %[s2], %[xo], %[v], %[s2]\n\t"                                        \
+                   "cmp %[pa], %[pend]\n\t"                                                     \
+                   "bne 1b"                                                                     \
+                   : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [pa] "+r"(pa), [p0] "+r"(p0), \
+                     [p1] "+r"(p1), [p2] "+r"(p2), [x] "=&r"(x), [xo] "=&r"(xo), [v] "=&r"(v),  \
+                     [t] "=&r"(t)                                                               \
+                   : [pend] "r"(pend)                                                           \
+                   : "memory", "cc")
+      if (flip4 == 0) MLIP_KQ8_DSP_GEMV_ASM_("");
+      else MLIP_KQ8_DSP_GEMV_ASM_("eor %[x], %[x], #0x80808080\n\t");
+#undef MLIP_KQ8_DSP_GEMV_ASM_
+    }
+#else
+    if (flip4 == 0) {
+      while (pa != pend) MLIP_KQ8_DSP_ROW_(mlip_kq8_word(pa));
+    } else {
+      while (pa != pend) MLIP_KQ8_DSP_ROW_(mlip_kq8_word(pa) ^ flip4);
+    }
+#endif
+#undef MLIP_KQ8_DSP_ROW_
+    for (k = K4; k < K; ++k) {
+      s0 += mlip_kq8_product(a0[k], flip, w0[k]);
+      s1 += mlip_kq8_product(a0[k], flip, w1[k]);
+      s2 += mlip_kq8_product(a0[k], flip, w2[k]);
+    }
+    s[0] = s0, s[1] = s1, s[2] = s2;
+    for (i = 0; i < nm; ++i)
+      y[(m + i) * ym] = (uint8_t)mlip_kq8_requant_dsp(s[i], c[MLIP_KQ8_CH * i + 1], c[MLIP_KQ8_CH * i + 2], zy, lo, hi);
+  }
+}
+
 static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
                                      const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
                                      uint8_t* y, int32_t yp, int32_t ym) {
@@ -85,10 +183,9 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
   }
   const uint32_t flip4 = flip * 0x01010101u; /* the XOR of A's bytes, four at a time */
   int32_t p, m, k;
-  for (p = 0; p < P; p += 2) {
-    const int32_t np = P - p < 2 ? P - p : 2;
+  for (p = 0; p + 2 <= P; p += 2) {
     const uint8_t* a0 = a + p * K;
-    const uint8_t* a1 = np > 1 ? a0 + K : a0; /* a missing row repeats row 0, not stored */
+    const uint8_t* a1 = a0 + K;
     for (m = 0; m < M; m += 2) {
       const int32_t nm = M - m < 2 ? M - m : 2;
       const int8_t* w0 = w + m * K;
@@ -138,13 +235,13 @@ static inline void mlip_kq8_gemm_dsp(int32_t P, int32_t M, int32_t K, const uint
         uint8_t* yo = y + p * yp + m * ym;
         yo[0] = (uint8_t)mlip_kq8_requant_dsp(s00, c0[1], c0[2], zy, lo, hi);
         if (nm > 1) yo[ym] = (uint8_t)mlip_kq8_requant_dsp(s01, c1[1], c1[2], zy, lo, hi);
-        if (np > 1) {
-          yo[yp] = (uint8_t)mlip_kq8_requant_dsp(s10, c0[1], c0[2], zy, lo, hi);
-          if (nm > 1) yo[yp + ym] = (uint8_t)mlip_kq8_requant_dsp(s11, c1[1], c1[2], zy, lo, hi);
-        }
+        yo[yp] = (uint8_t)mlip_kq8_requant_dsp(s10, c0[1], c0[2], zy, lo, hi);
+        if (nm > 1) yo[yp + ym] = (uint8_t)mlip_kq8_requant_dsp(s11, c1[1], c1[2], zy, lo, hi);
       }
     }
   }
+  /* The row left when P is odd: three channels at a time. */
+  if (p < P) mlip_kq8_gemv_dsp(M, K, a + p * K, flip, w, ch, zy, lo, hi, y + p * yp, ym);
 }
 
 #define MLIP_KQ8_GEMM_DSP(X) X(mlip_kq8_gemm_dsp, "dsp")

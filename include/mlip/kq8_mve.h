@@ -1,5 +1,6 @@
 /* mlip/kq8.h's product for Arm Helium (MVE, Cortex-M55/M85), arm_mve.h:
- * four rows of A against one row of W at a time, 16 products per VMLADAVA
+ * four rows of A against one row of W at a time (the rows left over, one
+ * row of A against four of W: mlip_kq8_gemv_mve), 16 products per VMLADAVA
  * (int8 multiply, add across the vector into the int32 sum), A's bytes
  * XORed with flip (VEOR) as they load, unless flip is 0; whole vectors
  * unpredicated, the row's tail by predication (W's lanes past K load as
@@ -43,6 +44,102 @@ static inline int8x16_t mlip_kq8_load_mve(const uint8_t* p, uint8x16_t flip, mve
   return vreinterpretq_s8_u8(veorq_u8(vldrbq_z_u8(p, in), flip));
 }
 
+/* mlip_requantize on four lanes, each with its own (q, shift), as
+ * mlip_kq8_requant_mve: VQSHL by max(shift, 0) (a left shift, saturating;
+ * 0 changes nothing), VQRDMULH, then on the lanes whose shift is negative
+ * the tie fix (masked by min(shift, 0) >> 31) and VRSHL by min(shift, 0)
+ * (by 0: nothing). */
+static inline int32x4_t mlip_kq8_requant_lanes_mve(int32x4_t v, int32x4_t q, int32x4_t shift, int32_t zy, int32_t lo,
+                                                   int32_t hi) {
+  const int32x4_t zero = vdupq_n_s32(0), rs = vminq_s32(shift, zero);
+  v = vqrdmulhq_s32(vqshlq_s32(v, vmaxq_s32(shift, zero)), q);
+  v = vrshlq_s32(vqaddq_s32(v, vandq_s32(vshrq_n_s32(v, 31), vshrq_n_s32(rs, 31))), rs);
+  return vminq_s32(vmaxq_s32(vqaddq_n_s32(v, zy), vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
+/* One row of A against four rows of W (four output channels) at a time:
+ * the rows mlip_kq8_gemm_mve leaves when P is not a multiple of 4 (a
+ * fully-connected layer of batch 1 is one row), where four rows of A
+ * would repeat one: one load of A per 16 bytes serves four VMLADAVAs, 64
+ * products per 11 instructions where the block of repeated rows gets 16.
+ * Each channel's sum is the reference's (integer: any order); the four are
+ * requantized per lane (each channel its own q and shift) and stored with
+ * one narrowing store (scattering when ym > 1). Missing channels repeat
+ * channel m's row and are not stored. */
+static inline void mlip_kq8_gemv_mve(int32_t M, int32_t K, const uint8_t* a0, uint32_t flip, const int8_t* w,
+                                     const int32_t* ch, int32_t zy, int32_t lo, int32_t hi, uint8_t* y, int32_t ym) {
+  const uint8x16_t fv = vdupq_n_u8((uint8_t)flip);
+  const uint32x4_t c3 = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)MLIP_KQ8_CH); /* ch's words of each lane */
+  const uint32x4_t yo = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)ym);
+  int32_t m, k;
+  for (m = 0; m < M; m += 4) {
+    const int32_t nm = M - m < 4 ? M - m : 4;
+    const mve_pred16_t out = vctp32q((uint32_t)nm);
+    const int32_t* c = ch + MLIP_KQ8_CH * m;
+    const int8_t* w0 = w + m * K;
+    const int8_t* w1 = nm > 1 ? w0 + K : w0;
+    const int8_t* w2 = nm > 2 ? w0 + 2 * K : w0;
+    const int8_t* w3 = nm > 3 ? w0 + 3 * K : w0;
+    const uint8_t* pa = a0;
+    int32_t s0 = c[0], s1 = nm > 1 ? c[3] : 0, s2 = nm > 2 ? c[6] : 0, s3 = nm > 3 ? c[9] : 0;
+    int32x4_t acc;
+    if (flip == 0) {
+#if defined(__GNUC__) && !defined(__clang__)
+      /* In assembly for the reason mlip_kq8_gemm_mve's loop is. */
+      int32_t nv = K >> 4;
+      k = K & 15;
+      if (nv > 0)
+        __asm__ volatile(
+            "1:\n\t"
+            "vldrb.8 q0, [%[pa]], #16\n\t"
+            "vldrb.8 q1, [%[w0]], #16\n\t"
+            "vmladava.s8 %[s0], q0, q1\n\t"
+            "vldrb.8 q2, [%[w1]], #16\n\t"
+            "vmladava.s8 %[s1], q0, q2\n\t"
+            "vldrb.8 q1, [%[w2]], #16\n\t"
+            "vmladava.s8 %[s2], q0, q1\n\t"
+            "vldrb.8 q2, [%[w3]], #16\n\t"
+            "vmladava.s8 %[s3], q0, q2\n\t"
+            "subs %[nv], %[nv], #1\n\t"
+            "bne 1b"
+            : [s0] "+Te"(s0), [s1] "+Te"(s1), [s2] "+Te"(s2), [s3] "+Te"(s3), [pa] "+r"(pa), [w0] "+r"(w0),
+              [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [nv] "+r"(nv)
+            :
+            : "q0", "q1", "q2", "memory", "cc");
+#else
+      for (k = K; k >= 16; k -= 16, pa += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+        const int8x16_t av = vldrbq_s8((const int8_t*)pa);
+        s0 = vmladavaq_s8(s0, av, vldrbq_s8(w0));
+        s1 = vmladavaq_s8(s1, av, vldrbq_s8(w1));
+        s2 = vmladavaq_s8(s2, av, vldrbq_s8(w2));
+        s3 = vmladavaq_s8(s3, av, vldrbq_s8(w3));
+      }
+#endif
+    } else {
+      for (k = K; k >= 16; k -= 16, pa += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+        const int8x16_t av = vreinterpretq_s8_u8(veorq_u8(vldrbq_u8(pa), fv));
+        s0 = vmladavaq_s8(s0, av, vldrbq_s8(w0));
+        s1 = vmladavaq_s8(s1, av, vldrbq_s8(w1));
+        s2 = vmladavaq_s8(s2, av, vldrbq_s8(w2));
+        s3 = vmladavaq_s8(s3, av, vldrbq_s8(w3));
+      }
+    }
+    if (k > 0) { /* the tail: W's lanes past K load as 0 and add nothing */
+      const mve_pred16_t in = vctp8q((uint32_t)k);
+      const int8x16_t av = mlip_kq8_load_mve(pa, fv, in);
+      s0 = vmladavaq_s8(s0, av, vldrbq_z_s8(w0, in));
+      s1 = vmladavaq_s8(s1, av, vldrbq_z_s8(w1, in));
+      s2 = vmladavaq_s8(s2, av, vldrbq_z_s8(w2, in));
+      s3 = vmladavaq_s8(s3, av, vldrbq_z_s8(w3, in));
+    }
+    acc = vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
+    acc = mlip_kq8_requant_lanes_mve(acc, vldrwq_gather_shifted_offset_z_s32(c + 1, c3, out),
+                                     vldrwq_gather_shifted_offset_z_s32(c + 2, c3, out), zy, lo, hi);
+    if (ym == 1) vstrbq_p_s32((int8_t*)(y + m), acc, out);
+    else vstrbq_scatter_offset_p_s32((int8_t*)(y + m * ym), yo, acc, out);
+  }
+}
+
 static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint8_t* a, uint32_t flip,
                                      const int8_t* w, const int32_t* ch, int32_t zy, int32_t lo, int32_t hi,
                                      uint8_t* y, int32_t yp, int32_t ym) {
@@ -55,14 +152,11 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
   /* Lanes past K read flip ^ 0, but W's are 0 there: they add nothing. */
   const uint8x16_t fv = vdupq_n_u8((uint8_t)flip);
   int32_t p, m, k;
-  for (p = 0; p < P; p += 4) {
-    const int32_t np = P - p < 4 ? P - p : 4;
-    /* Missing rows repeat row 0; their outputs are not stored. */
+  for (p = 0; p + 4 <= P; p += 4) {
     const uint8_t* a0 = a + p * K;
-    const uint8_t* a1 = np > 1 ? a0 + K : a0;
-    const uint8_t* a2 = np > 2 ? a0 + 2 * K : a0;
-    const uint8_t* a3 = np > 3 ? a0 + 3 * K : a0;
-    const mve_pred16_t store = vctp32q((uint32_t)np);
+    const uint8_t* a1 = a0 + K;
+    const uint8_t* a2 = a0 + 2 * K;
+    const uint8_t* a3 = a0 + 3 * K;
     for (m = 0; m < M; ++m) {
       const int8_t* wm = w + m * K;
       const int32_t* c = ch + MLIP_KQ8_CH * m;
@@ -129,12 +223,14 @@ static inline void mlip_kq8_gemm_mve(int32_t P, int32_t M, int32_t K, const uint
       acc = vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
       acc = mlip_kq8_requant_mve(acc, c[1], c[2], zy, lo, hi);
       if (yp == 1) {
-        vstrbq_p_s32((int8_t*)yo, acc, store);
+        vstrbq_s32((int8_t*)yo, acc);
       } else {
-        vstrbq_scatter_offset_p_s32((int8_t*)yo, offsets, acc, store);
+        vstrbq_scatter_offset_s32((int8_t*)yo, offsets, acc);
       }
     }
   }
+  /* The rows left (fewer than 4): four channels at a time. */
+  for (; p < P; ++p) mlip_kq8_gemv_mve(M, K, a + p * K, flip, w, ch, zy, lo, hi, y + p * yp, ym);
 }
 
 #define MLIP_KQ8_GEMM_MVE(X) X(mlip_kq8_gemm_mve, "mve")
@@ -192,19 +288,6 @@ static inline void mlip_kq8_dw_mve(const mlip_kq8_conv_t* d, const uint8_t* plan
 }
 
 #define MLIP_KQ8_DW_MVE(X) X(mlip_kq8_dw_mve, "mve")
-
-/* mlip_requantize on four lanes, each with its own (q, shift), as
- * mlip_kq8_requant_mve: VQSHL by max(shift, 0) (a left shift, saturating;
- * 0 changes nothing), VQRDMULH, then on the lanes whose shift is negative
- * the tie fix (masked by min(shift, 0) >> 31) and VRSHL by min(shift, 0)
- * (by 0: nothing). */
-static inline int32x4_t mlip_kq8_requant_lanes_mve(int32x4_t v, int32x4_t q, int32x4_t shift, int32_t zy, int32_t lo,
-                                                   int32_t hi) {
-  const int32x4_t zero = vdupq_n_s32(0), rs = vminq_s32(shift, zero);
-  v = vqrdmulhq_s32(vqshlq_s32(v, vmaxq_s32(shift, zero)), q);
-  v = vrshlq_s32(vqaddq_s32(v, vandq_s32(vshrq_n_s32(v, 31), vshrq_n_s32(rs, 31))), rs);
-  return vminq_s32(vmaxq_s32(vqaddq_n_s32(v, zy), vdupq_n_s32(lo)), vdupq_n_s32(hi));
-}
 
 /* mlip/kq8.h's channels-last depthwise kernel: per output position, 16
  * channels at a time (the last ones 8 at a time, predicated), each tap a
