@@ -177,10 +177,11 @@ std::string run_compile(const CompileArgs& a) {
   opt.quantize_options.weight_bits = a.weight_bits == "4" ? 4 : 8;
   opt.quantize_options.weight_block =
       parse_whole("--weight-block-size", a.weight_block, 1, 65536);
-  if (a.weight_rounding != "nearest" && a.weight_rounding != "gptq")
+  if (!a.weight_rounding.empty() && a.weight_rounding != "nearest" && a.weight_rounding != "gptq")
     fail("--weight-rounding '{}' (allowed: nearest, gptq)", printable(a.weight_rounding));
-  opt.quantize_options.weight_rounding =
-      a.weight_rounding == "gptq" ? ptq::WeightRounding::Gptq : ptq::WeightRounding::Nearest;
+  opt.quantize_options.weight_rounding = a.weight_rounding.empty()       ? ptq::WeightRounding::Auto
+                                         : a.weight_rounding == "gptq" ? ptq::WeightRounding::Gptq
+                                                                       : ptq::WeightRounding::Nearest;
   opt.emit_qdq = a.emit_qdq;
   auto bar = std::make_shared<ProgressBar>("calibration", ProgressBar::stderr_is_terminal());
   opt.quantize_options.progress = [bar](std::string_view phase, size_t done, size_t total) {
@@ -331,8 +332,9 @@ void declare_compile_options(CLI::App& app, CompileArgs& a) {
   c->add_option("--weight-block-size", args->weight_block,
                 "--weight-bits 4: a dense layer's weights per block of this many along K (default 32)");
   c->add_option("--weight-rounding", args->weight_rounding,
-                "post-training quantization's weights on their grid: nearest (default; each rounded alone) or gptq "
-                "(error-compensating: each rounding error spread over the weights not yet rounded, GPTQ)");
+                "post-training quantization's weights on their grid: nearest (each rounded alone; the default of "
+                "--quantize int8) or gptq (error-compensating: each rounding error spread over the weights not yet "
+                "rounded, GPTQ; the default of --quantize int16x8)");
   c->add_option("--emit-qdq", args->emit_qdq, "also write the calibrated model as a QDQ ONNX model (for onnxruntime)");
   c->add_option("--target-mrvl-mcpu", args->mcpu, "cn10ka (default) or cnf10kb");
   c->add_option("--target-mrvl-num_tiles", args->num_tiles, "tiles to use: 1, 2, 4 or 8 (default 8)");

@@ -42,7 +42,7 @@ struct CompileArgs {
   std::string calibration_percentile = "99.99";
   std::string min_sqnr_db = "20";
   std::string weight_bits = "8", weight_block = "32";
-  std::string weight_rounding = "nearest";
+  std::string weight_rounding;  // empty: nearest for int8, gptq for int16x8
   std::string emit_qdq;
   std::string pes;  // --pes: a mesh tarball (cli/mesh_cmd.cpp)
   std::string report;  // --report: the HTML report of the tarball written (cli/report.h)

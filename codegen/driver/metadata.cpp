@@ -66,7 +66,7 @@ nlohmann::json quantization_json(const ptq::QuantizeReport& q) {
     j["weight_bits"] = q.options.weight_bits;
     j["weight_block_size"] = q.options.weight_block;
   }
-  if (q.options.weight_rounding == ptq::WeightRounding::Gptq) {  // only when asked, as weight_bits
+  if (q.options.weight_rounding == ptq::WeightRounding::Gptq) {  // only when taken (asked, or 16x8's default)
     j["weight_rounding"] = "gptq";
     j["gptq_layers"] = q.gptq_layers;
   }

@@ -32,7 +32,7 @@ bool wants_int8(const CompileOptions& o, const Target& t) {
     fail("--calibration-percentile {} must be above 0 and at most 100", q.percentile);
   if (std::isnan(q.min_sqnr_db)) fail("--quantize-min-sqnr-db must be a number");
   if (q.weight_bits != 8 && !int8) fail("--weight-bits {} needs int8 quantization ({})", q.weight_bits, ask);
-  if (q.weight_rounding != ptq::WeightRounding::Nearest && !int8)
+  if (q.weight_rounding == ptq::WeightRounding::Gptq && !int8)
     fail("--weight-rounding gptq needs int8 quantization ({})", ask);
   if (q.weight_bits != 8 && o.quantize == "int16x8")
     fail("--weight-bits {} with --quantize int16x8: 16x8 layers take 8-bit weights only", q.weight_bits);
@@ -82,7 +82,7 @@ void quantize_model(CompileResult& r, const CompileOptions& o, mlip::Options& ml
     if (o.quantize_options.weight_bits != 8)
       fail("--weight-bits {}: the model is quantized already (QDQ or QOperator); its weights keep their width",
            o.quantize_options.weight_bits);
-    if (o.quantize_options.weight_rounding != ptq::WeightRounding::Nearest)
+    if (o.quantize_options.weight_rounding == ptq::WeightRounding::Gptq)
       fail("--weight-rounding gptq: the model is quantized already (QDQ or QOperator); its weights are given");
     if (!o.calibration.empty() || o.calibration_arrays)
       fail("--calibration: the model is quantized already (QDQ or QOperator); {} takes it as it is", ask);

@@ -13,8 +13,10 @@
 
 namespace mlipc::ptq {
 
-QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& inputs, const QuantizeOptions& options) {
+QuantizeReport quantize(Graph& g, const std::vector<std::vector<TensorData>>& inputs, const QuantizeOptions& given) {
   if (inputs.empty()) fail("the calibration set holds no sample");
+  QuantizeOptions options = given;  // the report says which rounding Auto was
+  options.weight_rounding = resolved_rounding(given);
   const Samples samples{inputs, options};
   const Graph fp32 = g;
   std::map<std::string, ops::QParam> ranges16;  // 16x8's parameters of the same ranges

@@ -106,30 +106,42 @@ TEST(PtqGptq, DigitsInt8AndInt4) {
   }
 }
 
-// `mlipc compile --weight-rounding gptq` on the autoencoder (16x8): the
-// summary counts the layers GPTQ rounded, metadata.json says so; without the
-// option neither appears (the build's metadata as before).
+// `mlipc compile` on the autoencoder: 16x8 rounds by GPTQ unless told
+// `--weight-rounding nearest` (its default: the same tarball as with
+// `--weight-rounding gptq`), int8 to nearest unless told gptq; the summary
+// counts the layers GPTQ rounded and metadata.json says so; a build GPTQ did
+// not touch has neither (its metadata as before).
 TEST(PtqGptq, CompileSummaryAndMetadata) {
   TempDir dir("mlipc-gptq");
   const fs::path onnx = fs::path(MLIPC_TEST_DATA) / "models" / "mlperf_tiny_ad_fc_autoencoder" / "model.onnx";
   io::write_npz(dir.path() / "c.npz", samples::normal_samples(frontend::import_onnx(onnx), 8, 1));
-  auto compile = [&](const std::vector<std::string>& more, const std::string& tar) {
+  auto compile = [&](const std::string& scheme, const std::vector<std::string>& more, const std::string& tar) {
     std::vector<std::string> args = {MLIPC_BINARY, "compile", onnx.string(), "--target", "c", "--quantize",
-                                     "int16x8", "--calibration", "c.npz", "-o", tar};
+                                     scheme, "--calibration", "c.npz", "-o", tar};
     args.insert(args.end(), more.begin(), more.end());
     const ProcessResult r = run_process(args, dir.path(), 600);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json md = nlohmann::json::parse(mlf::read_tar(dir.path() / tar).at("metadata.json"));
     return std::make_pair(r.out, md["modules"]["default"]["mlipc"]["quantization"]);
   };
-  const auto [out, q] = compile({"--weight-rounding", "gptq"}, "g.tar");
+  const auto [out, q] = compile("int16x8", {}, "d.tar");
   EXPECT_THAT(out, ::testing::HasSubstr("    weights of 10 layers rounded by GPTQ (--weight-rounding gptq)\n"));
   EXPECT_EQ(q["weight_rounding"], "gptq");
   EXPECT_EQ(q["gptq_layers"], 10);
-  const auto [out_n, q_n] = compile({}, "n.tar");
-  EXPECT_THAT(out_n, ::testing::Not(::testing::HasSubstr("GPTQ")));
-  EXPECT_FALSE(q_n.contains("weight_rounding"));
-  EXPECT_FALSE(q_n.contains("gptq_layers"));
+  compile("int16x8", {"--weight-rounding", "gptq"}, "g.tar");
+  const auto given = mlf::read_tar(dir.path() / "g.tar"), by_default = mlf::read_tar(dir.path() / "d.tar");
+  for (const auto& [name, bytes] : given)
+    if (name.rfind("codegen/", 0) == 0) {
+      EXPECT_EQ(by_default.at(name), bytes) << name;
+    }
+  for (const std::string scheme : {"int16x8", "int8"}) {
+    const auto [out_n, q_n] = compile(scheme, scheme == "int8" ? std::vector<std::string>{}
+                                                               : std::vector<std::string>{"--weight-rounding", "nearest"},
+                                      "n.tar");
+    EXPECT_THAT(out_n, ::testing::Not(::testing::HasSubstr("GPTQ"))) << scheme;
+    EXPECT_FALSE(q_n.contains("weight_rounding")) << scheme;
+    EXPECT_FALSE(q_n.contains("gptq_layers")) << scheme;
+  }
 }
 
 }  // namespace

@@ -293,10 +293,19 @@ TEST(WeightRounding, QuantizeWithGptqLowersTheLayersError) {
   }
   ptq::QuantizeOptions o;
   o.act_bits = 16;  // 16x8: the weights' rounding is most of the layer's error
-  Graph g1 = fp32, g2 = fp32;
+  o.weight_rounding = ptq::WeightRounding::Nearest;
+  Graph g1 = fp32, g2 = fp32, g3 = fp32;
   const ptq::QuantizeReport near = ptq::quantize(g1, samples, o);
   o.weight_rounding = ptq::WeightRounding::Gptq;
   const ptq::QuantizeReport gptq = ptq::quantize(g2, samples, o);
+  // Not given: 16x8 rounds by GPTQ (ptq/options.h), int8 to nearest.
+  o.weight_rounding = ptq::WeightRounding::Auto;
+  const ptq::QuantizeReport by_default = ptq::quantize(g3, samples, o);
+  EXPECT_EQ(by_default.options.weight_rounding, ptq::WeightRounding::Gptq);
+  EXPECT_EQ(by_default.gptq_layers, 1u);
+  EXPECT_EQ(by_default.layers[0].sqnr_db, gptq.layers[0].sqnr_db);
+  o.act_bits = 8;
+  EXPECT_EQ(ptq::resolved_rounding(o), ptq::WeightRounding::Nearest);
   ASSERT_EQ(near.layers.size(), 1u);
   ASSERT_EQ(gptq.layers.size(), 1u);
   EXPECT_EQ(near.gptq_layers, 0u);
