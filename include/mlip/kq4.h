@@ -24,8 +24,7 @@
 
 /* Row m of the M rows of K weights packed at w4, as int8 values, into row. */
 static inline void mlip_kq4_row(const uint8_t* w4, int32_t M, int32_t K, int32_t block, int32_t m, int8_t* row) {
-  int32_t k;
-  for (k = 0; k < K; ++k) row[k] = (int8_t)mlip_kq4_weight(w4, M, K, block, m, k);
+  mlip_kq4_unpack(w4, M, K, block, m, 0, K, row);
 }
 
 /* The scratch bytes mlip_kq4_conv needs: kq8's, then a row of weights (a

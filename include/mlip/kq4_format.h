@@ -40,6 +40,23 @@ static inline int32_t mlip_kq4_weight(const uint8_t* w4, int32_t M, int32_t K, i
   return q * (1 << mlip_kq4_nibble(w4 + (M * K + 1) / 2, m * ((K + block - 1) / block) + k / block));
 }
 
+/* Weights k0 .. k0 + n - 1 of row m of the M rows of K packed at w4, as
+ * int8 values, into out: mlip_kq4_weight of each, a block's exponent read
+ * once. */
+static inline void mlip_kq4_unpack(const uint8_t* w4, int32_t M, int32_t K, int32_t block, int32_t m, int32_t k0,
+                                   int32_t n, int8_t* out) {
+  const uint8_t* e = w4 + (M * K + 1) / 2;
+  const int32_t nb = (K + block - 1) / block;
+  int32_t k = k0;
+  while (k < k0 + n) {
+    const int32_t b = k / block, end = (b + 1) * block < k0 + n ? (b + 1) * block : k0 + n;
+    const int32_t shift = mlip_kq4_nibble(e, m * nb + b);
+    for (; k < end; ++k) {
+      out[k - k0] = (int8_t)(((mlip_kq4_nibble(w4, m * K + k) ^ 8) - 8) * (1 << shift));
+    }
+  }
+}
+
 /* Whether every block exponent of the M rows of K at w4 is at most
  * MLIP_KQ4_MAX_EXPONENT (the packer writes no other; a reader that cannot
  * trust its bytes checks). */

@@ -529,9 +529,10 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_
 }
 
 /* ---- 4-bit weights (w4_block n > 0) -------------------------------------- *
- * conv2d_q8's reference loop with each weight unpacked on read from its
- * channel's packed row (mlip/kq4_format.h): the same integer sums, so the
- * bits of the int8 command on the unpacked values. */
+ * conv2d_q8's reference loop, one output channel at a time: its packed row
+ * (mlip/kq4_format.h) unpacked once into int8 values when it has at most
+ * MLIP_SIM_W4_ROW weights, else each weight unpacked on read. The same
+ * integer sums, so the bits of the int8 command on the unpacked values. */
 static MLIP_SIM_NOINLINE mlip_status conv2d_q4(const mlip_conv2d_args* a, uint8_t* ocm) {
   const uint32_t dt = a->dtype;
   const uint8_t* in = ocm + a->in;
@@ -545,15 +546,20 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q4(const mlip_conv2d_args* a, uint8_
   const size_t icpg = a->ic_per_group, ocpg = a->oc_per_group;
   const uint32_t k = a->kh * a->kw * a->ic_per_group; /* at most MLIP_INT8_MAX_TAPS: checked */
   const uint64_t rb = mlip_sim_w4_row_bytes(k, a->w4_block);
+  int8_t row[MLIP_SIM_W4_ROW];
   size_t oh, ow, j, kh, kw;
   if (!mlip_sim_q8_records_ok(rec, out_c, a->requant) || !mlip_sim_w4_ok(wt, out_c, k, a->w4_block)) {
     return MLIP_ERR_INVALID_ARG;
   }
-  for (oh = 0; oh < out_h; ++oh) {
-    for (ow = 0; ow < out_w; ++ow) {
-      for (j = 0; j < out_c; ++j) {
-        const size_t cbase = (size_t)((((uint64_t)a->oc_base + j) / ocpg) * icpg - a->ic_base);
-        const uint8_t* wj = wt + j * rb;
+  for (j = 0; j < out_c; ++j) {
+    const size_t cbase = (size_t)((((uint64_t)a->oc_base + j) / ocpg) * icpg - a->ic_base);
+    const uint8_t* wj = wt + j * rb;
+    const int unpacked = k <= MLIP_SIM_W4_ROW;
+    if (unpacked) {
+      mlip_kq4_unpack(wj, 1, (int32_t)k, (int32_t)a->w4_block, 0, 0, (int32_t)k, row);
+    }
+    for (oh = 0; oh < out_h; ++oh) {
+      for (ow = 0; ow < out_w; ++ow) {
         int32_t acc = 0;
         for (kh = 0; kh < kh_n; ++kh) {
           const int64_t ih = (int64_t)oh * a->stride_h - a->pad_top + (int64_t)kh * a->dil_h;
@@ -562,11 +568,13 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q4(const mlip_conv2d_args* a, uint8_
           }
           for (kw = 0; kw < kw_n; ++kw) {
             const int64_t iw = (int64_t)ow * a->stride_w - a->pad_left + (int64_t)kw * a->dil_w;
+            const uint8_t* xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
+            const size_t t0 = (kh * kw_n + kw) * icpg;
             if (iw < 0 || iw >= in_w) {
               continue;
             }
-            acc += mlip_sim_q4_dot(dt, in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase, wj, k,
-                                   a->w4_block, (kh * kw_n + kw) * icpg, icpg, a->x_zp);
+            acc += unpacked ? mlip_sim_q8_dot(dt, xp, (const uint8_t*)row + t0, icpg, a->x_zp)
+                            : mlip_sim_q4_dot(dt, xp, wj, k, a->w4_block, t0, icpg, a->x_zp);
           }
         }
         mlip_sim_q8_store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, a->y_zp, a->clamp_lo,

@@ -191,23 +191,29 @@ static mlip_status fc_q16(const mlip_fc_args* a, uint8_t* ocm) {
   return MLIP_OK;
 }
 
-/* 8-bit with 4-bit weights (w4_block n > 0): fc_q8 with each output's
-   weights unpacked on read from its packed row (mlip/kq4_format.h). */
+/* 8-bit with 4-bit weights (w4_block n > 0): fc_q8 one output at a time,
+   its packed row (mlip/kq4_format.h) unpacked in pieces of at most
+   MLIP_SIM_W4_ROW weights, each piece's sum added (integers: the same
+   value). */
 static mlip_status fc_q4(const mlip_fc_args* a, uint8_t* ocm) {
   const uint8_t* wt = ocm + a->weights;
   const uint8_t* rec = ocm + a->bias;
   const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
   const uint64_t rb = mlip_sim_w4_row_bytes(a->k, a->w4_block);
-  size_t n, o;
+  int8_t row[MLIP_SIM_W4_ROW];
+  size_t n, o, k0;
   if (!mlip_sim_q8_records_ok(rec, oc_n, a->requant) || !mlip_sim_w4_ok(wt, oc_n, a->k, a->w4_block)) {
     return MLIP_ERR_INVALID_ARG;
   }
   for (n = 0; n < n_n; ++n) {
     for (o = 0; o < oc_n; ++o) {
-      mlip_sim_q8_store_requantized(ocm + a->out + n * oc_n + o,
-                                    mlip_sim_q4_dot(a->dtype, ocm + a->in + n * k_n, wt + o * rb, a->k, a->w4_block,
-                                                    0u, k_n, a->x_zp),
-                                    rec, o, a->y_zp, a->clamp_lo, a->clamp_hi);
+      int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
+      for (k0 = 0; k0 < k_n; k0 += MLIP_SIM_W4_ROW) {
+        const size_t kc = k_n - k0 < MLIP_SIM_W4_ROW ? k_n - k0 : MLIP_SIM_W4_ROW;
+        mlip_kq4_unpack(wt + o * rb, 1, (int32_t)k_n, (int32_t)a->w4_block, 0, (int32_t)k0, (int32_t)kc, row);
+        acc += mlip_sim_q8_dot(a->dtype, ocm + a->in + n * k_n + k0, (const uint8_t*)row, kc, a->x_zp);
+      }
+      mlip_sim_q8_store_requantized(ocm + a->out + n * oc_n + o, acc, rec, o, a->y_zp, a->clamp_lo, a->clamp_hi);
     }
   }
   return MLIP_OK;

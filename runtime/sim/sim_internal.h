@@ -619,6 +619,10 @@ static inline int mlip_sim_w4_ok(const uint8_t* w4, size_t rows, uint32_t k, uin
   return 1;
 }
 
+/* The weights of a packed row the executors unpack at once into a local
+   buffer (a longer row is read weight by weight: mlip_sim_q4_dot). */
+#define MLIP_SIM_W4_ROW 2048u
+
 /* mlip_sim_q8_dot with the weights t0 .. t0 + n - 1 of the packed row at
    w4 (k weights, blocks of `block`). */
 static inline int32_t mlip_sim_q4_dot(uint32_t dt, const uint8_t* x, const uint8_t* w4, uint32_t k, uint32_t block,

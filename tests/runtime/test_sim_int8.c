@@ -1471,6 +1471,55 @@ static void test_fc_w4(void** state) {
   assert_int_equal(ocm[1024], 0x5A);
 }
 
+/* Rows longer than the executors' local buffer (MLIP_SIM_W4_ROW): a 1x1
+   CONV2D of 2049 input channels (each weight unpacked on read) and an FC
+   of k = 2500 in blocks of 100 (unpacked in two pieces); each output is
+   the requantized sum of the weights mlip_kq4_weight gives. */
+static void test_w4_long_rows(void** state) {
+  const uint32_t kc = 2049u, kf = 2500u;
+  int8_t w[2500];
+  int32_t acc = 0;
+  uint32_t i;
+  mlip_decoded_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < kc; ++i) {
+    set8(i, (int32_t)(i % 7u) - 3);
+    w[i] = (int8_t)(((int32_t)(i % 15u) - 7) * 8); /* one block at e = 3 */
+  }
+  assert_true(MLIP_SIM_W4_ROW < kc);
+  assert_int_equal(mlip_kq4_pack(w, 1, (int32_t)kc, (int32_t)kc, ocm + 2176, NULL), 0);
+  for (i = 0; i < kc; ++i) {
+    acc += ((int32_t)(i % 7u) - 3) * mlip_kq4_weight(ocm + 2176, 1, (int32_t)kc, (int32_t)kc, 0, (int32_t)i);
+  }
+  set_record(3328, 0, 5, 1 << 30, -12);
+  c = conv8(MLIP_DT_INT8, 1, 1, kc, 1, 1, 1, 1, 1);
+  c->u.conv2d.weights = 2176;
+  c->u.conv2d.bias = 3328;
+  c->u.conv2d.out = 3456;
+  c->u.conv2d.w4_block = kc;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(3456), mlip_requantize(acc + 5, 1 << 30, -12, 0, -128, 127));
+  fresh(MLIP_LAYER_FC);
+  acc = 0;
+  for (i = 0; i < kf; ++i) {
+    set8(i, (int32_t)(i % 5u) - 2);
+    w[i] = (int8_t)(((int32_t)(i % 16u) - 8) * (1 << (i / 100u % 5u))); /* block b at e = b % 5 */
+  }
+  assert_int_equal(mlip_kq4_pack(w, 1, (int32_t)kf, 100, ocm + 2560, NULL), 0);
+  for (i = 0; i < kf; ++i) {
+    acc += ((int32_t)(i % 5u) - 2) * w[i];
+  }
+  set_record(3840, 0, -7, 1 << 30, -10);
+  c = fc8(MLIP_DT_INT8, 1, kf, 1);
+  c->u.fc.weights = 2560;
+  c->u.fc.bias = 3840;
+  c->u.fc.out = 3968;
+  c->u.fc.w4_block = 100;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(3968), mlip_requantize(acc - 7, 1 << 30, -10, 0, -128, 127));
+}
+
 /* The validator on w4_block: a block past the row, 16x8 (8-bit weights
    only), and the packed rows' size inside OCM. */
 static void test_validate_w4(void** state) {
@@ -1535,6 +1584,7 @@ int main(void) {
     cmocka_unit_test(test_conv_w4),
     cmocka_unit_test(test_conv_w4_matches_int8),
     cmocka_unit_test(test_fc_w4),
+    cmocka_unit_test(test_w4_long_rows),
     cmocka_unit_test(test_validate_w4),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
