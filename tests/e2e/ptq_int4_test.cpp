@@ -219,7 +219,9 @@ void expect_same_bits_as_int8_values(const std::string& target) {
   EXPECT_LT(mlip_weights(r4).bytes, mlip_weights(r8).bytes);
   for (const auto& n : r4.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
   expect_same(r4, "small4_mrvl");
+  const mlip::Options defaults;
   for (const Tiling& t : tilings()) {
+    if (t.tiles == defaults.num_tiles && t.pin == defaults.wb_pin_ocm) continue;  // r4's
     SCOPED_TRACE(fmt::format("{} tiles, pin {}", t.tiles, t.pin));
     driver::CompileOptions ot = tiled(options(target, calib, 4), t);
     ot.quantize_options.min_sqnr_db = 0.0;
