@@ -47,7 +47,7 @@ FULL_ONLY+='|^e2e\.Targets/GuideLines\.[A-Za-z]+/mrvl_llvm$'
 FULL_ONLY+='|^e2e\.Models/MeshMpi\.StreamUnderMpirunIsBitIdenticalToTheSinglePeBuild/kws_dscnn_2pes$'
 FULL_ONLY+='|^e2e\.Shared/Tarball\.BuildsWithPlainCcAndNoHeap/(kws_dscnn|ic_resnet8|ad_fc_autoencoder)$'
 FULL_ONLY+='|^e2e\.PtqDigits\.Int8AccuracyOnCWithinOnePointOfFp32$'
-FULL_ONLY+='|^e2e\.PtqInt4\.DigitsOnMrvlKeepsFourBitLayersOnTheCpu$'
+FULL_ONLY+='|^e2e\.PtqInt4\.DigitsOnMrvlRunsFourBitLayersOnTheMlip$'
 
 full="${MLIPC_TEST_FULL:-0}"
 select=()

@@ -68,6 +68,10 @@ struct RLayer {
   // the bias fp32, or an int8 layer's requantization records.
   int64_t weight_offset = -1, weight_bytes = 0, bias_offset = -1, bias_bytes = 0;
   std::string weight_name, bias_name;  // ONNX initializer names (consts-JSON)
+  // 4-bit weights (--weight-bits 4; CONV2D and FC, 8-bit): 0, or the block
+  // of their packed rows, one record of mlip/kq4_format.h per output channel
+  // (weight_bytes / channels bytes each): its commands' w4_block field.
+  int64_t w4_block = 0;
   uint64_t macs = 0;
   // The element type of its commands: fp16, or int8/uint8, or int16 (16x8:
   // CONV2D and FC) (docs/mlip-spec.md 4a).

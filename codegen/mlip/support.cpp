@@ -117,9 +117,12 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   if (limits.int8 && !layer_kind_for_op(n.op) && !reshape_view(n) && n.op != "Transpose" &&
       op_traits(n.op).view == View::None)
     return fmt::format("{} has no int8 MLIP layer", n.op);
-  // PTQ's 4-bit weights (--weight-bits 4): the MLIP's layers read int8 weights only.
-  if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4)
-    return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's int8 layers read 8-bit weights only", n.op);
+  // PTQ's 4-bit weights (--weight-bits 4): CONV2D and FC read them packed
+  // (w4_block, layers::q8_weight_bytes); what fold_qdq leaves of a marked
+  // Conv, Gemm or MatMul is a QLinearConv or QLinearMatMul, so any other
+  // marked node is not one they take.
+  if (n.attrs.get_int(ops::kWeightBitsAttr, 8) == 4 && n.op != "QLinearConv" && n.op != "QLinearMatMul")
+    return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's 4-bit layers are CONV2D and FC only", n.op);
   // 16x8 (int16 activations): the MLIP's 16x8 layers are CONV2D and FC
   // (QLinearConv, its dense form included; its rule checks both sides),
   // MAXPOOL (MaxPool; the pool rule refuses a global window), AVGPOOL

@@ -144,6 +144,7 @@ MLIP_FORMATS(MLIP_ARGS_CHECKS_)
 #define MLIP_RELOCATE_SHIFT0_(f, b)
 #define MLIP_RELOCATE_RQ_(f, b)
 #define MLIP_RELOCATE_CELL_(f, b)
+#define MLIP_RELOCATE_W4B_(f, b)
 
 #define MLIP_ARGS_FUNCTIONS_(fmt)                                                                    \
   static inline void mlip_##fmt##_decode(const mlip_cmd* c, mlip_##fmt##_args* a) {                 \

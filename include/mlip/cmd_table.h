@@ -103,6 +103,7 @@
   X(SHIFT0, 1, "in [-31, 0] (a multiplier below 1); requant ORT: MLIP_REQUANT_F32")                              \
   X(RQ, 1, "MLIP_REQUANT_FIXED or MLIP_REQUANT_ORT: the arithmetic of the command's pairs")                    \
   X(CELL, 1, "MLIP_RNN_LSTM or MLIP_RNN_GRU")                                                                    \
+  X(W4B, 1, "0 (8-bit weights) or a 4-bit weights' block, at most MLIP_INT8_MAX_TAPS; int16: 0")                  \
   X(DCVT, 0, "0 (the bytes as they are), MLIP_CVT_F32_TO_F16 (DMA_IN) or MLIP_CVT_F16_TO_F32 (DMA_OUT); converting: row_bytes even")
 
 /* DMA_IN / DMA_OUT: rows x row_bytes, strided on both sides. A converting
@@ -142,7 +143,9 @@
  * [out_h][out_w][out_c]. Output channel j of the block is channel
  * oc_base + j of the layer; its group is (oc_base + j) / oc_per_group, and
  * it reads input channels group * ic_per_group - ic_base .. + ic_per_group
- * of the block. */
+ * of the block. 8-bit with w4_block n > 0: each output channel's
+ * kh * kw * ic_per_group weights are a record of mlip/kq4_format.h (M = 1,
+ * blocks of n), mlip_kq4_bytes(1, K, n) bytes a channel. */
 #define MLIP_FIELDS_conv2d(W, A, x)                                                                              \
   W(x, in, 0, uint32_t, ANY, OCM, "input block [in_h][in_w][in_c]")                                              \
   W(x, in_h, 1, uint32_t, ANY, NZ, "input rows")                                                                 \
@@ -172,6 +175,7 @@
   W(x, act_hi, 25, float, F16, F32, "activation parameter hi")                                                   \
   A(x, clamp_lo, 24, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                            \
   A(x, clamp_hi, 25, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                                           \
+  A(x, w4_block, 23, uint32_t, Q8, W4B, "0: int8 weights; n: 4-bit weights, a packed row per channel", act)       \
   W(x, x_zp, 26, int32_t, Q8, ZP, "input zero point")                                                            \
   W(x, y_zp, 27, int32_t, Q8, ZP, "output zero point")                                                           \
   W(x, requant, 28, uint32_t, Q8, RQ, "the records' arithmetic")
@@ -182,7 +186,9 @@
  * rounds into the output (out and bias are operands only then). 8-bit: the
  * whole reduction in one command (first and last 1, no accumulator, k at
  * most MLIP_INT8_MAX_TAPS), one requantization record per output at bias
- * (int16: MLIP_REQUANT16_RECORD_BYTES each, as CONV2D's). */
+ * (int16: MLIP_REQUANT16_RECORD_BYTES each, as CONV2D's). 8-bit with
+ * w4_block n > 0: 4-bit weights, each output's row of k a record of
+ * mlip/kq4_format.h as CONV2D's. */
 #define MLIP_FIELDS_fc(W, A, x)                                                                       \
   W(x, in, 0, uint32_t, ANY, OCM, "input [n][k]")                                                     \
   W(x, weights, 1, uint32_t, ANY, PIN, "weights [out_c][k]")                                          \
@@ -199,6 +205,7 @@
   W(x, act_hi, 12, float, F16, F32, "activation parameter hi")                                        \
   A(x, clamp_lo, 11, int32_t, Q8, CLAMP, "output clamp, low", act_lo)                                 \
   A(x, clamp_hi, 12, int32_t, Q8, CLAMP, "output clamp, high", act_hi)                                \
+  A(x, w4_block, 10, uint32_t, Q8, W4B, "0: int8 weights; n: 4-bit weights, a packed row per output", act) \
   W(x, x_zp, 13, int32_t, Q8, ZP, "input zero point")                                                 \
   W(x, y_zp, 14, int32_t, Q8, ZP, "output zero point")                                                \
   W(x, requant, 15, uint32_t, Q8, RQ, "the records' arithmetic")

@@ -3,17 +3,10 @@
  * requantization, so the same bits as those values stored as int8) and are
  * stored as nibbles, unpacked one weight row at a time into the scratch.
  *
- * The packing (c/kernels/conv_integer.cpp writes it), for M rows of K
- * weights (K a padded row, mlip_kq8_conv_t.k) in blocks of `block` along K
- * (nb = ceil(K / block) blocks a row; a Conv's row is one block):
- *   bytes [0, ceil(M * K / 2)): the values q, row by row, as one stream of
- *     two's-complement int4 nibbles, value i in byte i / 2, the low nibble
- *     first (ONNX's int4 order; an odd count leaves the last high nibble 0);
- *   then ceil(M * nb / 2) bytes: each block's exponent e in [0, 4], one
- *     unsigned nibble per (row, block), in the same order.
- * The weight of row m, position k is q * 2^e (e of block k / block), an int8
- * value in [-112, 112]: PTQ's int4 values, and for a dense layer their
- * block's power-of-two sub-scale (ptq/weight_scale.h).
+ * The packing (mlip/kq4_format.h; c/kernels/conv_integer.cpp writes it)
+ * holds M rows of K weights (K a padded row, mlip_kq8_conv_t.k) in blocks of
+ * `block` along K (a Conv's row is one block): for a dense layer PTQ's
+ * power-of-two sub-scales (ptq/weight_scale.h).
  *
  * The kernels are the portable reference's (mlip_kq8_gemm_ref,
  * mlip_kq8_dw_ref) on the unpacked rows: the instruction-set variants of
@@ -26,25 +19,12 @@
 
 #include <stdint.h>
 
+#include "mlip/kq4_format.h"
 #include "mlip/kq8.h"
-
-/* Nibble i of the stream at p (the low one of a byte first). */
-static inline int32_t mlip_kq4_nibble(const uint8_t* p, int32_t i) { return (p[i >> 1] >> ((i & 1) * 4)) & 0xF; }
-
-/* The bytes of M rows of K 4-bit weights in blocks of `block`, exponents included. */
-static inline int32_t mlip_kq4_bytes(int32_t M, int32_t K, int32_t block) {
-  return (M * K + 1) / 2 + (M * ((K + block - 1) / block) + 1) / 2;
-}
 
 /* Row m of the M rows of K weights packed at w4, as int8 values, into row. */
 static inline void mlip_kq4_row(const uint8_t* w4, int32_t M, int32_t K, int32_t block, int32_t m, int8_t* row) {
-  const uint8_t* e = w4 + (M * K + 1) / 2;
-  const int32_t nb = (K + block - 1) / block;
-  int32_t k;
-  for (k = 0; k < K; ++k) {
-    const int32_t q = (mlip_kq4_nibble(w4, m * K + k) ^ 8) - 8; /* sign-extended */
-    row[k] = (int8_t)(q * (1 << mlip_kq4_nibble(e, m * nb + k / block)));
-  }
+  mlip_kq4_unpack(w4, M, K, block, m, 0, K, row);
 }
 
 /* The scratch bytes mlip_kq4_conv needs: kq8's, then a row of weights (a

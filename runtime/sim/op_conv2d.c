@@ -24,8 +24,15 @@ mlip_status mlip_sim_check_conv2d(const mlip_sim_view* v, uint32_t section, cons
   if (q8 && (mlip_sim_mul3(a->kh, a->kw, a->ic_per_group) > MLIP_INT8_MAX_TAPS || a->clamp_lo > a->clamp_hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
+  /* 4-bit weights (w4_block n, its rule: 8-bit only): a block inside a row,
+     a packed row per output channel. */
+  if (a->w4_block > mlip_sim_mul3(a->kh, a->kw, a->ic_per_group)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
   in_len = mlip_sim_mul4(a->in_h, a->in_w, a->in_c, eb);
-  w_len = mlip_sim_sat_mul(mlip_sim_mul4(a->out_c, a->kh, a->kw, a->ic_per_group), wb);
+  w_len = a->w4_block != 0u
+              ? (uint64_t)a->out_c * mlip_sim_w4_row_bytes(mlip_sim_mul3(a->kh, a->kw, a->ic_per_group), a->w4_block)
+              : mlip_sim_sat_mul(mlip_sim_mul4(a->out_c, a->kh, a->kw, a->ic_per_group), wb);
   b_len = (uint64_t)a->out_c * bb;
   out_len = mlip_sim_mul4(a->out_h, a->out_w, a->out_c, eb);
   MLIP_TRY(mlip_sim_check_ocm(v, a->in, in_len));
@@ -271,6 +278,7 @@ static void conv_depthwise_block(const conv_geom* g, size_t j, size_t nj) {
 
 static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_t* ocm); /* below */
 static MLIP_SIM_NOINLINE mlip_status conv2d_q16(const mlip_conv2d_args* a, uint8_t* ocm); /* below */
+static MLIP_SIM_NOINLINE mlip_status conv2d_q4(const mlip_conv2d_args* a, uint8_t* ocm);  /* below */
 
 mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {
   const mlip_conv2d_args* a = &d->u.conv2d;
@@ -280,7 +288,7 @@ mlip_status mlip_sim_exec_conv2d(const mlip_sim_env* env, uint8_t* ocm, const ml
     return conv2d_q16(a, ocm);
   }
   if (a->dtype != MLIP_DT_FP16) {
-    return conv2d_q8(a, ocm);
+    return a->w4_block != 0u ? conv2d_q4(a, ocm) : conv2d_q8(a, ocm);
   }
   g.in = ocm + a->in;
   g.wt = ocm + a->weights;
@@ -514,6 +522,63 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q8(const mlip_conv2d_args* a, uint8_
           }
         }
         mlip_sim_q8_store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, zy, lo, hi);
+      }
+    }
+  }
+  return MLIP_OK;
+}
+
+/* ---- 4-bit weights (w4_block n > 0) -------------------------------------- *
+ * conv2d_q8's reference loop, one output channel at a time: its packed row
+ * (mlip/kq4_format.h) unpacked once into int8 values when it has at most
+ * MLIP_SIM_W4_ROW weights, else each weight unpacked on read. The same
+ * integer sums, so the bits of the int8 command on the unpacked values. */
+static MLIP_SIM_NOINLINE mlip_status conv2d_q4(const mlip_conv2d_args* a, uint8_t* ocm) {
+  const uint32_t dt = a->dtype;
+  const uint8_t* in = ocm + a->in;
+  const uint8_t* wt = ocm + a->weights;
+  const uint8_t* rec = ocm + a->bias;
+  uint8_t* out = ocm + a->out;
+  const int64_t in_h = a->in_h, in_w = a->in_w;
+  const size_t in_c = a->in_c;
+  const size_t out_h = a->out_h, out_w = a->out_w, out_c = a->out_c;
+  const size_t kh_n = a->kh, kw_n = a->kw;
+  const size_t icpg = a->ic_per_group, ocpg = a->oc_per_group;
+  const uint32_t k = a->kh * a->kw * a->ic_per_group; /* at most MLIP_INT8_MAX_TAPS: checked */
+  const uint64_t rb = mlip_sim_w4_row_bytes(k, a->w4_block);
+  int8_t row[MLIP_SIM_W4_ROW];
+  size_t oh, ow, j, kh, kw;
+  if (!mlip_sim_q8_records_ok(rec, out_c, a->requant) || !mlip_sim_w4_ok(wt, out_c, k, a->w4_block)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (j = 0; j < out_c; ++j) {
+    const size_t cbase = (size_t)((((uint64_t)a->oc_base + j) / ocpg) * icpg - a->ic_base);
+    const uint8_t* wj = wt + j * rb;
+    const int unpacked = k <= MLIP_SIM_W4_ROW;
+    if (unpacked) {
+      mlip_kq4_unpack(wj, 1, (int32_t)k, (int32_t)a->w4_block, 0, 0, (int32_t)k, row);
+    }
+    for (oh = 0; oh < out_h; ++oh) {
+      for (ow = 0; ow < out_w; ++ow) {
+        int32_t acc = 0;
+        for (kh = 0; kh < kh_n; ++kh) {
+          const int64_t ih = (int64_t)oh * a->stride_h - a->pad_top + (int64_t)kh * a->dil_h;
+          if (ih < 0 || ih >= in_h) {
+            continue; /* padding: the zero point, a real 0 */
+          }
+          for (kw = 0; kw < kw_n; ++kw) {
+            const int64_t iw = (int64_t)ow * a->stride_w - a->pad_left + (int64_t)kw * a->dil_w;
+            const uint8_t* xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
+            const size_t t0 = (kh * kw_n + kw) * icpg;
+            if (iw < 0 || iw >= in_w) {
+              continue;
+            }
+            acc += unpacked ? mlip_sim_q8_dot(dt, xp, (const uint8_t*)row + t0, icpg, a->x_zp)
+                            : mlip_sim_q4_dot(dt, xp, wj, k, a->w4_block, t0, icpg, a->x_zp);
+          }
+        }
+        mlip_sim_q8_store_requantized(out + (oh * out_w + ow) * out_c + j, acc, rec, j, a->y_zp, a->clamp_lo,
+                                      a->clamp_hi);
       }
     }
   }

@@ -27,8 +27,13 @@ mlip_status mlip_sim_check_fc(const mlip_sim_view* v, uint32_t section, const ml
   if (q8 && (k > MLIP_INT8_MAX_TAPS || a->clamp_lo > a->clamp_hi)) {
     return MLIP_ERR_INVALID_ARG;
   }
+  /* 4-bit weights (w4_block, its rule: 8-bit only): a block inside a row,
+     a packed row per output. */
+  if (a->w4_block > k) {
+    return MLIP_ERR_INVALID_ARG;
+  }
   in_len = mlip_sim_mul3(n, k, eb);
-  w_len = mlip_sim_mul3(oc, k, wb);
+  w_len = a->w4_block != 0u ? oc * mlip_sim_w4_row_bytes(k, a->w4_block) : mlip_sim_mul3(oc, k, wb);
   acc_len = q8 ? 0u : mlip_sim_mul3(n, oc, 4u);
   b_len = oc * bb;
   out_len = mlip_sim_mul3(n, oc, eb);
@@ -186,9 +191,40 @@ static mlip_status fc_q16(const mlip_fc_args* a, uint8_t* ocm) {
   return MLIP_OK;
 }
 
-/* The integer forms: 8-bit, or 16x8. */
+/* 8-bit with 4-bit weights (w4_block n > 0): fc_q8 one output at a time,
+   its packed row (mlip/kq4_format.h) unpacked in pieces of at most
+   MLIP_SIM_W4_ROW weights, each piece's sum added (integers: the same
+   value). */
+static mlip_status fc_q4(const mlip_fc_args* a, uint8_t* ocm) {
+  const uint8_t* wt = ocm + a->weights;
+  const uint8_t* rec = ocm + a->bias;
+  const size_t n_n = a->n, k_n = a->k, oc_n = a->out_c;
+  const uint64_t rb = mlip_sim_w4_row_bytes(a->k, a->w4_block);
+  int8_t row[MLIP_SIM_W4_ROW];
+  size_t n, o, k0;
+  if (!mlip_sim_q8_records_ok(rec, oc_n, a->requant) || !mlip_sim_w4_ok(wt, oc_n, a->k, a->w4_block)) {
+    return MLIP_ERR_INVALID_ARG;
+  }
+  for (n = 0; n < n_n; ++n) {
+    for (o = 0; o < oc_n; ++o) {
+      int32_t acc = 0; /* at most 33025 products of at most 255 * 128: no overflow */
+      for (k0 = 0; k0 < k_n; k0 += MLIP_SIM_W4_ROW) {
+        const size_t kc = k_n - k0 < MLIP_SIM_W4_ROW ? k_n - k0 : MLIP_SIM_W4_ROW;
+        mlip_kq4_unpack(wt + o * rb, 1, (int32_t)k_n, (int32_t)a->w4_block, 0, (int32_t)k0, (int32_t)kc, row);
+        acc += mlip_sim_q8_dot(a->dtype, ocm + a->in + n * k_n + k0, (const uint8_t*)row, kc, a->x_zp);
+      }
+      mlip_sim_q8_store_requantized(ocm + a->out + n * oc_n + o, acc, rec, o, a->y_zp, a->clamp_lo, a->clamp_hi);
+    }
+  }
+  return MLIP_OK;
+}
+
+/* The integer forms: 8-bit (int8 or 4-bit weights), or 16x8. */
 static mlip_status fc_integer(const mlip_fc_args* a, uint8_t* ocm) {
-  return a->dtype == MLIP_DT_INT16 ? fc_q16(a, ocm) : fc_q8(a, ocm);
+  if (a->dtype == MLIP_DT_INT16) {
+    return fc_q16(a, ocm);
+  }
+  return a->w4_block != 0u ? fc_q4(a, ocm) : fc_q8(a, ocm);
 }
 
 mlip_status mlip_sim_exec_fc(const mlip_sim_env* env, uint8_t* ocm, const mlip_decoded_cmd* d) {

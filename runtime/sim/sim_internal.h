@@ -20,6 +20,7 @@
 #include "mlip/cmdbuf.h"
 #define MLIP_KMATH_NO_FLOAT16 /* fp16.c has them (mlip/region.h) */
 #include "mlip/kmath.h"
+#include "mlip/kq4_format.h"
 #include "mlip/region.h"
 #include "mlip/requant.h"
 #include "mlip/status.h"
@@ -590,6 +591,47 @@ static inline int32_t mlip_sim_q8_dot(uint32_t dt, const uint8_t* x, const uint8
   size_t i;
   for (i = 0; i < n; ++i) {
     acc += (mlip_sim_q8_value(x[i], sx) - zx) * mlip_sim_q8_value(w[i], 0x80);
+  }
+  return acc;
+}
+
+/* ---- 4-bit weights (CONV2D and FC with w4_block n > 0) ----------------------
+ * Each output channel's row of K weights is a record of mlip/kq4_format.h
+ * of its own (M = 1, blocks of n), unpacked on read: the arithmetic is the
+ * 8-bit command's on the values (docs/command-buffer.md "int8 commands"). */
+
+/* The bytes of one channel's packed row (k at most MLIP_INT8_MAX_TAPS, block
+   in [1, k]: the callers checked both). */
+static inline uint64_t mlip_sim_w4_row_bytes(uint64_t k, uint32_t block) {
+  return (uint64_t)mlip_kq4_bytes(1, (int32_t)k, (int32_t)block);
+}
+
+/* Whether the rows of `rows` channels at w4 hold no exponent above
+   MLIP_KQ4_MAX_EXPONENT: data in OCM, checked when the command runs. */
+static inline int mlip_sim_w4_ok(const uint8_t* w4, size_t rows, uint32_t k, uint32_t block) {
+  const uint64_t rb = mlip_sim_w4_row_bytes(k, block);
+  size_t j;
+  for (j = 0; j < rows; ++j) {
+    if (!mlip_kq4_exponents_ok(w4 + j * rb, 1, (int32_t)k, (int32_t)block)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The weights of a packed row the executors unpack at once into a local
+   buffer (a longer row is read weight by weight: mlip_sim_q4_dot). */
+#define MLIP_SIM_W4_ROW 2048u
+
+/* mlip_sim_q8_dot with the weights t0 .. t0 + n - 1 of the packed row at
+   w4 (k weights, blocks of `block`). */
+static inline int32_t mlip_sim_q4_dot(uint32_t dt, const uint8_t* x, const uint8_t* w4, uint32_t k, uint32_t block,
+                                      size_t t0, size_t n, int32_t zx) {
+  const int32_t sx = mlip_sim_q8_sign(dt);
+  int32_t acc = 0; /* callers bound n (MLIP_INT8_MAX_TAPS), |w| <= 128: no overflow */
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    acc += (mlip_sim_q8_value(x[i], sx) - zx) * mlip_kq4_weight(w4, 1, (int32_t)k, (int32_t)block, 0, (int32_t)(t0 + i));
   }
   return acc;
 }

@@ -302,6 +302,7 @@ int mlip_sim_rule_ok(uint32_t rule, uint32_t v, uint32_t dt, uint32_t requant) {
     case MLIP_RULE_SHIFT0: return ort ? s == MLIP_REQUANT_F32 : s >= MLIP_REQUANT_MIN_SHIFT && s <= 0;
     case MLIP_RULE_RQ: return v == MLIP_REQUANT_FIXED || v == MLIP_REQUANT_ORT;
     case MLIP_RULE_CELL: return v == MLIP_RNN_LSTM || v == MLIP_RNN_GRU;
+    case MLIP_RULE_W4B: return dt == MLIP_DT_INT16 ? v == 0u : v <= MLIP_INT8_MAX_TAPS;
     default: return 1; /* the markers: the opcode's own check, the pinning, the docs */
   }
 }
@@ -343,6 +344,7 @@ typedef struct field_check {
 #define CHECK_ROW_SHIFT0_(x, name, when) CHECK_ROW_(x, name, when, SHIFT0)
 #define CHECK_ROW_RQ_(x, name, when) CHECK_ROW_(x, name, when, RQ)
 #define CHECK_ROW_CELL_(x, name, when) CHECK_ROW_(x, name, when, CELL)
+#define CHECK_ROW_W4B_(x, name, when) CHECK_ROW_(x, name, when, W4B)
 #define CHECK_W_(x, name, word, type, when, rule, doc) CHECK_ROW_##rule##_(x, name, when)
 #define CHECK_A_(x, name, word, type, when, rule, doc, shadow) CHECK_ROW_##rule##_(x, name, when)
 #define CHECK_TABLE_(fmt) static const field_check checks_##fmt[] = {MLIP_FIELDS_##fmt(CHECK_W_, CHECK_A_, fmt){0xFFu, 0u}};

@@ -3,12 +3,15 @@
 //   digits_calib200.npz) and scored on the 397 test images through the
 //   generated program at 4 bits on "c": top-1 accuracy within 2 points of
 //   fp32 (388/397), its constants about half the 8-bit build's; on
-//   "mrvl, c" (the full mode: MLIPC_TEST_FULL=1) the 4-bit layers stay on the CPU with their
-//   reason and the outputs are those of "c";
+//   "mrvl, c" (the full mode: MLIPC_TEST_FULL=1) the 4-bit layers run on
+//   the MLIP (CONV2D and FC reading packed rows), their weights about half
+//   the 8-bit build's, and the outputs are those of "c" on every tiling of
+//   tilings();
 // - a small Conv + Relu + Gemm model: the 4-bit build's outputs are
 //   bit-identical to an 8-bit build of the same weight values (its
-//   --emit-qdq model compiled as a QDQ model), on "c" and on "mrvl, c";
-//   the generated code reads nibbles (mlip_kq4_conv).
+//   --emit-qdq model compiled as a QDQ model), on "c" (the generated code
+//   reads nibbles, mlip_kq4_conv) and on "mrvl, c" (both layers on the MLIP
+//   with 4-bit weights, on every tiling of tilings()).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,6 +28,7 @@
 #include "ops/evaluator.h"
 #include "support/file_util.h"
 #include "digits_ptq.h"
+#include "models.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 #include "testlib/tensors.h"
@@ -89,23 +93,64 @@ TEST(PtqInt4, DigitsWithinTwoPointsOfFp32AndHalfTheConstants) {
   EXPECT_LT(ratio, 0.6);
 }
 
-// "mrvl, c": the 4-bit layers stay on the CPU with their reason; the outputs
-// are "c"'s. Left to the full mode by scripts/test.sh's FULL_ONLY (the
-// reason's rule has its unit test, MlipSupport).
-TEST(PtqInt4, DigitsOnMrvlKeepsFourBitLayersOnTheCpu) {
+// The bytes of the MLIP's weights (every region's WEIGHTS section), and how
+// many CONV2D and FC layers read 4-bit weights (their nodes JSON says so).
+struct MlipWeights {
+  uint64_t bytes = 0;
+  size_t four_bit_layers = 0, layers = 0;
+};
+MlipWeights mlip_weights(const driver::CompileResult& r) {
+  MlipWeights w;
+  for (const auto& region : r.mlip.regions) {
+    w.bytes += region->report.weight_bytes;
+    w.layers += region->report.layers.size();
+    // the key only a 4-bit layer has (layers::json_weights)
+    for (size_t at = region->nodes_json.find("\"weight_bits\""); at != std::string::npos;
+         at = region->nodes_json.find("\"weight_bits\"", at + 1))
+      ++w.four_bit_layers;
+  }
+  return w;
+}
+
+driver::CompileOptions tiled(driver::CompileOptions o, const Tiling& t) {
+  o.mlip.num_tiles = t.tiles;
+  o.mlip.wb_pin_ocm = t.pin;
+  return o;
+}
+
+// "mrvl, c": the 4-bit layers run on the MLIP (no node stays on the CPU for
+// its 4-bit weights), their weights about half the 8-bit build's, and the
+// outputs on the 397 images are "c"'s on every tiling. Left to the full
+// mode by scripts/test.sh's FULL_ONLY (PTQ builds are slow; the small model
+// below checks the same in the default mode).
+TEST(PtqInt4, DigitsOnMrvlRunsFourBitLayersOnTheMlip) {
   const fs::path calib = kData / "ptq" / "digits_calib200.npz";
   const driver::CompileResult rc = driver::compile_model(digits_model(), options("c", calib, 4));
-  const driver::CompileResult rm = driver::compile_model(digits_model(), options("mrvl, c", calib, 4));
-  for (const auto& region : rm.mlip.regions)
-    for (const auto& l : region->report.layers)
-      EXPECT_TRUE(l.kind != "conv2d" && l.kind != "fc") << "a 4-bit " << l.kind << " layer on the MLIP";
-  int told = 0;  // the two Convs and two Gemms (1x1 QLinearConvs), each with its reason
-  for (const auto& n : rm.mlip.cpu_nodes) told += n.reason.find("4-bit weights") != std::string::npos;
-  EXPECT_EQ(told, 4);
-  std::vector<TensorData> oc, om;
-  const int cc = digits_correct(rc, "digits_c_again", &oc), cm = digits_correct(rm, "digits_mrvl", &om);
-  EXPECT_EQ(cc, cm);
-  EXPECT_EQ(oc, om);
+  std::vector<TensorData> oc;
+  const int cc = digits_correct(rc, "digits_c_again", &oc);
+  bool first = true;
+  for (const Tiling& t : tilings()) {
+    SCOPED_TRACE(fmt::format("{} tiles, pin {}", t.tiles, t.pin));
+    const driver::CompileResult rm = driver::compile_model(digits_model(), tiled(options("mrvl, c", calib, 4), t));
+    for (const auto& n : rm.mlip.cpu_nodes)
+      EXPECT_EQ(n.reason.find("4-bit weights"), std::string::npos) << n.node << ": " << n.reason;
+    const MlipWeights w4 = mlip_weights(rm);
+    EXPECT_EQ(w4.four_bit_layers, 4u);  // both Convs and both Gemms
+    if (first) {  // the 8-bit build's weights (its calibration does not change their size)
+      const driver::CompileResult r8 = driver::compile_model(digits_model(), tiled(options("mrvl, c", calib, 8), t));
+      const MlipWeights w8 = mlip_weights(r8);
+      EXPECT_EQ(w8.four_bit_layers, 0u);
+      fmt::print("digits on \"mrvl, c\": MLIP weights {} bytes at 4 bits, {} at 8 (ratio {:.3f}), {} layers on the "
+                 "MLIP\n",
+                 w4.bytes, w8.bytes, static_cast<double>(w4.bytes) / static_cast<double>(w8.bytes), w4.layers);
+      EXPECT_LT(static_cast<double>(w4.bytes), 0.6 * static_cast<double>(w8.bytes));
+      first = false;
+    }
+    std::vector<TensorData> om;
+    const int cm = digits_correct(rm, fmt::format("digits_mrvl_t{}p{}", t.tiles, t.pin), &om);
+    EXPECT_EQ(cc, cm);
+    EXPECT_EQ(oc, om);
+  }
 }
 
 // Conv (3 -> 8, 3x3) + Relu + Flatten + Gemm (8*6*6 -> 10, K = 288: nine blocks of 32).
@@ -153,16 +198,36 @@ void expect_same_bits_as_int8_values(const std::string& target) {
   if (target == "c") back.quantize = "int8";
   const driver::CompileResult r8 = driver::compile_model(qdq, back);
   EXPECT_LT(r4.module.constants_size, r8.module.constants_size);
-  if (target != "c") {  // both layers on the CPU, saying why
-    int told = 0;
-    for (const auto& n : r4.mlip.cpu_nodes) told += n.reason.find("4-bit weights") != std::string::npos;
-    EXPECT_EQ(told, 2);
-  }
-  host::HostModel m4 = build(r4, "small4_" + tag), m8 = build(r8, "small8_" + tag);
+  host::HostModel m8 = build(r8, "small8_" + tag);
   const io::NamedTensors others = random_set(8, 2);
-  for (int64_t i = 0; i < 8; ++i) {
-    const io::NamedTensors in = {{"x", sample(others[0].second, i, {1, 3, 6, 6})}};
-    EXPECT_EQ(m4.run(in).outputs[0].second, m8.run(in).outputs[0].second) << "input " << i;
+  std::vector<TensorData> want;
+  for (int64_t i = 0; i < 8; ++i) want.push_back(m8.run({{"x", sample(others[0].second, i, {1, 3, 6, 6})}}).outputs[0].second);
+  auto expect_same = [&](const driver::CompileResult& r, const std::string& name) {
+    host::HostModel m4 = build(r, name);
+    for (int64_t i = 0; i < 8; ++i)
+      EXPECT_EQ(m4.run({{"x", sample(others[0].second, i, {1, 3, 6, 6})}}).outputs[0].second,
+                want[static_cast<size_t>(i)])
+          << "input " << i;
+  };
+  if (target == "c") return expect_same(r4, "small4_c");
+  // "mrvl, c": both layers on the MLIP with 4-bit weights (the Gemm's K =
+  // 288 reads a flattened NHWC input, so its blocks are the MLIP's order's:
+  // layers::q8_weight_bytes), fewer weight bytes than the 8-bit build's,
+  // the 8-bit build's bits on every tiling (each its own PTQ build: the
+  // model is small).
+  EXPECT_EQ(mlip_weights(r4).four_bit_layers, 2u);
+  EXPECT_LT(mlip_weights(r4).bytes, mlip_weights(r8).bytes);
+  for (const auto& n : r4.mlip.cpu_nodes) EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+  expect_same(r4, "small4_mrvl");
+  const mlip::Options defaults;
+  for (const Tiling& t : tilings()) {
+    if (t.tiles == defaults.num_tiles && t.pin == defaults.wb_pin_ocm) continue;  // r4's
+    SCOPED_TRACE(fmt::format("{} tiles, pin {}", t.tiles, t.pin));
+    driver::CompileOptions ot = tiled(options(target, calib, 4), t);
+    ot.quantize_options.min_sqnr_db = 0.0;
+    const driver::CompileResult rt = driver::compile_model(model, ot);
+    EXPECT_EQ(mlip_weights(rt).four_bit_layers, 2u);
+    expect_same(rt, fmt::format("small4_mrvl_t{}p{}", t.tiles, t.pin));
   }
 }
 

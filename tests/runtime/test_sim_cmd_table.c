@@ -386,6 +386,7 @@ static uint32_t bad_values(uint32_t rule, uint32_t dt, uint32_t out[4]) {
     case MLIP_RULE_SHIFT0: out[n++] = 1u; out[n++] = (uint32_t)-32; break;
     case MLIP_RULE_RQ: out[n++] = 2u; out[n++] = 0xFFFFFFFFu; break;
     case MLIP_RULE_CELL: out[n++] = 0u; out[n++] = 3u; break;
+    case MLIP_RULE_W4B: out[n++] = MLIP_INT8_MAX_TAPS + 1u; if (dt == MLIP_DT_INT16) out[n++] = 1u; break;
     default: break;
   }
   return n;

@@ -4,7 +4,11 @@
    bias's int32 saturation, the extreme shift, output clamps; the int8 MAC
    rate of the cycle model; the validator's refusals of bad int8 fields and
    the executor's refusal of a damaged requantization record (output
-   untouched). */
+   untouched); 4-bit weights (w4_block, mlip/kq4_format.h): the packing and
+   unpacking by hand (int4 -8..7, odd counts, block exponents 0..4), CONV2D
+   and FC reading them, bit-identical to the int8 command on the unpacked
+   values, and the refusals (block past the row, int16, the packed size
+   past OCM, an exponent above 4 in OCM). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1166,7 +1170,8 @@ static void test_validate_fc(void** state) {
   assert_int_equal(FC_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG);
   assert_int_equal(FC_WITH(bias, 4000), MLIP_ERR_INVALID_ARG); /* unaligned */
   assert_int_equal(FC_WITH(bias, 4096), MLIP_ERR_BOUNDS);
-  assert_int_equal(FC_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  /* word 10 of an 8-bit FC is w4_block (the fp16 act's): 4-bit weights, not an activation */
+  assert_int_equal(FC_WITH(w4_block, 4), MLIP_ERR_INVALID_ARG);  /* a block past k = 3 */
   assert_int_equal(FC_WITH(n, 0), MLIP_ERR_INVALID_ARG);
   assert_int_equal(FC_WITH(out, 0), MLIP_ERR_INVALID_ARG);      /* output over the input */
   assert_int_equal(FC_WITH(out, 768), MLIP_ERR_INVALID_ARG);    /* output over the records */
@@ -1204,7 +1209,8 @@ static void test_validate_conv(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG); /* lo > hi */
   assert_int_equal(CONV_WITH(clamp_hi, -129), MLIP_ERR_INVALID_ARG);
   assert_int_equal(CONV_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG); /* records required */
-  assert_int_equal(CONV_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);   /* clamps, not activations */
+  /* word 23 of an 8-bit CONV2D is w4_block (the fp16 act's): clamps, not activations */
+  assert_int_equal(CONV_WITH(w4_block, 10), MLIP_ERR_INVALID_ARG);         /* a block past K = 9 */
   assert_int_equal(CONV_WITH(dtype, MLIP_DT_FP16), MLIP_ERR_INVALID_ARG);       /* fp16 in an int8 buffer */
   assert_int_equal(CONV_WITH(dtype, 4), MLIP_ERR_INVALID_ARG);             /* no such type (3 is int16) */
   assert_int_equal(CONV_WITH(bias, 4000), MLIP_ERR_INVALID_ARG);           /* records unaligned */
@@ -1294,6 +1300,258 @@ static void test_validate_add_gpool(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
+/* ---- 4-bit weights ------------------------------------------------------- */
+
+/* Three rows of K = 3 in blocks of 2 (two blocks a row, the second of one
+   value): q and e by hand, the weight q * 2^e.
+     row 0: q -8, 7 | -5   e 0 | 2  -> -8, 7, -20
+     row 1: q 3, -5 | 5    e 1 | 4  -> 6, -10, 80
+     row 2: q 7, 0 | -8    e 3 | 0  -> 56, 0, -8
+   (each e the smallest that holds its block, as the packer chooses: -10
+   needs 2^1, -20 2^2, 80 2^4, 56 2^3). Each row is a record of its own
+   (M = 1): ceil(3 / 2) = 2 bytes of nibbles, the low one first (an odd
+   count leaves the high nibble 0), then ceil(2 / 2) = 1 byte of
+   exponents. -8 is 0x8, -5 0xB. */
+static const int8_t kW4Values[9] = {-8, 7, -20, 6, -10, 80, 56, 0, -8};
+static const uint8_t kW4Rows[9] = {0x78, 0x0B, 0x20, 0xB3, 0x05, 0x41, 0x07, 0x08, 0x03};
+
+static void test_w4_format(void** state) {
+  uint8_t row[3];
+  int32_t m, k, bad = -1;
+  (void)state;
+  assert_int_equal(mlip_kq4_bytes(1, 3, 2), 3);
+  assert_int_equal(mlip_kq4_bytes(3, 3, 2), 5 + 3); /* one record of three rows: 9 nibbles, 6 exponents */
+  for (m = 0; m < 3; ++m) {
+    assert_int_equal(mlip_kq4_pack(kW4Values + 3 * m, 1, 3, 2, row, NULL), 0);
+    assert_memory_equal(row, kW4Rows + 3 * m, 3);
+    for (k = 0; k < 3; ++k) {
+      assert_int_equal(mlip_kq4_weight(kW4Rows + 3 * m, 1, 3, 2, 0, k), kW4Values[3 * m + k]);
+    }
+  }
+  /* Every int4 nibble sign-extends: 0x8 .. 0xF are -8 .. -1. */
+  for (k = 0; k < 16; ++k) {
+    const uint8_t r[2] = {(uint8_t)k, 0x00};
+    assert_int_equal(mlip_kq4_weight(r, 1, 1, 1, 0, 0), k < 8 ? k : k - 16);
+  }
+  /* The extremes of e = 4: -8 * 16 = -128 and 7 * 16 = 112. */
+  {
+    const int8_t v[2] = {-128, 112};
+    assert_int_equal(mlip_kq4_exponent(v, 2), 4);
+  }
+  /* 9 (odd, above 7) is no int4 times 2^0..2^4: refused, its block named. */
+  {
+    const int8_t v[4] = {1, 2, 9, 0};
+    uint8_t out[4];
+    assert_int_equal(mlip_kq4_exponent(v + 2, 1), -1);
+    assert_int_equal(mlip_kq4_pack(v, 1, 4, 2, out, &bad), -1);
+    assert_int_equal(bad, 1);
+  }
+  {
+    const uint8_t e5[3] = {0x11, 0x01, 0x50};
+    for (m = 0; m < 3; ++m) {
+      assert_int_equal(mlip_kq4_exponents_ok(kW4Rows + 3 * m, 1, 3, 2), 1);
+    }
+    assert_int_equal(mlip_kq4_exponents_ok(e5, 1, 3, 2), 0);
+  }
+}
+
+/* A 1x1 CONV2D of one position, 3 input channels (K = 3, odd) and 3 output
+   channels (odd) with the rows above at 1536, blocks of 2: inputs 1, 2, 3
+   (x_zp 0) give -8 + 14 - 60 = -54, 6 - 20 + 240 = 226, 56 + 0 - 24 = 32,
+   times M = 0.5: -27, 113, 16. The same command with the int8 values at 512
+   (w4_block 0) gives the same bytes. */
+static void test_conv_w4(void** state) {
+  mlip_decoded_cmd* c;
+  uint8_t want[3];
+  int i;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < 3; ++i) {
+    set8((uint32_t)i, i + 1);
+    set_record(768, (uint32_t)i, 0, 1 << 30, 0);
+  }
+  for (i = 0; i < 9; ++i) {
+    set8(512u + (uint32_t)i, kW4Values[i]);
+    ocm[1536 + i] = kW4Rows[i];
+  }
+  c = conv8(MLIP_DT_INT8, 1, 1, 3, 1, 1, 3, 1, 1);
+  assert_int_equal(run(), MLIP_OK);
+  memcpy(want, ocm + 1024, 3);
+  assert_int_equal(get_i8(1024), -27);
+  assert_int_equal(get_i8(1025), 113);
+  assert_int_equal(get_i8(1026), 16);
+  memset(ocm + 1024, 0, 3);
+  c->u.conv2d.weights = 1536;
+  c->u.conv2d.w4_block = 2;
+  assert_int_equal(run(), MLIP_OK);
+  assert_memory_equal(ocm + 1024, want, 3);
+  /* An exponent of 5 in OCM is refused when the command runs, before it writes. */
+  ocm[1536 + 5] = 0x51;
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* A 3x3 CONV2D, pad 1, stride 1, over a 4x4x3 int8 input (x_zp 3), 5
+   output channels (K = 27 in blocks of 4: the last of 3) with weights q *
+   2^e from a fixed sequence: the 4-bit command's 80 outputs are the int8
+   command's. */
+static void test_conv_w4_matches_int8(void** state) {
+  uint8_t want[80];
+  int8_t w[5 * 27];
+  uint32_t seed = 12345u;
+  int i, j;
+  mlip_decoded_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < 48; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    set8((uint32_t)i, (int32_t)((seed >> 16) % 256u) - 128);
+  }
+  for (j = 0; j < 5; ++j) {
+    for (i = 0; i < 27; ++i) {
+      int32_t q, e;
+      seed = seed * 1103515245u + 12345u;
+      q = (int32_t)((seed >> 16) % 16u) - 8;
+      e = (j + i / 4) % 5; /* one exponent per block of 4 */
+      w[j * 27 + i] = (int8_t)(q * (1 << e));
+      set8(512u + (uint32_t)(j * 27 + i), w[j * 27 + i]);
+    }
+    set_record(768, (uint32_t)j, j * 100 - 200, 1 << 30, -(j % 3));
+    assert_int_equal(mlip_kq4_pack(w + j * 27, 1, 27, 4, ocm + 1536 + j * mlip_kq4_bytes(1, 27, 4), NULL), 0);
+  }
+  c = conv8(MLIP_DT_INT8, 4, 4, 3, 4, 4, 5, 3, 3);
+  c->u.conv2d.pad_top = 1;
+  c->u.conv2d.pad_left = 1;
+  c->u.conv2d.x_zp = 3;
+  assert_int_equal(run(), MLIP_OK);
+  memcpy(want, ocm + 1024, sizeof want);
+  memset(ocm + 1024, 0, sizeof want);
+  c->u.conv2d.weights = 1536;
+  c->u.conv2d.w4_block = 4;
+  assert_int_equal(run(), MLIP_OK);
+  assert_memory_equal(ocm + 1024, want, sizeof want);
+}
+
+/* FC with the rows above: two input rows, 1, 2, 3 and -1, 0, 1 (x_zp 0):
+   -27, 113, 16 as the CONV2D, then (8 - 20) / 2 = -6, (-6 + 80) / 2 = 37,
+   (-56 - 8) / 2 = -32; bit-identical to the int8 FC. */
+static void test_fc_w4(void** state) {
+  mlip_decoded_cmd* c;
+  uint8_t want[6];
+  int i;
+  (void)state;
+  fresh(MLIP_LAYER_FC);
+  for (i = 0; i < 3; ++i) {
+    set8((uint32_t)i, i + 1);
+    set8(3u + (uint32_t)i, i - 1);
+    set_record(768, (uint32_t)i, 0, 1 << 30, 0);
+  }
+  for (i = 0; i < 9; ++i) {
+    set8(512u + (uint32_t)i, kW4Values[i]);
+    ocm[1536 + i] = kW4Rows[i];
+  }
+  c = fc8(MLIP_DT_INT8, 2, 3, 3);
+  assert_int_equal(run(), MLIP_OK);
+  memcpy(want, ocm + 1024, 6);
+  memset(ocm + 1024, 0, 6);
+  c->u.fc.weights = 1536;
+  c->u.fc.w4_block = 2;
+  assert_int_equal(run(), MLIP_OK);
+  assert_memory_equal(ocm + 1024, want, 6);
+  assert_int_equal(get_i8(1024), -27);
+  assert_int_equal(get_i8(1025), 113);
+  assert_int_equal(get_i8(1026), 16);
+  assert_int_equal(get_i8(1027), -6);
+  assert_int_equal(get_i8(1028), 37);
+  assert_int_equal(get_i8(1029), -32);
+  ocm[1536 + 2] = 0x60; /* row 0's second block at e = 6 */
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+}
+
+/* Rows longer than the executors' local buffer (MLIP_SIM_W4_ROW): a 1x1
+   CONV2D of 2049 input channels (each weight unpacked on read) and an FC
+   of k = 2500 in blocks of 100 (unpacked in two pieces); each output is
+   the requantized sum of the weights mlip_kq4_weight gives. */
+static void test_w4_long_rows(void** state) {
+  const uint32_t kc = 2049u, kf = 2500u;
+  int8_t w[2500];
+  int32_t acc = 0;
+  uint32_t i;
+  mlip_decoded_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_CONV2D);
+  for (i = 0; i < kc; ++i) {
+    set8(i, (int32_t)(i % 7u) - 3);
+    w[i] = (int8_t)(((int32_t)(i % 15u) - 7) * 8); /* one block at e = 3 */
+  }
+  assert_true(MLIP_SIM_W4_ROW < kc);
+  assert_int_equal(mlip_kq4_pack(w, 1, (int32_t)kc, (int32_t)kc, ocm + 2176, NULL), 0);
+  for (i = 0; i < kc; ++i) {
+    acc += ((int32_t)(i % 7u) - 3) * mlip_kq4_weight(ocm + 2176, 1, (int32_t)kc, (int32_t)kc, 0, (int32_t)i);
+  }
+  set_record(3328, 0, 5, 1 << 30, -12);
+  c = conv8(MLIP_DT_INT8, 1, 1, kc, 1, 1, 1, 1, 1);
+  c->u.conv2d.weights = 2176;
+  c->u.conv2d.bias = 3328;
+  c->u.conv2d.out = 3456;
+  c->u.conv2d.w4_block = kc;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(3456), mlip_requantize(acc + 5, 1 << 30, -12, 0, -128, 127));
+  fresh(MLIP_LAYER_FC);
+  acc = 0;
+  for (i = 0; i < kf; ++i) {
+    set8(i, (int32_t)(i % 5u) - 2);
+    w[i] = (int8_t)(((int32_t)(i % 16u) - 8) * (1 << (i / 100u % 5u))); /* block b at e = b % 5 */
+  }
+  assert_int_equal(mlip_kq4_pack(w, 1, (int32_t)kf, 100, ocm + 2560, NULL), 0);
+  for (i = 0; i < kf; ++i) {
+    acc += ((int32_t)(i % 5u) - 2) * w[i];
+  }
+  set_record(3840, 0, -7, 1 << 30, -10);
+  c = fc8(MLIP_DT_INT8, 1, kf, 1);
+  c->u.fc.weights = 2560;
+  c->u.fc.bias = 3840;
+  c->u.fc.out = 3968;
+  c->u.fc.w4_block = 100;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get_i8(3968), mlip_requantize(acc - 7, 1 << 30, -10, 0, -128, 127));
+}
+
+/* The validator on w4_block: a block past the row, 16x8 (8-bit weights
+   only), and the packed rows' size inside OCM. */
+static void test_validate_w4(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  assert_int_equal(CONV_WITH(w4_block, 9), MLIP_OK);                  /* K = 9: one block */
+  assert_int_equal(CONV_WITH(w4_block, 10), MLIP_ERR_INVALID_ARG);    /* past the row */
+  assert_int_equal(CONV_WITH(w4_block, 33026), MLIP_ERR_INVALID_ARG); /* the field's own rule */
+  assert_int_equal(FC_WITH(w4_block, 3), MLIP_OK);
+  assert_int_equal(FC_WITH(w4_block, 4), MLIP_ERR_INVALID_ARG);
+  /* FC of k = 1000 with its weights 512 bytes before the end of OCM: 1000
+     int8 bytes do not fit, a 4-bit row in one block (500 + 1) does, in
+     blocks of 1 (500 + 500) it does not. */
+  fresh(MLIP_LAYER_FC);
+  c = fc8(MLIP_DT_INT8, 1, 1000, 1);
+  c->u.fc.weights = TILE_OCM - 512u;
+  c->u.fc.out = 1536;
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  c->u.fc.w4_block = 1000;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.fc.w4_block = 1;
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  /* 16x8 reads 8-bit weights only. */
+  fresh(MLIP_LAYER_FC);
+  c = fc8(MLIP_DT_INT16, 1, 3, 1);
+  c->u.fc.clamp_lo = -32768;
+  c->u.fc.clamp_hi = 32767;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.fc.w4_block = 3;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_conv_negative_ties),
@@ -1322,6 +1580,12 @@ int main(void) {
     cmocka_unit_test(test_validate_conv),
     cmocka_unit_test(test_validate_fc),
     cmocka_unit_test(test_validate_add_gpool),
+    cmocka_unit_test(test_w4_format),
+    cmocka_unit_test(test_conv_w4),
+    cmocka_unit_test(test_conv_w4_matches_int8),
+    cmocka_unit_test(test_fc_w4),
+    cmocka_unit_test(test_w4_long_rows),
+    cmocka_unit_test(test_validate_w4),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

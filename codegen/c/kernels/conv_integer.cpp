@@ -40,32 +40,14 @@ void set_common(const Graph& g, const Node& n, KernelSpec& spec, int ix, int iw,
 }  // namespace
 
 TensorData pack_weights_4bit(const TensorData& w, int64_t m, int64_t k, int64_t block, const std::string& what) {
-  const int8_t* v = w.data<int8_t>();
-  const int64_t nb = (k + block - 1) / block;
-  const int64_t vbytes = (m * k + 1) / 2;
-  TensorData out(DType::Int8, {vbytes + (m * nb + 1) / 2});
-  uint8_t* p = reinterpret_cast<uint8_t*>(out.data<int8_t>());
-  std::fill(p, p + out.numel(), uint8_t{0});
-  auto put = [](uint8_t* s, int64_t i, int nibble) { s[i / 2] |= static_cast<uint8_t>((nibble & 0xF) << (i % 2 * 4)); };
-  for (int64_t r = 0; r < m; ++r)
-    for (int64_t b = 0; b < nb; ++b) {
-      const int64_t t0 = b * block, t1 = std::min(k, t0 + block);
-      // The smallest exponent e in [0, 4] at which every value is q * 2^e, q in [-8, 7].
-      int e = 0;
-      for (;; ++e) {
-        if (e > 4)
-          fail("{}: its weights are marked 4-bit but row {} block {} holds values no int4 times 2^0..2^4 gives",
-               what, r, b);
-        bool fits = true;
-        for (int64_t t = t0; t < t1 && fits; ++t) {
-          const int32_t x = v[r * k + t];
-          fits = x % (1 << e) == 0 && x / (1 << e) >= -8 && x / (1 << e) <= 7;
-        }
-        if (fits) break;
-      }
-      put(p + vbytes, r * nb + b, e);
-      for (int64_t t = t0; t < t1; ++t) put(p, r * k + t, v[r * k + t] / (1 << e));
-    }
+  const int32_t M = static_cast<int32_t>(m), K = static_cast<int32_t>(k), B = static_cast<int32_t>(block);
+  TensorData out(DType::Int8, {mlip_kq4_bytes(M, K, B)});
+  int32_t bad = 0;
+  if (mlip_kq4_pack(w.data<int8_t>(), M, K, B, reinterpret_cast<uint8_t*>(out.data<int8_t>()), &bad) != 0) {
+    const int32_t nb = (K + B - 1) / B;
+    fail("{}: its weights are marked 4-bit but row {} block {} holds values no int4 times 2^0..2^{} gives", what,
+         bad / nb, bad % nb, MLIP_KQ4_MAX_EXPONENT);
+  }
   return out;
 }
 

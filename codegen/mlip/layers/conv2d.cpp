@@ -16,6 +16,7 @@
 #include "ops/conv_integer.h"
 #include "ops/quant.h"
 #include "ops/spatial.h"
+#include "mlip/kq4_format.h"
 #include "mlip/layer_kind.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
@@ -50,6 +51,9 @@ struct ConvPass {
   // Bytes of an activation and of a weight, and per output channel of the
   // bias: fp16, fp16, fp32; int8: 1, 1 and a requantization record.
   int64_t eb = kF16Bytes, wb = kF16Bytes, bb = kF32Bytes;
+  // 4-bit weights (RLayer::w4_block): the bytes of a channel's packed row.
+  int64_t w4row = 0;
+  int64_t row_bytes() const { return w4row != 0 ? w4row : weights_per_oc * wb; }
 
   // Input rows that R output rows read.
   int64_t rows_for(int64_t R) const { return std::min(H, (R - 1) * sh + (kh - 1) * dh + 1); }
@@ -57,7 +61,7 @@ struct ConvPass {
   // output block, and the weights and bias unless they are pinned.
   uint64_t bytes(int64_t R, int64_t occ, bool pinned) const {
     uint64_t b = ocm_round(rows_for(R) * W * C * eb) + ocm_round(R * OW * occ * eb);
-    if (!pinned) b += ocm_round(occ * weights_per_oc * wb) + (bias ? ocm_round(occ * bb) : 0);
+    if (!pinned) b += ocm_round(occ * row_bytes()) + (bias ? ocm_round(occ * bb) : 0);
     return b;
   }
 };
@@ -330,14 +334,15 @@ void lower_q8(LowerContext& ctx, const Node& n) {
   l.dtype = mlip_dtype(g.value(n.outputs[0]).dtype);  // before the records: a 16x8 layer's are 16 bytes
   const std::vector<int64_t> src = fold_weights(w.as_int64(), conv_shape_2d(w.shape()), fo.f);
   const std::vector<size_t> to = ohwi_index(w4);
-  std::vector<uint8_t> ohwi(src.size());
+  std::vector<int64_t> ohwi(src.size());
   std::vector<float> shown(src.size());
   for (size_t k = 0; k < src.size(); ++k) {
-    ohwi[to[k]] = static_cast<uint8_t>(src[k] & 0xff);
+    ohwi[to[k]] = src[k];
     shown[to[k]] = static_cast<float>(src[k]);
   }
-  l.weight_offset = ctx.add_bytes(ohwi);
-  l.weight_bytes = static_cast<int64_t>(ohwi.size());
+  const std::vector<uint8_t> bytes = q8_weight_bytes(n, l, ohwi, m, kh * kw * cg);  // int8, or 4-bit rows
+  l.weight_offset = ctx.add_bytes(bytes);
+  l.weight_bytes = static_cast<int64_t>(bytes.size());
   l.weight_name = g.value(n.inputs[3]).name;
   ctx.add_const({l.weight_name, {m, kh, kw, cg}, shown});
   const std::vector<ops::Requant> rq =
@@ -449,8 +454,10 @@ void plan(LayerPlanner& p) {
   const int64_t cg = C / cp.groups, ocpg = OC / cp.groups;
   ConvPass pass{H, W, C, OW, win.kh, win.sh, win.dh, win.kh * win.kw * cg, l.has_bias()};
   if (l.q8()) pass = q8_pass(pass, l.dtype == MLIP_DT_INT16);
-  const int64_t eb = pass.eb, wb = pass.wb, bb = pass.bb;
-  const int64_t wper = pass.weights_per_oc;
+  if (l.w4_block != 0)
+    pass.w4row = mlip_kq4_bytes(1, static_cast<int32_t>(pass.weights_per_oc), static_cast<int32_t>(l.w4_block));
+  const int64_t eb = pass.eb, bb = pass.bb;
+  const int64_t wrow = pass.row_bytes();  // bytes of one output channel's weights
   const bool by_channels = p.split() == Split::Channels;
   const auto parts = split_range(by_channels ? OC : OH, p.num_tiles());
   p.set_split(p.split(), parts);
@@ -471,11 +478,11 @@ void plan(LayerPlanner& p) {
         Ocm ocm(p.work_limit());
         uint32_t w_off = 0, b_off = MLIP_NO_OFFSET;
         if (pin) {
-          w_off = u32(p.pinned_weights(tile) + (cs - c0) * wper * wb);
+          w_off = u32(p.pinned_weights(tile) + (cs - c0) * wrow);
           if (l.has_bias()) b_off = u32(p.pinned_bias(tile) + (cs - c0) * bb);
         } else {
-          w_off = ocm.take(cn * wper * wb);
-          p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * wper * wb, w_off, cn * wper * wb);
+          w_off = ocm.take(cn * wrow);
+          p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * wrow, w_off, cn * wrow);
           if (l.has_bias()) {
             b_off = ocm.take(cn * bb);
             p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * bb, b_off, cn * bb);
@@ -528,6 +535,7 @@ void plan(LayerPlanner& p) {
             a.x_zp = cp.x_zp;
             a.y_zp = cp.y_zp;
             a.requant = l.requant;
+            a.w4_block = u32(l.w4_block);
           }
           p.emit(MLIP_OP_CONV2D, tile, a, pin);
           if (cn == OC)

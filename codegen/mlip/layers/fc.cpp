@@ -47,6 +47,7 @@ struct FcPass {
   bool bias;
   bool q8 = false;
   bool wide = false;  // 16x8: two-byte inputs and outputs, one-byte weights, 16-byte records
+  int64_t w4row = 0;   // 4-bit weights (RLayer::w4_block): the bytes of an output's packed row of all K
   int64_t eb() const { return wide ? 2 : q8 ? 1 : kF16Bytes; }
   int64_t wb() const { return q8 ? 1 : kF16Bytes; }
   int64_t bb() const {
@@ -54,7 +55,8 @@ struct FcPass {
                 : q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes;
   }
   uint64_t bytes(int64_t occ, int64_t kc, bool pinned) const {
-    return ocm_round(N * kc * eb()) + (pinned ? 0 : ocm_round(occ * kc * wb()) + (bias ? ocm_round(occ * bb()) : 0)) +
+    const int64_t wrow = w4row != 0 ? w4row : kc * wb();
+    return ocm_round(N * kc * eb()) + (pinned ? 0 : ocm_round(occ * wrow) + (bias ? ocm_round(occ * bb()) : 0)) +
            (q8 ? 0 : ocm_round(N * occ * kF32Bytes)) + ocm_round(N * occ * eb());
   }
 };
@@ -155,17 +157,18 @@ void lower_q8_common(LowerContext& ctx, const Node& n, int64_t o, int64_t k, con
   l.dtype = mlip_dtype(yt);  // before the records: a 16x8 layer's are 16 bytes
   const RTensor x = ctx.tensor(l.inputs[0]);  // a copy: output_tensor() grows the list
   if (k != x.image_elems()) fail("dense input has {} elements per row, weights expect {}", x.image_elems(), k);
-  std::vector<uint8_t> bytes(static_cast<size_t>(o * k));
-  std::vector<float> shown(bytes.size());
+  std::vector<int64_t> rows(static_cast<size_t>(o * k));
+  std::vector<float> shown(rows.size());
   for (int64_t oo = 0; oo < o; ++oo)
     for (int64_t kk = 0; kk < k; ++kk) {
       const size_t dst = static_cast<size_t>(oo * k + dense_index(x, kk));
       const int64_t v = w[static_cast<size_t>(oo * k + kk)];
-      bytes[dst] = static_cast<uint8_t>(v & 0xff);
+      rows[dst] = v;
       shown[dst] = static_cast<float>(v);
     }
+  const std::vector<uint8_t> bytes = q8_weight_bytes(n, l, rows, o, k);  // int8, or 4-bit rows
   l.weight_offset = ctx.add_bytes(bytes);
-  l.weight_bytes = o * k;
+  l.weight_bytes = static_cast<int64_t>(bytes.size());
   l.weight_name = weight_name;
   ctx.add_const({l.weight_name, {o, k}, shown});
   add_requant_records(ctx, l, rq, bias, o, o, bias_name);
@@ -242,7 +245,8 @@ void plan_q8(LayerPlanner& p) {
   const RTensor& y = p.out();
   const int64_t K = x.image_elems(), O = y.c, N = x.n;
   const bool wide = l.dtype == MLIP_DT_INT16;
-  const FcPass pass{N, true, true, wide};
+  const int64_t wrow = l.weight_bytes / O;  // one output's weights: K bytes, or a packed 4-bit row
+  const FcPass pass{N, true, true, wide, l.w4_block != 0 ? wrow : 0};
   const int64_t rb = pass.bb(), eb = pass.eb();
   const auto parts = split_range(O, p.num_tiles());
   p.set_split(Split::Channels, parts);
@@ -256,14 +260,14 @@ void plan_q8(LayerPlanner& p) {
       const int64_t cn = std::min(occ, c1 - cs);
       Ocm ocm(p.work_limit());
       const uint32_t in_off = ocm.take(N * K * eb);
-      const uint32_t w_off = pin ? u32(p.pinned_weights(tile) + (cs - c0) * K) : ocm.take(cn * K);
+      const uint32_t w_off = pin ? u32(p.pinned_weights(tile) + (cs - c0) * wrow) : ocm.take(cn * wrow);
       const uint32_t b_off = pin ? u32(p.pinned_bias(tile) + (cs - c0) * rb) : ocm.take(cn * rb);
       const uint32_t out_off = ocm.take(N * cn * eb);
       p.note_ocm(tile, ocm);
       p.count_pass();
       if (!pin) {
         p.dma_in(tile, p.weights_binding(), l.bias_offset + cs * rb, b_off, cn * rb);
-        p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * K, w_off, cn * K);
+        p.dma_in(tile, p.weights_binding(), l.weight_offset + cs * wrow, w_off, cn * wrow);
       }
       p.dma_in(tile, p.binding(x), p.ddr_base(x), in_off, N * K * eb);
       mlip_fc_args a{};
@@ -283,6 +287,7 @@ void plan_q8(LayerPlanner& p) {
       a.x_zp = q.x_zp;
       a.y_zp = q.y_zp;
       a.requant = l.requant;
+      a.w4_block = u32(l.w4_block);
       p.emit(MLIP_OP_FC, tile, a, pin);
       p.dma_out(tile, p.binding(y), p.ddr_base(y) + cs * eb, out_off, N, cn * eb, O * eb, cn * eb);
     }

@@ -6,8 +6,11 @@
 #include <cmath>
 
 #include "mlip/kmath.h"
+#include "mlip/kq4_format.h"
 #include "mlip/lower.h"
 #include "ops/op.h"
+#include "ops/quant.h"
+#include "support/error.h"
 
 namespace mlipc::mlip::layers {
 
@@ -103,6 +106,10 @@ std::string window_reason(const ops::Geometry& geo, const TargetInfo& t, bool di
 void json_weights(const RLayer& l, const char* kernel_layout, nlohmann::json& a) {
   a["kernel_layout"] = kernel_layout;
   a["kernel_const_name"] = l.weight_name;
+  if (l.w4_block != 0) {  // only then: other layers' JSON stays as it was
+    a["weight_bits"] = 4;
+    a["weight_block"] = l.w4_block;
+  }
   if (l.has_bias()) {
     a["bias_const_name"] = l.bias_name;
     a["bias_layout"] = "-O";
@@ -190,6 +197,26 @@ void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Re
   l.bias_offset = ctx.add_u32(rec);
   l.bias_bytes = channels * static_cast<int64_t>(wide ? MLIP_REQUANT16_RECORD_BYTES : MLIP_REQUANT_RECORD_BYTES);
   l.bias_name = bias_name;
+}
+
+std::vector<uint8_t> q8_weight_bytes(const Node& n, RLayer& l, const std::vector<int64_t>& w, int64_t o, int64_t k) {
+  std::vector<int8_t> v(w.size());
+  for (size_t i = 0; i < w.size(); ++i) v[i] = static_cast<int8_t>(w[i]);
+  l.w4_block = 0;
+  if (n.attrs.get_int(ops::kWeightBitsAttr, 8) != 4) return std::vector<uint8_t>(v.begin(), v.end());
+  const int32_t K = static_cast<int32_t>(k);
+  for (int64_t block = std::min(k, n.attrs.get_int(ops::kWeightBlockAttr, k)); block >= 1; block /= 2) {
+    const int32_t B = static_cast<int32_t>(block), rb = mlip_kq4_bytes(1, K, B);
+    std::vector<uint8_t> out(static_cast<size_t>(o * rb));
+    bool ok = true;
+    for (int64_t r = 0; r < o && ok; ++r)
+      ok = mlip_kq4_pack(v.data() + r * k, 1, K, B, out.data() + r * rb, nullptr) == 0;
+    if (!ok) continue;
+    l.w4_block = block;
+    return out;
+  }
+  fail("{}: its weights are marked 4-bit but hold values no int4 times 2^0..2^{} gives", n.describe(),
+       MLIP_KQ4_MAX_EXPONENT);
 }
 
 }  // namespace mlipc::mlip::layers

@@ -150,6 +150,15 @@ ops::Geometry geometry_2d(const ops::Geometry& geo);
 void add_requant_records(LowerContext& ctx, RLayer& l, const std::vector<ops::Requant>& rq,
                          const std::vector<int64_t>& bias, int64_t channels, int64_t period,
                          const std::string& bias_name);
+// An 8-bit CONV2D's or FC's weights, o rows of k int8 values w (row-major,
+// in the MLIP's order), as its WEIGHTS bytes: as they are, or where node n
+// carries PTQ's 4-bit mark (ops::kWeightBitsAttr) one mlip/kq4_format.h
+// record per row in blocks of the node's block (a Conv's: its whole row),
+// l.w4_block set. A block the MLIP's order mixes (an FC reading a
+// flattened NHWC input: its K order is not ONNX's) that no exponent holds
+// halves the block until every one does (1 always does: each value is an
+// int4 times 2^e).
+std::vector<uint8_t> q8_weight_bytes(const Node& n, RLayer& l, const std::vector<int64_t>& w, int64_t o, int64_t k);
 std::string dense_q8_reason(int64_t n, int64_t k, const SupportLimits& limits, bool wide = false);
 void lower_dense_conv_q8(LowerContext& ctx, const Node& n);
 // A 2-D [N, C] or 4-D [N, C, 1, 1] shape: its NHWC bytes are its ONNX
