@@ -23,8 +23,9 @@ const std::vector<std::string>& runtime_parts();
 // tarball of one mlipc build: extracted once into `cache`/runtime-<hash of
 // its files>/ (staged, then renamed: a concurrent run may win) and shared by
 // every build, which writes only its own generated files. Every file a run
-// creates costs a new inode, and the runtime's forty-odd files were most of
-// a build's (about a third of a conformance case's CPU time, in the kernel).
+// creates costs the kernel a new inode (a third of the conformance program's
+// own CPU time in a profile), and the runtime's forty-odd files were most of
+// a build's.
 // Returns that folder.
 std::filesystem::path runtime_tree(const mlf::FileMap& files, const std::filesystem::path& cache,
                                    const std::filesystem::path& tarball);
