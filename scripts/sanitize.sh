@@ -70,6 +70,7 @@ CXX_OPT="${MLIPC_SAN_CXX_OPT:--O0}"
 
 source scripts/ccache-env.sh
 source scripts/generator-env.sh
+source scripts/cpu-times.sh
 generator_for "$SAN_DIR"
 start=$(date +%s)
 cmake -S . -B "$SAN_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
@@ -82,6 +83,8 @@ else
   quiet_build "$SAN_DIR"
 fi
 built=$(date +%s)
+children_cpu
+built_cpu=$CHILDREN_CPU
 if [ "$MODE" = build ]; then exit 0; fi
 
 # Leaks count as findings; UBSan and ASan stop at the first report. The
@@ -122,5 +125,7 @@ else
     status=$?
 fi
 end=$(date +%s)
-echo "sanitizer step ($MODE): build $((built - start)) s, tests $((end - built)) s"
+children_cpu
+echo "sanitizer step ($MODE): build $((built - start)) s, tests $((end - built)) s;" \
+     "CPU-seconds (user + system): build $built_cpu, tests $((CHILDREN_CPU - built_cpu))"
 exit $status

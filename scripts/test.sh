@@ -16,11 +16,17 @@
 #     fresh clone on 2 cores (the measured times: docs/architecture.md).
 #   MLIPC_TEST_FULL=1: every sweep at full width (MLIPC_QEMU_SWEEP=full,
 #     MLIPC_MESH_FULL=1, MLIPC_PTQ_FULL=1 too) and every test.
+# Each phase's time is printed in seconds and in CPU-seconds (user + system,
+# scripts/cpu-times.sh), which the machine's load hardly moves; a test's own
+# CPU-seconds: scripts/suite_cpu.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/cpu-times.sh
 t0=$(date +%s)
 ./scripts/setup.sh
 t1=$(date +%s)
+children_cpu
+c1=$CHILDREN_CPU
 BUILD_DIR="${MLIPC_BUILD_DIR:-build}"
 LOG="$BUILD_DIR/test-log.txt"
 
@@ -78,6 +84,8 @@ fi
 status=0
 ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure "${select[@]}" "$@" | tee "$LOG" || status=$?
 t2=$(date +%s)
+children_cpu
+c2=$CHILDREN_CPU
 # The summaries again, verbose, without re-running their fixtures.
 ctest --test-dir "$BUILD_DIR" -R '\.summary$' -FA '.*' -V 2>/dev/null | grep -E '^[0-9]+: (ONNX|  )' | sed 's/^[0-9]*: //' || true
 # One line per finished test: "  12/345 Test  #67: name ....   Passed    0.01 sec".
@@ -91,9 +99,11 @@ if [ "$full" != 1 ]; then
 fi
 echo "tests: $passed passed, $((total - passed - skipped)) failed, $skipped skipped (of $total run by ctest);" \
      "$left left to the full mode (MLIPC_TEST_FULL=1)"
-echo "times: setup and build $((t1 - t0)) s, tests $((t2 - t1)) s"
+echo "times: setup and build $((t1 - t0)) s, tests $((t2 - t1)) s;" \
+     "CPU-seconds (user + system): setup and build $c1, tests $((c2 - c1))"
 if [ "${MLIPC_SANITIZE:-short}" != 0 ]; then
   ./scripts/sanitize.sh || status=$?
 fi
-echo "total: $(($(date +%s) - t0)) s"
+children_cpu
+echo "total: $(($(date +%s) - t0)) s, $CHILDREN_CPU CPU-seconds"
 exit $status

@@ -25,8 +25,11 @@ bool hex32(const std::string& s) {
 }
 
 // What mlipc writes into the cache, by name (host_model.cpp, mesh_model.cpp,
-// object_cache.cpp): nothing else is ever removed.
-bool build_folder_name(const std::string& n) { return hex32(n) || (n.rfind("mesh-", 0) == 0 && hex32(n.substr(5))); }
+// runtime_object.cpp, object_cache.cpp): nothing else is ever removed.
+bool build_folder_name(const std::string& n) {
+  return hex32(n) || (n.rfind("mesh-", 0) == 0 && hex32(n.substr(5))) ||
+         (n.rfind("runtime-", 0) == 0 && hex32(n.substr(8)));
+}
 bool object_name(const std::string& n) { return n.size() == 34 && n.compare(32, 2, ".o") == 0 && hex32(n.substr(0, 32)); }
 
 struct Entry {

@@ -31,21 +31,32 @@ namespace {
 // cached by what it reads (the runtime's public headers, the module's
 // header, the source); main.c, the same for every model; and the runtime
 // (core and simulator) as one object cached by the runtime alone, so that
-// it is compiled once for every model of one mlipc build.
+// it is compiled once for every model of one mlipc build. The build folder
+// holds the model's own files only; the runtime's come from the shared
+// runtime_tree (its include folder given to the compiler by absolute path,
+// which no cache key holds).
 void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::path& tarball, const Toolchain& tc,
                 const std::string& model_c, const fs::path& cache, int timeout) {
-  mlf::extract_tar_bytes(tar_bytes, tarball, dir);
+  const mlf::FileMap files = mlf::read_tar_bytes(tar_bytes, tarball);
+  const fs::path tree = runtime_tree(files, cache, tarball);
+  for (const auto& [name, data] : files) {
+    if (name.rfind("codegen/host/", 0) != 0) continue;
+    fs::create_directories((dir / name).parent_path());
+    write_file(dir / name, data);
+  }
   write_file(dir / "host_main.c", resources::get("templates/host/main.c"));
   write_file(dir / "host_model.c", model_c);
+  Toolchain with_runtime = tc;
+  with_runtime.flags.push_back("-I" + (fs::absolute(tree) / "runtime" / "include").string());
   const fs::path objects_dir = cache / "objects";
-  const std::string runtime_key = headers_key(dir, {"runtime/include"}, tc);
-  const std::string model_key = headers_key(dir, {"runtime/include", "codegen/host/include"}, tc);
+  const std::string runtime_key = headers_key(tree, {"runtime/include"}, tc);
+  const std::string model_key = runtime_key + headers_key(dir, {"codegen/host/include"}, tc);
   std::vector<std::string> objects;
   for (const fs::path& s : c_sources(dir, "codegen/host/src"))
-    objects.push_back(cached_object(dir, s, model_key, objects_dir, tc, timeout).string());
-  objects.push_back(cached_object(dir, "host_model.c", model_key, objects_dir, tc, timeout).string());
-  objects.push_back(cached_object(dir, "host_main.c", runtime_key, objects_dir, tc, timeout).string());
-  objects.push_back(runtime_object(dir, runtime_parts(), tc, cache, timeout).string());
+    objects.push_back(cached_object(dir, s, model_key, objects_dir, with_runtime, timeout).string());
+  objects.push_back(cached_object(dir, "host_model.c", model_key, objects_dir, with_runtime, timeout).string());
+  objects.push_back(cached_object(dir, "host_main.c", runtime_key, objects_dir, with_runtime, timeout).string());
+  objects.push_back(runtime_object(tree, runtime_parts(), tc, cache, timeout).string());
   fs::copy_file(cached_program(objects, {"-lm"}, dir, cache, tc, timeout), dir / "model_host",
                 fs::copy_options::overwrite_existing);
 }

@@ -209,16 +209,24 @@ std::vector<double> inverse_cholesky(const double* h, int64_t k, double damp) {
     return true;
   };
   if (!cholesky(a)) return {};
-  // M = L^-1 (lower), then H^-1 = M^T M.
-  std::vector<double> m(kk * kk, 0.0);
+  // M = L^-1 (lower), then H^-1 = M^T M. Column j of M is formed in row j
+  // of mt (M transposed): the sums read both operands in memory order (the
+  // same sums in the same order as reading M's column, a third of a GPTQ
+  // build's time at the digits CNN's sizes when strided).
+  std::vector<double> mt(kk * kk, 0.0);
   for (int64_t j = 0; j < k; ++j) {
-    at(m, j, j) = 1.0 / at(a, j, j);
+    double* col = &at(mt, j, 0);
+    col[j] = 1.0 / at(a, j, j);
     for (int64_t i = j + 1; i < k; ++i) {
+      const double* row = &at(a, i, 0);
       double v = 0.0;
-      for (int64_t p = j; p < i; ++p) v += at(a, i, p) * at(m, p, j);
-      at(m, i, j) = -v / at(a, i, i);
+      for (int64_t p = j; p < i; ++p) v += row[p] * col[p];
+      col[i] = -v / at(a, i, i);
     }
   }
+  std::vector<double> m(kk * kk, 0.0);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j <= i; ++j) at(m, i, j) = at(mt, j, i);
   std::vector<double> inv(kk * kk, 0.0);
   for (int64_t p = 0; p < k; ++p)
     for (int64_t i = 0; i <= p; ++i) {

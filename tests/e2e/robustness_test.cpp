@@ -805,9 +805,23 @@ TEST_F(Robust, BuildCacheCompilesEqualSourcesOnce) {
     expect_ok(mlipc({"run", tar.string(), "--inputs", p("in.npz").string(), "--outputs", p(out).string()}));
     return io::read_npz(p(out));
   };
+  // The runtime's files, in one shared folder (host/runtime_object.h); a
+  // build folder keeps its program only.
+  auto runtime_trees = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(cache())) n += e.path().filename().string().rfind("runtime-", 0) == 0;
+    return n;
+  };
   const fs::path onnx = model(1, "a.onnx");
   io::NamedTensors c_out = run(compile(onnx, "c", "c.tar"), "c.npz");
   const size_t objects = count("objects"), programs = count("programs");
+  EXPECT_EQ(runtime_trees(), 1u);
+  for (const auto& e : fs::directory_iterator(cache()))
+    if (fs::is_directory(e) && e.path().filename().string().size() == 32) {
+      std::vector<std::string> kept;
+      for (const auto& f : fs::directory_iterator(e.path())) kept.push_back(f.path().filename().string());
+      EXPECT_EQ(kept, std::vector<std::string>{"model_host"}) << e.path();
+    }
   EXPECT_GT(objects, 2u);
   EXPECT_EQ(programs, 1u);
   fs::path mrvl = compile(onnx, "mrvl, c", "m.tar");
@@ -822,6 +836,7 @@ TEST_F(Robust, BuildCacheCompilesEqualSourcesOnce) {
   EXPECT_GT(count("objects"), objects);
   EXPECT_LE(count("objects"), objects + 2);
   EXPECT_EQ(count("programs"), programs + 1);
+  EXPECT_EQ(runtime_trees(), 1u);  // every tarball here ships the same runtime: extracted once
 }
 
 TEST_F(Robust, BuildCacheMustBePrivateToTheUser) {

@@ -125,6 +125,22 @@ TEST_F(CacheTrim, OnlyWhatMlipcWritesIsEverRemoved) {
   fs::remove_all(outside);
 }
 
+// The runtime's shared tree (host/runtime_object.h) is an entry like a
+// build folder: an old one goes, a recent one stays; a folder named like it
+// without 32 hex digits is not mlipc's.
+TEST_F(CacheTrim, RuntimeTreesAreEntriesToo) {
+  file("runtime-" + kA + "/runtime/include/mlip/model.h", 600, 100h);
+  fs::last_write_time(dir_ / ("runtime-" + kA), now_ - 100h);
+  file("runtime-" + kB + "/runtime/include/mlip/model.h", 600, 1s);
+  file("runtime-abc/runtime/include/mlip/model.h", 600, 100h);
+  const steps::TrimResult r = trim(1000);
+  EXPECT_EQ(r.bytes_before, 1200u);
+  EXPECT_EQ(r.removed, 1);
+  EXPECT_FALSE(has("runtime-" + kA));
+  EXPECT_TRUE(has("runtime-" + kB));
+  EXPECT_TRUE(has("runtime-abc/runtime/include/mlip/model.h"));
+}
+
 TEST_F(CacheTrim, ZeroMeansNoLimit) {
   build(kA, 1000, 100h);
   EXPECT_EQ(trim(0).removed, 0);
