@@ -31,6 +31,7 @@
 #include "io/npz.h"
 #include "models.h"
 #include "ops/evaluator.h"
+#include "ops/qlinear.h"
 #include "ptq/calibration.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"
@@ -219,6 +220,64 @@ TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_a
 
 TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tiny_kws_dscnn", 1, 10, 1); }
 
+// 16x8 tables on the MLIP: a small float MLP (Gemm, Sigmoid, Gemm, Tanh,
+// Gemm, HardSigmoid) quantized by --quantize int16x8: its activations are
+// 16x8 lookups of 513 interpolated knots (mlip/lut16.h), each an int16
+// TABLE layer on "mrvl, c", the model one region with nothing on the CPU
+// but x's quantization and the output's dequantization; the outputs "c"'s,
+// bit for bit, on the short tilings.
+TEST(Ptq16x8, TableActivationsOnTheMlip) {
+  std::mt19937 rng(29);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  OnnxBuilder b(13);
+  b.input("x", DType::Float32, {5, 12});
+  auto gemm = [&](const std::string& in, const std::string& out, int64_t k, int64_t n) {
+    std::vector<float> w(static_cast<size_t>(k * n)), bias(static_cast<size_t>(n));
+    for (float& v : w) v = 0.5f * nd(rng);
+    for (float& v : bias) v = 0.2f * nd(rng);
+    b.initializer(out + "_w", TensorData::from<float>({k, n}, w));
+    b.initializer(out + "_b", TensorData::from<float>({n}, bias));
+    b.node("Gemm", {in, out + "_w", out + "_b"}, {out}, {}, out);
+  };
+  gemm("x", "g1", 12, 16);
+  b.node("Sigmoid", {"g1"}, {"s1"}, {}, "sigmoid");
+  gemm("s1", "g2", 16, 16);
+  b.node("Tanh", {"g2"}, {"t2"}, {}, "tanh");
+  gemm("t2", "g3", 16, 8);
+  b.node("HardSigmoid", {"g3"}, {"y"}, {}, "hardsigmoid");
+  b.output("y");
+  const fs::path onnx = b.save(scratch_dir(), "q16_tables.onnx");
+  const Graph g = frontend::import_onnx(onnx);
+  const fs::path calib = scratch_dir() / "ptq16_tables_calib.npz";
+  io::write_npz(calib, samples::normal_samples(g, 8, 1));
+  const io::NamedTensors drawn = samples::normal_samples(g, 1, 5);
+  const io::NamedTensors in = {
+      {drawn[0].first, digits_ptq::sample(drawn[0].second, 0, g.value(g.inputs[0].value).shape)}};
+  driver::CompileResult rc;
+  const io::NamedTensors want = compile_and_run(onnx, in, options("c", "int16x8", calib), &rc);
+  int lookups = 0;
+  for (const Node& n : rc.graph.nodes)
+    lookups += n.op == ops::kQLookupOp && rc.graph.value(n.inputs[0]).dtype == DType::Int16;
+  EXPECT_EQ(lookups, 3);
+  for (const Tiling& t : tilings()) {
+    driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
+    o.mlip.quantize.clear();  // --quantize int16x8 chooses the int8 (and int16) region
+    o.mlip.num_tiles = t.tiles;
+    o.mlip.wb_pin_ocm = t.pin;
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
+    driver::CompileResult rm;
+    EXPECT_EQ(compile_and_run(onnx, in, o, &rm)[0].second, want[0].second);
+    EXPECT_EQ(rm.mlip.regions.size(), 1u);
+    for (const auto& cn : rm.mlip.cpu_nodes)
+      if (cn.op != "QuantizeLinear" && cn.op != "DequantizeLinear")
+        ADD_FAILURE() << cn.op << " '" << cn.node << "' on the CPU: " << cn.reason;
+    size_t tables = 0;
+    for (const auto& region : rm.mlip.regions)
+      for (const auto& l : region->report.layers) tables += l.kind == "activation" && l.dtype == "int16";
+    EXPECT_EQ(tables, 3u);
+  }
+}
+
 // Import: a QDQ model with int16 activations (tests/gen/gen_q16.py: Conv,
 // Relu, MaxPool, depthwise Conv, Relu, Flatten, Gemm; com.microsoft's int16
 // QuantizeLinear/DequantizeLinear, int8 weights, float biases) folds into
@@ -344,8 +403,10 @@ TEST(Qdq16x8, AveragePoolWithinOneStepOfOnnxruntime) {
 // batch of matrices [2, 8, 4]) folds into three QLinearConvs (the
 // projections) and three 16x8 QLinearMatMuls (int64 sums), nothing left
 // float; within one output step of onnxruntime-node, the generated C gives
-// the reference evaluator's bits, and "mrvl, c" gives "c"'s bits (the
-// QLinearMatMuls on the CPU: the MLIP's MATMUL is 8-bit).
+// the reference evaluator's bits, and "mrvl, c" runs the whole model as one
+// int16 region (three FCs, a PERMUTE of two-byte elements for k^T, three
+// int16 MATMULs: two of int16 operands, one by the constant int8 batch)
+// with "c"'s bits on the short tilings, in both requantization modes.
 TEST(Qdq16x8, MatMulOfTwoInt16TensorsWithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_attn";
   const fs::path onnx = dir / "model.onnx";
@@ -371,12 +432,36 @@ TEST(Qdq16x8, MatMulOfTwoInt16TensorsWithinOneStepOfOnnxruntime) {
              step, c.worst);
   EXPECT_LE(c.worst, 1.0 + 1e-3);
   EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
-  driver::CompileOptions m;
-  m.target = "mrvl, c";
-  m.mlip.num_tiles = 2;
-  driver::CompileResult rm;
-  EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
-  fmt::print("q16_qdq_attn on \"mrvl, c\": {} regions\n", rm.mlip.regions.size());
+  for (const bool ort : {false, true}) {
+    io::NamedTensors want_c = got;
+    if (ort) {  // onnxruntime's arithmetic: "c" in that mode is the reference
+      driver::CompileOptions co;
+      co.requant = "ort";
+      want_c = compile_and_run(onnx, in, co);
+    }
+    for (const Tiling& t : tilings()) {
+      driver::CompileOptions m;
+      m.target = "mrvl, c";
+      m.mlip.num_tiles = t.tiles;
+      m.mlip.wb_pin_ocm = t.pin;
+      if (ort) m.requant = "ort";
+      SCOPED_TRACE(fmt::format("tiles {} pin {} ort {}", t.tiles, t.pin, ort));
+      driver::CompileResult rm;
+      EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, want_c[0].second);
+      EXPECT_EQ(rm.mlip.regions.size(), 1u);
+      for (const auto& cn : rm.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
+        if (cn.op != "QuantizeLinear" && cn.op != "DequantizeLinear")
+          ADD_FAILURE() << cn.op << " '" << cn.node << "' on the CPU: " << cn.reason;
+      size_t mm16 = 0, permutes = 0;
+      for (const auto& region : rm.mlip.regions)
+        for (const auto& l : region->report.layers) {
+          mm16 += l.kind == "matmul" && l.dtype == "int16";
+          permutes += l.kind == "permute";
+        }
+      EXPECT_EQ(mm16, 3u);
+      EXPECT_EQ(permutes, 1u);
+    }
+  }
 }
 
 // A 16x8 QDQ residual block of random shape (com.microsoft int16
