@@ -128,12 +128,13 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
   // (QLinearAveragePool; GLOBAL_AVGPOOL for a global window),
   // GLOBAL_AVGPOOL (QLinearGlobalAveragePool), ADD (QLinearAdd), ELTWISE
   // (QLinearMul; and a Clip, above) and TABLE (mlipc.QLinearLookup's 513
-  // knots); a Transpose, Slice, ... moves two-byte elements (PERMUTE), and
+  // knots); a channel Concat and a Transpose, Slice, ... move two-byte
+  // elements (CONCAT, PERMUTE), and
   // a view of int16 rows goes with its dense readers; every other node on
   // int16 runs on the CPU's 16x8 kernels.
   static const char* const kWide[] = {"QLinearConv",        "MaxPool",    "QLinearAveragePool",
                                       "QLinearGlobalAveragePool", "QLinearAdd", "QLinearMul", "QLinearMatMul",
-                                      ops::kQLookupOp, "Transpose", "Squeeze", "Unsqueeze", "Slice", "Split",
+                                      ops::kQLookupOp, "Concat", "Transpose", "Squeeze", "Unsqueeze", "Slice", "Split",
                                       "Gather", "Expand"};
   if (std::find(std::begin(kWide), std::end(kWide), n.op) == std::end(kWide) && !reshape_view(n))
     for (ValueId v : tensors_of(g, n))

@@ -634,6 +634,56 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
 // [-0.5, 1.0] at the same scale, GlobalAveragePool. One int16 region
 // (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on 1, 2, 4 and 8
 // tiles; "c" equal to the reference evaluator.
+// 16x8 Concat on the MLIP: the channel Concat of an int16 MaxPool (x's
+// scale) and an int16 AveragePool (its own scale), quantized at a third
+// scale (passes/fold_qdq rescales each input by a QLinearMul by an int16 1,
+// int16 ELTWISEs), is an int16 CONCAT of two-byte elements in the one
+// region; the output "c"'s, bit for bit, on the short tilings.
+TEST(Residual16x8, ConcatOnTheMlip) {
+  OnnxBuilder b(17);
+  auto qdq = [&](const std::string& t, float scale) {
+    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
+    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
+    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
+    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
+    return t + "_dq";
+  };
+  const float s = 3.0f / 32767.0f;
+  b.input("x", DType::Float32, {2, 3, 6, 6});
+  const std::string xd = qdq("x", s);
+  const std::vector<std::pair<std::string, AttrValue>> win = {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                                               {"strides", std::vector<int64_t>{2, 2}}};
+  b.node("MaxPool", {xd}, {"pool"}, win, "pool");
+  const std::string pd = qdq("pool", s);
+  b.node("AveragePool", {xd}, {"avg"}, win, "avg");
+  const std::string ad = qdq("avg", 1.7f / 32767.0f);
+  b.node("Concat", {pd, ad}, {"cat"}, {{"axis", int64_t{1}}}, "cat");
+  b.output(qdq("cat", 2.5f / 32767.0f));
+  const fs::path onnx = b.save(scratch_dir(), "q16_concat.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 3, 6, 6}, 12, -3.0, 3.0)}};
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  driver::CompileResult rc;
+  const io::NamedTensors want = compile_and_run(onnx, in, c_opt, &rc);
+  size_t concats = 0;
+  for (const Node& n : rc.graph.nodes) concats += n.op == "Concat" && rc.graph.value(n.outputs[0]).dtype == DType::Int16;
+  EXPECT_EQ(concats, 1u);
+  EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
+  for (const Tiling& t : tilings()) {
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
+    driver::CompileResult r;
+    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(t.tiles, t.pin), &r);
+    ASSERT_EQ(r.mlip.regions.size(), 1u);
+    for (const auto& n : r.mlip.cpu_nodes)
+      if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+        ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
+    size_t cat16 = 0;
+    for (const auto& l : r.mlip.regions[0]->report.layers) cat16 += l.kind == "concat" && l.dtype == "int16";
+    EXPECT_EQ(cat16, 1u);
+    EXPECT_EQ(got[0].second, want[0].second);
+  }
+}
+
 TEST(Residual16x8, ClipAfterAPoolIsAnInt16Eltwise) {
   OnnxBuilder b(17);
   auto qdq = [&](const std::string& t, float scale) {
