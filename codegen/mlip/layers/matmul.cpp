@@ -110,10 +110,10 @@ bool matmul_q16_weights(const Graph& g, const Node& n) {
   return a.dtype == DType::Int16 && b.is_constant() && !(a.shape.size() == 2 && b.shape.size() == 2);
 }
 
-namespace {
+namespace matmul_layer {
 
 // The 16x8 form (QLinearMatMul with int16 A): "" or why it stays on the CPU.
-std::string matmul_q16_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+std::string q16_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
   const Value& a = g.value(n.inputs[0]);
   const Value& b = g.value(n.inputs[3]);
   const Value& y = g.value(n.outputs[0]);
@@ -142,7 +142,7 @@ std::string matmul_q16_reason(const Graph& g, const Node& n, const SupportLimits
   return "";
 }
 
-}  // namespace
+}  // namespace matmul_layer
 
 std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
   // QLinearMatMul: a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
@@ -154,7 +154,7 @@ std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits&
       return "A's or the output's scale is not one value";
     for (size_t i : {2, 5, 7})
       if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} (a zero point) is not constant", i);
-    return matmul_q16_reason(g, n, lim);
+    return matmul_layer::q16_reason(g, n, lim);
   }
   for (size_t i : {1, 4, 6})
     if (!is_const(g, n, i) || numel(g.value(n.inputs[i]).shape) != 1)
