@@ -11,6 +11,7 @@
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
 #include "ops/op.h"
+#include "ops/qlinear.h"
 #include "ops/quant.h"
 
 namespace mlipc::mlip {
@@ -125,20 +126,25 @@ std::string unsupported_reason(const Graph& g, const Node& n, const Options& o) 
     return fmt::format("{} with 4-bit weights (--weight-bits 4): the MLIP's 4-bit layers are CONV2D and FC only", n.op);
   // 16x8 (int16 activations): the MLIP's 16x8 layers are CONV2D and FC
   // (QLinearConv, its dense form included; its rule checks both sides),
-  // MAXPOOL (MaxPool; the pool rule refuses a global window), AVGPOOL
+  // MATMUL (QLinearMatMul: int16 by int16, or by constant int8), MAXPOOL
+  // (MaxPool; the pool rule refuses a global window), AVGPOOL
   // (QLinearAveragePool; GLOBAL_AVGPOOL for a global window),
-  // GLOBAL_AVGPOOL (QLinearGlobalAveragePool), ADD (QLinearAdd) and
-  // ELTWISE (QLinearMul; and a Clip, above), and a view of int16 rows goes
-  // with its dense readers; every other node on int16 runs on the CPU's
-  // 16x8 kernels.
+  // GLOBAL_AVGPOOL (QLinearGlobalAveragePool), ADD (QLinearAdd), ELTWISE
+  // (QLinearMul; and a Clip, above) and TABLE (mlipc.QLinearLookup's 513
+  // knots); a channel Concat and a Transpose, Slice, ... move two-byte
+  // elements (CONCAT, PERMUTE), and
+  // a view of int16 rows goes with its dense readers; every other node on
+  // int16 runs on the CPU's 16x8 kernels.
   static const char* const kWide[] = {"QLinearConv",        "MaxPool",    "QLinearAveragePool",
-                                      "QLinearGlobalAveragePool", "QLinearAdd", "QLinearMul"};
+                                      "QLinearGlobalAveragePool", "QLinearAdd", "QLinearMul", "QLinearMatMul",
+                                      ops::kQLookupOp, "Concat", "Transpose", "Squeeze", "Unsqueeze", "Slice", "Split",
+                                      "Gather", "Expand"};
   if (std::find(std::begin(kWide), std::end(kWide), n.op) == std::end(kWide) && !reshape_view(n))
     for (ValueId v : tensors_of(g, n))
       if (g.value(v).dtype == DType::Int16 && !g.value(v).is_constant())
         return fmt::format(
-            "{} on int16 activations (16x8): the MLIP's 16x8 layers are CONV2D, FC, MAXPOOL, AVGPOOL, GLOBAL_AVGPOOL, "
-            "ADD and ELTWISE (QLinearMul) only; it runs on the CPU",
+            "{} on int16 activations (16x8): the MLIP's 16x8 layers are CONV2D, FC, MATMUL, MAXPOOL, AVGPOOL, "
+            "GLOBAL_AVGPOOL, ADD, ELTWISE (QLinearMul) and TABLE, and PERMUTE's moves, only; it runs on the CPU",
             n.op);
   if (!limits.int8 && q8_node) {
     const bool wide = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {

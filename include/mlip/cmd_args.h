@@ -52,7 +52,7 @@ enum { MLIP_RULES(MLIP_RULE_ENUM_) MLIP_RULE_COUNT_ };
 #undef MLIP_RULE_ENUM_
 enum { MLIP_WHEN_ANY, MLIP_WHEN_F16, MLIP_WHEN_Q8, MLIP_WHEN_AVG, MLIP_WHEN_AVG_Q8 };
 /* Opcode forms (the element types it has: cmd_table.h). */
-enum { MLIP_FORMS_NONE, MLIP_FORMS_F16, MLIP_FORMS_Q8, MLIP_FORMS_BOTH, MLIP_FORMS_WIDE };
+enum { MLIP_FORMS_NONE, MLIP_FORMS_F16, MLIP_FORMS_Q8, MLIP_FORMS_BOTH, MLIP_FORMS_WIDE, MLIP_FORMS_Q8W };
 
 /* ---- the structs ---------------------------------------------------------- */
 

@@ -20,7 +20,8 @@
  *   Q8    8-bit only (MLIP_DT_INT8 or _UINT8, so int8 buffers only)
  *   BOTH  fp16 in an fp16 buffer, int8 or uint8 in an int8 buffer
  *   WIDE  as BOTH, and int16 (MLIP_DT_INT16: 16x8, int16 activations with
- *         int8 weights) in an int8 buffer */
+ *         int8 weights) in an int8 buffer
+ *   Q8W   as Q8, and int16 (16x8) in an int8 buffer: no fp16 form */
 #ifndef MLIP_CMD_TABLE_H_
 #define MLIP_CMD_TABLE_H_
 
@@ -40,8 +41,8 @@
   X(ACTIVATION, activation, 13, activation, F16)           \
   X(ELTWISE, eltwise, 14, eltwise, WIDE)                   \
   X(RESIZE, resize, 15, resize, BOTH)                      \
-  X(TABLE, table, 16, table, Q8)                           \
-  X(MATMUL, matmul, 17, matmul, BOTH)                      \
+  X(TABLE, table, 16, table, Q8W)                          \
+  X(MATMUL, matmul, 17, matmul, WIDE)                      \
   X(PERMUTE, permute, 18, permute, NONE)                   \
   X(SOFTMAX, softmax, 19, softmax, BOTH)                   \
   X(NORM, norm, 20, norm, BOTH)                            \
@@ -349,13 +350,15 @@
   W(x, col_taps, 10, uint32_t, ANY, TAPS, "taps per output column")                        \
   W(x, row_base, 11, uint32_t, ANY, ANY, "the layer row of block row 0")
 
-/* TABLE (8-bit only): out[i] = table[in[i] - type minimum]; in place or no
+/* TABLE (8-bit and int16): out[i] = table[in[i] - type minimum]; int16
+ * (16x8): MLIP_LUT16_ENTRIES int16 knots interpolated (mlip/lut16.h,
+ * mlip_lut16_between: the CPU's 16x8 lookup); in place or no
  * overlap. */
 #define MLIP_FIELDS_table(W, A, x)                                                     \
   W(x, in, 0, uint32_t, ANY, OCM, "input [count]")                                     \
   W(x, out, 1, uint32_t, ANY, OCM, "output [count]")                                   \
   W(x, count, 2, uint32_t, ANY, NZ, "elements")                                        \
-  W(x, table, 3, uint32_t, ANY, OCM, "MLIP_TABLE_BYTES output values")
+  W(x, table, 3, uint32_t, ANY, OCM, "MLIP_TABLE_BYTES output values; int16: MLIP_TABLE16_BYTES of knots")
 
 /* MATMUL: out[t][i][j] = act(alpha * sum_k a[t][i][k] * b[t][k][j] + bias[j])
  * for t < batch, i < m, j < n, the sum over k in order (fp32); b is
@@ -364,7 +367,11 @@
  * computed operands, attention's Q.K^T and .V): the int32 sum of
  * (a - a_zp) * (b - b_zp) (k at most MLIP_INT8_MAX_TAPS) plus record j's
  * bias, requantized by record j (one per column at bias, as FC's), plus
- * y_zp, clamped; no alpha, no activation. */
+ * y_zp, clamped; no alpha, no activation. int16 (16x8: QLinearMatMul's
+ * 16x8 form): A and the output int16 (zero points 0), B int16 (b_int16 1:
+ * two computed operands) or int8 (0: constant weights), the int64 sum plus
+ * record j's int64 bias (MLIP_REQUANT16_RECORD_BYTES records, as FC's)
+ * requantized by mlip_requantize64. */
 #define MLIP_FIELDS_matmul(W, A, x)                                                                  \
   W(x, a, 0, uint32_t, ANY, OCM, "A [batch][m][k]")                                                  \
   W(x, b, 1, uint32_t, ANY, PIN, "B [batch or 1][k][n], or [n][k] when trans_b")                     \
@@ -385,7 +392,8 @@
   W(x, a_zp, 14, int32_t, Q8, ZP, "A's zero point")                                                  \
   W(x, b_zp, 15, int32_t, Q8, ZP, "B's zero point")                                                  \
   W(x, y_zp, 16, int32_t, Q8, ZP, "the output's zero point")                                         \
-  W(x, requant, 17, uint32_t, Q8, RQ, "the records' arithmetic")
+  W(x, requant, 17, uint32_t, Q8, RQ, "the records' arithmetic")                                   \
+  W(x, b_int16, 18, uint32_t, Q8, BOOL, "int16: 1 when B is int16 (computed), 0 int8 (weights); 8-bit: 0")
 
 /* PERMUTE: a strided copy of up to 6 dimensions, dst[i5][i4][i0][i1][i2][i3]
  * = src[i5 * s5 + i4 * s4 + i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3]

@@ -256,6 +256,7 @@ MLIP_STATIC_ASSERT(sizeof(mlip_cmd) == 128, cmd_is_128_bytes);
 #define MLIP_POOL_TABLE_ENTRY_BYTES 8u /* an 8-bit AVGPOOL's {int32 q, int32 shift} per window count */
 #define MLIP_POOL_MAX_GAP 65535u       /* a pool window's dilation - 1 */
 #define MLIP_TABLE_BYTES 256u          /* TABLE: one output value per input value */
+#define MLIP_TABLE16_BYTES 1026u       /* int16 TABLE: 513 int16 knots (mlip/lut16.h) */
 #define MLIP_RESIZE_ENTRY_BYTES 8u     /* RESIZE: a tap, uint32 index and float32 weight */
 
 #ifdef __cplusplus

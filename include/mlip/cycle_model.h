@@ -22,6 +22,10 @@ extern "C" {
  * runs at half the int8 rate: each product takes two 8x8 multipliers (the
  * int16 value's two bytes). An assumption too (docs/mlip-spec.md section 5). */
 #define MLIP_INT16X8_MAC_FACTOR 2u
+/* A 16x8 MATMUL of two int16 operands (b_int16) takes four 8x8 multipliers
+ * per product (two bytes by two): a quarter of the int8 rate, the fp16
+ * rate. An assumption too. */
+#define MLIP_INT16X16_MAC_FACTOR 1u
 
 /* The target constants the model needs (the header carries them). */
 typedef struct mlip_cycle_rates {

@@ -73,6 +73,9 @@ int mlip_cmd_cycles(const mlip_cycle_rates* rates, const mlip_decoded_cmd* c, ui
     case MLIP_OP_MATMUL:
       work = (uint64_t)a->matmul.batch * a->matmul.m * a->matmul.k * a->matmul.n;
       rate = mac_rate(rates, a->matmul.dtype);
+      if (a->matmul.dtype == MLIP_DT_INT16 && a->matmul.b_int16) {
+        rate = rates->macs_per_cycle * MLIP_INT16X16_MAC_FACTOR; /* int16 by int16 */
+      }
       break;
     case MLIP_OP_PERMUTE: /* d4 and d5 of 0: no such dimension */
       work = (uint64_t)a->permute.d0 * a->permute.d1 * a->permute.d2 * a->permute.d3 *

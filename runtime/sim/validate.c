@@ -417,6 +417,7 @@ static mlip_status check_dtype(const mlip_sim_view* v, const mlip_decoded_cmd* d
       ok = q8 ? dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 || dt == MLIP_DT_INT16 : dt == MLIP_DT_FP16;
       break;
     case MLIP_FORMS_Q8: ok = q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8); break;
+    case MLIP_FORMS_Q8W: ok = q8 && (dt == MLIP_DT_INT8 || dt == MLIP_DT_UINT8 || dt == MLIP_DT_INT16); break;
     case MLIP_FORMS_F16: ok = !q8 && dt == MLIP_DT_FP16; break;
     default: ok = dt == 0u; break; /* DMA, LAYOUT, BARRIER: the word is unused */
   }

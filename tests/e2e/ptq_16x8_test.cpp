@@ -31,6 +31,7 @@
 #include "io/npz.h"
 #include "models.h"
 #include "ops/evaluator.h"
+#include "ops/qlinear.h"
 #include "ptq/calibration.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"
@@ -219,6 +220,64 @@ TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_a
 
 TEST(Ptq16x8, MrvlRunsTheKeywordSpotterOnTheMlip) { expect_mlip_bits("mlperf_tiny_kws_dscnn", 1, 10, 1); }
 
+// 16x8 tables on the MLIP: a small float MLP (Gemm, Sigmoid, Gemm, Tanh,
+// Gemm, HardSigmoid) quantized by --quantize int16x8: its activations are
+// 16x8 lookups of 513 interpolated knots (mlip/lut16.h), each an int16
+// TABLE layer on "mrvl, c", the model one region with nothing on the CPU
+// but x's quantization and the output's dequantization; the outputs "c"'s,
+// bit for bit, on the short tilings.
+TEST(Ptq16x8, TableActivationsOnTheMlip) {
+  std::mt19937 rng(29);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  OnnxBuilder b(13);
+  b.input("x", DType::Float32, {5, 12});
+  auto gemm = [&](const std::string& in, const std::string& out, int64_t k, int64_t n) {
+    std::vector<float> w(static_cast<size_t>(k * n)), bias(static_cast<size_t>(n));
+    for (float& v : w) v = 0.5f * nd(rng);
+    for (float& v : bias) v = 0.2f * nd(rng);
+    b.initializer(out + "_w", TensorData::from<float>({k, n}, w));
+    b.initializer(out + "_b", TensorData::from<float>({n}, bias));
+    b.node("Gemm", {in, out + "_w", out + "_b"}, {out}, {}, out);
+  };
+  gemm("x", "g1", 12, 16);
+  b.node("Sigmoid", {"g1"}, {"s1"}, {}, "sigmoid");
+  gemm("s1", "g2", 16, 16);
+  b.node("Tanh", {"g2"}, {"t2"}, {}, "tanh");
+  gemm("t2", "g3", 16, 8);
+  b.node("HardSigmoid", {"g3"}, {"y"}, {}, "hardsigmoid");
+  b.output("y");
+  const fs::path onnx = b.save(scratch_dir(), "q16_tables.onnx");
+  const Graph g = frontend::import_onnx(onnx);
+  const fs::path calib = scratch_dir() / "ptq16_tables_calib.npz";
+  io::write_npz(calib, samples::normal_samples(g, 8, 1));
+  const io::NamedTensors drawn = samples::normal_samples(g, 1, 5);
+  const io::NamedTensors in = {
+      {drawn[0].first, digits_ptq::sample(drawn[0].second, 0, g.value(g.inputs[0].value).shape)}};
+  driver::CompileResult rc;
+  const io::NamedTensors want = compile_and_run(onnx, in, options("c", "int16x8", calib), &rc);
+  int lookups = 0;
+  for (const Node& n : rc.graph.nodes)
+    lookups += n.op == ops::kQLookupOp && rc.graph.value(n.inputs[0]).dtype == DType::Int16;
+  EXPECT_EQ(lookups, 3);
+  for (const Tiling& t : tilings()) {
+    driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
+    o.mlip.quantize.clear();  // --quantize int16x8 chooses the int8 (and int16) region
+    o.mlip.num_tiles = t.tiles;
+    o.mlip.wb_pin_ocm = t.pin;
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
+    driver::CompileResult rm;
+    EXPECT_EQ(compile_and_run(onnx, in, o, &rm)[0].second, want[0].second);
+    EXPECT_EQ(rm.mlip.regions.size(), 1u);
+    for (const auto& cn : rm.mlip.cpu_nodes)
+      if (cn.op != "QuantizeLinear" && cn.op != "DequantizeLinear")
+        ADD_FAILURE() << cn.op << " '" << cn.node << "' on the CPU: " << cn.reason;
+    size_t tables = 0;
+    for (const auto& region : rm.mlip.regions)
+      for (const auto& l : region->report.layers) tables += l.kind == "activation" && l.dtype == "int16";
+    EXPECT_EQ(tables, 3u);
+  }
+}
+
 // Import: a QDQ model with int16 activations (tests/gen/gen_q16.py: Conv,
 // Relu, MaxPool, depthwise Conv, Relu, Flatten, Gemm; com.microsoft's int16
 // QuantizeLinear/DequantizeLinear, int8 weights, float biases) folds into
@@ -344,8 +403,11 @@ TEST(Qdq16x8, AveragePoolWithinOneStepOfOnnxruntime) {
 // batch of matrices [2, 8, 4]) folds into three QLinearConvs (the
 // projections) and three 16x8 QLinearMatMuls (int64 sums), nothing left
 // float; within one output step of onnxruntime-node, the generated C gives
-// the reference evaluator's bits, and "mrvl, c" gives "c"'s bits (the
-// QLinearMatMuls on the CPU: the MLIP's MATMUL is 8-bit).
+// the reference evaluator's bits, and "mrvl, c" runs the whole model as one
+// int16 region (three FCs, a PERMUTE of two-byte elements for k^T, three
+// int16 MATMULs: two of int16 operands, one by the constant int8 batch)
+// with "c"'s bits on the short tilings (onnxruntime's requantization mode
+// on one of them).
 TEST(Qdq16x8, MatMulOfTwoInt16TensorsWithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_attn";
   const fs::path onnx = dir / "model.onnx";
@@ -371,12 +433,39 @@ TEST(Qdq16x8, MatMulOfTwoInt16TensorsWithinOneStepOfOnnxruntime) {
              step, c.worst);
   EXPECT_LE(c.worst, 1.0 + 1e-3);
   EXPECT_EQ(got[0].second, evaluate(r.graph, {in[0].second})[0]);
-  driver::CompileOptions m;
-  m.target = "mrvl, c";
-  m.mlip.num_tiles = 2;
-  driver::CompileResult rm;
-  EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, got[0].second);
-  fmt::print("q16_qdq_attn on \"mrvl, c\": {} regions\n", rm.mlip.regions.size());
+  for (const bool ort : {false, true}) {
+    io::NamedTensors want_c = got;
+    if (ort) {  // onnxruntime's arithmetic: "c" in that mode is the reference
+      driver::CompileOptions co;
+      co.requant = "ort";
+      want_c = compile_and_run(onnx, in, co);
+    }
+    // onnxruntime's mode on one tiling (2 tiles, pinned): its records are
+    // the same layers' with float32 pairs
+    const std::vector<Tiling> ts = ort ? std::vector<Tiling>{{2, true}} : tilings();
+    for (const Tiling& t : ts) {
+      driver::CompileOptions m;
+      m.target = "mrvl, c";
+      m.mlip.num_tiles = t.tiles;
+      m.mlip.wb_pin_ocm = t.pin;
+      if (ort) m.requant = "ort";
+      SCOPED_TRACE(fmt::format("tiles {} pin {} ort {}", t.tiles, t.pin, ort));
+      driver::CompileResult rm;
+      EXPECT_EQ(compile_and_run(onnx, in, m, &rm)[0].second, want_c[0].second);
+      EXPECT_EQ(rm.mlip.regions.size(), 1u);
+      for (const auto& cn : rm.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
+        if (cn.op != "QuantizeLinear" && cn.op != "DequantizeLinear")
+          ADD_FAILURE() << cn.op << " '" << cn.node << "' on the CPU: " << cn.reason;
+      size_t mm16 = 0, permutes = 0;
+      for (const auto& region : rm.mlip.regions)
+        for (const auto& l : region->report.layers) {
+          mm16 += l.kind == "matmul" && l.dtype == "int16";
+          permutes += l.kind == "permute";
+        }
+      EXPECT_EQ(mm16, 3u);
+      EXPECT_EQ(permutes, 1u);
+    }
+  }
 }
 
 // A 16x8 QDQ residual block of random shape (com.microsoft int16
@@ -549,6 +638,56 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
 // [-0.5, 1.0] at the same scale, GlobalAveragePool. One int16 region
 // (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on 1, 2, 4 and 8
 // tiles; "c" equal to the reference evaluator.
+// 16x8 Concat on the MLIP: the channel Concat of an int16 MaxPool (x's
+// scale) and an int16 AveragePool (its own scale), quantized at a third
+// scale (passes/fold_qdq rescales each input by a QLinearMul by an int16 1,
+// int16 ELTWISEs), is an int16 CONCAT of two-byte elements in the one
+// region; the output "c"'s, bit for bit, on the short tilings.
+TEST(Residual16x8, ConcatOnTheMlip) {
+  OnnxBuilder b(17);
+  auto qdq = [&](const std::string& t, float scale) {
+    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
+    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
+    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
+    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
+    return t + "_dq";
+  };
+  const float s = 3.0f / 32767.0f;
+  b.input("x", DType::Float32, {2, 3, 6, 6});
+  const std::string xd = qdq("x", s);
+  const std::vector<std::pair<std::string, AttrValue>> win = {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                                               {"strides", std::vector<int64_t>{2, 2}}};
+  b.node("MaxPool", {xd}, {"pool"}, win, "pool");
+  const std::string pd = qdq("pool", s);
+  b.node("AveragePool", {xd}, {"avg"}, win, "avg");
+  const std::string ad = qdq("avg", 1.7f / 32767.0f);
+  b.node("Concat", {pd, ad}, {"cat"}, {{"axis", int64_t{1}}}, "cat");
+  b.output(qdq("cat", 2.5f / 32767.0f));
+  const fs::path onnx = b.save(scratch_dir(), "q16_concat.onnx");
+  const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 3, 6, 6}, 12, -3.0, 3.0)}};
+  driver::CompileOptions c_opt;
+  c_opt.target = "c";
+  driver::CompileResult rc;
+  const io::NamedTensors want = compile_and_run(onnx, in, c_opt, &rc);
+  size_t concats = 0;
+  for (const Node& n : rc.graph.nodes) concats += n.op == "Concat" && rc.graph.value(n.outputs[0]).dtype == DType::Int16;
+  EXPECT_EQ(concats, 1u);
+  EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
+  for (const Tiling& t : tilings()) {
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
+    driver::CompileResult r;
+    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(t.tiles, t.pin), &r);
+    ASSERT_EQ(r.mlip.regions.size(), 1u);
+    for (const auto& n : r.mlip.cpu_nodes)
+      if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+        ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
+    size_t cat16 = 0;
+    for (const auto& l : r.mlip.regions[0]->report.layers) cat16 += l.kind == "concat" && l.dtype == "int16";
+    EXPECT_EQ(cat16, 1u);
+    EXPECT_EQ(got[0].second, want[0].second);
+  }
+}
+
 TEST(Residual16x8, ClipAfterAPoolIsAnInt16Eltwise) {
   OnnxBuilder b(17);
   auto qdq = [&](const std::string& t, float scale) {

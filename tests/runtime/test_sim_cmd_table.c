@@ -66,6 +66,7 @@ static uint32_t dtypes_of(uint32_t opcode, uint32_t out[4]) {
       out[0] = MLIP_DT_FP16; out[1] = MLIP_DT_INT8; out[2] = MLIP_DT_UINT8; out[3] = MLIP_DT_INT16;
       return 4;
     case MLIP_FORMS_Q8: out[0] = MLIP_DT_INT8; out[1] = MLIP_DT_UINT8; return 2;
+    case MLIP_FORMS_Q8W: out[0] = MLIP_DT_INT8; out[1] = MLIP_DT_UINT8; out[2] = MLIP_DT_INT16; return 3;
     default: out[0] = MLIP_DT_FP16; return 1;
   }
 }

@@ -10,6 +10,10 @@
    AVGPOOL's (int64 sum, mlip_requantize64 with the table's entry for the
    count: ties in both arithmetics, saturation, a clamp, padding with both
    counts, a ceil window, a sum beyond int32);
+   TABLE's (513 knots interpolated: segment ends, rounding ties both ways,
+   both ends of int16, random knots against mlip_lut16; its validation);
+   MATMUL's (int16 by int16 or by int8 weights, an int64 sum: ties in both
+   arithmetics, a sum beyond int32, saturation, a clamp; its validation);
    GLOBAL_AVGPOOL's (int64 sum, mlip_requantize64; random sizes against the
    CPU kernel's loop), ADD's (mlip_qadd16_sum) and ELTWISE MUL's, each with
    saturation at both ends of int16, rounding ties and a clamp, and their
@@ -22,6 +26,7 @@
 #include <cmocka.h>
 
 #include "mlip/cycle_model.h"
+#include "mlip/lut16.h"
 #include "mlip/region.h"
 #include "sim_internal.h"
 #include "sim_tile_fixture.h"
@@ -426,6 +431,20 @@ static void test_cycles(void** state) {
   c.u.fc.dtype = MLIP_DT_INT16;
   assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
   assert_int_equal(compute, 2000); /* 1024000 / 512 */
+  /* MATMUL: int16 by int8 at the 16x8 rate, int16 by int16 at a quarter
+     of the int8 rate (MLIP_INT16X16_MAC_FACTOR: four 8x8 products each) */
+  memset(&c, 0, sizeof c);
+  c.opcode = MLIP_OP_MATMUL;
+  c.u.matmul.batch = 2;
+  c.u.matmul.m = 16;
+  c.u.matmul.k = 64;
+  c.u.matmul.n = 32;
+  c.u.matmul.dtype = MLIP_DT_INT16;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 128); /* 65536 / 512 */
+  c.u.matmul.b_int16 = 1;
+  assert_int_equal(mlip_cmd_cycles(&r, &c, &compute, &dma), 1);
+  assert_int_equal(compute, 256); /* 65536 / 256 */
 }
 
 /* The status of a good 16x8 FC with one field changed. */
@@ -516,6 +535,160 @@ static void test_validate(void** state) {
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
   c->u.conv2d.x_zp = 0;
   c->u.conv2d.clamp_hi = 40000;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
+/* A 16x8 MATMUL: A at 0, B at 512, records at 768, output at 1024; B
+   int16 [k][n] (b_int16) unless told. */
+static mlip_decoded_cmd* matmul16(uint32_t batch, uint32_t m, uint32_t k, uint32_t n) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_MATMUL, 0, layer0);
+  c->u.matmul.a = 0;
+  c->u.matmul.b = 512;
+  c->u.matmul.bias = 768;
+  c->u.matmul.out = 1024;
+  c->u.matmul.batch = batch;
+  c->u.matmul.m = m;
+  c->u.matmul.k = k;
+  c->u.matmul.n = n;
+  c->u.matmul.b_shared = 1;
+  c->u.matmul.b_int16 = 1;
+  c->u.matmul.clamp_lo = -32768;
+  c->u.matmul.clamp_hi = 32767;
+  c->u.matmul.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* MATMUL int16 x int16 (attention's q k^T), A = {{32767, -32768},
+   {-32768, -32768}}, B columns {1, 1}, {2, 0}, {32767, 32767},
+   {-32768, -32768}; sums and records by column:
+   0: -1, -65536 at multiplier 1 (P30, 1): -1, and -65536 saturates to -32768.
+   1: 65534, -65536 at 1/4 (P30, -1): 16383.5 goes away from zero -> 16384
+      (half to even gives 16384 too); -16384.
+   2: -32767, -2147418112 at 2^-16: -0.49998 -> 0; -32767 exactly.
+   3: 98304 and 2^31 (beyond int32: the 64-bit path) plus bias 2^16 at
+      2^-17: 0.75 -> 1; 16384.5 -> 16385 (ties away from zero; onnxruntime's
+      half to even gives 16384, test_matmul_ort). */
+static void test_matmul(void** state) {
+  mlip_decoded_cmd* c;
+  static const int32_t av[4] = {32767, -32768, -32768, -32768};
+  static const int32_t bv[8] = {1, 2, 32767, -32768, 1, 0, 32767, -32768};
+  static const int32_t want[8] = {-1, 16384, 0, 1, -32768, -16384, -32767, 16385};
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_MATMUL);
+  for (i = 0; i < 4u; ++i) set16(0, i, av[i]);
+  for (i = 0; i < 8u; ++i) set16(512, i, bv[i]);
+  set_record16(768, 0, 0, P30, 1);
+  set_record16(768, 1, 0, P30, -1);
+  set_record16(768, 2, 0, P30, -15);
+  set_record16(768, 3, I64(16), P30, -16);
+  c = matmul16(1, 2, 2, 4);
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 8u; ++i) assert_int_equal(get16(1024, i), want[i]);
+  /* a clamp (a Relu: [0, 32767]) takes the negatives to 0 */
+  c->u.matmul.clamp_lo = 0;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), 0);
+  assert_int_equal(get16(1024, 4), 0);
+  assert_int_equal(get16(1024, 7), 16385);
+  c->u.matmul.clamp_lo = -32768;
+  /* a damaged record is refused before anything is written */
+  set_record16(768, 3, I64(61) + 1, P30, -16);
+  ocm[1024] = 0x5A;
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(ocm[1024], 0x5A);
+  /* int16 by constant int8 (b_int16 0), one B per product stored [n][k]
+     (trans_b): A {100, -200}, {32767, 32767}, B {-128, 127}, {-128, -128}:
+     -38200 and -8388352 at 2^-8 (P30, -7): -149.2 -> -149, -32767. */
+  fresh(MLIP_LAYER_MATMUL);
+  set16(0, 0, 100);
+  set16(0, 1, -200);
+  set16(0, 2, 32767);
+  set16(0, 3, 32767);
+  set8(512, -128);
+  set8(513, 127);
+  set8(514, -128);
+  set8(515, -128);
+  set_record16(768, 0, 0, P30, -7);
+  c = matmul16(2, 1, 2, 1);
+  c->u.matmul.b_int16 = 0;
+  c->u.matmul.b_shared = 0;
+  c->u.matmul.trans_b = 1;
+  assert_int_equal(run(), MLIP_OK);
+  assert_int_equal(get16(1024, 0), -149);
+  assert_int_equal(get16(1024, 1), -32767);
+}
+
+/* requant ORT: test_matmul's data at float32 scales 1, 1/4, 2^-16, 2^-17:
+   the same outputs but the tie of column 3, row 1: 16384.5 -> 16384 (half
+   to even; the fixed-point arithmetic gives 16385). */
+static void test_matmul_ort(void** state) {
+  static const int32_t av[4] = {32767, -32768, -32768, -32768};
+  static const int32_t bv[8] = {1, 2, 32767, -32768, 1, 0, 32767, -32768};
+  static const int32_t want[8] = {-1, 16384, 0, 1, -32768, -16384, -32767, 16384};
+  const float scales[4] = {1.0f, 0.25f, 1.0f / 65536.0f, 1.0f / 131072.0f};
+  mlip_decoded_cmd* c;
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_MATMUL);
+  for (i = 0; i < 4u; ++i) set16(0, i, av[i]);
+  for (i = 0; i < 8u; ++i) set16(512, i, bv[i]);
+  for (i = 0; i < 4u; ++i) {
+    int32_t qs;
+    memcpy(&qs, &scales[i], sizeof qs);
+    set_record16(768, i, i == 3u ? I64(16) : 0, qs, MLIP_REQUANT_F32);
+  }
+  c = matmul16(1, 2, 2, 4);
+  c->u.matmul.requant = MLIP_REQUANT_ORT;
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 8u; ++i) assert_int_equal(get16(1024, i), want[i]);
+  /* fixed-point records in an ORT command are refused */
+  set_record16(768, 0, 0, P30, 1);
+  assert_int_equal(run(), MLIP_ERR_INVALID_ARG);
+}
+
+/* The status of a good 16x8 MATMUL (1 x 2 x 2 by 2 x 4, int16 B) with one
+   field changed. */
+#define MM_WITH(field, value) (fresh(MLIP_LAYER_MATMUL), matmul16(1, 1, 2, 4)->u.matmul.field = (value), validate())
+
+static void test_validate_matmul(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  assert_int_equal(MM_WITH(b_int16, 0u), MLIP_OK);
+  assert_int_equal(MM_WITH(b_int16, 2u), MLIP_ERR_INVALID_ARG); /* a flag */
+  assert_int_equal(MM_WITH(a_zp, 1), MLIP_ERR_INVALID_ARG);     /* symmetric */
+  assert_int_equal(MM_WITH(b_zp, -1), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MM_WITH(y_zp, 1), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MM_WITH(clamp_hi, 32768), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MM_WITH(clamp_lo, -32769), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MM_WITH(bias, MLIP_NO_OFFSET), MLIP_ERR_INVALID_ARG); /* the records are required */
+  assert_int_equal(MM_WITH(k, MLIP_INT8_MAX_TAPS + 1u), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MM_WITH(act, MLIP_ACT_RELU), MLIP_ERR_INVALID_ARG);
+  assert_int_equal(MM_WITH(dtype, MLIP_DT_INT8), MLIP_ERR_INVALID_ARG); /* an 8-bit MATMUL has no int16 B */
+  fresh(MLIP_LAYER_MATMUL);
+  c = matmul16(1, 1, 2, 4);
+  c->u.matmul.b_int16 = 0;
+  c->u.matmul.dtype = MLIP_DT_INT8;
+  c->u.matmul.clamp_lo = -128;
+  c->u.matmul.clamp_hi = 127;
+  assert_int_equal(validate(), MLIP_OK);
+  /* Two-byte elements: A of 1 x 300 at 0 ends at 600, over an output at
+     512 (one-byte elements would end at 300); B of 300 x 1 at 1536 ends
+     at 2136 as int16, over an output at 2048, and at 1836 as int8. */
+  fresh(MLIP_LAYER_MATMUL);
+  c = matmul16(1, 1, 300, 1);
+  c->u.matmul.b = 1536;
+  c->u.matmul.bias = 2560;
+  c->u.matmul.out = 512;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.matmul.out = 2048;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.matmul.b_int16 = 0;
+  assert_int_equal(validate(), MLIP_OK);
+  /* In an fp16 buffer no int16 command is taken. */
+  fresh(MLIP_LAYER_MATMUL);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  matmul16(1, 1, 2, 4);
   assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
 }
 
@@ -952,6 +1125,95 @@ static void test_global_avgpool_random(void** state) {
 /* 16x8 AVGPOOL of one window of 65600 taps of 32767: the sum, 2149515200,
    passes int32 (an int32 sum wraps negative); entry 65600 is 1/65600, so
    the mean 32767 comes back exactly; every other entry (unread) 1/2. */
+/* A 16x8 TABLE of count int16 elements at 0 into out, knots at 2048. */
+static mlip_decoded_cmd* table16(uint32_t count, uint32_t out) {
+  mlip_decoded_cmd* c = cb_cmd(&b, CB_MAIN, MLIP_OP_TABLE, 0, layer0);
+  c->u.table.in = 0;
+  c->u.table.out = out;
+  c->u.table.count = count;
+  c->u.table.table = 2048;
+  c->u.table.dtype = MLIP_DT_INT16;
+  return c;
+}
+
+/* TABLE int16: 513 knots 128 input steps apart, y = t[k] + floor((t[k+1]
+   - t[k]) * o + 64) / 128) (mlip/lut16.h). Knots 0 but: t0 -32768, t1
+   -32568; t100 0, t101 1; t200 0, t201 -1; t300 -32768, t301 32767; t511
+   and t512 32767. By hand:
+   -32768 (k 0, o 0): -32768, the bottom of int16;
+   -32641 (k 0, o 127, a segment's end): (25400 + 64) / 128 = 198.9 -> -32570;
+   -32640 (k 1, o 0, the next segment's start): t1 = -32568;
+   -19904 (k 100, o 64): (64 + 64) / 128 = 1, a tie rounds up;
+   -19905 (k 100, o 63): 127 / 128 -> 0;
+   -7104 (k 200, o 64): (-64 + 64) / 128 = 0;
+   -7103 (k 200, o 65): floor(-1 / 128) = -1;
+   5759 (k 300, o 127): -32768 + floor((65535 * 127 + 64) / 128) = 32255;
+   32767 (k 511, o 127): 32767, the top (knot 512 only for the slope);
+   5632 (k 300, o 0): -32768. */
+static void test_table(void** state) {
+  static const int32_t x[10] = {-32768, -32641, -32640, -19904, -19905, -7104, -7103, 5759, 32767, 5632};
+  static const int32_t want[10] = {-32768, -32570, -32568, 1, 0, 0, -1, 32255, 32767, -32768};
+  static int16_t knots[MLIP_LUT16_ENTRIES];
+  uint32_t i;
+  (void)state;
+  fresh(MLIP_LAYER_ACTIVATION);
+  set16(2048, 0, -32768);
+  set16(2048, 1, -32568);
+  set16(2048, 101, 1);
+  set16(2048, 201, -1);
+  set16(2048, 300, -32768);
+  set16(2048, 301, 32767);
+  set16(2048, 511, 32767);
+  set16(2048, 512, 32767);
+  for (i = 0; i < 10u; ++i) set16(0, i, x[i]);
+  table16(10, 1024);
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 10u; ++i) assert_int_equal(get16(1024, i), want[i]);
+  /* Random knots and inputs, in place: the CPU kernels' function
+     (mlip_lut16 on an int16 array) gives the same values. */
+  fresh(MLIP_LAYER_ACTIVATION);
+  for (i = 0; i < MLIP_LUT16_ENTRIES; ++i) {
+    knots[i] = (int16_t)((int32_t)(next() & 0xFFFFu) - 32768);
+    set16(2048, i, knots[i]);
+  }
+  for (i = 0; i < 900u; ++i) set16(0, i, (int32_t)(next() & 0xFFFFu) - 32768);
+  for (i = 0; i < 900u; ++i) want_big[i] = mlip_lut16(get16(0, i), knots);
+  table16(900, 0);
+  assert_int_equal(run(), MLIP_OK);
+  for (i = 0; i < 900u; ++i) assert_int_equal(get16(0, i), want_big[i]);
+}
+
+static void test_validate_table(void** state) {
+  mlip_decoded_cmd* c;
+  (void)state;
+  fresh(MLIP_LAYER_ACTIVATION);
+  c = table16(600, 0);
+  assert_int_equal(validate(), MLIP_OK); /* in place */
+  /* two-byte elements: 600 from 0 end at 1200, over an output at 1024 */
+  c->u.table.out = 1024;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  c->u.table.dtype = MLIP_DT_INT8;
+  assert_int_equal(validate(), MLIP_OK);
+  /* the knots are 1026 bytes: at 3072 they pass the OCM's end (4096,
+     MLIP_ERR_BOUNDS), 256 bytes of an 8-bit table do not */
+  c->u.table.out = 0;
+  c->u.table.table = 3072;
+  assert_int_equal(validate(), MLIP_OK);
+  c->u.table.dtype = MLIP_DT_INT16;
+  assert_int_equal(validate(), MLIP_ERR_BOUNDS);
+  /* an output over the knots */
+  c->u.table.table = 2048;
+  c->u.table.in = 2560;
+  c->u.table.out = 2560;
+  c->u.table.count = 100;
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+  /* no fp16 form: an fp16 buffer takes no TABLE */
+  fresh(MLIP_LAYER_ACTIVATION);
+  b.hdr.quantize = MLIP_QUANT_FP16;
+  table16(10, 1024);
+  assert_int_equal(validate(), MLIP_ERR_INVALID_ARG);
+}
+
 static void test_avgpool_wide_sum(void** state) {
   const uint32_t taps = 65600u, table = 2u * taps + 128u,
                  out = (table + (taps + 1u) * MLIP_POOL_TABLE_ENTRY_BYTES + 127u) & ~127u;
@@ -999,6 +1261,11 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fc),
     cmocka_unit_test(test_fc_ort),
+    cmocka_unit_test(test_matmul),
+    cmocka_unit_test(test_matmul_ort),
+    cmocka_unit_test(test_validate_matmul),
+    cmocka_unit_test(test_table),
+    cmocka_unit_test(test_validate_table),
     cmocka_unit_test(test_conv),
     cmocka_unit_test(test_conv_depthwise),
     cmocka_unit_test(test_conv_random),

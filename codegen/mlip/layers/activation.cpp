@@ -16,6 +16,7 @@
 #include "ops/qlinear.h"
 #include "mlip/activation.h"
 #include "mlip/layer_kind.h"
+#include "mlip/lut16.h"
 #include "mlip/layers/rules.h"
 #include "mlip/lower.h"
 #include "mlip/plan.h"
@@ -36,10 +37,13 @@ struct LookupParams {
 
 RLayer& add_table_layer(LowerContext& ctx, const Node& n, int in, const std::vector<int64_t>& table,
                         const std::string& table_name) {
-  std::vector<uint8_t> bytes(table.size());
+  // 16x8: the 513 int16 knots, two bytes each (little-endian)
+  const bool wide = table.size() == MLIP_LUT16_ENTRIES;
+  std::vector<uint8_t> bytes;
   std::vector<float> shown(table.size());
   for (size_t i = 0; i < table.size(); ++i) {
-    bytes[i] = static_cast<uint8_t>(table[i] & 0xff);
+    bytes.push_back(static_cast<uint8_t>(table[i] & 0xff));
+    if (wide) bytes.push_back(static_cast<uint8_t>((table[i] >> 8) & 0xff));
     shown[i] = static_cast<float>(table[i]);
   }
   const int64_t offset = ctx.add_bytes(bytes);
@@ -55,14 +59,16 @@ namespace activation_layer {
 // One buffer of `elems` elements, read and written in place.
 uint64_t pass_bytes(int64_t elems) { return ocm_round(elems * kF16Bytes); }
 
-// mlipc.QLinearLookup (x, table): a constant table of 256 values of x's type.
+// mlipc.QLinearLookup (x, table): a constant table of 256 values of x's
+// type (16x8: 513 int16 knots, mlip/lut16.h).
 std::string q8_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   if (!lim.int8) return "int8 lookup tables need -quantize=int8";
   if (!is_const(g, n, 1)) return "the table is not constant";
   const Value& x = g.value(n.inputs[0]);
+  const int64_t entries = x.dtype == DType::Int16 ? MLIP_LUT16_ENTRIES : 256;
   if (g.value(n.inputs[1]).dtype != x.dtype || g.value(n.outputs[0]).dtype != x.dtype ||
-      numel(g.value(n.inputs[1]).shape) != 256)
-    return "a table of another type or size than 256 values of the input's type";
+      numel(g.value(n.inputs[1]).shape) != entries)
+    return fmt::format("a table of another type or size than {} values of the input's type", entries);
   // element by element: a 3-D input (a 1-D convolution's, NHWC) gives its layout to the output
   if (x.shape.size() < 2 || x.shape.size() > 4) return "only 2-D, 3-D and 4-D tensors";
   return batch_reason(x.shape[0]);
@@ -84,28 +90,30 @@ void lower(LowerContext& ctx, const Node& n) {
   l.dtype = ctx.tensor(l.output).dtype;
 }
 
-// int8: as below with one-byte elements and the table in OCM beside them.
+// int8: as below with one-byte elements and the table in OCM beside them
+// (16x8: two-byte elements, the 513 knots).
 void plan_q8(LayerPlanner& p) {
   const RLayer& l = p.layer();
   const RTensor& x = p.in();
   const RTensor& y = p.out();
   const int64_t E = y.elems();
+  const bool wide = l.dtype == MLIP_DT_INT16;
+  const int64_t eb = wide ? 2 : 1, tb = wide ? MLIP_TABLE16_BYTES : MLIP_TABLE_BYTES;
   const auto parts = split_range(E, p.num_tiles(), 64);
   p.set_split(Split::Elements, parts);
-  const int64_t chunk =
-      largest(E, [&](int64_t v) { return ocm_round(v) + ocm_round(MLIP_TABLE_BYTES) <= p.work_limit(); });
+  const int64_t chunk = largest(E, [&](int64_t v) { return ocm_round(v * eb) + ocm_round(tb) <= p.work_limit(); });
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     Ocm ocm(p.work_limit());
     const int64_t n = std::min(chunk, parts[t].second - parts[t].first);
-    const uint32_t table = ocm.take(MLIP_TABLE_BYTES);
-    const uint32_t off = ocm.take(n);
+    const uint32_t table = ocm.take(tb);
+    const uint32_t off = ocm.take(n * eb);
     p.note_ocm(tile, ocm);
-    p.dma_in(tile, p.weights_binding(), params_of<LookupParams>(l).table, table, MLIP_TABLE_BYTES);
+    p.dma_in(tile, p.weights_binding(), params_of<LookupParams>(l).table, table, tb);
     for (int64_t e0 = parts[t].first; e0 < parts[t].second; e0 += n) {
       const int64_t en = std::min(n, parts[t].second - e0);
       p.count_pass();
-      p.dma_in(tile, p.binding(x), p.ddr_base(x) + e0, off, en);
+      p.dma_in(tile, p.binding(x), p.ddr_base(x) + e0 * eb, off, en * eb);
       mlip_table_args a{};
       a.in = off;
       a.out = off;
@@ -113,7 +121,7 @@ void plan_q8(LayerPlanner& p) {
       a.table = table;
       a.dtype = l.dtype;
       p.emit(MLIP_OP_TABLE, tile, a);
-      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0, off, en);
+      p.dma_out(tile, p.binding(y), p.ddr_base(y) + e0 * eb, off, en * eb);
     }
   }
 }

@@ -1,7 +1,7 @@
 // CONCAT: Concat on the channel axis of 4-D tensors, as DMA only: every
 // input's positions are copied into its channel range of the NHWC output.
 // Split across tiles by positions. int8 (docs/mlip-spec.md 4a): the same
-// byte movement of one-byte elements; passes/fold_qdq has given every input
+// byte movement of one-byte elements (16x8: two-byte ones); passes/fold_qdq has given every input
 // the output's scale and zero point (an input of another scale goes through
 // a lookup table first, QLinearConcat too), so concatenation is exact.
 #include <algorithm>
@@ -26,13 +26,14 @@ uint64_t pass_bytes(int64_t positions, int64_t channels, int64_t eb) { return oc
 std::string channel_support(const Graph& g, const Node& n, const SupportLimits& lim) {
   const Value& out = g.value(n.outputs[0]);
   if (lim.int8) {
-    if (!is_q8_type(out.dtype) || out.shape.size() != 4) return "only int8/uint8 4-D concatenation has an int8 MLIP layer";
+    if (!is_int_act_type(out.dtype) || out.shape.size() != 4)
+      return "only int8/uint8/int16 4-D concatenation has an int8 MLIP layer";
     for (ValueId in : n.inputs)
       if (g.value(in).dtype != out.dtype) return "inputs of another type than the output";
   } else if (out.dtype != DType::Float32 || out.shape.size() != 4) {
     return "only float32 4-D concatenation";
   }
-  const int64_t eb = lim.int8 ? 1 : kF16Bytes;
+  const int64_t eb = lim.int8 && out.dtype != DType::Int16 ? 1 : kF16Bytes;
   if (std::string r = batch_reason(out.shape[0]); !r.empty()) return r;
   const int64_t axis = n.attrs.get_int("axis", 1);
   if (axis != 1 && axis != -3) return "only concatenation on the channel axis";
@@ -55,7 +56,7 @@ std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
 
 void lower(LowerContext& ctx, const Node& n) {
   const Graph& g = ctx.graph();
-  const bool q8 = is_q8_type(g.value(n.outputs[0]).dtype);
+  const bool q8 = is_int_act_type(g.value(n.outputs[0]).dtype);
   if (!channel_support(g, n, SupportLimits{target_info("cn10ka"), ~0u, q8}).empty()) return lower_concat_rows(ctx, n);
   std::vector<int> inputs;  // before the layer: tensor_of may add a relayout layer
   for (ValueId in : n.inputs) inputs.push_back(ctx.tensor_of(in));

@@ -101,8 +101,8 @@ bool dense_matmul(const Graph& g, const Node& n) {
 }
 
 std::string support(const Graph& g, const Node& n, const SupportLimits& lim) {
-  if (n.op == "QLinearMatMul")  // of two computed operands: a MATMUL (layers/matmul.cpp)
-    return is_const(g, n, 3) ? q8_matmul_support(g, n, lim) : matmul_q8_reason(g, n, lim);
+  if (n.op == "QLinearMatMul")  // of two computed operands (16x8: or a batch of weights): a MATMUL (layers/matmul.cpp)
+    return is_const(g, n, 3) && !matmul_q16_weights(g, n) ? q8_matmul_support(g, n, lim) : matmul_q8_reason(g, n, lim);
   if (n.op == "MatMul" && !dense_matmul(g, n)) return matmul_reason(g, n, lim);
   const Value& a = g.value(n.inputs[0]);
   if (a.dtype != DType::Float32 || a.shape.size() != 2) return "only float32 2-D dense layers run on the MLIP";
@@ -199,7 +199,9 @@ void lower_q8_matmul(LowerContext& ctx, const Node& n) {
 }
 
 void lower(LowerContext& ctx, const Node& n) {
-  if (n.op == "QLinearMatMul") return is_const(ctx.graph(), n, 3) ? lower_q8_matmul(ctx, n) : lower_matmul(ctx, n);
+  if (n.op == "QLinearMatMul")
+    return is_const(ctx.graph(), n, 3) && !matmul_q16_weights(ctx.graph(), n) ? lower_q8_matmul(ctx, n)
+                                                                               : lower_matmul(ctx, n);
   if (n.op == "MatMul" && !dense_matmul(ctx.graph(), n)) return lower_matmul(ctx, n);
   const Graph& g = ctx.graph();
   RLayer& l = new_fc_layer(ctx, n);

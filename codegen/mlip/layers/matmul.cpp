@@ -14,6 +14,10 @@
 // and zero points: the int32 sum of both operands less their zero points,
 // one requantization record per column (FC's), the clamp of the output
 // type; the arithmetic of the CPU's QLinearMatMul kernel, so its bits.
+// 16x8 (int16 A and output, zero points 0): B int16 (computed: q k^T, s v)
+// or int8 constant weights of any batch (stored [batch][N][K] in WEIGHTS),
+// an int64 sum, 16-byte records (per-tensor or per-column scales), the
+// CPU's 16x8 QLinearMatMul (an int64 sum, mlip_requantize64), so its bits.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -37,6 +41,7 @@ struct MatmulParams {
   bool b_shared = true;  // one B for every product
   bool trans_b = false;  // B stored [N][K]
   bool b_const = false;  // B in WEIGHTS (RLayer's weights), else input 1
+  bool b_int16 = false;  // 16x8: B int16 (computed), else int8
   // 8-bit (RLayer::q8()): the zero points and the output clamp
   int32_t a_zp = 0, b_zp = 0, y_zp = 0, lo = 0, hi = 0;
 };
@@ -44,14 +49,21 @@ struct MatmulParams {
 // The OCM of a pass: rc rows of A, B for nc columns (unless pinned), their
 // fp32 bias, the output. 8-bit: one-byte elements, a requantization record
 // per column.
+// 16x8 (wide): two-byte A and output, B two bytes (b16) or one, 16-byte
+// records.
 struct MatmulPass {
   int64_t k;
   bool bias;
   bool q8 = false;
-  int64_t eb() const { return q8 ? 1 : kF16Bytes; }
-  int64_t bb() const { return q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes; }
+  bool wide = false, b16 = false;
+  int64_t eb() const { return q8 && !wide ? 1 : kF16Bytes; }
+  int64_t beb() const { return wide ? (b16 ? 2 : 1) : eb(); }
+  int64_t bb() const {
+    if (wide) return static_cast<int64_t>(MLIP_REQUANT16_RECORD_BYTES);
+    return q8 ? static_cast<int64_t>(MLIP_REQUANT_RECORD_BYTES) : kF32Bytes;
+  }
   uint64_t bytes(int64_t rc, int64_t nc, bool pinned) const {
-    return ocm_round(rc * k * eb()) + (pinned ? 0 : ocm_round(k * nc * eb()) + (bias ? ocm_round(nc * bb()) : 0)) +
+    return ocm_round(rc * k * eb()) + (pinned ? 0 : ocm_round(k * nc * beb()) + (bias ? ocm_round(nc * bb()) : 0)) +
            ocm_round(rc * nc * eb());
   }
 };
@@ -92,9 +104,58 @@ std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& li
   return "";
 }
 
+bool matmul_q16_weights(const Graph& g, const Node& n) {
+  const Value& a = g.value(n.inputs[0]);
+  const Value& b = g.value(n.inputs[3]);
+  return a.dtype == DType::Int16 && b.is_constant() && !(a.shape.size() == 2 && b.shape.size() == 2);
+}
+
+namespace matmul_layer {
+
+// The 16x8 form (QLinearMatMul with int16 A): "" or why it stays on the CPU.
+std::string q16_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
+  const Value& a = g.value(n.inputs[0]);
+  const Value& b = g.value(n.inputs[3]);
+  const Value& y = g.value(n.outputs[0]);
+  if (y.dtype != DType::Int16) return "a 16x8 matrix product with an int8 output (the MLIP's writes int16)";
+  if (b.is_constant() ? b.dtype != DType::Int8 : b.dtype != DType::Int16)
+    return "a 16x8 matrix product of int16 by a computed int8 operand (the MLIP's takes int16 or constant int8)";
+  for (size_t i : {2, 5, 7})
+    if (n.has_input(i))
+      for (int64_t z : g.value(n.inputs[i]).constant->as_int64())
+        if (z != 0) return fmt::format("input #{} (a zero point) is not 0: 16x8 is symmetric", i);
+  const Shape& bss = g.value(n.inputs[4]).shape;  // QLinearMatMul's per-column forms: [N], [1, N]
+  if (numel(bss) != 1 && (numel(bss) != b.shape.back() || bss.size() > 2))
+    return "input #4 (B's scale) is neither one value nor one per column";
+  for (const Value* v : {&a, &b, &y}) {
+    if (v->is_constant()) continue;
+    Value as_float = *v;  // the shape rules are the fp16 ones
+    as_float.dtype = DType::Float32;
+    if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
+  }
+  if (std::string r = matmul_layer::operands_reason(a, b, y); !r.empty()) return r;
+  const int64_t k = a.shape.back();
+  if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
+    return fmt::format("{} products per output, above the 16x8 bound of {}", k, MLIP_INT8_MAX_TAPS);
+  if (matmul_layer::MatmulPass{k, true, true, true, !b.is_constant()}.bytes(1, 1, false) > lim.work_bytes)
+    return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
+  return "";
+}
+
+}  // namespace matmul_layer
+
 std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
   // QLinearMatMul: a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
   if (!lim.int8) return "int8 matrix products need -quantize=int8";
+  if (g.value(n.inputs[0]).dtype == DType::Int16) {
+    for (size_t i : {1, 4, 6})
+      if (!is_const(g, n, i)) return fmt::format("input #{} (a scale) is not constant", i);
+    if (numel(g.value(n.inputs[1]).shape) != 1 || numel(g.value(n.inputs[6]).shape) != 1)
+      return "A's or the output's scale is not one value";
+    for (size_t i : {2, 5, 7})
+      if (n.has_input(i) && !is_const(g, n, i)) return fmt::format("input #{} (a zero point) is not constant", i);
+    return matmul_layer::q16_reason(g, n, lim);
+  }
   for (size_t i : {1, 4, 6})
     if (!is_const(g, n, i) || numel(g.value(n.inputs[i]).shape) != 1)
       return fmt::format("input #{} (a scale) is not one constant: only per-tensor scales", i);
@@ -139,12 +200,43 @@ void lower_matmul_q8(LowerContext& ctx, const Node& n) {
   mp.y_zp = zp(7);
   mp.lo = static_cast<int32_t>(ops::quant_min(yv.dtype));
   mp.hi = static_cast<int32_t>(ops::quant_max(yv.dtype));
-  const std::vector<int> inputs = {ctx.rowmajor_of(n.inputs[0]), ctx.rowmajor_of(n.inputs[3])};
+  mp.b_int16 = bv.dtype == DType::Int16;
+  std::vector<int> inputs = {ctx.rowmajor_of(n.inputs[0])};
+  std::vector<uint8_t> wbytes;  // 16x8 weights: int8 [batch][N][K], a chunk of columns contiguous
+  std::vector<float> shown;
+  if (bv.is_constant()) {
+    const std::vector<int64_t> src = ctx.any_constant(n, 3).as_int64();
+    const int64_t nb = matmul_layer::product(bv.shape, 0, bv.shape.size() - 2);
+    wbytes.resize(src.size());
+    shown.resize(src.size());
+    for (int64_t t = 0; t < nb; ++t)
+      for (int64_t j = 0; j < mp.n; ++j)
+        for (int64_t kk = 0; kk < mp.k; ++kk) {
+          const int64_t v = src[static_cast<size_t>((t * mp.k + kk) * mp.n + j)];
+          const size_t dst = static_cast<size_t>((t * mp.n + j) * mp.k + kk);
+          wbytes[dst] = static_cast<uint8_t>(v & 0xff);
+          shown[dst] = static_cast<float>(v);
+        }
+    mp.trans_b = true;
+    mp.b_const = true;
+  } else {
+    inputs.push_back(ctx.rowmajor_of(n.inputs[3]));
+  }
   RLayer& l = ctx.new_layer(MLIP_LAYER_MATMUL, n);
   l.inputs = inputs;
-  l.dtype = mlip_dtype(yv.dtype);
-  const ops::MatMulRequant q = ops::matmul_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4),
-                                                   ctx.any_constant(n, 6), 1, 1, ops::requant_mode(n.attrs));
+  l.dtype = mlip_dtype(yv.dtype);  // before the records: a 16x8 layer's are 16 bytes
+  if (mp.b_const) {
+    l.weight_offset = ctx.add_bytes(wbytes);
+    l.weight_bytes = static_cast<int64_t>(wbytes.size());
+    l.weight_name = bv.name;
+    ctx.add_const({bv.name, {static_cast<int64_t>(wbytes.size()) / (mp.n * mp.k), mp.n, mp.k}, shown});
+  }
+  // One requantization per column (a per-column B scale, 16x8's weights) or
+  // one for all.
+  const ops::MatMulRequant q =
+      ops::matmul_requant(ctx.any_constant(n, 1), ctx.any_constant(n, 4), ctx.any_constant(n, 6), 1,
+                          numel(g.value(n.inputs[4]).shape) > 1 ? mp.n : 1,
+                          ops::requant_mode(n.attrs));
   add_requant_records(ctx, l, q.r, {}, mp.n, mp.n, n.name + ":requant");
   l.params = mp;
   l.macs = static_cast<uint64_t>(mp.batch * mp.m * mp.k * mp.n);
@@ -226,12 +318,17 @@ void plan(LayerPlanner& p) {
   const RTensor& y = p.out();
   const int64_t K = mp.k, N = mp.n, M = mp.m;
   const bool q8 = l.q8();
-  const MatmulPass pass{K, l.has_bias(), q8};
-  const int64_t eb = pass.eb(), rb = pass.bb();
+  const MatmulPass pass{K, l.has_bias(), q8, l.dtype == MLIP_DT_INT16, mp.b_int16};
+  const int64_t eb = pass.eb(), beb = pass.beb(), rb = pass.bb();
   // Rows of every product in order; with one B they are one matrix.
   const int64_t items = mp.b_shared ? 1 : mp.batch, rows = mp.b_shared ? mp.batch * M : M;
   const auto parts = split_range(items * rows, p.num_tiles());
   p.set_split(Split::Rows, parts);
+  // One constant matrix per product (16x8's batch of weights): a command
+  // reads product t's at t * N * K bytes into the pinned slice, an OCM
+  // operand, so that must be aligned.
+  if (mp.b_const && !mp.b_shared && p.pinned(0) && (N * K * beb) % MLIP_OCM_ALIGN != 0)
+    return p.refuse_pinned("pinned weights of a MATMUL with one matrix per product need each matrix aligned in OCM");
   for (size_t t = 0; t < parts.size(); ++t) {
     const int tile = static_cast<int>(t);
     const bool pin = mp.b_const && p.pinned(tile);
@@ -244,7 +341,7 @@ void plan(LayerPlanner& p) {
     const int64_t rc = largest(std::min(share, rows), [&](int64_t v) { return pass.bytes(v, nc, pin) <= p.work_limit(); });
     Ocm ocm(p.work_limit());
     const uint32_t a_off = ocm.take(rc * K * eb);
-    const uint32_t b_off = pin ? 0 : ocm.take(K * nc * eb);
+    const uint32_t b_off = pin ? 0 : ocm.take(K * nc * beb);
     const uint32_t bias_off = l.has_bias() && !pin ? ocm.take(nc * rb) : MLIP_NO_OFFSET;
     const uint32_t o_off = ocm.take(rc * nc * eb);
     p.note_ocm(tile, ocm);
@@ -254,17 +351,19 @@ void plan(LayerPlanner& p) {
         const int64_t jn = std::min(nc, N - j0);
         // B's columns j0 .. j0 + jn of this product, and their bias
         uint32_t b_at = b_off, bias_at = bias_off;
+        // constant weights: this product's matrix, stored [N][K]
+        const int64_t w_at = ((mp.b_shared ? 0 : item * N * K) + j0 * K) * beb;
         if (pin) {
-          b_at = u32(p.pinned_weights(tile) + j0 * K * eb);
+          b_at = u32(p.pinned_weights(tile) + w_at);
           if (l.has_bias()) bias_at = u32(p.pinned_bias(tile) + j0 * rb);
         } else {
           if (mp.b_const) {
-            p.dma_in(tile, p.weights_binding(), l.weight_offset + j0 * K * eb, b_off, jn * K * eb);
+            p.dma_in(tile, p.weights_binding(), l.weight_offset + w_at, b_off, jn * K * beb);
           } else {
             const RTensor& b = p.in(1);
-            const int64_t base = p.ddr_base(b) + (mp.b_shared ? 0 : item * K * N) * eb;
-            if (jn == N) p.dma_in(tile, p.binding(b), base, b_off, K * N * eb);
-            else p.dma_in(tile, p.binding(b), base + j0 * eb, b_off, K, jn * eb, N * eb, jn * eb);
+            const int64_t base = p.ddr_base(b) + (mp.b_shared ? 0 : item * K * N) * beb;
+            if (jn == N) p.dma_in(tile, p.binding(b), base, b_off, K * N * beb);
+            else p.dma_in(tile, p.binding(b), base + j0 * beb, b_off, K, jn * beb, N * beb, jn * beb);
           }
           if (l.has_bias()) p.dma_in(tile, p.weights_binding(), l.bias_offset + j0 * rb, bias_off, jn * rb);
         }
@@ -291,6 +390,7 @@ void plan(LayerPlanner& p) {
             c.b_zp = mp.b_zp;
             c.y_zp = mp.y_zp;
             c.requant = l.requant;
+            c.b_int16 = mp.b_int16 ? 1 : 0;
           } else {
             c.alpha = 1.0f;
           }

@@ -180,12 +180,12 @@ std::string move_reason(const Graph& g, const Node& n, const SupportLimits& lim)
   if (x.is_constant()) return "a constant input";
   // A copy moves bytes, so an int8 region moves its 8-bit tensors as they
   // are (a Slice, Split, Gather or Expand that passes/fold_qdq keeps on the
-  // integers: the scale and zero point pass through); PERMUTE's element size
-  // is the tensor's.
+  // integers: the scale and zero point pass through; 16x8's int16 too);
+  // PERMUTE's element size is the tensor's.
   if (lim.int8) {
     for (ValueId v : {n.inputs[0], n.outputs[0]})
-      if (g.value(v).dtype != x.dtype || !is_q8_type(x.dtype))
-        return fmt::format("{} inside an int8 region moves int8 or uint8 tensors only", n.op);
+      if (g.value(v).dtype != x.dtype || !is_int_act_type(x.dtype))
+        return fmt::format("{} inside an int8 region moves int8, uint8 or int16 tensors only", n.op);
   }
   for (ValueId v : {n.inputs[0], n.outputs[0]}) {
     // A recurrent layer's Y [seq, dirs, batch, hidden] and its moves: the

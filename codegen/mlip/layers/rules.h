@@ -291,6 +291,10 @@ void lower_q8_split(LowerContext& ctx, const Q8Split& s);
 // int8 MATMUL (layers/matmul.cpp): "" or why a QLinearMatMul of two computed
 // operands cannot run; lower_matmul lowers it too.
 std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits& limits);
+// A 16x8 QLinearMatMul (int16 A) by constant int8 weights that is not a
+// dense layer (A or B not 2-D: a batch of matrices): a MATMUL layer with
+// its weights in WEIGHTS (layers/matmul.cpp).
+bool matmul_q16_weights(const Graph& g, const Node& n);
 void lower_matmul(LowerContext& ctx, const Node& n);
 // An Add of a constant per column after a MATMUL layer that only it reads:
 // the bias becomes the layer's, the Add's output the layer's (true).

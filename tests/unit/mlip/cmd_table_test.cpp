@@ -30,6 +30,7 @@ const char* when_text(const std::string& when) {
 const char* forms_text(const std::string& forms) {
   if (forms == "F16") return "MLIP_DT_FP16 (fp16 only)";
   if (forms == "Q8") return "MLIP_DT_INT8 or MLIP_DT_UINT8 (8-bit only)";
+  if (forms == "Q8W") return "MLIP_DT_INT8, MLIP_DT_UINT8 or MLIP_DT_INT16 (16x8; int8 buffers only)";
   if (forms == "BOTH") return "MLIP_DT_FP16 in an fp16 buffer, MLIP_DT_INT8 or MLIP_DT_UINT8 in an int8 buffer";
   if (forms == "WIDE")
     return "MLIP_DT_FP16 in an fp16 buffer, MLIP_DT_INT8, MLIP_DT_UINT8 or MLIP_DT_INT16 (16x8) in an int8 buffer";
@@ -112,7 +113,8 @@ TEST(MlipCmdTable, TheStructsFollowTheTables) {
   EXPECT_EQ(MLIP_conv2d_WORDS, 29);
   EXPECT_EQ(MLIP_dma_WORDS, 8);
   EXPECT_EQ(mlip_opcode_format(MLIP_OP_AVGPOOL), MLIP_FORMAT_pool);
-  EXPECT_EQ(mlip_opcode_forms(MLIP_OP_TABLE), static_cast<uint32_t>(MLIP_FORMS_Q8));
+  EXPECT_EQ(mlip_opcode_forms(MLIP_OP_TABLE), static_cast<uint32_t>(MLIP_FORMS_Q8W));
+  EXPECT_EQ(mlip_opcode_forms(MLIP_OP_MATMUL), static_cast<uint32_t>(MLIP_FORMS_WIDE));
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_CONV2D), static_cast<uint32_t>(MLIP_FORMS_WIDE));
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_MAXPOOL), static_cast<uint32_t>(MLIP_FORMS_WIDE));
   EXPECT_EQ(mlip_opcode_forms(MLIP_OP_AVGPOOL), static_cast<uint32_t>(MLIP_FORMS_WIDE));
