@@ -19,6 +19,7 @@
 // an int64 sum, 16-byte records (per-tensor or per-column scales), the
 // CPU's 16x8 QLinearMatMul (an int64 sum, mlip_requantize64), so its bits.
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -87,6 +88,29 @@ std::string operands_reason(const Value& a, const Value& b, const Value& y) {
   return "";
 }
 
+// What the integer forms check after their types: the operands row-major
+// (the fp16 shape rules; with constants_too 0 a constant operand, stored as
+// the layer's own weights, is not), their shapes (operands_reason), at most
+// MLIP_INT8_MAX_TAPS products per output (`form` names the bound), and one
+// output's pass (pass_for(k)) within the OCM's work bytes.
+std::string integer_shape_reason(const Value& a, const Value& b, const Value& y, bool constants_too,
+                                 const char* form, const std::function<MatmulPass(int64_t)>& pass_for,
+                                 const SupportLimits& lim) {
+  for (const Value* v : {&a, &b, &y}) {
+    if (v->is_constant() && !constants_too) continue;
+    Value as_float = *v;
+    as_float.dtype = DType::Float32;
+    if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
+  }
+  if (std::string r = operands_reason(a, b, y); !r.empty()) return r;
+  const int64_t k = a.shape.back();
+  if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
+    return fmt::format("{} products per output, above the {} bound of {}", k, form, MLIP_INT8_MAX_TAPS);
+  if (pass_for(k).bytes(1, 1, false) > lim.work_bytes)
+    return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
+  return "";
+}
+
 }  // namespace matmul_layer
 
 std::string matmul_reason(const Graph& g, const Node& n, const SupportLimits& lim) {
@@ -127,19 +151,8 @@ std::string q16_reason(const Graph& g, const Node& n, const SupportLimits& lim) 
   const Shape& bss = g.value(n.inputs[4]).shape;  // QLinearMatMul's per-column forms: [N], [1, N]
   if (numel(bss) != 1 && (numel(bss) != b.shape.back() || bss.size() > 2))
     return "input #4 (B's scale) is neither one value nor one per column";
-  for (const Value* v : {&a, &b, &y}) {
-    if (v->is_constant()) continue;
-    Value as_float = *v;  // the shape rules are the fp16 ones
-    as_float.dtype = DType::Float32;
-    if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
-  }
-  if (std::string r = matmul_layer::operands_reason(a, b, y); !r.empty()) return r;
-  const int64_t k = a.shape.back();
-  if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
-    return fmt::format("{} products per output, above the 16x8 bound of {}", k, MLIP_INT8_MAX_TAPS);
-  if (matmul_layer::MatmulPass{k, true, true, true, !b.is_constant()}.bytes(1, 1, false) > lim.work_bytes)
-    return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
-  return "";
+  return integer_shape_reason(a, b, y, false, "16x8",
+                              [&](int64_t k) { return MatmulPass{k, true, true, true, !b.is_constant()}; }, lim);
 }
 
 }  // namespace matmul_layer
@@ -168,18 +181,8 @@ std::string matmul_q8_reason(const Graph& g, const Node& n, const SupportLimits&
   if (a.is_constant()) return "a constant first operand";
   if (!is_q8_type(a.dtype) || b.dtype != a.dtype || y.dtype != a.dtype)
     return "int8 matrix products of one 8-bit type (A, B and the output) only";
-  for (const Value* v : {&a, &b, &y}) {
-    Value as_float = *v;  // the shape rules are the fp16 ones
-    as_float.dtype = DType::Float32;
-    if (std::string r = rowmajor_reason(as_float); !r.empty()) return r;
-  }
-  if (std::string r = matmul_layer::operands_reason(a, b, y); !r.empty()) return r;
-  const int64_t k = a.shape.back();
-  if (k > static_cast<int64_t>(MLIP_INT8_MAX_TAPS))
-    return fmt::format("{} products per output, above the int8 bound of {}", k, MLIP_INT8_MAX_TAPS);
-  if (matmul_layer::MatmulPass{k, true, true}.bytes(1, 1, false) > lim.work_bytes)
-    return fmt::format("one output needs more than the {} bytes of OCM", lim.work_bytes);
-  return "";
+  return matmul_layer::integer_shape_reason(
+      a, b, y, true, "int8", [](int64_t k) { return matmul_layer::MatmulPass{k, true, true}; }, lim);
 }
 
 void lower_matmul_q8(LowerContext& ctx, const Node& n) {
