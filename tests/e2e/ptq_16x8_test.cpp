@@ -468,6 +468,17 @@ TEST(Qdq16x8, MatMulOfTwoInt16TensorsWithinOneStepOfOnnxruntime) {
   }
 }
 
+// A com.microsoft int16 QuantizeLinear/DequantizeLinear pair (zero point
+// 0, as tests/gen/gen_q16.py writes them) on t at `scale`: the
+// DequantizeLinear's output.
+std::string qdq16(OnnxBuilder& b, const std::string& t, float scale) {
+  b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
+  b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
+  b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
+  b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
+  return t + "_dq";
+}
+
 // A 16x8 QDQ residual block of random shape (com.microsoft int16
 // QuantizeLinear/DequantizeLinear, zero points 0, as tests/gen/gen_q16.py
 // writes them): x [n, c, h, w] quantized; a Conv 3x3 (pads 1, int8 weights
@@ -481,15 +492,8 @@ fs::path residual16(uint32_t seed, const Shape& x) {
   std::uniform_real_distribution<float> u(0.5f, 2.0f);
   OnnxBuilder b(17);
   const int64_t c = x[1];
-  auto qdq = [&](const std::string& t, float scale) {
-    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
-    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
-    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
-    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
-    return t + "_dq";
-  };
   b.input("x", DType::Float32, x);
-  const std::string xd = qdq("x", 4.0f / 32767.0f);
+  const std::string xd = qdq16(b, "x", 4.0f / 32767.0f);
   std::vector<int8_t> w(static_cast<size_t>(c * c * 9));
   for (int8_t& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
   std::vector<float> ws(static_cast<size_t>(c)), bias(static_cast<size_t>(c));
@@ -504,15 +508,15 @@ fs::path residual16(uint32_t seed, const Shape& x) {
   b.node("DequantizeLinear", {"w_q", "w_s", "w_z"}, {"w_dq"}, {{"axis", int64_t{0}}}, "w_DQ");
   b.node("Conv", {xd, "w_dq", "bias"}, {"conv"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv");
   const float sc = 0.5f * u(rng) * static_cast<float>(c) / 32767.0f;
-  const std::string cd = qdq("conv", sc);
+  const std::string cd = qdq16(b, "conv", sc);
   b.node("Relu", {cd}, {"relu"}, {}, "relu");
-  const std::string rd = qdq("relu", sc);
+  const std::string rd = qdq16(b, "relu", sc);
   b.node("Add", {rd, xd}, {"sum"}, {}, "add");
-  const std::string sd = qdq("sum", 0.7f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
+  const std::string sd = qdq16(b, "sum", 0.7f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
   b.node("Mul", {sd, xd}, {"prod"}, {}, "mul");
-  const std::string pd = qdq("prod", 2.0f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
+  const std::string pd = qdq16(b, "prod", 2.0f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
   b.node("GlobalAveragePool", {pd}, {"gap"}, {}, "gap");
-  const std::string gd = qdq("gap", 0.3f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
+  const std::string gd = qdq16(b, "gap", 0.3f * u(rng) * (4.0f + static_cast<float>(c)) / 32767.0f);
   b.output(gd);
   return b.save(scratch_dir(), fmt::format("q16_residual_{}.onnx", seed));
 }
@@ -573,13 +577,6 @@ TEST(Residual16x8, ClipAddMulAndGlobalAveragePoolOnTheMlip) {
 // "c" equal to the reference evaluator.
 TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
   OnnxBuilder b(17);
-  auto qdq = [&](const std::string& t, float scale) {
-    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
-    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
-    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
-    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
-    return t + "_dq";
-  };
   auto dense = [&](const std::string& name, const std::string& x, int64_t k, int64_t m, uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<int8_t> w(static_cast<size_t>(m * k));
@@ -599,11 +596,11 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
     return name;
   };
   b.input("x", DType::Float32, {3, 20});
-  const std::string xd = qdq("x", 4.0f / 32767.0f);
-  const std::string h = qdq(dense("fc1", xd, 20, 12, 3), 3.0f / 32767.0f);
+  const std::string xd = qdq16(b, "x", 4.0f / 32767.0f);
+  const std::string h = qdq16(b, dense("fc1", xd, 20, 12, 3), 3.0f / 32767.0f);
   b.node("Relu", {h}, {"relu"}, {}, "relu");
-  const std::string r = qdq("relu", 3.0f / 32767.0f);
-  b.output(qdq(dense("fc2", r, 12, 5, 4), 2.0f / 32767.0f));
+  const std::string r = qdq16(b, "relu", 3.0f / 32767.0f);
+  b.output(qdq16(b, dense("fc2", r, 12, 5, 4), 2.0f / 32767.0f));
   const fs::path onnx = b.save(scratch_dir(), "q16_mlp_relu.onnx");
   const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {3, 20}, 9, -4.0, 4.0)}};
   driver::CompileOptions c_opt;
@@ -631,13 +628,6 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
   }
 }
 
-// A 16x8 Clip that follows no QLinearConv, QLinearAdd or QLinearMul (here
-// a MaxPool's output) stays a Clip on the int16 values; on the MLIP it is
-// an int16 ELTWISE of its own (a product by 1, exact, with the Clip's
-// bounds as the clamp): x [2, 5, 6, 6] quantized, MaxPool 2x2, Clip to
-// [-0.5, 1.0] at the same scale, GlobalAveragePool. One int16 region
-// (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on 1, 2, 4 and 8
-// tiles; "c" equal to the reference evaluator.
 // 16x8 Concat on the MLIP: the channel Concat of an int16 MaxPool (x's
 // scale) and an int16 AveragePool (its own scale), quantized at a third
 // scale (passes/fold_qdq rescales each input by a QLinearMul by an int16 1,
@@ -645,24 +635,17 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
 // region; the output "c"'s, bit for bit, on the short tilings.
 TEST(Residual16x8, ConcatOnTheMlip) {
   OnnxBuilder b(17);
-  auto qdq = [&](const std::string& t, float scale) {
-    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
-    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
-    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
-    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
-    return t + "_dq";
-  };
   const float s = 3.0f / 32767.0f;
   b.input("x", DType::Float32, {2, 3, 6, 6});
-  const std::string xd = qdq("x", s);
+  const std::string xd = qdq16(b, "x", s);
   const std::vector<std::pair<std::string, AttrValue>> win = {{"kernel_shape", std::vector<int64_t>{2, 2}},
                                                                {"strides", std::vector<int64_t>{2, 2}}};
   b.node("MaxPool", {xd}, {"pool"}, win, "pool");
-  const std::string pd = qdq("pool", s);
+  const std::string pd = qdq16(b, "pool", s);
   b.node("AveragePool", {xd}, {"avg"}, win, "avg");
-  const std::string ad = qdq("avg", 1.7f / 32767.0f);
+  const std::string ad = qdq16(b, "avg", 1.7f / 32767.0f);
   b.node("Concat", {pd, ad}, {"cat"}, {{"axis", int64_t{1}}}, "cat");
-  b.output(qdq("cat", 2.5f / 32767.0f));
+  b.output(qdq16(b, "cat", 2.5f / 32767.0f));
   const fs::path onnx = b.save(scratch_dir(), "q16_concat.onnx");
   const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 3, 6, 6}, 12, -3.0, 3.0)}};
   driver::CompileOptions c_opt;
@@ -688,27 +671,27 @@ TEST(Residual16x8, ConcatOnTheMlip) {
   }
 }
 
+// A 16x8 Clip that follows no QLinearConv, QLinearAdd or QLinearMul (here
+// a MaxPool's output) stays a Clip on the int16 values; on the MLIP it is
+// an int16 ELTWISE of its own (a product by 1, exact, with the Clip's
+// bounds as the clamp): x [2, 5, 6, 6] quantized, MaxPool 2x2, Clip to
+// [-0.5, 1.0] at the same scale, GlobalAveragePool. One int16 region
+// (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on 1, 2, 4 and 8
+// tiles; "c" equal to the reference evaluator.
 TEST(Residual16x8, ClipAfterAPoolIsAnInt16Eltwise) {
   OnnxBuilder b(17);
-  auto qdq = [&](const std::string& t, float scale) {
-    b.initializer(t + "_s", TensorData::from<float>({}, {scale}));
-    b.initializer(t + "_z", TensorData::from<int16_t>({}, {0}));
-    b.node("QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, {}, t + "_Q").in_domain("com.microsoft");
-    b.node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {t + "_dq"}, {}, t + "_DQ").in_domain("com.microsoft");
-    return t + "_dq";
-  };
   const float s = 3.0f / 32767.0f;
   b.input("x", DType::Float32, {2, 5, 6, 6});
-  const std::string xd = qdq("x", s);
+  const std::string xd = qdq16(b, "x", s);
   b.node("MaxPool", {xd}, {"pool"}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}},
          "pool");
-  const std::string pd = qdq("pool", s);
+  const std::string pd = qdq16(b, "pool", s);
   b.initializer("lo", TensorData::from<float>({}, {-0.5f}));
   b.initializer("hi", TensorData::from<float>({}, {1.0f}));
   b.node("Clip", {pd, "lo", "hi"}, {"clip"}, {}, "clip");
-  const std::string cd = qdq("clip", s);
+  const std::string cd = qdq16(b, "clip", s);
   b.node("GlobalAveragePool", {cd}, {"gap"}, {}, "gap");
-  b.output(qdq("gap", 1.0f / 32767.0f));
+  b.output(qdq16(b, "gap", 1.0f / 32767.0f));
   const fs::path onnx = b.save(scratch_dir(), "q16_pool_clip.onnx");
   const io::NamedTensors in = {{"x", random_tensor(DType::Float32, {2, 5, 6, 6}, 11, -3.0, 3.0)}};
   driver::CompileOptions c_opt;
