@@ -568,11 +568,12 @@ static MLIP_SIM_NOINLINE mlip_status conv2d_q4(const mlip_conv2d_args* a, uint8_
           }
           for (kw = 0; kw < kw_n; ++kw) {
             const int64_t iw = (int64_t)ow * a->stride_w - a->pad_left + (int64_t)kw * a->dil_w;
-            const uint8_t* xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
             const size_t t0 = (kh * kw_n + kw) * icpg;
+            const uint8_t* xp;
             if (iw < 0 || iw >= in_w) {
-              continue;
+              continue; /* the tap's address is formed only inside the input (UBSan: pointer overflow) */
             }
+            xp = in + ((size_t)ih * (size_t)in_w + (size_t)iw) * in_c + cbase;
             acc += unpacked ? mlip_sim_q8_dot(dt, xp, (const uint8_t*)row + t0, icpg, a->x_zp)
                             : mlip_sim_q4_dot(dt, xp, wj, k, a->w4_block, t0, icpg, a->x_zp);
           }
