@@ -64,14 +64,16 @@ void quantize_io(Graph& g);
 // Pad there).
 void fuse_pad(Graph& g);
 
-// GELU's exact form as exporters write it, Div(x, sqrt 2) (or Mul by
-// 1/sqrt 2), Erf, Add 1, Mul by x, Mul by 0.5 (in either of the two orders
-// of the Muls), with constants of those exact float values and each
-// intermediate read by the next node alone -> Gelu(x) (ONNX opset 20's
-// operator, approximate "none"): one pass with mlip/kmath_f.h's
-// float-precision erf, whose bits differ from the five operators' within
-// the bound that header states. Runs on the CPU's nodes (after the MLIP
-// partition).
+// GELU as exporters write it -> Gelu(x) (ONNX opset 20's operator): the
+// exact form, Div(x, sqrt 2) (or Mul by 1/sqrt 2), Erf, Add 1 (approximate
+// "none"), and the tanh form, x^3 (Mul(x, Mul(x, x)) or Pow(x, 3)), Mul by
+// 0.044715, Add x, Mul by sqrt(2/pi), Tanh, Add 1 (approximate "tanh");
+// then Mul by x and by 0.5 (in either order); constants of those exact
+// float values, each intermediate read by the next node alone. One pass
+// with mlip/kmath_f.h's float functions: the exact form's bits differ from
+// the five operators' within the bound that header states; the tanh form
+// gives the operators' bits (with Pow, within the cube's rounding, carried).
+// Runs on the CPU's nodes (after the MLIP partition).
 void fuse_gelu(Graph& g);
 
 // LayerNormalization's opset-13 decomposition (ReduceMean, Sub, Pow 2,

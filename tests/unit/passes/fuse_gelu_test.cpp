@@ -2,10 +2,12 @@
 // Gelu node (ops/gelu.cpp, mlip/kmath_f.h's float-precision erf) whose
 // generated C stays within the bound include/mlip/kmath_f.h states of the
 // five operators' reference bits (5 2^-24 |x| + 1 ulp; the test allows
-// 5 2^-24 * 8 + 2^-23 |y| on inputs in [-8, 8]); and what is not that
-// pattern stays as it is: another constant, a constant of several values,
-// an intermediate read twice or a graph output. The Gelu operator itself
-// (ONNX opset 20, both approximations) gives the reference's bits.
+// 5 2^-24 * 8 + 2^-23 |y| on inputs in [-8, 8]); its tanh form (torch's and
+// Hugging Face's "gelu_new") becomes a Gelu "tanh" with the operators' bits,
+// or, with Pow(x, 3), within the bound derived at TanhFormWithPow; and what is
+// not that pattern stays as it is: another constant, a constant of several
+// values, an intermediate read twice or a graph output. The Gelu operator
+// itself (ONNX opset 20, both approximations) gives the reference's bits.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -123,6 +125,126 @@ TEST(FuseGelu, OtherConstantsAndSharedIntermediatesStay) {
   Pattern out;
   out.erf_is_output = true;
   expect_not_fused(out, "gelu_erf_output.onnx");
+}
+
+// The tanh form's parts, each replaceable by a test. Default: torch's
+// F.gelu(approximate="tanh") export with the constants second.
+struct TanhPattern {
+  bool pow = false;  // Pow(v, 3) (Hugging Face's gelu_new) instead of Mul(v, Mul(v, v))
+  TensorData three = scalar(3.0f);
+  TensorData kappa = scalar(0.044715f);
+  TensorData beta = scalar(0.797884583f);  // sqrt(2 / pi) as a float
+  bool half_first = false;  // Mul(Mul(v, 0.5), s), as gelu_new writes it
+  bool swap = false;        // the binary nodes' operands the other way round (torch: constants first)
+  bool square_of_other = false;  // Mul(v, Mul(r, r)): not v's cube
+  bool tanh_is_output = false;
+};
+
+// x [3, 7, 65] -> v (both signs, as model() above) -> the tanh form -> g, y = v + g.
+fs::path tanh_model(const TanhPattern& p, const std::string& file) {
+  OnnxBuilder b;
+  const Shape s = {3, 7, 65};
+  b.input("x", DType::Float32, s);
+  b.initializer("c_three", p.three).initializer("c_kappa", p.kappa).initializer("c_beta", p.beta);
+  b.initializer("c_one", scalar(1.0f)).initializer("c_half", scalar(0.5f));
+  b.node("Relu", {"x"}, {"r0"});
+  b.node("Sub", {"x", "r0"}, {"r"});
+  b.node("Add", {"r", "r0"}, {"v"});
+  auto bin = [&](const std::string& op, const std::string& a, const std::string& c, const std::string& y) {
+    b.node(op, p.swap ? std::vector<std::string>{c, a} : std::vector<std::string>{a, c}, {y});
+  };
+  if (p.half_first) bin("Mul", "v", "c_half", "h");  // where gelu_new's export puts it: first
+  if (p.pow) {
+    b.node("Pow", {"v", "c_three"}, {"c"});
+  } else {
+    const std::string base = p.square_of_other ? "r" : "v";
+    b.node("Mul", {base, base}, {"q"});
+    bin("Mul", "v", "q", "c");
+  }
+  bin("Mul", "c", "c_kappa", "k");
+  bin("Add", "v", "k", "a");
+  bin("Mul", "a", "c_beta", "u");
+  b.node("Tanh", {"u"}, {"t"});
+  bin("Add", "t", "c_one", "s");
+  if (p.half_first) {
+    bin("Mul", "h", "s", "g");
+  } else {
+    bin("Mul", "v", "s", "m");
+    bin("Mul", "m", "c_half", "g");
+  }
+  b.node("Add", {"v", "g"}, {"y"});
+  b.output("y");
+  if (p.tanh_is_output) b.output("t");
+  return b.save(test::scratch_dir(), file);
+}
+
+void expect_tanh_fused(const TanhPattern& p, const std::string& file, double atol) {
+  const fs::path f = tanh_model(p, file);
+  const driver::CompileResult r = driver::compile_model(f, {});
+  ASSERT_EQ(count_ops(r.graph, "Gelu"), 1) << file;
+  for (const Node& n : r.graph.nodes) {
+    if (n.op == "Gelu") {
+      EXPECT_EQ(n.attrs.get_string("approximate"), "tanh") << file;
+    }
+  }
+  EXPECT_EQ(count_ops(r.graph, "Tanh"), 0) << file;
+  EXPECT_EQ(count_ops(r.graph, "Mul"), 0) << file;
+  EXPECT_EQ(count_ops(r.graph, "Pow"), 0) << file;
+  test::expect_matches_reference(f, inputs(), 0.0, atol);
+}
+
+// The operators' order is mlip_gelu_tanh_f's ((v*v)*v, kappa, + v, beta, the
+// Tanh operator's tanh, + 1, * v, * 0.5 or v * 0.5 first: exact for normal v),
+// so the fused C gives their bits whichever way the operands stand.
+TEST(FuseGelu, TanhFormsBecomeOneGeluWithTheOperatorsBits) {
+  expect_tanh_fused({}, "gelu_tanh.onnx", 0.0);
+  TanhPattern torch;
+  torch.swap = true;
+  expect_tanh_fused(torch, "gelu_tanh_torch.onnx", 0.0);
+  TanhPattern half;
+  half.half_first = true;
+  expect_tanh_fused(half, "gelu_tanh_half_first.onnx", 0.0);
+}
+
+// With Pow(v, 3) (correctly rounded) against (v*v)*v (two roundings): the
+// cubes differ by at most 3 2^-24 |v|^3 <= 1536 2^-24 for |v| <= 8. Carried
+// through each operation (a difference d in, at most L d + one ulp of the
+// result out): k = 0.044715 c (|k| < 23, ulp 2^-19) 100.7, a = v + k
+// (|a| < 31) 132.7, u = beta a (|u| < 25) 137.9, t = tanh(u) (slope <= 1,
+// each within 2 ulp of tanh) 141.9, s = t + 1 (ulp 2^-23) 143.9, v s
+// (|v s| <= 16) 1167.2, half of it exactly 583.6, y = v + g (|y| <= 16)
+// 599.6, in units of 2^-24.
+TEST(FuseGelu, TanhFormWithPowStaysWithinTheCubesRounding) {
+  TanhPattern gelu_new;
+  gelu_new.pow = true;
+  gelu_new.half_first = true;
+  gelu_new.swap = true;
+  expect_tanh_fused(gelu_new, "gelu_tanh_pow.onnx", 600.0 * std::ldexp(1.0, -24));
+}
+
+TEST(FuseGelu, TanhFormWithOtherConstantsOrAnotherCubeStays) {
+  auto expect_tanh_not_fused = [](const TanhPattern& p, const std::string& file) {
+    const fs::path f = tanh_model(p, file);
+    const driver::CompileResult r = driver::compile_model(f, {});
+    EXPECT_EQ(count_ops(r.graph, "Gelu"), 0) << file;  // (its Tanh may become another node's activation)
+    test::expect_matches_reference(f, inputs(), 0.0, 0.0);
+  };
+  TanhPattern kappa;
+  kappa.kappa = scalar(0.044716f);
+  expect_tanh_not_fused(kappa, "gelu_tanh_kappa.onnx");
+  TanhPattern beta;
+  beta.beta = scalar(0.797884524f);  // one float below sqrt(2 / pi)
+  expect_tanh_not_fused(beta, "gelu_tanh_beta.onnx");
+  TanhPattern square;
+  square.pow = true;
+  square.three = scalar(2.0f);
+  expect_tanh_not_fused(square, "gelu_tanh_pow2.onnx");
+  TanhPattern other;
+  other.square_of_other = true;
+  expect_tanh_not_fused(other, "gelu_tanh_other_cube.onnx");
+  TanhPattern out;
+  out.tanh_is_output = true;
+  expect_tanh_not_fused(out, "gelu_tanh_output.onnx");
 }
 
 // The Gelu operator (ONNX opset 20's, which mlipc reads in any opset): the C kernel gives the reference's bits, both
