@@ -9,12 +9,29 @@
 
 namespace mlipc::c::kernels {
 
+namespace {
+
+// y is a constant 2 (in any numeric type) whose broadcast leaves x's shape as it is.
+bool squares(const Graph& g, const Node& n) {
+  const Value& y = g.value(n.inputs[1]);
+  if (!y.is_constant() || numel(y.shape) != 1 || y.shape.size() > g.value(n.inputs[0]).shape.size()) return false;
+  return static_cast<float>(y.constant->at(0)) == 2.0f;
+}
+
+}  // namespace
+
 void prepare_Pow(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_dtype_in(g, n, 0, {DType::Float32, DType::Int32, DType::Int64});
   expect_dtype_in(g, n, 1, ops::numeric_types());
   const DType x = g.value(n.inputs[0]).dtype, y = g.value(n.inputs[1]).dtype;
   const std::string ct(dtype_ctype(x));
   std::string body;
+  if (x == DType::Float32 && squares(g, n)) {
+    // mlip_powf(x, 2) is x * x for every float (checked over all 2^32 in
+    // tests/unit/c/pow_square_test.cpp): one multiply, which vectorizes.
+    elementwise_kernel(g, n, spec, {{0}, "float v = v0 * v0;", {}});
+    return;
+  }
   if (x == DType::Float32) {
     body = "float v = mlip_powf(v0, (float)v1);";
   } else if (dtype_is_float(y)) {

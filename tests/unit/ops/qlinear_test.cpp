@@ -14,6 +14,7 @@
 #include "driver/compile.h"
 #include "ops/evaluator.h"
 #include "ops/quant.h"
+#include "ops/qlinear.h"
 #include "mlip/lut16.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
