@@ -17,7 +17,8 @@
  *   DSP   the Arm DSP extension's 32-bit SIMD (Cortex-M4, M7, M33, M35P, and
  *         the M55 and M85, which have it too): arm_acle.h's __smlad, __sxtb16
  *   NEON  AArch64's Advanced SIMD: arm_neon.h
- *   X86   x86-64 with AVX2: immintrin.h
+ *   X86   x86-64 with AVX2: GCC's vector extensions and AVX2 built-ins
+ *         (immintrin.h's parse time is more than a small model's C)
  * GCC and Clang only (the intrinsics headers and the documented behaviour of
  * >> on negative values that some variants rely on are theirs); C++ sees the
  * reference only (the compiler includes these headers for their helpers).

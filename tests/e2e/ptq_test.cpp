@@ -170,10 +170,12 @@ TEST(PtqDigits, EmittedQdqModelMatchesOnnxruntime) {
   host::HostModel m = build(r, "digits_emit"), m2 = build(r2, "digits_emit_back");
   int64_t within = 0, total = 0, identical = 0;
   double worst = 0.0;
+  std::vector<io::NamedTensors> ins;  // each program runs them all in one process (HostModel::run_each)
+  for (int64_t i = 0; i < n; ++i) ins.push_back({{"Input3", sample(images, i, {1, 1, 28, 28})}});
+  const std::vector<io::NamedTensors> outs = m.run_each(ins), outs2 = m2.run_each(ins);
   for (int64_t i = 0; i < n; ++i) {
-    const io::NamedTensors in = {{"Input3", sample(images, i, {1, 1, 28, 28})}};
-    const TensorData got = m.run(in).outputs[0].second;
-    const TensorData got2 = m2.run(in).outputs[0].second;
+    const TensorData& got = outs[static_cast<size_t>(i)][0].second;
+    const TensorData& got2 = outs2[static_cast<size_t>(i)][0].second;
     identical += got == got2;
     const std::vector<double> a = got.as_double(), e = sample(expected, i, {1, 10}).as_double();
     for (size_t k = 0; k < a.size(); ++k) {
@@ -344,11 +346,15 @@ Agreement agreement(const ModelCase& m) {
   const io::NamedTensors others = samples::normal_samples(g, 100, 2);
   Agreement a;
   double signal = 0.0, noise = 0.0;
-  for (int64_t i = 0; i < 100; ++i) {
-    io::NamedTensors in;
+  std::vector<io::NamedTensors> ins(100);  // each program runs them all in one process (HostModel::run_each)
+  for (int64_t i = 0; i < 100; ++i)
     for (size_t k = 0; k < g.inputs.size(); ++k)
-      in.emplace_back(g.inputs[k].name, sample(others[k].second, i, g.value(g.inputs[k].value).shape));
-    const TensorData o8 = h8.run(in).outputs[0].second, o32 = h32.run(in).outputs[0].second;
+      ins[static_cast<size_t>(i)].emplace_back(g.inputs[k].name,
+                                               sample(others[k].second, i, g.value(g.inputs[k].value).shape));
+  const std::vector<io::NamedTensors> outs8 = h8.run_each(ins), outs32 = h32.run_each(ins);
+  for (size_t s = 0; s < ins.size(); ++s) {
+    const TensorData& o8 = outs8[s][0].second;
+    const TensorData& o32 = outs32[s][0].second;
     const std::vector<double> x = o8.as_double(), y = o32.as_double();
     if (dtype_is_integer(o32.dtype())) {  // labels already (an ArgMax output): the same label
       a.integer = true;
