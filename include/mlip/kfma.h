@@ -15,7 +15,9 @@
  *   always round as IEEE does), integer arithmetic only.
  * NaN payloads are not specified (the targets' default NaNs differ anyway).
  * -DMLIP_FMA_PORTABLE forces the portable version, -DMLIP_FMA_INTEGER its
- * integer form; both are always defined (mlip__fmaf_dbl, mlip__fmaf_int),
+ * integer form, and -DMLIP_FMA_UNFUSED (a test hook, not for use: two
+ * roundings) the plain a * b + c, which mlip/strict_fp.h must keep the
+ * compiler from fusing (tests/e2e/xplat_test.cpp); both portable forms are always defined (mlip__fmaf_dbl, mlip__fmaf_int),
  * and tests/runtime/test_fma.c compares them with the host's fmaf on every
  * class of input. */
 #ifndef MLIP_KFMA_H_
@@ -26,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if !defined(MLIP_FMA_PORTABLE) && !defined(MLIP_FMA_INTEGER) && (defined(__GNUC__) || defined(__clang__)) && \
+#if !defined(MLIP_FMA_PORTABLE) && !defined(MLIP_FMA_INTEGER) && !defined(MLIP_FMA_UNFUSED) && (defined(__GNUC__) || defined(__clang__)) && \
     (defined(__FP_FAST_FMAF) || defined(__FMA__) || defined(__AVX512F__) || defined(__ARM_FEATURE_FMA) || \
      defined(__aarch64__))
 #define MLIP_FMA_HW 1
@@ -163,7 +165,9 @@ static inline float mlip__fmaf_int(float a, float b, float c) {
 }
 
 static inline float mlip_fmaf(float a, float b, float c) {
-#if defined(MLIP_FMA_HW)
+#if defined(MLIP_FMA_UNFUSED)
+  return a * b + c;
+#elif defined(MLIP_FMA_HW)
   return __builtin_fmaf(a, b, c);
 #elif defined(MLIP_FMA_INTEGER)
   return mlip__fmaf_int(a, b, c);

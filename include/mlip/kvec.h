@@ -28,9 +28,9 @@
  * kernels. GCC 12's generic vectors have no fused multiply-add, so it takes
  * the instruction set's own where it has one (x86 FMA and AVX-512F, NEON
  * with FMA, Helium), else mlip_fmaf lane by lane (x86-64 without -mfma:
- * correct, slow). With -DMLIP_FMA_PORTABLE every one is portable C, so the
- * object code holds no fused instruction at all: how the tests prove that
- * the compiler contracts nothing else.
+ * correct, slow). With -DMLIP_FMA_UNFUSED (a test hook, mlip/kfma.h) every
+ * one is a plain a * b + c, which the compiler must not fuse: how the tests
+ * prove that no fused instruction comes from contraction.
  *
  * MLIP_VUNROLL before a loop over a tile's vectors or positions (constant
  * trip count) asks the compiler to unroll it whole, so that the
