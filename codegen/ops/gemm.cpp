@@ -3,6 +3,7 @@
 // applies to the final sum.
 #include "ops/activation.h"
 #include "ops/broadcast.h"
+#include "ops/fma.h"
 #include "ops/ops.h"
 #include "support/error.h"
 
@@ -44,8 +45,8 @@ void eval_Gemm(EvalContext& ctx) {
   // Same operation order as templates/kernels/gemm.c.
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
-      for (int64_t p = 0; p < k; ++p) acc += pa[ta ? p * m + i : i * k + p] * pb[tb ? j * k + p : p * n + j];
+      // Each product added with one rounding (a fused multiply-add, ops/fma.h).
+      const float acc = fma_dot(0.0f, pa + (ta ? i : i * k), ta ? m : 1, pb + (tb ? j * k : j), tb ? 1 : n, k);
       float v = alpha * acc;
       if (pc) v += beta * pc[i * cs[0] + j * cs[1]];
       py[i * n + j] = act.apply(v);

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/fma.h"
 #include "ops/spatial.h"
 
 namespace mlipc::ops {
@@ -104,7 +105,7 @@ inline TapTable inside_taps(const Geometry3& g) {
 // The convolution sums of Conv, ConvInteger and QLinearConv:
 //   sum(n, oc, o) = sum over ic of the group, then over o's taps in TapTable
 //   order, of x[n, ic, tap.x] * w_at(oc, ic, tap.k)
-// in Acc, then store(flat output index, oc, sum). Each output's terms are
+// in Acc (float: each term added with one rounding, a fused multiply-add), then store(flat output index, oc, sum). Each output's terms are
 // added in that order, as templates/kernels/conv.c adds them; the outputs of
 // kConvBlock channels run side by side on weights transposed to
 // [ic][k][oc] (independent sums, so each gets the bits it gets alone: a
@@ -135,13 +136,20 @@ void conv_sums(const Geometry3& g, int64_t n_batch, int64_t c, int64_t m, int64_
           const size_t t0 = static_cast<size_t>(taps.start[static_cast<size_t>(o)]);
           const size_t t1 = static_cast<size_t>(taps.start[static_cast<size_t>(o) + 1]);
           Acc sum[kConvBlock] = {};
-          for (int64_t ic = 0; ic < icg; ++ic) {
-            const X* xc = xg + ic * isize;
-            const X* wc = wt.data() + ic * ksize * ocp + oc0;
-            for (size_t t = t0; t < t1; ++t) {
-              const P xv = static_cast<P>(xc[taps.x[t]]);
-              const X* wk = wc + taps.k[t] * ocp;
-              for (int64_t j = 0; j < kConvBlock; ++j) sum[j] += static_cast<Acc>(xv * static_cast<P>(wk[j]));
+          if constexpr (std::is_same_v<Acc, float> && std::is_same_v<X, float>) {
+            // One rounding per term (ops/fma.h), the same order as below.
+            static_assert(kConvBlock == 8);
+            fma_conv_taps(xg, isize, wt.data() + oc0, ksize, ocp, icg, taps.x.data(), taps.k.data(),
+                          static_cast<int64_t>(t0), static_cast<int64_t>(t1), sum);
+          } else {
+            for (int64_t ic = 0; ic < icg; ++ic) {
+              const X* xc = xg + ic * isize;
+              const X* wc = wt.data() + ic * ksize * ocp + oc0;
+              for (size_t t = t0; t < t1; ++t) {
+                const P xv = static_cast<P>(xc[taps.x[t]]);
+                const X* wk = wc + taps.k[t] * ocp;
+                for (int64_t j = 0; j < kConvBlock; ++j) sum[j] += static_cast<Acc>(xv * static_cast<P>(wk[j]));
+              }
             }
           }
           for (int64_t j = 0; j < nb; ++j) {

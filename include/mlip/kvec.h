@@ -22,6 +22,16 @@
  * an FPU, its 32 single-precision registers). Loads and stores go through
  * MLIP_VLOAD_<n>/MLIP_VSTORE_<n> (unaligned, may alias floats).
  *
+ * MLIP_VFMA_<n>(a, b, c) is a * b + c lane by lane with one rounding
+ * (mlip_fmaf, mlip/kfma.h), MLIP_VFMAS_<n>(s, b, c) the same with the
+ * float s in every lane of a: the multiply-add of the convolution and Gemm
+ * kernels. GCC 12's generic vectors have no fused multiply-add, so it takes
+ * the instruction set's own where it has one (x86 FMA and AVX-512F, NEON
+ * with FMA, Helium), else mlip_fmaf lane by lane (x86-64 without -mfma:
+ * correct, slow). With -DMLIP_FMA_UNFUSED (a test hook, mlip/kfma.h) every
+ * one is a plain a * b + c, which the compiler must not fuse: how the tests
+ * prove that no fused instruction comes from contraction.
+ *
  * MLIP_VUNROLL before a loop over a tile's vectors or positions (constant
  * trip count) asks the compiler to unroll it whole, so that the
  * accumulators live in registers: GCC at -O2 and -Os keeps a loop of 4 to
@@ -38,6 +48,8 @@
 #include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
 
 #include <string.h>
+
+#include "mlip/kfma.h"
 
 #if defined(__GNUC__) && !defined(MLIP_KVEC_SCALAR)
 #if defined(__AVX512F__)
@@ -141,5 +153,93 @@ typedef float mlip_v16fu __attribute__((vector_size(64), aligned(4), may_alias))
 #define MLIP_VLOAD_4(p) (*(p))
 #define MLIP_VSTORE_4(p, v) (*(p) = (v))
 #endif
+
+/* Fused multiply-add, vector by vector (see above). */
+#if MLIP_VL > 1 && defined(MLIP_FMA_HW) && (defined(__AVX512F__) || defined(__FMA__))
+#include <immintrin.h>
+#define MLIP__VFMA_X86 1
+#elif MLIP_VL > 1 && defined(MLIP_FMA_HW) && defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#include <arm_neon.h>
+#define MLIP__VFMA_NEON 1
+#elif MLIP_VL > 1 && defined(MLIP_FMA_HW) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#include <arm_mve.h>
+#define MLIP__VFMA_NEON 1 /* Helium spells them as NEON does */
+#endif
+
+#if MLIP_VL >= 4
+static inline mlip_v4f mlip_vfma4(mlip_v4f a, mlip_v4f b, mlip_v4f c) {
+#if defined(MLIP__VFMA_X86) && defined(__FMA__)
+  return (mlip_v4f)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
+#elif defined(MLIP__VFMA_NEON)
+  return (mlip_v4f)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
+#else
+  float x[4], y[4], z[4];
+  int l;
+  memcpy(x, &a, sizeof x);
+  memcpy(y, &b, sizeof y);
+  memcpy(z, &c, sizeof z);
+  for (l = 0; l < 4; ++l) z[l] = mlip_fmaf(x[l], y[l], z[l]);
+  memcpy(&c, z, sizeof z);
+  return c;
+#endif
+}
+static inline mlip_v4f mlip_vfmas4(float s, mlip_v4f b, mlip_v4f c) {
+  const mlip_v4f a = {s, s, s, s};
+  return mlip_vfma4(a, b, c);
+}
+#endif
+#if MLIP_VL >= 8
+static inline mlip_v8f mlip_vfma8(mlip_v8f a, mlip_v8f b, mlip_v8f c) {
+#if defined(MLIP__VFMA_X86) && defined(__FMA__)
+  return (mlip_v8f)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  float x[8], y[8], z[8];
+  int l;
+  memcpy(x, &a, sizeof x);
+  memcpy(y, &b, sizeof y);
+  memcpy(z, &c, sizeof z);
+  for (l = 0; l < 8; ++l) z[l] = mlip_fmaf(x[l], y[l], z[l]);
+  memcpy(&c, z, sizeof z);
+  return c;
+#endif
+}
+static inline mlip_v8f mlip_vfmas8(float s, mlip_v8f b, mlip_v8f c) {
+  const mlip_v8f a = {s, s, s, s, s, s, s, s};
+  return mlip_vfma8(a, b, c);
+}
+#endif
+#if MLIP_VL >= 16
+static inline mlip_v16f mlip_vfma16(mlip_v16f a, mlip_v16f b, mlip_v16f c) {
+#ifdef MLIP__VFMA_X86
+  return (mlip_v16f)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#else
+  float x[16], y[16], z[16];
+  int l;
+  memcpy(x, &a, sizeof x);
+  memcpy(y, &b, sizeof y);
+  memcpy(z, &c, sizeof z);
+  for (l = 0; l < 16; ++l) z[l] = mlip_fmaf(x[l], y[l], z[l]);
+  memcpy(&c, z, sizeof z);
+  return c;
+#endif
+}
+static inline mlip_v16f mlip_vfmas16(float s, mlip_v16f b, mlip_v16f c) {
+  const mlip_v16f a = {s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s};
+  return mlip_vfma16(a, b, c);
+}
+#endif
+
+#define MLIP__VFMA_W(w) MLIP__VFMA_W_(w)
+#define MLIP__VFMA_W_(w) mlip_vfma##w
+#define MLIP__VFMAS_W(w) MLIP__VFMAS_W_(w)
+#define MLIP__VFMAS_W_(w) mlip_vfmas##w
+#define mlip_vfma1 mlip_fmaf
+#define mlip_vfmas1 mlip_fmaf
+#define MLIP_VFMA_16(a, b, c) MLIP__VFMA_W(MLIP_VW_16)(a, b, c)
+#define MLIP_VFMA_8(a, b, c) MLIP__VFMA_W(MLIP_VW_8)(a, b, c)
+#define MLIP_VFMA_4(a, b, c) MLIP__VFMA_W(MLIP_VW_4)(a, b, c)
+#define MLIP_VFMAS_16(s, b, c) MLIP__VFMAS_W(MLIP_VW_16)(s, b, c)
+#define MLIP_VFMAS_8(s, b, c) MLIP__VFMAS_W(MLIP_VW_8)(s, b, c)
+#define MLIP_VFMAS_4(s, b, c) MLIP__VFMAS_W(MLIP_VW_4)(s, b, c)
 
 #endif /* MLIP_KVEC_H_ */

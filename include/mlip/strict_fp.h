@@ -10,7 +10,8 @@
  * file that includes it.
  *
  * - No contraction of a*b + c into a fused multiply-add (one rounding where
- *   the code rounds twice). ISO C99's "#pragma STDC FP_CONTRACT OFF" says so
+ *   the code rounds twice). A kernel that wants one writes it out
+ *   (mlip/kfma.h's mlip_fmaf, correctly rounded on every target). ISO C99's "#pragma STDC FP_CONTRACT OFF" says so
  *   and clang honours it; GCC ignores it (with a warning) and contracts in the
  *   GNU modes (-std=gnu99, its default) wherever the target has an FMA
  *   (AArch64, Cortex-M4F/M7/M55, x86-64 with -mfma), even across statements,

@@ -1,7 +1,8 @@
 /* Conv: x [N, C, ID, IH, IW], w [M, C/group, KD, KH, KW], y [N, M, OD, OH, OW]
  * (1-D and 2-D have size-1 leading axes). Output planes are accumulated in
  * y, MB channels of one group at a time: for every tap (ic, kd, kh, kw), in
- * that order, the tap's products are added to the outputs whose input
+ * that order, the tap's products are added (one rounding: mlip_fmaf) to the
+ * outputs whose input
  * position lies inside x (padding taps add nothing). Every output thus sums
  * the same products in the same order as the reference kernel
  * (bit-identical), while the inner loop runs along an output row, reading
@@ -42,7 +43,7 @@ static void {{fn}}(const float* restrict x, const float* restrict w, {{#has_bias
                   const int32_t len = (oh1 - oh0) * {{OW}};
                   for (int32_t i = 0; i < len; ++i) {
                     const float xv = xr[i];
-                    for (int32_t q = 0; q < {{MB}}; ++q) yr[q * {{OSIZE}} + i] += xv * wv[q];
+                    for (int32_t q = 0; q < {{MB}}; ++q) yr[q * {{OSIZE}} + i] = mlip_fmaf(xv, wv[q], yr[q * {{OSIZE}} + i]);
                   }
                   continue;
                 }
@@ -51,7 +52,7 @@ static void {{fn}}(const float* restrict x, const float* restrict w, {{#has_bias
                   float* yr = yp + oh * {{OW}};
                   for (int32_t ow = ow0; ow < ow1; ++ow) {
                     const float xv = xr[ow * {{SW}}];
-                    for (int32_t q = 0; q < {{MB}}; ++q) yr[q * {{OSIZE}} + ow] += xv * wv[q];
+                    for (int32_t q = 0; q < {{MB}}; ++q) yr[q * {{OSIZE}} + ow] = mlip_fmaf(xv, wv[q], yr[q * {{OSIZE}} + ow]);
                   }
                 }
               }

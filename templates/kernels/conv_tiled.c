@@ -13,7 +13,8 @@
  * runs the tap loops with constant bounds. A tile is PB positions of one
  * rectangle (the last one repeated to fill it) times one block of MB output
  * channels held in vector lanes; for every tap (ic, kd, kh, kw), in that
- * order, each accumulator adds x * w. Every output thus sums the products of
+ * order, each accumulator adds x * w with one rounding (a fused multiply-add,
+ * MLIP_VFMA). Every output thus sums the products of
  * its taps inside the input in the reference's order (ops::eval_Conv),
  * starting from 0, then adds the bias (and the residual r, which has y's
  * layout and may be y's own bytes: each element is read just before the same
@@ -72,12 +73,12 @@
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {                                                                         \
             const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                  \
             {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                                                       \
-              {{^dw}}acc[p][j] += xs[p][t] * w;{{/dw}}{{#dw}}{{#vector_load}}acc[p][j] += MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW) * w;{{/vector_load}}{{^vector_load}}float lane[VW];                     \
+              {{^dw}}acc[p][j] = MLIP_VFMAS_{{MB}}(xs[p][t], w, acc[p][j]);{{/dw}}{{#dw}}{{#vector_load}}acc[p][j] = MLIP_VFMA_{{MB}}(MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW), w, acc[p][j]);{{/vector_load}}{{^vector_load}}float lane[VW];          \
               vt xv;                                                                                         \
               int32_t l;                                                                                     \
               for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f; \
               memcpy(&xv, lane, sizeof xv);                                                                  \
-              acc[p][j] += xv * w;{{/vector_load}}{{/dw}}                                                    \
+              acc[p][j] = MLIP_VFMA_{{MB}}(xv, w, acc[p][j]);{{/vector_load}}{{/dw}}                                     \
             }                                                                                                \
           }                                                                                                  \
         }                                                                                                    \

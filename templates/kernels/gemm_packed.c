@@ -3,7 +3,8 @@
  * a[i * AR + p * AP]{{#has_c}}, C element (i, j) c[i * CI + j * CJ] (0 on broadcast axes){{/has_c}}.
  *
  * A tile is PM rows times NJ blocks of 16 columns held in vector lanes;
- * every accumulator adds a(i, p) * b(p, j) for p in order from 0: each
+ * every accumulator adds a(i, p) * b(p, j) with one rounding (a fused
+ * multiply-add, MLIP_VFMAS) for p in order from 0: each
  * output is the reference's dot product (ops::eval_Gemm), bit for bit at
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
  * last one, so every tile is full; their results are not stored twice. */
@@ -29,7 +30,7 @@
         {{#unroll}}MLIP_VUNROLL {{/unroll}}for (b = 0; b < NJ; ++b)
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
             const vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
-            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][b][v] += av[r] * w;
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][b][v] = MLIP_VFMAS_16(av[r], w, acc[r][b][v]);
           }
       }
       for (r = 0; r < PM && i0 + r < {{M}}; ++r) {

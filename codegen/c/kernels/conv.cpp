@@ -201,6 +201,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
   }
 
   spec.template_name = "conv.c";
+  spec.includes.push_back("mlip/kfma.h");
   spec.set("C", x[1]);
   spec.set("M", w[0]);
   spec.set("ICG", icg);

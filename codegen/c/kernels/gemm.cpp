@@ -21,6 +21,7 @@ void prepare_Gemm(const Graph& g, const Node& n, KernelSpec& spec) {
   const Value& bv = g.value(n.inputs[1]);
   const bool packed = bv.is_constant() && m > 0 && nn > 0;
   spec.template_name = packed ? "gemm_packed.c" : "gemm.c";
+  spec.includes.push_back(packed ? "mlip/kvec.h" : "mlip/kfma.h");
   spec.set("M", c_int(m));
   spec.set("N", c_int(nn));
   spec.set("K", c_int(k));
@@ -36,7 +37,6 @@ void prepare_Gemm(const Graph& g, const Node& n, KernelSpec& spec) {
     const float* b = bv.constant->data<float>();
     for (int64_t j = 0; j < nn; ++j)
       for (int64_t p = 0; p < k; ++p) t->data<float>()[((j / 16) * k + p) * 16 + j % 16] = b[tb ? j * k + p : p * nn + j];
-    spec.includes.push_back("mlip/kvec.h");
     spec.set("NBLK", nblk);
     spec.set("AR", ta ? 1 : k);
     spec.set("AP", ta ? m : 1);

@@ -9,10 +9,15 @@
  * contracted multiply-add would show at once; a float result hides most such
  * differences in its rounding. The "arith" line hashes the platform's own
  * double +, -, *, / and sqrt, which everything rests on. "all" covers the
- * float results only. */
+ * float results only. "fmaf" hashes mlip/kfma.h's mlip_fmaf (the FMA
+ * instruction or the portable version, whichever the target gets) and
+ * "fmaf_int" its integer form, on random patterns, cancellations and exact
+ * float midpoints; "d:fmaf_dbl" its double form (exact only where double
+ * arithmetic is IEEE). */
 #include <stdint.h>
 #include <string.h>
 
+#include "mlip/kfma.h"
 #include "mlip/kmath.h"
 #include "mlip/kmath_f.h"
 
@@ -112,6 +117,39 @@ static const FnN kFnsN[] = {
 
 static float g_buf[KMATH_HASH_N];
 
+/* m * 2^e as a float (0 < m < 2^24, the result a normal float), from bits */
+static float pow2_float(uint32_t m, int e) {
+  int t = 23;
+  while (!(m >> t)) --t;
+  return from_bits((uint32_t)(e + t + 127) << 23 | ((m << (23 - t)) & 0x7fffffu));
+}
+
+/* The i-th fma argument triple: any pattern, a cancellation (c the negated
+ * bits of a float near a * b), or (2^30 + 1 or - 1) * 2^(ec - 54) + c with
+ * ec c's exponent: half an ulp of c off, the double-rounding case. */
+static void fma_args(int i, float* a, float* b, float* c) {
+  uint32_t uc;
+  int ec;
+  switch (i % 3) {
+    case 0:
+      *a = from_bits(next()), *b = from_bits(next()), *c = from_bits(next());
+      return;
+    case 1:
+      *a = input(1, 64, 190), *b = input(1, 64, 190);
+      uc = ((mlip__fma_bits(*a) & 0x7f800000u) >> 23) + ((mlip__fma_bits(*b) & 0x7f800000u) >> 23) - 127;
+      *c = from_bits((next() & 0x807fffffu) | (uc < 1 ? 1 : uc > 254 ? 254 : uc) << 23);
+      return;
+    default:
+      uc = next() % 0x7f7fffffu;
+      ec = (int)(uc >> 23 ? uc >> 23 : 1) - 127 - 54;
+      *a = pow2_float(i & 4 ? 1025 : 32767, ec / 2);
+      *b = pow2_float(i & 4 ? 1047553 : 32769, ec - ec / 2);
+      *c = from_bits(uc | (next() & 0x80000000u));
+      if (i & 8) *a = from_bits(mlip__fma_bits(*a) ^ 0x80000000u);
+      return;
+  }
+}
+
 int kmath_hash_main(void) {
   uint64_t all = 0xcbf29ce484222325ull;
   size_t f;
@@ -194,6 +232,24 @@ int kmath_hash_main(void) {
       all = mix(all, g_buf[i]);
     }
     put_line(kFnsN[f].name, h);
+  }
+  {
+    uint64_t h = 0xcbf29ce484222325ull, hi = h, hd = h;
+    g_state = 13;
+    for (i = 0; i < 4 * KMATH_HASH_N; ++i) {
+      float a, b, c, r;
+      fma_args(i, &a, &b, &c);
+      r = mlip_fmaf(a, b, c);
+      h = mix(h, r != r ? 0.0f : r); /* NaN payloads differ between targets */
+      all = mix(all, r != r ? 0.0f : r);
+      r = mlip__fmaf_int(a, b, c);
+      hi = mix(hi, r != r ? 0.0f : r);
+      r = mlip__fmaf_dbl(a, b, c);
+      hd = mix(hd, r != r ? 0.0f : r);
+    }
+    put_line("fmaf", h);
+    put_line("fmaf_int", hi);
+    put_line("d:fmaf_dbl", hd);
   }
   put_line("all", all);
   return 0;

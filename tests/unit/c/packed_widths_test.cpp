@@ -3,7 +3,8 @@
 // at every vector width the host can build, not only mlipc run's
 // -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
 // of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
-// one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4):
+// one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4),
+// and the convolutions' fused multiply-adds in mlip/kfma.h's portable forms:
 // each gives the same bits as mlipc run's build, which gives the reference
 // evaluator's (tolerance 0; the recurrent layers below), and compiles as
 // strict C99; and the AArch64 build (NEON) under qemu-aarch64 gives them too.
@@ -140,9 +141,14 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
   const fs::path tar = test::scratch_dir() / "packed_widths.tar";
   driver::write_tarball(r, tar);
   std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
+  // The convolutions' fused multiply-adds (mlip/kfma.h) in portable C, lane
+  // by lane at the native width and in its integer-only form at width 1.
+  widths.push_back({"-DMLIP_FMA_PORTABLE"});
+  widths.push_back({"-DMLIP_FMA_INTEGER", "-DMLIP_KVEC_SCALAR"});
 #if defined(__x86_64__)
   widths.push_back({"-mno-avx512f"});                          // AVX2 where -march=native has it
-  widths.push_back({"-mno-avx512f", "-mno-avx", "-mno-avx2"});  // SSE2
+  widths.push_back({"-mno-avx512f", "-mno-fma"});              // AVX without FMA: mlip_fmaf's C lane by lane
+  widths.push_back({"-mno-avx512f", "-mno-avx", "-mno-avx2"});  // SSE2 (no FMA: the x86-64 baseline)
 #endif
   for (const auto& extra : widths) {
     SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));

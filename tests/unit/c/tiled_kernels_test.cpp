@@ -459,9 +459,12 @@ TEST(TiledKernels, FusedSigmoidTanhAndSiluWithinTheirBound) {
 
 // mlipc run's own flags (-O3 -march=native: FMA on this kind of host) on a
 // model with every vector kernel and the vector sigmoid: no fused
-// multiply-add anywhere in the generated code (mlip/strict_fp.h), so the
-// host computes what every other target does. The control without the
-// header's pragma shows that the compiler would fuse.
+// multiply-add in the generated code but the kernels' own (mlip/kfma.h,
+// written out; with -DMLIP_FMA_UNFUSED they are a plain a * b + c and
+// there is none: mlip/strict_fp.h), so the host computes what every other target
+// does. The control without the header's pragma shows that the compiler
+// would fuse. On a host with FMA the kernels' own are the instruction, never
+// a call to the C library's fmaf.
 TEST(TiledKernels, HostBuildHasNoFusedMultiplyAdd) {
   OnnxBuilder b;
   b.input("x", DType::Float32, {1, 6, 9, 8}).input("a", DType::Float32, {3, 10});
@@ -497,9 +500,13 @@ TEST(TiledKernels, HostBuildHasNoFusedMultiplyAdd) {
       if (as.find(op) != std::string::npos) return true;
     return false;
   };
-  EXPECT_FALSE(fused(assembly({})));
-  const std::string control = assembly({"-DMLIP_STRICT_FP_H_", "-ffp-contract=fast"});
+  // The kernels' own fused multiply-adds (mlip/kfma.h) as a * b + c: then none at all.
+  EXPECT_FALSE(fused(assembly({"-DMLIP_FMA_UNFUSED"})));
+  const std::string control = assembly({"-DMLIP_STRICT_FP_H_", "-DMLIP_FMA_UNFUSED", "-ffp-contract=fast"});
   if (!fused(control)) GTEST_SKIP() << "this host's compiler does not fuse (no FMA): nothing to check";
+  const std::string own = assembly({});
+  EXPECT_TRUE(fused(own));
+  EXPECT_EQ(own.find("fmaf"), std::string::npos);
 }
 
 }  // namespace
