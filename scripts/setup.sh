@@ -14,8 +14,8 @@ PACKAGES=(
   clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # the sanitizer and fuzz step (scripts/sanitize.sh): clang, its sanitizer
-  # runtimes, libFuzzer, llvm-symbolizer for readable reports
-  clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14
+  # runtimes, libFuzzer, llvm-symbolizer for readable reports, lld (its links)
+  clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14 lld-14
   # rebuilds of a fresh clone come from the compiler cache
   ccache
   # the mesh pipeline's MPI transport (docs/mesh.md): mpicc and mpirun
