@@ -1,4 +1,4 @@
-// The float multiply-add of the Conv and Gemm references: x * w + acc with
+// The float multiply-add of the Conv, Gemm and MatMul references: x * w + acc with
 // one rounding (IEEE fusedMultiplyAdd), in the kernels' order, as the
 // generated C's mlip_fmaf and MLIP_VFMA (include/mlip/kfma.h, kvec.h) add
 // it. On x86-64 the loops are compiled twice (GCC target_clones): with the

@@ -7,6 +7,7 @@
 
 #include "ops/activation.h"
 #include "ops/broadcast.h"
+#include "ops/fma.h"
 #include "ops/ops.h"
 #include "support/error.h"
 
@@ -66,8 +67,8 @@ void eval_MatMul(EvalContext& ctx) {
                        // Same order as templates/kernels/matmul.c.
                        for (int64_t i = 0; i < d.m; ++i)
                          for (int64_t j = 0; j < d.n; ++j) {
-                           float v = 0.0f;
-                           for (int64_t p = 0; p < d.k; ++p) v += pa[i * d.k + p] * pb[p * d.n + j];
+                           // Each product added with one rounding (ops/fma.h).
+                           float v = fma_dot(0.0f, pa + i * d.k, 1, pb + j, d.n, d.k);
                            if (bias) v = v + bias[j];  // the Add after the sum, as the unfused graph
                            py[i * d.n + j] = act.apply(v);
                          }

@@ -1,6 +1,6 @@
 /* mlip_fmaf(a, b, c): a * b + c with one rounding (IEEE 754
  * fusedMultiplyAdd, round to nearest even), the multiply-add of the float
- * convolution and Gemm kernels (docs/runtime.md, "Same bits on every
+ * convolution, Gemm and MatMul kernels (docs/runtime.md, "Same bits on every
  * target"). Correctly rounded on every target, so a fixed sequence of them
  * gives the same bits everywhere:
  * - the FMA instruction where the compiler says the target has one

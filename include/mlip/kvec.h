@@ -24,7 +24,7 @@
  *
  * MLIP_VFMA_<n>(a, b, c) is a * b + c lane by lane with one rounding
  * (mlip_fmaf, mlip/kfma.h), MLIP_VFMAS_<n>(s, b, c) the same with the
- * float s in every lane of a: the multiply-add of the convolution and Gemm
+ * float s in every lane of a: the multiply-add of the convolution, Gemm and MatMul
  * kernels. GCC 12's generic vectors have no fused multiply-add, so it takes
  * the instruction set's own where it has one (x86 FMA and AVX-512F, NEON
  * with FMA, Helium), else mlip_fmaf lane by lane (x86-64 without -mfma:

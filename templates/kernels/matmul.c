@@ -1,7 +1,7 @@
 /* y[batch] = a[batch] [M, K] x b[batch] [K, N]: loop d walks the (simplified)
  * broadcast batch axis d; a<d>, b<d> are the offsets of the operand matrices
  * after d loops (stride 0 on axes an operand is broadcast along). Row i of
- * the product accumulates pa[i, p] * pb[p, :] for p in order: the same sums
+ * the product accumulates pa[i, p] * pb[p, :] (one rounding: mlip_fmaf) for p in order: the same sums
  * in the same order as dot products (bit-identical), along contiguous rows{{#bias}};
  * then bias[j] added to the finished sum, as the Add after a MatMul does{{/bias}}. */
 static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
@@ -18,7 +18,7 @@ static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias,
       for (int32_t j = 0; j < {{N}}; ++j) yr[j] = 0.0f;
       for (int32_t p = 0; p < {{K}}; ++p) {
         const float av = pa[i * {{K}} + p];
-        for (int32_t j = 0; j < {{N}}; ++j) yr[j] += av * pb[p * {{N}} + j];
+        for (int32_t j = 0; j < {{N}}; ++j) yr[j] = mlip_fmaf(av, pb[p * {{N}} + j], yr[j]);
       }
       for (int32_t j = 0; j < {{N}}; ++j) {
         float v = yr[j];

@@ -6,7 +6,8 @@
  * broadcast along).
  *
  * A tile is PM rows times NJ blocks of 16 columns held in vector lanes;
- * every accumulator adds a(i, p) * b(p, j) for p in order from 0: each
+ * every accumulator adds a(i, p) * b(p, j) with one rounding (a fused
+ * multiply-add, MLIP_VFMAS; mlip_fmaf in the tail) for p in order from 0: each
  * output is the reference's dot product (ops::eval_MatMul), bit for bit at
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
  * last one, so every tile is full; their results are not stored twice.{{#bias}}
@@ -43,7 +44,7 @@
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
             {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
               const vt w = MLIP_VLOAD_16(bq[c] + p * {{BR}} + v * VW);
-              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][c][v] += av[r] * w;
+              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][c][v] = MLIP_VFMAS_16(av[r], w, acc[r][c][v]);
             }
         }
         for (r = 0; r < PM && i0 + r < {{M}}; ++r) {
@@ -68,7 +69,7 @@
       for (int32_t j = {{NT}}; j < {{N}}; ++j) yr[j] = 0.0f;
       for (int32_t p = 0; p < {{K}}; ++p) {
         const float av = pa[i * {{K}} + p];
-        for (int32_t j = {{NT}}; j < {{N}}; ++j) yr[j] += av * pb[p * {{N}} + j];
+        for (int32_t j = {{NT}}; j < {{N}}; ++j) yr[j] = mlip_fmaf(av, pb[p * {{N}} + j], yr[j]);
       }
       for (int32_t j = {{NT}}; j < {{N}}; ++j) {
         float v = yr[j];

@@ -56,6 +56,7 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
   // (and a packed B would take up to 16 times its bytes).
   if (d.n < 16 || d.m == 0 || d.k == 0) {
     spec.template_name = "matmul.c";
+    spec.includes.push_back("mlip/kfma.h");
     set_matmul_loops(spec, d);
     return;
   }
