@@ -8,6 +8,8 @@
 // not that pattern stays as it is: another constant, a constant of several
 // values, an intermediate read twice or a graph output. The Gelu operator
 // itself (ONNX opset 20, both approximations) gives the reference's bits.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -44,24 +46,27 @@ struct Pattern {
   bool erf_is_output = false;
 };
 
-// x [3, 7, 65] -> Relu -> the pattern -> y, and x's Relu read again (r + y):
-// the GELU's input has another reader, as in a transformer's residual.
-fs::path model(const Pattern& p, const std::string& file) {
-  OnnxBuilder b;
-  const Shape s = {3, 7, 65};
-  b.input("x", DType::Float32, s);
-  b.initializer("c_scale", p.scale).initializer("c_one", p.one).initializer("c_half", scalar(0.5f));
+using Bin = std::function<void(const std::string&, const std::string&, const std::string&, const std::string&)>;
+
+// x [3, 7, 65] -> v = (x - Relu(x)) + Relu(x): any value of both signs, read
+// again after the pattern (y = v + g): the GELU's input has another reader,
+// as in a transformer's residual. Returns the builder of the pattern's
+// binary nodes, operands as given or (swap) the other way round.
+Bin start_model(OnnxBuilder& b, bool swap) {
+  b.input("x", DType::Float32, {3, 7, 65});
+  b.initializer("c_one", scalar(1.0f)).initializer("c_half", scalar(0.5f));
   b.node("Relu", {"x"}, {"r0"});
-  b.node("Sub", {"x", "r0"}, {"r"});  // any value: x's negative part, to reach both signs
+  b.node("Sub", {"x", "r0"}, {"r"});
   b.node("Add", {"r", "r0"}, {"v"});
-  auto bin = [&](const std::string& op, const std::string& a, const std::string& c, const std::string& y) {
-    b.node(op, p.swap ? std::vector<std::string>{c, a} : std::vector<std::string>{a, c}, {y});
+  return [&b, swap](const std::string& op, const std::string& a, const std::string& c, const std::string& y) {
+    b.node(op, swap ? std::vector<std::string>{c, a} : std::vector<std::string>{a, c}, {y});
   };
-  b.node(p.scale_op, {"v", "c_scale"}, {"d"});
-  b.node("Erf", {"d"}, {"e"});
-  bin(p.add_op, "e", "c_one", "s");
-  if (p.half_first) {
-    bin("Mul", "v", "c_half", "h");
+}
+
+// Both forms' end from s = f + 1: g = Mul(Mul(v, s), 0.5), or (half_first)
+// Mul(h, s) with h = Mul(v, 0.5) written before; then y = v + g.
+void finish_model(OnnxBuilder& b, const Bin& bin, bool half_first) {
+  if (half_first) {
     bin("Mul", "h", "s", "g");
   } else {
     bin("Mul", "v", "s", "m");
@@ -69,6 +74,17 @@ fs::path model(const Pattern& p, const std::string& file) {
   }
   b.node("Add", {"v", "g"}, {"y"});
   b.output("y");
+}
+
+fs::path model(const Pattern& p, const std::string& file) {
+  OnnxBuilder b;
+  const Bin bin = start_model(b, p.swap);
+  b.initializer("c_scale", p.scale).initializer("c_one_e", p.one);
+  if (p.half_first) bin("Mul", "v", "c_half", "h");
+  b.node(p.scale_op, {"v", "c_scale"}, {"d"});
+  b.node("Erf", {"d"}, {"e"});
+  bin(p.add_op, "e", "c_one_e", "s");
+  finish_model(b, bin, p.half_first);
   if (p.erf_is_output) b.output("e");
   return b.save(test::scratch_dir(), file);
 }
@@ -140,19 +156,11 @@ struct TanhPattern {
   bool tanh_is_output = false;
 };
 
-// x [3, 7, 65] -> v (both signs, as model() above) -> the tanh form -> g, y = v + g.
+// x -> v (start_model()) -> the tanh form -> g, y = v + g.
 fs::path tanh_model(const TanhPattern& p, const std::string& file) {
   OnnxBuilder b;
-  const Shape s = {3, 7, 65};
-  b.input("x", DType::Float32, s);
+  const Bin bin = start_model(b, p.swap);
   b.initializer("c_three", p.three).initializer("c_kappa", p.kappa).initializer("c_beta", p.beta);
-  b.initializer("c_one", scalar(1.0f)).initializer("c_half", scalar(0.5f));
-  b.node("Relu", {"x"}, {"r0"});
-  b.node("Sub", {"x", "r0"}, {"r"});
-  b.node("Add", {"r", "r0"}, {"v"});
-  auto bin = [&](const std::string& op, const std::string& a, const std::string& c, const std::string& y) {
-    b.node(op, p.swap ? std::vector<std::string>{c, a} : std::vector<std::string>{a, c}, {y});
-  };
   if (p.half_first) bin("Mul", "v", "c_half", "h");  // where gelu_new's export puts it: first
   if (p.pow) {
     b.node("Pow", {"v", "c_three"}, {"c"});
@@ -166,14 +174,7 @@ fs::path tanh_model(const TanhPattern& p, const std::string& file) {
   bin("Mul", "a", "c_beta", "u");
   b.node("Tanh", {"u"}, {"t"});
   bin("Add", "t", "c_one", "s");
-  if (p.half_first) {
-    bin("Mul", "h", "s", "g");
-  } else {
-    bin("Mul", "v", "s", "m");
-    bin("Mul", "m", "c_half", "g");
-  }
-  b.node("Add", {"v", "g"}, {"y"});
-  b.output("y");
+  finish_model(b, bin, p.half_first);
   if (p.tanh_is_output) b.output("t");
   return b.save(test::scratch_dir(), file);
 }
