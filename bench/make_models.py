@@ -147,6 +147,67 @@ class KwsTransformer(nn.Module):
         return self.head(self.norm(self.blocks(x))[:, 0])
 
 
+class ConvNextStage(nn.Module):
+    """ConvNeXt-T's stem and first stage: a 4x4 stride-4 patch convolution to
+    96 channels over 224x224, then three blocks (7x7 depthwise, LayerNorm
+    over channels in NHWC, a 4x MLP with the exact GELU, layer scale,
+    residual), global pooling and a classifier."""
+
+    class Blk(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.dw = nn.Conv2d(dim, dim, 7, padding=3, groups=dim)
+            self.norm = nn.LayerNorm(dim, eps=1e-6)
+            self.pw1 = nn.Linear(dim, 4 * dim)
+            self.act = nn.GELU()
+            self.pw2 = nn.Linear(4 * dim, dim)
+            self.gamma = nn.Parameter(torch.full((dim,), 1e-1))
+
+        def forward(self, x):
+            y = self.dw(x).permute(0, 2, 3, 1)
+            y = self.gamma * self.pw2(self.act(self.pw1(self.norm(y))))
+            return x + y.permute(0, 3, 1, 2)
+
+    def __init__(self, dim=96, depth=3, classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, dim, 4, 4)
+        self.stem_norm = nn.LayerNorm(dim, eps=1e-6)
+        self.blocks = nn.Sequential(*[self.Blk(dim) for _ in range(depth)])
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.stem_norm(self.stem(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return self.head(self.blocks(x).mean((2, 3)))
+
+
+class MobileVitBlock(nn.Module):
+    """MobileViT's block over a 64x32x32 map: 3x3 and 1x1 convolutions to 96,
+    2x2 patches unfolded into 4 sequences of 256 tokens, two transformer
+    blocks (Block above), folded back, a 1x1 projection, the
+    input concatenated and fused by a 3x3 convolution with SiLU."""
+
+    def __init__(self, cin=64, dim=96, heads=4, depth=2, patch=2):
+        super().__init__()
+        self.p = patch
+        self.local = nn.Sequential(nn.Conv2d(cin, cin, 3, padding=1), nn.BatchNorm2d(cin), nn.SiLU(),
+                                   nn.Conv2d(cin, dim, 1, bias=False))
+        self.blocks = nn.Sequential(*[Block(dim, heads, mlp=2) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.proj = nn.Sequential(nn.Conv2d(dim, cin, 1, bias=False), nn.BatchNorm2d(cin), nn.SiLU())
+        self.fuse = nn.Sequential(nn.Conv2d(2 * cin, cin, 3, padding=1), nn.BatchNorm2d(cin), nn.SiLU())
+
+    def forward(self, x):
+        b, _, h, w = x.shape
+        p = self.p
+        y = self.local(x)
+        d = y.shape[1]
+        # [b, d, h, w] -> [b * p * p, (h / p) * (w / p), d]: one sequence per patch position
+        t = y.reshape(b, d, h // p, p, w // p, p).permute(0, 3, 5, 2, 4, 1).reshape(b * p * p, -1, d)
+        t = self.norm(self.blocks(t))
+        y = t.reshape(b, p, p, h // p, w // p, d).permute(0, 5, 3, 1, 4, 2).reshape(b, d, h, w)
+        return self.fuse(torch.cat([x, self.proj(y)], 1))
+
+
 # name: (module, input shape, opset)
 FAMILIES = {
     "lstm_autoencoder": (LstmAutoencoder, (1, 64, 32), 13),
@@ -155,6 +216,8 @@ FAMILIES = {
     "convtranspose_decoder": (ConvTransposeDecoder, (1, 100, 1, 1), 13),
     "vit_tiny": (VitTiny, (1, 3, 32, 32), 17),
     "kws_transformer": (KwsTransformer, (1, 49, 40), 17),
+    "convnext_stage": (ConvNextStage, (1, 3, 224, 224), 17),
+    "mobilevit_block": (MobileVitBlock, (1, 64, 32, 32), 17),
 }
 
 
