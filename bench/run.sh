@@ -14,9 +14,10 @@
 #      C library's (bench/kmath_bench.c).
 # The models: the five shared ones (tests/data, examples) and, in the full
 # mode, four 224x224 networks made by bench/make_models.py from torchvision's
-# definitions and four models of the families the CNNs leave out (an LSTM
+# definitions and eight models of the families the CNNs leave out (an LSTM
 # autoencoder, a bidirectional 2-layer GRU classifier, a CRNN with a
-# bidirectional LSTM, a ConvTranspose decoder), all with random weights
+# bidirectional LSTM, a ConvTranspose decoder, a ViT-tiny, a keyword-spotting
+# transformer, a ConvNeXt stage, a MobileViT block), all with random weights
 # (Debian's python3-torch and python3-torchvision; kept in bench/.models,
 # not checked in).
 #
@@ -94,7 +95,8 @@ if [ "$SHORT" = 0 ] && [ -z "${BENCH_NO_224:-}" ]; then
   if "$PY" -c "import torch, torchvision" 2>/dev/null; then
     "$PY" bench/make_models.py bench/.models 2>/dev/null
     for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large \
-             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder vit_tiny kws_transformer; do
+             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder vit_tiny kws_transformer \
+             convnext_stage mobilevit_block; do
       MODELS+=("$n:bench/.models/$n")
     done
   else
