@@ -14,6 +14,10 @@
 #     opens two report pages (five in the full mode), and FULL_ONLY below
 #     is left out; aimed at 15 minutes, sanitizer step included, from a
 #     fresh clone on 2 cores (the measured times: docs/architecture.md).
+#   In both, the single-operator tests (conformance cases, OpBatch) build
+#     their generated C at -O1 (MLIPC_TEST_OP_OPT; tests/testlib/
+#     model_runner.h says why the bits and paths are -O3's), the model
+#     tests at mlipc run's -O3.
 #   MLIPC_TEST_FULL=1: every sweep at full width (MLIPC_QEMU_SWEEP=full,
 #     MLIPC_MESH_FULL=1, MLIPC_PTQ_FULL=1 too) and every test.
 # Each phase's time is printed in seconds and in CPU-seconds (user + system,

@@ -317,7 +317,7 @@ Result run_case(const Case& c, const Config& config) {
   std::unique_ptr<TempDir> bound_dir;
   for (;;) {
     try {
-      got = test::compile_and_run(model, inputs, opt, &compiled);
+      got = test::compile_and_run(model, inputs, opt, &compiled, test::operator_test_flags());
       break;
     } catch (const Error& e) {
       std::string msg = e.what();

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "host/host_model.h"
@@ -27,17 +30,27 @@ std::string strict_c99_errors(const fs::path& onnx) {
 }
 
 io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& inputs,
-                                 const driver::CompileOptions& options, driver::CompileResult* compiled) {
+                                 const driver::CompileOptions& options, driver::CompileResult* compiled,
+                                 const std::vector<std::string>& cc_flags) {
   static int counter = 0;
   driver::CompileResult r = driver::compile_model(onnx, options);
   fs::path tar = scratch_dir() / fmt::format("model{}.tar", counter++);
   driver::write_tarball(r, tar);
   host::BuildOptions bo;
   bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  bo.flags = cc_flags;
   host::HostModel m = host::HostModel::build(tar, bo);
   io::NamedTensors out = m.run(inputs).outputs;
   if (compiled) *compiled = std::move(r);
   return out;
+}
+
+std::vector<std::string> operator_test_flags() {
+  const char* v = std::getenv("MLIPC_TEST_OP_OPT");
+  const std::string level = v && *v ? v : "-O1";
+  std::vector<std::string> flags = host::host_flags();
+  std::replace(flags.begin(), flags.end(), std::string("-O3"), level);
+  return flags;
 }
 
 io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& inputs) {

@@ -193,7 +193,7 @@ void OpBatch::expect_chunk(size_t first, size_t last, const std::vector<std::str
   const fs::path path = save_bytes(bytes, stem);
   for (const std::string& target : targets) {
     SCOPED_TRACE("target " + target);
-    const io::NamedTensors got = compile_and_run(path, inputs, options_for(target));
+    const io::NamedTensors got = compile_and_run(path, inputs, options_for(target), nullptr, operator_test_flags());
     ASSERT_EQ(got.size(), want.size());
     size_t i = 0;
     for (size_t k = first; k < last; ++k)
