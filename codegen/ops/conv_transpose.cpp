@@ -16,6 +16,7 @@
 #include "ops/conv_transpose.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -171,7 +172,8 @@ void infer_ConvTranspose(InferContext& ctx) {
   ctx.set_output(0, DType::Float32, out);
 }
 
-// Each output sums, from 0.0f, x * w over the input channels of its group,
+// Each output sums, from 0.0f, x * w by fused multiply-adds (one rounding:
+// std::fma, the kernels' mlip_fmaf and MLIP_VFMAS) over the input channels of its group,
 // then the taps kd, kh, kw in that order, taking only the taps whose input
 // position od + pad_begin - kd * dilation is a multiple of the stride inside
 // the input; then the bias. templates/kernels/conv_transpose.c scatters in
@@ -189,7 +191,7 @@ void eval_ConvTranspose(EvalContext& ctx) {
   const float* b = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
   transpose_gather<float>(
-      g, n_batch, c, group, ocg, [&](float& sum, int64_t xi, int64_t wi, int64_t) { sum += x[xi] * w[wi]; },
+      g, n_batch, c, group, ocg, [&](float& sum, int64_t xi, int64_t wi, int64_t) { sum = std::fma(x[xi], w[wi], sum); },
       [&](int64_t yi, int64_t oc, float sum) { y[yi] = b ? sum + b[oc] : sum; });
 }
 

@@ -9,18 +9,20 @@
 // [0, seq_length] is an error (the C kernel returns MLIP_ERR_INVALID_ARG).
 //
 // Summation order, shared with templates/kernels/recurrent.c and
-// recurrent_packed.c: every gate pre-activation of hidden unit j is
-//   s = dot(x_t, W_j); s = s + dot(h_{t-1}, R_j); s = s + (Wb_j + Rb_j); [LSTM: s = s + P_j * c]
-// with each dot a float sum from 0.0f in index order, the bias term only
-// when B is given and the peephole term only when P is given; then the clip
-// (when the attribute is set) and the activation. Cells:
+// recurrent_packed.c: every gate pre-activation of hidden unit j is one
+// chain of fused multiply-adds (fma: one rounding, ops/fma.h, mlip_fmaf)
+//   s = Wb_j + Rb_j (0 without B); s = fma(x_p, W_jp, s) for p in index order;
+//   s = fma(h_k, R_jk, s) for k in index order; [LSTM: s = s + P_j * c]
+// then the clip (when the attribute is set) and the activation. Cells:
 //   RNN:  h = f(s)
 //   GRU:  z = f(s_z), r = f(s_r);
-//         linear_before_reset = 0: s_h = dot(x, Wh_j) + dot(r * h, Rh_j) + (Wbh_j + Rbh_j)
-//         linear_before_reset = 1: s_h = (dot(x, Wh_j) + Wbh_j) + r_j * (dot(h, Rh_j) + Rbh_j)
+//         linear_before_reset = 0: s_h is the chain over x, then over r * h
+//         linear_before_reset = 1: sx = the chain from Wbh_j over x, sr = the chain from Rbh_j over h,
+//                                  s_h = sx + r_j * sr
 //         h_j = (1 - z_j) * g(s_h) + z_j * h_j
 //   LSTM: i = f(s_i + P_i c), f = f(s_f + P_f c) (or 1 - i with input_forget), c~ = g(s_c),
 //         c_j = f * c_j + i * c~, o = f(s_o + P_o c_j), h_j = o * h(c_j)
+// Only the chains are fused; the gate arithmetic multiplies and adds apart.
 #include "ops/recurrent.h"
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 #include <map>
 
 #include "ops/activation.h"
+#include "ops/fma.h"
 #include "ops/ops.h"
 #include "mlip/kmath.h"
 #include "mlip/kmath_f.h"
@@ -228,12 +231,6 @@ void infer_recurrent(InferContext& ctx) {
   for (int i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, DType::Float32, i == 0 ? y : state);
 }
 
-float dot(const float* a, const float* b, int64_t n) {
-  float s = 0.0f;
-  for (int64_t k = 0; k < n; ++k) s += a[k] * b[k];
-  return s;
-}
-
 void eval_recurrent(EvalContext& ctx) {
   const RecurrentConfig::Cell cell = cell_of(ctx.node.op);
   const TensorData& xt = ctx.in(0);
@@ -271,10 +268,8 @@ void eval_recurrent(EvalContext& ctx) {
     const RecurrentActivation* act = &c.acts[static_cast<size_t>(d * c.funcs)];
     // The pre-activation of gate row `row` (gate * H + j) before the peephole.
     auto pre = [&](const float* xv, const float* hv, int64_t row) {
-      float s = dot(xv, Wd + row * I, I);
-      s = s + dot(hv, Rd + row * H, H);
-      if (B) s = s + (Wb[row] + Rb[row]);
-      return s;
+      const float s = B ? Wb[row] + Rb[row] : 0.0f;
+      return fma_dot(fma_dot(s, xv, 1, Wd + row * I, 1, I), hv, 1, Rd + row * H, 1, H);
     };
     for (int64_t b = 0; b < c.batch; ++b) {
       const int64_t len = lens ? lens[b] : c.seq;
@@ -297,10 +292,8 @@ void eval_recurrent(EvalContext& ctx) {
             const int64_t row = 2 * H + j;
             float sh;
             if (c.linear_before_reset) {
-              float sx = dot(xv, Wd + row * I, I);
-              if (B) sx = sx + Wb[row];
-              float sr = dot(h.data(), Rd + row * H, H);
-              if (B) sr = sr + Rb[row];
+              const float sx = fma_dot(B ? Wb[row] : 0.0f, xv, 1, Wd + row * I, 1, I);
+              const float sr = fma_dot(B ? Rb[row] : 0.0f, h.data(), 1, Rd + row * H, 1, H);
               sh = sx + r[j] * sr;
             } else {
               sh = pre(xv, rh.data(), row);

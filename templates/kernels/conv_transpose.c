@@ -1,7 +1,8 @@
 /* ConvTranspose: x [N, C, ID, IH, IW], w [C, M/group, KD, KH, KW], y [N, M,
  * OD, OH, OW] (1-D and 2-D have size-1 leading axes). Each output plane is
  * accumulated in y: for every input channel of the group, then every tap
- * (kd, kh, kw) in that order, each input x[id, ih, iw] adds x * w to the
+ * (kd, kh, kw) in that order, each input x[id, ih, iw] adds x * w (a fused
+ * multiply-add, mlip_fmaf) to the
  * output at (id * S + k * D - P) on each axis when that lies inside y. One
  * output receives at most one product per tap, so every output sums the
  * reference's terms in the reference's order (bit-identical). Then the bias. */
@@ -32,7 +33,7 @@ static void {{fn}}(const float* restrict x, const float* restrict w, {{#has_bias
                 for (int32_t ih = ih0; ih < ih1; ++ih) {
                   const float* xr = xc + (id * {{IH}} + ih) * {{IW}};
                   float* yr = ym + (od * {{OH}} + ih * {{SH}} + h0) * {{OW}};
-                  for (int32_t iw = iw0; iw < iw1; ++iw) yr[iw * {{SW}} + w0] += xr[iw] * wv;
+                  for (int32_t iw = iw0; iw < iw1; ++iw) yr[iw * {{SW}} + w0] = mlip_fmaf(xr[iw], wv, yr[iw * {{SW}} + w0]);
                 }
               }
             }

@@ -7,7 +7,8 @@
  * (o + P - k * D) / S when that divides, so the outputs of one phase
  * (o mod S) take the same taps, and neighbouring outputs of a phase read
  * neighbouring inputs. Each output sums, in a vector lane per output
- * channel, x * w over the input channels of its group, then its taps in
+ * channel, x * w by fused multiply-adds (MLIP_VFMA, mlip_fmaf per lane)
+ * over the input channels of its group, then its taps in
  * (kd, kh, kw) order, from 0: the reference's terms in the reference's
  * order (conv_transpose.c, ops/conv_transpose.cpp), then the bias. With
  * few output channels per group (below 8) the lanes hold neighbouring
@@ -84,7 +85,7 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
                     for (v = 0; v < NV; ++v) xv[v] = MLIP_VLOAD_16(xc + xoff[t] + v * VW);
                     for (j = 0; j < {{OCG}}; ++j) {
                       const float w = wc[woff[t] + j];
-                      for (v = 0; v < NV; ++v) acc[j][v] += xv[v] * w;
+                      for (v = 0; v < NV; ++v) acc[j][v] = MLIP_VFMAS_16(w, xv[v], acc[j][v]);
                     }
                   }
                 }
@@ -115,7 +116,7 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
                     for (j = 0; j < NJ; ++j)
                       for (v = 0; v < NV; ++v) {
                         const vt w = MLIP_VLOAD_16(wb[j] + ic * {{KSIZE}} * 16 + woff[t] + v * VW);
-                        for (r = 0; r < PQ; ++r) acc[r][j][v] += xv[r] * w;
+                        for (r = 0; r < PQ; ++r) acc[r][j][v] = MLIP_VFMAS_16(xv[r], w, acc[r][j][v]);
                       }
                   }
                 }

@@ -2,9 +2,10 @@
  * inputs; y, and Y_h / Y_c when the node has them. For each direction and
  * batch entry the cell runs over the entry's steps (backwards in a reversed
  * direction); the state lives in the scratch. Every gate pre-activation is
- * s = dot(x, W_j); s = s + dot(h, R_j); s = s + (Wb_j + Rb_j) [+ P_j * c],
- * each dot a float sum in index order, then clip and activation: the
- * expressions and order of the reference kernel (ops/recurrent.cpp). */
+ * s = Wb_j + Rb_j (0 without B), then s = mlip_fmaf(x_p, W_jp, s) over
+ * p and s = mlip_fmaf(h_k, R_jk, s) over k in index order [+ P_j * c],
+ * then clip and activation: the expressions and order of the reference
+ * kernel (ops/recurrent.cpp). */
 static float {{fn}}_act(int32_t k, float v) {
   switch (k) {
 {{#acts}}
@@ -23,22 +24,17 @@ static float {{fn}}_clip(float s) {
 {{/has_clip}}
 }
 
-static float {{fn}}_dot(const float* restrict a, const float* restrict b, int32_t n) {
-  float s = 0.0f;
+/* s, then s = mlip_fmaf(a[k], b[k], s) for k in index order. */
+static float {{fn}}_dot(float s, const float* restrict a, const float* restrict b, int32_t n) {
   int32_t k;
-  for (k = 0; k < n; ++k) s += a[k] * b[k];
+  for (k = 0; k < n; ++k) s = mlip_fmaf(a[k], b[k], s);
   return s;
 }
 
 /* The pre-activation of one gate row before the peephole. */
 static float {{fn}}_pre(const float* restrict xv, const float* restrict hv, const float* restrict wrow,
                         const float* restrict rrow{{#has_bias}}, float wb, float rb{{/has_bias}}) {
-  float s = {{fn}}_dot(xv, wrow, {{I}});
-  s = s + {{fn}}_dot(hv, rrow, {{H}});
-{{#has_bias}}
-  s = s + (wb + rb);
-{{/has_bias}}
-  return s;
+  return {{fn}}_dot({{fn}}_dot({{#has_bias}}wb + rb{{/has_bias}}{{^has_bias}}0.0f{{/has_bias}}, xv, wrow, {{I}}), hv, rrow, {{H}});
 }
 
 static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(const float* restrict x, const float* restrict w, const float* restrict r, {{#has_bias}}const float* restrict bias, {{/has_bias}}{{#has_lens}}const int32_t* restrict lens, {{/has_lens}}{{#has_h0}}const float* restrict h0, {{/has_h0}}{{#has_c0}}const float* restrict c0, {{/has_c0}}{{#has_p}}const float* restrict p, {{/has_p}}float* restrict y, {{#has_yh}}float* restrict yh, {{/has_yh}}{{#has_yc}}float* restrict yc, {{/has_yc}}void* scratch) {
@@ -95,14 +91,9 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
         for (int32_t j = 0; j < {{H}}; ++j) {
           const int32_t row = 2 * {{H}} + j;
 {{#lbr}}
-          float sx = {{fn}}_dot(xv, wd + row * {{I}}, {{I}});
-          float sr = {{fn}}_dot(h, rd + row * {{H}}, {{H}});
-          float sh;
-{{#has_bias}}
-          sx = sx + wb[row];
-          sr = sr + rb[row];
-{{/has_bias}}
-          sh = sx + rg[j] * sr;
+          const float sx = {{fn}}_dot({{#has_bias}}wb[row]{{/has_bias}}{{^has_bias}}0.0f{{/has_bias}}, xv, wd + row * {{I}}, {{I}});
+          const float sr = {{fn}}_dot({{#has_bias}}rb[row]{{/has_bias}}{{^has_bias}}0.0f{{/has_bias}}, h, rd + row * {{H}}, {{H}});
+          const float sh = sx + rg[j] * sr;
 {{/lbr}}
 {{^lbr}}
           const float sh = {{fn}}_pre(xv, rh, wd + row * {{I}}, rd + row * {{H}}{{#has_bias}}, wb[row], rb[row]{{/has_bias}});

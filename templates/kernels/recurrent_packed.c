@@ -1,21 +1,23 @@
 /* {{#rnn}}RNN{{/rnn}}{{#gru}}GRU{{/gru}}{{#lstm}}LSTM{{/lstm}} with constant W and R, packed at compile time per direction and gate as
  * [HP / 16 blocks][I or H][16] (HP: H rounded up to 16, the padding lanes 0).
- * R's blocks are grouped by 8 ({{fn}}_gemv). The same sums as the reference kernel (recurrent.c, ops/recurrent.cpp),
- * in the same order, so the same bits:
- *   s = dot(x, W_j)      for every step at once before the recurrence: a
- *                        GEMM over the rows (t, b), each output summing
- *                        its I products in index order from 0 in a lane;
- *   s = s + dot(h, R_j)  per step, a GEMV over the gate rows, H products in
- *                        index order from 0 in a lane;
- *   s = s + (Wb_j + Rb_j) [+ P_j * c], clip, activation, state update:
- *                        one pass per gate over the H rows, a sigmoid or
- *                        tanh by mlip/kmath_f.h's array forms (loops the
- *                        compiler vectorizes; the bits of mlip_sigmoid_f
- *                        and mlip_tanh_f, the reference's kmath.h
- *                        functions within their documented errors).
+ * R's blocks are grouped by 8 ({{fn}}_gemv). The same chains of fused
+ * multiply-adds as the reference kernel (recurrent.c, ops/recurrent.cpp),
+ * in the same order, so the same bits (MLIP_VFMAS: mlip_fmaf per lane):
+ *   s = Wb_j + Rb_j, then fma over x in index order: for every step at
+ *                        once before the recurrence, a GEMM over the rows
+ *                        (t, b) whose accumulators start at the bias sums;
+ *   then fma over h in index order: per step, a GEMV over the gate rows
+ *                        whose accumulators start at the step's
+ *                        projections (GRU's linear_before_reset gate: its
+ *                        own chain from Rb_j, the projection from Wb_j);
+ *   [+ P_j * c], clip, activation, state update: one pass per gate over
+ *                        the H rows, a sigmoid or tanh by mlip/kmath_f.h's
+ *                        array forms (loops the compiler vectorizes; the
+ *                        bits of mlip_sigmoid_f and mlip_tanh_f).
  * The scratch holds the projections of one direction ([T * BATCH][G * HP]),
- * the recurrent sums [G * HP], the state h, the cell state c and GRU's
- * r * h. */
+ * the gate sums [G * HP], the state h, the cell state c or GRU's r * h,
+ * the projections' starting values [G * HP] and the linear_before_reset
+ * gate's [HP]. */
 static float {{fn}}_act(int32_t k, float v) {
   switch (k) {
 {{#acts}}
@@ -64,44 +66,59 @@ enum { {{fn}}_VW = MLIP_VW_16, {{fn}}_NV = 16 / MLIP_VW_16, {{fn}}_NB = {{G}} * 
        {{fn}}_PJ0 = (MLIP_VREGS - {{fn}}_PM - 2) / ({{fn}}_PM * {{fn}}_NV), {{fn}}_PJ1 = {{fn}}_PJ0 < 1 ? 1 : {{fn}}_PJ0,
        {{fn}}_PJ = {{fn}}_PJ1 > {{fn}}_NB ? {{fn}}_NB : {{fn}}_PJ1 };
 
-/* xw[r][blk * 16 + q] = dot(x row r, W row of block blk lane q) for the
- * T * BATCH rows r = t * BATCH + b; every block of every gate. */
-static void {{fn}}_proj(const float* restrict x, const float* restrict wp, float* restrict xw) {
-  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NB = {{fn}}_NB, PM = {{fn}}_PM, NJ = {{fn}}_PJ, ROWS = {{T}} * {{BATCH}} };
+/* xw[r][blk * 16 + q] = the chain over x row r and the W row of block blk
+ * lane q from xb[blk * 16 + q], for the T * BATCH rows r = t * BATCH + b;
+ * every block of every gate. The chain runs in slices of KC inputs over
+ * all rows (the W of a tile's blocks, NJ * KC * 64 bytes, stays in the
+ * first-level cache), each slice starting where the previous one stored:
+ * the same fused multiply-adds in the same order. */
+static void {{fn}}_proj(const float* restrict x, const float* restrict wp, const float* restrict xb, float* restrict xw) {
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NB = {{fn}}_NB, PM = {{fn}}_PM, NJ = {{fn}}_PJ, ROWS = {{T}} * {{BATCH}},
+         KC0 = 384 / NJ, KC = KC0 < 1 ? 1 : KC0 };
   for (int32_t j0 = 0; j0 < NB; j0 += NJ) {
-    for (int32_t i0 = 0; i0 < ROWS; i0 += PM) {
-      const float* ar[PM];
-      const float* bq[NJ];
-      {{fn}}_vt acc[PM][NJ][NV];
-      int32_t r, b, v;
-      for (r = 0; r < PM; ++r) {
-        const int32_t i = i0 + r < ROWS ? i0 + r : ROWS - 1;
-        ar[r] = x + (i / {{BATCH}}) * {{XT}} + (i % {{BATCH}}) * {{XB}};
+    int32_t blk[NJ], b;
+    /* blocks past the end repeat the last one; stored once */
+    for (b = 0; b < NJ; ++b) blk[b] = j0 + b < NB ? j0 + b : NB - 1;
+    for (int32_t p0 = 0; p0 < {{I}}; p0 += KC) {
+      const int32_t p1 = p0 + KC < {{I}} ? p0 + KC : {{I}};
+      for (int32_t i0 = 0; i0 < ROWS; i0 += PM) {
+        const float* ar[PM];
+        const float* st[PM]; /* where each row's chains start: xb, or the previous slice's */
+        const float* bq[NJ];
+        {{fn}}_vt acc[PM][NJ][NV];
+        int32_t r, v;
+        for (r = 0; r < PM; ++r) {
+          const int32_t i = i0 + r < ROWS ? i0 + r : ROWS - 1; /* rows past the end repeat the last one */
+          ar[r] = x + (i / {{BATCH}}) * {{XT}} + (i % {{BATCH}}) * {{XB}};
+          st[r] = p0 == 0 ? xb : xw + i * NB * 16;
+        }
+        for (b = 0; b < NJ; ++b) bq[b] = wp + blk[b] * {{I}} * 16;
+        for (r = 0; r < PM; ++r)
+          for (b = 0; b < NJ; ++b)
+            for (v = 0; v < NV; ++v) acc[r][b][v] = MLIP_VLOAD_16(st[r] + blk[b] * 16 + v * VW);
+        for (int32_t p = p0; p < p1; ++p) {
+          float av[PM];
+          for (r = 0; r < PM; ++r) av[r] = ar[r][p];
+          for (b = 0; b < NJ; ++b)
+            for (v = 0; v < NV; ++v) {
+              const {{fn}}_vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
+              for (r = 0; r < PM; ++r) acc[r][b][v] = MLIP_VFMAS_16(av[r], w, acc[r][b][v]);
+            }
+        }
+        for (r = 0; r < PM && i0 + r < ROWS; ++r)
+          for (b = 0; b < NJ && j0 + b < NB; ++b)
+            for (v = 0; v < NV; ++v) MLIP_VSTORE_16(xw + (i0 + r) * NB * 16 + (j0 + b) * 16 + v * VW, acc[r][b][v]);
       }
-      for (b = 0; b < NJ; ++b) bq[b] = wp + (j0 + b < NB ? j0 + b : NB - 1) * {{I}} * 16;
-      for (r = 0; r < PM; ++r)
-        for (b = 0; b < NJ; ++b)
-          for (v = 0; v < NV; ++v) acc[r][b][v] = ({{fn}}_vt){0};
-      for (int32_t p = 0; p < {{I}}; ++p) {
-        float av[PM];
-        for (r = 0; r < PM; ++r) av[r] = ar[r][p];
-        for (b = 0; b < NJ; ++b)
-          for (v = 0; v < NV; ++v) {
-            const {{fn}}_vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
-            for (r = 0; r < PM; ++r) acc[r][b][v] += av[r] * w;
-          }
-      }
-      for (r = 0; r < PM && i0 + r < ROWS; ++r)
-        for (b = 0; b < NJ && j0 + b < NB; ++b)
-          for (v = 0; v < NV; ++v) MLIP_VSTORE_16(xw + (i0 + r) * NB * 16 + (j0 + b) * 16 + v * VW, acc[r][b][v]);
     }
   }
 }
 
-/* out[g * HP + j] = dot(h, R row j of gate g) for the gates [0, ng) of rp.
- * A gate's HP / 16 blocks are stored in groups of up to 8 as [H][blocks of
- * the group][16], so that each k reads one run of memory. */
-static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t ng, float* restrict out) {
+/* out[g * HP + j] = the chain over h and R row j of gate g from
+ * init[g * HP + j], for the gates [0, ng) of rp. A gate's HP / 16 blocks
+ * are stored in groups of up to 8 as [H][blocks of the group][16], so that
+ * each k reads one run of memory. */
+static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t ng, const float* restrict init,
+                        float* restrict out) {
   enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 8, NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ,
          NJ = NJ0 > NBG ? NBG : NJ0 };
   for (int32_t g = 0; g < ng; ++g)
@@ -114,29 +131,17 @@ static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32
         /* blocks past the group's end repeat its last one; stored once */
         for (b = 0; b < NJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
         for (b = 0; b < NJ; ++b)
-          for (v = 0; v < NV; ++v) acc[b][v] = ({{fn}}_vt){0};
+          for (v = 0; v < NV; ++v) acc[b][v] = MLIP_VLOAD_16(init + g * {{HP}} + g0 * 16 + col[b] + v * VW);
         for (int32_t k = 0; k < {{H}}; ++k) {
           const float hk = h[k];
           const float* rk = rg + k * nbk * 16;
           for (b = 0; b < NJ; ++b)
-            for (v = 0; v < NV; ++v) acc[b][v] += hk * MLIP_VLOAD_16(rk + col[b] + v * VW);
+            for (v = 0; v < NV; ++v) acc[b][v] = MLIP_VFMAS_16(hk, MLIP_VLOAD_16(rk + col[b] + v * VW), acc[b][v]);
         }
         for (b = 0; b < NJ && j0 + b < nbk; ++b)
           for (v = 0; v < NV; ++v) MLIP_VSTORE_16(out + g * {{HP}} + (g0 + j0 + b) * 16 + v * VW, acc[b][v]);
       }
     }
-}
-
-/* g[j] = clip(xw[j] + g[j] + (wb[j] + rb[j])) for the H rows of one gate:
- * the reference's pre-activation (before a peephole). */
-static void {{fn}}_pre(const float* restrict xw, float* restrict g{{#has_bias}}, const float* restrict wb, const float* restrict rb{{/has_bias}}) {
-  for (int32_t j = 0; j < {{H}}; ++j) {
-    float s = xw[j] + g[j];
-{{#has_bias}}
-    s = s + (wb[j] + rb[j]);
-{{/has_bias}}
-    g[j] = s;
-  }
 }
 
 static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict bias, {{/has_bias}}{{#has_lens}}const int32_t* restrict lens, {{/has_lens}}{{#has_h0}}const float* restrict h0, {{/has_h0}}{{#has_c0}}const float* restrict c0, {{/has_c0}}{{#has_p}}const float* restrict p, {{/has_p}}const float* restrict wpk, const float* restrict rpk, float* restrict y, {{#has_yh}}float* restrict yh, {{/has_yh}}{{#has_yc}}float* restrict yc, {{/has_yc}}void* scratch) {
@@ -149,6 +154,10 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{#gru}}{{^lbr}}
   float* rh = h + {{HP}}; /* r * h: only without linear_before_reset */
 {{/lbr}}{{/gru}}
+  float* xb = h + 2 * {{HP}}; /* [G * HP]: where the projections start */
+{{#lbr}}
+  float* hb = xb + {{GHP}};  /* [HP]: where the third gate's chain over h starts */
+{{/lbr}}
 {{#has_lens}}
   for (int32_t b = 0; b < {{BATCH}}; ++b)
     if (lens[b] < 0 || lens[b] > {{T}}) return MLIP_ERR_INVALID_ARG;
@@ -164,7 +173,20 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{/has_p}}
     const int32_t act = d * {{FUNCS}};
     const int32_t reversed = {{REVERSE}} || d == 1;
-    {{fn}}_proj(x, wpk + d * {{GHP}} * {{I}}, xw);
+    for (int32_t g = 0; g < {{G}}; ++g)
+      for (int32_t j = 0; j < {{HP}}; ++j) {
+{{#has_bias}}
+        const int32_t row = g * {{H}} + j;
+        xb[g * {{HP}} + j] = j >= {{H}} ? 0.0f : {{#lbr}}g == 2 ? wb[row] : {{/lbr}}wb[row] + rb[row];
+{{/has_bias}}
+{{^has_bias}}
+        xb[g * {{HP}} + j] = 0.0f;
+{{/has_bias}}
+      }
+{{#lbr}}
+    for (int32_t j = 0; j < {{HP}}; ++j) hb[j] = j < {{H}} ? {{#has_bias}}rb[2 * {{H}} + j]{{/has_bias}}{{^has_bias}}0.0f{{/has_bias}} : 0.0f;
+{{/lbr}}
+    {{fn}}_proj(x, wpk + d * {{GHP}} * {{I}}, xb, xw);
     for (int32_t b = 0; b < {{BATCH}}; ++b) {
       const int32_t len = {{#has_lens}}lens[b]{{/has_lens}}{{^has_lens}}{{T}}{{/has_lens}};
       for (int32_t j = 0; j < {{HP}}; ++j) {
@@ -179,8 +201,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
         float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
         int32_t j;
 {{#rnn}}
-        {{fn}}_gemv(h, rd, 1, sr);
-        {{fn}}_pre(xt, sr{{#has_bias}}, wb, rb{{/has_bias}});
+        {{fn}}_gemv(h, rd, 1, xt, sr);
         for (j = 0; j < {{H}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
         {{fn}}_act_n(act, sr, {{H}});
         for (j = 0; j < {{H}}; ++j) h[j] = sr[j];
@@ -190,31 +211,19 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* z = sr;
           float* rg = sr + {{HP}};
           float* hg = sr + 2 * {{HP}};
+          {{fn}}_gemv(h, rd, 2, xt, sr);
 {{#lbr}}
-          {{fn}}_gemv(h, rd, 3, sr);
+          {{fn}}_gemv(h, rd + 2 * {{HP}} * {{H}}, 1, hb, hg);
 {{/lbr}}
-{{^lbr}}
-          {{fn}}_gemv(h, rd, 2, sr);
-{{/lbr}}
-          {{fn}}_pre(xt, z{{#has_bias}}, wb, rb{{/has_bias}});
-          {{fn}}_pre(xt + {{HP}}, rg{{#has_bias}}, wb + {{H}}, rb + {{H}}{{/has_bias}});
           for (j = 0; j < 2 * {{HP}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
           {{fn}}_act_n(act, z, {{H}});
           {{fn}}_act_n(act, rg, {{H}});
 {{#lbr}}
-          for (j = 0; j < {{H}}; ++j) {
-            float sx = xt[2 * {{HP}} + j], sh = hg[j];
-{{#has_bias}}
-            sx = sx + wb[2 * {{H}} + j];
-            sh = sh + rb[2 * {{H}} + j];
-{{/has_bias}}
-            hg[j] = {{fn}}_clip(sx + rg[j] * sh);
-          }
+          for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(xt[2 * {{HP}} + j] + rg[j] * hg[j]);
 {{/lbr}}
 {{^lbr}}
           for (j = 0; j < {{HP}}; ++j) rh[j] = rg[j] * h[j];
-          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, hg);
-          {{fn}}_pre(xt + 2 * {{HP}}, hg{{#has_bias}}, wb + 2 * {{H}}, rb + 2 * {{H}}{{/has_bias}});
+          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, xt + 2 * {{HP}}, hg);
           for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(hg[j]);
 {{/lbr}}
           {{fn}}_act_n(act + 1, hg, {{H}});
@@ -228,11 +237,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* og = sr + {{HP}};
           float* fg = sr + 2 * {{HP}};
           float* cg = sr + 3 * {{HP}};
-          {{fn}}_gemv(h, rd, {{G}}, sr);
-          {{fn}}_pre(xt, ig{{#has_bias}}, wb, rb{{/has_bias}});
-          {{fn}}_pre(xt + {{HP}}, og{{#has_bias}}, wb + {{H}}, rb + {{H}}{{/has_bias}});
-          {{fn}}_pre(xt + 2 * {{HP}}, fg{{#has_bias}}, wb + 2 * {{H}}, rb + 2 * {{H}}{{/has_bias}});
-          {{fn}}_pre(xt + 3 * {{HP}}, cg{{#has_bias}}, wb + 3 * {{H}}, rb + 3 * {{H}}{{/has_bias}});
+          {{fn}}_gemv(h, rd, {{G}}, xt, sr);
 {{#has_p}}
           for (j = 0; j < {{H}}; ++j) ig[j] = ig[j] + pd[j] * c[j];
 {{/has_p}}

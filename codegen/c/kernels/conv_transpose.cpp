@@ -3,7 +3,8 @@
 // Constant finite weights are packed here into 16-channel blocks for
 // conv_transpose_packed.c (stride phases, a zero-bordered copy of the input
 // in the scratch); other weights go through conv_transpose.c, the portable
-// reference, as a pointer. Both sum in the reference's order.
+// reference, as a pointer. Both sum in the reference's order, by fused
+// multiply-adds (mlip/kfma.h, kvec.h).
 // mlipc.QLinearConvTranspose (ops/conv_transpose.h): the same geometry,
 // int32 sums of products of zero-point-shifted integers, QLinearConv's
 // bias and per-channel requantization constants baked in.
@@ -67,6 +68,7 @@ void prepare_ConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
   for (int64_t i = 0; packed && i < wv.constant->numel(); ++i) packed = std::isfinite(wv.constant->data<float>()[i]);
   if (!packed) {
     spec.template_name = "conv_transpose.c";
+    spec.includes.push_back("mlip/kfma.h");
     spec.args = {0, 1};
     if (has_bias) spec.args.push_back(2);
     return;

@@ -4,11 +4,10 @@
 // R go through recurrent_packed.c (packed here per direction and gate into
 // 16-row blocks: the input projections of every step as one GEMM, the
 // recurrence as a GEMV per step); weights computed at run time through
-// recurrent.c, the portable reference. Both sum in the reference's order
-// (ops/recurrent.cpp); their Sigmoid and Tanh (ScaledTanh's tanh too) are
-// mlip/kmath_f.h's float-precision functions where the reference has
-// kmath.h's double ones, so they give its bits but for those functions'
-// documented errors.
+// recurrent.c, the portable reference. Both sum in the reference's order,
+// chains of fused multiply-adds (ops/recurrent.cpp; mlip_fmaf, MLIP_VFMAS
+// in mlip/kfma.h and kvec.h); their Sigmoid and Tanh (ScaledTanh's tanh too) are
+// mlip/kmath_f.h's float-precision functions, as the reference's: its bits.
 #include <algorithm>
 #include <memory>
 
@@ -148,10 +147,14 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     spec.packed.push_back(pack_rows(*wv.constant, c.dirs, c.gates, H, c.input, 1));
     spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 8));
     spec.includes.push_back("mlip/kvec.h");
-    // One direction's projections [T * BATCH][G * HP], the recurrent sums
-    // [G * HP], h and c (or GRU's r * h) [HP].
-    spec.scratch_bytes = static_cast<size_t>((c.seq * c.batch + 1) * c.gates * hp + 2 * hp) * sizeof(float);
+    // One direction's projections [T * BATCH][G * HP], the gate sums
+    // [G * HP], h and c (or GRU's r * h) [HP], the projections' starting
+    // values [G * HP] and linear_before_reset's third gate's [HP].
+    spec.scratch_bytes =
+        static_cast<size_t>((c.seq * c.batch + 2) * c.gates * hp + (c.linear_before_reset ? 3 : 2) * hp) *
+        sizeof(float);
   } else {
+    spec.includes.push_back("mlip/kfma.h");
     // h, c, the next h, and GRU's z, r and r * h: six rows of H floats.
     spec.scratch_bytes = static_cast<size_t>(6 * H) * sizeof(float);
   }

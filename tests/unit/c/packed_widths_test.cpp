@@ -6,13 +6,8 @@
 // one block) and, on x86-64, AVX2 (8 lanes, 16 registers) and SSE2 (4),
 // and the convolutions' fused multiply-adds in mlip/kfma.h's portable forms:
 // each gives the same bits as mlipc run's build, which gives the reference
-// evaluator's (tolerance 0; the recurrent layers below), and compiles as
+// evaluator's (tolerance 0), and compiles as
 // strict C99; and the AArch64 build (NEON) under qemu-aarch64 gives them too.
-// The recurrent layers' sigmoid and tanh are mlip/kmath_f.h's float-precision
-// functions where the reference has kmath.h's double ones: their outputs are
-// within the bound of unit.Recurrent (4e-6 absolute, weights of torch's
-// scale) of the reference's, and every width and AArch64 give the host
-// build's bits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +64,18 @@ fs::path model(io::NamedTensors& in) {
   rec("LSTM", 4, 33, 2, true, "lstm", {{"direction", std::string("bidirectional")}});
   rec("GRU", 3, 145, 1, false, "gru", {});
   rec("RNN", 1, 17, 1, false, "rnn", {{"direction", std::string("reverse")}});
+  {
+    // 389 inputs: more than a slice of the projection's chain at every width.
+    const double k = 1.0 / std::sqrt(17.0);
+    b.input("xw", DType::Float32, {3, 1, 389});
+    in.emplace_back("xw", random_tensor(DType::Float32, {3, 1, 389}, 8, -2.0, 2.0));
+    b.initializer("wide_w", random_tensor(DType::Float32, {1, 51, 389}, 9, -k, k));
+    b.initializer("wide_r", random_tensor(DType::Float32, {1, 51, 17}, 10, -k, k));
+    b.initializer("wide_b", random_tensor(DType::Float32, {1, 102}, 11));
+    b.node("GRU", {"xw", "wide_w", "wide_r", "wide_b"}, {"gru_wide"},
+           {{"hidden_size", int64_t{17}}, {"linear_before_reset", int64_t{1}}});
+    b.output("gru_wide");
+  }
   b.input("img", DType::Float32, {1, 6, 5, 7});
   in.emplace_back("img", random_tensor(DType::Float32, {1, 6, 5, 7}, 8));
   b.initializer("ct_w", random_tensor(DType::Float32, {6, 19, 3, 4}, 9));
@@ -122,15 +129,11 @@ fs::path model(io::NamedTensors& in) {
   return b.save(test::scratch_dir(), "packed_widths.onnx");
 }
 
-// The host C against the reference: bit for bit but the recurrent layers'
-// outputs, within unit.Recurrent's bound there.
+// The host C against the reference: bit for bit.
 void expect_reference(const io::NamedTensors& got, const io::NamedTensors& want) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    const std::string& n = want[i].first;
-    const bool recurrent = n.rfind("lstm", 0) == 0 || n.rfind("gru", 0) == 0 || n.rfind("rnn", 0) == 0;
-    EXPECT_EQ(test::compare(got[i].second, want[i].second, recurrent ? 1e-6 : 0.0, recurrent ? 4e-6 : 0.0), "") << n;
-  }
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(test::compare(got[i].second, want[i].second, 0.0, 0.0), "") << want[i].first;
 }
 
 TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
