@@ -1,6 +1,7 @@
 /* y[batch] = a[batch] [M, K] x b[batch] [K, N]{{#packed}}, b constant and packed at compile time
  * as [matrix][N / 16 blocks][K][16] (zero-padded){{/packed}}{{^packed}}, b an activation read in
- * place: blocks of 16 columns, then the last N % 16 columns one by one{{/packed}}. Loop d
+ * place: blocks of 16 columns, then{{#tail}} the last N % 16 columns copied, zero-padded to a block,
+ * into the scratch ([K][16]) and tiled as the others{{/tail}}{{/packed}}. Loop d
  * walks the (simplified) broadcast batch axis d; a<d>, b<d> are the offsets
  * of the operand matrices after d loops (stride 0 on axes an operand is
  * broadcast along).
@@ -13,11 +14,17 @@
  * last one, so every tile is full; their results are not stored twice.{{#bias}}
  * bias[j] is added to each finished sum as it is stored, as the Add after a
  * MatMul does (after the sum, not as its start: the same bits).{{/bias}} */
-{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y{{#tail}}, void* scratch{{/tail}}) {
   typedef MLIP_VT_16 vt;
-  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMX = MLIP_VREGS >= 32 ? 4 : 2, PM = {{M}} < PMX ? {{M}} : PMX,
+  /* PM rows: 4 (2 with 16 registers), more where few blocks leave registers
+   * for them (up to 8: independent chains hide the multiply-add's latency) */
+  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMB = MLIP_VREGS >= 32 ? 4 : 2,
+         PMW0 = (MLIP_VREGS - 2) / ({{NBLK}} * NV + 1), PMW = PMW0 > 8 ? 8 : PMW0, PMX = PMW > PMB ? PMW : PMB,
+         PM = {{M}} < PMX ? {{M}} : PMX,
          NJ0 = (MLIP_VREGS - PM - 2) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
-         NJ = NJ1 > {{NBLK}} ? {{NBLK}} : NJ1 };
+         NJ = NJ1 > {{NBLK}} ? ({{NBLK}} < 1 ? 1 : {{NBLK}}) : NJ1{{#tail}},
+         /* the tail block's tile: as many rows as its accumulators leave registers for (8 at most) */
+         PT0 = (MLIP_VREGS - 2) / (NV + 1), PT1 = PT0 < 1 ? 1 : PT0 > 8 ? 8 : PT0, PT = {{M}} < PT1 ? {{M}} : PT1{{/tail}} };
   float* yb = y;
   const int32_t a0 = 0;
   const int32_t b0 = 0;
@@ -51,6 +58,22 @@
           float* yr = yb + (i0 + r) * {{N}};
           for (c = 0; c < NJ && j0 + c < {{NBLK}}; ++c) {
             float t[16];
+            if ((j0 + c) * 16 + 16 <= {{N}}) {
+              /* A whole block: stored as vectors (the bias added lane by
+               * lane, the same bits), the activation then in place. */
+              float* const yp = yr + (j0 + c) * 16;
+              for (v = 0; v < NV; ++v) {
+                vt s = acc[r][c][v];
+{{#bias}}                s = s + MLIP_VLOAD_16(bias + (j0 + c) * 16 + v * VW);
+{{/bias}}                MLIP_VSTORE_16(yp + v * VW, s);
+              }
+{{#has_act_block}}              {
+                float* const t = yp;
+                const int32_t nt = 16;
+                {{act_block}}
+              }
+{{/has_act_block}}              continue;
+            }
             memcpy(t, acc[r][c], sizeof t);
             for (int32_t q = 0; q < 16 && (j0 + c) * 16 + q < {{N}}; ++q) {
               float v = t[q];
@@ -62,20 +85,39 @@
         }
       }
     }
-{{#tail}}    /* The last columns as matmul.c sums them: row i accumulates
-     * pa[i, p] * pb[p, j] for p in order, along the row. */
-    for (int32_t i = 0; i < {{M}}; ++i) {
-      float* yr = yb + i * {{N}};
-      for (int32_t j = {{NT}}; j < {{N}}; ++j) yr[j] = 0.0f;
-      for (int32_t p = 0; p < {{K}}; ++p) {
-        const float av = pa[i * {{K}} + p];
-        for (int32_t j = {{NT}}; j < {{N}}; ++j) yr[j] = mlip_fmaf(av, pb[p * {{N}} + j], yr[j]);
-      }
-      for (int32_t j = {{NT}}; j < {{N}}; ++j) {
-        float v = yr[j];
-{{#bias}}        v = v + bias[j];
-{{/bias}}        {{act}}
-        yr[j] = v;
+{{#tail}}    /* The last N % 16 columns: B's columns NT.. copied into a zero-padded
+     * block, then tiles of PT rows in the lanes as above (the same sums in
+     * the same order; the padding lanes are not stored). */
+    {
+      float* restrict bt = (float*)scratch;
+      for (int32_t p = 0; p < {{K}}; ++p)
+        for (int32_t q = 0; q < 16; ++q) bt[p * 16 + q] = {{NT}} + q < {{N}} ? pb[p * {{N}} + {{NT}} + q] : 0.0f;
+      for (int32_t i0 = 0; i0 < {{M}}; i0 += PT) {
+        const float* ar[PT];
+        vt acc[PT][NV];
+        int32_t r, v;
+        for (r = 0; r < PT; ++r) ar[r] = pa + (i0 + r < {{M}} ? i0 + r : {{M}} - 1) * {{K}};
+        {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r)
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) acc[r][v] = (vt){0};
+        for (int32_t p = 0; p < {{K}}; ++p) {
+          float av[PT];
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) av[r] = ar[r][p];
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
+            const vt w = MLIP_VLOAD_16(bt + p * 16 + v * VW);
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) acc[r][v] = MLIP_VFMAS_16(av[r], w, acc[r][v]);
+          }
+        }
+        for (r = 0; r < PT && i0 + r < {{M}}; ++r) {
+          float* yr = yb + (i0 + r) * {{N}};
+          float t[16];
+          memcpy(t, acc[r], sizeof t);
+          for (int32_t q = 0; {{NT}} + q < {{N}}; ++q) {
+            float v = t[q];
+{{#bias}}            v = v + bias[{{NT}} + q];
+{{/bias}}            {{act}}
+            yr[{{NT}} + q] = v;
+          }
+        }
       }
     }
 {{/tail}}    yb += {{M}} * {{N}};

@@ -1,11 +1,11 @@
 /* {{#log}}Log{{/log}}Softmax over the middle axis of x viewed as [{{OUTER}}, {{N}}, {{INNER}}]:
  * o = outer index, i = inner index, k = index along the normalized axis.
  * Each (o, i) takes the max, then the sum of mlip_exp_f(x - max) in k's
- * order, as one element at a time would; the exponentials are computed into
- * y an array at a time (mlip/kmath_f.h's float-precision exp, a loop the
- * compiler vectorizes: the same bits); up to 8 rows side
- * by side for INNER == 1, up to 64 inner indices for INNER > 1 (each one's
- * order unchanged). The max skips NaN as fmaxf does; it is the same value
+ * order, as one element at a time would; the exponentials (mlip/kmath_f.h's
+ * float-precision exp) in loops the compiler vectorizes (the same bits:
+ * lanes never meet); up to 8 rows side
+ * by side for INNER == 1 (their 8 sums in registers), up to 64 inner indices
+ * for INNER > 1 (each one's order unchanged). The max skips NaN as fmaxf does; it is the same value
  * in any order but for the sign of a zero max, which no output sees
  * (x - (+0) and x - (-0) differ only where x is a zero, whose exponential
  * is 1 either way, and where +0 and -0 are both the max the sum is >= 2, so
@@ -25,19 +25,53 @@ static void {{fn}}(const float* x, float* y) {
       const float* pr = px + r * {{N}};
       float m[16];
       int32_t l;
+#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
+      {
+        /* The 16 lanes as vectors: a compare and a blend of bits (no float
+         * select, which the vectorizer leaves scalar; not on Helium, whose
+         * vector masks GCC 12 miscompiles: templates/kernels/conv_tiled.c). */
+        typedef MLIP_VT_16 vt;
+        typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+        enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
+        vt mv[NV];
+        for (l = 0; l < NV; ++l) mv[l] = (vt){0} + -INFINITY;
+        for (k = 0; k + 16 <= {{N}}; k += 16)
+          for (l = 0; l < NV; ++l) {
+            const vt xv = MLIP_VLOAD_16(pr + k + l * VW);
+            const vm c = xv > mv[l];
+            mv[l] = (vt)(((vm)xv & c) | ((vm)mv[l] & ~c));
+          }
+        memcpy(m, mv, sizeof m);
+      }
+#else
       for (l = 0; l < 16; ++l) m[l] = -INFINITY;
       for (k = 0; k + 16 <= {{N}}; k += 16)
         for (l = 0; l < 16; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
+#endif
       for (l = 0; k + l < {{N}}; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
       mx[r] = m[0];
       for (l = 1; l < 16; ++l) mx[r] = m[l] > mx[r] ? m[l] : mx[r];
       sum[r] = 0.0f;
     }
     for (r = 0; r < nr; ++r)
-      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r];
-    mlip_exp_f_n(py, nr * {{N}});
-    for (k = 0; k < {{N}}; ++k)
-      for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
+      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip_exp_f(px[r * {{N}} + k] - mx[r]);
+    if (nr == 8) { /* the chains in registers */
+      float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f, s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
+      for (k = 0; k < {{N}}; ++k) {
+        s0 += py[k];
+        s1 += py[{{N}} + k];
+        s2 += py[2 * {{N}} + k];
+        s3 += py[3 * {{N}} + k];
+        s4 += py[4 * {{N}} + k];
+        s5 += py[5 * {{N}} + k];
+        s6 += py[6 * {{N}} + k];
+        s7 += py[7 * {{N}} + k];
+      }
+      sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3, sum[4] = s4, sum[5] = s5, sum[6] = s6, sum[7] = s7;
+    } else {
+      for (k = 0; k < {{N}}; ++k)
+        for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
+    }
 {{#log}}    for (r = 0; r < nr; ++r) {
       const float ls = mlip_logf(sum[r]);
       for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r] - ls;

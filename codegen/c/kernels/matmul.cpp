@@ -3,7 +3,8 @@
 // order of ops::eval_MatMul. Where N >= 16 (a block of 16 columns),
 // matmul_packed.c computes the products in register tiles: a constant B is
 // packed at compile time into column blocks, an activation B is read in
-// place (its last N % 16 columns as matmul.c does). A fused bias
+// place (its last N % 16 columns copied into a zero-padded block in the
+// kernel's scratch, K x 16 floats, and tiled as the others). A fused bias
 // (passes/fuse_matmul_bias, input 2) is added to each finished sum as it
 // is stored, before the activation.
 #include <memory>
@@ -82,6 +83,7 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("BB", int64_t{16});
     spec.set_flag("tail", d.n % 16 != 0);
     spec.set("NT", c_int(d.n / 16 * 16));
+    if (d.n % 16 != 0) spec.scratch_bytes = static_cast<size_t>(d.k) * 16 * sizeof(float);
   }
   set_matmul_loops(spec, d);
 }

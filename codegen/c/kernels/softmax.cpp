@@ -1,8 +1,8 @@
 // Softmax, LogSoftmax: the [outer, n, inner] view (ops::softmax_dims) baked
 // in; one pass for the max, one for the exponentials and their sum, one to
 // normalize. Same order as the reference in ops/softmax.cpp; the
-// exponentials an array at a time (mlip/kmath_f.h's float-precision exp,
-// a loop the compiler vectorizes: the same bits).
+// exponentials (mlip/kmath_f.h's float-precision exp) and a contiguous
+// row's max in vectors (mlip/kvec.h; lanes never meet: the same bits).
 #include "c/kernels/kernels.h"
 #include "ops/softmax.h"
 
@@ -21,6 +21,7 @@ void softmax(const Graph& g, const Node& n, KernelSpec& spec, bool log) {
   spec.set_flag("log", log);
   spec.set_flag("rows", d.inner == 1);  // the normalized axis is contiguous
   spec.includes.push_back("mlip/kmath_f.h");
+  spec.includes.push_back("mlip/kvec.h");
   spec.args = {0};
 }
 }  // namespace

@@ -277,7 +277,7 @@ TEST(TiledKernels, RandomGemmsMatchTheReferenceBitForBit) {
 
 // MatMul through matmul_packed.c: constant B (packed at compile time, one
 // panel per batch matrix) and activation B (read in place, the last N % 16
-// columns by matmul.c's loop), B made by a Transpose (attention's Q x K^T),
+// columns through a zero-padded block in the scratch), B made by a Transpose (attention's Q x K^T),
 // odd sizes (1, 3, 17, 65 and random), batch > 1 with either operand
 // broadcast, 1-D operands, and fused activations; tolerance 0.
 TEST(TiledKernels, RandomMatMulsMatchTheReferenceBitForBit) {
@@ -335,6 +335,50 @@ TEST(TiledKernels, RandomMatMulsMatchTheReferenceBitForBit) {
   };
   EXPECT_GE(count("b constant and packed at compile time"), 3u);
   EXPECT_GE(count("b an activation read in\n * place"), 3u);
+}
+
+// Attention's A x V and its kin: an activation B whose last N % 16 columns
+// go through the scratch's zero-padded block (tiles of up to 8 rows), with
+// N of 17 to 47 (one or two whole blocks beside), row counts around the
+// tile heights (1, 7, 9, 33 and random), long sums (K up to 300), batches
+// on two axes with either operand broadcast, B made by a Transpose, and
+// fused activations; tolerance 0.
+TEST(TiledKernels, ActivationBTailBlocksMatchTheReferenceBitForBit) {
+  std::mt19937 rng(29);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  const int64_t ns[] = {17, 24, 31, 40, 47}, ms[] = {1, 7, 9, 33}, ks[] = {1, 5, 64, 300};
+  for (int c = 0; c < 10; ++c) {
+    const int64_t n = ns[c % 5], m = c % 3 == 2 ? pick(rng, 2, 70) : ms[pick(rng, 0, 3)], k = ks[pick(rng, 0, 3)];
+    Shape as, bs;
+    switch (c % 3) {
+      case 0: as = {2, 3, m, k}; bs = {2, 3, k, n}; break;  // attention's [batch, heads, ...]
+      case 1: as = {3, 1, m, k}; bs = {2, k, n}; break;     // both broadcast
+      default: as = {2, m, k}; bs = {k, n}; break;          // one B for every matrix of A
+    }
+    const std::string a = fmt::format("a{}", c), w = fmt::format("v{}", c), y = fmt::format("av{}", c);
+    b.input(a, DType::Float32, as);
+    inputs.emplace_back(a, random_tensor(DType::Float32, as, 400 + static_cast<uint32_t>(c)));
+    if (c % 2 == 1) {  // B = transpose of an input [..., N, K]
+      Shape ts = bs;
+      std::swap(ts[ts.size() - 1], ts[ts.size() - 2]);
+      ints perm;
+      for (size_t d = 0; d < ts.size(); ++d) perm.push_back(static_cast<int64_t>(d));
+      std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+      b.input(w + "t", DType::Float32, ts);
+      inputs.emplace_back(w + "t", random_tensor(DType::Float32, ts, 500 + static_cast<uint32_t>(c)));
+      b.node("Transpose", {w + "t"}, {w}, {{"perm", perm}});
+    } else {
+      b.input(w, DType::Float32, bs);
+      inputs.emplace_back(w, random_tensor(DType::Float32, bs, 500 + static_cast<uint32_t>(c)));
+    }
+    b.node("MatMul", {a, w}, {y});
+    b.output(add_activation(b, rng, y));
+  }
+  const fs::path model = b.save(test::scratch_dir(), "tiled_matmul_tails.onnx");
+  test::expect_matches_reference(model, inputs, 0.0, 0.0);
+  const std::string lib1 = driver::compile_model(model, {}).files.at("codegen/host/src/default_lib1.c");
+  EXPECT_NE(lib1.find("zero-padded to a block"), std::string::npos);
 }
 
 // Small convolutions after a large tensor, whose peak leaves room for a
