@@ -49,7 +49,65 @@
  * loop (digits -1.4%, small_mlip +6% instructions at -O2), so Helium keeps
  * the lane-by-lane forms for both (e2e.FloatKernelsOnCortexM checks the
  * bytes of a Conv, ReLU and fused MaxPool there). */
-{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
+{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE) && !defined(MLIP__CT_SIGMOID_{{MB}})
+#define MLIP__CT_SIGMOID_{{MB}}
+/* mlip_sigmoid_f (silu = 0) or mlip_silu_f (silu = 1) of mlip/kmath_f.h on
+ * the MLIP__CT_G vectors at v, in place: its operations in its order, lane
+ * by lane (the same bits), one step of all the vectors at a time. Each
+ * element's chain of about 40 dependent operations then overlaps with the
+ * others' (the array form, one vector at a time, waited on it: 1.45 ns per
+ * element on AVX-512). */
+#define MLIP__CT_G 4
+static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
+  typedef MLIP_VT_{{MB}} vt_;
+  typedef int32_t vi_ __attribute__((vector_size(sizeof(vt_))));
+  typedef uint32_t vu_ __attribute__((vector_size(sizeof(vt_))));
+#define MLIP__CT_SEL(m, a, b) ((vt_)(((vi_)(a) & (m)) | ((vi_)(b) & ~(m))))
+#define MLIP__CT_QNAN(a) ((vt_)((vi_)(a) | 0x00400000))
+  const vt_ z = {0};
+  vt_ a[MLIP__CT_G], e[MLIP__CT_G], k[MLIP__CT_G], r[MLIP__CT_G], p[MLIP__CT_G];
+  vi_ ki[MLIP__CT_G], k1[MLIP__CT_G];
+  int i;
+  /* mlip_exp_f(-|x|) as mlip_sigmoid_f writes it */
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
+    a[i] = MLIP__CT_SEL(v[i] < 0.0f, v[i], -v[i]);
+  }
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
+    const vt_ xl = MLIP__CT_SEL(a[i] > -87.0f, a[i], z - 87.0f);
+    const vt_ xc = MLIP__CT_SEL(xl < 88.7228394f, xl, z + 88.7228394f);
+    k[i] = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
+    r[i] = (xc - k[i] * 0.693359375f) - k[i] * -2.12194440e-4f;
+    ki[i] = __builtin_convertvector(k[i], vi_);
+    k1[i] = ki[i] / 2;
+    p[i] = z + 1.98412698e-4f;
+  }
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 1.38888889e-3f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 8.33333377e-3f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 4.16666679e-2f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 0.166666672f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 0.5f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 1.0f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 1.0f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
+    const vu_ b1 = (vu_)(k1[i] + 127) << 23, b2 = (vu_)(ki[i] - k1[i] + 127) << 23;
+    vt_ y = (p[i] * (vt_)b1) * (vt_)b2;
+    y = MLIP__CT_SEL(a[i] > 88.7228394f, z + INFINITY, y);
+    y = MLIP__CT_SEL(a[i] < -87.0f, z, y);
+    e[i] = MLIP__CT_SEL(a[i] != a[i], MLIP__CT_QNAN(a[i]), y);
+  }
+  /* the sigmoid, then the SiLU's product */
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
+    const vt_ x = v[i];
+    vt_ y = MLIP__CT_SEL(x < 0.0f, e[i], z + 1.0f) / (1.0f + e[i]);
+    y = MLIP__CT_SEL(x != x, MLIP__CT_QNAN(x), y);
+    if (silu) y = MLIP__CT_SEL(x < -3.40282347e38f, -z, x * y); /* -0 at -inf */
+    v[i] = y;
+  }
+#undef MLIP__CT_SEL
+#undef MLIP__CT_QNAN
+}
+#endif
+{{/act_lanes}}{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
 {{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
   typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
@@ -164,7 +222,31 @@
               } else {
                 {{fn}}_TAPS(R[2], R[3], R[6], R[7], R[10], R[11])
               }
-              for (p = 0; p < m; ++p) {
+{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+              if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}} == {{MB}}) {
+                /* Contiguous outputs and a sigmoid or SiLU: the whole tile's
+                 * vectors (positions past m: their sums, unused) through
+                 * mlip__ct_sigmoid_{{MB}}, MLIP__CT_G at a time. Every
+                 * residual element is read before any output is written. */
+                vt av[(PB * NV + MLIP__CT_G - 1) / MLIP__CT_G * MLIP__CT_G];
+                int32_t i;
+                for (i = PB * NV; i < (int32_t)(sizeof av / sizeof av[0]); ++i) av[i] = (vt){0};
+                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
+                  {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {
+                    vt v = acc[p][j];
+                    if (p < m) {
+{{#has_bias}}                      v = v + MLIP_VLOAD_{{MB}}(bb + j * VW);
+{{/has_bias}}{{#has_res}}                      v = v + MLIP_VLOAD_{{MB}}(rb + yo[p] + j * VW);
+{{/has_res}}                    }
+                    av[p * NV + j] = v;
+                  }
+                }
+                for (i = 0; i < (int32_t)(sizeof av / sizeof av[0]); i += MLIP__CT_G) mlip__ct_sigmoid_{{MB}}(av + i, {{act_silu}});
+                for (p = 0; p < m; ++p)
+                  for (j = 0; j < NV; ++j) MLIP_VSTORE_{{MB}}({{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p] + j * VW, av[p * NV + j]);
+              } else
+#endif
+{{/act_lanes}}              for (p = 0; p < m; ++p) {
                 float t[{{MB}}];
                 const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
                 float* yp = {{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p];

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "c/kernels/kernels.h"
+#include "ops/activation.h"
 #include "ops/conv.h"
 #include "ops/spatial.h"
 
@@ -185,6 +186,12 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.scratch_bytes = static_cast<size_t>(sr * geo.out[2] * mb) * sizeof(float);
     }
     spec.set_flag("has_scratch", spec.scratch_bytes > 0);
+    // A fused Sigmoid or SiLU: applied to a tile's vectors together
+    // (conv_tiled.c's mlip__ct_sigmoid_<MB>, mlip/kmath_f.h's bits).
+    const Activation act = activation_of(n.attrs);
+    const bool sigmoid = act.kind == Activation::Sigmoid || act.kind == Activation::Silu;
+    spec.set_flag("act_lanes", sigmoid);
+    spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
     spec.args = {0};
     spec.packed.push_back(wpk);
     if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));

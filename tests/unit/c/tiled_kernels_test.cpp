@@ -497,6 +497,8 @@ TEST(TiledKernels, FusedSigmoidTanhAndSiluWithinTheirBound) {
   const driver::CompileResult r = driver::compile_model(p, {});
   const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
   EXPECT_NE(lib1.find("mlip_silu_f_n("), std::string::npos);
+  EXPECT_NE(lib1.find("mlip__ct_sigmoid_16(av + i, 1)"), std::string::npos);  // a tile's vectors at once
+  EXPECT_NE(lib1.find("mlip__ct_sigmoid_8(av + i, 0)"), std::string::npos);   // 7 channels: a padded block
   EXPECT_NE(lib1.find("mlip_tanh_f"), std::string::npos);
   EXPECT_NE(lib1.find("mlip_sigmoid_f"), std::string::npos);
 }
