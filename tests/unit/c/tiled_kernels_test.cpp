@@ -64,6 +64,18 @@ Shape add_conv(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Sh
 // One of the fused activations, or none: `x` -> returned name. (Between two
 // convolutions the tensor is channels-last, so conv_tiled.c applies the
 // piecewise-linear ones as vectors: c_activation_vector.)
+// w of shape bs as the Transpose of a random input w + "t" (its last two
+// axes swapped): an activation B that a packed kernel must read in place.
+void transposed_input(OnnxBuilder& b, io::NamedTensors& inputs, const std::string& w, Shape bs, uint32_t seed) {
+  std::swap(bs[bs.size() - 1], bs[bs.size() - 2]);
+  ints perm;
+  for (size_t d = 0; d < bs.size(); ++d) perm.push_back(static_cast<int64_t>(d));
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  b.input(w + "t", DType::Float32, bs);
+  inputs.emplace_back(w + "t", random_tensor(DType::Float32, bs, seed));
+  b.node("Transpose", {w + "t"}, {w}, {{"perm", perm}});
+}
+
 std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string& x) {
   switch (pick(rng, 0, 5)) {
     case 1: b.node("Relu", {x}, {x + "_relu"}); return x + "_relu";
@@ -308,14 +320,7 @@ TEST(TiledKernels, RandomMatMulsMatchTheReferenceBitForBit) {
     if (c % 2 == 0) {
       b.initializer(w, bt);
     } else if (c % 4 == 1 && bs.size() >= 2) {  // B = transpose of an input [..., N, K]
-      Shape ts = bs;
-      std::swap(ts[ts.size() - 1], ts[ts.size() - 2]);
-      ints perm;
-      for (size_t d = 0; d < ts.size(); ++d) perm.push_back(static_cast<int64_t>(d));
-      std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-      b.input(w + "t", DType::Float32, ts);
-      inputs.emplace_back(w + "t", random_tensor(DType::Float32, ts, 300 + static_cast<uint32_t>(c)));
-      b.node("Transpose", {w + "t"}, {w}, {{"perm", perm}});
+      transposed_input(b, inputs, w, bs, 300 + static_cast<uint32_t>(c));
     } else {
       b.input(w, DType::Float32, bs);
       inputs.emplace_back(w, bt);
@@ -360,14 +365,7 @@ TEST(TiledKernels, ActivationBTailBlocksMatchTheReferenceBitForBit) {
     b.input(a, DType::Float32, as);
     inputs.emplace_back(a, random_tensor(DType::Float32, as, 400 + static_cast<uint32_t>(c)));
     if (c % 2 == 1) {  // B = transpose of an input [..., N, K]
-      Shape ts = bs;
-      std::swap(ts[ts.size() - 1], ts[ts.size() - 2]);
-      ints perm;
-      for (size_t d = 0; d < ts.size(); ++d) perm.push_back(static_cast<int64_t>(d));
-      std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-      b.input(w + "t", DType::Float32, ts);
-      inputs.emplace_back(w + "t", random_tensor(DType::Float32, ts, 500 + static_cast<uint32_t>(c)));
-      b.node("Transpose", {w + "t"}, {w}, {{"perm", perm}});
+      transposed_input(b, inputs, w, bs, 500 + static_cast<uint32_t>(c));
     } else {
       b.input(w, DType::Float32, bs);
       inputs.emplace_back(w, random_tensor(DType::Float32, bs, 500 + static_cast<uint32_t>(c)));
