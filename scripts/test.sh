@@ -14,7 +14,8 @@
 #     opens two report pages (five in the full mode), and FULL_ONLY below
 #     is left out; aimed at 15 minutes, sanitizer step included, from a
 #     fresh clone on 2 cores (the measured times: docs/architecture.md).
-#   In both, the single-operator tests (conformance cases, OpBatch) build
+#   In both, the single-operator tests (conformance cases, OpBatch, the
+#     int8 MLIP-against-CPU comparisons of quantized_mlip_test.cpp) build
 #     their generated C at -O1 (MLIPC_TEST_OP_OPT; tests/testlib/
 #     model_runner.h says why the bits and paths are -O3's), the model
 #     tests at mlipc run's -O3.

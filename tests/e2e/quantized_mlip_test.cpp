@@ -101,13 +101,18 @@ io::NamedTensors int8_bits_on_every_tiling(const fs::path& model, const io::Name
   driver::CompileOptions c_opt;
   c_opt.target = "c";
   c_opt.requant = requant;
-  const io::NamedTensors cpu = compile_and_run(model, in, c_opt);
+  // Integer kernels and the simulator's int8 commands: the bits of any
+  // optimization level, so the host builds take the single-operator tests'
+  // cheaper flags (testlib/model_runner.h); the models' int8 builds against
+  // onnxruntime (quantized_test.cpp, requant_ort_test.cpp) keep -O3.
+  const std::vector<std::string> flags = operator_test_flags();
+  const io::NamedTensors cpu = compile_and_run(model, in, c_opt, nullptr, flags);
   for (const Tiling& t : tilings()) {
     SCOPED_TRACE(fmt::format("{} tiles, pin {}, requant {}", t.tiles, t.pin, requant));
     driver::CompileOptions o = int8_options(t.tiles, t.pin);
     o.requant = requant;
     driver::CompileResult r;
-    const io::NamedTensors got = compile_and_run(model, in, o, &r);
+    const io::NamedTensors got = compile_and_run(model, in, o, &r, flags);
     EXPECT_TRUE(q8_all_regions_int8(r));
     check(r);
     EXPECT_EQ(got.size(), cpu.size());

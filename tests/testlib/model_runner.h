@@ -26,7 +26,8 @@ io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::Na
                                  const std::vector<std::string>& cc_flags = {});
 
 // The host build's flags of the single-operator tests (the ONNX conformance
-// cases, OpBatch): `mlipc run`'s (host_flags()) with its -O3 replaced by
+// cases, OpBatch, quantized_mlip_test.cpp's int8 MLIP-against-CPU
+// comparisons): `mlipc run`'s (host_flags()) with its -O3 replaced by
 // $MLIPC_TEST_OP_OPT, default -O1; every other flag stays (-march=native: the
 // kernels' same vector paths; -ffp-contract=off). The generated C is a fixed
 // sequence of IEEE operations, so its bits do not depend on the level
