@@ -18,7 +18,9 @@
 #     int8 MLIP-against-CPU comparisons of quantized_mlip_test.cpp) build
 #     their generated C at -O1 (MLIPC_TEST_OP_OPT; tests/testlib/
 #     model_runner.h says why the bits and paths are -O3's), the model
-#     tests at mlipc run's -O3.
+#     tests at mlipc run's -O3. The vector-width variants of
+#     unit.PackedWidths and unit.AttentionKernels: -O1 in the default
+#     mode, -O3 in the full one (tests/testlib/model_runner.h).
 #   MLIPC_TEST_FULL=1: every sweep at full width (MLIPC_QEMU_SWEEP=full,
 #     MLIPC_MESH_FULL=1, MLIPC_PTQ_FULL=1 too) and every test.
 # Each phase's time is printed in seconds and in CPU-seconds (user + system,

@@ -11,6 +11,7 @@
 #include "mlf/archive.h"
 #include "support/file_util.h"
 #include "support/process.h"
+#include "testlib/suite_mode.h"
 
 namespace fs = std::filesystem;
 
@@ -50,6 +51,12 @@ std::vector<std::string> operator_test_flags() {
   const std::string level = v && *v ? v : "-O1";
   std::vector<std::string> flags = host::host_flags();
   std::replace(flags.begin(), flags.end(), std::string("-O3"), level);
+  return flags;
+}
+
+std::vector<std::string> width_variant_flags(const std::vector<std::string>& extra) {
+  std::vector<std::string> flags = full_suite() ? host::host_flags() : operator_test_flags();
+  flags.insert(flags.end(), extra.begin(), extra.end());
   return flags;
 }
 

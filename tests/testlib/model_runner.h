@@ -37,6 +37,16 @@ io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::Na
 // users run. A sanitizer build's flags (-O1 already) are returned unchanged.
 std::vector<std::string> operator_test_flags();
 
+// The host build's flags of a kernel test's vector-width variant (`extra`:
+// -DMLIP_KVEC_SCALAR, -mno-avx2, ...; unit.PackedWidths, unit.AttentionKernels),
+// each compared with mlipc run's own -O3 build of the same tarball: `extra`
+// after operator_test_flags() (-O1) in the default run, after host_flags()
+// (-O3) with MLIPC_TEST_FULL=1. The width is chosen in the source (the
+// kernels' vector types, mlip/kvec.h, and the -m flags' instruction sets),
+// which -O1 compiles as -O3 does; no sum is reassociated at either level.
+// -O3 took 3.8 to 5.6 CPU-s per variant of PackedWidths' model, -O1 1.3 to 1.9.
+std::vector<std::string> width_variant_flags(const std::vector<std::string>& extra);
+
 // Compiles with `options` and runs `onnx` on `inputs`, and checks each
 // output against the reference evaluator with the given tolerance.
 void expect_matches_reference(const std::filesystem::path& onnx, const io::NamedTensors& inputs, double rtol,
