@@ -145,16 +145,39 @@ static inline float mlip_gelu_f(float x) {
   return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
 }
 
+/* e^a for a <= 0 (and NaN, whose answer is unused): mlip_exp_f's bits
+ * without the steps a nonpositive argument never needs (the clamp at 88.7,
+ * the overflow, the NaN select) and with 2^k as one power: k is in
+ * [-126, 0] here (a >= -87), so 2^k is a normal float, and p 2^k rounds
+ * once, as (p 2^k1) 2^(k-k1) does (p is in [0.7, 1.5], p 2^k1 is exact).
+ * tests/unit/c/kmath_f_test.cpp checks the bits against mlip_exp_f. */
+static inline float mlip__exp_nonpos_f(float a) {
+  MLIP__STRICT
+  const float xc = mlip__f_sel(a > -87.0f, a, -87.0f);
+  const float k = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
+  const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
+  const uint32_t b = (uint32_t)((int32_t)k + 127) << 23;
+  float p = 1.98412698e-4f, s;
+  p = p * r + 1.38888889e-3f;
+  p = p * r + 8.33333377e-3f;
+  p = p * r + 4.16666679e-2f;
+  p = p * r + 0.166666672f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  memcpy(&s, &b, sizeof s);
+  return mlip__f_sel(a < -87.0f, 0.0f, p * s);
+}
+
 /* The logistic sigmoid 1 / (1 + e^-x): e = mlip_exp_f(-|x|) (never above
- * 1: no overflow), then e / (1 + e) for x < 0 and 1 / (1 + e) for x >= 0,
- * one division for both. Saturates by rounding (1 + e rounds to 1 from
- * x = 17.33 on; +inf gives 1); below -87 mlip_exp_f's 0 gives 0; -inf 0;
- * NaN stays NaN. */
+ * 1: no overflow; mlip__exp_nonpos_f), then e / (1 + e) for x < 0 and
+ * 1 / (1 + e) for x >= 0, one division for both. Saturates by rounding
+ * (1 + e rounds to 1 from x = 17.33 on; +inf gives 1); below -87
+ * mlip_exp_f's 0 gives 0; -inf 0; NaN stays NaN. */
 static inline float mlip_sigmoid_f(float x) {
   MLIP__STRICT
-  const int neg = x < 0.0f;
-  const float e = mlip_exp_f(mlip__f_sel(neg, x, -x));
-  const float y = mlip__f_sel(neg, e, 1.0f) / (1.0f + e);
+  const float e = mlip__exp_nonpos_f(mlip__ffrom(mlip__fbits(x) | 0x80000000u));
+  const float y = mlip__f_sel(x < 0.0f, e, 1.0f) / (1.0f + e);
   return mlip__nan_or(x, y);
 }
 

@@ -234,5 +234,33 @@ TEST(KmathF, SameBitsAtEveryWidthAndOnAArch64) {
   }
 }
 
+// mlip_sigmoid_f's exponential of -|x| (mlip__exp_nonpos_f, the steps a
+// nonpositive argument needs) gives mlip_exp_f's bits on every float from
+// -0 down to -inf, and +0: the sigmoid and SiLU keep their bits.
+TEST(KmathF, NonpositiveExpIsExpF) {
+  const fs::path d = test::scratch_dir() / "kmath_f_nonpos";
+  fs::create_directories(d);
+  write_file(d / "kmath_f.c", R"(#include "mlip/kmath_f.h"
+#include <stdio.h>
+static float x[1 << 16], a[1 << 16], b[1 << 16];
+int main(void) {
+  uint64_t k, bad = 0;
+  int i;
+  for (k = 0x80000000ull; k < 0x100000000ull; k += 1u << 16) {
+    for (i = 0; i < 1 << 16; ++i) x[i] = mlip__ffrom((uint32_t)k + (uint32_t)i);
+    for (i = 0; i < 1 << 16; ++i) a[i] = mlip_exp_f(x[i]);
+    for (i = 0; i < 1 << 16; ++i) b[i] = mlip__exp_nonpos_f(x[i]);
+    for (i = 0; i < 1 << 16; ++i)
+      if (x[i] == x[i] && mlip__fbits(a[i]) != mlip__fbits(b[i]) && bad++ < 4)
+        printf("x %a: %a, not %a\n", (double)x[i], (double)b[i], (double)a[i]);
+  }
+  if (mlip__fbits(mlip_exp_f(0.0f)) != mlip__fbits(mlip__exp_nonpos_f(0.0f))) ++bad;
+  printf("%llu differ\n", (unsigned long long)bad);
+  return 0;
+}
+)");
+  EXPECT_EQ(build_and_run(d, "cc", {"-O3", "-march=native"}), "0 differ\n");
+}
+
 }  // namespace
 }  // namespace mlipc::unit_c_kmath_f
