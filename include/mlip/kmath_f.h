@@ -234,6 +234,21 @@ MLIP__F_ARRAY_FORM_(mlip_tanh_f_n, mlip_tanh_f)
 MLIP__F_ARRAY_FORM_(mlip_gelu_tanh_f_n, mlip_gelu_tanh_f)
 #undef MLIP__F_ARRAY_FORM_
 
+/* The map forms, y[i] = fn(x[i]): one pass where a copy and the array form
+ * in place would take two (y may be x; no other overlap); each element gets
+ * the scalar function's bits. */
+#define MLIP__F_MAP_FORM_(name, fn)                                     \
+  static inline void name(const float* x, float* y, int32_t n) {        \
+    int32_t i;                                                          \
+    for (i = 0; i < n; ++i) y[i] = fn(x[i]);                            \
+  }
+MLIP__F_MAP_FORM_(mlip_exp_f_map, mlip_exp_f)
+MLIP__F_MAP_FORM_(mlip_gelu_f_map, mlip_gelu_f)
+MLIP__F_MAP_FORM_(mlip_gelu_tanh_f_map, mlip_gelu_tanh_f)
+MLIP__F_MAP_FORM_(mlip_sigmoid_f_map, mlip_sigmoid_f)
+MLIP__F_MAP_FORM_(mlip_tanh_f_map, mlip_tanh_f)
+#undef MLIP__F_MAP_FORM_
+
 #if defined(MLIP__F_GCC_NO_CONTRACT)
 #pragma GCC pop_options
 #undef MLIP__F_GCC_NO_CONTRACT

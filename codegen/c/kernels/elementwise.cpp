@@ -153,6 +153,17 @@ void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const E
   spec.args = b.inputs;
 }
 
+void float32_map_f(const Graph& g, const Node& n, KernelSpec& spec, const char* map_fn) {
+  expect_float(g, n, 0);
+  spec.includes.push_back("mlip/kmath_f.h");
+  // The loops' setup (layouts, in-place sharing, parameters); the one call
+  // replaces the loops.
+  elementwise_kernel(g, n, spec, {{0}, "float v = v0;", {}});
+  spec.template_name = "map_f.c";
+  spec.set("array_fn", map_fn);
+  spec.set("n", c_int(numel(g.value(n.outputs[0]).shape)));
+}
+
 namespace {
 
 std::string arith_expr(DType t, char op) {

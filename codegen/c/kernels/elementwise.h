@@ -39,6 +39,12 @@ struct ElementwiseBody {
 // (Exp and Erf map it in place with mlip/kmath_n.h's array forms).
 void elementwise_kernel(const Graph& g, const Node& n, KernelSpec& spec, const ElementwiseBody& b);
 
+// A float32 map y = f(x) of one input as one call of mlip/kmath_f.h's map
+// form `map_fn` (templates/kernels/map_f.c): one pass over the elements,
+// in place where the planner gives y x's bytes. The input has the output's
+// shape and layout, so the stored elements correspond one to one.
+void float32_map_f(const Graph& g, const Node& n, KernelSpec& spec, const char* map_fn);
+
 // The common case: one statement "<ct> v = <expr>;" with the output's compute type.
 std::string define_v(const Graph& g, const Node& n, const std::string& expr);
 

@@ -1,6 +1,10 @@
 // Transpose: nested loops over the output in order, the input offset built
 // from baked-in strides. Size-1 axes are dropped and output axes that stay
 // adjacent in the input are merged, so e.g. NCHW->NHWC is a 3-deep loop.
+// Where the input's contiguous axis is not the output's last, the two are
+// walked in tiles (transpose_blocked.c): both read and written in runs.
+#include <algorithm>
+
 #include "c/kernels/kernels.h"
 #include "ops/transpose.h"
 
@@ -25,6 +29,40 @@ void prepare_Transpose(const Graph& g, const Node& n, KernelSpec& spec) {
       axes.emplace_back(in[k], in_strides[k]);
     }
     prev = k;
+  }
+  // The output axis with input stride 1 (the input's last kept axis).
+  int q = -1;
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].second == 1) q = static_cast<int>(i);
+  const int last = static_cast<int>(axes.size()) - 1;
+  // Tiles where that axis is not the last and both are long enough to fill
+  // a tile's row (a 64-byte line of elements) at least once.
+  const int64_t esize = static_cast<int64_t>(dtype_size(g.value(n.inputs[0]).dtype));
+  const int64_t tile = std::max<int64_t>(4, 64 / std::max<int64_t>(1, esize));
+  if (q >= 0 && q < last && axes[static_cast<size_t>(q)].first >= tile && axes.back().first >= tile) {
+    std::vector<int64_t> ostride(axes.size(), 1);
+    for (int i = last - 1; i >= 0; --i) ostride[i] = ostride[i + 1] * axes[static_cast<size_t>(i) + 1].first;
+    std::vector<TemplateData> outer;
+    for (int i = 0; i < last; ++i) {
+      if (i == q) continue;
+      TemplateData item;
+      item.set("a", std::to_string(outer.size() + 1));
+      item.set("p", std::to_string(outer.size()));
+      item.set("dim", c_int(axes[static_cast<size_t>(i)].first));
+      item.set("stride", c_int(axes[static_cast<size_t>(i)].second));
+      item.set("ostride", c_int(ostride[static_cast<size_t>(i)]));
+      outer.push_back(item);
+    }
+    spec.template_name = "transpose_blocked.c";
+    spec.set("r", static_cast<int64_t>(outer.size()));
+    spec.set_list("loops", outer);
+    spec.set("T", tile);
+    spec.set("DQ", c_int(axes[static_cast<size_t>(q)].first));
+    spec.set("OQ", c_int(ostride[static_cast<size_t>(q)]));
+    spec.set("DL", c_int(axes.back().first));
+    spec.set("SL", c_int(axes.back().second));
+    spec.args = {0};
+    return;
   }
   std::vector<TemplateData> loops;
   for (size_t i = 0; i < axes.size(); ++i) {

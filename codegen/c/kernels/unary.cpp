@@ -39,24 +39,12 @@ void prepare_LeakyRelu(const Graph& g, const Node& n, KernelSpec& spec) {
   float32_map(g, n, spec, "v0 < 0.0f ? v0 * " + attr(n, "alpha") + " : v0");
 }
 
-// Sigmoid and Tanh copy x into y, then mlip/kmath_f.h's float-precision
-// array forms map y in place (loops the compiler vectorizes); the reference
-// has kmath.h's double functions, which these are within the bounds
-// kmath_f.h documents.
-namespace {
+// Sigmoid and Tanh: mlip/kmath_f.h's float-precision map forms from x into y
+// (float32_map_f); the reference has kmath.h's double functions, which these
+// are within the bounds kmath_f.h documents.
+void prepare_Sigmoid(const Graph& g, const Node& n, KernelSpec& spec) { float32_map_f(g, n, spec, "mlip_sigmoid_f_map"); }
 
-void float32_map_f_n(const Graph& g, const Node& n, KernelSpec& spec, const char* array_fn) {
-  expect_float(g, n, 0);
-  spec.includes.push_back("mlip/kmath_f.h");
-  elementwise_kernel(g, n, spec, {{0}, "float v = v0;", {}});
-  spec.set("post", fmt::format("  {}(y, {});\n", array_fn, c_int(numel(g.value(n.outputs[0]).shape))));
-}
-
-}  // namespace
-
-void prepare_Sigmoid(const Graph& g, const Node& n, KernelSpec& spec) { float32_map_f_n(g, n, spec, "mlip_sigmoid_f_n"); }
-
-void prepare_Tanh(const Graph& g, const Node& n, KernelSpec& spec) { float32_map_f_n(g, n, spec, "mlip_tanh_f_n"); }
+void prepare_Tanh(const Graph& g, const Node& n, KernelSpec& spec) { float32_map_f(g, n, spec, "mlip_tanh_f_map"); }
 
 void prepare_Softplus(const Graph& g, const Node& n, KernelSpec& spec) {
   float32_map(g, n, spec, "v0 > 0.0f ? v0 + mlip_log1pf(mlip_expf(-v0)) : mlip_log1pf(mlip_expf(v0))");

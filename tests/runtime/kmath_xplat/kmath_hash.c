@@ -115,6 +115,18 @@ static const FnN kFnsN[] = {
     {"silu_f_n", mlip_silu_f_n, 22},       {"tanh_f_n", mlip_tanh_f_n, 23},   {"gelu_tanh_f_n", mlip_gelu_tanh_f_n, 24},
 };
 
+/* kmath_f.h's map forms (run in place here), with the array forms' inputs. */
+typedef struct {
+  const char* name;
+  void (*fn)(const float*, float*, int32_t);
+  size_t scalar;
+} FnMap;
+
+static const FnMap kFnsMap[] = {
+    {"exp_f_map", mlip_exp_f_map, 18},   {"gelu_f_map", mlip_gelu_f_map, 20}, {"sigmoid_f_map", mlip_sigmoid_f_map, 21},
+    {"tanh_f_map", mlip_tanh_f_map, 23}, {"gelu_tanh_f_map", mlip_gelu_tanh_f_map, 24},
+};
+
 static float g_buf[KMATH_HASH_N];
 
 /* m * 2^e as a float (0 < m < 2^24, the result a normal float), from bits */
@@ -232,6 +244,18 @@ int kmath_hash_main(void) {
       all = mix(all, g_buf[i]);
     }
     put_line(kFnsN[f].name, h);
+  }
+  for (f = 0; f < sizeof kFnsMap / sizeof *kFnsMap; ++f) {
+    const Fn* s = &kFns[kFnsMap[f].scalar];
+    uint64_t h = 0xcbf29ce484222325ull;
+    g_state = 1 + kFnsMap[f].scalar;
+    for (i = 0; i < KMATH_HASH_N; ++i) g_buf[i] = input(i, s->elo, s->ehi);
+    kFnsMap[f].fn(g_buf, g_buf, KMATH_HASH_N);
+    for (i = 0; i < KMATH_HASH_N; ++i) {
+      h = mix(h, g_buf[i]);
+      all = mix(all, g_buf[i]);
+    }
+    put_line(kFnsMap[f].name, h);
   }
   {
     uint64_t h = 0xcbf29ce484222325ull, hi = h, hd = h;

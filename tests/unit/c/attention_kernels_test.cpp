@@ -3,7 +3,8 @@
 // rows form of Softmax and LogSoftmax (softmax.c: 8 rows side by side, the
 // max over 16 lanes), MatMul with its bias Add fused into the store
 // (matmul_packed.c, matmul.c), and LayerNormalization and
-// InstanceNormalization (normalize_rows.c), at every vector width the host can build (as
+// InstanceNormalization (normalize_rows.c), and Transpose in tiles
+// (transpose_blocked.c), at every vector width the host can build (as
 // packed_widths_test.cpp: -march=native, MLIP_KVEC_SCALAR, and on x86-64
 // AVX2 and SSE2), strict C99, and the AArch64 build under qemu-aarch64.
 #include <gtest/gtest.h>
@@ -41,7 +42,7 @@ using test::random_tensor;
 fs::path model(io::NamedTensors& in) {
   OnnxBuilder b(17);
   auto input = [&](const std::string& name, const Shape& shape, TensorData t) {
-    b.input(name, DType::Float32, shape);
+    b.input(name, t.dtype(), shape);
     in.emplace_back(name, std::move(t));
   };
   input("a", {4, 3, 11, 37}, random_tensor(DType::Float32, {4, 3, 11, 37}, 1, -6.0, 6.0));
@@ -100,6 +101,24 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("in_b", random_tensor(DType::Float32, {3}, 19));
   b.node("InstanceNormalization", {"h", "in_s", "in_b"}, {"in_h"});
   b.output("ln_a").output("ln_g").output("ln_mean").output("ln_inv").output("in_h");
+  // Transposes whose input's contiguous axis is not the output's last
+  // (transpose_blocked.c, tiles of one 64-byte line of elements, partial
+  // tiles at both ends): K^T of odd sizes; NCHW -> NHWC; four axes whose
+  // contiguous one goes first, two outer loops; bytes (tiles of 64) and
+  // int64 (tiles of 8); and one too short to tile (the element walk).
+  input("ta", {3, 37, 20}, random_tensor(DType::Float32, {3, 37, 20}, 20));
+  b.node("Transpose", {"ta"}, {"t_kt"}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+  input("tb", {1, 21, 5, 18}, random_tensor(DType::Float32, {1, 21, 5, 18}, 21));
+  b.node("Transpose", {"tb"}, {"t_nhwc"}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}});
+  input("tc", {2, 17, 3, 18}, random_tensor(DType::Float32, {2, 17, 3, 18}, 22));
+  b.node("Transpose", {"tc"}, {"t_4d"}, {{"perm", std::vector<int64_t>{3, 0, 2, 1}}});
+  input("td", {70, 131}, random_tensor(DType::UInt8, {70, 131}, 23));
+  b.node("Transpose", {"td"}, {"t_u8"}, {{"perm", std::vector<int64_t>{1, 0}}});
+  input("te", {2, 9, 30}, random_tensor(DType::Int64, {2, 9, 30}, 24));
+  b.node("Transpose", {"te"}, {"t_i64"}, {{"perm", std::vector<int64_t>{2, 0, 1}}});
+  input("tf", {5, 3, 40}, random_tensor(DType::Float32, {5, 3, 40}, 25));
+  b.node("Transpose", {"tf"}, {"t_short"}, {{"perm", std::vector<int64_t>{2, 0, 1}}});
+  for (const char* t : {"t_kt", "t_nhwc", "t_4d", "t_u8", "t_i64", "t_short"}) b.output(t);
   return b.save(test::scratch_dir(), "attention_kernels.onnx");
 }
 
@@ -108,6 +127,10 @@ fs::path model(io::NamedTensors& in) {
 void expect_bits(const std::string& name, const TensorData& got, const TensorData& want) {
   EXPECT_EQ(test::compare(got, want, 0.0, 0.0), "") << name;
   if (got.nbytes() != want.nbytes()) return;
+  if (want.dtype() != DType::Float32) {  // the Transposes of bytes and int64: every byte
+    EXPECT_EQ(std::memcmp(got.raw_as<uint8_t>(), want.raw_as<uint8_t>(), want.nbytes()), 0) << name;
+    return;
+  }
   const float* g = got.raw_as<float>();
   const float* w = want.raw_as<float>();
   int64_t bad = 0;
