@@ -29,21 +29,10 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export MLIPC_CACHE_DIR="${MLIPC_CACHE_DIR:-$WORK/cache}"
 
-MODELS=("seed_digits_cnn:examples/digits" "kws_dscnn:tests/data/models/mlperf_tiny_kws_dscnn"
-        "vww_mobilenet_v1_025:tests/data/models/mlperf_tiny_vww_mobilenet_v1_025"
-        "ic_resnet8:tests/data/models/mlperf_tiny_ic_resnet8"
-        "ad_fc_autoencoder:tests/data/models/mlperf_tiny_ad_fc_autoencoder")
+source bench/models.sh
+MODELS=("${BENCH_SHARED[@]}")
 if [ -z "${BENCH_NO_224:-}" ]; then
-  if "$PY" -c "import torch, torchvision" 2>/dev/null; then
-    "$PY" bench/make_models.py bench/.models 2>/dev/null
-    for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large \
-             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder vit_tiny kws_transformer \
-             convnext_stage mobilevit_block; do
-      MODELS+=("$n:bench/.models/$n")
-    done
-  else
-    echo "aarch64_bits: no python3-torch: only the five shared models" >&2
-  fi
+  bench_add_torch_models || echo "aarch64_bits: no python3-torch: only the five shared models" >&2
 fi
 if [ -n "${BENCH_ONLY:-}" ]; then
   kept=()

@@ -79,10 +79,8 @@ fi
 
 declare -A TVM_HILL=( [seed_digits_cnn]=250880 [kws_dscnn]=112384 [vww_mobilenet_v1_025]=301120
                       [ic_resnet8]=205824 [ad_fc_autoencoder]=1184 )
-SHARED=("seed_digits_cnn:examples/digits" "kws_dscnn:tests/data/models/mlperf_tiny_kws_dscnn"
-        "vww_mobilenet_v1_025:tests/data/models/mlperf_tiny_vww_mobilenet_v1_025"
-        "ic_resnet8:tests/data/models/mlperf_tiny_ic_resnet8"
-        "ad_fc_autoencoder:tests/data/models/mlperf_tiny_ad_fc_autoencoder")
+source bench/models.sh
+SHARED=("${BENCH_SHARED[@]}")
 # The short mode runs every step on the first model only: the steps are
 # the same code for each model.
 if [ "$SHORT" = 1 ]; then SHARED=("${SHARED[0]}"); fi
@@ -92,16 +90,7 @@ if [ "$SHORT" = 0 ] && [ -z "${BENCH_NO_224:-}" ]; then
     echo "bench: installing python3-torch and python3-torchvision (the 224x224 networks' definitions)"
     $SUDO apt-get install -y -qq python3-torch python3-torchvision >/dev/null || true
   }
-  if "$PY" -c "import torch, torchvision" 2>/dev/null; then
-    "$PY" bench/make_models.py bench/.models 2>/dev/null
-    for n in resnet18 mobilenet_v2 efficientnet_b0 mobilenet_v3_large \
-             lstm_autoencoder bigru_classifier crnn_bilstm convtranspose_decoder vit_tiny kws_transformer \
-             convnext_stage mobilevit_block; do
-      MODELS+=("$n:bench/.models/$n")
-    done
-  else
-    echo "bench: no python3-torch: the 224x224 networks are skipped"
-  fi
+  bench_add_torch_models || echo "bench: no python3-torch: the 224x224 networks are skipped"
 fi
 
 if [ -n "${BENCH_ONLY:-}" ]; then
