@@ -61,9 +61,6 @@ Shape add_conv(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Sh
   return out;
 }
 
-// One of the fused activations, or none: `x` -> returned name. (Between two
-// convolutions the tensor is channels-last, so conv_tiled.c applies the
-// piecewise-linear ones as vectors: c_activation_vector.)
 // w of shape bs as the Transpose of a random input w + "t" (its last two
 // axes swapped): an activation B that a packed kernel must read in place.
 void transposed_input(OnnxBuilder& b, io::NamedTensors& inputs, const std::string& w, Shape bs, uint32_t seed) {
@@ -76,6 +73,9 @@ void transposed_input(OnnxBuilder& b, io::NamedTensors& inputs, const std::strin
   b.node("Transpose", {w + "t"}, {w}, {{"perm", perm}});
 }
 
+// One of the fused activations, or none: `x` -> returned name. (Between two
+// convolutions the tensor is channels-last, so conv_tiled.c applies the
+// piecewise-linear ones as vectors: c_activation_vector.)
 std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string& x) {
   switch (pick(rng, 0, 5)) {
     case 1: b.node("Relu", {x}, {x + "_relu"}); return x + "_relu";
