@@ -25,8 +25,7 @@ TEST(DigitsAccuracy, GeneratedCClassifiesTestImages) {
   driver::CompileResult r = driver::compile_model(model_cases()[0].dir / "model.onnx", {});
   fs::path tar = scratch_dir() / "digits_accuracy.tar";
   driver::write_tarball(r, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
   host::HostModel m = host::HostModel::build(tar, bo);
 
   const size_t per = 28 * 28 * sizeof(float);

@@ -27,8 +27,7 @@ inline std::filesystem::path digits_model() { return std::filesystem::path(MLIPC
 inline host::HostModel build_program(const driver::CompileResult& r, const std::string& name) {
   const std::filesystem::path tar = scratch_dir() / fmt::format("{}.tar", name);
   driver::write_tarball(r, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = std::filesystem::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
   return host::HostModel::build(tar, bo);
 }
 

@@ -34,6 +34,12 @@ namespace {
 
 std::string bytes_of(const TensorData& t) { return std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()); }
 
+// The host bits the firmware and cross builds are held to: `mlipc run`'s own
+// build (-O3), not the level of the tests that compare our builds.
+io::NamedTensors host_bits(const fs::path& onnx, const io::NamedTensors& inputs, const driver::CompileOptions& opt) {
+  return compile_and_run(onnx, inputs, opt, nullptr, host::host_flags());
+}
+
 bool missing_tools(std::initializer_list<const char*> tools, std::string* which) {
   for (const char* t : tools)
     if (!have_tool(t)) {
@@ -242,7 +248,7 @@ TEST_P(TvmDemo, BuildsUnchangedAndGivesHostBits) {
   std::string got;
   std::istringstream hex(text.substr(at + 7, text.find('\n', at) - at - 7));
   for (std::string byte; hex >> byte;) got += static_cast<char>(std::stoul(byte, nullptr, 16));
-  io::NamedTensors host = compile_and_run(model_cases()[0].dir / "model.onnx", d.inputs, options_for(model_cases()[0], c.target));
+  io::NamedTensors host = host_bits(model_cases()[0].dir / "model.onnx", d.inputs, options_for(model_cases()[0], c.target));
   EXPECT_EQ(differs(host, {got}), "");
   EXPECT_NE(text.find("EXITTHESIM"), std::string::npos);
 
@@ -316,7 +322,7 @@ TEST_P(FirmwareTemplate, PatternInputsGiveHostBits) {
   fs::path elf;
   TargetRun run = run_firmware(t.x, c.board, {}, {}, &elf);
   ASSERT_EQ(run.error, "") << run.log;
-  io::NamedTensors host = compile_and_run(m.dir / "model.onnx", pattern_inputs(t.r), options_for(m, c.target));
+  io::NamedTensors host = host_bits(m.dir / "model.onnx", pattern_inputs(t.r), options_for(m, c.target));
   EXPECT_EQ(differs(host, run.outputs), "") << run.log;
   const float* scores = host[0].second.raw_as<float>();
   const int64_t top = std::max_element(scores, scores + host[0].second.numel()) - scores;
@@ -349,7 +355,7 @@ TEST(FirmwareTemplateMemory, BssNotZeroedGivesHostBits) {
   const io::NamedTensors inputs = inputs_for(m, t.r);
   TargetRun run = run_firmware(t.x, "mps3-an547", {"EXTRA_CFLAGS=-DFW_DIRTY_RAM"}, inputs);
   ASSERT_EQ(run.error, "") << run.log;
-  EXPECT_EQ(differs(compile_and_run(m.dir / "model.onnx", inputs, options_for(m, "mrvl, c")), run.outputs), "")
+  EXPECT_EQ(differs(host_bits(m.dir / "model.onnx", inputs, options_for(m, "mrvl, c")), run.outputs), "")
       << run.log;
 }
 
@@ -414,7 +420,7 @@ TEST_P(QemuSweep, OutputsAreTheHostBits) {
       continue;
     }
     const io::NamedTensors inputs = inputs_for(m, t.r);
-    const io::NamedTensors host = compile_and_run(m.dir / "model.onnx", inputs, opt);
+    const io::NamedTensors host = host_bits(m.dir / "model.onnx", inputs, opt);
     for (const Variant& v : variants) {
       fs::path elf;
       TargetRun run = c.arch == "aarch64"
@@ -513,7 +519,7 @@ TEST(FloatKernelsOnCortexM, OddSizesGiveTheHostBits) {
     const io::NamedTensors inputs = inputs_for(m, t.r);
     TargetRun run = run_firmware(t.x, board, {"OPT=-O2"}, inputs);
     ASSERT_EQ(run.error, "") << run.log;
-    EXPECT_EQ(differs(compile_and_run(m.dir / "model.onnx", inputs, opt), run.outputs), "") << run.log;
+    EXPECT_EQ(differs(host_bits(m.dir / "model.onnx", inputs, opt), run.outputs), "") << run.log;
   }
 }
 

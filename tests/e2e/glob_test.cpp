@@ -148,8 +148,8 @@ Module make_module(const fs::path& onnx, driver::CompileOptions o, const std::st
   for (size_t i = 0; i < r.module.inputs.size(); ++i)
     m.inputs.emplace_back(r.module.inputs[i].name, random_tensor(r.module.inputs[i].dtype, r.module.inputs[i].shape,
                                                                  31 + static_cast<uint32_t>(i)));
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
+  bo.flags = host::host_flags();  // the host's bits: mlipc run's own build
   m.host = host::HostModel::build(m.tar, bo).run(m.inputs).outputs;
   return m;
 }
@@ -294,8 +294,8 @@ TEST(GlobMesh, EveryStageAndOneRuntimeGiveTheSinglePeBits) {
   std::vector<std::string> argv = {(dir.path() / "prog").string(), "-n", std::to_string(samples)};
   std::vector<io::NamedTensors> outs(samples);
   std::vector<std::string> stacked(single.inputs.size());
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
+  bo.flags = host::host_flags();  // the host's bits: mlipc run's own build
   const host::HostModel host = host::HostModel::build(single.tar, bo);
   for (size_t i = 0; i < samples; ++i) {
     io::NamedTensors in;

@@ -56,8 +56,7 @@ Built build_and_run(const ModelCase& m, const driver::CompileOptions& opt, const
   b.result = driver::compile_model(m.dir / "model.onnx", opt);
   fs::path tar = scratch_dir() / fmt::format("{}_{}.tar", m.name, tag);
   driver::write_tarball(b.result, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
   host::HostModel hm = host::HostModel::build(tar, bo);
   io::NamedTensors in;
   for (size_t i = 0; i < b.result.graph.inputs.size(); ++i)
@@ -246,8 +245,7 @@ TEST_P(MlipCycles, SimulatorCountsEqualAHandCountOfTheSpec) {
   ASSERT_EQ(kinds, (std::vector<std::string>{"convert_in", "conv2d", "add", "convert_out"}));
   // What the simulator counted, one run.
   driver::write_tarball(r, dir.path() / "model.tar");
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
   const host::RunResult run =
       host::HostModel::build(dir.path() / "model.tar", bo).run({{"x", random_tensor(DType::Float32, {1, 16, 8, 8}, 3)}});
   std::vector<uint64_t> got(kinds.size(), 0);

@@ -51,8 +51,7 @@ Q8Built q8_build_and_run(const ModelCase& m, const driver::CompileOptions& opt, 
   b.result = driver::compile_model(m.dir / "model.onnx", opt);
   const fs::path tar = scratch_dir() / fmt::format("{}_q8_{}.tar", m.name, tag);
   driver::write_tarball(b.result, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
   host::HostModel hm = host::HostModel::build(tar, bo);
   io::NamedTensors in;
   for (size_t i = 0; i < b.result.graph.inputs.size(); ++i)

@@ -90,8 +90,7 @@ TEST_P(RequantOrt, MlipBitIdenticalToOnnxruntime) {
   const driver::CompileResult r = driver::compile_model(m.dir / "model.onnx", o);
   const fs::path tar = scratch_dir() / fmt::format("{}_requant_ort.tar", m.name);
   driver::write_tarball(r, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  host::BuildOptions bo = test_build_options();
   const host::RunResult run = host::HostModel::build(tar, bo).run(inputs_of(r.graph, m.dir));
   int64_t total = 0;
   EXPECT_EQ(equal_elements(m, "mrvl", run.outputs, expected_outputs(m.dir), &total), total) << m.name;

@@ -55,7 +55,7 @@ TEST_P(XplatGnu, Aarch64Gnu99O2WithoutContractFlagGivesHostBits) {
     inputs.emplace_back(r.module.inputs[i].name,
                         random_tensor(r.module.inputs[i].dtype, r.module.inputs[i].shape, 7 + static_cast<uint32_t>(i)));
   // The host's bits: mlipc run's own build (-std=c99 -O3 -ffp-contract=off).
-  io::NamedTensors host = compile_and_run(m.dir / "model.onnx", inputs, opt);
+  io::NamedTensors host = compile_and_run(m.dir / "model.onnx", inputs, opt, nullptr, host::host_flags());
 
   const fs::path x = dir.path() / "x";
   mlf::extract_tar(dir.path() / "model.tar", x);

@@ -15,8 +15,9 @@
 namespace mlipc::test {
 
 // Compiles `onnx` for target c (into a temporary tarball), builds it with
-// the host C compiler (cached) and runs it on `inputs`. Returns outputs in
-// model order.
+// the host C compiler (cached; testlib/model_runner.h's test_build_flags(),
+// -O1 in the default run) and runs it on `inputs`. Returns outputs in model
+// order.
 io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::NamedTensors& inputs);
 
 // Compiles and runs `onnx` on `inputs` (target c), and checks each output

@@ -37,9 +37,8 @@ io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& i
   driver::CompileResult r = driver::compile_model(onnx, options);
   fs::path tar = scratch_dir() / fmt::format("model{}.tar", counter++);
   driver::write_tarball(r, tar);
-  host::BuildOptions bo;
-  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
-  bo.flags = cc_flags;
+  host::BuildOptions bo = test_build_options();
+  if (!cc_flags.empty()) bo.flags = cc_flags;
   host::HostModel m = host::HostModel::build(tar, bo);
   io::NamedTensors out = m.run(inputs).outputs;
   if (compiled) *compiled = std::move(r);
@@ -52,6 +51,15 @@ std::vector<std::string> operator_test_flags() {
   std::vector<std::string> flags = host::host_flags();
   std::replace(flags.begin(), flags.end(), std::string("-O3"), level);
   return flags;
+}
+
+std::vector<std::string> test_build_flags() { return full_suite() ? host::host_flags() : operator_test_flags(); }
+
+host::BuildOptions test_build_options() {
+  host::BuildOptions bo;
+  bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+  bo.flags = test_build_flags();
+  return bo;
 }
 
 std::vector<std::string> width_variant_flags(const std::vector<std::string>& extra) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "driver/compile.h"
+#include "host/host_model.h"
 #include "io/npz.h"
 #include "ir/tensor_data.h"
 #include "testlib/c_runner.h"
@@ -19,8 +20,7 @@ namespace mlipc::test {
 // Compiles `onnx` with `options` (into a temporary tarball), builds it with
 // the host C compiler (cached) and runs it on `inputs`. Returns outputs in
 // model order. When `compiled` is given, it receives the compiler's result.
-// `cc_flags`: the host build's compiler flags; empty: `mlipc run`'s
-// (host_flags(), -O3), what the model tests build with.
+// `cc_flags`: the host build's compiler flags; empty: test_build_flags().
 io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::NamedTensors& inputs,
                                  const driver::CompileOptions& options, driver::CompileResult* compiled = nullptr,
                                  const std::vector<std::string>& cc_flags = {});
@@ -36,6 +36,25 @@ io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::Na
 // 51 CPU-s against -O3's 70 (-O0: 51 too); the model tests keep -O3, what
 // users run. A sanitizer build's flags (-O1 already) are returned unchanged.
 std::vector<std::string> operator_test_flags();
+
+// The host build's flags of the tests that check the generated C's bits
+// against another build of the same model (tile counts, weight placement,
+// MLIP regions against the CPU build, requantization modes, quantized I/O),
+// the reference evaluator or onnxruntime: operator_test_flags() (-O1) in the
+// default run, `mlipc run`'s host_flags() (-O3) with MLIPC_TEST_FULL=1. The
+// bits do not depend on the level (above); a model compiled for three tilings
+// and its CPU build is four -O3 compiles of the model's kernels, two to three
+// times -O1's CPU time (VWW's kernels: 4.1 against 1.6 CPU-s). The tests of
+// what `mlipc run` itself builds pass host_flags(): Models.MatchesOnnxruntime
+// (every suite model, against onnxruntime), the host bits the cross and
+// firmware builds are held to (xplat_test.cpp, firmware_test.cpp), the
+// tarball globbed by hand (glob_test.cpp), the vector-width variants' -O3
+// build, and every test of the command line (`mlipc run` builds at -O3).
+std::vector<std::string> test_build_flags();
+
+// What HostModel::build needs in a test: the build folder's test cache and
+// test_build_flags().
+host::BuildOptions test_build_options();
 
 // The host build's flags of a kernel test's vector-width variant (`extra`:
 // -DMLIP_KVEC_SCALAR, -mno-avx2, ...; unit.PackedWidths, unit.AttentionKernels),

@@ -162,8 +162,7 @@ TEST(AttentionKernels, EveryWidthGivesTheReferenceBits) {
 #endif
   for (const auto& extra : widths) {
     SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
-    host::BuildOptions bo;
-    bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+    host::BuildOptions bo = test::test_build_options();
     bo.flags = extra.empty() ? host::host_flags() : test::width_variant_flags(extra);  // mlipc run's, then the widths
     expect_outputs(host::HostModel::build(tar, bo).run(in).outputs, want);
   }

@@ -234,8 +234,7 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
 #endif
   for (const auto& extra : widths) {
     SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
-    host::BuildOptions bo;
-    bo.cache_dir = fs::path(MLIPC_BUILD_DIR) / "test-cache";
+    host::BuildOptions bo = test::test_build_options();
     // The first is mlipc run's build; the widths at width_variant_flags()'s level.
     bo.flags = extra.empty() ? host::host_flags() : test::width_variant_flags(extra);
     const io::NamedTensors got = host::HostModel::build(tar, bo).run(in).outputs;
