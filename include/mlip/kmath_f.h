@@ -30,16 +30,18 @@
  *   x / 2; the product's own rounding); so does it against the other form
  *   passes/fuse_gelu.cpp matches, Mul(x, 1/sqrt 2) and (x * 0.5) * (1 + e).
  * - mlip_sigmoid_f: an absolute error of at most 4 * 2^-24 = 2.4e-7
- *   (measured 2.65 * 2^-24 over every 1021st float): 4 ulp for
+ *   (measured 3.12 * 2^-24 over every 127th float, 3.55 over every float
+ *   of [1e-6, 20] of either sign, near 8.07): 4 ulp for
  *   x >= 0, where the result is in [0.5, 1], but no relative bound below
  *   (0.5 + y cancels: sigmoid(-10) = 4.5e-5 carries the same absolute
  *   error; onnxruntime's MLAS logistic has the same shape); never outside
  *   [0, 1]; 0.5 at +-0, 0 from -17.5 down (the exact value is below
  *   2.6e-8), 1 from 17.5 up, NaN for NaN.
  * - mlip_silu_f: within 4 * 2^-24 |x| (the sigmoid's bound, times x) + 1
- *   ulp of the result (measured 0.66 of that); -0 from -17.5 down (the
+ *   ulp of the result (measured 0.68 of that); -0 from -17.5 down (the
  *   exact value is above -4.6e-7) and at -inf, +inf at +inf, NaN for NaN.
- * - mlip_tanh_f: at most 8 ulp (measured 5.58 over every 1021st float,
+ * - mlip_tanh_f: at most 8 ulp (measured 5.78 over every 127th float, 6.31
+ *   over every float of [1e-6, 20], near 7.0,
  *   where tanh is near 1: the roundings of the rational's two Horner
  *   chains, its product and quotient); x itself for a subnormal or zero x;
  *   +-1 from 9.010914 on; never past +-1; odd, NaN for NaN.
@@ -47,7 +49,7 @@
  *   mlip_tanh_f: against the same order with kmath.h's mlip_tanhf it
  *   differs by at most 5 * 2^-24 |x| + 1 ulp of the result (the tanhs by
  *   9 * 2^-24, 1 + t's roundings by 2^-23 more, scaled by x / 2; the
- *   product's rounding); measured 0.56 of that.
+ *   product's rounding); measured 0.65 of that.
  * The coefficients: scripts/kmath_f_coeffs.py (weighted least-squares fits
  * by Lawson's iteration, rounded to float: erf(x)/x = P(t)/Q(t), t = x^2,
  * on [0, 4]; the odd rationals x P(t)/Q(t) of sigmoid(x) - 1/2 on
