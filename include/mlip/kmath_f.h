@@ -29,27 +29,32 @@
  *   8 * 2^-24, 1 + erf's rounding may differ by 2^-23 more, scaled by
  *   x / 2; the product's own rounding); so does it against the other form
  *   passes/fuse_gelu.cpp matches, Mul(x, 1/sqrt 2) and (x * 0.5) * (1 + e).
- * - mlip_sigmoid_f: at most 3 ulp (measured 2.25, near -3.5: mlip_exp_f's
- *   error and two roundings) where x >= -87; 0 for x < -87 (the exact
- *   value is below 1.65e-38), 1 from 17.33 on, NaN for NaN.
- * - mlip_silu_f: at most 4 ulp (measured 3.06) where x >= -87 and the
- *   result is a normal float; -0 for x < -87 (the exact value is above
- *   -1.5e-36) and at -inf, +inf at +inf, NaN for NaN.
- * - mlip_tanh_f: at most 2 ulp (measured 1.31, near 0.64: the exp form's
- *   three roundings just above the switch at 0.625); x itself for a
- *   subnormal or zero x; +-1 from 9.01 on; odd, NaN for NaN.
+ * - mlip_sigmoid_f: an absolute error of at most 4 * 2^-24 = 2.4e-7
+ *   (measured 3.12 * 2^-24 over every 127th float, 3.55 over every float
+ *   of [1e-6, 20] of either sign, near 8.07): 4 ulp for
+ *   x >= 0, where the result is in [0.5, 1], but no relative bound below
+ *   (0.5 + y cancels: sigmoid(-10) = 4.5e-5 carries the same absolute
+ *   error; onnxruntime's MLAS logistic has the same shape); never outside
+ *   [0, 1]; 0.5 at +-0, 0 from -17.5 down (the exact value is below
+ *   2.6e-8), 1 from 17.5 up, NaN for NaN.
+ * - mlip_silu_f: within 4 * 2^-24 |x| (the sigmoid's bound, times x) + 1
+ *   ulp of the result (measured 0.68 of that); -0 from -17.5 down (the
+ *   exact value is above -4.6e-7) and at -inf, +inf at +inf, NaN for NaN.
+ * - mlip_tanh_f: at most 8 ulp (measured 5.78 over every 127th float, 6.31
+ *   over every float of [1e-6, 20], near 7.0,
+ *   where tanh is near 1: the roundings of the rational's two Horner
+ *   chains, its product and quotient); x itself for a subnormal or zero x;
+ *   +-1 from 9.010914 on; never past +-1; odd, NaN for NaN.
  * - mlip_gelu_tanh_f: ONNX Gelu's tanh form in its fixed order with
- *   mlip_tanh_f: against the same order with kmath.h's mlip_tanhf (what it
- *   was) it differs by at most 3 * 2^-24 |x| + 1 ulp of the result (the
- *   tanhs by 2.5 ulp, 1 + t's roundings by 2^-23 more, scaled by x / 2;
- *   the product's rounding); measured 0.50 of that.
- * Against kmath.h's functions (within 1 ulp; what the reference evaluator,
- * codegen/ops, computes Sigmoid, Tanh, the SiLU and the recurrent gates
- * with), sigmoid and tanh are then within 4 and 3 ulp, the SiLU within 5.5.
- * The erf and tanh coefficients: scripts/kmath_f_coeffs.py (weighted
- * least-squares fits by Lawson's iteration: erf(x)/x = P(t)/Q(t),
- * t = x^2, on [0, 4]; (tanh(x)/x - 1)/t = P(t) on [0, 0.625]; rounded to
- * float). */
+ *   mlip_tanh_f: against the same order with kmath.h's mlip_tanhf it
+ *   differs by at most 5 * 2^-24 |x| + 1 ulp of the result (the tanhs by
+ *   9 * 2^-24, 1 + t's roundings by 2^-23 more, scaled by x / 2; the
+ *   product's rounding); measured 0.65 of that.
+ * The coefficients: scripts/kmath_f_coeffs.py (weighted least-squares fits
+ * by Lawson's iteration, rounded to float: erf(x)/x = P(t)/Q(t), t = x^2,
+ * on [0, 4]; the odd rationals x P(t)/Q(t) of sigmoid(x) - 1/2 on
+ * [0, 17.5], absolute error 7.1e-9, and of tanh(x) on [0, 9.02], relative
+ * error 2.2e-8). */
 #ifndef MLIP_KMATH_F_H_
 #define MLIP_KMATH_F_H_
 
@@ -81,8 +86,7 @@ static inline float mlip__nan_or(float x, float y) {
 }
 
 /* e^r for |r| <= 0.35 by its Taylor polynomial of degree 7, in Horner's
- * order (mlip_exp_f and mlip__exp_nonpos_f; conv_tiled.c's tile form
- * repeats it on vectors). */
+ * order (mlip_exp_f). */
 static inline float mlip__exp_poly_f(float r) {
   MLIP__STRICT
   float p = 1.98412698e-4f;
@@ -155,34 +159,54 @@ static inline float mlip_gelu_f(float x) {
   return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
 }
 
-/* e^a for a <= 0 (and NaN, whose answer is unused): mlip_exp_f's bits
- * without the steps a nonpositive argument never needs (the clamp at 88.7,
- * the overflow, the NaN select) and with 2^k as one power: k is in
- * [-126, 0] here (a >= -87), so 2^k is a normal float, and p 2^k rounds
- * once, as (p 2^k1) 2^(k-k1) does (p is in [0.7, 1.5], p 2^k1 is exact).
- * tests/unit/c/kmath_f_test.cpp checks the bits against mlip_exp_f. */
-static inline float mlip__exp_nonpos_f(float a) {
+/* The odd rational a P(t) / Q(t), t = a^2, of mlip_sigmoid_f (its y) and
+ * mlip_tanh_f, in their order: P and Q by Horner's rule from the top
+ * coefficient (conv_tiled.c's tile form repeats it on vectors). The
+ * coefficients: scripts/kmath_f_coeffs.py. */
+static inline float mlip__sigmoid_rat_f(float a, float t) {
   MLIP__STRICT
-  const float xc = mlip__f_sel(a > -87.0f, a, -87.0f);
-  const float k = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
-  const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
-  const uint32_t b = (uint32_t)((int32_t)k + 127) << 23;
-  const float p = mlip__exp_poly_f(r);
-  float s;
-  memcpy(&s, &b, sizeof s);
-  return mlip__f_sel(a < -87.0f, 0.0f, p * s);
+  float p = 1.3316769e-11f, q = 3.0809313e-9f;
+  p = p * t + 8.123729e-8f;
+  p = p * t + 5.478645e-5f;
+  p = p * t + 8.368655e-3f;
+  p = p * t + 0.24999999f;
+  q = q * t + 5.1619836e-6f;
+  q = q * t + 1.6198233e-3f;
+  q = q * t + 0.116807885f;
+  q = q * t + 1.0f;
+  return (a * p) / q;
+}
+static inline float mlip__tanh_rat_f(float a, float t) {
+  MLIP__STRICT
+  float p = 1.3385053e-8f, q = 7.7905605e-7f;
+  p = p * t + 2.0636371e-5f;
+  p = p * t + 3.497491e-3f;
+  p = p * t + 0.13382715f;
+  p = p * t + 1.0f;
+  q = q * t + 3.288572e-4f;
+  q = q * t + 2.5884487e-2f;
+  q = q * t + 0.46716037f;
+  q = q * t + 1.0f;
+  return (a * p) / q;
 }
 
-/* The logistic sigmoid 1 / (1 + e^-x): e = mlip_exp_f(-|x|) (never above
- * 1: no overflow; mlip__exp_nonpos_f), then e / (1 + e) for x < 0 and
- * 1 / (1 + e) for x >= 0, one division for both. Saturates by rounding
- * (1 + e rounds to 1 from x = 17.33 on; +inf gives 1); below -87
- * mlip_exp_f's 0 gives 0; -inf 0; NaN stays NaN. */
+/* The logistic sigmoid 1 / (1 + e^-x) as 0.5 + y, y = (sigmoid(x) - 0.5)
+ * approximated on a = |x| by the odd rational a P(a^2) / Q(a^2) (P and Q
+ * of degree 4: a fit on [0, 17.5] whose absolute error is 7e-9), then x's
+ * sign. y is 0.5 where a >= 17.5 or the rational reaches 0.5 (sigmoid
+ * rounds to 1 from 17.33 on; on the negative side 0.5 - y is then exactly
+ * 0, and never negative): one select for both, which also takes the
+ * rational's inf / inf for a huge a. The error is absolute, not relative:
+ * 0.5 - y below -8 or so keeps the absolute error of y (0 from -17.5 on,
+ * where the exact value is below 2.6e-8). +-0 give 0.5, +inf 1, -inf 0,
+ * NaN stays NaN. */
 static inline float mlip_sigmoid_f(float x) {
   MLIP__STRICT
-  const float e = mlip__exp_nonpos_f(mlip__ffrom(mlip__fbits(x) | 0x80000000u));
-  const float y = mlip__f_sel(x < 0.0f, e, 1.0f) / (1.0f + e);
-  return mlip__nan_or(x, y);
+  const uint32_t u = mlip__fbits(x);
+  const float a = mlip__ffrom(u & 0x7fffffffu);
+  float y = mlip__sigmoid_rat_f(a, a * a);
+  y = mlip__f_sel((a < 17.5f) & (y < 0.5f), y, 0.5f);
+  return mlip__nan_or(x, 0.5f + mlip__ffrom(mlip__fbits(y) | (u & 0x80000000u)));
 }
 
 /* SiLU (swish), x sigmoid(x), the product rounded once; at -inf -0 (the
@@ -193,23 +217,18 @@ static inline float mlip_silu_f(float x) {
   return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
 }
 
-/* tanh, on a = |x| then x's sign: below 0.625 the odd polynomial
- * a + a t P(t), t = a^2 (P of degree 4: scripts/kmath_f_coeffs.py, fit
- * relative error 4.4e-9; a subnormal a gives a, t being 0), from 0.625 on
- * 1 - 2 / (e + 1) with e = mlip_exp_f(2a) (1 - tanh <= 0.45 there: the
- * subtraction loses less than a bit; e = +inf from a = 44.4 gives 1; 1 from
- * a = 9.01 by rounding). Both are computed, a select picks one. NaN stays
- * NaN. */
+/* tanh on a = |x| by the odd rational a P(a^2) / Q(a^2) (P(0) = Q(0) = 1,
+ * both of degree 4: a fit on [0, 9.02] whose relative error is 2.2e-8), 1
+ * from a = 9.010914 on (where tanh rounds to 1; also the rational's
+ * inf / inf for a huge a) and where the rational's roundings pass 1 (just
+ * below that point), then x's sign. A subnormal or small a gives a
+ * itself (P and Q round to 1). NaN stays NaN. */
 static inline float mlip_tanh_f(float x) {
   MLIP__STRICT
   const uint32_t u = mlip__fbits(x);
-  const float a = mlip__ffrom(u & 0x7fffffffu), t = a * a;
-  float p = -0.005705247f, y;
-  p = p * t + 0.020639315f;
-  p = p * t + -0.053739782f;
-  p = p * t + 0.13331443f;
-  p = p * t + -0.3333328f;
-  y = mlip__f_sel(a < 0.625f, a + (a * t) * p, 1.0f - 2.0f / (mlip_exp_f(a + a) + 1.0f));
+  const float a = mlip__ffrom(u & 0x7fffffffu);
+  float y = mlip__tanh_rat_f(a, a * a);
+  y = mlip__f_sel((a < 9.010914f) & (y < 1.0f), y, 1.0f);
   return mlip__nan_or(x, mlip__ffrom(mlip__fbits(y) | (u & 0x80000000u)));
 }
 

@@ -53,10 +53,9 @@
 #define MLIP__CT_SIGMOID_{{MB}}
 /* mlip_sigmoid_f (silu = 0) or mlip_silu_f (silu = 1) of mlip/kmath_f.h on
  * the MLIP__CT_G vectors at v, in place: its operations in its order, lane
- * by lane (the same bits), one step of all the vectors at a time. Each
- * element's chain of about 30 dependent operations then overlaps with the
- * others' (the array form, one vector at a time, waited on it: 1.45 ns per
- * element on AVX-512). */
+ * by lane (the same bits), one step of all the vectors at a time, so the
+ * chains of dependent operations (the two Horner chains, the division)
+ * overlap with the others'. */
 #define MLIP__CT_G 4
 static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
   typedef MLIP_VT_{{MB}} vt_;
@@ -65,32 +64,29 @@ static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
 #define MLIP__CT_SEL(m, a, b) ((vt_)(((vi_)(a) & (m)) | ((vi_)(b) & ~(m))))
 #define MLIP__CT_QNAN(a) ((vt_)((vi_)(a) | 0x00400000))
   const vt_ z = {0};
-  vt_ a[MLIP__CT_G], e[MLIP__CT_G], r[MLIP__CT_G], p[MLIP__CT_G];
-  vu_ b[MLIP__CT_G];
+  vt_ a[MLIP__CT_G], t[MLIP__CT_G], p[MLIP__CT_G], q[MLIP__CT_G];
   int i;
-  /* mlip__exp_nonpos_f(-|x|) as mlip_sigmoid_f writes it */
+  /* mlip__sigmoid_rat_f(a, a * a), a = |x| */
   MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
-    a[i] = (vt_)((vu_)v[i] | 0x80000000u);
-    const vt_ xc = MLIP__CT_SEL(a[i] > -87.0f, a[i], z - 87.0f);
-    const vt_ k = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
-    r[i] = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
-    b[i] = (vu_)(__builtin_convertvector(k, vi_) + 127) << 23;
-    p[i] = z + 1.98412698e-4f;
+    a[i] = (vt_)((vu_)v[i] & 0x7fffffffu);
+    t[i] = a[i] * a[i];
+    p[i] = z + 1.3316769e-11f;
+    q[i] = z + 3.0809313e-9f;
   }
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 1.38888889e-3f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 8.33333377e-3f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 4.16666679e-2f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 0.166666672f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 0.5f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 1.0f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * r[i] + 1.0f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
-    e[i] = MLIP__CT_SEL(a[i] < -87.0f, z, p[i] * (vt_)b[i]);
-  }
-  /* the sigmoid, then the SiLU's product */
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.123729e-8f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 5.478645e-5f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.368655e-3f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 0.24999999f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 5.1619836e-6f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.6198233e-3f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 0.116807885f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.0f;
+  /* y clamped to 0.5, x's sign, 0.5 + y; then the SiLU's product */
   MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
     const vt_ x = v[i];
-    vt_ y = MLIP__CT_SEL(x < 0.0f, e[i], z + 1.0f) / (1.0f + e[i]);
+    vt_ y = (a[i] * p[i]) / q[i];
+    y = MLIP__CT_SEL((a[i] < 17.5f) & (y < 0.5f), y, z + 0.5f);
+    y = 0.5f + (vt_)((vu_)y | ((vu_)x & 0x80000000u));
     y = MLIP__CT_SEL(x != x, MLIP__CT_QNAN(x), y);
     if (silu) y = MLIP__CT_SEL(x < -3.40282347e38f, -z, x * y); /* -0 at -inf */
     v[i] = y;
