@@ -248,7 +248,8 @@ class Generator {
     const bool block = text.find("{{act_block}}") != std::string::npos;
     if (act.kind != Activation::None && text.find("{{act}}") == std::string::npos && !block)
       fail("internal: {}: template {} ignores the fused activation", n.describe(), spec.template_name);
-    if (act.kind == Activation::Sigmoid || act.kind == Activation::Silu || act.kind == Activation::Tanh)
+    if (act.kind == Activation::Sigmoid || act.kind == Activation::Silu || act.kind == Activation::Tanh ||
+        act.kind == Activation::Gelu || act.kind == Activation::GeluTanh)
       spec.includes.push_back("mlip/kmath_f.h");
     kainjow::mustache::mustache tmpl(text);
     if (!tmpl.is_valid())

@@ -100,6 +100,8 @@ std::string c_activation(const Activation& a) {
     case Activation::Sigmoid: return "v = mlip_sigmoid_f(v);";
     case Activation::Tanh: return "v = mlip_tanh_f(v);";
     case Activation::Silu: return "v = mlip_silu_f(v);";
+    case Activation::Gelu: return "v = mlip_gelu_f(v);";
+    case Activation::GeluTanh: return "v = mlip_gelu_tanh_f(v);";
     case Activation::HardSigmoid:  // Activation::hard_sigmoid
       return fmt::format("{{ const float t = {} * v + {}; v = t > 1.0f ? 1.0f : (t < 0.0f ? 0.0f : t); }}",
                          c_float(a.alpha), c_float(a.beta));
@@ -114,6 +116,8 @@ std::string c_activation_block(const Activation& a) {
   if (a.kind == Activation::Sigmoid) return "mlip_sigmoid_f_n(t, nt);";
   if (a.kind == Activation::Silu) return "mlip_silu_f_n(t, nt);";
   if (a.kind == Activation::Tanh) return "mlip_tanh_f_n(t, nt);";
+  if (a.kind == Activation::Gelu) return "mlip_gelu_f_n(t, nt);";
+  if (a.kind == Activation::GeluTanh) return "mlip_gelu_tanh_f_n(t, nt);";
   const std::string one = c_activation(a);
   if (one.empty()) return "";
   return "{\n      int32_t k_;\n      for (k_ = 0; k_ < nt; ++k_) {\n        float v = t[k_];\n        " + one +

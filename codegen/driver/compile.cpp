@@ -65,6 +65,7 @@ void compile_graph(CompileResult& r, const CompileOptions& options) {
   if (options.codegen.arena_reuse) passes::fuse_matmul_bias(r.graph);  // before fuse_activation: bias, then activation
   passes::fuse_activation(r.graph, options.codegen.arena_reuse);
   if (options.codegen.arena_reuse) {
+    passes::fuse_matmul_epilogue(r.graph);
     passes::fuse_residual(r.graph);
     passes::fuse_pool(r.graph);
   }

@@ -14,6 +14,8 @@ std::string Activation::name() const {
     case HardSigmoid: return "hard_sigmoid";
     case Silu: return "silu";
     case HardSwish: return "hard_swish";
+    case Gelu: return "gelu";
+    case GeluTanh: return "gelu_tanh";
     default: return "";
   }
 }
@@ -30,6 +32,8 @@ Activation activation_of(const Attrs& attrs) {
   else if (k == "hard_sigmoid") a.kind = Activation::HardSigmoid;
   else if (k == "silu") a.kind = Activation::Silu;
   else if (k == "hard_swish") a.kind = Activation::HardSwish;
+  else if (k == "gelu") a.kind = Activation::Gelu;
+  else if (k == "gelu_tanh") a.kind = Activation::GeluTanh;
   else fail("internal: unknown fused activation '{}'", k);
   a.alpha = attrs.get_float("activation_alpha", a.alpha);
   a.beta = attrs.get_float("activation_beta", a.beta);

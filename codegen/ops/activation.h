@@ -4,6 +4,8 @@
 // same function in the same place: after the bias, before the store. Silu
 // (x * Sigmoid(x)) and HardSwish (x * HardSigmoid(x)) stand for a product
 // with its own factor: each is the unfused nodes' arithmetic, in their order.
+// Gelu and GeluTanh are the Gelu operator (approximate "none", "tanh"; the
+// node passes/fuse_gelu writes), fused into a MatMul or Gemm alone.
 #pragma once
 
 #include <cmath>
@@ -16,7 +18,7 @@
 namespace mlipc {
 
 struct Activation {
-  enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, Silu, HardSwish };
+  enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, Silu, HardSwish, Gelu, GeluTanh };
   Kind kind = None;
   float alpha = 0.01f;  // LeakyRelu slope; HardSigmoid, HardSwish: alpha * x + beta
   float beta = 0.5f;
@@ -36,6 +38,8 @@ struct Activation {
       case Silu: return mlip_silu_f(v);
       case HardSigmoid: return hard_sigmoid(v);
       case HardSwish: return v * hard_sigmoid(v);
+      case Gelu: return mlip_gelu_f(v);  // ops::eval_Gelu's functions
+      case GeluTanh: return mlip_gelu_tanh_f(v);
       default: return v;
     }
   }

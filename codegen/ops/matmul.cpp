@@ -3,6 +3,9 @@
 // optional fused activation. After passes/fuse_matmul_bias, input 2 holds
 // one value per output column, added to each finished sum before the
 // activation (attribute mlipc_bias = 1; an ONNX model's MatMul has 2 inputs).
+// After passes/fuse_matmul_epilogue, each activated value is multiplied by
+// input 3's value for its column (mlipc_scale = 1), then input 4's element
+// (the output's shape) added (mlipc_residual = 1): the unfused Mul and Add.
 #include "ops/matmul.h"
 
 #include "ops/activation.h"
@@ -40,7 +43,11 @@ MatMulDims matmul_dims(const Shape& a_in, const Shape& b_in) {
 }
 
 void infer_MatMul(InferContext& ctx) {
-  ctx.expect_inputs(2, ctx.attrs().get_int("mlipc_bias", 0) == 1 ? 3 : 2);
+  const Attrs& at = ctx.attrs();
+  ctx.expect_inputs(2, at.get_int("mlipc_residual", 0) == 1 ? 5
+                       : at.get_int("mlipc_scale", 0) == 1 ? 4
+                       : at.get_int("mlipc_bias", 0) == 1  ? 3
+                                                           : 2);
   ctx.expect_dtype(0, {DType::Float32});
   ctx.expect_dtype(1, {DType::Float32});
   const MatMulDims d = matmul_dims(ctx.in_shape(0), ctx.in_shape(1));
@@ -48,6 +55,16 @@ void infer_MatMul(InferContext& ctx) {
     ctx.expect_dtype(2, {DType::Float32});
     if (numel(ctx.in_shape(2)) != d.n)
       fail("internal: bias {} is not one value per column ({})", shape_str(ctx.in_shape(2)), d.n);
+  }
+  if (ctx.has_input(3)) {
+    ctx.expect_dtype(3, {DType::Float32});
+    if (numel(ctx.in_shape(3)) != d.n)
+      fail("internal: scale {} is not one value per column ({})", shape_str(ctx.in_shape(3)), d.n);
+  }
+  if (ctx.has_input(4)) {
+    ctx.expect_dtype(4, {DType::Float32});
+    if (ctx.in_shape(4) != d.out)
+      fail("internal: residual {} is not of the output's shape {}", shape_str(ctx.in_shape(4)), shape_str(d.out));
   }
   ctx.set_output(0, DType::Float32, d.out);
 }
@@ -58,19 +75,25 @@ void eval_MatMul(EvalContext& ctx) {
   const float* a = ctx.in(0).data<float>();
   const float* b = ctx.in(1).data<float>();
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const float* scale = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
+  const float* res = ctx.has_input(4) ? ctx.in(4).data<float>() : nullptr;
   float* y = ctx.outputs[0].data<float>();
   for_each_broadcast(d.batch, {d.a_batch_stride, d.b_batch_stride},
                      [&](int64_t batch, const std::vector<int64_t>& off) {
                        const float* pa = a + off[0];
                        const float* pb = b + off[1];
                        float* py = y + batch * d.m * d.n;
+                       const float* pr = res ? res + batch * d.m * d.n : nullptr;
                        // Same order as templates/kernels/matmul.c.
                        for (int64_t i = 0; i < d.m; ++i)
                          for (int64_t j = 0; j < d.n; ++j) {
                            // Each product added with one rounding (ops/fma.h).
                            float v = fma_dot(0.0f, pa + i * d.k, 1, pb + j, d.n, d.k);
                            if (bias) v = v + bias[j];  // the Add after the sum, as the unfused graph
-                           py[i * d.n + j] = act.apply(v);
+                           v = act.apply(v);
+                           if (scale) v = v * scale[j];            // the Mul by a layer scale
+                           if (pr) v = v + pr[i * d.n + j];        // the residual Add
+                           py[i * d.n + j] = v;
                          }
                      });
 }

@@ -9,7 +9,7 @@ namespace mlipc::passes {
 namespace {
 
 // The activation a node computes, or None when it is not fusable
-// (HardSigmoid and HardSwish only with `epilogues`).
+// (HardSigmoid, HardSwish and Gelu only with `epilogues`).
 Activation activation_node(const Graph& g, const Node& n, bool epilogues) {
   Activation a;
   if (n.inputs.empty() || g.value(n.inputs[0]).dtype != DType::Float32) return a;
@@ -24,6 +24,8 @@ Activation activation_node(const Graph& g, const Node& n, bool epilogues) {
     a.kind = n.op == "HardSigmoid" ? Activation::HardSigmoid : Activation::HardSwish;
     a.alpha = n.op == "HardSigmoid" ? n.attrs.get_float("alpha", 0.2f) : 1.0f / 6.0f;
     a.beta = n.op == "HardSigmoid" ? n.attrs.get_float("beta", 0.5f) : 0.5f;
+  } else if (epilogues && n.op == "Gelu") {
+    a.kind = n.attrs.get_string("approximate", "none") == "tanh" ? Activation::GeluTanh : Activation::Gelu;
   } else if (n.op == "Clip") {
     for (size_t i = 1; i < n.inputs.size(); ++i)
       if (n.inputs[i] != kNoValue && !g.value(n.inputs[i]).is_constant()) return a;
@@ -68,6 +70,10 @@ void fuse_activation(Graph& g, bool epilogues) {
     if (pi < 0 || dead[pi] || g.is_graph_output(x)) continue;
     Node& p = g.nodes[pi];
     if (!op_traits(p.op).fuses_activation || p.outputs.size() != 1 || p.attrs.has("activation")) continue;
+    // GELU after a Linear (MatMul, Gemm): the other producers' kernels keep
+    // it a node of its own (one vectorized pass, ops::eval_Gelu).
+    if ((act.kind == Activation::Gelu || act.kind == Activation::GeluTanh) && p.op != "MatMul" && p.op != "Gemm")
+      continue;
     if (g.value(p.outputs[0]).dtype != DType::Float32) continue;
     // x read by f(x) and by the product alone: the producer computes x * f(x).
     int mul = -1;

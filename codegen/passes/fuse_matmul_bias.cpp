@@ -1,6 +1,9 @@
-// MatMul (constant B) + Add(matmul, c) -> MatMul with bias c (passes.h):
-// c constant, one value per output column. The Add's output becomes the
-// MatMul's; the MatMul keeps its place in the schedule (c is a constant).
+// A MatMul's epilogue (passes.h): what its store adds to each finished sum,
+// in the unfused nodes' order: the bias (fuse_matmul_bias: MatMul with a
+// constant B + Add(matmul, c), c constant, one value per output column;
+// the Add's output becomes the MatMul's, which keeps its place in the
+// schedule), then the activation (fuse_activation), then a per-column scale
+// and a residual (fuse_matmul_epilogue).
 #include "ops/activation.h"
 #include "passes/passes.h"
 
@@ -49,6 +52,61 @@ void fuse_matmul_bias(Graph& g) {
       dead[ai] = true;
       break;
     }
+  }
+  g.erase_nodes(dead);
+}
+
+void fuse_matmul_epilogue(Graph& g) {
+  const auto consumers = g.consumers();
+  std::vector<bool> dead(g.nodes.size(), false);
+  for (size_t mi = 0; mi < g.nodes.size(); ++mi) {
+    if (dead[mi] || g.nodes[mi].op != "MatMul" || g.nodes[mi].outputs.size() != 1) continue;
+    if (g.nodes[mi].attrs.has("mlipc_scale") || g.nodes[mi].attrs.has("mlipc_residual")) continue;
+    Node mm = g.nodes[mi];
+    const Shape shape = g.value(mm.outputs[0]).shape;
+    if (g.value(mm.outputs[0]).dtype != DType::Float32) continue;
+    // A 1-D B drops the output's column axis: a per-column constant would
+    // not follow B's columns.
+    const bool columns = g.value(mm.inputs[1]).shape.size() >= 2;
+    bool scale = false, residual = false;
+    size_t last = mi;
+    for (;;) {
+      const ValueId y = mm.outputs[0];
+      if (consumers[y].size() != 1 || g.is_graph_output(y)) break;
+      const size_t ci = static_cast<size_t>(consumers[y][0]);
+      const Node& c = g.nodes[ci];
+      if (dead[ci] || c.inputs.size() != 2 || c.outputs.size() != 1 || c.attrs.has("activation")) break;
+      if (c.inputs[0] == c.inputs[1]) break;
+      const ValueId other = c.inputs[0] == y ? c.inputs[1] : c.inputs[0];
+      const Value& out = g.value(c.outputs[0]);
+      if (out.dtype != DType::Float32 || out.shape != shape) break;
+      // Each step keeps the order of the unfused nodes: a scale after a
+      // residual, or a second one of either, is not this epilogue.
+      if (c.op == "Mul" && !scale && !residual && columns && is_column_bias(g.value(other), shape)) {
+        mm.inputs.resize(3, kNoValue);
+        mm.inputs.push_back(other);
+        mm.attrs.set("mlipc_scale", int64_t{1});
+        scale = true;
+      } else if (c.op == "Add" && !residual && g.value(other).dtype == DType::Float32 &&
+                 g.value(other).shape == shape) {
+        mm.inputs.resize(4, kNoValue);
+        mm.inputs.push_back(other);
+        mm.attrs.set("mlipc_residual", int64_t{1});
+        residual = true;
+      } else {
+        break;
+      }
+      mm.outputs = c.outputs;
+      mm.origins.insert(mm.origins.end(), c.origins.begin(), c.origins.end());
+      dead[ci] = true;
+      last = ci;
+    }
+    if (last == mi) continue;
+    // The MatMul takes the last fused node's place in the schedule: the
+    // residual is computed by then.
+    g.nodes[last] = std::move(mm);
+    dead[last] = false;
+    dead[mi] = true;
   }
   g.erase_nodes(dead);
 }

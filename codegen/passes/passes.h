@@ -91,11 +91,22 @@ void fuse_layer_norm(Graph& g);
 // sum never exists as a tensor of its own.
 void fuse_matmul_bias(Graph& g);
 
+// After fuse_activation: the MatMul's output read by a Mul by a constant
+// with one value per output column (a layer scale), then (or without it) by
+// an Add of a tensor of the output's shape (a residual), neither with an
+// activation of its own: the MatMul multiplies each stored value, after its
+// bias and activation, by scale[j] (input 3, mlipc_scale = 1), then adds
+// the residual's element (input 4, mlipc_residual = 1), and takes the last
+// fused node's place in the schedule. Either operand order; the
+// intermediate tensors never exist.
+void fuse_matmul_epilogue(Graph& g);
+
 // Fuses Relu, LeakyRelu, Clip, Sigmoid and Tanh into the producing Conv,
 // Gemm, MatMul, Add/Sub/Mul/Div or BatchNormalization; with `epilogues`
 // (--arena-reuse on) also HardSigmoid, HardSwish and the products
 // x * Sigmoid(x) (SiLU) and x * HardSigmoid(x), whose intermediate tensors
-// then never exist.
+// then never exist, and Gelu (either form) into a MatMul or Gemm (a
+// transformer's expanding Linear).
 void fuse_activation(Graph& g, bool epilogues = true);
 
 // With a Conv whose output only an Add reads, adding a tensor of the same

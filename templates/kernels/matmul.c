@@ -3,8 +3,10 @@
  * after d loops (stride 0 on axes an operand is broadcast along). Row i of
  * the product accumulates pa[i, p] * pb[p, :] (one rounding: mlip_fmaf) for p in order: the same sums
  * in the same order as dot products (bit-identical), along contiguous rows{{#bias}};
- * then bias[j] added to the finished sum, as the Add after a MatMul does{{/bias}}. */
-static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y) {
+ * then bias[j] added to the finished sum, as the Add after a MatMul does{{/bias}}{{#scale}};
+ * after the activation, times scale[j] (a layer scale's Mul){{/scale}}{{#residual}}; then
+ * the residual's element added (the Add of a residual connection){{/residual}}. */
+static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}{{#scale}}const float* restrict scale, {{/scale}}{{#residual}}const float* restrict res, {{/residual}}const float* restrict b, float* restrict y) {
   float* yr = y;
   const int32_t a0 = 0;
   const int32_t b0 = 0;
@@ -24,7 +26,9 @@ static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias,
         float v = yr[j];
 {{#bias}}        v = v + bias[j];
 {{/bias}}        {{act}}
-        yr[j] = v;
+{{#scale}}        v = v * scale[j];
+{{/scale}}{{#residual}}        v = v + res[(yr - y) + j];
+{{/residual}}        yr[j] = v;
       }
     }
   }

@@ -13,8 +13,11 @@
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
  * last one, so every tile is full; their results are not stored twice.{{#bias}}
  * bias[j] is added to each finished sum as it is stored, as the Add after a
- * MatMul does (after the sum, not as its start: the same bits).{{/bias}} */
-{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}const float* restrict b, float* restrict y{{#tail}}, void* scratch{{/tail}}) {
+ * MatMul does (after the sum, not as its start: the same bits).{{/bias}}{{#scale}}
+ * After the activation, each value is multiplied by scale[j] (a layer
+ * scale's Mul){{/scale}}{{#residual}}, then the residual's element is added (the Add of a
+ * residual connection), lane by lane: the unfused nodes' operations{{/residual}}. */
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}{{#scale}}const float* restrict scale, {{/scale}}{{#residual}}const float* restrict res, {{/residual}}const float* restrict b, float* restrict y{{#tail}}, void* scratch{{/tail}}) {
   typedef MLIP_VT_16 vt;
   /* PM rows: 4 (2 with 16 registers), more where few blocks leave registers
    * for them (up to 8: independent chains hide the multiply-add's latency) */
@@ -65,21 +68,32 @@
               for (v = 0; v < NV; ++v) {
                 vt s = acc[r][c][v];
 {{#bias}}                s = s + MLIP_VLOAD_16(bias + (j0 + c) * 16 + v * VW);
-{{/bias}}                MLIP_VSTORE_16(yp + v * VW, s);
+{{/bias}}{{^has_act_block}}{{#scale}}                s = s * MLIP_VLOAD_16(scale + (j0 + c) * 16 + v * VW);
+{{/scale}}{{#residual}}                s = s + MLIP_VLOAD_16(res + (yp - y) + v * VW);
+{{/residual}}{{/has_act_block}}                MLIP_VSTORE_16(yp + v * VW, s);
               }
 {{#has_act_block}}              {
                 float* const t = yp;
                 const int32_t nt = 16;
                 {{act_block}}
               }
-{{/has_act_block}}              continue;
+{{#post_act}}              /* the scale and residual after the activation */
+              for (v = 0; v < NV; ++v) {
+                vt s = MLIP_VLOAD_16(yp + v * VW);
+{{#scale}}                s = s * MLIP_VLOAD_16(scale + (j0 + c) * 16 + v * VW);
+{{/scale}}{{#residual}}                s = s + MLIP_VLOAD_16(res + (yp - y) + v * VW);
+{{/residual}}                MLIP_VSTORE_16(yp + v * VW, s);
+              }
+{{/post_act}}{{/has_act_block}}              continue;
             }
             memcpy(t, acc[r][c], sizeof t);
             for (int32_t q = 0; q < 16 && (j0 + c) * 16 + q < {{N}}; ++q) {
               float v = t[q];
 {{#bias}}              v = v + bias[(j0 + c) * 16 + q];
 {{/bias}}              {{act}}
-              yr[(j0 + c) * 16 + q] = v;
+{{#scale}}              v = v * scale[(j0 + c) * 16 + q];
+{{/scale}}{{#residual}}              v = v + res[(yr - y) + (j0 + c) * 16 + q];
+{{/residual}}              yr[(j0 + c) * 16 + q] = v;
             }
           }
         }
@@ -115,7 +129,9 @@
             float v = t[q];
 {{#bias}}            v = v + bias[{{NT}} + q];
 {{/bias}}            {{act}}
-            yr[{{NT}} + q] = v;
+{{#scale}}            v = v * scale[{{NT}} + q];
+{{/scale}}{{#residual}}            v = v + res[(yr - y) + {{NT}} + q];
+{{/residual}}            yr[{{NT}} + q] = v;
           }
         }
       }

@@ -6,7 +6,8 @@
 // place (its last N % 16 columns copied into a zero-padded block in the
 // kernel's scratch, K x 16 floats, and tiled as the others). A fused bias
 // (passes/fuse_matmul_bias, input 2) is added to each finished sum as it
-// is stored, before the activation.
+// is stored, before the activation; a fused layer scale (input 3) and
+// residual (input 4, passes/fuse_matmul_epilogue) after it, in that order.
 #include <memory>
 
 #include "c/kernels/kernels.h"
@@ -49,10 +50,18 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
   expect_float(g, n, 0);
   expect_float(g, n, 1);
   ops::MatMulDims d = ops::matmul_dims(g.value(n.inputs[0]).shape, g.value(n.inputs[1]).shape);
-  const bool bias = n.has_input(2);
+  const bool bias = n.has_input(2), scale = n.has_input(3), residual = n.has_input(4);
   spec.set_flag("bias", bias);
-  // The bias comes second in the signature, so a packed B stays after the args.
-  spec.args = bias ? std::vector<int>{0, 2, 1} : std::vector<int>{0, 1};
+  spec.set_flag("scale", scale);
+  spec.set_flag("residual", residual);
+  spec.set_flag("post_act", scale || residual);
+  // The epilogue's operands come after A in the signature, so a packed B
+  // stays after the args.
+  std::vector<int> args = {0};
+  for (int k = 2; k <= 4; ++k)
+    if (n.has_input(static_cast<size_t>(k))) args.push_back(k);
+  spec.args = args;
+  spec.args.push_back(1);
   // Below one block of 16 columns the tile would mostly compute padding
   // (and a packed B would take up to 16 times its bytes).
   if (d.n < 16 || d.m == 0 || d.k == 0) {
@@ -72,7 +81,7 @@ void prepare_MatMul(const Graph& g, const Node& n, KernelSpec& spec) {
     // The batch strides of B count whole matrices: rescale them to packed ones.
     for (int64_t& s : d.b_batch_stride) s = s / (d.k * d.n) * (nblk * d.k * 16);
     spec.packed.push_back(pack_b(*bv.constant, d.k, d.n, nblk));
-    spec.args = bias ? std::vector<int>{0, 2} : std::vector<int>{0};
+    spec.args = args;
     spec.set("NBLK", nblk);
     spec.set("BR", int64_t{16});
     spec.set("BB", c_int(d.k * 16));
