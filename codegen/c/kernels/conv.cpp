@@ -1,7 +1,8 @@
 // Conv: one template for 1-D, 2-D and 3-D (as 3-D with size-1 leading axes),
 // all geometry baked in. Constant weights (and bias) are packed at compile
 // time into the order the tiled kernel reads (conv_tiled.c, which reads and
-// writes either layout, c/layout.h); weights computed at run time go through
+// writes either layout, c/layout.h; a depthwise one between row-major
+// tensors conv_dw_rows.c, with the same packing); weights computed at run time go through
 // conv.c, row-major only. Both sum in the reference's order, so they give
 // its bits.
 #include <algorithm>
@@ -72,6 +73,28 @@ int64_t tile_positions(const ops::Geometry3& geo) {
   return best;
 }
 
+// conv_dw_rows.c's values: the geometry, the strides, and the scratch of
+// one channel's zero-padded planes with each row split into SW phases of QW
+// floats (room for a last register block of up to 16 lanes past OW).
+void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t mb) {
+  spec.template_name = "conv_dw_rows.c";
+  spec.includes.push_back("mlip/kvec.h");
+  spec.set("C", x[1]);
+  spec.set("MB", mb);
+  set_strides(spec, "X", x, false);
+  set_strides(spec, "Y", y, false);
+  const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
+  const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
+  const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
+  const int64_t sw = geo.stride[2];
+  const int64_t qw = std::max((iwp + sw - 1) / sw, geo.out[2] + 16 + (geo.kernel[2] - 1) * geo.dilation[2] / sw);
+  spec.set("IHP", ihp);
+  spec.set("QW", qw);
+  spec.set("SP_ELEMS", idp * ihp * sw * qw);
+  spec.scratch_bytes = static_cast<size_t>(idp * ihp * sw * qw) * sizeof(float);
+  spec.set_flag("has_scratch", true);
+}
+
 }  // namespace
 
 void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -116,6 +139,25 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const bool has_pads = geo.pad_begin[0] + geo.pad_begin[1] + geo.pad_begin[2] + geo.pad_end[0] + geo.pad_end[1] +
                               geo.pad_end[2] >
                           0;
+    // Depthwise between row-major tensors: vectors along the output rows
+    // (conv_dw_rows.c) rather than across channels, which from row-major
+    // planes are gathered lane by lane. Not for planes under one widest
+    // vector (16) per row that the channels-last padded copy below takes.
+    const int64_t out_plane = geo.out[0] * geo.out[1] * geo.out[2];
+    if (depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400)) {
+      prepare_depthwise_rows(spec, geo, x, y, mb);
+      spec.packed.push_back(wpk);
+      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
+      spec.layouts = {{0}, {}, true};
+      spec.set("y_restrict", has_res ? "" : "restrict ");
+      spec.args = {0};
+      if (has_res) {
+        spec.args.push_back(3);
+        spec.layouts.tied.push_back(3);
+        spec.in_place.push_back(3);
+      }
+      return;
+    }
     if (!pool && finite && has_pads && geo.out[0] * geo.out[1] * geo.out[2] <= 400)
       spec.pad_scratch_bytes = static_cast<size_t>(padded_in * pad_channels) * sizeof(float);
     const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;

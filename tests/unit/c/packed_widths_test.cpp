@@ -127,6 +127,24 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("dw_b", random_tensor(DType::Float32, {21}, 21));
   b.node("Conv", {"ccc", "dw_w", "dw_b"}, {"dwc"}, {{"group", int64_t{21}}, {"strides", ints{2, 1}}, {"pads", ints{1, 1, 1, 1}}});
   b.output("dwc");
+  // Depthwise between row-major tensors (conv_dw_rows.c: vectors along the
+  // rows, whole and partial): 7x7 with a residual and a HardSwish, 19
+  // channels; 3x5 of stride 2 and dilation 2 with asymmetric pads (the
+  // stride's phases).
+  b.input("rimg", DType::Float32, {2, 19, 9, 23});
+  in.emplace_back("rimg", random_tensor(DType::Float32, {2, 19, 9, 23}, 40));
+  b.initializer("r7_w", random_tensor(DType::Float32, {19, 1, 7, 7}, 41));
+  b.initializer("r7_b", random_tensor(DType::Float32, {19}, 42));
+  b.node("Conv", {"rimg", "r7_w", "r7_b"}, {"r7"}, {{"group", int64_t{19}}, {"pads", ints{3, 3, 3, 3}}});
+  b.node("Neg", {"rimg"}, {"rneg"});
+  b.node("Add", {"r7", "rneg"}, {"r7a"});
+  b.node("HardSwish", {"r7a"}, {"rows7"});
+  b.initializer("r3_w", random_tensor(DType::Float32, {19, 1, 3, 5}, 43));
+  b.input("rwide", DType::Float32, {1, 19, 4, 41});
+  in.emplace_back("rwide", random_tensor(DType::Float32, {1, 19, 4, 41}, 44));
+  b.node("Conv", {"rwide", "r3_w"}, {"rows3"},
+         {{"group", int64_t{19}}, {"strides", ints{1, 2}}, {"dilations", ints{2, 2}}, {"pads", ints{1, 4, 2, 3}}});
+  b.output("rows7").output("rows3");
   // A fused SiLU (Sigmoid and Mul) and Sigmoid on whole blocks of lanes
   // written contiguously: conv_tiled.c's mlip__ct_sigmoid (a tile's vectors
   // at once; mlip/kmath_f.h's functions one float at a time at width 1),

@@ -159,6 +159,75 @@ TEST(TiledKernels, DepthwiseOverManyBlocksMatchesTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
+// Depthwise convolutions between row-major tensors (conv_dw_rows.c: vectors
+// along the output rows, a zero-padded copy of each channel's planes split
+// into stride phases): rows of 16 to 70 outputs and narrow tall planes, 1-D
+// to 3-D, kernels up to 7, strides 1 to 3, dilations, asymmetric pads,
+// channel counts not a multiple of 16, batch 2, a bias, a residual (Add,
+// fused) and an activation at random.
+TEST(TiledKernels, DepthwiseOnRowMajorPlanesMatchesTheReferenceBitForBit) {
+  std::mt19937 rng(20261128);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  size_t expected = 0;  // those with a row of 16 outputs or a plane of over 400
+  for (int c = 0; c < 16; ++c) {
+    const size_t ns = c % 8 == 0 ? 1 : c % 8 == 1 ? 3 : 2;
+    const int64_t ch = pick(rng, 1, 40);
+    Shape in = {pick(rng, 1, 2), ch};
+    for (size_t a = 0; a < ns; ++a) {
+      const bool last = a + 1 == ns;
+      in.push_back(ns == 3 && !last ? pick(rng, 2, 5) : c % 5 == 4 ? (last ? pick(rng, 3, 9) : pick(rng, 60, 90))
+                                                                   : last ? pick(rng, 16, 70) : pick(rng, 3, 20));
+    }
+    const std::string x = fmt::format("r{}", c), y = fmt::format("r{}c", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 1100 + static_cast<uint32_t>(c)));
+    const size_t nsp = in.size() - 2;
+    ints kernel, strides, dilations, pads(2 * nsp);
+    Shape out = {in[0], ch};
+    for (size_t a = 0; a < nsp; ++a) {
+      const int64_t d = pick(rng, 1, 2), s = pick(rng, 1, 3);
+      int64_t k = pick(rng, 1, 7);
+      const int64_t p0 = pick(rng, 0, k), p1 = pick(rng, 0, k);
+      while (d * (k - 1) + 1 > in[2 + a] + p0 + p1) --k;
+      kernel.push_back(k), strides.push_back(s), dilations.push_back(d);
+      pads[a] = p0, pads[nsp + a] = p1;
+      out.push_back((in[2 + a] + p0 + p1 - d * (k - 1) - 1) / s + 1);
+    }
+    expected += out.back() >= 16 || numel(out) / (out[0] * out[1]) > 400;
+    Shape wshape = {ch, 1};
+    wshape.insert(wshape.end(), kernel.begin(), kernel.end());
+    b.initializer(y + "_w", random_tensor(DType::Float32, wshape, 1200 + static_cast<uint32_t>(c)));
+    std::vector<std::string> ins = {x, y + "_w"};
+    if (pick(rng, 0, 1)) {
+      b.initializer(y + "_b", random_tensor(DType::Float32, {ch}, 1300 + static_cast<uint32_t>(c)));
+      ins.push_back(y + "_b");
+    }
+    b.node("Conv", ins, {y},
+           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads}, {"group", ch}});
+    std::string last = y;
+    if (pick(rng, 0, 1)) {  // a residual that dies here: y may take over its bytes
+      const std::string r = fmt::format("r{}r", c);
+      b.input(r, DType::Float32, out);
+      inputs.emplace_back(r, random_tensor(DType::Float32, out, 1400 + static_cast<uint32_t>(c)));
+      b.node("Neg", {r}, {r + "n"});
+      b.node("Add", {y, r + "n"}, {y + "_add"});
+      last = y + "_add";
+    }
+    b.output(add_activation(b, rng, last));
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_depthwise_rows.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  size_t rows = 0;
+  for (size_t at = lib1.find("Depthwise Conv on row-major planes"); at != std::string::npos;
+       at = lib1.find("Depthwise Conv on row-major planes", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, expected);
+  EXPECT_GE(expected, 8u);
+}
+
 // Dense 2-D convolutions (+ activation) followed by a random MaxPool, which
 // passes/fuse_pool folds into the convolution (conv_tiled.c's pool, a
 // compare and a blend per vector): kernels, strides, pads, dilations and
@@ -437,6 +506,10 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
     b.node("Conv", ins, {y}, {{"pads", ints{1, 1, 1, 1}}, {"group", group}});
   };
   conv("x", 6, 6, 6, true, "dw_gather");  // depthwise from a row-major input
+  b.input("xr", DType::Float32, {1, 5, 3, 20});
+  b.initializer("dwr_w", random_tensor(DType::Float32, {5, 1, 3, 3}, 5));
+  b.node("Conv", {"xr", "dwr_w"}, {"dw_rows"}, {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{5}}});
+  b.node("Relu", {"dw_rows"}, {"dw_rows_relu"});  // row-major on both sides: conv_dw_rows.c
   conv("dw_gather", 6, 16, 1, false, "dense");
   conv("dense", 16, 16, 16, false, "dw_vector");
   conv("dw_vector", 16, 6, 2, true, "padded");  // 3 channels per group: padded blocks
@@ -453,7 +526,7 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   b.node("MatMul", {"a", "w"}, {"mm_packed"});
   b.input("v", DType::Float32, {2, 20, 17});
   b.node("MatMul", {"g1", "v"}, {"mm_in_place"});  // one block and one tail column
-  b.output("gap").output("gmp").output("g1").output("g2").output("mm_packed").output("mm_in_place");
+  b.output("gap").output("gmp").output("g1").output("g2").output("mm_packed").output("mm_in_place").output("dw_rows_relu");
   EXPECT_EQ(test::strict_c99_errors(b.save(test::scratch_dir(), "tiled_strict.onnx")), "");
 }
 
