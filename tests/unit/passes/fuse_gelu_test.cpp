@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "driver/compile.h"
+#include "testlib/graph_query.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
@@ -22,14 +23,9 @@ namespace mlipc::unit_passes_fuse_gelu {
 namespace {
 
 namespace fs = std::filesystem;
+using test::count_ops;
 using test::OnnxBuilder;
 using test::random_tensor;
-
-int count_ops(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
-}
 
 TensorData scalar(float v, Shape shape = {}) {
   return TensorData::from<float>(shape, std::vector<float>(static_cast<size_t>(numel(shape)), v));

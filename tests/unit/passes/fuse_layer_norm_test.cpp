@@ -14,6 +14,7 @@
 
 #include "driver/compile.h"
 #include "mlip/kmath.h"
+#include "testlib/graph_query.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
@@ -21,15 +22,10 @@ namespace mlipc::unit_passes_fuse_layer_norm {
 namespace {
 
 namespace fs = std::filesystem;
+using test::count_ops;
 using test::ints;
 using test::OnnxBuilder;
 using test::random_tensor;
-
-int count_ops(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
-}
 
 TensorData scalar(float v) { return TensorData::from<float>({}, {v}); }
 

@@ -14,6 +14,7 @@
 
 #include "driver/compile.h"
 #include "ops/activation.h"
+#include "testlib/graph_query.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
@@ -21,22 +22,11 @@ namespace mlipc::unit_passes_fused_epilogues {
 namespace {
 
 namespace fs = std::filesystem;
+using test::count_ops;
+using test::producer;
 using test::ints;
 using test::OnnxBuilder;
 using test::random_tensor;
-
-int count_ops(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
-}
-
-const Node* producer(const Graph& g, const std::string& value) {
-  for (const Node& n : g.nodes)
-    for (ValueId v : n.outputs)
-      if (v != kNoValue && g.value(v).name == value) return &n;
-  return nullptr;
-}
 
 void conv(OnnxBuilder& b, const std::string& x, int64_t c, int64_t m, const std::string& y, uint32_t seed, bool bias) {
   b.initializer(y + "_w", random_tensor(DType::Float32, {m, c, 3, 3}, seed));

@@ -14,6 +14,7 @@
 
 #include "driver/compile.h"
 #include "ops/activation.h"
+#include "testlib/graph_query.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
 
@@ -21,22 +22,11 @@ namespace mlipc::unit_passes_fused_matmul_epilogue {
 namespace {
 
 namespace fs = std::filesystem;
+using test::count_ops;
+using test::producer;
 using test::ints;
 using test::OnnxBuilder;
 using test::random_tensor;
-
-int count_ops(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
-}
-
-const Node* producer(const Graph& g, const std::string& value) {
-  for (const Node& n : g.nodes)
-    for (ValueId v : n.outputs)
-      if (v != kNoValue && g.value(v).name == value) return &n;
-  return nullptr;
-}
 
 int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
