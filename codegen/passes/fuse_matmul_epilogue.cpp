@@ -1,9 +1,10 @@
-// A MatMul's epilogue (passes.h): what its store adds to each finished sum,
-// in the unfused nodes' order: the bias (fuse_matmul_bias: MatMul with a
-// constant B + Add(matmul, c), c constant, one value per output column;
+// A MatMul's epilogue (passes.h): what its store adds to each finished
+// sum, in the unfused nodes' order: the bias (fuse_matmul_bias: MatMul with
+// a constant B + Add(matmul, c), c constant, one value per output column;
 // the Add's output becomes the MatMul's, which keeps its place in the
 // schedule), then the activation (fuse_activation), then a per-column scale
-// and a residual (fuse_matmul_epilogue).
+// and a residual (fuse_matmul_epilogue). The two passes share
+// is_column_bias.
 #include "ops/activation.h"
 #include "passes/passes.h"
 
