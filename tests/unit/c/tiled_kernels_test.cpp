@@ -30,15 +30,16 @@ using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
 int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
 // A random Conv on `in` ([N, C, spatial...]) with `m` output channels and
-// `group` groups; adds its weights, and returns the output's shape.
+// `group` groups, kernels of up to `max_kernel` taps per axis; adds its
+// weights, and returns the output's shape.
 Shape add_conv(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Shape& in, int64_t m, int64_t group,
-               const std::string& y, uint32_t seed) {
+               const std::string& y, uint32_t seed, int64_t max_kernel = 5) {
   const size_t ns = in.size() - 2;
   ints kernel, strides, dilations, pads(2 * ns);
   Shape out = {in[0], m};
   for (size_t a = 0; a < ns; ++a) {
     const int64_t d = pick(rng, 1, 2), s = pick(rng, 1, 3);
-    int64_t k = pick(rng, 1, 5);
+    int64_t k = pick(rng, 1, max_kernel);
     const int64_t p0 = pick(rng, 0, k), p1 = pick(rng, 0, k);
     while (d * (k - 1) + 1 > in[2 + a] + p0 + p1) --k;  // the window fits the padded input
     kernel.push_back(k);
@@ -182,29 +183,8 @@ TEST(TiledKernels, DepthwiseOnRowMajorPlanesMatchesTheReferenceBitForBit) {
     const std::string x = fmt::format("r{}", c), y = fmt::format("r{}c", c);
     b.input(x, DType::Float32, in);
     inputs.emplace_back(x, random_tensor(DType::Float32, in, 1100 + static_cast<uint32_t>(c)));
-    const size_t nsp = in.size() - 2;
-    ints kernel, strides, dilations, pads(2 * nsp);
-    Shape out = {in[0], ch};
-    for (size_t a = 0; a < nsp; ++a) {
-      const int64_t d = pick(rng, 1, 2), s = pick(rng, 1, 3);
-      int64_t k = pick(rng, 1, 7);
-      const int64_t p0 = pick(rng, 0, k), p1 = pick(rng, 0, k);
-      while (d * (k - 1) + 1 > in[2 + a] + p0 + p1) --k;
-      kernel.push_back(k), strides.push_back(s), dilations.push_back(d);
-      pads[a] = p0, pads[nsp + a] = p1;
-      out.push_back((in[2 + a] + p0 + p1 - d * (k - 1) - 1) / s + 1);
-    }
+    const Shape out = add_conv(b, rng, x, in, ch, ch, y, 1200 + static_cast<uint32_t>(c), 7);
     expected += out.back() >= 16 || numel(out) / (out[0] * out[1]) > 400;
-    Shape wshape = {ch, 1};
-    wshape.insert(wshape.end(), kernel.begin(), kernel.end());
-    b.initializer(y + "_w", random_tensor(DType::Float32, wshape, 1200 + static_cast<uint32_t>(c)));
-    std::vector<std::string> ins = {x, y + "_w"};
-    if (pick(rng, 0, 1)) {
-      b.initializer(y + "_b", random_tensor(DType::Float32, {ch}, 1300 + static_cast<uint32_t>(c)));
-      ins.push_back(y + "_b");
-    }
-    b.node("Conv", ins, {y},
-           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads}, {"group", ch}});
     std::string last = y;
     if (pick(rng, 0, 1)) {  // a residual that dies here: y may take over its bytes
       const std::string r = fmt::format("r{}r", c);
