@@ -85,21 +85,6 @@ static inline float mlip__nan_or(float x, float y) {
   return mlip__f_sel(x != x, mlip__qnan(mlip__fbits(x)), y);
 }
 
-/* e^r for |r| <= 0.35 by its Taylor polynomial of degree 7, in Horner's
- * order (mlip_exp_f). */
-static inline float mlip__exp_poly_f(float r) {
-  MLIP__STRICT
-  float p = 1.98412698e-4f;
-  p = p * r + 1.38888889e-3f;
-  p = p * r + 8.33333377e-3f;
-  p = p * r + 4.16666679e-2f;
-  p = p * r + 0.166666672f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  return p;
-}
-
 /* e^x: k = the nearest integer to x / ln 2 (adding and subtracting
  * 1.5 * 2^23), r = x - k ln 2 in two steps (LN2_HI has 9 significant bits:
  * k * LN2_HI is exact for |k| <= 128, and so is x - k * LN2_HI), e^r by its
@@ -115,8 +100,14 @@ static inline float mlip_exp_f(float x) {
   const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
   const int32_t ki = (int32_t)k, k1 = ki / 2;
   const uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(ki - k1 + 127) << 23;
-  const float p = mlip__exp_poly_f(r);
-  float s1, s2, y;
+  float p = 1.98412698e-4f, s1, s2, y;
+  p = p * r + 1.38888889e-3f;
+  p = p * r + 8.33333377e-3f;
+  p = p * r + 4.16666679e-2f;
+  p = p * r + 0.166666672f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
   memcpy(&s1, &b1, sizeof s1);
   memcpy(&s2, &b2, sizeof s2);
   y = (p * s1) * s2;
