@@ -47,6 +47,7 @@
 
 #include "mlip/strict_fp.h" /* before any definition: no contraction (C) */
 
+#include <stdint.h>
 #include <string.h>
 
 #include "mlip/kfma.h"
@@ -238,5 +239,63 @@ static inline mlip_v16f mlip_vfmas16(float s, mlip_v16f b, mlip_v16f c) {
 #define MLIP_VFMAS_16(s, b, c) MLIP__VFMAS_W(MLIP_VW_16)(s, b, c)
 #define MLIP_VFMAS_8(s, b, c) MLIP__VFMAS_W(MLIP_VW_8)(s, b, c)
 #define MLIP_VFMAS_4(s, b, c) MLIP__VFMAS_W(MLIP_VW_4)(s, b, c)
+
+/* Transposes: v[0..n-1], n vectors of n lanes holding an n x n block (row
+ * r in v[r]), transposed in place (lane c of v[r] goes to lane r of v[c]):
+ * log2(n) rounds, each swapping the off-diagonal h x h blocks of every
+ * 2h x 2h block with two-source shuffles (values moved, never computed: the
+ * bits unchanged). MLIP_VTRANSPOSE_16(v) takes MLIP_VW_16 vectors of
+ * MLIP_VT_16 (at width 1, one float: nothing to do). How a kernel sums
+ * several rows side by side, each row's terms in its own order (one row
+ * per lane: templates/kernels/softmax.c). */
+#if MLIP_VL > 1
+#if defined(__clang__)
+#define MLIP__VSHUF(it, a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define MLIP__VSHUF(it, a, b, ...) __builtin_shuffle(a, b, (it){__VA_ARGS__})
+#endif
+#define MLIP__VTR_ROUND(v, n, h, it, lo, hi)  \
+  do {                                        \
+    int i_;                                   \
+    for (i_ = 0; i_ < (n); ++i_)              \
+      if (!(i_ & (h))) {                      \
+        const __typeof__(v[0]) a_ = v[i_];    \
+        const __typeof__(v[0]) b_ = v[i_ + (h)]; \
+        v[i_] = MLIP__VSHUF(it, a_, b_, lo);  \
+        v[i_ + (h)] = MLIP__VSHUF(it, a_, b_, hi); \
+      }                                       \
+  } while (0)
+#define MLIP__VA(...) __VA_ARGS__
+typedef int32_t mlip_v4i __attribute__((vector_size(16)));
+static inline void mlip_vtranspose4(mlip_v4f* v) {
+  MLIP__VTR_ROUND(v, 4, 2, mlip_v4i, MLIP__VA(0, 1, 4, 5), MLIP__VA(2, 3, 6, 7));
+  MLIP__VTR_ROUND(v, 4, 1, mlip_v4i, MLIP__VA(0, 4, 2, 6), MLIP__VA(1, 5, 3, 7));
+}
+#if MLIP_VL >= 8
+typedef int32_t mlip_v8i __attribute__((vector_size(32)));
+static inline void mlip_vtranspose8(mlip_v8f* v) {
+  MLIP__VTR_ROUND(v, 8, 4, mlip_v8i, MLIP__VA(0, 1, 2, 3, 8, 9, 10, 11), MLIP__VA(4, 5, 6, 7, 12, 13, 14, 15));
+  MLIP__VTR_ROUND(v, 8, 2, mlip_v8i, MLIP__VA(0, 1, 8, 9, 4, 5, 12, 13), MLIP__VA(2, 3, 10, 11, 6, 7, 14, 15));
+  MLIP__VTR_ROUND(v, 8, 1, mlip_v8i, MLIP__VA(0, 8, 2, 10, 4, 12, 6, 14), MLIP__VA(1, 9, 3, 11, 5, 13, 7, 15));
+}
+#endif
+#if MLIP_VL >= 16
+typedef int32_t mlip_v16i __attribute__((vector_size(64)));
+static inline void mlip_vtranspose16(mlip_v16f* v) {
+  MLIP__VTR_ROUND(v, 16, 8, mlip_v16i, MLIP__VA(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+                  MLIP__VA(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31));
+  MLIP__VTR_ROUND(v, 16, 4, mlip_v16i, MLIP__VA(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
+                  MLIP__VA(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31));
+  MLIP__VTR_ROUND(v, 16, 2, mlip_v16i, MLIP__VA(0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29),
+                  MLIP__VA(2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31));
+  MLIP__VTR_ROUND(v, 16, 1, mlip_v16i, MLIP__VA(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30),
+                  MLIP__VA(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31));
+}
+#endif
+#endif
+#define mlip_vtranspose1(v) ((void)(v))
+#define MLIP__VTR_W(w) MLIP__VTR_W_(w)
+#define MLIP__VTR_W_(w) mlip_vtranspose##w
+#define MLIP_VTRANSPOSE_16(v) MLIP__VTR_W(MLIP_VW_16)(v)
 
 #endif /* MLIP_KVEC_H_ */

@@ -3,23 +3,28 @@
  * Each (o, i) takes the max, then the sum of mlip_exp_f(x - max) in k's
  * order, as one element at a time would; the exponentials (mlip/kmath_f.h's
  * float-precision exp) in loops the compiler vectorizes (the same bits:
- * lanes never meet); up to 8 rows side
- * by side for INNER == 1 (their 8 sums in registers), up to 64 inner indices
- * for INNER > 1 (each one's order unchanged). The max skips NaN as fmaxf does; it is the same value
+ * lanes never meet). For INNER == 1, rows in blocks of RB: with vectors,
+ * RB = MLIP_VW_16 rows summed side by side, one row per lane (each block of
+ * MLIP_VW_16 columns transposed in registers, mlip/kvec.h, then added
+ * column after column: every lane's sum in k's order); without, 8 rows'
+ * sums as 8 scalar chains. Up to 64 inner indices for INNER > 1 (each
+ * one's order unchanged). The max skips NaN as fmaxf does; it is the same value
  * in any order but for the sign of a zero max, which no output sees
  * (x - (+0) and x - (-0) differ only where x is a zero, whose exponential
  * is 1 either way, and where +0 and -0 are both the max the sum is >= 2, so
  * its log is no zero): the rows' max is taken over 16 lanes, the INNER > 1
  * form's calls fmaxf between equal values only. */
 static void {{fn}}(const float* x, float* y) {
-{{#rows}}  /* Up to 8 rows side by side: each row's sum is a separate chain in k's
-   * order (the core overlaps them; one row alone waits on every add), and
-   * the exponentials of the block are one array. */
-  for (int32_t o0 = 0; o0 < {{OUTER}}; o0 += 8) {
-    const int32_t nr = {{OUTER}} - o0 < 8 ? {{OUTER}} - o0 : 8;
+{{#rows}}#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
+  enum { RB = MLIP_VW_16 };
+#else
+  enum { RB = 8 };
+#endif
+  for (int32_t o0 = 0; o0 < {{OUTER}}; o0 += RB) {
+    const int32_t nr = {{OUTER}} - o0 < RB ? {{OUTER}} - o0 : RB;
     const float* px = x + o0 * {{N}};
     float* py = y + o0 * {{N}};
-    float mx[8], sum[8];
+    float mx[RB], sum[RB];
     int32_t r, k;
     for (r = 0; r < nr; ++r) {
       const float* pr = px + r * {{N}};
@@ -55,6 +60,25 @@ static void {{fn}}(const float* x, float* y) {
     }
     for (r = 0; r < nr; ++r)
       for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip_exp_f(px[r * {{N}} + k] - mx[r]);
+#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
+    {
+      /* One row per lane (the rows past the end repeat the last: read, never
+       * stored): each block of RB columns transposed, then its columns added
+       * in k's order, so lane r's sum is row r's chain. */
+      typedef MLIP_VT_16 vt;
+      const float* rp[RB];
+      vt v[RB], sv = (vt){0};
+      for (r = 0; r < RB; ++r) rp[r] = py + (r < nr ? r : nr - 1) * {{N}};
+      for (k = 0; k + RB <= {{N}}; k += RB) {
+        MLIP_VUNROLL for (r = 0; r < RB; ++r) v[r] = MLIP_VLOAD_16(rp[r] + k);
+        MLIP_VTRANSPOSE_16(v);
+        MLIP_VUNROLL for (r = 0; r < RB; ++r) sv = sv + v[r];
+      }
+      memcpy(sum, &sv, sizeof sum);
+      for (; k < {{N}}; ++k)
+        for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
+    }
+#else
     if (nr == 8) { /* the chains in registers */
       float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f, s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
       for (k = 0; k < {{N}}; ++k) {
@@ -72,6 +96,7 @@ static void {{fn}}(const float* x, float* y) {
       for (k = 0; k < {{N}}; ++k)
         for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
     }
+#endif
 {{#log}}    for (r = 0; r < nr; ++r) {
       const float ls = mlip_logf(sum[r]);
       for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r] - ls;

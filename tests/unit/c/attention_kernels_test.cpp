@@ -1,7 +1,8 @@
 // The CPU kernels a transformer's attention spends its time in, as the
 // generated C runs them, against the reference evaluator bit for bit: the
-// rows form of Softmax and LogSoftmax (softmax.c: 8 rows side by side, the
-// max over 16 lanes), MatMul with its bias Add fused into the store
+// rows form of Softmax and LogSoftmax (softmax.c: a vector's width of rows
+// side by side, one row per lane, 8 scalar chains without vectors; the max
+// over 16 lanes), MatMul with its bias Add fused into the store
 // (matmul_packed.c, matmul.c), and LayerNormalization and
 // InstanceNormalization (normalize_rows.c), and Transpose in tiles
 // (transpose_blocked.c), at every vector width the host can build (as
@@ -33,8 +34,11 @@ namespace fs = std::filesystem;
 using test::OnnxBuilder;
 using test::random_tensor;
 
-// Rows of 4 * 3 * 11 = 132 (16 blocks of 8 and a block of 4) and 37
-// (two 16-lane steps and a tail of 5), of 16 (no tail), of 5 (tail only);
+// Rows of 4 * 3 * 11 = 132 (16 blocks of 8 and a block of 4; 8 blocks of 16
+// and one of 4) and 37 (two 16-lane steps and a tail of 5), of 16 (no tail),
+// of 5 (tail only), 69 long rows of 130 (8 transposed blocks of 16 columns
+// and a tail of 2; 4 blocks of 16 rows and one of 5), 16 rows of 64 (every
+// block whole);
 // batch > 1 on a non-last axis (axis 1 of [3, 7, 2]: the strided form beside
 // the rows form); and a row set of special values: a +0/-0 tie as the max,
 // NaN (skipped by the max, so the row's outputs are NaN), -inf, all -inf
@@ -49,6 +53,8 @@ fs::path model(io::NamedTensors& in) {
   input("b", {2, 9, 16}, random_tensor(DType::Float32, {2, 9, 16}, 2, -3.0, 3.0));
   input("c", {13, 5}, random_tensor(DType::Float32, {13, 5}, 3, -30.0, 30.0));
   input("d", {3, 7, 2}, random_tensor(DType::Float32, {3, 7, 2}, 4, -2.0, 2.0));
+  input("l", {3, 23, 130}, random_tensor(DType::Float32, {3, 23, 130}, 26, -20.0, 20.0));
+  input("q", {16, 64}, random_tensor(DType::Float32, {16, 64}, 27, -4.0, 4.0));
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> s = {
       -0.0f, 0.0f, -1.0f, -3.5f, -0.0f, -2.0f, -7.0f, 0.0f, -1.0f, -1.0f, -9.0f, -4.0f, -0.5f, -8.0f, -6.0f, -2.5f, -0.0f,
@@ -58,7 +64,7 @@ fs::path model(io::NamedTensors& in) {
       -inf,  -inf, -inf,  -inf,  -inf,  -inf,  -inf,  -inf, -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf, -inf,
       80.0f, -80.0f, 0.0f, 79.0f, -30.0f, 80.0f, -120.0f, 60.0f, 1e-40f, -1e-40f, 70.0f, -70.0f, 80.0f, 5.0f, -5.0f, 1.0f, 2.0f};
   input("s", {6, 17}, TensorData::from<float>({6, 17}, s));
-  for (const char* x : {"a", "b", "c", "s"}) {
+  for (const char* x : {"a", "b", "c", "s", "l", "q"}) {
     b.node("Softmax", {x}, {fmt::format("sm_{}", x)}, {{"axis", int64_t{-1}}});
     b.node("LogSoftmax", {x}, {fmt::format("lsm_{}", x)}, {{"axis", int64_t{-1}}});
     b.output(fmt::format("sm_{}", x)).output(fmt::format("lsm_{}", x));
