@@ -2,8 +2,8 @@
 // sum, in the unfused nodes' order: the bias (fuse_matmul_bias: MatMul with
 // a constant B + Add(matmul, c), c constant, one value per output column;
 // the Add's output becomes the MatMul's, which keeps its place in the
-// schedule), then the activation (fuse_activation), then a per-column scale
-// and a residual (fuse_matmul_epilogue). The two passes share
+// schedule), then the activation (fuse_activation), then a per-column (or
+// scalar) scale and a residual (fuse_matmul_epilogue). The two passes share
 // is_column_bias.
 #include "ops/activation.h"
 #include "passes/passes.h"
@@ -22,6 +22,12 @@ bool is_column_bias(const Value& c, const Shape& out) {
   for (size_t i = 0; i + 1 < c.shape.size(); ++i)
     if (c.shape[i] != 1) return false;
   return true;
+}
+
+// c is a float constant of one value (any shape of ones: a scalar), which a
+// Mul applies to every element: attention's scale of Q K^T.
+bool is_scalar_constant(const Value& c) {
+  return c.is_constant() && c.dtype == DType::Float32 && numel(c.shape) == 1;
 }
 
 }  // namespace
@@ -83,9 +89,18 @@ void fuse_matmul_epilogue(Graph& g) {
       if (out.dtype != DType::Float32 || out.shape != shape) break;
       // Each step keeps the order of the unfused nodes: a scale after a
       // residual, or a second one of either, is not this epilogue.
-      if (c.op == "Mul" && !scale && !residual && columns && is_column_bias(g.value(other), shape)) {
+      const bool scalar = is_scalar_constant(g.value(other));
+      if (c.op == "Mul" && !scale && !residual && columns && (scalar || is_column_bias(g.value(other), shape))) {
         mm.inputs.resize(3, kNoValue);
-        mm.inputs.push_back(other);
+        // A scalar as one value per column (each product x * s the same):
+        // the kernel and the reference read scale[j].
+        ValueId sc = other;
+        if (scalar) {
+          const float v = g.value(other).constant->data<float>()[0];
+          sc = g.add_constant(c.name + "_scale", TensorData::from<float>({shape.back()}, std::vector<float>(
+                                                                              static_cast<size_t>(shape.back()), v)));
+        }
+        mm.inputs.push_back(sc);
         mm.attrs.set("mlipc_scale", int64_t{1});
         scale = true;
       } else if (c.op == "Add" && !residual && g.value(other).dtype == DType::Float32 &&

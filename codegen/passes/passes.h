@@ -92,7 +92,8 @@ void fuse_layer_norm(Graph& g);
 void fuse_matmul_bias(Graph& g);
 
 // After fuse_activation: the MatMul's output read by a Mul by a constant
-// with one value per output column (a layer scale), then (or without it) by
+// with one value per output column (a layer scale) or a single value
+// (attention's scale of Q K^T, made a column of that value), then (or without it) by
 // an Add of a tensor of the output's shape (a residual), neither with an
 // activation of its own: the MatMul multiplies each stored value, after its
 // bias and activation, by scale[j] (input 3, mlipc_scale = 1), then adds

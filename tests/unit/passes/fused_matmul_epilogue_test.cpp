@@ -1,6 +1,6 @@
 // A Linear's epilogue in the MatMul's store (passes/fuse_matmul_bias,
 // fuse_activation, fuse_matmul_epilogue): bias, then GELU (either form) or
-// another activation, then a per-column layer scale, then a residual, each
+// another activation, then a per-column (or scalar) scale, then a residual, each
 // as the unfused nodes compute it, so the generated C equals the reference
 // evaluator's outputs of the unfused graph bit for bit (tolerance 0), and
 // the fused nodes are gone. Random sizes (odd, below and above a block of 16
@@ -94,7 +94,10 @@ TEST(FusedEpilogues, LinearEpiloguesJoinTheMatMulBitForBit) {
       cur = "act";
     }
     if (c.scale) {
-      bld.initializer("gamma", random_tensor(DType::Float32, t % 2 ? Shape{1, n} : Shape{n}, 300 + t, -2, 2));
+      // A column of N, or one value (attention's scale of Q K^T: rank 0 or
+      // a shape of ones).
+      const Shape gs = t % 5 == 0 ? Shape{} : t % 5 == 3 ? Shape{1, 1} : t % 2 ? Shape{1, n} : Shape{n};
+      bld.initializer("gamma", random_tensor(DType::Float32, gs, 300 + t, -2, 2));
       two("Mul", "gamma", "scaled");
     }
     if (c.residual) two("Add", "r", "sum");
