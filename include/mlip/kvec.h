@@ -240,6 +240,18 @@ static inline mlip_v16f mlip_vfmas16(float s, mlip_v16f b, mlip_v16f c) {
 #define MLIP_VFMAS_8(s, b, c) MLIP__VFMAS_W(MLIP_VW_8)(s, b, c)
 #define MLIP_VFMAS_4(s, b, c) MLIP__VFMAS_W(MLIP_VW_4)(s, b, c)
 
+/* MLIP_VPANEL_BYTES: how much of a packed operand a kernel may keep in the
+ * L1 data cache beside its other streams (matmul_packed.c splits its sum
+ * into chunks whose panel of B fits); 0 where there is no cache to keep
+ * it in, or no vectors (Cortex-M: the sums run whole, as before). */
+#ifndef MLIP_VPANEL_BYTES
+#if MLIP_VL > 1 && !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define MLIP_VPANEL_BYTES 24576
+#else
+#define MLIP_VPANEL_BYTES 0
+#endif
+#endif
+
 /* Transposes: v[0..n-1], n vectors of n lanes holding an n x n block (row
  * r in v[r]), transposed in place (lane c of v[r] goes to lane r of v[c]):
  * log2(n) rounds, each swapping the off-diagonal h x h blocks of every

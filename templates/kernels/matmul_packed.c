@@ -11,7 +11,13 @@
  * multiply-add, MLIP_VFMAS; mlip_fmaf in the tail) for p in order from 0: each
  * output is the reference's dot product (ops::eval_MatMul), bit for bit at
  * any vector width (mlip/kvec.h). Rows and blocks past the end repeat the
- * last one, so every tile is full; their results are not stored twice.{{#bias}}
+ * last one, so every tile is full; their results are not stored twice.
+ * Where a group of NJ blocks of B is larger than 1.5 MLIP_VPANEL_BYTES
+ * (mlip/kvec.h: what stays in L1 beside A's rows), p runs in NKC chunks
+ * of KC (about MLIP_VPANEL_BYTES of B each) over row blocks of MB (partial sums and A's chunk stay in L2): each
+ * tile's unfinished sums are stored to y after a chunk and loaded back
+ * before the next, floats as they were, so every output is still the one
+ * sum in p's order.{{#bias}}
  * bias[j] is added to each finished sum as it is stored, as the Add after a
  * MatMul does (after the sum, not as its start: the same bits).{{/bias}}{{#scale}}
  * After the activation, each value is multiplied by scale[j] (a layer
@@ -25,7 +31,12 @@
          PMW0 = (MLIP_VREGS - 2) / ({{NBLK}} * NV + 1), PMW = PMW0 > 8 ? 8 : PMW0, PMX = PMW > PMB ? PMW : PMB,
          PM = {{M}} < PMX ? {{M}} : PMX,
          NJ0 = (MLIP_VREGS - PM - 2) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
-         NJ = NJ1 > {{NBLK}} ? ({{NBLK}} < 1 ? 1 : {{NBLK}}) : NJ1{{#tail}},
+         NJ = NJ1 > {{NBLK}} ? ({{NBLK}} < 1 ? 1 : {{NBLK}}) : NJ1,
+         /* p in NKC chunks of about KC0 when a group's panel of B passes
+          * 1.5 MLIP_VPANEL_BYTES (a panel up to that still fits L1 whole) */
+         KC0 = MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)) < 8 ? 8 : MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)),
+         NKC = MLIP_VPANEL_BYTES == 0 || 2 * {{K}} <= 3 * KC0 ? 1 : ({{K}} + KC0 - 1) / KC0, KC = ({{K}} + NKC - 1) / NKC,
+         MB = NKC == 1 ? {{M}} : PM * ((256 + PM - 1) / PM){{#tail}},
          /* the tail block's tile: as many rows as its accumulators leave registers for (8 at most) */
          PT0 = (MLIP_VREGS - 2) / (NV + 1), PT1 = PT0 < 1 ? 1 : PT0 > 8 ? 8 : PT0, PT = {{M}} < PT1 ? {{M}} : PT1{{/tail}} };
   float* yb = y;
@@ -37,18 +48,32 @@
 {{/loops}}  {
     const float* pa = a + a{{r}};
     const float* pb = b + b{{r}};
-    for (int32_t j0 = 0; j0 < {{NBLK}}; j0 += NJ) {
-      for (int32_t i0 = 0; i0 < {{M}}; i0 += PM) {
+    for (int32_t j0 = 0; j0 < {{NBLK}}; j0 += NJ)
+     for (int32_t ib = 0; ib < {{M}}; ib += MB) {
+      const int32_t ie = {{M}} - ib < MB ? {{M}} : ib + MB;
+      for (int32_t k0 = 0; k0 < {{K}}; k0 += KC) {
+      const int32_t ke = {{K}} - k0 < KC ? {{K}} : k0 + KC;
+      for (int32_t i0 = ib; i0 < ie; i0 += PM) {
         const float* ar[PM];
         const float* bq[NJ];
         vt acc[PM][NJ][NV];
         int32_t r, c, v;
-        for (r = 0; r < PM; ++r) ar[r] = pa + (i0 + r < {{M}} ? i0 + r : {{M}} - 1) * {{K}};
+        for (r = 0; r < PM; ++r) ar[r] = pa + (i0 + r < ie ? i0 + r : ie - 1) * {{K}};
         for (c = 0; c < NJ; ++c) bq[c] = pb + (j0 + c < {{NBLK}} ? j0 + c : {{NBLK}} - 1) * {{BB}};
-        {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r)
-          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
-            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) acc[r][c][v] = (vt){0};
-        for (int32_t p = 0; p < {{K}}; ++p) {
+        if (k0 == 0) {
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r)
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
+              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) acc[r][c][v] = (vt){0};
+        } else { /* the sums so far, as the last chunk stored them */
+          for (r = 0; r < PM; ++r)
+            for (c = 0; c < NJ; ++c) {
+              float t[16] = {0};
+              const int32_t j = (j0 + c < {{NBLK}} ? j0 + c : {{NBLK}} - 1) * 16;
+              memcpy(t, yb + (i0 + r < ie ? i0 + r : ie - 1) * {{N}} + j, ({{N}} - j < 16 ? {{N}} - j : 16) * sizeof(float));
+              memcpy(acc[r][c], t, sizeof t);
+            }
+        }
+        for (int32_t p = k0; p < ke; ++p) {
           float av[PM];
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) av[r] = ar[r][p];
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
@@ -57,7 +82,17 @@
               {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][c][v] = MLIP_VFMAS_16(av[r], w, acc[r][c][v]);
             }
         }
-        for (r = 0; r < PM && i0 + r < {{M}}; ++r) {
+        if (ke < {{K}}) { /* unfinished: stored as they are */
+          for (r = 0; r < PM && i0 + r < ie; ++r)
+            for (c = 0; c < NJ && j0 + c < {{NBLK}}; ++c) {
+              float t[16];
+              const int32_t j = (j0 + c) * 16;
+              memcpy(t, acc[r][c], sizeof t);
+              memcpy(yb + (i0 + r) * {{N}} + j, t, ({{N}} - j < 16 ? {{N}} - j : 16) * sizeof(float));
+            }
+          continue;
+        }
+        for (r = 0; r < PM && i0 + r < ie; ++r) {
           float* yr = yb + (i0 + r) * {{N}};
           for (c = 0; c < NJ && j0 + c < {{NBLK}}; ++c) {
             float t[16];
@@ -98,7 +133,8 @@
           }
         }
       }
-    }
+      }
+     }
 {{#tail}}    /* The last N % 16 columns: B's columns NT.. copied into a zero-padded
      * block, then tiles of PT rows in the lanes as above (the same sums in
      * the same order; the padding lanes are not stored). */

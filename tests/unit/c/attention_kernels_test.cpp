@@ -3,7 +3,7 @@
 // rows form of Softmax and LogSoftmax (softmax.c: a vector's width of rows
 // side by side, one row per lane, 8 scalar chains without vectors; the max
 // over 16 lanes), MatMul with its bias Add fused into the store
-// (matmul_packed.c, matmul.c), and LayerNormalization and
+// (matmul_packed.c, matmul.c; sums long enough to run in chunks), and LayerNormalization and
 // InstanceNormalization (normalize_rows.c), and Transpose in tiles
 // (transpose_blocked.c), at every vector width the host can build (as
 // packed_widths_test.cpp: -march=native, MLIP_KVEC_SCALAR, and on x86-64
@@ -91,6 +91,25 @@ fs::path model(io::NamedTensors& in) {
   b.node("MatMul", {"f", "w3"}, {"mm3"});
   b.node("Add", {"mm3", "b3"}, {"lin3"});
   b.output("relu1").output("lin2").output("lin3");
+  // Sums long enough to run in chunks of p (matmul_packed.c: the panel of
+  // B past 1.5 MLIP_VPANEL_BYTES at every vector width, K = 700) over row
+  // blocks (M = 300: two): a packed B of 37 columns (the partial last block
+  // stored between chunks) with bias, Relu, a scalar scale and a residual;
+  // an activation B of 40 columns (two blocks and the tail) over a batch.
+  input("ka", {300, 700}, random_tensor(DType::Float32, {300, 700}, 28, -1.0, 1.0));
+  b.initializer("kw", random_tensor(DType::Float32, {700, 37}, 29));
+  b.initializer("kb", random_tensor(DType::Float32, {37}, 30));
+  b.initializer("ks", random_tensor(DType::Float32, {}, 31));
+  input("kr", {300, 37}, random_tensor(DType::Float32, {300, 37}, 32));
+  b.node("MatMul", {"ka", "kw"}, {"kmm"});
+  b.node("Add", {"kmm", "kb"}, {"kbias"});
+  b.node("Relu", {"kbias"}, {"krelu"});
+  b.node("Mul", {"ks", "krelu"}, {"kscaled"});
+  b.node("Add", {"kscaled", "kr"}, {"k_linear"});
+  input("kx", {2, 270, 650}, random_tensor(DType::Float32, {2, 270, 650}, 33, -1.0, 1.0));
+  input("ky", {2, 650, 40}, random_tensor(DType::Float32, {2, 650, 40}, 34, -1.0, 1.0));
+  b.node("MatMul", {"kx", "ky"}, {"k_act"});
+  b.output("k_linear").output("k_act");
   // Row normalization (normalize_rows.c, rows 8 side by side): LayerNorm
   // over 37 (132 rows) with scale and bias; over the last two axes [3, 10]
   // (5 rows) with a scale of the trailing axis only, no bias, and the mean
