@@ -47,7 +47,10 @@ struct CpuTarget {
   // once for both, where 16 channels leave room for one position (float
   // MLPerf Tiny models on the M4: 5 to 7% fewer instructions; 4 channels x
   // 6 positions saved about as much for twice the code; on the M55, 8
-  // channels x 2 positions took 6 to 20% more than 16 x 1).
+  // channels x 2 positions took 6 to 20% more than 16 x 1). How many blocks
+  // a dense tile holds is the C's choice instead (conv_tiled.c's KB, from
+  // MLIP_VREGS and the vector width: two on AVX-512), so a tarball built for
+  // no CPU in particular still gets them where it is compiled with AVX-512.
   int float_conv_block() const {
     return family == Family::CortexM && std::find(isas.begin(), isas.end(), "mve") == isas.end() ? 8 : 0;
   }

@@ -27,10 +27,17 @@
  * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
  * rows, band by band, and each band's pooled row to y: the convolution's
  * output never exists whole, and no row is computed twice.
- * PB fits the accumulators in the vector registers; PBX caps it at what
- * suits the layer's rectangles. (Several blocks per tile, reusing each x,
- * measured slower: the broadcast then takes an instruction of its own.)
- * The blocks are the outer loop (a block's weights stay in the cache over
+ * A dense tile holds KB blocks (KB from the code generator, 2 for dense
+ * layers of two blocks or more without a pool, else 1), where a block is one
+ * vector and there are 32 vector registers (AVX-512): per tap KB weight
+ * vectors are loaded, then each position's x is broadcast once and feeds
+ * KB FMAs, so 12 positions x 2 blocks (24 accumulators) take 2 + 12 loads
+ * per 24 FMAs against 1 + 8 per 8. (With the blocks as the outer loop of a
+ * tap GCC kept every position's broadcast live across them and spilled the
+ * accumulators.) The last block of an odd count runs alone. Elsewhere (a
+ * block of several vectors: AVX2, NEON, Helium, scalar) KB is 1. PB fits
+ * the accumulators in the vector registers; PBX (PBX2 with KB = 2) caps it
+ * at what suits the layer's rectangles. The blocks are the outer loop (a block's weights stay in the cache over
  * the plane) or, with bi (depthwise on channels-last input, and dense
  * layers whose packed weights are small), the inner one: every block at a
  * tile's positions in turn, so each pixel's channels are read and written
@@ -103,12 +110,14 @@ static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
 #define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
 #endif
 #endif
-{{/has_act_vector}}  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}}, PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NV - 1) / NV,
-         PB = PB0 < 1 ? 1 : PB0 > {{PBX}} ? {{PBX}} : PB0 };
+{{/has_act_vector}}  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
+         KB = {{KB}} > 1 && NV == 1 && VW > 1 && MLIP_VREGS >= 32 ? {{KB}} : 1, NJ = KB * NV,
+         PB0 = (MLIP_VREGS - {{#dw}}2 * {{/dw}}NJ - 1) / NJ, PBM = KB > 1 ? {{PBX2}} : {{PBX}},
+         PB = PB0 < 1 ? 1 : PB0 > PBM ? PBM : PB0 };
   static const int32_t rect[{{NR}}][12] = {{rects}};
   /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
    * every input channel, in the reference's order. */
-#define {{fn}}_TAPS(KD0, KD1, KH0, KH1, KW0, KW1)                                                            \
+#define {{fn}}_TAPS(NJ_, KD0, KD1, KH0, KH1, KW0, KW1)                                                          \
   for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                 \
     for (int32_t kd = (KD0); kd < (KD1); ++kd) {                                                             \
       for (int32_t kh = (KH0); kh < (KH1); ++kh) {                                                           \
@@ -116,18 +125,23 @@ static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
         const int32_t t0 = ic * {{XC}} + (kd - (KD0)) * {{DD}} * {{XD}} + (kh - (KH0)) * {{DH}} * {{XH}};    \
         for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
           const int32_t t = t0 + kw * {{DW}} * {{XW}};                                                       \
-          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {                                                                         \
-            const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                  \
-            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                                                       \
-              {{^dw}}acc[p][j] = MLIP_VFMAS_{{MB}}(xs[p][t], w, acc[p][j]);{{/dw}}{{#dw}}{{#vector_load}}acc[p][j] = MLIP_VFMA_{{MB}}(MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW), w, acc[p][j]);{{/vector_load}}{{^vector_load}}float lane[VW];          \
+{{^dw}}          vt wv[NJ];  /* the tap's weights: each x (a broadcast) feeds NJ_ FMAs in turn */                    \
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) wv[j] = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);\
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                       \
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) acc[p][j] = MLIP_VFMAS_{{MB}}(xs[p][t], wv[j], acc[p][j]);\
+          }                                                                                                   \
+{{/dw}}{{#dw}}          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {                                       \
+            const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                   \
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                     \
+              {{#vector_load}}acc[p][j] = MLIP_VFMA_{{MB}}(MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW), w, acc[p][j]);{{/vector_load}}{{^vector_load}}float lane[VW];          \
               vt xv;                                                                                         \
               int32_t l;                                                                                     \
               for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f; \
               memcpy(&xv, lane, sizeof xv);                                                                  \
-              acc[p][j] = MLIP_VFMA_{{MB}}(xv, w, acc[p][j]);{{/vector_load}}{{/dw}}                                     \
-            }                                                                                                \
-          }                                                                                                  \
-        }                                                                                                    \
+              acc[p][j] = MLIP_VFMA_{{MB}}(xv, w, acc[p][j]);{{/vector_load}}                                     \
+            }                                                                                                 \
+          }                                                                                                   \
+{{/dw}}        }                                                                                                    \
       }                                                                                                      \
     }                                                                                                        \
   }
@@ -158,7 +172,8 @@ static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
                     xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
       }
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
-{{/padx}}{{^bi}}      for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+{{/padx}}{{^bi}}      for (int32_t blk = 0; blk < {{NB}}; blk += KB) {
+        const int32_t kb = {{NB}} - blk < KB ? {{NB}} - blk : KB;
         {{fn}}_BLOCK
 {{/bi}}
         /* Row bands: all the output rows at once, or with a pool, per pooled
@@ -180,13 +195,13 @@ static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
               const int32_t m = cnt - i < PB ? cnt - i : PB;
               const float* xs[PB];
               int32_t yo[PB]{{#bi}}, xo[PB]{{/bi}};
-              vt acc[PB][NV];
+              vt acc[PB][NJ];
               int32_t p, j;
               {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
                 {{^bi}}xs[p] = xb + {{/bi}}{{#bi}}xo[p] = {{/bi}}(od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                         (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
                 yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
-{{^bi}}                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+{{^bi}}                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NJ; ++j) acc[p][j] = (vt){0};
 {{/bi}}                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
                   if (++ow == R[9]) {
                     ow = R[8];
@@ -199,77 +214,96 @@ static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
               }
 {{#bi}}              /* Depthwise, every block at these positions in turn: each
                * pixel's channels are read and written front to back. */
-              for (int32_t blk = 0; blk < {{NB}}; ++blk) {
+              for (int32_t blk = 0; blk < {{NB}}; blk += KB) {
+                const int32_t kb = {{NB}} - blk < KB ? {{NB}} - blk : KB;
                 {{fn}}_BLOCK
                 for (p = 0; p < PB; ++p) {
                   xs[p] = xb + xo[p];
-                  for (j = 0; j < NV; ++j) acc[p][j] = (vt){0};
+                  for (j = 0; j < NJ; ++j) acc[p][j] = (vt){0};
                 }
-{{/bi}}              if (ri == {{FULL}}) {
-                {{fn}}_TAPS(0, {{KD}}, 0, {{KH}}, 0, {{KW}})
+{{/bi}}              /* KB blocks at once (their weights one WBLOCK apart), or the
+               * last one alone. */
+              if (kb == KB) {
+                if (ri == {{FULL}}) {
+                  {{fn}}_TAPS(NJ, 0, {{KD}}, 0, {{KH}}, 0, {{KW}})
+                } else {
+                  {{fn}}_TAPS(NJ, R[2], R[3], R[6], R[7], R[10], R[11])
+                }
+              } else if (ri == {{FULL}}) {
+                {{fn}}_TAPS(NV, 0, {{KD}}, 0, {{KH}}, 0, {{KW}})
               } else {
-                {{fn}}_TAPS(R[2], R[3], R[6], R[7], R[10], R[11])
+                {{fn}}_TAPS(NV, R[2], R[3], R[6], R[7], R[10], R[11])
               }
+              for (int32_t kk = 0; kk < kb; ++kk) {
+                /* Block blk + kk: its channels, bias, outputs and residual;
+                 * its sums are acc[p][kk * NV + j]. */
+                const int32_t nqk = {{OCG}} - (blk + kk) * {{MB}} < {{MB}} ? {{OCG}} - (blk + kk) * {{MB}} : {{MB}};
+                {{#has_bias}}const float* bbk = bb + kk * {{MB}};
+                {{/has_bias}}float* ybk = yb + kk * {{MB}} * {{YC}};
+                {{#has_res}}const float* rbk = rb + kk * {{MB}} * {{YC}};
+                {{/has_res}}(void)nqk;
+                (void)ybk; /* a pool's rows go to the scratch */
 {{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
-              if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}} == {{MB}}) {
-                /* Contiguous outputs and a sigmoid or SiLU: the whole tile's
-                 * vectors (positions past m: their sums, unused) through
-                 * mlip__ct_sigmoid_{{MB}}, MLIP__CT_G at a time. Every
-                 * residual element is read before any output is written. */
-                vt av[(PB * NV + MLIP__CT_G - 1) / MLIP__CT_G * MLIP__CT_G];
-                int32_t i;
-                for (i = PB * NV; i < (int32_t)(sizeof av / sizeof av[0]); ++i) av[i] = (vt){0};
-                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
-                  {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {
-                    vt v = acc[p][j];
-                    if (p < m) {
-{{#has_bias}}                      v = v + MLIP_VLOAD_{{MB}}(bb + j * VW);
-{{/has_bias}}{{#has_res}}                      v = v + MLIP_VLOAD_{{MB}}(rb + yo[p] + j * VW);
+                if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && {{#padded}}nqk{{/padded}}{{^padded}}{{MB}}{{/padded}} == {{MB}}) {
+                  /* Contiguous outputs and a sigmoid or SiLU: the whole tile's
+                   * vectors (positions past m: their sums, unused) through
+                   * mlip__ct_sigmoid_{{MB}}, MLIP__CT_G at a time. Every
+                   * residual element is read before any output is written. */
+                  vt av[(PB * NV + MLIP__CT_G - 1) / MLIP__CT_G * MLIP__CT_G];
+                  int32_t i;
+                  for (i = PB * NV; i < (int32_t)(sizeof av / sizeof av[0]); ++i) av[i] = (vt){0};
+                  {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
+                    {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {
+                      vt v = acc[p][kk * NV + j];
+                      if (p < m) {
+{{#has_bias}}                      v = v + MLIP_VLOAD_{{MB}}(bbk + j * VW);
+{{/has_bias}}{{#has_res}}                      v = v + MLIP_VLOAD_{{MB}}(rbk + yo[p] + j * VW);
 {{/has_res}}                    }
-                    av[p * NV + j] = v;
+                      av[p * NV + j] = v;
+                    }
                   }
-                }
-                for (i = 0; i < (int32_t)(sizeof av / sizeof av[0]); i += MLIP__CT_G) mlip__ct_sigmoid_{{MB}}(av + i, {{act_silu}});
-                for (p = 0; p < m; ++p)
-                  for (j = 0; j < NV; ++j) MLIP_VSTORE_{{MB}}({{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p] + j * VW, av[p * NV + j]);
-              } else
+                  for (i = 0; i < (int32_t)(sizeof av / sizeof av[0]); i += MLIP__CT_G) mlip__ct_sigmoid_{{MB}}(av + i, {{act_silu}});
+                  for (p = 0; p < m; ++p)
+                    for (j = 0; j < NV; ++j) MLIP_VSTORE_{{MB}}({{#pool}}sb{{/pool}}{{^pool}}ybk{{/pool}} + yo[p] + j * VW, av[p * NV + j]);
+                } else
 #endif
 {{/act_lanes}}              for (p = 0; p < m; ++p) {
-                float t[{{MB}}];
-                const int32_t nt = {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}};
-                float* yp = {{#pool}}sb{{/pool}}{{^pool}}yb{{/pool}} + yo[p];
-                int32_t q;
-                if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && nt == {{MB}}) {
-                  /* The block's outputs are contiguous: the sums plus the
-                   * bias and residual (lane by lane as below) and a
-                   * piecewise-linear activation as vectors, the others in
-                   * place. (Through t the compiler split the accumulators
-                   * into scalars and applied the activation lane by lane.) */
-                  for (j = 0; j < NV; ++j) {
-                    vt v = acc[p][j];
-{{#has_bias}}                    v = v + MLIP_VLOAD_{{MB}}(bb + j * VW);
-{{/has_bias}}{{#has_res}}                    v = v + MLIP_VLOAD_{{MB}}(rb + yo[p] + j * VW);
+                  float t[{{MB}}];
+                  const int32_t nt = {{#padded}}nqk{{/padded}}{{^padded}}{{MB}}{{/padded}};
+                  float* yp = {{#pool}}sb{{/pool}}{{^pool}}ybk{{/pool}} + yo[p];
+                  int32_t q;
+                  if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && nt == {{MB}}) {
+                    /* The block's outputs are contiguous: the sums plus the
+                     * bias and residual (lane by lane as below) and a
+                     * piecewise-linear activation as vectors, the others in
+                     * place. (Through t the compiler split the accumulators
+                     * into scalars and applied the activation lane by lane.) */
+                    for (j = 0; j < NV; ++j) {
+                      vt v = acc[p][kk * NV + j];
+{{#has_bias}}                    v = v + MLIP_VLOAD_{{MB}}(bbk + j * VW);
+{{/has_bias}}{{#has_res}}                    v = v + MLIP_VLOAD_{{MB}}(rbk + yo[p] + j * VW);
 {{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
-                    {{act_vector}}
+                      {{act_vector}}
 #endif
 {{/has_act_vector}}                    MLIP_VSTORE_{{MB}}(yp + j * VW, v);
-                  }
+                    }
 {{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1 || defined(__ARM_FEATURE_MVE)
 {{/has_act_vector}}                  {
-                    float* const t = yp; /* the activation's operand: the outputs in place */
-                    {{act_block}}
-                  }
+                      float* const t = yp; /* the activation's operand: the outputs in place */
+                      {{act_block}}
+                    }
 {{#has_act_vector}}#endif
 {{/has_act_vector}}{{/has_act_block}}                  continue;
+                  }
+                  memcpy(t, &acc[p][kk * NV], sizeof t);
+                  for (q = 0; q < nt; ++q) {
+                    float v = t[q]{{#has_bias}} + bbk[q]{{/has_bias}};
+    {{#has_res}}                v += rbk[yo[p] + q * {{YC}}];
+    {{/has_res}}                t[q] = v;
+                  }
+                  {{act_block}}
+                  for (q = 0; q < nt; ++q) yp[q * {{#pool}}1{{/pool}}{{^pool}}{{YC}}{{/pool}}] = t[q];
                 }
-                memcpy(t, acc[p], sizeof t);
-                for (q = 0; q < nt; ++q) {
-                  float v = t[q]{{#has_bias}} + bb[q]{{/has_bias}};
-  {{#has_res}}                v += rb[yo[p] + q * {{YC}}];
-  {{/has_res}}                t[q] = v;
-                }
-                {{act_block}}
-                for (q = 0; q < nt; ++q) yp[q * {{#pool}}1{{/pool}}{{^pool}}{{YC}}{{/pool}}] = t[q];
               }
 {{#bi}}                (void)nq;
               }

@@ -52,10 +52,10 @@ std::shared_ptr<const TensorData> pack_bias(const TensorData& b, int64_t groups,
   return t;
 }
 
-// Positions per tile, at most 8: the count that covers the largest run of
-// output positions with one window in the fewest tile slots, counting each
-// tile's own work as two positions.
-int64_t tile_positions(const ops::Geometry3& geo) {
+// Positions per tile, at most `most`: the count that covers the largest run
+// of output positions with one window in the fewest tile slots, counting
+// each tile's own work as two positions.
+int64_t tile_positions(const ops::Geometry3& geo, int64_t most) {
   int64_t cnt = 1;  // the interior: the whole output less the border bands
   for (int a = 0; a < ops::kMaxSpatial; ++a) {
     int64_t inside = 0;
@@ -65,8 +65,8 @@ int64_t tile_positions(const ops::Geometry3& geo) {
     }
     cnt *= std::max<int64_t>(inside, 1);
   }
-  int64_t best = 8, best_cost = -1;
-  for (int64_t p = 8; p >= 1; --p) {
+  int64_t best = most, best_cost = -1;
+  for (int64_t p = most; p >= 1; --p) {
     const int64_t cost = (cnt + p - 1) / p * (p + 2);
     if (best_cost < 0 || cost < best_cost) best = p, best_cost = cost;
   }
@@ -93,6 +93,13 @@ void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo, const S
   spec.set("SP_ELEMS", idp * ihp * sw * qw);
   spec.scratch_bytes = static_cast<size_t>(idp * ihp * sw * qw) * sizeof(float);
   spec.set_flag("has_scratch", true);
+}
+
+// PBX and PBX2: the tile's positions at most for one block's accumulators
+// (8) and for two blocks' (14: 28 of the 32 registers).
+void set_tile_positions(KernelSpec& spec, const ops::Geometry3& geo) {
+  spec.set("PBX", tile_positions(geo, 8));
+  spec.set("PBX2", tile_positions(geo, 12));
 }
 
 }  // namespace
@@ -180,6 +187,10 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("NB", nb);
     spec.set("WBLOCK", numel(w) / w[0] * mb);
     spec.set_flag("padded", per_group % mb != 0);
+    // Dense layers of two blocks or more: a tile of KB = 2 blocks where the
+    // C's vector type holds a whole block in one of 32 registers (AVX-512),
+    // each input value then feeding two FMAs; the pool's bands keep one.
+    spec.set("KB", !depthwise && !pool && nb > 1 ? 2 : 1);
     spec.set_flag("vector_load", (x_cl || padx) && per_group % mb == 0);
     set_strides(spec, "Y", y, y_cl);
     if (padx) {
@@ -200,12 +211,12 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.set("PCN", pad_channels);
       spec.set("PAD_ELEMS", padded_in * pad_channels);
       set_rectangles(spec, gp);
-      spec.set("PBX", tile_positions(gp));
+      set_tile_positions(spec, gp);
       spec.scratch_bytes = spec.pad_scratch_bytes;
     } else {
       set_strides(spec, "X", x, x_cl);
       set_rectangles(spec, geo);
-      spec.set("PBX", tile_positions(geo));
+      set_tile_positions(spec, geo);
     }
     // A fused MaxPool (passes/fuse_pool): 2-D, so the pool's axes are H, W.
     spec.set_flag("pool", pool);

@@ -132,6 +132,55 @@ TEST(TiledKernels, RandomConvChainsMatchTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
+// Dense convolutions of many blocks of output channels (17 to 100 per group:
+// an odd last block, a partial one, groups of several blocks), which a
+// 32-register AVX-512 host runs two blocks per tile (conv_tiled.c's KB),
+// the last odd block alone: planes small (the zero-padded copy) and large
+// (borders, and tiles of up to 12 positions wrapping rows), packed weights
+// small (blocks inside the tile loop) and large, a residual added in place,
+// and a Sigmoid, SiLU or piecewise-linear activation, between row-major and
+// channels-last tensors.
+TEST(TiledKernels, DenseConvsOfManyBlocksMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261128);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 12; ++c) {
+    const size_t ns = c % 6 == 0 ? 1 : c % 6 == 1 ? 3 : 2;
+    const int64_t group = c % 4 == 3 ? 2 : 1;
+    Shape in = {pick(rng, 1, 2), group * pick(rng, 1, c % 2 ? 40 : 9)};
+    for (size_t a = 0; a < ns; ++a) in.push_back(ns == 3 ? pick(rng, 2, 6) : pick(rng, 3, c % 3 ? 9 : 30));
+    const std::string x = fmt::format("x{}", c), mid = fmt::format("d{}a", c), y = fmt::format("d{}b", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 1500 + static_cast<uint32_t>(c)));
+    const int64_t m1 = group * pick(rng, 17, 100);
+    const Shape s1 = add_conv(b, rng, x, in, m1, group, mid, 1600 + static_cast<uint32_t>(c));
+    std::string a = mid;
+    if (c % 4 == 1) {
+      b.node("Sigmoid", {mid}, {mid + "_sig"});
+      a = mid + "_sig";
+      if (c % 8 == 5) {  // SiLU
+        b.node("Mul", {mid, a}, {mid + "_silu"});
+        a = mid + "_silu";
+      }
+    } else {
+      a = add_activation(b, rng, mid);
+    }
+    // A second convolution onto the same shape, its sum plus the first's
+    // output (passes/fuse_residual), on channels-last input.
+    const std::string r = fmt::format("d{}r", c);
+    b.initializer(r + "_w", random_tensor(DType::Float32, [&] {
+                    Shape w = {m1, m1};
+                    for (size_t k = 0; k < ns; ++k) w.push_back(3);
+                    return w;
+                  }(), 1700 + static_cast<uint32_t>(c)));
+    b.node("Conv", {a, r + "_w"}, {r}, {{"kernel_shape", ints(ns, 3)}, {"pads", ints(2 * ns, 1)}});
+    b.node("Add", {r, a}, {y});
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_dense_blocks.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
 // Depthwise convolutions over several blocks of channels (17 to 96, whole
 // and partial blocks), reading a channels-last tensor: the kernel runs every
 // block at a tile's positions before the next tile (bi), on planes small
