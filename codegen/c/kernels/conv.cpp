@@ -95,10 +95,11 @@ void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo, const S
   spec.set_flag("has_scratch", true);
 }
 
-// conv_dw_cl.c's values: the geometry, the strides, and the interior
-// columns [OWA, OWB) of an output row, whose windows are inside the input
-// along W (empty when there are none).
-void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t mb) {
+// conv_dw_cl.c's values: the geometry, the strides, the interior columns
+// [OWA, OWB) of an output row, whose windows are inside the input along W
+// (empty when there are none), and the sigmoid's form.
+void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t mb,
+                          const Activation& act) {
   spec.template_name = "conv_dw_cl.c";
   spec.includes.push_back("mlip/kvec.h");
   spec.set("C", x[1]);
@@ -111,6 +112,10 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Sha
   const int64_t owb = last < 0 ? 0 : std::min(last / sw + 1, geo.out[2]);
   spec.set("OWA", owa);
   spec.set("OWB", std::max(owa, owb));
+  // A fused Sigmoid or SiLU: a block's vectors together (the template's
+  // copy of conv_tiled.c's mlip__ct_sigmoid_<MB>).
+  spec.set_flag("act_lanes", act.kind == Activation::Sigmoid || act.kind == Activation::Silu);
+  spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
 }
 
 }  // namespace
@@ -180,7 +185,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // blocks of a row's positions, each input vector loaded once for all
     // the kernel's columns (conv_dw_cl.c).
     if (depthwise && x_cl && y_cl && !pool && x[1] % mb == 0) {
-      prepare_depthwise_cl(spec, geo, x, y, mb);
+      prepare_depthwise_cl(spec, geo, x, y, mb, activation_of(n.attrs));
       spec.packed.push_back(wpk);
       if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
       spec.layouts = {{0}, {}, true};
