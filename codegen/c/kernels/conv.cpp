@@ -2,7 +2,8 @@
 // all geometry baked in. Constant weights (and bias) are packed at compile
 // time into the order the tiled kernel reads (conv_tiled.c, which reads and
 // writes either layout, c/layout.h; a depthwise one between row-major
-// tensors conv_dw_rows.c, with the same packing); weights computed at run time go through
+// tensors conv_dw_rows.c, between channels-last ones conv_dw_cl.c, with the
+// same packing); weights computed at run time go through
 // conv.c, row-major only. Both sum in the reference's order, so they give
 // its bits.
 #include <algorithm>
