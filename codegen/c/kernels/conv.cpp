@@ -2,7 +2,8 @@
 // all geometry baked in. Constant weights (and bias) are packed at compile
 // time into the order the tiled kernel reads (conv_tiled.c, which reads and
 // writes either layout, c/layout.h; a depthwise one between row-major
-// tensors conv_dw_rows.c, with the same packing); weights computed at run time go through
+// tensors conv_dw_rows.c, between channels-last ones conv_dw_cl.c, with the
+// same packing); weights computed at run time go through
 // conv.c, row-major only. Both sum in the reference's order, so they give
 // its bits.
 #include <algorithm>
@@ -96,10 +97,33 @@ void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo, const S
 }
 
 // PBX and PBX2: the tile's positions at most for one block's accumulators
-// (8) and for two blocks' (14: 28 of the 32 registers).
+// (8) and for two blocks' (12: 24 of the 32 registers; 14 was slower on 7x7).
 void set_tile_positions(KernelSpec& spec, const ops::Geometry3& geo) {
   spec.set("PBX", tile_positions(geo, 8));
   spec.set("PBX2", tile_positions(geo, 12));
+}
+
+// conv_dw_cl.c's values: the geometry, the strides, the interior columns
+// [OWA, OWB) of an output row, whose windows are inside the input along W
+// (empty when there are none), and the sigmoid's form.
+void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t mb,
+                          const Activation& act) {
+  spec.template_name = "conv_dw_cl.c";
+  spec.includes.push_back("mlip/kvec.h");
+  spec.set("C", x[1]);
+  spec.set("MB", mb);
+  set_strides(spec, "X", x, true);
+  set_strides(spec, "Y", y, true);
+  const int64_t sw = geo.stride[2], pw = geo.pad_begin[2], reach = (geo.kernel[2] - 1) * geo.dilation[2];
+  const int64_t owa = std::min((pw + sw - 1) / sw, geo.out[2]);
+  const int64_t last = geo.in[2] - 1 + pw - reach;  // the last interior column's first tap, times SW
+  const int64_t owb = last < 0 ? 0 : std::min(last / sw + 1, geo.out[2]);
+  spec.set("OWA", owa);
+  spec.set("OWB", std::max(owa, owb));
+  // A fused Sigmoid or SiLU: a block's vectors together (the template's
+  // copy of conv_tiled.c's mlip__ct_sigmoid_<MB>).
+  spec.set_flag("act_lanes", act.kind == Activation::Sigmoid || act.kind == Activation::Silu);
+  spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
 }
 
 }  // namespace
@@ -153,6 +177,23 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const int64_t out_plane = geo.out[0] * geo.out[1] * geo.out[2];
     if (depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400)) {
       prepare_depthwise_rows(spec, geo, x, y, mb);
+      spec.packed.push_back(wpk);
+      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
+      spec.layouts = {{0}, {}, true};
+      spec.set("y_restrict", has_res ? "" : "restrict ");
+      spec.args = {0};
+      if (has_res) {
+        spec.args.push_back(3);
+        spec.layouts.tied.push_back(3);
+        spec.in_place.push_back(3);
+      }
+      return;
+    }
+    // Depthwise between channels-last tensors of whole blocks: register
+    // blocks of a row's positions, each input vector loaded once for all
+    // the kernel's columns (conv_dw_cl.c).
+    if (depthwise && x_cl && y_cl && !pool && x[1] % mb == 0) {
+      prepare_depthwise_cl(spec, geo, x, y, mb, activation_of(n.attrs));
       spec.packed.push_back(wpk);
       if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
       spec.layouts = {{0}, {}, true};

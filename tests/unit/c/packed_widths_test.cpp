@@ -127,6 +127,26 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("dw_b", random_tensor(DType::Float32, {21}, 21));
   b.node("Conv", {"ccc", "dw_w", "dw_b"}, {"dwc"}, {{"group", int64_t{21}}, {"strides", ints{2, 1}}, {"pads", ints{1, 1, 1, 1}}});
   b.output("dwc");
+  // Depthwise between channels-last tensors (conv_dw_cl.c: register blocks
+  // of a row's positions, the border columns apart), 24 channels (whole
+  // blocks of 8): 3x3 with a bias and a HardSwish (as vectors), 5x5 of
+  // stride 2 and dilation 2 with asymmetric pads and a SiLU (on the row).
+  b.input("limg", DType::Float32, {2, 3, 11, 37});
+  in.emplace_back("limg", random_tensor(DType::Float32, {2, 3, 11, 37}, 45));
+  b.initializer("l1_w", random_tensor(DType::Float32, {24, 3, 1, 1}, 46));
+  b.node("Conv", {"limg", "l1_w"}, {"l1"});
+  b.initializer("l3_w", random_tensor(DType::Float32, {24, 1, 3, 3}, 47));
+  b.initializer("l3_b", random_tensor(DType::Float32, {24}, 48));
+  b.node("Conv", {"l1", "l3_w", "l3_b"}, {"l3"}, {{"group", int64_t{24}}, {"pads", ints{1, 1, 1, 1}}});
+  b.node("HardSwish", {"l3"}, {"l3h"});
+  b.initializer("l5_w", random_tensor(DType::Float32, {24, 1, 5, 5}, 49));
+  b.node("Conv", {"l3h", "l5_w"}, {"l5"},
+         {{"group", int64_t{24}}, {"strides", ints{2, 2}}, {"dilations", ints{2, 2}}, {"pads", ints{3, 4, 2, 1}}});
+  b.node("Sigmoid", {"l5"}, {"l5g"});
+  b.node("Mul", {"l5", "l5g"}, {"l5s"});
+  b.initializer("lo_w", random_tensor(DType::Float32, {3, 24, 1, 1}, 50));
+  b.node("Conv", {"l5s", "lo_w"}, {"silu_lout"});
+  b.output("silu_lout");  // kmath_f.h's SiLU: across the widths only
   // Depthwise between row-major tensors (conv_dw_rows.c: vectors along the
   // rows, whole and partial): 7x7 with a residual and a HardSwish, 19
   // channels; 3x5 of stride 2 and dilation 2 with asymmetric pads (the
@@ -148,8 +168,10 @@ fs::path model(io::NamedTensors& in) {
   // A fused SiLU (Sigmoid and Mul) and Sigmoid on whole blocks of lanes
   // written contiguously: conv_tiled.c's mlip__ct_sigmoid (a tile's vectors
   // at once; mlip/kmath_f.h's functions one float at a time at width 1),
-  // after a dense Conv with a residual-free bias, a depthwise 5x5 of stride 2
-  // (bi) and a Conv with a fused MaxPool (its rows in the scratch). The input
+  // after a dense Conv with a residual-free bias and a Conv with a fused
+  // MaxPool (its rows in the scratch), and after a depthwise 5x5 of stride 2
+  // between channels-last tensors (conv_dw_cl.c: kmath_f.h's array form on
+  // each finished row). The input
   // spans the sigmoid's clamps (below -87, above 17.33 and 88.7) and holds a
   // NaN and values near the float range's ends; the last Conv's output is
   // row-major (the scalar epilogue). The same SiLU on a plane with both
@@ -240,11 +262,22 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
   driver::CompileResult r = driver::compile_model(onnx, {});
   const fs::path tar = test::scratch_dir() / "packed_widths.tar";
   driver::write_tarball(r, tar);
+  {
+    const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+    size_t cl = 0;
+    for (size_t at = lib1.find("Depthwise Conv between channels-last"); at != std::string::npos;
+         at = lib1.find("Depthwise Conv between channels-last", at + 1))
+      ++cl;
+    EXPECT_EQ(cl, 3u);  // s2, l3 and l5: conv_dw_cl.c
+  }
   std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
   // The convolutions' fused multiply-adds (mlip/kfma.h) in portable C, lane
   // by lane at the native width and in its integer-only form at width 1.
   widths.push_back({"-DMLIP_FMA_PORTABLE"});
   widths.push_back({"-DMLIP_FMA_INTEGER", "-DMLIP_KVEC_SCALAR"});
+  // conv_dw_cl.c's blocks of one position: on its rows, blocks between the
+  // first and the last that test their columns (the pads reach past them).
+  widths.push_back({"-DMLIP_DWCL_RMAX=1"});
 #if defined(__x86_64__)
   widths.push_back({"-mno-avx512f"});                          // AVX2 where -march=native has it
   widths.push_back({"-mno-avx512f", "-mno-fma"});              // AVX without FMA: mlip_fmaf's C lane by lane

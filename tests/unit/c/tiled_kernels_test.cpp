@@ -257,6 +257,76 @@ TEST(TiledKernels, DepthwiseOnRowMajorPlanesMatchesTheReferenceBitForBit) {
   EXPECT_GE(expected, 8u);
 }
 
+// Depthwise convolutions between channels-last tensors (conv_dw_cl.c:
+// register blocks of a row's positions, each input vector loaded once for
+// all the kernel's columns, the border columns apart): a 1x1 Conv before
+// and after keeps both sides channels-last. Rows of 1 to 70 outputs (none,
+// one or many blocks, a last block moved back), 1-D to 3-D, kernels up to
+// 7, strides 1 to 3, dilations, asymmetric pads, channel counts that are a
+// multiple of 4 and of 8 but not of 16 and some that are none (conv_tiled.c
+// then), batch 2, a bias, a residual (Add, fused) and an activation
+// (piecewise-linear as vectors, SiLU on the row) at random.
+TEST(TiledKernels, DepthwiseOnChannelsLastMatchesTheReferenceBitForBit) {
+  std::mt19937 rng(20261129);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  size_t expected = 0;  // those whose channels are a whole number of blocks
+  const int64_t channels[] = {4, 8, 12, 16, 20, 24, 32, 40, 48, 72, 96, 6, 18, 35};
+  for (int c = 0; c < 18; ++c) {
+    const size_t ns = c % 9 == 0 ? 1 : c % 9 == 1 ? 3 : 2;
+    const int64_t ch = channels[c % 14];
+    Shape in = {pick(rng, 1, 2), 3};
+    for (size_t a = 0; a < ns; ++a) {
+      const bool last = a + 1 == ns;
+      in.push_back(ns == 3 && !last ? pick(rng, 2, 5) : last ? (c % 4 == 3 ? pick(rng, 1, 9) : pick(rng, 10, 70)) : pick(rng, 3, 12));
+    }
+    const std::string x = fmt::format("q{}", c), mid = fmt::format("q{}a", c), y = fmt::format("q{}c", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 1500 + static_cast<uint32_t>(c)));
+    Shape k1 = {ch, 3};
+    k1.insert(k1.end(), ns, 1);
+    b.initializer(mid + "_w", random_tensor(DType::Float32, k1, 1600 + static_cast<uint32_t>(c)));
+    b.node("Conv", {x, mid + "_w"}, {mid});
+    const std::string a = add_activation(b, rng, mid);
+    const Shape out = add_conv(b, rng, a, in_channels(in, ch), ch, ch, y, 1700 + static_cast<uint32_t>(c), 7);
+    expected += ch % 4 == 0;
+    std::string last = y;
+    if (pick(rng, 0, 1)) {  // a channels-last residual (a 1x1 Conv's output) that dies here
+      const std::string r = fmt::format("q{}r", c);
+      Shape rin = out;
+      rin[1] = 3;
+      b.input(r, DType::Float32, rin);
+      inputs.emplace_back(r, random_tensor(DType::Float32, rin, 1800 + static_cast<uint32_t>(c)));
+      b.initializer(r + "_w", random_tensor(DType::Float32, k1, 1900 + static_cast<uint32_t>(c)));
+      b.node("Conv", {r, r + "_w"}, {r + "c"});
+      b.node("Add", {y, r + "c"}, {y + "_add"});
+      last = y + "_add";
+    }
+    if (c % 3 == 2) {  // SiLU as Sigmoid and Mul
+      b.node("Sigmoid", {last}, {last + "_sig"});
+      b.node("Mul", {last, last + "_sig"}, {last + "_silu"});
+      last += "_silu";
+    } else {
+      last = add_activation(b, rng, last);
+    }
+    Shape k2 = {2, ch};
+    k2.insert(k2.end(), ns, 1);
+    b.initializer(y + "_pw", random_tensor(DType::Float32, k2, 2000 + static_cast<uint32_t>(c)));
+    b.node("Conv", {last, y + "_pw"}, {y + "_out"});  // reads the depthwise output channels-last
+    b.output(y + "_out");
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_depthwise_cl.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  size_t cl = 0;
+  for (size_t at = lib1.find("Depthwise Conv between channels-last tensors"); at != std::string::npos;
+       at = lib1.find("Depthwise Conv between channels-last tensors", at + 1))
+    ++cl;
+  EXPECT_EQ(cl, expected);
+  EXPECT_GE(expected, 12u);
+}
+
 // Dense 2-D convolutions (+ activation) followed by a random MaxPool, which
 // passes/fuse_pool folds into the convolution (conv_tiled.c's pool, a
 // compare and a blend per vector): kernels, strides, pads, dilations and
@@ -495,9 +565,10 @@ TEST(TiledKernels, ZeroPaddedCopiesWhereTheArenaHasRoom) {
     b.initializer(y + "_w", wt);
     b.node("Conv", {x, y + "_w"}, {y}, attrs);
   };
-  conv("s0", {8, 4, 3, 3}, "a", {{"pads", ints{1, 2, 0, 1}}}, 2);
-  conv("a", {8, 1, 3, 3}, "dw", {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{8}}, {"dilations", ints{2, 1}}}, 3);
-  conv("dw", {6, 4, 3, 2}, "gr", {{"pads", ints{2, 1, 1, 1}}, {"group", int64_t{2}}, {"strides", ints{2, 1}}}, 4);
+  conv("s0", {6, 4, 3, 3}, "a", {{"pads", ints{1, 2, 0, 1}}}, 2);
+  // 6 channels, not whole blocks of lanes: conv_tiled.c, not conv_dw_cl.c
+  conv("a", {6, 1, 3, 3}, "dw", {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{6}}, {"dilations", ints{2, 1}}}, 3);
+  conv("dw", {6, 3, 3, 2}, "gr", {{"pads", ints{2, 1, 1, 1}}, {"group", int64_t{2}}, {"strides", ints{2, 1}}}, 4);
   conv("gr", {5, 6, 3, 3}, "inf", {{"pads", ints{1, 1, 1, 1}}}, 5, /*inf=*/true);
   b.output("inf");
   b.input("x1", DType::Float32, {2, 3, 9});
@@ -541,7 +612,10 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   b.node("Relu", {"dw_rows"}, {"dw_rows_relu"});  // row-major on both sides: conv_dw_rows.c
   conv("dw_gather", 6, 16, 1, false, "dense");
   conv("dense", 16, 16, 16, false, "dw_vector");
-  conv("dw_vector", 16, 6, 2, true, "padded");  // 3 channels per group: padded blocks
+  conv("dense", 16, 16, 16, false, "dw_vector_rows");  // a row-major output: conv_tiled.c's vector loads
+  b.node("HardSwish", {"dw_vector"}, {"dw_cl"});
+  conv("dw_cl", 16, 16, 16, true, "dw_cl2");  // channels-last on both sides: conv_dw_cl.c
+  conv("dw_cl2", 16, 6, 2, true, "padded");  // 3 channels per group: padded blocks
   b.node("MaxPool", {"padded"}, {"mp"}, {{"kernel_shape", ints{2, 2}}});
   b.node("AveragePool", {"mp"}, {"ap"}, {{"kernel_shape", ints{2, 2}}, {"count_include_pad", int64_t{1}}, {"pads", ints{1, 1, 0, 0}}});
   b.node("AveragePool", {"mp"}, {"ap2"}, {{"kernel_shape", ints{2, 2}}, {"pads", ints{0, 0, 1, 1}}});
@@ -556,7 +630,15 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   b.input("v", DType::Float32, {2, 20, 17});
   b.node("MatMul", {"g1", "v"}, {"mm_in_place"});  // one block and one tail column
   b.output("gap").output("gmp").output("g1").output("g2").output("mm_packed").output("mm_in_place").output("dw_rows_relu");
-  EXPECT_EQ(test::strict_c99_errors(b.save(test::scratch_dir(), "tiled_strict.onnx")), "");
+  b.output("dw_vector_rows");
+  const fs::path p = b.save(test::scratch_dir(), "tiled_strict.onnx");
+  EXPECT_EQ(test::strict_c99_errors(p), "");
+  const std::string lib1 = driver::compile_model(p, {}).files.at("codegen/host/src/default_lib1.c");
+  size_t cl = 0;
+  for (size_t at = lib1.find("Depthwise Conv between channels-last"); at != std::string::npos;
+       at = lib1.find("Depthwise Conv between channels-last", at + 1))
+    ++cl;
+  EXPECT_EQ(cl, 2u);  // dw_vector, dw_cl2
 }
 
 // The fused Sigmoid, Tanh and SiLU (Sigmoid and Mul) of convolutions (dense

@@ -1,0 +1,230 @@
+/* Depthwise Conv between channels-last tensors (x [N, D, H, W, C], y [N,
+ * OD, OH, OW, C] with C contiguous; 1-D and 2-D as size-1 leading axes),
+ * the weights packed at compile time as conv_tiled.c's depthwise ones:
+ * channel c's tap k at wp[(c / MB) * K * MB + k * MB + c % MB], the bias
+ * bp[c]; C a whole number of blocks of MB.
+ *
+ * An output row is NT register blocks of RW neighbouring positions (the
+ * last one moved back to end with the row; its outputs before the previous
+ * block's end are not stored again), each x one vector of channels. Per
+ * kernel row (kd, kh inside the input: per output row, no test per
+ * position) a block loads the row's KW tap weights once, then walks the
+ * input columns its windows read left to right, each loaded once and added
+ * into every position whose window holds it. The loops are unrolled, so
+ * which position takes which column at which tap is folded at compile time;
+ * the first and last blocks (constant starts) test each column against the
+ * input's width at compile time too, the blocks between test nothing where
+ * their windows are inside the input (columns [OWA, OWB) of the row).
+ *
+ * Every output sums x * w with one rounding (MLIP_VFMA) over its taps
+ * inside the input in the reference's order (kd, kh, kw; ops::eval_Conv):
+ * a position's taps come in with the input columns, so kw ascends. The sum
+ * starts from 0, then the bias, the residual r (y's layout, possibly y's
+ * own bytes: each element is read just before the same element is written)
+ * and the activation. So the bits are the reference's at any vector width
+ * (mlip/kvec.h). */
+#ifndef MLIP__DWCL_UNROLL /* the blocks' loops must unroll for their tests to fold */
+#if defined(__clang__)
+#define MLIP__DWCL_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && (__GNUC__ >= 8)
+#define MLIP__DWCL_UNROLL _Pragma("GCC unroll 64")
+#else
+#define MLIP__DWCL_UNROLL
+#endif
+#ifndef MLIP_DWCL_RMAX /* a cap on a block's positions (tests: 1, every kind of block on small rows) */
+#define MLIP_DWCL_RMAX 64
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define MLIP__DWCL_INLINE __attribute__((always_inline))
+#else
+#define MLIP__DWCL_INLINE
+#endif
+#endif
+/* R: the accumulators next to the KW weights and an input vector in the
+ * registers (at most 8 scalar ones), the unrolled walk at most 64 columns;
+ * RW: the row in NT blocks of about equal size. */
+enum {
+  {{fn}}_R0 = MLIP_VREGS - {{KW}} - 2 < 1 ? 1 : MLIP_VREGS - {{KW}} - 2,
+  {{fn}}_R1 = MLIP_VW_{{MB}} == 1 && {{fn}}_R0 > 8 ? 8 : {{fn}}_R0 > 16 ? 16 : {{fn}}_R0,
+  {{fn}}_R2 = (64 - ({{KW}} - 1) * {{DW}} - 1) / {{SW}} + 1,
+  {{fn}}_R3 = {{fn}}_R1 < {{fn}}_R2 ? {{fn}}_R1 : {{fn}}_R2,
+  {{fn}}_R = {{fn}}_R3 < MLIP_DWCL_RMAX ? {{fn}}_R3 : MLIP_DWCL_RMAX,
+  {{fn}}_NT = ({{OW}} + {{fn}}_R - 1) / {{fn}}_R,
+  {{fn}}_RW = ({{OW}} + {{fn}}_NT - 1) / {{fn}}_NT,
+  {{fn}}_SPAN = ({{fn}}_RW - 1) * {{SW}} + ({{KW}} - 1) * {{DW}} + 1
+};
+{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE) && !defined(MLIP__CT_SIGMOID_{{MB}})
+#define MLIP__CT_SIGMOID_{{MB}}
+/* mlip_sigmoid_f (silu = 0) or mlip_silu_f (silu = 1) of mlip/kmath_f.h on
+ * the MLIP__CT_G vectors at v, in place: its operations in its order, lane
+ * by lane (the same bits), one step of all the vectors at a time, so the
+ * chains of dependent operations (the two Horner chains, the division)
+ * overlap with the others'. The same text and guard as conv_tiled.c's (a
+ * model's file holds one of the two); to share a header once conv_tiled.c
+ * can take the include. */
+#define MLIP__CT_G 4
+static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
+  typedef MLIP_VT_{{MB}} vt_;
+  typedef int32_t vi_ __attribute__((vector_size(sizeof(vt_))));
+  typedef uint32_t vu_ __attribute__((vector_size(sizeof(vt_))));
+#define MLIP__CT_SEL(m, a, b) ((vt_)(((vi_)(a) & (m)) | ((vi_)(b) & ~(m))))
+#define MLIP__CT_QNAN(a) ((vt_)((vi_)(a) | 0x00400000))
+  const vt_ z = {0};
+  vt_ a[MLIP__CT_G], t[MLIP__CT_G], p[MLIP__CT_G], q[MLIP__CT_G];
+  int i;
+  /* mlip__sigmoid_rat_f(a, a * a), a = |x| */
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
+    a[i] = (vt_)((vu_)v[i] & 0x7fffffffu);
+    t[i] = a[i] * a[i];
+    p[i] = z + 1.3316769e-11f;
+    q[i] = z + 3.0809313e-9f;
+  }
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.123729e-8f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 5.478645e-5f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.368655e-3f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 0.24999999f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 5.1619836e-6f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.6198233e-3f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 0.116807885f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.0f;
+  /* y clamped to 0.5, x's sign, 0.5 + y; then the SiLU's product */
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
+    const vt_ x = v[i];
+    vt_ y = (a[i] * p[i]) / q[i];
+    y = MLIP__CT_SEL((a[i] < 17.5f) & (y < 0.5f), y, z + 0.5f);
+    y = 0.5f + (vt_)((vu_)y | ((vu_)x & 0x80000000u));
+    y = MLIP__CT_SEL(x != x, MLIP__CT_QNAN(x), y);
+    if (silu) y = MLIP__CT_SEL(x < -3.40282347e38f, -z, x * y); /* -0 at -inf */
+    v[i] = y;
+  }
+#undef MLIP__CT_SEL
+#undef MLIP__CT_QNAN
+}
+#endif
+{{/act_lanes}}/* The output vector v of channels co at y: bias, residual, activation. */
+static inline void {{fn}}_put(MLIP_VT_{{MB}} v, {{#has_bias}}const float* b, {{/has_bias}}{{#has_res}}const float* r, {{/has_res}}float* y) {
+{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+  typedef MLIP_VT_{{MB}} vt;
+  typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+#ifndef MLIP__VSEL /* a where the mask m is set, else b, lane by lane */
+#define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
+#endif
+#endif
+{{/has_act_vector}}{{#has_bias}}  v = v + MLIP_VLOAD_{{MB}}(b);
+{{/has_bias}}{{#has_res}}  v = v + MLIP_VLOAD_{{MB}}(r);
+{{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+  {{act_vector}}
+#endif
+{{/has_act_vector}}  MLIP_VSTORE_{{MB}}(y, v);
+}
+/* One block: the RW positions from s of the output row whose input at kd =
+ * kh = 0, column 0 is at offset xo, for the channels of the vector whose
+ * tap 0 is at wc; y and r the row's at those channels; the positions from
+ * `from` on stored. With edge, the columns outside the input are skipped
+ * (the reference's taps inside it only). */
+static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32_t xo, const float* restrict wc, int32_t kd0,
+                                                  int32_t kd1, int32_t kh0, int32_t kh1, int32_t s, int32_t from, int edge,
+                                                  {{#has_bias}}const float* b, {{/has_bias}}{{#has_res}}const float* r, {{/has_res}}float* y) {
+  typedef MLIP_VT_{{MB}} vt;
+  enum { RW = {{fn}}_RW };
+  vt acc[RW];
+  int32_t p, kd, kh;
+  MLIP__DWCL_UNROLL for (p = 0; p < RW; ++p) acc[p] = (vt){0};
+  for (kd = kd0; kd < kd1; ++kd) {
+    for (kh = kh0; kh < kh1; ++kh) {
+      const int32_t xk = xo + kd * {{DD}} * {{XD}} + kh * {{DH}} * {{XH}} + (s * {{SW}} - {{PW}}) * {{XW}};
+      const float* const wk = wc + (kd * {{KH}} + kh) * {{KW}} * {{MB}};
+      vt w[{{KW}}];
+      int32_t i, kw;
+      MLIP__DWCL_UNROLL for (kw = 0; kw < {{KW}}; ++kw) w[kw] = MLIP_VLOAD_{{MB}}(wk + kw * {{MB}});
+      MLIP__DWCL_UNROLL for (i = 0; i < {{fn}}_SPAN; ++i) {
+        const int32_t c = s * {{SW}} - {{PW}} + i;  /* the input column */
+        vt xv;
+        if (edge && (c < 0 || c >= {{IW}})) continue;
+        xv = MLIP_VLOAD_{{MB}}(x + (xk + i * {{XW}}));
+        MLIP__DWCL_UNROLL for (kw = 0; kw < {{KW}}; ++kw) {
+          const int32_t q = i - kw * {{DW}};  /* position q / SW reads it at tap kw */
+          if (q >= 0 && q % {{SW}} == 0 && q / {{SW}} < RW) acc[q / {{SW}}] = MLIP_VFMA_{{MB}}(xv, w[kw], acc[q / {{SW}}]);
+        }
+      }
+    }
+  }
+{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+  {
+    /* A sigmoid or SiLU: the block's vectors through mlip__ct_sigmoid_{{MB}},
+     * MLIP__CT_G at a time (the residual of positions not stored is not
+     * read: those outputs may be written already). */
+    vt av[(RW + MLIP__CT_G - 1) / MLIP__CT_G * MLIP__CT_G];
+    int32_t i;
+    for (p = 0; p < (int32_t)(sizeof av / sizeof av[0]); ++p) {
+      vt v = (vt){0};
+      if (p < RW) {
+        v = acc[p];
+        if (s + p >= from) {
+{{#has_bias}}          v = v + MLIP_VLOAD_{{MB}}(b);
+{{/has_bias}}{{#has_res}}          v = v + MLIP_VLOAD_{{MB}}(r + (s + p) * {{YW}});
+{{/has_res}}        }
+      }
+      av[p] = v;
+    }
+    for (i = 0; i < (int32_t)(sizeof av / sizeof av[0]); i += MLIP__CT_G) mlip__ct_sigmoid_{{MB}}(av + i, {{act_silu}});
+    for (p = 0; p < RW; ++p)
+      if (s + p >= from) MLIP_VSTORE_{{MB}}(y + (s + p) * {{YW}}, av[p]);
+    return;
+  }
+#endif
+{{/act_lanes}}  for (p = 0; p < RW; ++p) {
+    if (s + p < from) continue;  /* stored by the previous block */
+    {{fn}}_put(acc[p], {{#has_bias}}b, {{/has_bias}}{{#has_res}}r + (s + p) * {{YW}}, {{/has_res}}y + (s + p) * {{YW}});
+  }
+}
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y) {
+  enum { VW = MLIP_VW_{{MB}}, K = {{KD}} * {{KH}} * {{KW}}, NT = {{fn}}_NT, RW = {{fn}}_RW };
+  for (int32_t n = 0; n < {{N}}; ++n) {
+    for (int32_t od = 0; od < {{OD}}; ++od) {
+      int32_t kd0 = 0, kd1 = 0, kd;
+      for (kd = {{KD}} - 1; kd >= 0; --kd)
+        if (od * {{SD}} - {{PD}} + kd * {{DD}} >= 0 && od * {{SD}} - {{PD}} + kd * {{DD}} < {{ID}}) {
+          if (kd1 == 0) kd1 = kd + 1;
+          kd0 = kd;
+        }
+      for (int32_t oh = 0; oh < {{OH}}; ++oh) {
+        int32_t kh0 = 0, kh1 = 0, kh;
+        const int32_t yr = n * {{YN}} + od * {{YD}} + oh * {{YH}};
+        /* the input's offset at kd = kh = 0, column 0 (outside it where those taps are) */
+        const int32_t xr = n * {{XN}} + (od * {{SD}} - {{PD}}) * {{XD}} + (oh * {{SH}} - {{PH}}) * {{XH}};
+        for (kh = {{KH}} - 1; kh >= 0; --kh)
+          if (oh * {{SH}} - {{PH}} + kh * {{DH}} >= 0 && oh * {{SH}} - {{PH}} + kh * {{DH}} < {{IH}}) {
+            if (kh1 == 0) kh1 = kh + 1;
+            kh0 = kh;
+          }
+        for (int32_t t = 0; t < NT; ++t) {
+          const int32_t s = t * RW;
+          for (int32_t co = 0; co < {{C}}; co += VW) {
+            const float* const wc = wp + (co / {{MB}}) * K * {{MB}} + co % {{MB}};
+#define {{fn}}_BLOCK(S, EDGE) {{fn}}_block(x, xr + co, wc, kd0, kd1, kh0, kh1, S, s, EDGE, {{#has_bias}}bp + co, {{/has_bias}}{{#has_res}}r + yr + co, {{/has_res}}y + yr + co)
+            if (t == 0)
+              {{fn}}_BLOCK(0, 1);
+            else if (t == NT - 1)
+              {{fn}}_BLOCK({{OW}} - RW, 1);
+            else if (s >= {{OWA}} && s + RW <= {{OWB}})
+              {{fn}}_BLOCK(s, 0);
+            else
+              {{fn}}_BLOCK(s, 1);
+#undef {{fn}}_BLOCK
+          }
+        }
+{{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1 || defined(__ARM_FEATURE_MVE)
+{{/has_act_vector}}{{#act_lanes}}#if MLIP_VW_{{MB}} == 1 || defined(__ARM_FEATURE_MVE)
+{{/act_lanes}}        {
+          /* the activation on the finished row, in place */
+          float* const t = y + yr;
+          const int32_t nt = {{OW}} * {{C}};
+          {{act_block}}
+        }
+{{#has_act_vector}}#endif
+{{/has_act_vector}}{{#act_lanes}}#endif
+{{/act_lanes}}{{/has_act_block}}      }
+    }
+  }
+}
