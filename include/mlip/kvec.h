@@ -87,6 +87,11 @@
 #else
 #define MLIP_VUNROLL
 #endif
+/* a where the mask m is set, else b, lane by lane: the selects of the
+ * activations' vector forms (codegen's c_activation_vector), inside a
+ * kernel that names its float vector type vt and the int32 vector of the
+ * same size vm. */
+#define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
 #if defined(__GNUC__) || defined(__clang__)
 #define MLIP_VNOINLINE __attribute__((noinline))
 #else

@@ -26,9 +26,6 @@
   typedef MLIP_VT_16 vt;
 {{#has_act_vector}}#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
   typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
-#ifndef MLIP__VSEL /* a where the mask m is set, else b, lane by lane */
-#define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
-#endif
 #endif
 {{/has_act_vector}}  enum { VW = MLIP_VW_16, K = {{KD}} * {{KH}} * {{KW}}, NVR = ({{OW}} + VW - 1) / VW,
          RBX = MLIP_VREGS >= 32 ? 8 : MLIP_VREGS >= 16 ? 4 : 2, RB = NVR < RBX ? NVR : RBX };

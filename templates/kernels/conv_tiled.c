@@ -58,57 +58,14 @@
  * bytes of a Conv, ReLU and fused MaxPool there). */
 {{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE) && !defined(MLIP__CT_SIGMOID_{{MB}})
 #define MLIP__CT_SIGMOID_{{MB}}
-/* mlip_sigmoid_f (silu = 0) or mlip_silu_f (silu = 1) of mlip/kmath_f.h on
- * the MLIP__CT_G vectors at v, in place: its operations in its order, lane
- * by lane (the same bits), one step of all the vectors at a time, so the
- * chains of dependent operations (the two Horner chains, the division)
- * overlap with the others'. */
-#define MLIP__CT_G 4
-static inline void mlip__ct_sigmoid_{{MB}}(MLIP_VT_{{MB}}* v, int silu) {
-  typedef MLIP_VT_{{MB}} vt_;
-  typedef int32_t vi_ __attribute__((vector_size(sizeof(vt_))));
-  typedef uint32_t vu_ __attribute__((vector_size(sizeof(vt_))));
-#define MLIP__CT_SEL(m, a, b) ((vt_)(((vi_)(a) & (m)) | ((vi_)(b) & ~(m))))
-#define MLIP__CT_QNAN(a) ((vt_)((vi_)(a) | 0x00400000))
-  const vt_ z = {0};
-  vt_ a[MLIP__CT_G], t[MLIP__CT_G], p[MLIP__CT_G], q[MLIP__CT_G];
-  int i;
-  /* mlip__sigmoid_rat_f(a, a * a), a = |x| */
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
-    a[i] = (vt_)((vu_)v[i] & 0x7fffffffu);
-    t[i] = a[i] * a[i];
-    p[i] = z + 1.3316769e-11f;
-    q[i] = z + 3.0809313e-9f;
-  }
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.123729e-8f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 5.478645e-5f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.368655e-3f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 0.24999999f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 5.1619836e-6f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.6198233e-3f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 0.116807885f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.0f;
-  /* y clamped to 0.5, x's sign, 0.5 + y; then the SiLU's product */
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
-    const vt_ x = v[i];
-    vt_ y = (a[i] * p[i]) / q[i];
-    y = MLIP__CT_SEL((a[i] < 17.5f) & (y < 0.5f), y, z + 0.5f);
-    y = 0.5f + (vt_)((vu_)y | ((vu_)x & 0x80000000u));
-    y = MLIP__CT_SEL(x != x, MLIP__CT_QNAN(x), y);
-    if (silu) y = MLIP__CT_SEL(x < -3.40282347e38f, -z, x * y); /* -0 at -inf */
-    v[i] = y;
-  }
-#undef MLIP__CT_SEL
-#undef MLIP__CT_QNAN
-}
+#define MLIP_VSIG_VT MLIP_VT_{{MB}}
+#define MLIP_VSIG_FN mlip__ct_sigmoid_{{MB}}
+#include "mlip/kvec_sigmoid.h"
 #endif
 {{/act_lanes}}{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
   typedef MLIP_VT_{{MB}} vt;
 {{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
   typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
-#ifndef MLIP__VSEL /* a where the mask m is set, else b, lane by lane */
-#define MLIP__VSEL(m, a, b) ((vt)(((vm)(a) & (m)) | ((vm)(b) & ~(m))))
-#endif
 #endif
 {{/has_act_vector}}  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
          KB = {{KB}} > 1 && NV == 1 && VW > 1 && MLIP_VREGS >= 32 ? {{KB}} : 1, NJ = KB * NV,

@@ -120,8 +120,8 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Sha
   const int64_t owb = last < 0 ? 0 : std::min(last / sw + 1, geo.out[2]);
   spec.set("OWA", owa);
   spec.set("OWB", std::max(owa, owb));
-  // A fused Sigmoid or SiLU: a block's vectors together (the template's
-  // copy of conv_tiled.c's mlip__ct_sigmoid_<MB>).
+  // A fused Sigmoid or SiLU: a block's vectors together
+  // (mlip/kvec_sigmoid.h's mlip__ct_sigmoid_<MB>, as in conv_tiled.c).
   spec.set_flag("act_lanes", act.kind == Activation::Sigmoid || act.kind == Activation::Silu);
   spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
 }
@@ -174,26 +174,17 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // (conv_dw_rows.c) rather than across channels, which from row-major
     // planes are gathered lane by lane. Not for planes under one widest
     // vector (16) per row that the channels-last padded copy below takes.
+    // Between channels-last tensors of whole blocks: register blocks of a
+    // row's positions, each input vector loaded once for all the kernel's
+    // columns (conv_dw_cl.c).
     const int64_t out_plane = geo.out[0] * geo.out[1] * geo.out[2];
-    if (depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400)) {
-      prepare_depthwise_rows(spec, geo, x, y, mb);
-      spec.packed.push_back(wpk);
-      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
-      spec.layouts = {{0}, {}, true};
-      spec.set("y_restrict", has_res ? "" : "restrict ");
-      spec.args = {0};
-      if (has_res) {
-        spec.args.push_back(3);
-        spec.layouts.tied.push_back(3);
-        spec.in_place.push_back(3);
-      }
-      return;
-    }
-    // Depthwise between channels-last tensors of whole blocks: register
-    // blocks of a row's positions, each input vector loaded once for all
-    // the kernel's columns (conv_dw_cl.c).
-    if (depthwise && x_cl && y_cl && !pool && x[1] % mb == 0) {
-      prepare_depthwise_cl(spec, geo, x, y, mb, activation_of(n.attrs));
+    const bool dw_rows = depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400);
+    const bool dw_cl = depthwise && x_cl && y_cl && !pool && x[1] % mb == 0;
+    if (dw_rows || dw_cl) {
+      if (dw_rows)
+        prepare_depthwise_rows(spec, geo, x, y, mb);
+      else
+        prepare_depthwise_cl(spec, geo, x, y, mb, activation_of(n.attrs));
       spec.packed.push_back(wpk);
       if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
       spec.layouts = {{0}, {}, true};
@@ -281,7 +272,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     }
     spec.set_flag("has_scratch", spec.scratch_bytes > 0);
     // A fused Sigmoid or SiLU: applied to a tile's vectors together
-    // (conv_tiled.c's mlip__ct_sigmoid_<MB>, mlip/kmath_f.h's bits).
+    // (mlip/kvec_sigmoid.h's mlip__ct_sigmoid_<MB>, mlip/kmath_f.h's bits).
     const Activation act = activation_of(n.attrs);
     const bool sigmoid = act.kind == Activation::Sigmoid || act.kind == Activation::Silu;
     spec.set_flag("act_lanes", sigmoid);
