@@ -25,6 +25,7 @@
 #include "testlib/onnx_builder.h"
 #include "testlib/reference.h"
 #include "testlib/tensors.h"
+#include "testlib/text_query.h"
 
 namespace mlipc::unit_c_packed_widths {
 namespace {
@@ -264,11 +265,7 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
   driver::write_tarball(r, tar);
   {
     const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
-    size_t cl = 0;
-    for (size_t at = lib1.find("Depthwise Conv between channels-last"); at != std::string::npos;
-         at = lib1.find("Depthwise Conv between channels-last", at + 1))
-      ++cl;
-    EXPECT_EQ(cl, 3u);  // s2, l3 and l5: conv_dw_cl.c
+    EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv between channels-last"), 3u);  // s2, l3 and l5: conv_dw_cl.c
   }
   std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
   // The convolutions' fused multiply-adds (mlip/kfma.h) in portable C, lane

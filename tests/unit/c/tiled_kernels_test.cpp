@@ -17,6 +17,7 @@
 #include "support/process.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/text_query.h"
 
 namespace mlipc::unit_c_tiled_kernels {
 namespace {
@@ -249,11 +250,7 @@ TEST(TiledKernels, DepthwiseOnRowMajorPlanesMatchesTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
   const driver::CompileResult r = driver::compile_model(p, {});
   const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
-  size_t rows = 0;
-  for (size_t at = lib1.find("Depthwise Conv on row-major planes"); at != std::string::npos;
-       at = lib1.find("Depthwise Conv on row-major planes", at + 1))
-    ++rows;
-  EXPECT_EQ(rows, expected);
+  EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv on row-major planes"), expected);
   EXPECT_GE(expected, 8u);
 }
 
@@ -319,11 +316,7 @@ TEST(TiledKernels, DepthwiseOnChannelsLastMatchesTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
   const driver::CompileResult r = driver::compile_model(p, {});
   const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
-  size_t cl = 0;
-  for (size_t at = lib1.find("Depthwise Conv between channels-last tensors"); at != std::string::npos;
-       at = lib1.find("Depthwise Conv between channels-last tensors", at + 1))
-    ++cl;
-  EXPECT_EQ(cl, expected);
+  EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv between channels-last tensors"), expected);
   EXPECT_GE(expected, 12u);
 }
 
@@ -501,11 +494,7 @@ TEST(TiledKernels, RandomMatMulsMatchTheReferenceBitForBit) {
   // The cases with N >= 16 take the tiled kernel, packed and in place (4
   // and 7 of them with libstdc++'s distributions).
   const std::string lib1 = driver::compile_model(model, {}).files.at("codegen/host/src/default_lib1.c");
-  auto count = [&](const std::string& what) {
-    size_t c = 0;
-    for (size_t at = lib1.find(what); at != std::string::npos; at = lib1.find(what, at + 1)) ++c;
-    return c;
-  };
+  auto count = [&](const std::string& what) { return test::count_occurrences(lib1, what); };
   EXPECT_GE(count("b constant and packed at compile time"), 3u);
   EXPECT_GE(count("b an activation read in\n * place"), 3u);
 }
@@ -584,11 +573,7 @@ TEST(TiledKernels, ZeroPaddedCopiesWhereTheArenaHasRoom) {
   test::expect_matches_reference(p, in, 0.0, 0.0);
   const driver::CompileResult r = driver::compile_model(p, {});
   const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
-  size_t copies = 0;
-  for (size_t at = lib1.find("zero-padded and channels-last"); at != std::string::npos;
-       at = lib1.find("zero-padded and channels-last", at + 1))
-    ++copies;
-  EXPECT_EQ(copies, 5u);  // a, dw, gr, c1, c3; not the convolution with an infinite weight
+  EXPECT_EQ(test::count_occurrences(lib1, "zero-padded and channels-last"), 5u);  // a, dw, gr, c1, c3; not the convolution with an infinite weight
 }
 
 // Every form of the new templates in one model, built as strict C99 (cc's
@@ -634,11 +619,7 @@ TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
   const fs::path p = b.save(test::scratch_dir(), "tiled_strict.onnx");
   EXPECT_EQ(test::strict_c99_errors(p), "");
   const std::string lib1 = driver::compile_model(p, {}).files.at("codegen/host/src/default_lib1.c");
-  size_t cl = 0;
-  for (size_t at = lib1.find("Depthwise Conv between channels-last"); at != std::string::npos;
-       at = lib1.find("Depthwise Conv between channels-last", at + 1))
-    ++cl;
-  EXPECT_EQ(cl, 2u);  // dw_vector, dw_cl2
+  EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv between channels-last"), 2u);  // dw_vector, dw_cl2
 }
 
 // The fused Sigmoid, Tanh and SiLU (Sigmoid and Mul) of convolutions (dense
