@@ -74,16 +74,10 @@ int64_t tile_positions(const ops::Geometry3& geo, int64_t most) {
   return best;
 }
 
-// conv_dw_rows.c's values: the geometry, the strides, and the scratch of
-// one channel's zero-padded planes with each row split into SW phases of QW
+// conv_dw_rows.c's own values: the geometry and the scratch of one
+// channel's zero-padded planes with each row split into SW phases of QW
 // floats (room for a last register block of up to 16 lanes past OW).
-void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t mb) {
-  spec.template_name = "conv_dw_rows.c";
-  spec.includes.push_back("mlip/kvec.h");
-  spec.set("C", x[1]);
-  spec.set("MB", mb);
-  set_strides(spec, "X", x, false);
-  set_strides(spec, "Y", y, false);
+void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo) {
   const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
   const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
   const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
@@ -103,17 +97,10 @@ void set_tile_positions(KernelSpec& spec, const ops::Geometry3& geo) {
   spec.set("PBX2", tile_positions(geo, 12));
 }
 
-// conv_dw_cl.c's values: the geometry, the strides, the interior columns
-// [OWA, OWB) of an output row, whose windows are inside the input along W
-// (empty when there are none), and the sigmoid's form.
-void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t mb,
-                          const Activation& act) {
-  spec.template_name = "conv_dw_cl.c";
-  spec.includes.push_back("mlip/kvec.h");
-  spec.set("C", x[1]);
-  spec.set("MB", mb);
-  set_strides(spec, "X", x, true);
-  set_strides(spec, "Y", y, true);
+// conv_dw_cl.c's own values: the geometry, the interior columns [OWA, OWB)
+// of an output row, whose windows are inside the input along W (empty when
+// there are none), and the sigmoid's form.
+void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Activation& act) {
   const int64_t sw = geo.stride[2], pw = geo.pad_begin[2], reach = (geo.kernel[2] - 1) * geo.dilation[2];
   const int64_t owa = std::min((pw + sw - 1) / sw, geo.out[2]);
   const int64_t last = geo.in[2] - 1 + pw - reach;  // the last interior column's first tap, times SW
@@ -181,10 +168,16 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const bool dw_rows = depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400);
     const bool dw_cl = depthwise && x_cl && y_cl && !pool && x[1] % mb == 0;
     if (dw_rows || dw_cl) {
+      spec.template_name = dw_rows ? "conv_dw_rows.c" : "conv_dw_cl.c";
+      spec.includes.push_back("mlip/kvec.h");
+      spec.set("C", x[1]);
+      spec.set("MB", mb);
+      set_strides(spec, "X", x, dw_cl);
+      set_strides(spec, "Y", y, dw_cl);
       if (dw_rows)
-        prepare_depthwise_rows(spec, geo, x, y, mb);
+        prepare_depthwise_rows(spec, geo);
       else
-        prepare_depthwise_cl(spec, geo, x, y, mb, activation_of(n.attrs));
+        prepare_depthwise_cl(spec, geo, activation_of(n.attrs));
       spec.packed.push_back(wpk);
       if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
       spec.layouts = {{0}, {}, true};
