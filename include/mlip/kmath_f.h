@@ -152,19 +152,31 @@ static inline float mlip_gelu_f(float x) {
 
 /* The odd rational a P(t) / Q(t), t = a^2, of mlip_sigmoid_f (its y) and
  * mlip_tanh_f, in their order: P and Q by Horner's rule from the top
- * coefficient (conv_tiled.c's tile form repeats it on vectors). The
- * coefficients: scripts/kmath_f_coeffs.py. */
+ * coefficient. The coefficients: scripts/kmath_f_coeffs.py; the sigmoid's
+ * (t^0 first) and its a from which y is 0.5 by name, which
+ * mlip/kvec_sigmoid.h's form on vectors uses too. */
+#define MLIP__SIGMOID_P0 0.24999999f
+#define MLIP__SIGMOID_P1 8.368655e-3f
+#define MLIP__SIGMOID_P2 5.478645e-5f
+#define MLIP__SIGMOID_P3 8.123729e-8f
+#define MLIP__SIGMOID_P4 1.3316769e-11f
+#define MLIP__SIGMOID_Q0 1.0f
+#define MLIP__SIGMOID_Q1 0.116807885f
+#define MLIP__SIGMOID_Q2 1.6198233e-3f
+#define MLIP__SIGMOID_Q3 5.1619836e-6f
+#define MLIP__SIGMOID_Q4 3.0809313e-9f
+#define MLIP__SIGMOID_A_HALF 17.5f
 static inline float mlip__sigmoid_rat_f(float a, float t) {
   MLIP__STRICT
-  float p = 1.3316769e-11f, q = 3.0809313e-9f;
-  p = p * t + 8.123729e-8f;
-  p = p * t + 5.478645e-5f;
-  p = p * t + 8.368655e-3f;
-  p = p * t + 0.24999999f;
-  q = q * t + 5.1619836e-6f;
-  q = q * t + 1.6198233e-3f;
-  q = q * t + 0.116807885f;
-  q = q * t + 1.0f;
+  float p = MLIP__SIGMOID_P4, q = MLIP__SIGMOID_Q4;
+  p = p * t + MLIP__SIGMOID_P3;
+  p = p * t + MLIP__SIGMOID_P2;
+  p = p * t + MLIP__SIGMOID_P1;
+  p = p * t + MLIP__SIGMOID_P0;
+  q = q * t + MLIP__SIGMOID_Q3;
+  q = q * t + MLIP__SIGMOID_Q2;
+  q = q * t + MLIP__SIGMOID_Q1;
+  q = q * t + MLIP__SIGMOID_Q0;
   return (a * p) / q;
 }
 static inline float mlip__tanh_rat_f(float a, float t) {
@@ -196,7 +208,7 @@ static inline float mlip_sigmoid_f(float x) {
   const uint32_t u = mlip__fbits(x);
   const float a = mlip__ffrom(u & 0x7fffffffu);
   float y = mlip__sigmoid_rat_f(a, a * a);
-  y = mlip__f_sel((a < 17.5f) & (y < 0.5f), y, 0.5f);
+  y = mlip__f_sel((a < MLIP__SIGMOID_A_HALF) & (y < 0.5f), y, 0.5f);
   return mlip__nan_or(x, 0.5f + mlip__ffrom(mlip__fbits(y) | (u & 0x80000000u)));
 }
 

@@ -9,7 +9,9 @@
  *   MLIP_VSIG_VT  the vector type (mlip/kvec.h's MLIP_VT_<MB>) and
  *   MLIP_VSIG_FN  the function's name
  * and includes this file, which defines the function and undefines both;
- * hence no include guard. Needs mlip/kvec.h (MLIP_VUNROLL). */
+ * hence no include guard. Needs mlip/kvec.h (MLIP_VUNROLL); the
+ * coefficients are mlip/kmath_f.h's. */
+#include "mlip/kmath_f.h"
 #if !defined(MLIP_VSIG_VT) || !defined(MLIP_VSIG_FN)
 #error "mlip/kvec_sigmoid.h: define MLIP_VSIG_VT and MLIP_VSIG_FN first"
 #endif
@@ -29,22 +31,22 @@ static inline void MLIP_VSIG_FN(MLIP_VSIG_VT* v, int silu) {
   MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
     a[i] = (vt_)((vu_)v[i] & 0x7fffffffu);
     t[i] = a[i] * a[i];
-    p[i] = z + 1.3316769e-11f;
-    q[i] = z + 3.0809313e-9f;
+    p[i] = z + MLIP__SIGMOID_P4;
+    q[i] = z + MLIP__SIGMOID_Q4;
   }
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.123729e-8f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 5.478645e-5f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 8.368655e-3f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + 0.24999999f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 5.1619836e-6f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.6198233e-3f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 0.116807885f;
-  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + 1.0f;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + MLIP__SIGMOID_P3;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + MLIP__SIGMOID_P2;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + MLIP__SIGMOID_P1;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) p[i] = p[i] * t[i] + MLIP__SIGMOID_P0;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + MLIP__SIGMOID_Q3;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + MLIP__SIGMOID_Q2;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + MLIP__SIGMOID_Q1;
+  MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) q[i] = q[i] * t[i] + MLIP__SIGMOID_Q0;
   /* y clamped to 0.5, x's sign, 0.5 + y; then the SiLU's product */
   MLIP_VUNROLL for (i = 0; i < MLIP__CT_G; ++i) {
     const vt_ x = v[i];
     vt_ y = (a[i] * p[i]) / q[i];
-    y = MLIP__CT_SEL((a[i] < 17.5f) & (y < 0.5f), y, z + 0.5f);
+    y = MLIP__CT_SEL((a[i] < MLIP__SIGMOID_A_HALF) & (y < 0.5f), y, z + 0.5f);
     y = 0.5f + (vt_)((vu_)y | ((vu_)x & 0x80000000u));
     y = MLIP__CT_SEL(x != x, MLIP__CT_QNAN(x), y);
     if (silu) y = MLIP__CT_SEL(x < -3.40282347e38f, -z, x * y); /* -0 at -inf */
