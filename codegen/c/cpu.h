@@ -54,6 +54,10 @@ struct CpuTarget {
   int float_conv_block() const {
     return family == Family::CortexM && std::find(isas.begin(), isas.end(), "mve") == isas.end() ? 8 : 0;
   }
+  // Whether a float convolution with a fused pool keeps the rows of two
+  // blocks in its scratch, for the variants whose tiles hold two (KB above):
+  // not on Cortex-M, where none does and RAM is scarce.
+  bool float_conv_pool_blocks() const { return family != Family::CortexM; }
 };
 
 // The CPU of that name (Cortex-M, AArch64 and x86-64 names as GCC and LLVM

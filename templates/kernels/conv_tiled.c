@@ -23,12 +23,13 @@
  * With padx, the scratch holds a zero-padded channels-last copy of the
  * input channels (geometry and X* strides are the copy's, XR* the input's):
  * one rectangle, every tap inside (the weights are finite, so a padding tap
- * adds +-0, which changes no sum).
+ * adds +-0, which changes no sum); a pool's rows follow it (POOL_AT).
  * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
  * rows, band by band, and each band's pooled row to y: the convolution's
  * output never exists whole, and no row is computed twice.
  * A dense tile holds KB blocks (KB from the code generator, 2 for dense
- * layers of two blocks or more without a pool, else 1), where a block is one
+ * layers of two blocks or more, else 1; with a pool the scratch holds KB
+ * blocks' rows, SRB floats each), where a block is one
  * vector and there are 32 vector registers (AVX-512): per tap KB weight
  * vectors are loaded, then each position's x is broadcast once and feeds
  * KB FMAs, so 12 positions x 2 blocks (24 accumulators) take 2 + 12 loads
@@ -74,7 +75,7 @@
   static const int32_t rect[{{NR}}][12] = {{rects}};
   /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
    * every input channel, in the reference's order. */
-#define {{fn}}_TAPS(NJ_, KD0, KD1, KH0, KH1, KW0, KW1)                                                          \
+#define {{fn}}_TAPS(NJ_, XP, KD0, KD1, KH0, KH1, KW0, KW1)                                                      \
   for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                 \
     for (int32_t kd = (KD0); kd < (KD1); ++kd) {                                                             \
       for (int32_t kh = (KH0); kh < (KH1); ++kh) {                                                           \
@@ -85,15 +86,15 @@
 {{^dw}}          vt wv[NJ];  /* the tap's weights: each x (a broadcast) feeds NJ_ FMAs in turn */                    \
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) wv[j] = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);\
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                       \
-            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) acc[p][j] = MLIP_VFMAS_{{MB}}(xs[p][t], wv[j], acc[p][j]);\
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) acc[p][j] = MLIP_VFMAS_{{MB}}(XP(p)[t], wv[j], acc[p][j]);\
           }                                                                                                   \
 {{/dw}}{{#dw}}          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {                                       \
             const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                   \
             {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                     \
-              {{#vector_load}}acc[p][j] = MLIP_VFMA_{{MB}}(MLIP_VLOAD_{{MB}}(xs[p] + t + j * VW), w, acc[p][j]);{{/vector_load}}{{^vector_load}}float lane[VW];          \
+              {{#vector_load}}acc[p][j] = MLIP_VFMA_{{MB}}(MLIP_VLOAD_{{MB}}(XP(p) + t + j * VW), w, acc[p][j]);{{/vector_load}}{{^vector_load}}float lane[VW];          \
               vt xv;                                                                                         \
               int32_t l;                                                                                     \
-              for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? xs[p][t + (j * VW + l) * {{XC}}] : 0.0f; \
+              for (l = 0; l < VW; ++l) lane[l] = j * VW + l < nq ? XP(p)[t + (j * VW + l) * {{XC}}] : 0.0f; \
               memcpy(&xv, lane, sizeof xv);                                                                  \
               acc[p][j] = MLIP_VFMA_{{MB}}(xv, w, acc[p][j]);{{/vector_load}}                                     \
             }                                                                                                 \
@@ -101,6 +102,25 @@
 {{/dw}}        }                                                                                                    \
       }                                                                                                      \
     }                                                                                                        \
+  }
+  /* Position p's input: through its own pointer, or, where a tile's
+   * positions lie along one row of its rectangle, at a constant stride from
+   * the first (one pointer and immediate offsets where the PB pointers
+   * spilled from the registers). */
+#define {{fn}}_XG(p) xs[p]
+#define {{fn}}_XR(p) (xs[0] + (p) * ({{SW}} * {{XW}}))
+  /* The taps of the tile's rectangle for NJ_ accumulators per position. */
+#define {{fn}}_RUN(NJ_)                                                                                    \
+  if (ri == {{FULL}}) {                                                                                    \
+    if (row1) {                                                                                           \
+      {{fn}}_TAPS(NJ_, {{fn}}_XR, 0, {{KD}}, 0, {{KH}}, 0, {{KW}})                                          \
+    } else {                                                                                              \
+      {{fn}}_TAPS(NJ_, {{fn}}_XG, 0, {{KD}}, 0, {{KH}}, 0, {{KW}})                                          \
+    }                                                                                                     \
+  } else if (row1) {                                                                                      \
+    {{fn}}_TAPS(NJ_, {{fn}}_XR, R[2], R[3], R[6], R[7], R[10], R[11])                                       \
+  } else {                                                                                                \
+    {{fn}}_TAPS(NJ_, {{fn}}_XG, R[2], R[3], R[6], R[7], R[10], R[11])                                       \
   }
   /* The block of MB output channels blk: its weights, input (depthwise),
    * bias, output and residual. */
@@ -136,7 +156,7 @@
         /* Row bands: all the output rows at once, or with a pool, per pooled
          * row the convolution rows its windows read that are not in the
          * scratch yet (which holds the last SR rows, row i at i % SR). */
-{{#pool}}        float* sb = (float*)scratch;
+{{#pool}}        float* sb = (float*)scratch + {{POOL_AT}};
         int32_t done = -1;
 {{/pool}}        for (int32_t band = 0; band < {{NBAND}}; ++band) {
 {{#pool}}          const int32_t first = band * {{PSH}} - {{PPH}}, last = first + ({{PKH}} - 1) * {{PDH}};
@@ -150,6 +170,7 @@
             int32_t od = R[0], oh = rh0, ow = R[8];
             for (int32_t i = 0; i < cnt; i += PB) {
               const int32_t m = cnt - i < PB ? cnt - i : PB;
+              const int32_t row1 = ow + PB <= R[9];  /* all PB positions along this row */
               const float* xs[PB];
               int32_t yo[PB]{{#bi}}, xo[PB]{{/bi}};
               vt acc[PB][NJ];
@@ -181,15 +202,9 @@
 {{/bi}}              /* KB blocks at once (their weights one WBLOCK apart), or the
                * last one alone. */
               if (kb == KB) {
-                if (ri == {{FULL}}) {
-                  {{fn}}_TAPS(NJ, 0, {{KD}}, 0, {{KH}}, 0, {{KW}})
-                } else {
-                  {{fn}}_TAPS(NJ, R[2], R[3], R[6], R[7], R[10], R[11])
-                }
-              } else if (ri == {{FULL}}) {
-                {{fn}}_TAPS(NV, 0, {{KD}}, 0, {{KH}}, 0, {{KW}})
+                {{fn}}_RUN(NJ)
               } else {
-                {{fn}}_TAPS(NV, R[2], R[3], R[6], R[7], R[10], R[11])
+                {{fn}}_RUN(NV)
               }
               for (int32_t kk = 0; kk < kb; ++kk) {
                 /* Block blk + kk: its channels, bias, outputs and residual;
@@ -221,13 +236,13 @@
                   }
                   for (i = 0; i < (int32_t)(sizeof av / sizeof av[0]); i += MLIP__CT_G) mlip__ct_sigmoid_{{MB}}(av + i, {{act_silu}});
                   for (p = 0; p < m; ++p)
-                    for (j = 0; j < NV; ++j) MLIP_VSTORE_{{MB}}({{#pool}}sb{{/pool}}{{^pool}}ybk{{/pool}} + yo[p] + j * VW, av[p * NV + j]);
+                    for (j = 0; j < NV; ++j) MLIP_VSTORE_{{MB}}({{#pool}}sb + kk * {{SRB}}{{/pool}}{{^pool}}ybk{{/pool}} + yo[p] + j * VW, av[p * NV + j]);
                 } else
 #endif
 {{/act_lanes}}              for (p = 0; p < m; ++p) {
                   float t[{{MB}}];
                   const int32_t nt = {{#padded}}nqk{{/padded}}{{^padded}}{{MB}}{{/padded}};
-                  float* yp = {{#pool}}sb{{/pool}}{{^pool}}ybk{{/pool}} + yo[p];
+                  float* yp = {{#pool}}sb + kk * {{SRB}}{{/pool}}{{^pool}}ybk{{/pool}} + yo[p];
                   int32_t q;
                   if ({{#pool}}1{{/pool}}{{^pool}}{{YC}} == 1{{/pool}} && nt == {{MB}}) {
                     /* The block's outputs are contiguous: the sums plus the
@@ -270,44 +285,51 @@
           /* The pooled row: per position, the first tap inside, then every
            * later one that is greater or a NaN (ops::eval_MaxPool), all lanes
            * at once. */
-          for (int32_t pw = 0; pw < {{POW}}; ++pw) {
-            float best[{{MB}}];
-            int32_t q, any = 0;
-            for (q = 0; q < {{MB}}; ++q) best[q] = -INFINITY;
-            for (int32_t kh = 0; kh < {{PKH}}; ++kh) {
-              const int32_t ih = first + kh * {{PDH}};
-              if (ih < 0 || ih >= {{OH}}) continue;
-              for (int32_t kw = 0; kw < {{PKW}}; ++kw) {
-                const int32_t iw = pw * {{PSW}} - {{PPW}} + kw * {{PDW}};
-                const float* sp;
-                if (iw < 0 || iw >= {{OW}}) continue;
-                sp = sb + ((ih % {{SR}}) * {{OW}} + iw) * {{MB}};
-                if (!any) {
-                  memcpy(best, sp, sizeof best);
-                } else {
+          for (int32_t kk = 0; kk < kb; ++kk) {
+            /* Block blk + kk: its rows in the scratch, its outputs. */
+            const float* sbk = sb + kk * {{SRB}};
+            float* ybk = yb + kk * {{MB}} * {{YC}};
+            const int32_t nqk = {{OCG}} - (blk + kk) * {{MB}} < {{MB}} ? {{OCG}} - (blk + kk) * {{MB}} : {{MB}};
+            (void)nqk;
+            for (int32_t pw = 0; pw < {{POW}}; ++pw) {
+              float best[{{MB}}];
+              int32_t q, any = 0;
+              for (q = 0; q < {{MB}}; ++q) best[q] = -INFINITY;
+              for (int32_t kh = 0; kh < {{PKH}}; ++kh) {
+                const int32_t ih = first + kh * {{PDH}};
+                if (ih < 0 || ih >= {{OH}}) continue;
+                for (int32_t kw = 0; kw < {{PKW}}; ++kw) {
+                  const int32_t iw = pw * {{PSW}} - {{PPW}} + kw * {{PDW}};
+                  const float* sp;
+                  if (iw < 0 || iw >= {{OW}}) continue;
+                  sp = sbk + ((ih % {{SR}}) * {{OW}} + iw) * {{MB}};
+                  if (!any) {
+                    memcpy(best, sp, sizeof best);
+                  } else {
 #if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
-                  /* A compare and a blend per vector: GCC does not
-                   * vectorize the portable loop below (scalar compares and
-                   * branches took most of the layer's time). */
-                  typedef int32_t vmask __attribute__((vector_size(sizeof(vt))));
-                  int32_t j;
-                  for (j = 0; j < NV; ++j) {
-                    const vt a = MLIP_VLOAD_{{MB}}(sp + j * VW), b = MLIP_VLOAD_{{MB}}(best + j * VW);
-                    const vmask m = (a > b) | (a != a);
-                    vmask ai, bi;
-                    memcpy(&ai, &a, sizeof ai);
-                    memcpy(&bi, &b, sizeof bi);
-                    ai = (ai & m) | (bi & ~m);
-                    memcpy(best + j * VW, &ai, sizeof ai);
-                  }
+                    /* A compare and a blend per vector: GCC does not
+                     * vectorize the portable loop below (scalar compares and
+                     * branches took most of the layer's time). */
+                    typedef int32_t vmask __attribute__((vector_size(sizeof(vt))));
+                    int32_t j;
+                    for (j = 0; j < NV; ++j) {
+                      const vt a = MLIP_VLOAD_{{MB}}(sp + j * VW), b = MLIP_VLOAD_{{MB}}(best + j * VW);
+                      const vmask m = (a > b) | (a != a);
+                      vmask ai, bi;
+                      memcpy(&ai, &a, sizeof ai);
+                      memcpy(&bi, &b, sizeof bi);
+                      ai = (ai & m) | (bi & ~m);
+                      memcpy(best + j * VW, &ai, sizeof ai);
+                    }
 #else
-                  for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] || sp[q] != sp[q] ? sp[q] : best[q];
+                    for (q = 0; q < {{MB}}; ++q) best[q] = sp[q] > best[q] || sp[q] != sp[q] ? sp[q] : best[q];
 #endif
+                  }
+                  any = 1;
                 }
-                any = 1;
               }
+              for (q = 0; q < {{#padded}}nqk{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) ybk[band * {{YH}} + pw * {{YW}} + q * {{YC}}] = best[q];
             }
-            for (q = 0; q < {{#padded}}nq{{/padded}}{{^padded}}{{MB}}{{/padded}}; ++q) yb[band * {{YH}} + pw * {{YW}} + q * {{YC}}] = best[q];
           }
 {{/pool}}        }
 {{^bi}}        (void)nq;
@@ -315,5 +337,8 @@
 {{/bi}}    }
   }
 #undef {{fn}}_TAPS
+#undef {{fn}}_XG
+#undef {{fn}}_XR
+#undef {{fn}}_RUN
 #undef {{fn}}_BLOCK
 }

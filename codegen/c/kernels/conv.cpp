@@ -190,8 +190,30 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       }
       return;
     }
-    if (!pool && finite && has_pads && geo.out[0] * geo.out[1] * geo.out[2] <= 400)
-      spec.pad_scratch_bytes = static_cast<size_t>(padded_in * pad_channels) * sizeof(float);
+    // Dense layers of two blocks or more: a tile of KB = 2 blocks where the
+    // C's vector type holds a whole block in one of 32 registers (AVX-512),
+    // each input value then feeding two FMAs. With a pool, both blocks' rows
+    // go to the scratch, so not where no variant takes two (Cortex-M).
+    const int64_t kb = !depthwise && nb > 1 && (!pool || !spec.cpu || spec.cpu->float_conv_pool_blocks()) ? 2 : 1;
+    // A fused MaxPool (passes/fuse_pool): 2-D, so the pool's axes are H, W;
+    // the scratch keeps the last SR convolution rows of KB blocks.
+    ops::Geometry3 pg{};
+    int64_t sr = 0;
+    if (pool) {
+      Shape conv_out = {x[0], w[0]};
+      conv_out.insert(conv_out.end(), geo.out + 1, geo.out + 3);
+      pg = ops::to_3d(ops::maxpool_geometry(ops::fused_pool_attrs(n.attrs), conv_out));
+      sr = (pg.kernel[1] - 1) * pg.dilation[1] + 1;
+    }
+    const int64_t pool_rows = kb * sr * geo.out[2] * mb;
+    // With a fused pool also for larger planes: the pool's bands cut every
+    // border rectangle into pieces of a few rows (a 1-column one into
+    // tiles of one or two positions), which the copy's one rectangle avoids.
+    // The bytes offered are the whole scratch with the copy (the pool's rows
+    // after it), so the backend's test counts both.
+    const int64_t rows_at = (padded_in * pad_channels + 15) / 16 * 16;  // at a whole 64-byte line
+    if (finite && has_pads && out_plane <= (pool ? 4096 : 400))
+      spec.pad_scratch_bytes = static_cast<size_t>(pool ? rows_at + pool_rows : padded_in * pad_channels) * sizeof(float);
     const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;
     spec.set_flag("padx", padx);
     spec.template_name = "conv_tiled.c";
@@ -212,10 +234,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("NB", nb);
     spec.set("WBLOCK", numel(w) / w[0] * mb);
     spec.set_flag("padded", per_group % mb != 0);
-    // Dense layers of two blocks or more: a tile of KB = 2 blocks where the
-    // C's vector type holds a whole block in one of 32 registers (AVX-512),
-    // each input value then feeding two FMAs; the pool's bands keep one.
-    spec.set("KB", !depthwise && !pool && nb > 1 ? 2 : 1);
+    spec.set("KB", kb);
     spec.set_flag("vector_load", (x_cl || padx) && per_group % mb == 0);
     set_strides(spec, "Y", y, y_cl);
     if (padx) {
@@ -243,14 +262,9 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       set_rectangles(spec, geo);
       set_tile_positions(spec, geo);
     }
-    // A fused MaxPool (passes/fuse_pool): 2-D, so the pool's axes are H, W.
     spec.set_flag("pool", pool);
     spec.set("NBAND", 1);
     if (pool) {
-      Shape conv_out = {x[0], w[0]};
-      conv_out.insert(conv_out.end(), geo.out + 1, geo.out + 3);
-      const ops::Geometry3 pg = ops::to_3d(ops::maxpool_geometry(ops::fused_pool_attrs(n.attrs), conv_out));
-      const int64_t sr = (pg.kernel[1] - 1) * pg.dilation[1] + 1;
       spec.set("NBAND", pg.out[1]);
       spec.set("SR", sr);
       spec.set("POW", pg.out[2]);
@@ -261,7 +275,9 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
         spec.set(std::string("PP") + a, pg.pad_begin[i]);
         spec.set(std::string("PD") + a, pg.dilation[i]);
       }
-      spec.scratch_bytes = static_cast<size_t>(sr * geo.out[2] * mb) * sizeof(float);
+      spec.set("SRB", sr * geo.out[2] * mb);  // one block's rows
+      spec.set("POOL_AT", padx ? rows_at : 0);
+      spec.scratch_bytes = static_cast<size_t>((padx ? rows_at : 0) + pool_rows) * sizeof(float);
     }
     spec.set_flag("has_scratch", spec.scratch_bytes > 0);
     // A fused Sigmoid or SiLU: applied to a tile's vectors together

@@ -363,6 +363,66 @@ TEST(TiledKernels, RandomConvsWithAFusedMaxPoolMatchTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
+// Dense convolutions of 1 to 4 input channels (the stems) and more, 17 to
+// 100 output channels (tiles of two blocks, an odd last block, a partial
+// one) and a fused MaxPool of random window, stride, pads, dilations and
+// ceil mode: planes small and up to 4096 positions, where the kernel reads a
+// zero-padded copy of the input (one rectangle, the pool's rows after it in
+// the scratch), and larger ones, where the pool's bands cut the border
+// rectangles; tiles along one row (one pointer) and wrapping rows; NaNs in
+// some inputs; the pooled tensor a graph output (row-major) or read by a 1x1
+// Conv (channels-last).
+TEST(TiledKernels, ManyBlocksWithAFusedMaxPoolMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261129);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 12; ++c) {
+    const int64_t side = c % 4 == 3 ? pick(rng, 40, 75) : pick(rng, 5, 24);
+    Shape in = {pick(rng, 1, 2), c % 2 ? pick(rng, 5, 40) : pick(rng, 1, 4), pick(rng, 5, side), side};
+    const std::string x = fmt::format("mp{}", c), mid = fmt::format("mp{}a", c), y = fmt::format("mp{}b", c);
+    b.input(x, DType::Float32, in);
+    TensorData xt = random_tensor(DType::Float32, in, 2100 + static_cast<uint32_t>(c));
+    if (c % 5 == 2) {  // a few NaNs, each spreading over the windows that read it
+      float* f = xt.data<float>();
+      for (int k = 0; k < 3; ++k) f[pick(rng, 0, xt.numel() - 1)] = std::nanf("");
+    }
+    inputs.emplace_back(x, std::move(xt));
+    const Shape s1 = add_conv(b, rng, x, in, pick(rng, 17, 100), 1, mid, 2200 + static_cast<uint32_t>(c));
+    const std::string a = add_activation(b, rng, mid);
+    ints kernel, strides, dilations, pads(4);
+    for (size_t ax = 0; ax < 2; ++ax) {
+      const int64_t d = pick(rng, 1, 2);
+      int64_t k = pick(rng, 1, 4);
+      while (d * (k - 1) + 1 > s1[2 + ax]) --k;
+      kernel.push_back(k);
+      strides.push_back(pick(rng, 1, 4));
+      dilations.push_back(d);
+      pads[ax] = pick(rng, 0, k / 2);
+      pads[2 + ax] = pick(rng, 0, k / 2);
+    }
+    b.node("MaxPool", {a}, {y},
+           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads},
+            {"ceil_mode", pick(rng, 0, 1)}});
+    if (c % 3 == 1) {
+      b.initializer(y + "_pw", random_tensor(DType::Float32, {3, s1[1], 1, 1}, 2300 + static_cast<uint32_t>(c)));
+      b.node("Conv", {y, y + "_pw"}, {y + "_out"});
+      b.output(y + "_out");
+    } else {
+      b.output(y);
+    }
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_blocks_pools.onnx");
+  const driver::CompileResult r = driver::compile_model(p, {});
+  for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "MaxPool");  // every pool fused
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  const size_t pools = test::count_occurrences(lib1, "float* sb = (float*)scratch + ");
+  const size_t unpadded = test::count_occurrences(lib1, "float* sb = (float*)scratch + 0;");
+  EXPECT_EQ(pools, 12u);
+  EXPECT_GE(pools - unpadded, 2u);  // read from the zero-padded copy
+  EXPECT_GE(unpadded, 2u);
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+}
+
 // Pools, global pools and elementwise operators between convolutions, so
 // that each reads and writes channels-last: max (ceil mode, dilations, pads)
 // and average (with and without the padding in the count), a residual Add,
