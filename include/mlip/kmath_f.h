@@ -101,14 +101,14 @@ static inline float mlip__nan_or(float x, float y) {
  * exponential is finite, where k = 128 comes with r < 0, so a p below 1).
  * x is clamped first (NaN to -87), and the clamped lanes take their answers
  * at the end: 0 below -87, +inf above 88.7228317 (the next float,
- * 88.7228394, is the first whose exponential overflows). */
-static inline float mlip_exp_f(float x) {
+ * 88.7228394, is the first whose exponential overflows). mlip__exp_core_f
+ * is the part between the clamps, on the clamped x. */
+static inline float mlip__exp_core_f(float xc) {
   MLIP__STRICT
-  const float xl = mlip__f_sel(x > -87.0f, x, -87.0f), xc = mlip__f_sel(xl < 88.7228317f, xl, 88.7228317f);
   const float z = xc * 1.44269502f + 12582912.0f;
   const float k = z - 12582912.0f;
   const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
-  float p = 1.98412698e-4f, y;
+  float p = 1.98412698e-4f;
   p = p * r + 1.38888889e-3f;
   p = p * r + 8.33333377e-3f;
   p = p * r + 4.16666679e-2f;
@@ -116,10 +116,25 @@ static inline float mlip_exp_f(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  y = mlip__ffrom(mlip__fbits(p) + (mlip__fbits(z) << 23));
+  return mlip__ffrom(mlip__fbits(p) + (mlip__fbits(z) << 23));
+}
+static inline float mlip_exp_f(float x) {
+  MLIP__STRICT
+  const float xl = mlip__f_sel(x > -87.0f, x, -87.0f), xc = mlip__f_sel(xl < 88.7228317f, xl, 88.7228317f);
+  float y = mlip__exp_core_f(xc);
   y = mlip__f_sel(x > 88.7228317f, INFINITY, y);
   y = mlip__f_sel(x < -87.0f, 0.0f, y);
   return mlip__nan_or(x, y);
+}
+
+/* mlip_exp_f's bits for x <= 0 and NaN, without the steps only a positive
+ * x needs (the upper clamp, the +inf): Softmax's e^(x - max), whose
+ * argument is never positive. Nothing else may call it with x > 0. */
+static inline float mlip__exp_nonpos_f(float x) {
+  MLIP__STRICT
+  const float xc = mlip__f_sel(x > -87.0f, x, -87.0f);
+  const float y = mlip__exp_core_f(xc);
+  return mlip__nan_or(x, mlip__f_sel(x < -87.0f, 0.0f, y));
 }
 
 /* erf(x) = x P(x^2) / Q(x^2) on |x| <= 4 (x clamped there: erf(4) rounds
@@ -262,6 +277,7 @@ static inline float mlip_gelu_tanh_f(float x) {
     for (i = 0; i < n; ++i) p[i] = fn(p[i]);                 \
   }
 MLIP__F_ARRAY_FORM_(mlip_exp_f_n, mlip_exp_f)
+MLIP__F_ARRAY_FORM_(mlip__exp_nonpos_f_n, mlip__exp_nonpos_f)
 MLIP__F_ARRAY_FORM_(mlip_gelu_f_n, mlip_gelu_f)
 MLIP__F_ARRAY_FORM_(mlip_sigmoid_f_n, mlip_sigmoid_f)
 MLIP__F_ARRAY_FORM_(mlip_silu_f_n, mlip_silu_f)

@@ -327,7 +327,8 @@ int main(void) {
 // bits: exact, so the bits of the product by two powers of two of the
 // normal range (the form before stop 46, which a test here keeps), on every
 // 13th float (every 251st at -O0; every float when it was written); the
-// last finite result and the first +inf.
+// last finite result and the first +inf. Softmax's mlip__exp_nonpos_f
+// gives mlip_exp_f's bits wherever x is not positive (NaN included).
 TEST(KmathF, ExpScalesByItsExponentFieldExactly) {
   const fs::path d = test::scratch_dir() / "kmath_f_exp_scale";
   fs::create_directories(d);
@@ -352,7 +353,7 @@ static float exp_two_powers(float x) {
   y = mlip__f_sel(x < -87.0f, 0.0f, y);
   return mlip__nan_or(x, y);
 }
-static float xs[4096], ys[4096];
+static float xs[4096], ys[4096], zs[4096];
 int main(void) {
   const uint64_t step = STEP;
   uint64_t u = 0, bad = 0;
@@ -360,9 +361,14 @@ int main(void) {
   while (u < (1ull << 32)) {
     for (n = 0; n < 4096 && u < (1ull << 32); ++n, u += step) xs[n] = mlip__ffrom((uint32_t)u);
     mlip_exp_f_map(xs, ys, n);
-    for (i = 0; i < n; ++i)
+    memcpy(zs, xs, sizeof zs);
+    mlip__exp_nonpos_f_n(zs, n);
+    for (i = 0; i < n; ++i) {
       if (mlip__fbits(ys[i]) != mlip__fbits(exp_two_powers(xs[i])) && bad++ < 8)
         printf("exp_f(%a) = 0x%08x\n", (double)xs[i], mlip__fbits(ys[i]));
+      if (!(xs[i] > 0.0f) && mlip__fbits(zs[i]) != mlip__fbits(ys[i]) && bad++ < 8)
+        printf("exp_nonpos_f(%a) = 0x%08x\n", (double)xs[i], mlip__fbits(zs[i]));
+    }
   }
   if (mlip__fbits(mlip_exp_f(88.7228317f)) >= 0x7f800000u || mlip_exp_f(88.7228394f) != INFINITY ||
       mlip_exp_f(-87.0f) < 1.17549435e-38f)
