@@ -22,13 +22,17 @@
  *   rounding of the rational x P(x^2) / Q(x^2), whose fit on |x| < 4 has a
  *   relative error of 6.5e-8; then +-1); odd, NaN for NaN.
  * - mlip_gelu_f: GELU's exact form 0.5 x (1 + erf(x / sqrt 2)) computed as
- *   ONNX's decomposition orders it (Div, Erf, Add, Mul, Mul) with
- *   mlip_erf_f for the Erf: against that decomposition with kmath.h's
+ *   ONNX's decomposition orders it (Erf, Add, Mul, Mul; its Div by sqrt 2
+ *   as a Mul by 1/sqrt 2) with mlip_erf_f for the Erf: against that
+ *   decomposition (with its Div) with kmath.h's
  *   mlip_erff (what the unfused operators give) it differs by at most
  *   5 * 2^-24 |x| + 1 ulp of the result (the two erfs differ by at most
  *   8 * 2^-24, 1 + erf's rounding may differ by 2^-23 more, scaled by
- *   x / 2; the product's own rounding); so does it against the other form
- *   passes/fuse_gelu.cpp matches, Mul(x, 1/sqrt 2) and (x * 0.5) * (1 + e).
+ *   x / 2; the product's own rounding; the Mul's argument and the Div's
+ *   differ by an ulp at most, which moves erf by less than 2^-24, as
+ *   z erf'(z) < 0.49); so does it against the other form
+ *   passes/fuse_gelu.cpp matches, Mul(x, 1/sqrt 2) and (x * 0.5) * (1 + e)
+ *   (measured 0.72 of that over every 7th float, against both forms).
  * - mlip_sigmoid_f: an absolute error of at most 4 * 2^-24 = 2.4e-7
  *   (measured 3.12 * 2^-24 over every 127th float, 3.55 over every float
  *   of [1e-6, 20] of either sign, near 8.07): 4 ulp for
@@ -86,21 +90,25 @@ static inline float mlip__nan_or(float x, float y) {
 }
 
 /* e^x: k = the nearest integer to x / ln 2 (adding and subtracting
- * 1.5 * 2^23), r = x - k ln 2 in two steps (LN2_HI has 9 significant bits:
- * k * LN2_HI is exact for |k| <= 128, and so is x - k * LN2_HI), e^r by its
- * Taylor polynomial of degree 7 (|r| <= 0.35: truncation 5e-9 relative),
- * times 2^k as two powers of two of the normal range (each product exact
- * but for an overflow at the top). x is clamped to [-87, 88.7228394] first
- * (NaN to -87: no float-to-int conversion of a NaN), and the clamped
- * lanes take their answers at the end. */
-static inline float mlip_exp_f(float x) {
+ * 1.5 * 2^23: z's low bits then hold k), r = x - k ln 2 in two steps
+ * (LN2_HI has 9 significant bits: k * LN2_HI is exact for |k| <= 128, and
+ * so is x - k * LN2_HI), e^r by its Taylor polynomial of degree 7
+ * (|r| <= 0.35: truncation 5e-9 relative), times 2^k by adding k to the
+ * exponent field of its bits (z's bits shifted left by 23: k mod 2^9 in the
+ * field, no float-to-int conversion): exact, as the product by 2^k is,
+ * because the result is a normal float for every x of the clamped range
+ * [-87, 88.7228317] (e^-87 > 2^-126; up to the last float whose
+ * exponential is finite, where k = 128 comes with r < 0, so a p below 1).
+ * x is clamped first (NaN to -87), and the clamped lanes take their answers
+ * at the end: 0 below -87, +inf above 88.7228317 (the next float,
+ * 88.7228394, is the first whose exponential overflows). mlip__exp_core_f
+ * is the part between the clamps, on the clamped x. */
+static inline float mlip__exp_core_f(float xc) {
   MLIP__STRICT
-  const float xl = mlip__f_sel(x > -87.0f, x, -87.0f), xc = mlip__f_sel(xl < 88.7228394f, xl, 88.7228394f);
-  const float k = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
+  const float z = xc * 1.44269502f + 12582912.0f;
+  const float k = z - 12582912.0f;
   const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
-  const int32_t ki = (int32_t)k, k1 = ki / 2;
-  const uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(ki - k1 + 127) << 23;
-  float p = 1.98412698e-4f, s1, s2, y;
+  float p = 1.98412698e-4f;
   p = p * r + 1.38888889e-3f;
   p = p * r + 8.33333377e-3f;
   p = p * r + 4.16666679e-2f;
@@ -108,12 +116,25 @@ static inline float mlip_exp_f(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  memcpy(&s1, &b1, sizeof s1);
-  memcpy(&s2, &b2, sizeof s2);
-  y = (p * s1) * s2;
-  y = mlip__f_sel(x > 88.7228394f, INFINITY, y);
+  return mlip__ffrom(mlip__fbits(p) + (mlip__fbits(z) << 23));
+}
+static inline float mlip_exp_f(float x) {
+  MLIP__STRICT
+  const float xl = mlip__f_sel(x > -87.0f, x, -87.0f), xc = mlip__f_sel(xl < 88.7228317f, xl, 88.7228317f);
+  float y = mlip__exp_core_f(xc);
+  y = mlip__f_sel(x > 88.7228317f, INFINITY, y);
   y = mlip__f_sel(x < -87.0f, 0.0f, y);
   return mlip__nan_or(x, y);
+}
+
+/* mlip_exp_f's bits for x <= 0 and NaN, without the steps only a positive
+ * x needs (the upper clamp, the +inf): Softmax's e^(x - max), whose
+ * argument is never positive. Nothing else may call it with x > 0. */
+static inline float mlip__exp_nonpos_f(float x) {
+  MLIP__STRICT
+  const float xc = mlip__f_sel(x > -87.0f, x, -87.0f);
+  const float y = mlip__exp_core_f(xc);
+  return mlip__nan_or(x, mlip__f_sel(x < -87.0f, 0.0f, y));
 }
 
 /* erf(x) = x P(x^2) / Q(x^2) on |x| <= 4 (x clamped there: erf(4) rounds
@@ -140,12 +161,15 @@ static inline float mlip_erf_f(float x) {
 }
 
 /* GELU, 0.5 x (1 + erf(x / sqrt 2)), in the order of ONNX's decomposition
- * as torch writes it: Div(x, sqrt 2), Erf, Add 1, Mul by x, Mul by 0.5.
- * At -inf, -0 (the limit; the decomposition's -inf * 0 is a NaN whose sign
- * differs between x86 and Arm). */
+ * as torch writes it (Erf, Add 1, Mul by x, Mul by 0.5) but for its
+ * Div(x, sqrt 2), which is a Mul by 1/sqrt 2 here (the other form ONNX
+ * exporters write; a division costs as much as the rest of the erf on
+ * vectors, and the bound above holds for both). At -inf, -0 (the limit;
+ * the decomposition's -inf * 0 is a NaN whose sign differs between x86
+ * and Arm). */
 static inline float mlip_gelu_f(float x) {
   MLIP__STRICT
-  const float e = mlip_erf_f(x / 1.41421354f);
+  const float e = mlip_erf_f(x * 0.707106769f);
   const float y = (x * (e + 1.0f)) * 0.5f;
   return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
 }
@@ -253,6 +277,7 @@ static inline float mlip_gelu_tanh_f(float x) {
     for (i = 0; i < n; ++i) p[i] = fn(p[i]);                 \
   }
 MLIP__F_ARRAY_FORM_(mlip_exp_f_n, mlip_exp_f)
+MLIP__F_ARRAY_FORM_(mlip__exp_nonpos_f_n, mlip__exp_nonpos_f)
 MLIP__F_ARRAY_FORM_(mlip_gelu_f_n, mlip_gelu_f)
 MLIP__F_ARRAY_FORM_(mlip_sigmoid_f_n, mlip_sigmoid_f)
 MLIP__F_ARRAY_FORM_(mlip_silu_f_n, mlip_silu_f)

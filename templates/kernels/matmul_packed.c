@@ -1,7 +1,7 @@
 /* y[batch] = a[batch] [M, K] x b[batch] [K, N]{{#packed}}, b constant and packed at compile time
  * as [matrix][N / 16 blocks][K][16] (zero-padded){{/packed}}{{^packed}}, b an activation read in
  * place: blocks of 16 columns, then{{#tail}} the last N % 16 columns copied, zero-padded to a block,
- * into the scratch ([K][16]) and tiled as the others{{/tail}}{{/packed}}. Loop d
+ * into the scratch ([K][8] where they fit, else [K][16]) and tiled as the others{{/tail}}{{/packed}}. Loop d
  * walks the (simplified) broadcast batch axis d; a<d>, b<d> are the offsets
  * of the operand matrices after d loops (stride 0 on axes an operand is
  * broadcast along).
@@ -36,9 +36,7 @@
           * 1.5 MLIP_VPANEL_BYTES (a panel up to that still fits L1 whole) */
          KC0 = MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)) < 8 ? 8 : MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)),
          NKC = MLIP_VPANEL_BYTES == 0 || 2 * {{K}} <= 3 * KC0 ? 1 : ({{K}} + KC0 - 1) / KC0, KC = ({{K}} + NKC - 1) / NKC,
-         MB = NKC == 1 ? {{M}} : PM * ((256 + PM - 1) / PM){{#tail}},
-         /* the tail block's tile: as many rows as its accumulators leave registers for (8 at most) */
-         PT0 = (MLIP_VREGS - 2) / (NV + 1), PT1 = PT0 < 1 ? 1 : PT0 > 8 ? 8 : PT0, PT = {{M}} < PT1 ? {{M}} : PT1{{/tail}} };
+         MB = NKC == 1 ? {{M}} : PM * ((256 + PM - 1) / PM) };
   float* yb = y;
   const int32_t a0 = 0;
   const int32_t b0 = 0;
@@ -136,30 +134,45 @@
       }
      }
 {{#tail}}    /* The last N % 16 columns: B's columns NT.. copied into a zero-padded
-     * block, then tiles of PT rows in the lanes as above (the same sums in
-     * the same order; the padding lanes are not stored). */
+     * block of TW columns (8 where they fit: an attention head of 24 or 40
+     * leaves 8, which a 16-lane block would carry as much padding), then
+     * tiles of PT rows in the lanes as above (the same sums in the same
+     * order; the padding lanes are not stored). */
     {
+#if {{N}} - {{NT}} <= 8
+      typedef MLIP_VT_8 vtt;
+      enum { TW = 8, TVW = MLIP_VW_8 };
+#define MLIP__TLOAD(p) MLIP_VLOAD_8(p)
+#define MLIP__TFMAS(s, w, c) MLIP_VFMAS_8(s, w, c)
+#else
+      typedef MLIP_VT_16 vtt;
+      enum { TW = 16, TVW = MLIP_VW_16 };
+#define MLIP__TLOAD(p) MLIP_VLOAD_16(p)
+#define MLIP__TFMAS(s, w, c) MLIP_VFMAS_16(s, w, c)
+#endif
+      enum { TNV = TW / TVW, PT0 = (MLIP_VREGS - 2) / (TNV + 1), PT1 = PT0 < 1 ? 1 : PT0 > 8 ? 8 : PT0,
+             PT = {{M}} < PT1 ? {{M}} : PT1 };
       float* restrict bt = (float*)scratch;
       for (int32_t p = 0; p < {{K}}; ++p)
-        for (int32_t q = 0; q < 16; ++q) bt[p * 16 + q] = {{NT}} + q < {{N}} ? pb[p * {{N}} + {{NT}} + q] : 0.0f;
+        for (int32_t q = 0; q < TW; ++q) bt[p * TW + q] = {{NT}} + q < {{N}} ? pb[p * {{N}} + {{NT}} + q] : 0.0f;
       for (int32_t i0 = 0; i0 < {{M}}; i0 += PT) {
         const float* ar[PT];
-        vt acc[PT][NV];
+        vtt acc[PT][TNV];
         int32_t r, v;
         for (r = 0; r < PT; ++r) ar[r] = pa + (i0 + r < {{M}} ? i0 + r : {{M}} - 1) * {{K}};
         {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r)
-          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) acc[r][v] = (vt){0};
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < TNV; ++v) acc[r][v] = (vtt){0};
         for (int32_t p = 0; p < {{K}}; ++p) {
           float av[PT];
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) av[r] = ar[r][p];
-          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
-            const vt w = MLIP_VLOAD_16(bt + p * 16 + v * VW);
-            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) acc[r][v] = MLIP_VFMAS_16(av[r], w, acc[r][v]);
+          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < TNV; ++v) {
+            const vtt w = MLIP__TLOAD(bt + p * TW + v * TVW);
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) acc[r][v] = MLIP__TFMAS(av[r], w, acc[r][v]);
           }
         }
         for (r = 0; r < PT && i0 + r < {{M}}; ++r) {
           float* yr = yb + (i0 + r) * {{N}};
-          float t[16];
+          float t[TW];
           memcpy(t, acc[r], sizeof t);
           for (int32_t q = 0; {{NT}} + q < {{N}}; ++q) {
             float v = t[q];
@@ -171,6 +184,8 @@
           }
         }
       }
+#undef MLIP__TLOAD
+#undef MLIP__TFMAS
     }
 {{/tail}}    yb += {{M}} * {{N}};
   }

@@ -2,8 +2,8 @@
  * o = outer index, i = inner index, k = index along the normalized axis.
  * Each (o, i) takes the max, then the sum of mlip_exp_f(x - max) in k's
  * order, as one element at a time would; the exponentials (mlip/kmath_f.h's
- * float-precision exp) in loops the compiler vectorizes (the same bits:
- * lanes never meet). For INNER == 1, rows in blocks of RB: with vectors,
+ * float-precision exp, as mlip__exp_nonpos_f: x - max is never positive)
+ * in loops the compiler vectorizes (the same bits: lanes never meet). For INNER == 1, rows in blocks of RB: with vectors,
  * RB = MLIP_VW_16 rows summed side by side, one row per lane (each block of
  * MLIP_VW_16 columns transposed in registers, mlip/kvec.h, then added
  * column after column: every lane's sum in k's order); without, 8 rows'
@@ -59,7 +59,7 @@ static void {{fn}}(const float* x, float* y) {
       sum[r] = 0.0f;
     }
     for (r = 0; r < nr; ++r)
-      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip_exp_f(px[r * {{N}} + k] - mx[r]);
+      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip__exp_nonpos_f(px[r * {{N}} + k] - mx[r]);
 #if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
     {
       /* One row per lane (the rows past the end repeat the last: read, never
@@ -122,7 +122,7 @@ static void {{fn}}(const float* x, float* y) {
         }
       for (k = 0; k < {{N}}; ++k) {
         for (i = 0; i < ni; ++i) py[k * {{INNER}} + i] = px[k * {{INNER}} + i] - mx[i];
-        mlip_exp_f_n(py + k * {{INNER}}, ni);
+        mlip__exp_nonpos_f_n(py + k * {{INNER}}, ni);
         for (i = 0; i < ni; ++i) sum[i] += py[k * {{INNER}} + i];
       }
 {{#log}}      for (i = 0; i < ni; ++i) sum[i] = mlip_logf(sum[i]);

@@ -4,7 +4,8 @@
 // matmul_packed.c computes the products in register tiles: a constant B is
 // packed at compile time into column blocks, an activation B is read in
 // place (its last N % 16 columns copied into a zero-padded block in the
-// kernel's scratch, K x 16 floats, and tiled as the others). A fused bias
+// kernel's scratch, K x 16 floats, of which K x 8 where they fit in 8,
+// and tiled as the others). A fused bias
 // (passes/fuse_matmul_bias, input 2) is added to each finished sum as it
 // is stored, before the activation; a fused layer scale (input 3) and
 // residual (input 4, passes/fuse_matmul_epilogue) after it, in that order.

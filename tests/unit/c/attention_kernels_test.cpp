@@ -110,6 +110,20 @@ fs::path model(io::NamedTensors& in) {
   input("ky", {2, 650, 40}, random_tensor(DType::Float32, {2, 650, 40}, 34, -1.0, 1.0));
   b.node("MatMul", {"kx", "ky"}, {"k_act"});
   b.output("k_linear").output("k_act");
+  // Attention's A x V and Q x K^T with small heads (matmul_packed.c's tail
+  // block of 8 columns where the last N % 16 fit, else 16): heads of 24
+  // (one block and 8), 21 (5 in the tail) and 27 (11: the 16-column tail),
+  // A broadcast over V's batch, K^T a Transpose of K.
+  input("av", {3, 1, 29, 33}, random_tensor(DType::Float32, {3, 1, 29, 33}, 35, -1.0, 1.0));
+  for (int n : {24, 21, 27}) {
+    const std::string v = fmt::format("vv{}", n), k = fmt::format("kk{}", n), kt = fmt::format("kt{}", n);
+    input(v, {2, 33, n}, random_tensor(DType::Float32, {2, 33, n}, 36 + n, -2.0, 2.0));
+    b.node("MatMul", {"av", v}, {fmt::format("att_v{}", n)});
+    input(k, {2, 19, n}, random_tensor(DType::Float32, {2, 19, n}, 37 + n, -2.0, 2.0));
+    b.node("Transpose", {k}, {kt}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+    b.node("MatMul", {v, kt}, {fmt::format("att_qk{}", n)});
+    b.output(fmt::format("att_v{}", n)).output(fmt::format("att_qk{}", n));
+  }
   // Row normalization (normalize_rows.c, rows 8 side by side): LayerNorm
   // over 37 (132 rows) with scale and bias; over the last two axes [3, 10]
   // (5 rows) with a scale of the trailing axis only, no bias, and the mean

@@ -323,5 +323,63 @@ int main(void) {
   EXPECT_EQ(build_and_run(d, "cc", {"-O0"}), "0 bad\n");
 }
 
+// mlip_exp_f scales e^r by 2^k by adding k to the exponent field of its
+// bits: exact, so the bits of the product by two powers of two of the
+// normal range (the form before stop 46, which a test here keeps), on every
+// 13th float (every 251st at -O0; every float when it was written); the
+// last finite result and the first +inf. Softmax's mlip__exp_nonpos_f
+// gives mlip_exp_f's bits wherever x is not positive (NaN included).
+TEST(KmathF, ExpScalesByItsExponentFieldExactly) {
+  const fs::path d = test::scratch_dir() / "kmath_f_exp_scale";
+  fs::create_directories(d);
+  write_file(d / "kmath_f.c", R"(#include "mlip/kmath_f.h"
+#include <stdio.h>
+/* the same k, r and polynomial, times 2^k1 and 2^(k - k1), k1 = k / 2 */
+static float exp_two_powers(float x) {
+  const float xl = mlip__f_sel(x > -87.0f, x, -87.0f), xc = mlip__f_sel(xl < 88.7228394f, xl, 88.7228394f);
+  const float k = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
+  const float r = (xc - k * 0.693359375f) - k * -2.12194440e-4f;
+  const int32_t ki = (int32_t)k, k1 = ki / 2;
+  float p = 1.98412698e-4f, y;
+  p = p * r + 1.38888889e-3f;
+  p = p * r + 8.33333377e-3f;
+  p = p * r + 4.16666679e-2f;
+  p = p * r + 0.166666672f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  y = (p * mlip__ffrom((uint32_t)(k1 + 127) << 23)) * mlip__ffrom((uint32_t)(ki - k1 + 127) << 23);
+  y = mlip__f_sel(x > 88.7228394f, INFINITY, y);
+  y = mlip__f_sel(x < -87.0f, 0.0f, y);
+  return mlip__nan_or(x, y);
+}
+static float xs[4096], ys[4096], zs[4096];
+int main(void) {
+  const uint64_t step = STEP;
+  uint64_t u = 0, bad = 0;
+  int i, n;
+  while (u < (1ull << 32)) {
+    for (n = 0; n < 4096 && u < (1ull << 32); ++n, u += step) xs[n] = mlip__ffrom((uint32_t)u);
+    mlip_exp_f_map(xs, ys, n);
+    memcpy(zs, xs, sizeof zs);
+    mlip__exp_nonpos_f_n(zs, n);
+    for (i = 0; i < n; ++i) {
+      if (mlip__fbits(ys[i]) != mlip__fbits(exp_two_powers(xs[i])) && bad++ < 8)
+        printf("exp_f(%a) = 0x%08x\n", (double)xs[i], mlip__fbits(ys[i]));
+      if (!(xs[i] > 0.0f) && mlip__fbits(zs[i]) != mlip__fbits(ys[i]) && bad++ < 8)
+        printf("exp_nonpos_f(%a) = 0x%08x\n", (double)xs[i], mlip__fbits(zs[i]));
+    }
+  }
+  if (mlip__fbits(mlip_exp_f(88.7228317f)) >= 0x7f800000u || mlip_exp_f(88.7228394f) != INFINITY ||
+      mlip_exp_f(-87.0f) < 1.17549435e-38f)
+    ++bad, printf("edges\n");
+  printf("%d bad\n", (int)bad);
+  return 0;
+}
+)");
+  EXPECT_EQ(build_and_run(d, "cc", {"-O3", "-march=native", "-DSTEP=13u"}), "0 bad\n");
+  EXPECT_EQ(build_and_run(d, "cc", {"-O0", "-DSTEP=251u"}), "0 bad\n");
+}
+
 }  // namespace
 }  // namespace mlipc::unit_c_kmath_f
