@@ -1,5 +1,5 @@
 // The packed recurrent, ConvTranspose and MatMul kernels (recurrent_packed.c,
-// conv_transpose_packed.c, matmul_packed.c) and conv_tiled.c's fused MaxPool
+// conv_transpose_phases.c and _packed.c, matmul_packed.c) and conv_tiled.c's fused MaxPool
 // at every vector width the host can build, not only mlipc run's
 // -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
 // of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
@@ -37,8 +37,9 @@ using test::random_tensor;
 
 // LSTM (bidirectional, initial states, peepholes, 33 units: three blocks),
 // GRU (linear_before_reset 0, 145 units: R's groups of 8 and 2), RNN, and
-// ConvTranspose with channels in lanes (19 per group) and positions in
-// lanes (3 per group), and two MatMuls (constant and activation B).
+// ConvTranspose with channels in lanes by stride phases (19 per group; 70
+// from a 1x1 input) and positions in lanes (3 per group), and two MatMuls
+// (constant and activation B).
 fs::path model(io::NamedTensors& in) {
   OnnxBuilder b(14);
   const int64_t T = 7, B = 2, I = 5;
@@ -86,7 +87,14 @@ fs::path model(io::NamedTensors& in) {
          {{"group", int64_t{2}}, {"strides", ints{2, 3}}, {"pads", ints{1, 0, 0, 2}}, {"output_padding", ints{1, 0}}});
   b.initializer("cp_w", random_tensor(DType::Float32, {6, 3, 4, 4}, 11));
   b.node("ConvTranspose", {"img", "cp_w"}, {"cp"}, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
-  b.output("ct").output("cp");
+  // The stride-phase kernel's one-position tile: a 1x1 input (each output
+  // one tap), 70 channels (5 blocks: a group of 4 and a partial one).
+  b.input("lat", DType::Float32, {1, 9, 1, 1});
+  in.emplace_back("lat", random_tensor(DType::Float32, {1, 9, 1, 1}, 51));
+  b.initializer("cl_w", random_tensor(DType::Float32, {9, 70, 3, 4}, 52));
+  b.initializer("cl_b", random_tensor(DType::Float32, {70}, 53));
+  b.node("ConvTranspose", {"lat", "cl_w", "cl_b"}, {"clat"}, {{"strides", ints{2, 2}}, {"output_padding", ints{1, 0}}});
+  b.output("ct").output("cp").output("clat");
   // MatMul (matmul_packed.c): constant B of 33 columns (three packed
   // blocks, the last zero-padded) over a batch of 2 folded into rows, and
   // an activation B of 37 columns (two blocks read in place, five tail
