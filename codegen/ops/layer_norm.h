@@ -14,7 +14,15 @@ struct LayerNormDims {
   Shape stats;  // shape of Mean and InvStdDev: [d0, ..., d(axis-1), 1, ..., 1]
 };
 
-// bias is nullptr when B is omitted.
+// bias is nullptr when B is omitted. x is the normalized tensor's shape
+// (layer_norm_rows_shape of the input's).
 LayerNormDims layer_norm_dims(const Attrs& attrs, const Shape& x, const Shape& scale, const Shape* bias);
+
+// With mlipc_channels_in = 1 (passes/fuse_transpose_norm) the input is
+// [N, C, S...] and the rows are its positions: the shape normalized is
+// [N, S..., C]; else the input's own. The output is [N, C, S...] again with
+// mlipc_channels_out = 1.
+Shape layer_norm_rows_shape(const Attrs& attrs, const Shape& in);
+Shape layer_norm_output_shape(const Attrs& attrs, const Shape& in);
 
 }  // namespace mlipc::ops

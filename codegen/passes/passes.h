@@ -84,6 +84,14 @@ void fuse_gelu(Graph& g);
 // nodes (after the MLIP partition).
 void fuse_layer_norm(Graph& g);
 
+// Transpose([0, 2, ..., 1]) -> LayerNormalization over the last axis
+// [-> Transpose back] -> one LayerNormalization that reads (and writes)
+// the channels-first tensor itself (mlipc_channels_in, mlipc_channels_out):
+// the same operations on the same values, the transposed tensors never
+// exist. Runs on the CPU's nodes (after the MLIP partition), after
+// fuse_layer_norm.
+void fuse_transpose_norm(Graph& g);
+
 // With a MatMul whose B is a constant and whose output only an Add reads,
 // adding a constant with one value per output column ([N] or [1, ..., 1,
 // N]: a Linear's bias): the MatMul adds it to each finished sum (input 2,

@@ -1,16 +1,22 @@
 // ConvTranspose: one template for 1-D, 2-D and 3-D (as 3-D with size-1
 // leading axes), geometry baked in; x and the optional bias are pointers.
-// Constant finite weights are packed here into 16-channel blocks for
-// conv_transpose_packed.c (stride phases, a zero-bordered copy of the input
-// in the scratch); other weights go through conv_transpose.c, the portable
-// reference, as a pointer. Both sum in the reference's order, by fused
-// multiply-adds (mlip/kfma.h, kvec.h).
+// Constant finite weights are packed here: with 8 or more output channels
+// per group per stride phase into 16-channel blocks for
+// conv_transpose_phases.c (each phase split into rectangles whose taps all
+// fall inside the input, their tables baked in), with fewer for
+// conv_transpose_packed.c (positions in lanes, a zero-bordered copy of the
+// input in the scratch); other weights go through conv_transpose.c, the
+// portable reference, as a pointer. All sum in the reference's order, by
+// fused multiply-adds (mlip/kfma.h, kvec.h).
 // mlipc.QLinearConvTranspose (ops/conv_transpose.h): the same geometry,
 // int32 sums of products of zero-point-shifted integers, QLinearConv's
 // bias and per-channel requantization constants baked in.
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
 #include "ops/conv_transpose.h"
@@ -36,21 +42,135 @@ ops::Geometry3 set_geometry(const Graph& g, const Node& n, KernelSpec& spec, siz
   return geo;
 }
 
-// w [C, OCG, K...] as [group][OCG / mb blocks][ICG][K...][mb], lanes past
-// OCG 0: mb = 16 (channels in lanes) or OCG (positions in lanes: one block,
-// the weights of a tap side by side).
-std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t group, int64_t mb) {
+// conv_transpose_packed.c: w [C, OCG, K...] as [group][ICG][K...][OCG],
+// the weights of a tap side by side.
+std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t group) {
   const int64_t c = w.shape()[0], ocg = w.shape()[1], icg = c / group, k = numel(w.shape()) / (c * ocg);
-  const int64_t nb = (ocg + mb - 1) / mb;
-  auto t = std::make_shared<TensorData>(DType::Float32, Shape{group * nb * icg * k * mb});
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{group * icg * k * ocg});
   const float* src = w.data<float>();
   float* dst = t->data<float>();
   for (int64_t g = 0; g < group; ++g)
     for (int64_t ic = 0; ic < icg; ++ic)
       for (int64_t j = 0; j < ocg; ++j)
         for (int64_t q = 0; q < k; ++q)
-          dst[(((g * nb + j / mb) * icg + ic) * k + q) * mb + j % mb] = src[((g * icg + ic) * ocg + j) * k + q];
+          dst[((g * icg + ic) * k + q) * ocg + j] = src[((g * icg + ic) * ocg + j) * k + q];
   return t;
+}
+
+// One stride phase p of one axis: its nq outputs q (o = p + S * q), its
+// taps k (ascending) with the input offset c (output q reads input q + c),
+// and the runs of q [q0, q1) over which the same taps fall inside the
+// input (indices into k).
+struct AxisPhase {
+  int64_t p = 0, nq = 0;
+  std::vector<int64_t> k, c;
+  struct Run {
+    int64_t q0, q1;
+    std::vector<size_t> taps;
+  };
+  std::vector<Run> runs;
+};
+
+std::vector<AxisPhase> axis_phases(const ops::Geometry3& geo, int a) {
+  const int64_t s = geo.stride[a], o = geo.out[a], in = geo.in[a];
+  std::vector<AxisPhase> out;
+  for (int64_t p = 0; p < std::min(s, o); ++p) {
+    AxisPhase ph;
+    ph.p = p;
+    ph.nq = (o - p + s - 1) / s;
+    std::vector<int64_t> cuts = {0, ph.nq};
+    for (int64_t k = 0; k < geo.kernel[a]; ++k) {
+      const int64_t v = p + geo.pad_begin[a] - k * geo.dilation[a];
+      if (v % s != 0) continue;
+      ph.k.push_back(k);
+      ph.c.push_back(v / s);
+      for (int64_t q : {-v / s, in - v / s}) cuts.push_back(std::clamp<int64_t>(q, 0, ph.nq));
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+      AxisPhase::Run r{cuts[i], cuts[i + 1], {}};
+      for (size_t t = 0; t < ph.k.size(); ++t)
+        if (r.q0 + ph.c[t] >= 0 && r.q0 + ph.c[t] < in) r.taps.push_back(t);
+      ph.runs.push_back(std::move(r));
+    }
+    out.push_back(std::move(ph));
+  }
+  return out;
+}
+
+// conv_transpose_phases.c: the weights per group and phase as [block of 16
+// output channels][tap of the phase][ic][16], and the rectangle and tap
+// tables.
+void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t group, KernelSpec& spec) {
+  const int64_t c = w.shape()[0], ocg = w.shape()[1], icg = c / group, nblk = (ocg + 15) / 16;
+  const int64_t ksize = geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
+  std::vector<AxisPhase> ax[ops::kMaxSpatial];
+  for (int a = 0; a < ops::kMaxSpatial; ++a) ax[a] = axis_phases(geo, a);
+  // Each phase's taps in (kd, kh, kw) order: weight offsets within a group.
+  struct Phase {
+    const AxisPhase *d, *h, *w;
+    int64_t woff, ntp;
+  };
+  std::vector<Phase> phases;
+  int64_t gw = 0;
+  for (const auto& d : ax[0])
+    for (const auto& h : ax[1])
+      for (const auto& wp : ax[2]) {
+        const int64_t ntp = static_cast<int64_t>(d.k.size() * h.k.size() * wp.k.size());
+        phases.push_back({&d, &h, &wp, gw, ntp});
+        gw += nblk * icg * ntp * 16;
+      }
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{std::max<int64_t>(1, group * gw)});
+  const float* src = w.data<float>();
+  float* dst = t->data<float>();
+  for (int64_t g = 0; g < group; ++g)
+    for (const Phase& ph : phases) {
+      int64_t tp = 0;
+      for (int64_t kd : ph.d->k)
+        for (int64_t kh : ph.h->k)
+          for (int64_t kw : ph.w->k) {
+            const int64_t k = (kd * geo.kernel[1] + kh) * geo.kernel[2] + kw;
+            for (int64_t ic = 0; ic < icg; ++ic)
+              for (int64_t j = 0; j < ocg; ++j)
+                dst[g * gw + ph.woff + ((j / 16 * ph.ntp + tp) * icg + ic) * 16 + j % 16] =
+                    src[((g * icg + ic) * ocg + j) * ksize + k];
+            ++tp;
+          }
+    }
+  std::string rects, taps;
+  int64_t nr = 0, nt = 0;
+  const int64_t ih = geo.in[1], iw = geo.in[2];
+  for (const Phase& ph : phases)
+    for (const auto& rd : ph.d->runs)
+      for (const auto& rh : ph.h->runs)
+        for (const auto& rw : ph.w->runs) {
+          const int64_t t0 = nt;
+          for (size_t td : rd.taps)
+            for (size_t th : rh.taps)
+              for (size_t tw : rw.taps) {
+                const int64_t xoff = (ph.d->c[td] * ih + ph.h->c[th]) * iw + ph.w->c[tw];
+                const int64_t place =
+                    static_cast<int64_t>((td * ph.h->k.size() + th) * ph.w->k.size() + tw) * icg * 16;
+                taps += fmt::format("{}{}, {}", nt ? ", " : "", xoff, place);
+                ++nt;
+              }
+          rects += fmt::format("{}{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", nr ? ", " : "", ph.woff,
+                               ph.ntp * 16, nt - t0, t0, ph.d->p, ph.h->p, ph.w->p, rd.q0, rd.q1, rh.q0, rh.q1,
+                               rw.q0, rw.q1);
+          ++nr;
+        }
+  if (nt == 0) taps = "0, 0";  // no rectangle has a tap: a table of one unused entry
+  spec.template_name = "conv_transpose_phases.c";
+  spec.includes.push_back("mlip/kvec.h");
+  spec.set("GROUPS", group);
+  spec.set("NBLK", nblk);
+  spec.set("GWSIZE", gw);
+  spec.set("NR", nr);
+  spec.set("NT", std::max<int64_t>(1, nt));
+  spec.set("rects", "{" + rects + "}");
+  spec.set("taps", "{" + taps + "}");
+  spec.packed.push_back(t);
 }
 
 }  // namespace
@@ -73,6 +193,15 @@ void prepare_ConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
     if (has_bias) spec.args.push_back(2);
     return;
   }
+  const int64_t group = n.attrs.get_int("group", 1);
+  // Output channels in lanes; fewer than 8 per group would leave most of
+  // 16 lanes empty: neighbouring positions take the lanes instead.
+  if (wv.shape[1] >= 8) {
+    prepare_phases(geo, *wv.constant, group, spec);
+    spec.args = {0};
+    if (has_bias) spec.args.push_back(2);
+    return;
+  }
   // The zero border of the input copy, per axis: wide enough that every
   // tap of every output reads inside it.
   const char* axes[] = {"D", "H", "W"};
@@ -85,19 +214,12 @@ void prepare_ConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set(std::string("I") + axes[a] + "P", geo.in[a] + lo + hi);
     ipsize *= geo.in[a] + lo + hi;
   }
-  const int64_t group = n.attrs.get_int("group", 1);
   const Shape& x = g.value(n.inputs[0]).shape;
   spec.template_name = "conv_transpose_packed.c";
   spec.includes.push_back("mlip/kvec.h");
   spec.set("IPSIZE", ipsize);
   spec.set("GROUPS", group);
-  spec.set("NBLK", (wv.shape[1] + 15) / 16);
-  spec.set("NQMAX", (geo.out[2] + geo.stride[2] - 1) / geo.stride[2]);
-  // Fewer than 8 channels per group would leave most of 16 lanes empty:
-  // neighbouring positions take the lanes instead.
-  const bool pos_lanes = wv.shape[1] < 8;
-  spec.set_flag("pos_lanes", pos_lanes);
-  spec.packed.push_back(pack_weights(*wv.constant, group, pos_lanes ? wv.shape[1] : 16));
+  spec.packed.push_back(pack_weights(*wv.constant, group));
   spec.args = {0};
   if (has_bias) spec.args.push_back(2);
   // The copy, and 16 floats of slack that the lanes past a row's end may read.

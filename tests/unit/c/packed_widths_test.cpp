@@ -1,5 +1,5 @@
 // The packed recurrent, ConvTranspose and MatMul kernels (recurrent_packed.c,
-// conv_transpose_packed.c, matmul_packed.c) and conv_tiled.c's fused MaxPool
+// conv_transpose_phases.c and _packed.c, matmul_packed.c) and conv_tiled.c's fused MaxPool
 // at every vector width the host can build, not only mlipc run's
 // -march=native: width 1 (MLIP_KVEC_SCALAR, where a block
 // of 16 rows is 16 scalar accumulators and the tile sizes bottom out at
@@ -37,8 +37,9 @@ using test::random_tensor;
 
 // LSTM (bidirectional, initial states, peepholes, 33 units: three blocks),
 // GRU (linear_before_reset 0, 145 units: R's groups of 8 and 2), RNN, and
-// ConvTranspose with channels in lanes (19 per group) and positions in
-// lanes (3 per group), and two MatMuls (constant and activation B).
+// ConvTranspose with channels in lanes by stride phases (19 per group; 70
+// from a 1x1 input) and positions in lanes (3 per group), and two MatMuls
+// (constant and activation B).
 fs::path model(io::NamedTensors& in) {
   OnnxBuilder b(14);
   const int64_t T = 7, B = 2, I = 5;
@@ -86,7 +87,45 @@ fs::path model(io::NamedTensors& in) {
          {{"group", int64_t{2}}, {"strides", ints{2, 3}}, {"pads", ints{1, 0, 0, 2}}, {"output_padding", ints{1, 0}}});
   b.initializer("cp_w", random_tensor(DType::Float32, {6, 3, 4, 4}, 11));
   b.node("ConvTranspose", {"img", "cp_w"}, {"cp"}, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
-  b.output("ct").output("cp");
+  // The stride-phase kernel's one-position tile: a 1x1 input (each output
+  // one tap), 70 channels (5 blocks: a group of 4 and a partial one).
+  b.input("lat", DType::Float32, {1, 9, 1, 1});
+  in.emplace_back("lat", random_tensor(DType::Float32, {1, 9, 1, 1}, 51));
+  b.initializer("cl_w", random_tensor(DType::Float32, {9, 70, 3, 4}, 52));
+  b.initializer("cl_b", random_tensor(DType::Float32, {70}, 53));
+  b.node("ConvTranspose", {"lat", "cl_w", "cl_b"}, {"clat"}, {{"strides", ints{2, 2}}, {"output_padding", ints{1, 0}}});
+  b.output("ct").output("cp").output("clat");
+  // LayerNormalization over channels (layer_norm_cf.c, a Transpose fused
+  // before it and one after: passes/fuse_transpose_norm), from the
+  // opset-13 decomposition: 99 positions (strips of 64 and 16, three
+  // alone), 19 channels (whole vectors and the rest); written channels-first
+  // and, through a vector transpose, channels-last.
+  b.input("nimg", DType::Float32, {1, 19, 9, 11});
+  in.emplace_back("nimg", random_tensor(DType::Float32, {1, 19, 9, 11}, 54, -3.0, 3.0));
+  b.node("Transpose", {"nimg"}, {"nt"}, {{"perm", ints{0, 2, 3, 1}}});
+  b.initializer("n_eps", TensorData::from<float>({}, {1e-5f}));
+  b.initializer("n_two", TensorData::from<float>({}, {2.0f}));
+  b.initializer("n_g", random_tensor(DType::Float32, {19}, 55, 0.5, 1.5));
+  b.initializer("n_b", random_tensor(DType::Float32, {19}, 56));
+  b.node("ReduceMean", {"nt"}, {"n_mean"}, {{"axes", ints{-1}}});
+  b.node("Sub", {"nt", "n_mean"}, {"n_d"});
+  b.node("Pow", {"n_d", "n_two"}, {"n_sq"});
+  b.node("ReduceMean", {"n_sq"}, {"n_var"}, {{"axes", ints{-1}}});
+  b.node("Add", {"n_var", "n_eps"}, {"n_ve"});
+  b.node("Sqrt", {"n_ve"}, {"n_sd"});
+  b.node("Div", {"n_d", "n_sd"}, {"n_n"});
+  b.node("Mul", {"n_n", "n_g"}, {"n_ng"});
+  b.node("Add", {"n_ng", "n_b"}, {"norm_cl"});
+  b.node("Transpose", {"nimg"}, {"nt2"}, {{"perm", ints{0, 2, 3, 1}}});
+  b.node("ReduceMean", {"nt2"}, {"n2_mean"}, {{"axes", ints{-1}}});
+  b.node("Sub", {"nt2", "n2_mean"}, {"n2_d"});
+  b.node("Mul", {"n2_d", "n2_d"}, {"n2_sq"});
+  b.node("ReduceMean", {"n2_sq"}, {"n2_var"}, {{"axes", ints{-1}}});
+  b.node("Add", {"n2_var", "n_eps"}, {"n2_ve"});
+  b.node("Sqrt", {"n2_ve"}, {"n2_sd"});
+  b.node("Div", {"n2_d", "n2_sd"}, {"n2_n"});
+  b.node("Transpose", {"n2_n"}, {"norm_cf"}, {{"perm", ints{0, 3, 1, 2}}});
+  b.output("norm_cl").output("norm_cf");
   // MatMul (matmul_packed.c): constant B of 33 columns (three packed
   // blocks, the last zero-padded) over a batch of 2 folded into rows, and
   // an activation B of 37 columns (two blocks read in place, five tail
@@ -266,6 +305,7 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
   {
     const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
     EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv between channels-last"), 3u);  // s2, l3 and l5: conv_dw_cl.c
+    EXPECT_EQ(test::count_occurrences(lib1, "over the channels of x [N, C, P]"), 2u);  // norm_cl, norm_cf: layer_norm_cf.c
   }
   std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
   // The convolutions' fused multiply-adds (mlip/kfma.h) in portable C, lane

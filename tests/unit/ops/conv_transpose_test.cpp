@@ -242,6 +242,48 @@ TEST(ConvTranspose, PackedKernelMatchesReferenceLargeRandomized) {
   }
 }
 
+// The stride-phase kernel (conv_transpose_phases.c: 8 or more output
+// channels per group) on what its tables and tiles split: 1-D, 2-D and 3-D,
+// output channels in 1 to 7 blocks of 16 (groups of 4 blocks, the last
+// partial, lanes past the channels), inputs of one cell (each output one
+// tap: the matrix-vector tile) up to rows longer than a tile, kernels
+// smaller than the stride (outputs with no tap: the bias alone), pads past
+// the kernel's reach, output_padding, dilations, groups, batches. Bit for
+// bit.
+TEST(ConvTranspose, PhaseKernelMatchesReferenceRandomized) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(200 + seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int rank = seed % 3 == 0 ? 3 : pick(1, 2);
+    const int64_t group = pick(1, 2);
+    const int64_t ocg = std::vector<int64_t>{8, 16, 23, 67, 100}[static_cast<size_t>(pick(0, 4))];
+    Shape x = {pick(1, 2), group * pick(1, 9)}, w = {x[1], ocg};
+    ints strides, dil, pads_b, pads_e, opad;
+    for (int i = 0; i < rank; ++i) {
+      x.push_back(seed % 4 == 1 ? 1 : pick(1, rank == 3 ? 4 : rank == 1 ? 30 : 11));
+      w.push_back(pick(1, rank == 3 ? 3 : 5));
+      strides.push_back(pick(1, 4));
+      dil.push_back(pick(1, 3));
+      opad.push_back(pick(0, static_cast<int>(std::max(strides.back(), dil.back())) - 1));
+      pads_b.push_back(pick(0, static_cast<int>(w.back() - 1)));
+      pads_e.push_back(pick(0, static_cast<int>(w.back() - 1)));
+    }
+    ints pads = pads_b;
+    pads.insert(pads.end(), pads_e.begin(), pads_e.end());
+    expect_c_matches({"phases" + std::to_string(seed), x, w, seed % 2 == 0,
+                      {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads},
+                       {"output_padding", opad}}});
+  }
+  // A generator's first layer: a 1x1 latent of 37 channels to 4x4 (and 5x5
+  // through output_padding), 90 channels.
+  expect_c_matches({"latent", {2, 37, 1, 1}, {37, 90, 4, 4}, true, {{"strides", ints{2, 2}}, {"output_padding", ints{1, 1}}}});
+  // Kernel 2, stride 2 (a U-Net's upsampling: one tap per output) and
+  // kernel 3, stride 2, pads 1, output_padding 1 (odd sizes).
+  expect_c_matches({"k2s2", {1, 13, 7, 5}, {13, 24, 2, 2}, true, {{"strides", ints{2, 2}}}});
+  expect_c_matches({"k3s2", {1, 9, 6, 7}, {9, 33, 3, 3}, false,
+                    {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 1}}}});
+}
+
 // A non-finite weight: the packed kernel's zero border would add 0 * inf =
 // NaN where the reference adds nothing, so such weights take the reference
 // kernel, and the bits still match.
