@@ -93,6 +93,27 @@ std::string add_activation(OnnxBuilder& b, std::mt19937& rng, const std::string&
   }
 }
 
+// A MaxPool of `x` (of shape `s`) into `y`, its window (1 to `k_max` taps,
+// each fitting the plane), strides (1 to `s_max`), dilations, pads and ceil
+// mode at random.
+void add_random_maxpool(OnnxBuilder& b, std::mt19937& rng, const std::string& x, const Shape& s, const std::string& y,
+                        int64_t k_max, int64_t s_max) {
+  ints kernel, strides, dilations, pads(4);
+  for (size_t ax = 0; ax < 2; ++ax) {
+    const int64_t d = pick(rng, 1, 2);
+    int64_t k = pick(rng, 1, k_max);
+    while (d * (k - 1) + 1 > s[2 + ax]) --k;
+    kernel.push_back(k);
+    strides.push_back(pick(rng, 1, s_max));
+    dilations.push_back(d);
+    pads[ax] = pick(rng, 0, k / 2);
+    pads[2 + ax] = pick(rng, 0, k / 2);
+  }
+  b.node("MaxPool", {x}, {y},
+         {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads},
+          {"ceil_mode", pick(rng, 0, 1)}});
+}
+
 // `in` with `c` channels.
 Shape in_channels(Shape in, int64_t c) {
   in[1] = c;
@@ -341,20 +362,7 @@ TEST(TiledKernels, RandomConvsWithAFusedMaxPoolMatchTheReferenceBitForBit) {
     inputs.emplace_back(x, std::move(xt));
     const Shape s1 = add_conv(b, rng, x, in, pick(rng, 1, 37), 1, mid, 600 + static_cast<uint32_t>(c));
     const std::string a = add_activation(b, rng, mid);
-    ints kernel, strides, dilations, pads(4);
-    for (size_t ax = 0; ax < 2; ++ax) {
-      const int64_t d = pick(rng, 1, 2);
-      int64_t k = pick(rng, 1, 3);
-      while (d * (k - 1) + 1 > s1[2 + ax]) --k;
-      kernel.push_back(k);
-      strides.push_back(pick(rng, 1, 3));
-      dilations.push_back(d);
-      pads[ax] = pick(rng, 0, k / 2);
-      pads[2 + ax] = pick(rng, 0, k / 2);
-    }
-    b.node("MaxPool", {a}, {y},
-           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads},
-            {"ceil_mode", pick(rng, 0, 1)}});
+    add_random_maxpool(b, rng, a, s1, y, 3, 3);
     b.output(y);
   }
   const fs::path p = b.save(test::scratch_dir(), "tiled_conv_pools.onnx");
@@ -389,20 +397,7 @@ TEST(TiledKernels, ManyBlocksWithAFusedMaxPoolMatchTheReferenceBitForBit) {
     inputs.emplace_back(x, std::move(xt));
     const Shape s1 = add_conv(b, rng, x, in, pick(rng, 17, 100), 1, mid, 2200 + static_cast<uint32_t>(c));
     const std::string a = add_activation(b, rng, mid);
-    ints kernel, strides, dilations, pads(4);
-    for (size_t ax = 0; ax < 2; ++ax) {
-      const int64_t d = pick(rng, 1, 2);
-      int64_t k = pick(rng, 1, 4);
-      while (d * (k - 1) + 1 > s1[2 + ax]) --k;
-      kernel.push_back(k);
-      strides.push_back(pick(rng, 1, 4));
-      dilations.push_back(d);
-      pads[ax] = pick(rng, 0, k / 2);
-      pads[2 + ax] = pick(rng, 0, k / 2);
-    }
-    b.node("MaxPool", {a}, {y},
-           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads},
-            {"ceil_mode", pick(rng, 0, 1)}});
+    add_random_maxpool(b, rng, a, s1, y, 4, 4);
     if (c % 3 == 1) {
       b.initializer(y + "_pw", random_tensor(DType::Float32, {3, s1[1], 1, 1}, 2300 + static_cast<uint32_t>(c)));
       b.node("Conv", {y, y + "_pw"}, {y + "_out"});
