@@ -142,6 +142,31 @@ struct CCase {
   std::vector<Attr> attrs;
 };
 
+// A random ConvTranspose geometry, one spatial axis at a time: the input's
+// length (drawn by the caller), a kernel of 1 to `k_max`, a stride of 1 to
+// `s_max`, a dilation of 1 to `d_max`, output_padding below the larger of
+// the two, pads below the kernel's size.
+struct RandomGeometry {
+  Shape x, w;
+  ints strides, dil, pads_b, pads_e, opad;
+  void add_axis(std::mt19937& rng, int64_t len, int k_max, int s_max, int d_max) {
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    x.push_back(len);
+    w.push_back(pick(1, k_max));
+    strides.push_back(pick(1, s_max));
+    dil.push_back(pick(1, d_max));
+    opad.push_back(pick(0, static_cast<int>(std::max(strides.back(), dil.back())) - 1));
+    pads_b.push_back(pick(0, static_cast<int>(w.back() - 1)));
+    pads_e.push_back(pick(0, static_cast<int>(w.back() - 1)));
+  }
+  CCase as_case(const std::string& name, bool bias, int64_t group) const {
+    ints pads = pads_b;
+    pads.insert(pads.end(), pads_e.begin(), pads_e.end());
+    return {name, x, w, bias,
+            {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads}, {"output_padding", opad}}};
+  }
+};
+
 // Both kernels (the packed one for constant weights, the scattering one for
 // weights at run time) sum in the reference's order: bit-identical.
 void expect_c_matches(const CCase& c, bool w_input = false) {
@@ -192,22 +217,11 @@ TEST(ConvTranspose, GeneratedCMatchesReferenceRandomized) {
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const int rank = pick(1, 3);
     const int64_t group = pick(1, 2);
-    Shape x = {pick(1, 2), group * pick(1, 3)}, w = {x[1], pick(1, 3)};
-    ints strides, dil, pads_b, pads_e, opad;
-    for (int i = 0; i < rank; ++i) {
-      x.push_back(pick(1, rank == 3 ? 3 : 6));
-      w.push_back(pick(1, 3));
-      strides.push_back(pick(1, 3));
-      dil.push_back(pick(1, 2));
-      opad.push_back(pick(0, static_cast<int>(std::max(strides.back(), dil.back())) - 1));
-      pads_b.push_back(pick(0, static_cast<int>(w.back() - 1)));
-      pads_e.push_back(pick(0, static_cast<int>(w.back() - 1)));
-    }
-    ints pads = pads_b;
-    pads.insert(pads.end(), pads_e.begin(), pads_e.end());
-    expect_c_matches({"rand" + std::to_string(seed), x, w, seed % 2 == 0,
-                      {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads},
-                       {"output_padding", opad}}});
+    RandomGeometry g;
+    g.x = {pick(1, 2), group * pick(1, 3)};
+    g.w = {g.x[1], pick(1, 3)};
+    for (int i = 0; i < rank; ++i) g.add_axis(rng, pick(1, rank == 3 ? 3 : 6), 3, 3, 2);
+    expect_c_matches(g.as_case("rand" + std::to_string(seed), seed % 2 == 0, group));
   }
 }
 
@@ -223,22 +237,11 @@ TEST(ConvTranspose, PackedKernelMatchesReferenceLargeRandomized) {
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const int rank = pick(1, 2);
     const int64_t group = pick(1, 3);
-    Shape x = {pick(1, 2), group * pick(1, 7)}, w = {x[1], std::vector<int64_t>{1, 5, 16, 19, 33}[static_cast<size_t>(pick(0, 4))]};
-    ints strides, dil, pads_b, pads_e, opad;
-    for (int i = 0; i < rank; ++i) {
-      x.push_back(pick(1, rank == 1 ? 40 : 13));
-      w.push_back(pick(1, 5));
-      strides.push_back(pick(1, 4));
-      dil.push_back(pick(1, 3));
-      opad.push_back(pick(0, static_cast<int>(std::max(strides.back(), dil.back())) - 1));
-      pads_b.push_back(pick(0, static_cast<int>(w.back() - 1)));
-      pads_e.push_back(pick(0, static_cast<int>(w.back() - 1)));
-    }
-    ints pads = pads_b;
-    pads.insert(pads.end(), pads_e.begin(), pads_e.end());
-    expect_c_matches({"large" + std::to_string(seed), x, w, seed % 2 == 1,
-                      {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads},
-                       {"output_padding", opad}}});
+    RandomGeometry g;
+    g.x = {pick(1, 2), group * pick(1, 7)};
+    g.w = {g.x[1], std::vector<int64_t>{1, 5, 16, 19, 33}[static_cast<size_t>(pick(0, 4))]};
+    for (int i = 0; i < rank; ++i) g.add_axis(rng, pick(1, rank == 1 ? 40 : 13), 5, 4, 3);
+    expect_c_matches(g.as_case("large" + std::to_string(seed), seed % 2 == 1, group));
   }
 }
 
@@ -257,22 +260,12 @@ TEST(ConvTranspose, PhaseKernelMatchesReferenceRandomized) {
     const int rank = seed % 3 == 0 ? 3 : pick(1, 2);
     const int64_t group = pick(1, 2);
     const int64_t ocg = std::vector<int64_t>{8, 16, 23, 67, 100}[static_cast<size_t>(pick(0, 4))];
-    Shape x = {pick(1, 2), group * pick(1, 9)}, w = {x[1], ocg};
-    ints strides, dil, pads_b, pads_e, opad;
-    for (int i = 0; i < rank; ++i) {
-      x.push_back(seed % 4 == 1 ? 1 : pick(1, rank == 3 ? 4 : rank == 1 ? 30 : 11));
-      w.push_back(pick(1, rank == 3 ? 3 : 5));
-      strides.push_back(pick(1, 4));
-      dil.push_back(pick(1, 3));
-      opad.push_back(pick(0, static_cast<int>(std::max(strides.back(), dil.back())) - 1));
-      pads_b.push_back(pick(0, static_cast<int>(w.back() - 1)));
-      pads_e.push_back(pick(0, static_cast<int>(w.back() - 1)));
-    }
-    ints pads = pads_b;
-    pads.insert(pads.end(), pads_e.begin(), pads_e.end());
-    expect_c_matches({"phases" + std::to_string(seed), x, w, seed % 2 == 0,
-                      {{"group", group}, {"strides", strides}, {"dilations", dil}, {"pads", pads},
-                       {"output_padding", opad}}});
+    RandomGeometry g;
+    g.x = {pick(1, 2), group * pick(1, 9)};
+    g.w = {g.x[1], ocg};
+    for (int i = 0; i < rank; ++i)
+      g.add_axis(rng, seed % 4 == 1 ? 1 : pick(1, rank == 3 ? 4 : rank == 1 ? 30 : 11), rank == 3 ? 3 : 5, 4, 3);
+    expect_c_matches(g.as_case("phases" + std::to_string(seed), seed % 2 == 0, group));
   }
   // A generator's first layer: a 1x1 latent of 37 channels to 4x4 (and 5x5
   // through output_padding), 90 channels.
