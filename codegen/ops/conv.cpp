@@ -125,14 +125,21 @@ void eval_Conv(EvalContext& ctx) {
 
 // Each output element sums its output channel's weights: [M, C/group, k...]
 // has numel / M of them (Conv, ConvInteger, QLinearConv: the weights are
-// the input OpTraits::weight names).
+// the input OpTraits::weight names). With a fused pool the node's output is
+// the pool's: the convolution's own plane, larger, is what is summed.
 uint64_t conv_macs(const Graph& g, const Node& n) {
   const ValueId w = weight_of(n);
   if (w == kNoValue || n.outputs.empty() || n.outputs[0] == kNoValue) return 0;
   const Shape& ws = g.value(w).shape;
   if (ws.size() < 2) return 0;
   const uint64_t per_channel = static_cast<uint64_t>(numel(ws) / std::max<int64_t>(1, ws[0]));
-  return static_cast<uint64_t>(numel(g.value(n.outputs[0]).shape)) * per_channel;
+  int64_t outputs = numel(g.value(n.outputs[0]).shape);
+  if (has_fused_pool(n.attrs)) {
+    const Shape& x = g.value(n.inputs[0]).shape;
+    outputs = x[0] * ws[0];
+    for (int64_t d : conv_geometry(n.attrs, x, ws).out) outputs *= d;
+  }
+  return static_cast<uint64_t>(outputs) * per_channel;
 }
 
 }  // namespace mlipc::ops

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/conv.h"
 #include "ops/conv_transpose.h"
 #include "ops/op.h"
 #include "ops/qlinear.h"
@@ -151,6 +152,15 @@ TEST(OpTraits, MacCountsAgainstHandCounts) {
   // Conv: 1x4x4x4 outputs, each 2 * 3 * 3 products.
   OneNode conv = one_node("Conv", {{1, 2, 6, 6}, {4, 2, 3, 3}, {4}}, {1, 4, 4, 4});
   EXPECT_EQ(node_macs(conv.g, conv.node()), 64u * 18u);
+  // With a fused 2x2 MaxPool of stride 2 (passes/fuse_pool) the node's output
+  // is the pool's, [1, 4, 2, 2]: the convolution's 4x4 plane is still summed.
+  Attrs pool;
+  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool.set("strides", std::vector<int64_t>{2, 2});
+  Attrs pooled;
+  ops::set_fused_pool(pooled, pool);
+  OneNode conv_pool = one_node("Conv", {{1, 2, 6, 6}, {4, 2, 3, 3}, {4}}, {1, 4, 2, 2}, pooled);
+  EXPECT_EQ(node_macs(conv_pool.g, conv_pool.node()), 64u * 18u);
   // Grouped (2 groups of 2 channels): weights [4, 1, 3, 3], 9 products per output.
   OneNode grouped = one_node("Conv", {{1, 2, 6, 6}, {4, 1, 3, 3}}, {1, 4, 4, 4});
   EXPECT_EQ(node_macs(grouped.g, grouped.node()), 64u * 9u);
