@@ -69,9 +69,10 @@ struct KernelSpec {
   // dies at this node (memory/liveness.h).
   std::vector<int> in_place;
   // Set by prepare: the scratch bytes a zero-padded copy of the input would
-  // take, if the kernel offers one (0: it does not); set by the backend:
-  // use it (it does where the scratch raises no step above the arena's
-  // lower bound).
+  // take, if the kernel offers one (0: it does not), with whatever else the
+  // kernel keeps in its scratch beside the copy (a fused pool's rows), so
+  // the backend weighs the whole; set by the backend: use it (it does where
+  // the scratch raises no step above the arena's lower bound).
   size_t pad_scratch_bytes = 0;
   bool pad_input = false;
   // Set by the backend before prepare: the CPU the C is for (c/cpu.h;
