@@ -8,6 +8,9 @@
  * scalar operations, mlip/kvec.h), the positions past the last 16 one at
  * a time;
  * y is [N, C, P]{{^cout}} transposed to [N, P, C]{{/cout}}. */
+/* One output: x's value xv of channel c, its row's mean and inverse
+ * standard deviation{{#div}} (the standard deviation, divided by){{/div}}; vectors or scalars alike. */
+#define {{fn}}_Y(xv, m, iv, c) (((xv) - (m)) {{^div}}*{{/div}}{{#div}}/{{/div}} (iv) * scale[c]{{#bias}} + bias[c]{{/bias}})
 /* Positions [p0, p0 + 16 * KB) of one batch item: KB * 16 rows side by
  * side (KB lines of every channel in flight at once). */
 #define {{fn}}_STRIP(KB)                                                                                      \
@@ -32,20 +35,20 @@
 {{#cout}}    for (c = 0; c < {{C}}; ++c)                                                                              \
       for (v = 0; v < (KB) * NV; ++v)                                                                        \
         MLIP_VSTORE_16(yn + c * {{P}} + p0 + v * VW,                                                         \
-                       (MLIP_VLOAD_16(xn + c * {{P}} + p0 + v * VW) - m[v]) {{^div}}*{{/div}}{{#div}}/{{/div}} iv[v] * scale[c]{{#bias}} + bias[c]{{/bias}}); \
+                       {{fn}}_Y(MLIP_VLOAD_16(xn + c * {{P}} + p0 + v * VW), m[v], iv[v], c)); \
 {{/cout}}{{^cout}}    /* VW channels of VW positions at a time, transposed in registers: each    \
      * position's channels stored as one run */                                                             \
     for (c = 0; c + VW <= {{C}}; c += VW)                                                                    \
       for (v = 0; v < (KB) * NV; ++v) {                                                                      \
         vt t[VW];                                                                                            \
         for (l = 0; l < VW; ++l)                                                                             \
-          t[l] = (MLIP_VLOAD_16(xn + (c + l) * {{P}} + p0 + v * VW) - m[v]) {{^div}}*{{/div}}{{#div}}/{{/div}} iv[v] * scale[c + l]{{#bias}} + bias[c + l]{{/bias}}; \
+          t[l] = {{fn}}_Y(MLIP_VLOAD_16(xn + (c + l) * {{P}} + p0 + v * VW), m[v], iv[v], c + l); \
         MLIP_VTRANSPOSE_16(t);                                                                               \
         for (l = 0; l < VW; ++l) MLIP_VSTORE_16(yn + (p0 + v * VW + l) * {{C}} + c, t[l]);                   \
       }                                                                                                      \
     for (; c < {{C}}; ++c)                                                                                   \
       for (v = 0; v < (KB) * NV; ++v) {                                                                      \
-        const vt r = (MLIP_VLOAD_16(xn + c * {{P}} + p0 + v * VW) - m[v]) {{^div}}*{{/div}}{{#div}}/{{/div}} iv[v] * scale[c]{{#bias}} + bias[c]{{/bias}}; \
+        const vt r = {{fn}}_Y(MLIP_VLOAD_16(xn + c * {{P}} + p0 + v * VW), m[v], iv[v], c); \
         float t[VW];                                                                                         \
         memcpy(t, &r, sizeof t);                                                                             \
         for (l = 0; l < VW; ++l) yn[(p0 + v * VW + l) * {{C}} + c] = t[l];                                   \
@@ -70,8 +73,9 @@ static void {{fn}}(const float* x, const float* scale{{#bias}}, const float* bia
       }
       const float iv = {{^div}}1.0f / {{/div}}sqrtf(q / {{NF}} + {{EPS}});
       for (c = 0; c < {{C}}; ++c)
-        yn[{{#cout}}c * {{P}} + p0{{/cout}}{{^cout}}p0 * {{C}} + c{{/cout}}] = (xn[c * {{P}} + p0] - m) {{^div}}*{{/div}}{{#div}}/{{/div}} iv * scale[c]{{#bias}} + bias[c]{{/bias}};
+        yn[{{#cout}}c * {{P}} + p0{{/cout}}{{^cout}}p0 * {{C}} + c{{/cout}}] = {{fn}}_Y(xn[c * {{P}} + p0], m, iv, c);
     }
   }
 }
 #undef {{fn}}_STRIP
+#undef {{fn}}_Y
