@@ -17,14 +17,14 @@
 #     fresh clone on 2 cores (the measured times: docs/architecture.md).
 #   In both, the single-operator tests (conformance cases, OpBatch, the
 #     int8 MLIP-against-CPU comparisons of quantized_mlip_test.cpp) build
-#     their generated C at -O1 (MLIPC_TEST_OP_OPT; tests/testlib/
+#     their generated C at -O0 (MLIPC_TEST_OP_OPT; tests/testlib/
 #     model_runner.h says why the bits and paths are -O3's). In the
 #     default mode so do the model tests that compare builds of ours
 #     (tile sweeps, MLIP against CPU, requantization, PTQ;
 #     test_build_flags(), -O3 in the full mode); what users run
 #     (Models.MatchesOnnxruntime, the host bits of the cross and firmware
 #     builds, the command line, the bench) stays at -O3. The vector-width
-#     variants of unit.PackedWidths and unit.AttentionKernels: -O1 in the default
+#     variants of unit.PackedWidths and unit.AttentionKernels: -O0 in the default
 #     mode, -O3 in the full one (tests/testlib/model_runner.h).
 #   MLIPC_TEST_FULL=1: every sweep at full width (MLIPC_QEMU_SWEEP=full,
 #     MLIPC_MESH_FULL=1, MLIPC_PTQ_FULL=1 too) and every test.

@@ -47,7 +47,7 @@ io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& i
 
 std::vector<std::string> operator_test_flags() {
   const char* v = std::getenv("MLIPC_TEST_OP_OPT");
-  const std::string level = v && *v ? v : "-O1";
+  const std::string level = v && *v ? v : "-O0";
   std::vector<std::string> flags = host::host_flags();
   std::replace(flags.begin(), flags.end(), std::string("-O3"), level);
   return flags;
