@@ -2,7 +2,14 @@
 // x - max, so large inputs do not overflow. The exponential is
 // mlip/kmath_f.h's float-precision mlip_exp_f (at most 2 ulp; 0 below -87,
 // where e^(x - max) / sum is below 1.7e-38): the kernels' cost was the
-// double-precision mlip_expf.
+// double-precision mlip_expf. Softmax multiplies each exponential by the
+// sum's reciprocal, 1 / sum rounded once (two roundings instead of the
+// quotient's one: 2^-24 relative more than e / sum; a division an element
+// was about a sixth of the kernel's time). Against float64 on the same
+// float inputs each output is within (2 T + n + 11) 2^-24 relative (T the
+// row's largest |x - max|, n its length: x - max's rounding, exp's 2 ulp,
+// the sum's n - 1 roundings, the reciprocal's and the product's) plus
+// 2e-38 absolute (exp's 0 below -87): unit.Softmax.WithinItsBoundOfFloat64.
 #include "ops/softmax.h"
 
 #include <cmath>
@@ -56,7 +63,8 @@ void eval_softmax(EvalContext& ctx, bool log) {
         const float ls = mlip_logf(sum);
         for (int64_t k = 0; k < d.n; ++k) y[base + k * d.inner] = x[base + k * d.inner] - mx - ls;
       } else {
-        for (int64_t k = 0; k < d.n; ++k) y[base + k * d.inner] /= sum;
+        const float rs = 1.0f / sum;  // one division a row, then products
+        for (int64_t k = 0; k < d.n; ++k) y[base + k * d.inner] *= rs;
       }
     }
 }

@@ -1,9 +1,13 @@
 /* {{#log}}Log{{/log}}Softmax over the middle axis of x viewed as [{{OUTER}}, {{N}}, {{INNER}}]:
  * o = outer index, i = inner index, k = index along the normalized axis.
  * Each (o, i) takes the max, then the sum of mlip_exp_f(x - max) in k's
- * order, as one element at a time would; the exponentials (mlip/kmath_f.h's
- * float-precision exp, as mlip__exp_nonpos_f: x - max is never positive)
- * in loops the compiler vectorizes (the same bits: lanes never meet). For INNER == 1, rows in blocks of RB: with vectors,
+ * order, as one element at a time would; Softmax then multiplies each
+ * exponential by the sum's reciprocal (one division a row, as
+ * ops/softmax.cpp: a division an element cost about a sixth of the
+ * kernel). The exponentials (mlip/kmath_f.h's float-precision exp, as
+ * mlip__exp_nonpos_f: x - max is never positive) in loops the compiler
+ * vectorizes (the same bits: lanes never meet). For INNER == 1, rows in
+ * blocks of RB: with vectors,
  * RB = MLIP_VW_16 rows summed side by side, one row per lane (each block of
  * MLIP_VW_16 columns transposed in registers, mlip/kvec.h, then added
  * column after column: every lane's sum in k's order); without, 8 rows'
@@ -101,8 +105,10 @@ static void {{fn}}(const float* x, float* y) {
       const float ls = mlip_logf(sum[r]);
       for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r] - ls;
     }
-{{/log}}{{^log}}    for (r = 0; r < nr; ++r)
-      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] /= sum[r];
+{{/log}}{{^log}}    for (r = 0; r < nr; ++r) {
+      const float rs = 1.0f / sum[r];
+      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] *= rs;
+    }
 {{/log}}  }
 {{/rows}}{{^rows}}  for (int32_t o = 0; o < {{OUTER}}; ++o) {
     for (int32_t i0 = 0; i0 < {{INNER}}; i0 += 64) {
@@ -128,8 +134,9 @@ static void {{fn}}(const float* x, float* y) {
 {{#log}}      for (i = 0; i < ni; ++i) sum[i] = mlip_logf(sum[i]);
       for (k = 0; k < {{N}}; ++k)
         for (i = 0; i < ni; ++i) py[k * {{INNER}} + i] = px[k * {{INNER}} + i] - mx[i] - sum[i];
-{{/log}}{{^log}}      for (k = 0; k < {{N}}; ++k)
-        for (i = 0; i < ni; ++i) py[k * {{INNER}} + i] /= sum[i];
+{{/log}}{{^log}}      for (i = 0; i < ni; ++i) sum[i] = 1.0f / sum[i];
+      for (k = 0; k < {{N}}; ++k)
+        for (i = 0; i < ni; ++i) py[k * {{INNER}} + i] *= sum[i];
 {{/log}}    }
   }
 {{/rows}}}

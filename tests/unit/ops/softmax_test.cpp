@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include <fmt/format.h>
@@ -96,6 +97,46 @@ TEST(Softmax, ReferenceOpset11CoercesTo2D) {
   for (float v : s) EXPECT_FLOAT_EQ(v, 0.25f);
   const std::vector<float> s13 = eval("Softmax", {2, 2, 2}, {0, 0, 0, 0, 1, 1, 1, 1}, 1, 13);
   for (float v : s13) EXPECT_FLOAT_EQ(v, 0.5f);
+}
+
+// The reference's Softmax (each exponential times the sum's reciprocal)
+// against float64 on the same float inputs: within ops/softmax.cpp's bound,
+// (2 T + n + 11) 2^-24 relative (T the row's largest |x - max|, n its
+// length) plus 2e-38 absolute, on odd lengths, the last axis and a middle
+// one (inner > 1), and rows as wide as [-60, 60]. The kernels give these
+// bits (GeneratedCMatchesReference, unit.AttentionKernels).
+TEST(Softmax, WithinItsBoundOfFloat64) {
+  double worst = 0.0;  // the largest error as a share of its bound
+  int seed = 7;
+  for (const Shape& shape : {Shape{3, 1}, Shape{5, 17}, Shape{4, 65}, Shape{3, 197}, Shape{2, 301},
+                             Shape{3, 33, 5}, Shape{2, 129, 3}})
+    for (float range : {4.0f, 20.0f, 60.0f}) {
+      const TensorData x = random_tensor(DType::Float32, shape, seed++, -range, range);
+      const int64_t axis = shape.size() == 2 ? -1 : 1;
+      const std::vector<float> y = eval("Softmax", shape, std::vector<float>(x.data<float>(), x.data<float>() + x.numel()), axis);
+      const int64_t outer = shape[0], n = shape[1], inner = shape.size() == 3 ? shape[2] : 1;
+      const float* xv = x.data<float>();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t base = o * n * inner + i;
+          double mx = -INFINITY, sum = 0.0, t_max = 0.0;
+          for (int64_t k = 0; k < n; ++k) mx = std::fmax(mx, static_cast<double>(xv[base + k * inner]));
+          for (int64_t k = 0; k < n; ++k) {
+            sum += std::exp(static_cast<double>(xv[base + k * inner]) - mx);
+            t_max = std::fmax(t_max, mx - xv[base + k * inner]);
+          }
+          const double rel = (2.0 * t_max + static_cast<double>(n) + 11.0) * std::ldexp(1.0, -24);
+          for (int64_t k = 0; k < n; ++k) {
+            const double exact = std::exp(static_cast<double>(xv[base + k * inner]) - mx) / sum;
+            const double bound = rel * exact + 2e-38;
+            const double err = std::fabs(static_cast<double>(y[base + k * inner]) - exact);
+            ASSERT_LE(err, bound) << "shape [" << outer << ", " << n << ", " << inner << "], range " << range
+                                  << ", row " << o << ", column " << i << ", k " << k;
+            worst = std::fmax(worst, err / bound);
+          }
+        }
+    }
+  std::printf("Softmax against float64: worst error %.3f of the bound\n", worst);
 }
 
 TEST(Softmax, GeneratedCMatchesReference) {
