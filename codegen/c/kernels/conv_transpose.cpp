@@ -222,8 +222,15 @@ void prepare_ConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.packed.push_back(pack_weights(*wv.constant, group));
   spec.args = {0};
   if (has_bias) spec.args.push_back(2);
-  // The copy, and 16 floats of slack that the lanes past a row's end may read.
-  spec.scratch_bytes = static_cast<size_t>(x[1] * ipsize + 16) * sizeof(float);
+  // A tile: up to ROWS rows of a height phase by up to QV groups of 16
+  // positions of a row phase (the template fits them to the registers).
+  const int64_t rows = (geo.out[1] + geo.stride[1] - 1) / geo.stride[1];
+  const int64_t qv = ((geo.out[2] + geo.stride[2] - 1) / geo.stride[2] + 15) / 16;
+  spec.set("ROWS", std::max<int64_t>(1, rows));
+  spec.set("QV", std::max<int64_t>(1, qv));
+  spec.set("SLACK", 16 * std::max<int64_t>(1, qv));
+  // The copy, and the slack that the lanes past a row's end may read.
+  spec.scratch_bytes = static_cast<size_t>(x[1] * ipsize + 16 * std::max<int64_t>(1, qv)) * sizeof(float);
 }
 
 void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {

@@ -245,6 +245,40 @@ TEST(ConvTranspose, PackedKernelMatchesReferenceLargeRandomized) {
   }
 }
 
+// The small-channel kernel (conv_transpose_packed.c: 1 to 7 output
+// channels per group) with its tiles of several rows of a height phase by
+// several groups of 16 positions: every channel count it fits to the
+// registers, rows per phase not a multiple of a tile's (repeated rows),
+// rows longer than 16 and 32 positions, taps that read the border for some
+// rows of a tile only, strides, pads, output_padding, dilations, groups,
+// batches, 1-D, 2-D and 3-D. Bit for bit.
+TEST(ConvTranspose, SmallChannelKernelMatchesReferenceRandomized) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(300 + seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int rank = seed % 4 == 0 ? 3 : seed % 4 == 1 ? 1 : 2;
+    const int64_t group = pick(1, 2);
+    RandomGeometry g;
+    g.x = {pick(1, 2), group * pick(1, 6)};
+    g.w = {g.x[1], pick(1, 7)};
+    for (int i = 0; i < rank; ++i) {
+      g.add_axis(rng, pick(1, rank == 3 ? 5 : rank == 1 ? 70 : 23), rank == 3 ? 3 : 5, 3, 2);
+      // pads that would leave no output: none at the end
+      const size_t a = g.strides.size() - 1;
+      if ((g.x.back() - 1) * g.strides[a] + (g.w.back() - 1) * g.dil[a] + 1 + g.opad[a] - g.pads_b[a] - g.pads_e[a] < 1)
+        g.pads_e[a] = 0;
+    }
+    expect_c_matches(g.as_case("small" + std::to_string(seed), seed % 2 == 0, group));
+  }
+  // A generator's last layers: 32 channels to 3 (k4 s2 p1, 17 x 19 ->
+  // 34 x 38), to 1 (k5 s2 p2 output_padding 1), and to 4 by k3 s3 d2.
+  expect_c_matches({"rgb", {1, 32, 17, 19}, {32, 3, 4, 4}, true, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}}});
+  expect_c_matches({"gray", {1, 9, 11, 21}, {9, 1, 5, 5}, false,
+                    {{"strides", ints{2, 2}}, {"pads", ints{2, 2, 2, 2}}, {"output_padding", ints{1, 1}}}});
+  expect_c_matches({"s3d2", {2, 6, 7, 9}, {6, 4, 3, 3}, true,
+                    {{"strides", ints{3, 3}}, {"dilations", ints{2, 2}}, {"pads", ints{1, 0, 1, 2}}}});
+}
+
 // The stride-phase kernel (conv_transpose_phases.c: 8 or more output
 // channels per group) on what its tables and tiles split: 1-D, 2-D and 3-D,
 // output channels in 1 to 7 blocks of 16 (groups of 4 blocks, the last
