@@ -55,9 +55,16 @@ std::shared_ptr<const TensorData> pack_bias(const TensorData& b, int64_t groups,
 
 // Positions per tile, at most `most`: the count that covers the largest run
 // of output positions with one window in the fewest tile slots, counting
-// each tile's own work as two positions.
-int64_t tile_positions(const ops::Geometry3& geo, int64_t most) {
-  int64_t cnt = 1;  // the interior: the whole output less the border bands
+// each tile's own work as two positions. With `rows`, a tile that wraps
+// from one output row to the next (its positions then each need a pointer
+// of their own, conv_tiled.c's XG, which spill from the general registers)
+// counts four positions more (conv_tiled.c's row1 test: a tile starting at
+// column c of rows of W interior positions keeps to its row if c + p <= W;
+// none wraps where p divides W). Two-block tiles on
+// ResNet-34's 14 x 14 and 7 x 7 planes: 7 positions, not 11 and 10, -6%
+// and -7%; 12 stays on rows of 56.
+int64_t tile_positions(const ops::Geometry3& geo, int64_t most, bool rows = false) {
+  int64_t cnt = 1, width = 1;  // the interior: the whole output less the border bands; its rows
   for (int a = 0; a < ops::kMaxSpatial; ++a) {
     int64_t inside = 0;
     for (int64_t o = 0; o < geo.out[a]; ++o) {
@@ -65,10 +72,14 @@ int64_t tile_positions(const ops::Geometry3& geo, int64_t most) {
       inside += first >= 0 && first + (geo.kernel[a] - 1) * geo.dilation[a] < geo.in[a];
     }
     cnt *= std::max<int64_t>(inside, 1);
+    if (a == ops::kMaxSpatial - 1) width = std::max<int64_t>(inside, 1);
   }
   int64_t best = most, best_cost = -1;
   for (int64_t p = most; p >= 1; --p) {
-    const int64_t cost = (cnt + p - 1) / p * (p + 2);
+    const int64_t tiles = (cnt + p - 1) / p;
+    int64_t wraps = 0;
+    for (int64_t s = 0; rows && s < cnt; s += p) wraps += s % width + p > width;
+    const int64_t cost = tiles * (p + 2) + 4 * wraps;
     if (best_cost < 0 || cost < best_cost) best = p, best_cost = cost;
   }
   return best;
@@ -92,9 +103,15 @@ void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo) {
 
 // PBX and PBX2: the tile's positions at most for one block's accumulators
 // (8) and for two blocks' (12: 24 of the 32 registers; 14 was slower on 7x7).
+// Two blocks' tiles keep to one row where that is cheaper, for kernels of
+// several taps; one block's keep the count that fills the most slots (under
+// 8 accumulators the FMAs' latency would show), and so do 1x1 kernels,
+// whose tap is one input channel: there the loads per FMA (2 + p per 2p)
+// weigh more than the pointers (MobileNetV2's 1x1 layers on 14 x 14 and
+// 7 x 7 planes took 8 to 13% longer in tiles of 7).
 void set_tile_positions(KernelSpec& spec, const ops::Geometry3& geo) {
   spec.set("PBX", tile_positions(geo, 8));
-  spec.set("PBX2", tile_positions(geo, 12));
+  spec.set("PBX2", tile_positions(geo, 12, /*rows=*/geo.kernel[0] * geo.kernel[1] * geo.kernel[2] > 1));
 }
 
 // conv_dw_cl.c's own values: the geometry, the interior columns [OWA, OWB)

@@ -203,6 +203,44 @@ TEST(TiledKernels, DenseConvsOfManyBlocksMatchTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
+// Two-block tiles on small planes (conv_tiled.c's PBX2): where tiles that
+// wrap from one output row to the next would take most, a count that
+// divides the row (7 on 7 x 7 and 14 x 14 planes); the same bits either
+// way, on random geometries (strides, dilations, pads, 1 to 3 blocks of
+// output channels, odd counts, 3 to 16 columns, batch 2, a residual).
+TEST(TiledKernels, TwoBlockTilesAlongRowsMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261129);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 10; ++c) {
+    Shape in = {pick(rng, 1, 2), pick(rng, 1, 40), pick(rng, 3, 16), pick(rng, 3, 16)};
+    const std::string x = fmt::format("x{}", c), mid = fmt::format("t{}a", c), y = fmt::format("t{}b", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 2500 + static_cast<uint32_t>(c)));
+    const int64_t m = pick(rng, 17, 50);
+    add_conv(b, rng, x, in, m, 1, mid, 2600 + static_cast<uint32_t>(c), 3);
+    const std::string a = add_activation(b, rng, mid);
+    b.initializer(y + "_w", random_tensor(DType::Float32, {m, m, 3, 3}, 2700 + static_cast<uint32_t>(c)));
+    b.node("Conv", {a, y + "_w"}, {y + "_c"}, {{"kernel_shape", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}});
+    b.node("Add", {y + "_c", a}, {y});
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_rows.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+
+  // 64 channels, 3 x 3 without pads (one rectangle) onto 7 x 7 and 14 x 14:
+  // tiles of one row or half of one (before: 10 and 11 positions).
+  OnnxBuilder r;
+  r.input("x", DType::Float32, {1, 64, 9, 9}).input("z", DType::Float32, {1, 64, 16, 16});
+  r.initializer("w", random_tensor(DType::Float32, {64, 64, 3, 3}, 1));
+  r.node("Conv", {"x", "w"}, {"y"});
+  r.node("Conv", {"z", "w"}, {"y2"});
+  r.output("y").output("y2");
+  const fs::path q = r.save(test::scratch_dir(), "tiled_rows_choice.onnx");
+  const std::string lib1 = driver::compile_model(q, {}).files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "PBM = KB > 1 ? 7 :"), 2u);
+}
+
 // Depthwise convolutions over several blocks of channels (17 to 96, whole
 // and partial blocks), reading a channels-last tensor: the kernel runs every
 // block at a tile's positions before the next tile (bi), on planes small
