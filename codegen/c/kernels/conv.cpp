@@ -102,16 +102,18 @@ void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo) {
 }
 
 // PBX and PBX2: the tile's positions at most for one block's accumulators
-// (8) and for two blocks' (12: 24 of the 32 registers; 14 was slower on 7x7).
-// Two blocks' tiles keep to one row where that is cheaper, for kernels of
-// several taps; one block's keep the count that fills the most slots (under
-// 8 accumulators the FMAs' latency would show), and so do 1x1 kernels,
-// whose tap is one input channel: there the loads per FMA (2 + p per 2p)
-// weigh more than the pointers (MobileNetV2's 1x1 layers on 14 x 14 and
-// 7 x 7 planes took 8 to 13% longer in tiles of 7).
-void set_tile_positions(KernelSpec& spec, const ops::Geometry3& geo) {
-  spec.set("PBX", tile_positions(geo, 8));
-  spec.set("PBX2", tile_positions(geo, 12, /*rows=*/geo.kernel[0] * geo.kernel[1] * geo.kernel[2] > 1));
+// and for two blocks' (12: 24 of the 32 registers; 14 was slower on 7x7).
+// Dense kernels of several taps keep their tiles to one row where that is
+// cheaper, up to 12 positions for one block too (ic_resnet8's 16-channel
+// layers on rows of 30: 10 positions, not 8, -12%). Depthwise ones keep
+// at most 8 for one block, and 1x1 kernels, whose tap is one input channel,
+// the count that fills the most slots: there the loads per FMA (2 + p per
+// 2p) weigh more than the pointers (MobileNetV2's 1x1 layers on 14 x 14
+// and 7 x 7 planes took 8 to 13% longer in tiles of 7).
+void set_tile_positions(KernelSpec& spec, const ops::Geometry3& geo, bool depthwise) {
+  const bool rows = geo.kernel[0] * geo.kernel[1] * geo.kernel[2] > 1;
+  spec.set("PBX", rows && !depthwise ? tile_positions(geo, 12, true) : tile_positions(geo, 8));
+  spec.set("PBX2", tile_positions(geo, 12, rows));
 }
 
 // conv_dw_cl.c's own values: the geometry, the interior columns [OWA, OWB)
@@ -272,12 +274,12 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.set("PCN", pad_channels);
       spec.set("PAD_ELEMS", padded_in * pad_channels);
       set_rectangles(spec, gp);
-      set_tile_positions(spec, gp);
+      set_tile_positions(spec, gp, depthwise);
       spec.scratch_bytes = spec.pad_scratch_bytes;
     } else {
       set_strides(spec, "X", x, x_cl);
       set_rectangles(spec, geo);
-      set_tile_positions(spec, geo);
+      set_tile_positions(spec, geo, depthwise);
     }
     spec.set_flag("pool", pool);
     spec.set("NBAND", 1);

@@ -203,13 +203,10 @@ TEST(TiledKernels, DenseConvsOfManyBlocksMatchTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
-// Two-block tiles on small planes (conv_tiled.c's PBX2): where tiles that
-// wrap from one output row to the next would take most, a count that
-// divides the row (7 on 7 x 7 and 14 x 14 planes); the same bits either
-// way, on random geometries (strides, dilations, pads, 1 to 3 blocks of
-// output channels, odd counts, 3 to 16 columns, batch 2, a residual).
-TEST(TiledKernels, TwoBlockTilesAlongRowsMatchTheReferenceBitForBit) {
-  std::mt19937 rng(20261129);
+// Ten random dense chains, a Conv of random geometry (strides, dilations,
+// pads, batch 2) with `m_lo` to `m_hi` output channels, a random activation,
+// a 3 x 3 Conv and a residual Add, against the reference bit for bit.
+void expect_random_row_tiles(int64_t m_lo, int64_t m_hi, std::mt19937& rng, const std::string& name) {
   OnnxBuilder b;
   io::NamedTensors inputs;
   for (int c = 0; c < 10; ++c) {
@@ -217,7 +214,7 @@ TEST(TiledKernels, TwoBlockTilesAlongRowsMatchTheReferenceBitForBit) {
     const std::string x = fmt::format("x{}", c), mid = fmt::format("t{}a", c), y = fmt::format("t{}b", c);
     b.input(x, DType::Float32, in);
     inputs.emplace_back(x, random_tensor(DType::Float32, in, 2500 + static_cast<uint32_t>(c)));
-    const int64_t m = pick(rng, 17, 50);
+    const int64_t m = pick(rng, m_lo, m_hi);
     add_conv(b, rng, x, in, m, 1, mid, 2600 + static_cast<uint32_t>(c), 3);
     const std::string a = add_activation(b, rng, mid);
     b.initializer(y + "_w", random_tensor(DType::Float32, {m, m, 3, 3}, 2700 + static_cast<uint32_t>(c)));
@@ -225,20 +222,46 @@ TEST(TiledKernels, TwoBlockTilesAlongRowsMatchTheReferenceBitForBit) {
     b.node("Add", {y + "_c", a}, {y});
     b.output(y);
   }
-  const fs::path p = b.save(test::scratch_dir(), "tiled_rows.onnx");
-  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  test::expect_matches_reference(b.save(test::scratch_dir(), name + ".onnx"), inputs, 0.0, 0.0);
+}
 
-  // 64 channels, 3 x 3 without pads (one rectangle) onto 7 x 7 and 14 x 14:
-  // tiles of one row or half of one (before: 10 and 11 positions).
+// The kernels conv_tiled.c builds for `channels` output channels, 3 x 3
+// without pads (one rectangle), onto planes of `sides` x `sides`.
+std::string row_tile_kernels(int64_t channels, const std::vector<int64_t>& sides) {
   OnnxBuilder r;
-  r.input("x", DType::Float32, {1, 64, 9, 9}).input("z", DType::Float32, {1, 64, 16, 16});
-  r.initializer("w", random_tensor(DType::Float32, {64, 64, 3, 3}, 1));
-  r.node("Conv", {"x", "w"}, {"y"});
-  r.node("Conv", {"z", "w"}, {"y2"});
-  r.output("y").output("y2");
-  const fs::path q = r.save(test::scratch_dir(), "tiled_rows_choice.onnx");
-  const std::string lib1 = driver::compile_model(q, {}).files.at("codegen/host/src/default_lib1.c");
-  EXPECT_EQ(test::count_occurrences(lib1, "PBM = KB > 1 ? 7 :"), 2u);
+  r.initializer("w", random_tensor(DType::Float32, {channels, 16, 3, 3}, 1));
+  for (size_t i = 0; i < sides.size(); ++i) {
+    const std::string x = fmt::format("x{}", i), y = fmt::format("y{}", i);
+    r.input(x, DType::Float32, {1, 16, sides[i] + 2, sides[i] + 2});
+    r.node("Conv", {x, "w"}, {y});
+    r.output(y);
+  }
+  const fs::path q = r.save(test::scratch_dir(), fmt::format("tiled_rows_choice{}.onnx", channels));
+  return driver::compile_model(q, {}).files.at("codegen/host/src/default_lib1.c");
+}
+
+// Two-block tiles on small planes (conv_tiled.c's PBX2): where tiles that
+// wrap from one output row to the next would take most, a count that
+// divides the row (7 on 7 x 7 and 14 x 14 planes); the same bits either
+// way, on random geometries (1 to 3 blocks of output channels, odd counts,
+// 3 to 16 columns, a residual).
+TEST(TiledKernels, TwoBlockTilesAlongRowsMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261129);
+  expect_random_row_tiles(17, 50, rng, "tiled_rows");
+  // 64 channels: tiles of one row or half of one (before: 10 and 11 positions).
+  EXPECT_EQ(test::count_occurrences(row_tile_kernels(64, {7, 14}), "PBM = KB > 1 ? 7 :"), 2u);
+}
+
+// One block's tiles (PBX: 16 channels or fewer on AVX-512) of kernels of
+// several taps follow the same rule, up to 12 positions: 10 on rows of 30
+// (ic_resnet8's 16-channel layers: 8 before), 7 on 7 x 7 planes; the same
+// bits on random geometries of 1 to 16 output channels.
+TEST(TiledKernels, OneBlockTilesAlongRowsMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261130);
+  expect_random_row_tiles(1, 16, rng, "tiled_rows_one_block");
+  const std::string lib1 = row_tile_kernels(16, {30, 7});
+  EXPECT_EQ(test::count_occurrences(lib1, "PBM = KB > 1 ? 10 : 10,"), 1u);
+  EXPECT_EQ(test::count_occurrences(lib1, "PBM = KB > 1 ? 7 : 7,"), 1u);
 }
 
 // Depthwise convolutions over several blocks of channels (17 to 96, whole
