@@ -225,12 +225,12 @@ void prepare_ConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
   // A tile: up to ROWS rows of a height phase by up to QV groups of 16
   // positions of a row phase (the template fits them to the registers).
   const int64_t rows = (geo.out[1] + geo.stride[1] - 1) / geo.stride[1];
-  const int64_t qv = ((geo.out[2] + geo.stride[2] - 1) / geo.stride[2] + 15) / 16;
+  const int64_t qv = std::max<int64_t>(1, ((geo.out[2] + geo.stride[2] - 1) / geo.stride[2] + 15) / 16);
+  const int64_t slack = 16 * qv;  // floats the lanes past a row's end may read
   spec.set("ROWS", std::max<int64_t>(1, rows));
-  spec.set("QV", std::max<int64_t>(1, qv));
-  spec.set("SLACK", 16 * std::max<int64_t>(1, qv));
-  // The copy, and the slack that the lanes past a row's end may read.
-  spec.scratch_bytes = static_cast<size_t>(x[1] * ipsize + 16 * std::max<int64_t>(1, qv)) * sizeof(float);
+  spec.set("QV", qv);
+  spec.set("SLACK", slack);
+  spec.scratch_bytes = static_cast<size_t>(x[1] * ipsize + slack) * sizeof(float);  // the copy, and the slack
 }
 
 void prepare_QLinearConvTranspose(const Graph& g, const Node& n, KernelSpec& spec) {
