@@ -17,7 +17,7 @@
 #     fresh clone on 2 cores (the measured times: docs/architecture.md).
 #   In both, the single-operator tests (conformance cases, OpBatch, the
 #     int8 MLIP-against-CPU comparisons of quantized_mlip_test.cpp) build
-#     their generated C at -O0 (MLIPC_TEST_OP_OPT; tests/testlib/
+#     their generated C at -O1 (MLIPC_TEST_OP_OPT; tests/testlib/
 #     model_runner.h says why the bits and paths are -O3's). In the
 #     default mode so do the model tests that compare builds of ours
 #     (tile sweeps, MLIP against CPU, requantization, PTQ;

@@ -47,7 +47,7 @@ io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& i
 
 std::vector<std::string> operator_test_flags() {
   const char* v = std::getenv("MLIPC_TEST_OP_OPT");
-  const std::string level = v && *v ? v : "-O0";
+  const std::string level = v && *v ? v : "-O1";
   std::vector<std::string> flags = host::host_flags();
   std::replace(flags.begin(), flags.end(), std::string("-O3"), level);
   return flags;
@@ -63,7 +63,8 @@ host::BuildOptions test_build_options() {
 }
 
 std::vector<std::string> width_variant_flags(const std::vector<std::string>& extra) {
-  std::vector<std::string> flags = full_suite() ? host::host_flags() : operator_test_flags();
+  std::vector<std::string> flags = host::host_flags();
+  if (!full_suite()) std::replace(flags.begin(), flags.end(), std::string("-O3"), std::string("-O0"));
   flags.insert(flags.end(), extra.begin(), extra.end());
   return flags;
 }

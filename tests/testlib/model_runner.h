@@ -28,25 +28,19 @@ io::NamedTensors compile_and_run(const std::filesystem::path& onnx, const io::Na
 // The host build's flags of the single-operator tests (the ONNX conformance
 // cases, OpBatch, quantized_mlip_test.cpp's int8 MLIP-against-CPU
 // comparisons): `mlipc run`'s (host_flags()) with its -O3 replaced by
-// $MLIPC_TEST_OP_OPT, default -O0; every other flag stays (-march=native: the
+// $MLIPC_TEST_OP_OPT, default -O1; every other flag stays (-march=native: the
 // kernels' same vector paths; -ffp-contract=off). The generated C is a fixed
 // sequence of IEEE operations, so its bits do not depend on the level
 // (XplatGnu, QemuSweep, the TVM demo flow and runtime.kmath_xplat hold -O0,
-// -O2 and -Os builds to the host's -O3 bits). -O1 built 384 cold cases in
-// 51 CPU-s against -O3's 70 (-O0: 51 too); since the kernels' vector
-// templates grew, -O0 costs less where a test builds many of them (stop 47:
-// the kernel tests TiledKernels, FusedEpilogues, Recurrent, ConvTranspose
-// and Q8Conv 37.6 CPU-s against -O1's 59.7) and the same elsewhere (the
-// other unit tests 96.7 against 100.9, the QuantizedMlip and generated-model
-// tests 83.0 against 83.9, the conformance cases alike); the model tests
-// keep -O3, what users run. A sanitizer build's flags (-O1 already) are
-// returned unchanged.
+// -O2 and -Os builds to the host's -O3 bits). -O1 builds 384 cold cases in
+// 51 CPU-s against -O3's 70 (-O0: 51 too); the model tests keep -O3, what
+// users run. A sanitizer build's flags (-O1 already) are returned unchanged.
 std::vector<std::string> operator_test_flags();
 
 // The host build's flags of the tests that check the generated C's bits
 // against another build of the same model (tile counts, weight placement,
 // MLIP regions against the CPU build, requantization modes, quantized I/O),
-// the reference evaluator or onnxruntime: operator_test_flags() (-O0) in the
+// the reference evaluator or onnxruntime: operator_test_flags() (-O1) in the
 // default run, `mlipc run`'s host_flags() (-O3) with MLIPC_TEST_FULL=1. The
 // bits do not depend on the level (above); a model compiled for three tilings
 // and its CPU build is four -O3 compiles of the model's kernels, two to three
@@ -65,14 +59,16 @@ host::BuildOptions test_build_options();
 // The host build's flags of a kernel test's vector-width variant (`extra`:
 // -DMLIP_KVEC_SCALAR, -mno-avx2, ...; unit.PackedWidths, unit.AttentionKernels),
 // each compared with mlipc run's own -O3 build of the same tarball: `extra`
-// after operator_test_flags() (-O0) in the default run, after host_flags()
-// (-O3) with MLIPC_TEST_FULL=1. The width is chosen in the source (the
-// kernels' vector types, mlip/kvec.h, and the -m flags' instruction sets),
-// which -O0 compiles as -O3 does; no sum is reassociated at any level.
-// -O3 took 3.8 to 5.6 CPU-s per variant of PackedWidths' model, -O1 1.3 to
-// 1.9 (stop 43); at stop 47, with the model's kernels grown, the whole test
-// took 46.0 CPU-s with -O1 variants and 13.2 with -O0 ones (AttentionKernels'
-// 13.3 and 3.3).
+// after host_flags() with -O0 for its -O3 in the default run, after
+// host_flags() (-O3) with MLIPC_TEST_FULL=1. The width is chosen in the
+// source (the kernels' vector types, mlip/kvec.h, and the -m flags'
+// instruction sets), which -O0 compiles as -O3 does; no sum is reassociated
+// at any level. -O3 took 3.8 to 5.6 CPU-s per variant of PackedWidths'
+// model, -O1 1.3 to 1.9 (stop 43); with the model's kernels grown, the
+// whole test took 46.0 CPU-s with -O1 variants and 13.2 with -O0 ones,
+// AttentionKernels' 13.3 and 3.3 (stop 47). The other tests stay at -O1:
+// the PTQ tests, which run their builds over data sets, took 40 CPU-s at
+// -O0 against 25 at -O1, and the conformance cases cost the same at both.
 std::vector<std::string> width_variant_flags(const std::vector<std::string>& extra);
 
 // Compiles with `options` and runs `onnx` on `inputs`, and checks each
