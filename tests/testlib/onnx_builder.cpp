@@ -147,4 +147,32 @@ std::filesystem::path OnnxBuilder::save(const std::filesystem::path& dir, const 
   return p;
 }
 
+std::string layer_norm_decomposition(OnnxBuilder& b, const std::string& x, const std::string& prefix,
+                                     const std::string& eps, const std::string& two, const std::string& gamma,
+                                     const std::string& beta, const std::string& y) {
+  const std::string p = prefix;
+  b.node("ReduceMean", {x}, {p + "mean"}, {{"axes", ints{-1}}});
+  b.node("Sub", {x, p + "mean"}, {p + "d"});
+  if (two.empty())
+    b.node("Mul", {p + "d", p + "d"}, {p + "sq"});
+  else
+    b.node("Pow", {p + "d", two}, {p + "sq"});
+  b.node("ReduceMean", {p + "sq"}, {p + "var"}, {{"axes", ints{-1}}});
+  b.node("Add", {p + "var", eps}, {p + "ve"});
+  b.node("Sqrt", {p + "ve"}, {p + "sd"});
+  std::string out = gamma.empty() && beta.empty() && !y.empty() ? y : p + "n";
+  b.node("Div", {p + "d", p + "sd"}, {out});
+  if (!gamma.empty()) {
+    const std::string in = out;
+    out = beta.empty() && !y.empty() ? y : p + "ng";
+    b.node("Mul", {in, gamma}, {out});
+  }
+  if (!beta.empty()) {
+    const std::string in = out;
+    out = y.empty() ? p + "nb" : y;
+    b.node("Add", {in, beta}, {out});
+  }
+  return out;
+}
+
 }  // namespace mlipc::test

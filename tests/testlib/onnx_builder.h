@@ -51,4 +51,14 @@ class OnnxBuilder {
   Impl* impl_;
 };
 
+// LayerNormalization over the last axis of `x` as the opset-13 exporters
+// write it: ReduceMean, Sub, Pow by the scalar initializer `two` (or, with
+// `two` empty, Mul by itself), ReduceMean, Add the scalar `eps`, Sqrt, Div,
+// then Mul by `gamma` and Add `beta` where given. Its tensors are named
+// `prefix` + mean, d, sq, var, ve, sd, n (the Div), ng (the Mul); the last
+// one `y` where given. Returns the last one's name.
+std::string layer_norm_decomposition(OnnxBuilder& b, const std::string& x, const std::string& prefix,
+                                     const std::string& eps, const std::string& two, const std::string& gamma = "",
+                                     const std::string& beta = "", const std::string& y = "");
+
 }  // namespace mlipc::test

@@ -107,24 +107,10 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("n_two", TensorData::from<float>({}, {2.0f}));
   b.initializer("n_g", random_tensor(DType::Float32, {19}, 55, 0.5, 1.5));
   b.initializer("n_b", random_tensor(DType::Float32, {19}, 56));
-  b.node("ReduceMean", {"nt"}, {"n_mean"}, {{"axes", ints{-1}}});
-  b.node("Sub", {"nt", "n_mean"}, {"n_d"});
-  b.node("Pow", {"n_d", "n_two"}, {"n_sq"});
-  b.node("ReduceMean", {"n_sq"}, {"n_var"}, {{"axes", ints{-1}}});
-  b.node("Add", {"n_var", "n_eps"}, {"n_ve"});
-  b.node("Sqrt", {"n_ve"}, {"n_sd"});
-  b.node("Div", {"n_d", "n_sd"}, {"n_n"});
-  b.node("Mul", {"n_n", "n_g"}, {"n_ng"});
-  b.node("Add", {"n_ng", "n_b"}, {"norm_cl"});
+  test::layer_norm_decomposition(b, "nt", "n_", "n_eps", "n_two", "n_g", "n_b", "norm_cl");
   b.node("Transpose", {"nimg"}, {"nt2"}, {{"perm", ints{0, 2, 3, 1}}});
-  b.node("ReduceMean", {"nt2"}, {"n2_mean"}, {{"axes", ints{-1}}});
-  b.node("Sub", {"nt2", "n2_mean"}, {"n2_d"});
-  b.node("Mul", {"n2_d", "n2_d"}, {"n2_sq"});
-  b.node("ReduceMean", {"n2_sq"}, {"n2_var"}, {{"axes", ints{-1}}});
-  b.node("Add", {"n2_var", "n_eps"}, {"n2_ve"});
-  b.node("Sqrt", {"n2_ve"}, {"n2_sd"});
-  b.node("Div", {"n2_d", "n2_sd"}, {"n2_n"});
-  b.node("Transpose", {"n2_n"}, {"norm_cf"}, {{"perm", ints{0, 3, 1, 2}}});
+  const std::string n2 = test::layer_norm_decomposition(b, "nt2", "n2_", "n_eps", "");  // x * x, no affine
+  b.node("Transpose", {n2}, {"norm_cf"}, {{"perm", ints{0, 3, 1, 2}}});
   b.output("norm_cl").output("norm_cf");
   // MatMul (matmul_packed.c): constant B of 33 columns (three packed
   // blocks, the last zero-padded) over a batch of 2 folded into rows, and

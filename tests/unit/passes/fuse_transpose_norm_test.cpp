@@ -62,15 +62,7 @@ fs::path model(const Case& c) {
   if (c.decomposed) {
     b.initializer("eps", TensorData::from<float>({}, {1e-5f}));
     b.initializer("two", TensorData::from<float>({}, {2.0f}));
-    b.node("ReduceMean", {"t"}, {"mean"}, {{"axes", ints{-1}}});
-    b.node("Sub", {"t", "mean"}, {"d"});
-    b.node("Pow", {"d", "two"}, {"sq"});
-    b.node("ReduceMean", {"sq"}, {"var"}, {{"axes", ints{-1}}});
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    b.node("Div", {"d", "sd"}, {"n"});
-    b.node("Mul", {"n", "s"}, {"ns"});
-    b.node("Add", {"ns", "b"}, {"ln"});
+    test::layer_norm_decomposition(b, "t", "", "eps", "two", "s", "b", "ln");
   } else {
     std::vector<std::string> ins = {"t", "s"};
     if (c.bias) ins.push_back("b");
