@@ -3,8 +3,8 @@
 // --target "mrvl, c" and nothing else, run on the simulator and compared
 // with the reference evaluator (fp32): forward, reverse and bidirectional,
 // GRU linear_before_reset 0 and 1, one step and several, initial states
-// absent, constant or computed, with and without B, Y_h and Y_c read; the same bits for
-// every tile count and weight placement; the forms that stay on the CPU
+// absent, constant or computed, with and without B, Y_h and Y_c read; the same bits on
+// every tiling of tests/e2e/models.h's tilings(); the forms that stay on the CPU
 // with their reason; and a damaged RNN command of a compiled buffer
 // refused by the validator. The suite's recurrent models run through
 // mlip_test.cpp's MlipGeneratedModels (fp16 bound, tilings).
@@ -21,6 +21,7 @@
 #include "driver/compile.h"
 #include "mlip/cmdbuf.h"
 #include "mlip/region.h"
+#include "models.h"
 #include "ops/op.h"
 #include "support/file_util.h"
 #include "testlib/model_runner.h"
@@ -132,13 +133,12 @@ TEST_P(MlipRnn, BitIdenticalForEveryTileCountAndWeightPlacement) {
   TempDir dir("mlipc-rnn");
   const Model m = build(c, dir.path());
   const io::NamedTensors one = compile_and_run(m.onnx, m.inputs, mrvl_options(1, false));
-  for (int tiles : {1, 2, 4, 8})
-    for (bool pin : {false, true}) {
-      if (tiles == 1 && !pin) continue;
-      const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl_options(tiles, pin));
-      for (size_t i = 0; i < got.size(); ++i)
-        EXPECT_TRUE(got[i].second == one[i].second) << c.name << ": num_tiles=" << tiles << " wb_pin_ocm=" << pin;
-    }
+  for (const Tiling& t : tilings()) {
+    if (t.tiles == 1 && !t.pin) continue;
+    const io::NamedTensors got = compile_and_run(m.onnx, m.inputs, mrvl_options(t.tiles, t.pin));
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(got[i].second == one[i].second) << c.name << ": num_tiles=" << t.tiles << " wb_pin_ocm=" << t.pin;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

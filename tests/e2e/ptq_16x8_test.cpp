@@ -189,8 +189,8 @@ TEST(Ptq16x8, KeywordSpottingAboveInt8) {
 // the DS-CNN's convolutions, depthwise ones and its Gemm) are MLIP CONV2D
 // and FC layers in int16 (docs/mlip-spec.md 4a), every MAC on the MLIP,
 // and the DS-CNN's QLinearGlobalAveragePool an int16 GLOBAL_AVGPOOL: each
-// model one region; the outputs are the "c" build's, bit for bit, on 1,
-// 2, 4 and 8 tiles with and without pinned weights.
+// model one region; the outputs are the "c" build's, bit for bit, on every
+// tiling of tilings().
 void expect_mlip_bits(const std::string& model, size_t regions, size_t convs, size_t pools) {
   const fs::path onnx = kModels / model / "model.onnx";
   const Graph g = frontend::import_onnx(onnx);
@@ -201,30 +201,31 @@ void expect_mlip_bits(const std::string& model, size_t regions, size_t convs, si
   const io::NamedTensors in = samples::normal_samples(g, 1, 5);
   io::NamedTensors one = {{in[0].first, digits_ptq::sample(in[0].second, 0, g.value(g.inputs[0].value).shape)}};
   const TensorData want = hc.run(one).outputs[0].second;
-  for (int tiles : {1, 2, 4, 8})
-    for (bool pin : {false, true}) {
-      driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
-      o.mlip.quantize.clear();  // no -quantize=int8: --quantize int16x8 chooses the int8 (and int16) region
-      o.mlip.num_tiles = tiles;
-      o.mlip.wb_pin_ocm = pin;
-      const driver::CompileResult rm = driver::compile_model(onnx, o);
-      SCOPED_TRACE(fmt::format("{} tiles {} pin {}", model, tiles, pin));
-      ASSERT_EQ(rm.mlip.regions.size(), regions);
-      size_t wide = 0, wide_pools = 0;
-      for (const auto& region : rm.mlip.regions)
-        for (const auto& l : region->report.layers) {
-          wide += (l.kind == "conv2d" || l.kind == "fc") && l.dtype == "int16";
-          wide_pools += l.kind == "global_avgpool" && l.dtype == "int16";
-        }
-      EXPECT_EQ(wide, convs);  // every QLinearConv an int16 CONV2D or FC
-      EXPECT_EQ(wide_pools, pools);
-      for (const auto& n : rm.mlip.cpu_nodes) {
-        EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
-        EXPECT_NE(n.op, "QLinearGlobalAveragePool") << n.node << ": " << n.reason;
+  for (const Tiling& t : tilings()) {
+    const int tiles = t.tiles;
+    const bool pin = t.pin;
+    driver::CompileOptions o = options("mrvl, c", "int16x8", calib);
+    o.mlip.quantize.clear();  // no -quantize=int8: --quantize int16x8 chooses the int8 (and int16) region
+    o.mlip.num_tiles = tiles;
+    o.mlip.wb_pin_ocm = pin;
+    const driver::CompileResult rm = driver::compile_model(onnx, o);
+    SCOPED_TRACE(fmt::format("{} tiles {} pin {}", model, tiles, pin));
+    ASSERT_EQ(rm.mlip.regions.size(), regions);
+    size_t wide = 0, wide_pools = 0;
+    for (const auto& region : rm.mlip.regions)
+      for (const auto& l : region->report.layers) {
+        wide += (l.kind == "conv2d" || l.kind == "fc") && l.dtype == "int16";
+        wide_pools += l.kind == "global_avgpool" && l.dtype == "int16";
       }
-      host::HostModel hm = digits_ptq::build_program(rm, fmt::format("ptq16_mrvl_{}_{}_{}", model, tiles, pin));
-      EXPECT_EQ(hm.run(one).outputs[0].second, want);
+    EXPECT_EQ(wide, convs);  // every QLinearConv an int16 CONV2D or FC
+    EXPECT_EQ(wide_pools, pools);
+    for (const auto& n : rm.mlip.cpu_nodes) {
+      EXPECT_NE(n.op, "QLinearConv") << n.node << ": " << n.reason;
+      EXPECT_NE(n.op, "QLinearGlobalAveragePool") << n.node << ": " << n.reason;
     }
+    host::HostModel hm = digits_ptq::build_program(rm, fmt::format("ptq16_mrvl_{}_{}_{}", model, tiles, pin));
+    EXPECT_EQ(hm.run(one).outputs[0].second, want);
+  }
 }
 
 TEST(Ptq16x8, MrvlRunsTheAutoencoderOnTheMlip) { expect_mlip_bits("mlperf_tiny_ad_fc_autoencoder", 1, 10, 0); }
@@ -299,8 +300,8 @@ TEST(Ptq16x8, TableActivationsOnTheMlip) {
 // groups in float: DequantizeLinear, float Conv, QuantizeLinear), the
 // generated C gives the reference evaluator's bits, and "mrvl, c" with no
 // other option gives "c"'s bits with its three QLinearConvs and its
-// MaxPool as int16 MLIP layers in one region, on 1, 2, 4 and 8 tiles with
-// and without pinned weights.
+// MaxPool as int16 MLIP layers in one region, on every tiling of tilings()
+// (all eight with MLIPC_TEST_FULL=1).
 TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   const fs::path dir = kModels / "q16_qdq_cnn";
   const fs::path onnx = dir / "model.onnx";
@@ -340,18 +341,17 @@ TEST(Qdq16x8, WithinOneStepOfOnnxruntime) {
   for (const auto& region : rm.mlip.regions)
     for (const auto& l : region->report.layers) maxpools += l.kind == "maxpool" && l.dtype == "int16";
   EXPECT_EQ(maxpools, 1u);
-  // The same bits on 1, 2, 4 and 8 tiles (the MAXPOOL's rows split across
-  // them), weights pinned in OCM or streamed.
-  for (int tiles : {1, 2, 4, 8})
-    for (bool pin : {false, true}) {
-      driver::CompileOptions mt = m;
-      mt.mlip.num_tiles = tiles;
-      mt.mlip.wb_pin_ocm = pin;
-      SCOPED_TRACE(fmt::format("tiles {} pin {}", tiles, pin));
-      driver::CompileResult rt;
-      EXPECT_EQ(compile_and_run(onnx, in, mt, &rt)[0].second, got[0].second);
-      EXPECT_EQ(rt.mlip.regions.size(), 1u);
-    }
+  // The same bits on every tiling of tilings() (the MAXPOOL's rows split
+  // across the tiles), weights pinned in OCM or streamed.
+  for (const Tiling& t : tilings()) {
+    driver::CompileOptions mt = m;
+    mt.mlip.num_tiles = t.tiles;
+    mt.mlip.wb_pin_ocm = t.pin;
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
+    driver::CompileResult rt;
+    EXPECT_EQ(compile_and_run(onnx, in, mt, &rt)[0].second, got[0].second);
+    EXPECT_EQ(rt.mlip.regions.size(), 1u);
+  }
 }
 
 // AveragePool in 16x8: tests/gen/gen_q16.py's q16_qdq_pool (Conv, Relu,
@@ -537,7 +537,7 @@ fs::path residual16(uint32_t seed, const Shape& x) {
 // residual block above on random shapes is one int16 region (CONV2D, ADD,
 // ELTWISE, GLOBAL_AVGPOOL; on the CPU only x's QuantizeLinear and the
 // output's DequantizeLinear), its output the "c" build's
-// bit for bit on 1, 2, 4 and 8 tiles with and without pinned weights; the
+// bit for bit on every tiling of tilings(); the
 // "c" build's the reference evaluator's (the Clip gone: the convolution
 // clamps).
 TEST(Residual16x8, ClipAddMulAndGlobalAveragePoolOnTheMlip) {
@@ -561,21 +561,20 @@ TEST(Residual16x8, ClipAddMulAndGlobalAveragePoolOnTheMlip) {
     EXPECT_EQ(clamped, 1u);  // the Relu: the convolution's clamp [0, 32767]
     EXPECT_TRUE(rc.float_notes.empty());
     EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
-    for (int tiles : {1, 2, 4, 8})
-      for (bool pin : {false, true}) {
-        SCOPED_TRACE(fmt::format("tiles {} pin {}", tiles, pin));
-        driver::CompileResult r;
-        const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(tiles, pin), &r);
-        ASSERT_EQ(r.mlip.regions.size(), 1u);
-        for (const auto& n : r.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
-          if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
-            ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
-        std::vector<std::string> wide;  // the compute layers (not the border's relayouts, convert_in/out)
-        for (const auto& l : r.mlip.regions[0]->report.layers)
-          if (l.dtype == "int16" && l.kind.rfind("convert", 0) != 0) wide.push_back(l.kind);
-        EXPECT_EQ(wide, (std::vector<std::string>{"conv2d", "add", "eltwise", "global_avgpool"}));
-        EXPECT_EQ(got[0].second, want[0].second);
-      }
+    for (const Tiling& t : tilings()) {
+      SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
+      driver::CompileResult r;
+      const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(t.tiles, t.pin), &r);
+      ASSERT_EQ(r.mlip.regions.size(), 1u);
+      for (const auto& n : r.mlip.cpu_nodes)  // x's quantization and the output's dequantization only
+        if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+          ADD_FAILURE() << n.op << " '" << n.node << "' on the CPU: " << n.reason;
+      std::vector<std::string> wide;  // the compute layers (not the border's relayouts, convert_in/out)
+      for (const auto& l : r.mlip.regions[0]->report.layers)
+        if (l.dtype == "int16" && l.kind.rfind("convert", 0) != 0) wide.push_back(l.kind);
+      EXPECT_EQ(wide, (std::vector<std::string>{"conv2d", "add", "eltwise", "global_avgpool"}));
+      EXPECT_EQ(got[0].second, want[0].second);
+    }
   }
 }
 
@@ -584,8 +583,8 @@ TEST(Residual16x8, ClipAddMulAndGlobalAveragePoolOnTheMlip) {
 // scale, Gemm quantized. passes/fold_qdq makes each Gemm Reshape,
 // QLinearConv 1x1, Reshape; the Relu's Clip on the int16 values becomes
 // the first convolution's clamp through its Reshape. On "mrvl, c" one
-// int16 region of two FC layers, bits equal to "c" on 1, 2, 4 and 8 tiles;
-// "c" equal to the reference evaluator.
+// int16 region of two FC layers, bits equal to "c" on every tiling of
+// tilings(); "c" equal to the reference evaluator.
 TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
   OnnxBuilder b(17);
   auto dense = [&](const std::string& name, const std::string& x, int64_t k, int64_t m, uint32_t seed) {
@@ -627,10 +626,10 @@ TEST(Residual16x8, DenseReluIsTheDenseLayersClamp) {
   EXPECT_EQ(clamped, 1u);
   EXPECT_TRUE(rc.float_notes.empty());
   EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
-  for (int tiles : {1, 2, 4, 8}) {
-    SCOPED_TRACE(fmt::format("tiles {}", tiles));
+  for (const Tiling& t : tilings()) {
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
     driver::CompileResult r2;
-    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(tiles, tiles == 2), &r2);
+    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(t.tiles, t.pin), &r2);
     ASSERT_EQ(r2.mlip.regions.size(), 1u);
     size_t fcs = 0;
     for (const auto& l : r2.mlip.regions[0]->report.layers) fcs += l.kind == "fc" && l.dtype == "int16";
@@ -687,8 +686,8 @@ TEST(Residual16x8, ConcatOnTheMlip) {
 // an int16 ELTWISE of its own (a product by 1, exact, with the Clip's
 // bounds as the clamp): x [2, 5, 6, 6] quantized, MaxPool 2x2, Clip to
 // [-0.5, 1.0] at the same scale, GlobalAveragePool. One int16 region
-// (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on 1, 2, 4 and 8
-// tiles; "c" equal to the reference evaluator.
+// (MAXPOOL, ELTWISE, GLOBAL_AVGPOOL), bits equal to "c" on every tiling of
+// tilings(); "c" equal to the reference evaluator.
 TEST(Residual16x8, ClipAfterAPoolIsAnInt16Eltwise) {
   OnnxBuilder b(17);
   const float s = 3.0f / 32767.0f;
@@ -714,10 +713,10 @@ TEST(Residual16x8, ClipAfterAPoolIsAnInt16Eltwise) {
   EXPECT_EQ(clips, 1u);
   EXPECT_TRUE(rc.float_notes.empty());
   EXPECT_EQ(want[0].second, evaluate(rc.graph, {in[0].second})[0]);
-  for (int tiles : {1, 2, 4, 8}) {
-    SCOPED_TRACE(fmt::format("tiles {}", tiles));
+  for (const Tiling& t : tilings()) {
+    SCOPED_TRACE(fmt::format("tiles {} pin {}", t.tiles, t.pin));
     driver::CompileResult r;
-    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(tiles, tiles == 4), &r);
+    const io::NamedTensors got = compile_and_run(onnx, in, mrvl_options(t.tiles, t.pin), &r);
     ASSERT_EQ(r.mlip.regions.size(), 1u);
     for (const auto& n : r.mlip.cpu_nodes)
       if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
