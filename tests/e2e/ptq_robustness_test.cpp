@@ -61,48 +61,50 @@ std::string run_single(const fs::path& dir, const std::string& tar) {
   return out;
 }
 
-// Each stage of a mesh tarball has layers and tensors, and its stream's
-// outputs are the single-PE build's, bit for bit.
-void expect_mesh_like_single(const fs::path& dir, const std::vector<std::string>& compile, int pes) {
+// For each count of `pes`: each stage of the mesh tarball has layers and
+// tensors, and its stream's outputs are the single-PE build's (compiled
+// and run once), bit for bit.
+void expect_mesh_like_single(const fs::path& dir, const std::vector<std::string>& compile, const std::vector<int>& pes_counts) {
   std::vector<std::string> single = compile;
   single.insert(single.end(), {"-o", "single.tar"});
   ProcessResult r = mlipc(single, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string want = run_single(dir, "single.tar");
   ASSERT_FALSE(want.empty());
-  std::vector<std::string> mesh = compile;
-  const std::string tar = "mesh" + std::to_string(pes) + ".tar";
-  mesh.insert(mesh.end(), {"--pes", std::to_string(pes), "-o", tar});
-  r = mlipc(mesh, dir);
-  ASSERT_EQ(r.exit_code, 0) << "--pes " << pes << ": " << r.err;
-  const mesh::Manifest m = mesh::manifest_from_json(mlf::read_tar(dir / tar).at("pipeline.json"));
-  ASSERT_EQ(m.stages.size(), static_cast<size_t>(pes)) << m.fewer_note;
-  for (size_t k = 0; k < m.stages.size(); ++k) {
-    const mesh::PipeStage& s = m.stages[k];
-    EXPECT_FALSE(s.layers.empty()) << "--pes " << pes << ": stage " << k << " has no layer";
-    EXPECT_FALSE(s.inputs.empty()) << "--pes " << pes << ": stage " << k << " reads no tensor";
+  for (int pes : pes_counts) {
+    std::vector<std::string> mesh = compile;
+    const std::string tar = "mesh" + std::to_string(pes) + ".tar";
+    mesh.insert(mesh.end(), {"--pes", std::to_string(pes), "-o", tar});
+    r = mlipc(mesh, dir);
+    ASSERT_EQ(r.exit_code, 0) << "--pes " << pes << ": " << r.err;
+    const mesh::Manifest m = mesh::manifest_from_json(mlf::read_tar(dir / tar).at("pipeline.json"));
+    ASSERT_EQ(m.stages.size(), static_cast<size_t>(pes)) << m.fewer_note;
+    for (size_t k = 0; k < m.stages.size(); ++k) {
+      const mesh::PipeStage& s = m.stages[k];
+      EXPECT_FALSE(s.layers.empty()) << "--pes " << pes << ": stage " << k << " has no layer";
+      EXPECT_FALSE(s.inputs.empty()) << "--pes " << pes << ": stage " << k << " reads no tensor";
+    }
+    EXPECT_EQ(run_outputs(dir, tar, kData / "digits_stream4.npz"), want)
+        << "--pes " << pes << ": the pipeline's outputs differ from the single-PE build's";
   }
-  EXPECT_EQ(run_outputs(dir, tar, kData / "digits_stream4.npz"), want) << "--pes " << pes << ": the pipeline's outputs differ from the single-PE build's";
 }
 
 // Issue 26 item 2: the QuantizeLinear calibration puts at the input has no
 // ONNX node of its own; it was a stage of nothing (mlipc-error 9 in run).
 TEST(PtqRobustness, CalibratedInt8ModelPipelinesOnThreeAndFourPes) {
   TempDir dir("mlipc-ptq-rob");
-  for (int pes : {3, 4})
-    expect_mesh_like_single(dir.path(),
-                            {"compile", kDigits, "--target", "mrvl, c", "--target-mrvl-mattr", "sim -quantize=int8",
-                             "--calibration", (kData / "digits_cal10.npz").string()},
-                            pes);
+  expect_mesh_like_single(dir.path(),
+                          {"compile", kDigits, "--target", "mrvl, c", "--target-mrvl-mattr", "sim -quantize=int8",
+                           "--calibration", (kData / "digits_cal10.npz").string()},
+                          {3, 4});
 }
 
 // Issue 26 item 3: the check for a quantized model looked at one stage
 // (all float) and refused the model.
 TEST(PtqRobustness, QuantizedModelPipelinesOnThreeAndFourPes) {
   TempDir dir("mlipc-ptq-rob");
-  for (int pes : {3, 4})
-    expect_mesh_like_single(dir.path(), {"compile", kDigitsQdq, "--target", "mrvl, c", "--target-mrvl-mattr", "sim -quantize=int8"},
-                            pes);
+  expect_mesh_like_single(dir.path(), {"compile", kDigitsQdq, "--target", "mrvl, c", "--target-mrvl-mattr", "sim -quantize=int8"},
+                          {3, 4});
 }
 
 
