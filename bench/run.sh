@@ -6,7 +6,7 @@
 #      lower bound, per memory planner, with TVM v0.18's hill-climb arena;
 #   2. latency of the generated C (host, -O3 -march=native, one thread)
 #      against onnxruntime (onnxruntime-node from npm, one thread) on the same
-#      model and input;
+#      model and input, the two alternated in rounds;
 #   3. the MLIP target, fp16 and int8: estimated accelerator time (cycle
 #      model) and the simulator's host throughput;
 #   4. throughput of mlip/kmath.h's expf, tanhf, sigmoid and logf, and of
@@ -131,8 +131,17 @@ for entry in "${MODELS[@]}"; do
 done
 
 echo
-echo "2. Latency of one inference, median of $RUNS runs, one thread (us)"
+# C and onnxruntime alternate in ROUNDS rounds of RUNS / ROUNDS runs each, so
+# that a change in the machine's speed during the step (another VM on the
+# host, a frequency step: the same binary's median moved by a third from one
+# run of this script to the next) weighs on both alike. Each side's figure is
+# the median of its round medians; C / ORT the median of the rounds' ratios.
+ROUNDS=$(( RUNS >= 5 * 5 ? 5 : 1 ))
+PER_ROUND=$(( RUNS / ROUNDS ))
+echo "2. Latency of one inference, $ROUNDS rounds of $PER_ROUND runs, C and onnxruntime alternated, one thread (us)"
 printf "%-22s %14s %14s %10s\n" model "mlipc C (host)" "onnxruntime" "C / ORT"
+# The median of the numbers on standard input.
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) printf "%.6g", v[(NR + 1) / 2]; else printf "%.6g", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 for entry in "${MODELS[@]}"; do
   name="${entry%%:*}"; dir="${entry#*:}"
   read -r iname dims < <("$MLIPC" inspect "$WORK/$name.tar" | sed -n 's/^  input  \([^ ]*\) float32 \[\(.*\)\]$/\1 \2/p' | head -1)
@@ -141,19 +150,29 @@ import numpy as np
 shape=[int(d) for d in '$dims'.split(',')]
 x=np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 np.savez('$WORK/$name.npz', **{'$iname': x}); x.tofile('$WORK/$name.bin')"
-  # --print-time (tvmc's): mean, median, max, min, std in ms of --repeat runs after a warm-up.
-  c_us=$("$MLIPC" run "$WORK/$name.tar" --inputs "$WORK/$name.npz" --repeat "$RUNS" --print-time |
-         awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
+  c_rounds=() o_rounds=() ratios=()
+  for ((r = 0; r < ROUNDS; ++r)); do
+    # --print-time (tvmc's): mean, median, max, min, std in ms of --repeat runs after a warm-up.
+    c_r=$("$MLIPC" run "$WORK/$name.tar" --inputs "$WORK/$name.npz" --repeat "$PER_ROUND" --print-time |
+          awk '/^Execution time summary/{getline; getline; printf "%.1f", $2 * 1000}')
+    c_rounds+=("$c_r")
+    if [ -n "$ORT" ]; then
+      o_r=$(ORT_NODE="$ORT" node bench/ort_latency.js "$dir/model.onnx" "$WORK/$name.bin" "$dims" "$PER_ROUND" |
+            "$PY" -c "import json,sys; print('%.1f' % json.load(sys.stdin)['median_us'])")
+      o_rounds+=("$o_r")
+      ratios+=("$(echo "$c_r / $o_r" | bc -l)")
+    fi
+  done
+  c_us=$(printf '%s\n' "${c_rounds[@]}" | median)
   if [ -n "$ORT" ]; then
-    o_us=$(ORT_NODE="$ORT" node bench/ort_latency.js "$dir/model.onnx" "$WORK/$name.bin" "$dims" "$RUNS" |
-           "$PY" -c "import json,sys; print('%.1f' % json.load(sys.stdin)['median_us'])")
-    ratio=$(echo "$c_us / $o_us" | bc -l)
+    o_us=$(printf '%s\n' "${o_rounds[@]}" | median)
+    ratio=$(printf '%s\n' "${ratios[@]}" | median)
     printf "%-22s %14s %14s %10.2f\n" "$name" "$c_us" "$o_us" "$ratio"
   else
     o_us=0
     printf "%-22s %14s %14s %10s\n" "$name" "$c_us" "(skipped)" "-"
   fi
-  printf "latency\t%s\t%s\t%s\n" "$name" "$c_us" "$o_us" >> "$ROWS"
+  printf "latency\t%s\t%s\t%s\t%s\n" "$name" "$c_us" "$o_us" "${ratio:-0}" >> "$ROWS"
 done
 
 echo
@@ -211,8 +230,8 @@ for line in open(rows):
         model(f[1]).setdefault("arena", {}).setdefault("planners", {})[f[2]] = int(f[3])
     elif f[0] == "latency":
         m = model(f[1])
-        c, o = num(f[2]), num(f[3])
-        m["latency_us"] = {"c": c, "onnxruntime": o or None, "ratio": c / o if o else None}
+        c, o, ratio = num(f[2]), num(f[3]), num(f[4])
+        m["latency_us"] = {"c": c, "onnxruntime": o or None, "ratio": ratio if o else None}
     elif f[0] == "mlip":
         model(f[1]).setdefault("mlip", []).append({"dtype": f[7], "tiles": int(f[2]), "est_cycles": int(f[3]),
                                                     "est_us": num(f[4]), "sim_host_us": num(f[5]),
