@@ -292,8 +292,17 @@ class Generator {
     std::vector<memory::InPlace> in_place;
     if (opt_.arena_reuse)
       for (size_t i = 0; i < g.nodes.size(); ++i)
-        for (int k : specs[i]->in_place)
-          in_place.push_back({static_cast<int>(i), g.nodes[i].inputs.at(static_cast<size_t>(k)), g.nodes[i].outputs[0]});
+        for (int k : specs[i]->in_place) {
+          // Not where the same value is also another input the kernel reads
+          // otherwise (a Conv whose fused residual is its own input x: its
+          // windows read x after y's first rows are written).
+          const ValueId v = g.nodes[i].inputs.at(static_cast<size_t>(k));
+          bool other = false;
+          for (size_t j = 0; j < g.nodes[i].inputs.size(); ++j)
+            other = other || (g.nodes[i].inputs[j] == v && std::find(specs[i]->in_place.begin(), specs[i]->in_place.end(),
+                                                                      static_cast<int>(j)) == specs[i]->in_place.end());
+          if (!other) in_place.push_back({static_cast<int>(i), v, g.nodes[i].outputs[0]});
+        }
     // Concats whose inputs are written straight into their output (and
     // then copy nothing).
     std::vector<memory::Slice> slices;

@@ -72,7 +72,31 @@ static inline void {{fn}}_put(MLIP_VT_{{MB}} v, {{#has_bias}}const float* b, {{/
 #endif
 {{/has_act_vector}}  MLIP_VSTORE_{{MB}}(y, v);
 }
-/* One block: the RW positions from s of the output row whose input at kd =
+{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+/* A sigmoid or SiLU on a finished output row of OW * C floats, in place:
+ * mlip__ct_sigmoid_{{MB}} on MLIP__CT_G vectors at a time, the last group
+ * filled with zeros. On the row (in L1) rather than on each block's
+ * accumulators: the blocks then hold no sigmoid's registers and no padding
+ * vectors, and only the row's last group pads (docs/benchmarks.md, stop 48). */
+static void {{fn}}_act_row(float* t) {
+  typedef MLIP_VT_{{MB}} vt;
+  enum { VW = MLIP_VW_{{MB}}, NV = {{OW}} * {{C}} / MLIP_VW_{{MB}}, G = MLIP__CT_G };
+  vt v[MLIP__CT_G];
+  int32_t i, g;
+  for (i = 0; i + G <= NV; i += G) {
+    MLIP_VUNROLL for (g = 0; g < G; ++g) v[g] = MLIP_VLOAD_{{MB}}(t + (i + g) * VW);
+    mlip__ct_sigmoid_{{MB}}(v, {{act_silu}});
+    MLIP_VUNROLL for (g = 0; g < G; ++g) MLIP_VSTORE_{{MB}}(t + (i + g) * VW, v[g]);
+  }
+  if (i < NV) {
+    for (g = 0; g < G; ++g) v[g] = (vt){0};
+    for (g = 0; i + g < NV; ++g) v[g] = MLIP_VLOAD_{{MB}}(t + (i + g) * VW);
+    mlip__ct_sigmoid_{{MB}}(v, {{act_silu}});
+    for (g = 0; i + g < NV; ++g) MLIP_VSTORE_{{MB}}(t + (i + g) * VW, v[g]);
+  }
+}
+#endif
+{{/act_lanes}}/* One block: the RW positions from s of the output row whose input at kd =
  * kh = 0, column 0 is at offset xo, for the channels of the vector whose
  * tap 0 is at wc; y and r the row's at those channels; the positions from
  * `from` on stored. With edge, the columns outside the input are skipped
@@ -104,31 +128,7 @@ static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32
       }
     }
   }
-{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
-  {
-    /* A sigmoid or SiLU: the block's vectors through mlip__ct_sigmoid_{{MB}},
-     * MLIP__CT_G at a time (the residual of positions not stored is not
-     * read: those outputs may be written already). */
-    vt av[(RW + MLIP__CT_G - 1) / MLIP__CT_G * MLIP__CT_G];
-    int32_t i;
-    for (p = 0; p < (int32_t)(sizeof av / sizeof av[0]); ++p) {
-      vt v = (vt){0};
-      if (p < RW) {
-        v = acc[p];
-        if (s + p >= from) {
-{{#has_bias}}          v = v + MLIP_VLOAD_{{MB}}(b);
-{{/has_bias}}{{#has_res}}          v = v + MLIP_VLOAD_{{MB}}(r + (s + p) * {{YW}});
-{{/has_res}}        }
-      }
-      av[p] = v;
-    }
-    for (i = 0; i < (int32_t)(sizeof av / sizeof av[0]); i += MLIP__CT_G) mlip__ct_sigmoid_{{MB}}(av + i, {{act_silu}});
-    for (p = 0; p < RW; ++p)
-      if (s + p >= from) MLIP_VSTORE_{{MB}}(y + (s + p) * {{YW}}, av[p]);
-    return;
-  }
-#endif
-{{/act_lanes}}  for (p = 0; p < RW; ++p) {
+  for (p = 0; p < RW; ++p) {
     if (s + p < from) continue;  /* stored by the previous block */
     {{fn}}_put(acc[p], {{#has_bias}}b, {{/has_bias}}{{#has_res}}r + (s + p) * {{YW}}, {{/has_res}}y + (s + p) * {{YW}});
   }
@@ -179,7 +179,10 @@ static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32
         }
 {{#has_act_vector}}#endif
 {{/has_act_vector}}{{#act_lanes}}#endif
-{{/act_lanes}}{{/has_act_block}}      }
+{{/act_lanes}}{{/has_act_block}}{{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+        {{fn}}_act_row(y + yr);
+#endif
+{{/act_lanes}}      }
     }
   }
 }

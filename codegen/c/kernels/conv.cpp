@@ -126,8 +126,8 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Act
   const int64_t owb = last < 0 ? 0 : std::min(last / sw + 1, geo.out[2]);
   spec.set("OWA", owa);
   spec.set("OWB", std::max(owa, owb));
-  // A fused Sigmoid or SiLU: a block's vectors together
-  // (mlip/kvec_sigmoid.h's mlip__ct_sigmoid_<MB>, as in conv_tiled.c).
+  // A fused Sigmoid or SiLU: on each finished output row, its vectors
+  // MLIP__CT_G at a time (mlip/kvec_sigmoid.h's mlip__ct_sigmoid_<MB>).
   spec.set_flag("act_lanes", act.kind == Activation::Sigmoid || act.kind == Activation::Silu);
   spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
 }
