@@ -132,6 +132,31 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Act
   spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
 }
 
+// conv_few_rows.c's own values: conv_dw_rows.c's phase-split scratch, for
+// the ICG input channels of a group, and MM output channels per register
+// block (2 where they pair up).
+void prepare_few_rows(KernelSpec& spec, const ops::Geometry3& geo, int64_t groups, int64_t icg, int64_t ocg,
+                      int64_t mb) {
+  const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
+  const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
+  const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
+  const int64_t sw = geo.stride[2];
+  const int64_t qw = std::max((iwp + sw - 1) / sw, geo.out[2] + 16 + (geo.kernel[2] - 1) * geo.dilation[2] / sw);
+  spec.template_name = "conv_few_rows.c";
+  spec.set("G", groups);
+  spec.set("ICG", icg);
+  spec.set("OCG", ocg);
+  spec.set("MB", mb);
+  spec.set("NB", (ocg + mb - 1) / mb);
+  spec.set("MM", ocg % 2 == 0 ? 2 : 1);
+  spec.set("IDP", idp);
+  spec.set("IHP", ihp);
+  spec.set("QW", qw);
+  spec.set("SP_ELEMS", icg * idp * ihp * sw * qw);
+  spec.scratch_bytes = static_cast<size_t>(icg * idp * ihp * sw * qw) * sizeof(float);
+  spec.set_flag("has_scratch", true);
+}
+
 }  // namespace
 
 void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -186,14 +211,21 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const int64_t out_plane = geo.out[0] * geo.out[1] * geo.out[2];
     const bool dw_rows = depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400);
     const bool dw_cl = depthwise && x_cl && y_cl && !pool && x[1] % mb == 0;
-    if (dw_rows || dw_cl) {
+    // Few input channels per group (a stem, small grouped layers) between
+    // row-major tensors: conv_dw_rows.c's vectors along the output rows,
+    // each input vector feeding MM output channels (conv_few_rows.c),
+    // rather than 16 channels' lanes stored at the plane's stride.
+    const bool few_rows = !depthwise && icg <= 4 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16;
+    if (few_rows || dw_rows || dw_cl) {
       spec.template_name = dw_rows ? "conv_dw_rows.c" : "conv_dw_cl.c";
       spec.includes.push_back("mlip/kvec.h");
       spec.set("C", x[1]);
       spec.set("MB", mb);
       set_strides(spec, "X", x, dw_cl);
       set_strides(spec, "Y", y, dw_cl);
-      if (dw_rows)
+      if (few_rows)
+        prepare_few_rows(spec, geo, groups, icg, per_group, mb);
+      else if (dw_rows)
         prepare_depthwise_rows(spec, geo);
       else
         prepare_depthwise_cl(spec, geo, activation_of(n.attrs));
