@@ -214,8 +214,13 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // Few input channels per group (a stem, small grouped layers) between
     // row-major tensors: conv_dw_rows.c's vectors along the output rows,
     // each input vector feeding MM output channels (conv_few_rows.c),
-    // rather than 16 channels' lanes stored at the plane's stride.
-    const bool few_rows = !depthwise && icg <= 4 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16;
+    // rather than 16 channels' lanes stored at the plane's stride. For up
+    // to 32 taps per output, where those stores weigh most (9 to 27: 15 to
+    // 50% less time); ConvNeXt's 4x4/4 stem of 3 channels (48 taps) took
+    // 35% longer, its input loads (one per MM FMAs) outweighing them.
+    const int64_t taps = icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
+    const bool few_rows =
+        !depthwise && icg <= 4 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16;
     if (few_rows || dw_rows || dw_cl) {
       spec.template_name = dw_rows ? "conv_dw_rows.c" : "conv_dw_cl.c";
       spec.includes.push_back("mlip/kvec.h");
