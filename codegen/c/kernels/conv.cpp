@@ -135,14 +135,18 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Act
 // conv_few_rows.c's own values: conv_dw_rows.c's phase-split scratch, for
 // the ICG input channels of a group, and MM output channels per register
 // block (2 where they pair up).
-void prepare_few_rows(KernelSpec& spec, const ops::Geometry3& geo, int64_t groups, int64_t icg, int64_t ocg,
-                      int64_t mb) {
+void prepare_few_rows(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t groups,
+                      int64_t icg, int64_t ocg, int64_t mb) {
   const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
   const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
   const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
   const int64_t sw = geo.stride[2];
   const int64_t qw = std::max((iwp + sw - 1) / sw, geo.out[2] + 16 + (geo.kernel[2] - 1) * geo.dilation[2] / sw);
   spec.template_name = "conv_few_rows.c";
+  spec.includes.push_back("mlip/kvec.h");
+  set_strides(spec, "X", x, false);
+  set_strides(spec, "Y", y, false);
+  spec.set("C", x[1]);
   spec.set("G", groups);
   spec.set("ICG", icg);
   spec.set("OCG", ocg);
@@ -201,6 +205,28 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const bool has_pads = geo.pad_begin[0] + geo.pad_begin[1] + geo.pad_begin[2] + geo.pad_end[0] + geo.pad_end[1] +
                               geo.pad_end[2] >
                           0;
+    // Few input channels per group (a stem, small grouped layers) between
+    // row-major tensors: conv_dw_rows.c's vectors along the output rows,
+    // each input vector feeding MM output channels (conv_few_rows.c),
+    // rather than 16 channels' lanes stored at the plane's stride. For up
+    // to 32 taps per output, where those stores weigh most (9 to 27: 15 to
+    // 50% less time); ConvNeXt's 4x4/4 stem of 3 channels (48 taps) took
+    // 35% longer, its input loads (one per MM FMAs) outweighing them.
+    const int64_t taps = icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
+    if (!depthwise && icg <= 4 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16) {
+      prepare_few_rows(spec, geo, x, y, groups, icg, per_group, mb);
+      spec.packed.push_back(wpk);
+      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
+      spec.layouts = {{0}, {}, true};
+      spec.set("y_restrict", has_res ? "" : "restrict ");
+      spec.args = {0};
+      if (has_res) {  // read with y's strides, each element just before y's is written
+        spec.args.push_back(3);
+        spec.layouts.tied.push_back(3);
+        spec.in_place.push_back(3);
+      }
+      return;
+    }
     // Depthwise between row-major tensors: vectors along the output rows
     // (conv_dw_rows.c) rather than across channels, which from row-major
     // planes are gathered lane by lane. Not for planes under one widest
@@ -211,26 +237,14 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const int64_t out_plane = geo.out[0] * geo.out[1] * geo.out[2];
     const bool dw_rows = depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400);
     const bool dw_cl = depthwise && x_cl && y_cl && !pool && x[1] % mb == 0;
-    // Few input channels per group (a stem, small grouped layers) between
-    // row-major tensors: conv_dw_rows.c's vectors along the output rows,
-    // each input vector feeding MM output channels (conv_few_rows.c),
-    // rather than 16 channels' lanes stored at the plane's stride. For up
-    // to 32 taps per output, where those stores weigh most (9 to 27: 15 to
-    // 50% less time); ConvNeXt's 4x4/4 stem of 3 channels (48 taps) took
-    // 35% longer, its input loads (one per MM FMAs) outweighing them.
-    const int64_t taps = icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
-    const bool few_rows =
-        !depthwise && icg <= 4 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16;
-    if (few_rows || dw_rows || dw_cl) {
+    if (dw_rows || dw_cl) {
       spec.template_name = dw_rows ? "conv_dw_rows.c" : "conv_dw_cl.c";
       spec.includes.push_back("mlip/kvec.h");
       spec.set("C", x[1]);
       spec.set("MB", mb);
       set_strides(spec, "X", x, dw_cl);
       set_strides(spec, "Y", y, dw_cl);
-      if (few_rows)
-        prepare_few_rows(spec, geo, groups, icg, per_group, mb);
-      else if (dw_rows)
+      if (dw_rows)
         prepare_depthwise_rows(spec, geo);
       else
         prepare_depthwise_cl(spec, geo, activation_of(n.attrs));
