@@ -290,6 +290,14 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.includes.push_back("mlip/kvec.h");
     // Depthwise: one group of C channels, each lane reading its own.
     spec.set_flag("dw", depthwise);
+    // Dense layers of over 32 taps per output whose windows overlap along W
+    // keep the loop over a window's columns a loop on 16 vector registers
+    // (mlip/kvec.h's MLIP_VNOUNROLL16: ResNet-18's 3x3 layers 22 to 27% and
+    // its 7x7/2 stem 16% faster). Fewer taps unroll whole (EfficientNet-B0's
+    // 27-tap stem took 8 to 20% longer with the loop), and so do windows
+    // side by side (ConvNeXt's 4x4/4 stem, 48 taps: 23 to 31% longer).
+    const bool overlap_w = (geo.kernel[2] - 1) * geo.dilation[2] + 1 > geo.stride[2];
+    spec.set_flag("many_taps", !depthwise && overlap_w && icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2] > 32);
     // The blocks inside the tile loop, so each pixel's channels are read and
     // written in order: depthwise on channels-last input, and dense layers
     // whose packed weights (all blocks) stay in L1/L2 from tile to tile
