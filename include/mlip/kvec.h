@@ -87,6 +87,17 @@
 #else
 #define MLIP_VUNROLL
 #endif
+/* A loop kept a loop on 16 vector registers (x86 without AVX-512): in
+ * conv_tiled.c's tap loops of many taps GCC, unrolling a window's columns,
+ * kept the broadcasts that overlapping windows share live and spilled the
+ * accumulators (docs/benchmarks.md, stop 48). */
+#if MLIP_VREGS == 16 && defined(__clang__)
+#define MLIP_VNOUNROLL16 _Pragma("nounroll")
+#elif MLIP_VREGS == 16 && defined(__GNUC__) && (__GNUC__ >= 8)
+#define MLIP_VNOUNROLL16 _Pragma("GCC unroll 1")
+#else
+#define MLIP_VNOUNROLL16
+#endif
 /* a where the mask m is set, else b, lane by lane: the selects of the
  * activations' vector forms (codegen's c_activation_vector), inside a
  * kernel that names its float vector type vt and the int32 vector of the

@@ -132,6 +132,35 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Act
   spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
 }
 
+// conv_few_rows.c's own values: conv_dw_rows.c's phase-split scratch, for
+// the ICG input channels of a group, and MM output channels per register
+// block (2 where they pair up).
+void prepare_few_rows(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t groups,
+                      int64_t icg, int64_t ocg, int64_t mb) {
+  const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
+  const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
+  const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
+  const int64_t sw = geo.stride[2];
+  const int64_t qw = std::max((iwp + sw - 1) / sw, geo.out[2] + 16 + (geo.kernel[2] - 1) * geo.dilation[2] / sw);
+  spec.template_name = "conv_few_rows.c";
+  spec.includes.push_back("mlip/kvec.h");
+  set_strides(spec, "X", x, false);
+  set_strides(spec, "Y", y, false);
+  spec.set("C", x[1]);
+  spec.set("G", groups);
+  spec.set("ICG", icg);
+  spec.set("OCG", ocg);
+  spec.set("MB", mb);
+  spec.set("NB", (ocg + mb - 1) / mb);
+  spec.set("MM", ocg % 2 == 0 ? 2 : 1);
+  spec.set("IDP", idp);
+  spec.set("IHP", ihp);
+  spec.set("QW", qw);
+  spec.set("SP_ELEMS", icg * idp * ihp * sw * qw);
+  spec.scratch_bytes = static_cast<size_t>(icg * idp * ihp * sw * qw) * sizeof(float);
+  spec.set_flag("has_scratch", true);
+}
+
 }  // namespace
 
 void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
@@ -176,6 +205,28 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const bool has_pads = geo.pad_begin[0] + geo.pad_begin[1] + geo.pad_begin[2] + geo.pad_end[0] + geo.pad_end[1] +
                               geo.pad_end[2] >
                           0;
+    // Few input channels per group (a stem, small grouped layers) between
+    // row-major tensors: conv_dw_rows.c's vectors along the output rows,
+    // each input vector feeding MM output channels (conv_few_rows.c),
+    // rather than 16 channels' lanes stored at the plane's stride. For up
+    // to 32 taps per output, where those stores weigh most (9 to 27: 15 to
+    // 50% less time); ConvNeXt's 4x4/4 stem of 3 channels (48 taps) took
+    // 35% longer, its input loads (one per MM FMAs) outweighing them.
+    const int64_t taps = icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
+    if (!depthwise && icg <= 4 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16) {
+      prepare_few_rows(spec, geo, x, y, groups, icg, per_group, mb);
+      spec.packed.push_back(wpk);
+      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
+      spec.layouts = {{0}, {}, true};
+      spec.set("y_restrict", has_res ? "" : "restrict ");
+      spec.args = {0};
+      if (has_res) {  // read with y's strides, each element just before y's is written
+        spec.args.push_back(3);
+        spec.layouts.tied.push_back(3);
+        spec.in_place.push_back(3);
+      }
+      return;
+    }
     // Depthwise between row-major tensors: vectors along the output rows
     // (conv_dw_rows.c) rather than across channels, which from row-major
     // planes are gathered lane by lane. Not for planes under one widest
@@ -239,6 +290,14 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.includes.push_back("mlip/kvec.h");
     // Depthwise: one group of C channels, each lane reading its own.
     spec.set_flag("dw", depthwise);
+    // Dense layers of over 32 taps per output whose windows overlap along W
+    // keep the loop over a window's columns a loop on 16 vector registers
+    // (mlip/kvec.h's MLIP_VNOUNROLL16: ResNet-18's 3x3 layers 22 to 27% and
+    // its 7x7/2 stem 16% faster). Fewer taps unroll whole (EfficientNet-B0's
+    // 27-tap stem took 8 to 20% longer with the loop), and so do windows
+    // side by side (ConvNeXt's 4x4/4 stem, 48 taps: 23 to 31% longer).
+    const bool overlap_w = (geo.kernel[2] - 1) * geo.dilation[2] + 1 > geo.stride[2];
+    spec.set_flag("many_taps", !depthwise && overlap_w && icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2] > 32);
     // The blocks inside the tile loop, so each pixel's channels are read and
     // written in order: depthwise on channels-last input, and dense layers
     // whose packed weights (all blocks) stay in L1/L2 from tile to tile
