@@ -211,9 +211,11 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // rather than 16 channels' lanes stored at the plane's stride. For up
     // to 32 taps per output, where those stores weigh most (9 to 27: 15 to
     // 50% less time); ConvNeXt's 4x4/4 stem of 3 channels (48 taps) took
-    // 35% longer, its input loads (one per MM FMAs) outweighing them.
-    const int64_t taps = icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
-    if (!depthwise && icg <= 4 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16) {
+    // 35% longer, its input loads (one per MM FMAs) outweighing them. Not
+    // for 1x1 kernels: no window to pad, and the kernel's copy of the input
+    // would only grow the arena.
+    const int64_t window = geo.kernel[0] * geo.kernel[1] * geo.kernel[2], taps = icg * window;
+    if (!depthwise && icg <= 4 && window > 1 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16) {
       prepare_few_rows(spec, geo, x, y, groups, icg, per_group, mb);
       spec.packed.push_back(wpk);
       if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
