@@ -27,9 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::ints;
 using test::OnnxBuilder;
+using test::pick;
 using test::random_tensor;
-
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
 // Layers 1x1 -> depthwise (+ activation) -> 1x1, so the depthwise layer
 // reads and writes channels-last tensors (conv_dw_cl.c). `acts` counts

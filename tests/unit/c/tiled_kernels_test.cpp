@@ -17,6 +17,7 @@
 #include "support/process.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 #include "testlib/text_query.h"
 
 namespace mlipc::unit_c_tiled_kernels {
@@ -25,10 +26,9 @@ namespace {
 namespace fs = std::filesystem;
 using test::ints;
 using test::OnnxBuilder;
+using test::pick;
 using test::random_tensor;
 using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
-
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
 // A random Conv on `in` ([N, C, spatial...]) with `m` output channels and
 // `group` groups, kernels of up to `max_kernel` taps per axis; adds its

@@ -13,6 +13,7 @@
 #include "host/host_model.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 #include "testlib/text_query.h"
 
 namespace mlipc::unit_ops_conv_few_channels {
@@ -21,9 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::ints;
 using test::OnnxBuilder;
+using test::pick;
 using test::random_tensor;
-
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
 // Random layers: 1-D and 2-D, groups, strides, dilations, pads, batches,
 // output channels that fill no whole block or several, planes under and over

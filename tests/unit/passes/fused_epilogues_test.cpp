@@ -17,6 +17,7 @@
 #include "testlib/graph_query.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 
 namespace mlipc::unit_passes_fused_epilogues {
 namespace {
@@ -26,6 +27,7 @@ using test::count_ops;
 using test::producer;
 using test::ints;
 using test::OnnxBuilder;
+using test::pick;
 using test::random_tensor;
 
 void conv(OnnxBuilder& b, const std::string& x, int64_t c, int64_t m, const std::string& y, uint32_t seed, bool bias) {
@@ -209,8 +211,6 @@ TEST(FusedEpilogues, ProductsOfATensorAndItsSigmoidJoinTheProducer) {
   EXPECT_EQ(count_ops(o.graph, "Sigmoid"), 4);
   EXPECT_EQ(count_ops(o.graph, "HardSigmoid"), 2);
 }
-
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
 // Random Conv (+ Relu) -> MaxPool chains: pool windows that overlap (each
 // convolution row read by several pooled rows), leave gaps, have pads,

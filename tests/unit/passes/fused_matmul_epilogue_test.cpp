@@ -17,6 +17,7 @@
 #include "testlib/graph_query.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 
 namespace mlipc::unit_passes_fused_matmul_epilogue {
 namespace {
@@ -26,9 +27,8 @@ using test::count_ops;
 using test::producer;
 using test::ints;
 using test::OnnxBuilder;
+using test::pick;
 using test::random_tensor;
-
-int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
 
 // One random Linear chain: y = res + scale * act(x W + bias), each part
 // present or not, the commutative nodes' operands in a random order.
