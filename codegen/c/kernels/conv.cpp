@@ -85,20 +85,40 @@ int64_t tile_positions(const ops::Geometry3& geo, int64_t most, bool rows = fals
   return best;
 }
 
-// conv_dw_rows.c's own values: the geometry and the scratch of one
-// channel's zero-padded planes with each row split into SW phases of QW
-// floats (room for a last register block of up to 16 lanes past OW).
-void prepare_depthwise_rows(KernelSpec& spec, const ops::Geometry3& geo) {
+// The scratch of conv_dw_rows.c and conv_few_rows.c: `planes` zero-padded
+// input planes with each row split into SW phases of QW floats (room for a
+// last register block of up to 16 lanes past OW). Sets IDP, IHP, QW and
+// SP_ELEMS and the scratch's size.
+void set_phase_planes(KernelSpec& spec, const ops::Geometry3& geo, int64_t planes) {
   const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
   const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
   const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
   const int64_t sw = geo.stride[2];
   const int64_t qw = std::max((iwp + sw - 1) / sw, geo.out[2] + 16 + (geo.kernel[2] - 1) * geo.dilation[2] / sw);
+  spec.set("IDP", idp);
   spec.set("IHP", ihp);
   spec.set("QW", qw);
-  spec.set("SP_ELEMS", idp * ihp * sw * qw);
-  spec.scratch_bytes = static_cast<size_t>(idp * ihp * sw * qw) * sizeof(float);
+  spec.set("SP_ELEMS", planes * idp * ihp * sw * qw);
+  spec.scratch_bytes = static_cast<size_t>(planes * idp * ihp * sw * qw) * sizeof(float);
   spec.set_flag("has_scratch", true);
+}
+
+// The operands of the kernels that read packed constants (conv_tiled.c,
+// conv_dw_rows.c, conv_dw_cl.c, conv_few_rows.c): x, the packed weights and
+// bias, and a fused residual, read with y's strides, each element just
+// before the same element of y is written, so y may take over its bytes.
+void set_packed_operands(KernelSpec& spec, std::shared_ptr<const TensorData> wpk,
+                         std::shared_ptr<const TensorData> bias, bool has_res) {
+  spec.packed.push_back(std::move(wpk));
+  if (bias) spec.packed.push_back(std::move(bias));
+  spec.layouts = {{0}, {}, true};
+  spec.set("y_restrict", has_res ? "" : "restrict ");
+  spec.args = {0};
+  if (has_res) {
+    spec.args.push_back(3);
+    spec.layouts.tied.push_back(3);
+    spec.in_place.push_back(3);
+  }
 }
 
 // PBX and PBX2: the tile's positions at most for one block's accumulators
@@ -137,11 +157,6 @@ void prepare_depthwise_cl(KernelSpec& spec, const ops::Geometry3& geo, const Act
 // block (2 where they pair up).
 void prepare_few_rows(KernelSpec& spec, const ops::Geometry3& geo, const Shape& x, const Shape& y, int64_t groups,
                       int64_t icg, int64_t ocg, int64_t mb) {
-  const int64_t idp = geo.in[0] + geo.pad_begin[0] + geo.pad_end[0];
-  const int64_t ihp = geo.in[1] + geo.pad_begin[1] + geo.pad_end[1];
-  const int64_t iwp = geo.in[2] + geo.pad_begin[2] + geo.pad_end[2];
-  const int64_t sw = geo.stride[2];
-  const int64_t qw = std::max((iwp + sw - 1) / sw, geo.out[2] + 16 + (geo.kernel[2] - 1) * geo.dilation[2] / sw);
   spec.template_name = "conv_few_rows.c";
   spec.includes.push_back("mlip/kvec.h");
   set_strides(spec, "X", x, false);
@@ -153,12 +168,7 @@ void prepare_few_rows(KernelSpec& spec, const ops::Geometry3& geo, const Shape& 
   spec.set("MB", mb);
   spec.set("NB", (ocg + mb - 1) / mb);
   spec.set("MM", ocg % 2 == 0 ? 2 : 1);
-  spec.set("IDP", idp);
-  spec.set("IHP", ihp);
-  spec.set("QW", qw);
-  spec.set("SP_ELEMS", icg * idp * ihp * sw * qw);
-  spec.scratch_bytes = static_cast<size_t>(icg * idp * ihp * sw * qw) * sizeof(float);
-  spec.set_flag("has_scratch", true);
+  set_phase_planes(spec, geo, icg);
 }
 
 }  // namespace
@@ -191,6 +201,8 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const bool x_cl = spec.input_cl(0), y_cl = spec.output_cl(0);
     const bool pool = ops::has_fused_pool(n.attrs);
     std::shared_ptr<const TensorData> wpk = pack_weights(*wv.constant, groups, per_group, mb);
+    const std::shared_ptr<const TensorData> bias =
+        has_bias ? pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb) : nullptr;
     // A zero-padded copy of the input in the scratch, channels-last: every
     // position then sees every tap, so there is one rectangle and no border
     // tile wastes lanes. Bit-exact only with finite weights: a padding tap
@@ -217,16 +229,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const int64_t window = geo.kernel[0] * geo.kernel[1] * geo.kernel[2], taps = icg * window;
     if (!depthwise && icg <= 4 && window > 1 && taps <= 32 && !x_cl && !y_cl && !pool && finite && geo.out[2] >= 16) {
       prepare_few_rows(spec, geo, x, y, groups, icg, per_group, mb);
-      spec.packed.push_back(wpk);
-      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
-      spec.layouts = {{0}, {}, true};
-      spec.set("y_restrict", has_res ? "" : "restrict ");
-      spec.args = {0};
-      if (has_res) {  // read with y's strides, each element just before y's is written
-        spec.args.push_back(3);
-        spec.layouts.tied.push_back(3);
-        spec.in_place.push_back(3);
-      }
+      set_packed_operands(spec, wpk, bias, has_res);
       return;
     }
     // Depthwise between row-major tensors: vectors along the output rows
@@ -247,19 +250,10 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       set_strides(spec, "X", x, dw_cl);
       set_strides(spec, "Y", y, dw_cl);
       if (dw_rows)
-        prepare_depthwise_rows(spec, geo);
+        set_phase_planes(spec, geo, 1);
       else
         prepare_depthwise_cl(spec, geo, activation_of(n.attrs));
-      spec.packed.push_back(wpk);
-      if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
-      spec.layouts = {{0}, {}, true};
-      spec.set("y_restrict", has_res ? "" : "restrict ");
-      spec.args = {0};
-      if (has_res) {
-        spec.args.push_back(3);
-        spec.layouts.tied.push_back(3);
-        spec.in_place.push_back(3);
-      }
+      set_packed_operands(spec, wpk, bias, has_res);
       return;
     }
     // Dense layers of two blocks or more: a tile of KB = 2 blocks where the
@@ -299,7 +293,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // 27-tap stem took 8 to 20% longer with the loop), and so do windows
     // side by side (ConvNeXt's 4x4/4 stem, 48 taps: 23 to 31% longer).
     const bool overlap_w = (geo.kernel[2] - 1) * geo.dilation[2] + 1 > geo.stride[2];
-    spec.set_flag("many_taps", !depthwise && overlap_w && icg * geo.kernel[0] * geo.kernel[1] * geo.kernel[2] > 32);
+    spec.set_flag("many_taps", !depthwise && overlap_w && taps > 32);
     // The blocks inside the tile loop, so each pixel's channels are read and
     // written in order: depthwise on channels-last input, and dense layers
     // whose packed weights (all blocks) stay in L1/L2 from tile to tile
@@ -366,18 +360,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const bool sigmoid = act.kind == Activation::Sigmoid || act.kind == Activation::Silu;
     spec.set_flag("act_lanes", sigmoid);
     spec.set("act_silu", act.kind == Activation::Silu ? 1 : 0);
-    spec.args = {0};
-    spec.packed.push_back(wpk);
-    if (has_bias) spec.packed.push_back(pack_bias(*g.value(n.inputs[2]).constant, groups, per_group, mb));
-    spec.layouts = {{0}, {}, true};
-    spec.set("y_restrict", has_res ? "" : "restrict ");
-    if (has_res) {
-      // The residual is read with y's strides, each element just before the
-      // same element of y is written: y may take over its bytes.
-      spec.args.push_back(3);
-      spec.layouts.tied.push_back(3);
-      spec.in_place.push_back(3);
-    }
+    set_packed_operands(spec, wpk, bias, has_res);
     return;
   }
 
