@@ -91,6 +91,22 @@
  * conv_tiled.c's tap loops of many taps GCC, unrolling a window's columns,
  * kept the broadcasts that overlapping windows share live and spilled the
  * accumulators (docs/benchmarks.md, stop 48). */
+/* MLIP_VKEEP(v) after a vector load that several multiply-adds read: the
+ * value is held in a register. On x86 GCC otherwise folds the load into
+ * each multiply-add that reads it (a memory operand each), so a tile of PM
+ * rows loads every vector of B PM times and the load ports, not the
+ * multiply-adds, bound the loop (docs/benchmarks.md, stop 49). An empty asm
+ * whose operand is the register: no instruction, no change to any value;
+ * nothing elsewhere (Arm has no load-and-multiply-add to fold into). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__SSE2__) && (MLIP_VL > 1)
+#if MLIP_VL >= 16
+#define MLIP_VKEEP(v) __asm__("" : "+v"(v))
+#else
+#define MLIP_VKEEP(v) __asm__("" : "+x"(v))
+#endif
+#else
+#define MLIP_VKEEP(v) ((void)0)
+#endif
 #if MLIP_VREGS == 16 && defined(__clang__)
 #define MLIP_VNOUNROLL16 _Pragma("nounroll")
 #elif MLIP_VREGS == 16 && defined(__GNUC__) && (__GNUC__ >= 8)

@@ -29,7 +29,8 @@
         {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) av[r] = ar[r][p * {{AP}}];
         {{#unroll}}MLIP_VUNROLL {{/unroll}}for (b = 0; b < NJ; ++b)
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
-            const vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
+            vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
+            MLIP_VKEEP(w); /* one load for the PM rows (mlip/kvec.h) */
             {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][b][v] = MLIP_VFMAS_16(av[r], w, acc[r][b][v]);
           }
       }

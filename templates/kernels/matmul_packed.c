@@ -76,7 +76,8 @@
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) av[r] = ar[r][p];
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (c = 0; c < NJ; ++c)
             {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < NV; ++v) {
-              const vt w = MLIP_VLOAD_16(bq[c] + p * {{BR}} + v * VW);
+              vt w = MLIP_VLOAD_16(bq[c] + p * {{BR}} + v * VW);
+              MLIP_VKEEP(w); /* one load for the PM rows (mlip/kvec.h) */
               {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PM; ++r) acc[r][c][v] = MLIP_VFMAS_16(av[r], w, acc[r][c][v]);
             }
         }
@@ -166,7 +167,8 @@
           float av[PT];
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) av[r] = ar[r][p];
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (v = 0; v < TNV; ++v) {
-            const vtt w = MLIP__TLOAD(bt + p * TW + v * TVW);
+            vtt w = MLIP__TLOAD(bt + p * TW + v * TVW);
+            MLIP_VKEEP(w);
             {{#unroll}}MLIP_VUNROLL {{/unroll}}for (r = 0; r < PT; ++r) acc[r][v] = MLIP__TFMAS(av[r], w, acc[r][v]);
           }
         }
