@@ -93,11 +93,13 @@
         }
         for (r = 0; r < PM && i0 + r < ie; ++r) {
           float* yr = yb + (i0 + r) * {{N}};
+          int32_t cw = 0; /* the whole blocks, the first cw of the tile's row */
           for (c = 0; c < NJ && j0 + c < {{NBLK}}; ++c) {
             float t[16];
             if ((j0 + c) * 16 + 16 <= {{N}}) {
               /* A whole block: stored as vectors (the bias added lane by
-               * lane, the same bits), the activation then in place. */
+               * lane, the same bits); an activation comes after the row's
+               * whole blocks, below. */
               float* const yp = yr + (j0 + c) * 16;
               for (v = 0; v < NV; ++v) {
                 vt s = acc[r][c][v];
@@ -106,19 +108,8 @@
 {{/scale}}{{#residual}}                s = s + MLIP_VLOAD_16(res + (yp - y) + v * VW);
 {{/residual}}{{/has_act_block}}                MLIP_VSTORE_16(yp + v * VW, s);
               }
-{{#has_act_block}}              {
-                float* const t = yp;
-                const int32_t nt = 16;
-                {{act_block}}
-              }
-{{#post_act}}              /* the scale and residual after the activation */
-              for (v = 0; v < NV; ++v) {
-                vt s = MLIP_VLOAD_16(yp + v * VW);
-{{#scale}}                s = s * MLIP_VLOAD_16(scale + (j0 + c) * 16 + v * VW);
-{{/scale}}{{#residual}}                s = s + MLIP_VLOAD_16(res + (yp - y) + v * VW);
-{{/residual}}                MLIP_VSTORE_16(yp + v * VW, s);
-              }
-{{/post_act}}{{/has_act_block}}              continue;
+              ++cw;
+              continue;
             }
             memcpy(t, acc[r][c], sizeof t);
             for (int32_t q = 0; q < 16 && (j0 + c) * 16 + q < {{N}}; ++q) {
@@ -130,7 +121,25 @@
 {{/residual}}              yr[(j0 + c) * 16 + q] = v;
             }
           }
-        }
+{{#has_act_block}}          /* The activation in place on the row's cw whole blocks at once
+           * (contiguous in y): a sigmoid's or erf's chain of dependent
+           * operations is long, and on one block's two vectors the next
+           * could not start until it ended (docs/benchmarks.md, stop 49). */
+          {
+            float* const t = yr + j0 * 16;
+            const int32_t nt = cw * 16;
+            {{act_block}}
+          }
+{{#post_act}}          /* the scale and residual after the activation */
+          for (c = 0; c < cw; ++c)
+            for (v = 0; v < NV; ++v) {
+              float* const yp = yr + (j0 + c) * 16;
+              vt s = MLIP_VLOAD_16(yp + v * VW);
+{{#scale}}              s = s * MLIP_VLOAD_16(scale + (j0 + c) * 16 + v * VW);
+{{/scale}}{{#residual}}              s = s + MLIP_VLOAD_16(res + (yp - y) + v * VW);
+{{/residual}}              MLIP_VSTORE_16(yp + v * VW, s);
+            }
+{{/post_act}}{{/has_act_block}}        }
       }
       }
      }
