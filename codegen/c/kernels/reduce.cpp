@@ -102,11 +102,18 @@ void prepare_reduce(const Graph& g, const Node& n, KernelSpec& spec) {
     list.push_back(item);
   };
   for (size_t i = 0; i < l.kept_dims.size(); ++i) add(kept, l.kept_dims[i], l.kept_strides[i]);
+  const size_t nkept = d;
   for (size_t i = 0; i < l.reduced_dims.size(); ++i) add(reduced, l.reduced_dims[i], l.reduced_strides[i]);
+  // The grouped form takes an output's offset apart from its index, the
+  // innermost kept axis first.
+  std::vector<TemplateData> kept_rev(kept.rbegin(), kept.rend());
   const Snippets s = snippets(k, x.dtype, l.count);
   spec.set("op", n.op);
   spec.set("r", std::to_string(d));
   spec.set_list("kept", kept);
+  spec.set_list("kept_rev", kept_rev);
+  spec.set("k", std::to_string(nkept));
+  spec.set("nout", c_int(numel(l.out)));
   spec.set_list("reduced", reduced);
   spec.set_flag("lse", k == ops::ReduceKind::LogSumExp);
   spec.set("zero", x.dtype == DType::Float64 ? "0.0" : "0.0f");
@@ -114,6 +121,7 @@ void prepare_reduce(const Graph& g, const Node& n, KernelSpec& spec) {
   spec.set("init", s.init);
   spec.set("step", s.step);
   spec.set("result", s.result);
+  spec.includes.push_back("mlip/kvec.h");  // MLIP_VUNROLL
   spec.template_name = "reduce.c";
   spec.args = {0};
 }

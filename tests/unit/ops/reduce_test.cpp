@@ -12,6 +12,7 @@
 #include "support/error.h"
 #include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/tensors.h"
 
 namespace mlipc::unit_ops_reduce {
 namespace {
@@ -330,6 +331,36 @@ TEST(Reduce, GeneratedCRandomized) {
     }
     SCOPED_TRACE(fmt::format("seed {} shape {}", seed, shape_str(shape)));
     test::expect_matches_reference(save(m), {{"x", random_tensor(DType::Float32, shape, seed, 0.05, 1.5)}}, 0, 0);
+  }
+}
+
+// The kernel folds 8 outputs side by side (reduce.c): output counts that
+// leave a short last group (1 to 7 outputs over), fewer outputs than a
+// group, one output, every kind but LogSumExp (its own loop), reductions
+// over inner, outer and middle axes, with NaN, infinities and -0 among the
+// inputs; the reference's bits.
+TEST(Reduce, GeneratedCGroupsOfOutputsKeepEachFold) {
+  const std::vector<std::pair<Shape, ints>> cases = {
+      {{2, 19, 33}, ints{2}},    {{2, 19, 33}, ints{1}},  {{2, 19, 33}, ints{0}}, {{2, 19, 33}, ints{0, 2}},
+      {{1, 13, 7, 9}, ints{2, 3}}, {{5, 3}, ints{1}},      {{9, 4}, ints{0}},      {{6, 17}, ints{0, 1}}};
+  std::mt19937 rng(29);
+  int k = 0;
+  for (const auto& [shape, axes] : cases) {
+    OnnxBuilder m(13);
+    m.input("x", DType::Float32, shape).input("pos", DType::Float32, shape);
+    for (const std::string& op : kAllReduce) {
+      if (op == "ReduceLogSumExp") continue;  // its own loop
+      const std::string y = fmt::format("y{}", k++);
+      add_node(m, {op, axes, 0, std::nullopt, op == "ReduceSum" ? AxesForm::Input : AxesForm::Attr},
+               op == "ReduceLogSum" || op == "ReduceProd" ? "pos" : "x", y);
+      m.output(y);
+    }
+    TensorData x = random_tensor(DType::Float32, shape, static_cast<uint32_t>(k), -2.0, 2.0);
+    float* p = x.data<float>();
+    const int64_t n = x.numel();
+    for (float special : {std::nanf(""), INFINITY, -INFINITY, -0.0f}) p[test::pick(rng, 0, n - 1)] = special;
+    SCOPED_TRACE(fmt::format("{} axes {}", shape_str(shape), fmt::join(axes, ",")));
+    test::expect_matches_reference(save(m), {{"x", x}, {"pos", random_tensor(DType::Float32, shape, 3, 0.9, 1.1)}}, 0, 0);
   }
 }
 
