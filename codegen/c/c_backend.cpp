@@ -251,6 +251,7 @@ class Generator {
     if (act.kind == Activation::Sigmoid || act.kind == Activation::Silu || act.kind == Activation::Tanh ||
         act.kind == Activation::Gelu || act.kind == Activation::GeluTanh)
       spec.includes.push_back("mlip/kmath_f.h");
+    if (act.kind == Activation::Gelu && block) spec.includes.push_back("mlip/kvec_gelu.h");  // its activation block
     kainjow::mustache::mustache tmpl(text);
     if (!tmpl.is_valid())
       fail("internal: template {}: {}", spec.template_name, tmpl.error_message());

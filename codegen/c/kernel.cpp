@@ -116,7 +116,7 @@ std::string c_activation_block(const Activation& a) {
   if (a.kind == Activation::Sigmoid) return "mlip_sigmoid_f_n(t, nt);";
   if (a.kind == Activation::Silu) return "mlip_silu_f_n(t, nt);";
   if (a.kind == Activation::Tanh) return "mlip_tanh_f_n(t, nt);";
-  if (a.kind == Activation::Gelu) return "mlip_gelu_f_n(t, nt);";
+  if (a.kind == Activation::Gelu) return "mlip_gelu_f_vn(t, nt);";  // mlip/kvec_gelu.h
   if (a.kind == Activation::GeluTanh) return "mlip_gelu_tanh_f_n(t, nt);";
   const std::string one = c_activation(a);
   if (one.empty()) return "";

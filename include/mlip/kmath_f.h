@@ -138,22 +138,35 @@ static inline float mlip__exp_nonpos_f(float x) {
 }
 
 /* erf(x) = x P(x^2) / Q(x^2) on |x| <= 4 (x clamped there: erf(4) rounds
- * to 1), the quotient clamped to [-1, 1]. */
+ * to 1), the quotient clamped to [-1, 1]. The coefficients by name for
+ * mlip/kvec_gelu.h, which runs the same steps on vectors. */
+#define MLIP__ERF_P6 1.91122159e-8f
+#define MLIP__ERF_P5 -1.94233200e-6f
+#define MLIP__ERF_P4 1.47276139e-4f
+#define MLIP__ERF_P3 3.99003737e-3f
+#define MLIP__ERF_P2 0.05152311f
+#define MLIP__ERF_P1 0.207112029f
+#define MLIP__ERF_P0 1.12837911f
+#define MLIP__ERF_Q4 1.02099159e-3f
+#define MLIP__ERF_Q3 1.49569474e-2f
+#define MLIP__ERF_Q2 0.117965266f
+#define MLIP__ERF_Q1 0.516879499f
+#define MLIP__ERF_Q0 1.0f
 static inline float mlip_erf_f(float x) {
   MLIP__STRICT
   const float xh = mlip__f_sel(x > 4.0f, 4.0f, x), xc = mlip__f_sel(xh < -4.0f, -4.0f, xh);
   const float t = xc * xc;
-  float p = 1.91122159e-8f, q = 1.02099159e-3f, y;
-  p = p * t + -1.94233200e-6f;
-  p = p * t + 1.47276139e-4f;
-  p = p * t + 3.99003737e-3f;
-  p = p * t + 0.05152311f;
-  p = p * t + 0.207112029f;
-  p = p * t + 1.12837911f;
-  q = q * t + 1.49569474e-2f;
-  q = q * t + 0.117965266f;
-  q = q * t + 0.516879499f;
-  q = q * t + 1.0f;
+  float p = MLIP__ERF_P6, q = MLIP__ERF_Q4, y;
+  p = p * t + MLIP__ERF_P5;
+  p = p * t + MLIP__ERF_P4;
+  p = p * t + MLIP__ERF_P3;
+  p = p * t + MLIP__ERF_P2;
+  p = p * t + MLIP__ERF_P1;
+  p = p * t + MLIP__ERF_P0;
+  q = q * t + MLIP__ERF_Q3;
+  q = q * t + MLIP__ERF_Q2;
+  q = q * t + MLIP__ERF_Q1;
+  q = q * t + MLIP__ERF_Q0;
   y = (xc * p) / q;
   y = mlip__f_sel(y > 1.0f, 1.0f, y);
   y = mlip__f_sel(y < -1.0f, -1.0f, y);
@@ -167,9 +180,10 @@ static inline float mlip_erf_f(float x) {
  * vectors, and the bound above holds for both). At -inf, -0 (the limit;
  * the decomposition's -inf * 0 is a NaN whose sign differs between x86
  * and Arm). */
+#define MLIP__GELU_RSQRT2 0.707106769f
 static inline float mlip_gelu_f(float x) {
   MLIP__STRICT
-  const float e = mlip_erf_f(x * 0.707106769f);
+  const float e = mlip_erf_f(x * MLIP__GELU_RSQRT2);
   const float y = (x * (e + 1.0f)) * 0.5f;
   return mlip__f_sel(x < -3.40282347e38f, -0.0f, y);
 }

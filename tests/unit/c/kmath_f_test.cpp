@@ -7,7 +7,8 @@
 // decomposition ONNX exporters write, in both forms passes/fuse_gelu.cpp
 // matches, with kmath.h's mlip_erff; for the tanh GELU against its own
 // operations with kmath.h's mlip_tanhf); the map forms (x into y, and in
-// place) give the array forms' bits; and the array forms
+// place) give the array forms' bits, and so does mlip/kvec_gelu.h's vector
+// GELU; and the array forms
 // give the same bits with gcc and clang, vectorized (-march=native, AVX2),
 // without vectors (-O0), and on AArch64 under qemu-aarch64 when the cross
 // tools are there (a hash of every 4099th float's seven results).
@@ -26,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kProgram = R"(#include "mlip/kmath_f.h"
+#include "mlip/kvec_gelu.h"
 #include <stdio.h>
 static float x[4096], a[4096];
 static uint64_t hash = 1469598103934665603ull;
@@ -38,7 +40,7 @@ static double ulps(float y, double v) {
   return fabs((double)y - v) / ldexp(1.0, e - 24);
 }
 static float b[4096];
-static int map_differs;
+static int map_differs, vn_differs;
 /* The map form of an array form: y = f(x) out of place and in place, each
  * the array form's bits (a, just mapped from x in place). */
 static void check_map(void (*map)(const float*, float*, int32_t), const float* a, int n) {
@@ -80,6 +82,17 @@ static void run(int n, int measure) {
   memcpy(a, x, sizeof(float) * (size_t)n);
   mlip_gelu_f_n(a, n);
   check_map(mlip_gelu_f_map, a, n);
+  /* the vector form of the kernels' fused GELU (mlip/kvec_gelu.h), from
+   * an odd offset too (a short first stretch, unaligned vectors) */
+  memcpy(b, x, sizeof(float) * (size_t)n);
+  mlip_gelu_f_vn(b, n);
+  if (memcmp(a, b, sizeof(float) * (size_t)n) != 0) vn_differs = 1;
+  if (n > 3) {
+    memcpy(b, x, sizeof(float) * (size_t)n);
+    mlip_gelu_f_vn(b + 3, n - 3);
+    mlip_gelu_f_vn(b, 3);
+    if (memcmp(a, b, sizeof(float) * (size_t)n) != 0) vn_differs = 1;
+  }
   if (!measure) mix(a, n);
   for (i = 0; measure && i < n; ++i) {
     /* ONNX's decomposition: Div, Erf, Add, Mul, Mul, each rounded. */
@@ -188,6 +201,10 @@ int main(void) {
   run(n, measure);
   if (map_differs) {
     printf("a map form differs from its array form\n");
+    return 1;
+  }
+  if (vn_differs) {
+    printf("mlip_gelu_f_vn differs from mlip_gelu_f_n\n");
     return 1;
   }
   if (measure)
