@@ -27,7 +27,8 @@ struct ProfileRow {
 struct Profile {
   std::vector<ProfileRow> rows;
   uint64_t total_cycles = 0, border_cycles = 0;  // MLIP cycles of all layers, of the border conversions
-  double total_us = 0;                           // the run's host time
+  double total_us = 0;                           // the (least) run's host time
+  int runs = 1;                                  // runs measured: above 1, each CPU layer's least
   uint64_t mlip_macs = 0, cpu_macs = 0;
   bool has_mlip = false;
   double clock_mhz = 0;  // with MLIP: the cycle model's clock, mcpu and tiles

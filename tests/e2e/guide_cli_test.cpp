@@ -2,6 +2,8 @@
 // 10): the LLVM target options, the cross compiler, the model file anywhere
 // on the line, and run's --number/--repeat/--print-time/--fill-mode with
 // tvmc's meanings. An unknown option is one line that names it.
+#include <sstream>
+
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
@@ -230,6 +232,30 @@ TEST_F(GuideCli, NumberRepeatPrintTimeAsTvmc) {
   EXPECT_THAT(r.out, HasSubstr("Execution time summary:"));
   EXPECT_THAT(r.out, HasSubstr("mean (ms)"));
   EXPECT_THAT(r.out, HasSubstr("std (ms)"));
+  // --profile over several runs: each CPU layer's least time and the least
+  // run as the total, so the layers' sum never exceeds it (a sum of minima
+  // is at most the least run's sum; 0.1 us of rounding per row).
+  ASSERT_EQ(mlipc({"compile", "model.onnx", "--target", "c", "-o", "cpu.tar"}).exit_code, 0);
+  ProcessResult one = mlipc({"run", "cpu.tar", "--inputs", "infer.npz", "--profile"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("profile (one run;"));
+  ProcessResult many = mlipc({"run", "cpu.tar", "--inputs", "infer.npz", "--profile", "--number", "2", "--repeat", "3"});
+  ASSERT_EQ(many.exit_code, 0) << many.err;
+  EXPECT_THAT(many.out, HasSubstr("profile (6 runs: each CPU layer's least host time"));
+  double sum = 0, total = -1;
+  int rows = 0;
+  std::istringstream lines(many.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::string first;
+    f >> first;
+    const double us = std::atof(line.substr(line.find_last_of(' ') + 1).c_str());
+    if (first == "cpu") sum += us, ++rows;
+    if (first == "total") total = us;
+  }
+  EXPECT_GT(rows, 0) << many.out;
+  EXPECT_GT(total, 0) << many.out;
+  EXPECT_LE(sum, total + 0.1 * rows) << many.out;
   EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--number=0", "--print-time"})),
               HasSubstr("--print-time needs --number 1 or more"));
   EXPECT_THAT(expect_error(mlipc({"run", "model.tar", "--inputs", "infer.npz", "--repeat=0"})),
