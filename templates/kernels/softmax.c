@@ -46,12 +46,12 @@ static void {{fn}}(const float* x, float* y) {
       typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
       enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
       vt u[RB];
+      vm nan = (vm){0}; /* the block's rows' NaN lanes, tested once */
+      int32_t nb[VW], l;
       for (r = 0; r < RB; ++r) {
         const float* pr = px + (r < nr ? r : nr - 1) * {{N}};
         vt mv[NV], c;
-        vm nan = (vm){0};
         float m[16];
-        int32_t l, nb[VW];
         for (l = 0; l < NV; ++l) mv[l] = (vt){0} + -INFINITY;
         for (k = 0; k < {{N}}; k += 16) {
           /* the row's last 16 columns for its tail: a maximum and the NaN
@@ -73,8 +73,6 @@ static void {{fn}}(const float* x, float* y) {
           }
           memcpy(mv, m, sizeof m);
         }
-        memcpy(nb, &nan, sizeof nb);
-        for (l = 0; l < VW; ++l) num &= nb[l] == 0;
         c = mv[0];
         for (l = 1; l < NV; ++l) {
           const vm g = mv[l] > c;
@@ -82,6 +80,8 @@ static void {{fn}}(const float* x, float* y) {
         }
         u[r] = c;
       }
+      memcpy(nb, &nan, sizeof nb);
+      for (l = 0; l < VW; ++l) num &= nb[l] == 0;
       MLIP_VTRANSPOSE_16(u);
       for (r = 1; r < RB; ++r) {
         const vm g = u[r] > u[0];
