@@ -1,15 +1,23 @@
 // Softmax, LogSoftmax on float32, numerically stable: exponentials of
 // x - max, so large inputs do not overflow. The exponential is
-// mlip/kmath_f.h's float-precision mlip_exp_f (at most 2 ulp; 0 below -87,
-// where e^(x - max) / sum is below 1.7e-38): the kernels' cost was the
-// double-precision mlip_expf. Softmax multiplies each exponential by the
-// sum's reciprocal, 1 / sum rounded once (two roundings instead of the
-// quotient's one: 2^-24 relative more than e / sum; a division an element
-// was about a sixth of the kernel's time). Against float64 on the same
-// float inputs each output is within (2 T + n + 11) 2^-24 relative (T the
-// row's largest |x - max|, n its length: x - max's rounding, exp's 2 ulp,
-// the sum's n - 1 roundings, the reciprocal's and the product's) plus
-// 2e-38 absolute (exp's 0 below -87): unit.Softmax.WithinItsBoundOfFloat64.
+// mlip/kmath_f.h's float-precision mlip__exp_nonpos_fma_f (x - max is never
+// positive; at most 2 ulp, measured 0.94; 0 below -87, where
+// e^(x - max) / sum is below 1.7e-38), with fused multiply-adds since stop
+// 49 (mlip_exp_f's steps, each product and sum one rounding); the sum of a
+// row's exponentials is 16 partial sums in k's order (lane k mod 16, the
+// tail's n mod 16 terms the top lanes) folded in halves (mlip__fold16_f),
+// since stop 49 too (the
+// kernel then adds a row's own consecutive terms as vectors: no transpose,
+// and 16 short chains of additions, not one long one). Softmax multiplies
+// each exponential by the sum's reciprocal, 1 / sum rounded once (two
+// roundings instead of the quotient's one: 2^-24 relative more than
+// e / sum; a division an element was about a sixth of the kernel's time).
+// Against float64 on the same float inputs each output is within
+// (2 T + d + 12) 2^-24 relative (T the row's largest |x - max|; d the
+// sum's depth, min(n - 1, ceil(n / 16) + 3) for a row of n: x - max's
+// rounding, exp's 2 ulp, the sum's d roundings, the reciprocal's and the
+// product's) plus 2e-38 absolute (exp's 0 below -87):
+// unit.Softmax.WithinItsBoundOfFloat64.
 #include "ops/softmax.h"
 
 #include <cmath>
@@ -53,12 +61,17 @@ void eval_softmax(EvalContext& ctx, bool log) {
       const int64_t base = o * d.n * d.inner + i;
       float mx = -INFINITY;
       for (int64_t k = 0; k < d.n; ++k) mx = std::fmax(mx, x[base + k * d.inner]);
-      float sum = 0.0f;
+      // 16 partial sums (mlip__fold16_f): lane k mod 16 for the whole
+      // blocks of 16 from the row's start, the tail's n mod 16 terms the
+      // top lanes (as the row's last 16 would hold them), then folded.
+      float ps[16] = {};
+      const int64_t whole = d.n - d.n % 16;
       for (int64_t k = 0; k < d.n; ++k) {
-        const float e = mlip_exp_f(x[base + k * d.inner] - mx);
+        const float e = mlip__exp_nonpos_fma_f(x[base + k * d.inner] - mx);
         if (!log) y[base + k * d.inner] = e;
-        sum += e;
+        ps[k < whole ? k % 16 : k - d.n + 16] += e;
       }
+      const float sum = mlip__fold16_f(ps);
       if (log) {
         const float ls = mlip_logf(sum);
         for (int64_t k = 0; k < d.n; ++k) y[base + k * d.inner] = x[base + k * d.inner] - mx - ls;

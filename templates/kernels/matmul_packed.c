@@ -72,7 +72,15 @@
             for (c = 0; c < NJ; ++c) {
               float t[16] = {0};
               const int32_t j = (j0 + c < {{NBLK}} ? j0 + c : {{NBLK}} - 1) * 16;
-              memcpy(t, yb + (i0 + r < ie ? i0 + r : ie - 1) * {{N}} + j, ({{N}} - j < 16 ? {{N}} - j : 16) * sizeof(float));
+              const float* const ys = yb + (i0 + r < ie ? i0 + r : ie - 1) * {{N}} + j;
+              if (j + 16 <= {{N}}) { /* a whole block as vectors: not through t, whose
+                                       * narrower moves the vector loads could not be
+                                       * forwarded from (about a tenth of a K-chunked
+                                       * Linear on Zen 3) */
+                for (v = 0; v < NV; ++v) acc[r][c][v] = MLIP_VLOAD_16(ys + v * VW);
+                continue;
+              }
+              memcpy(t, ys, ({{N}} - j) * sizeof(float));
               memcpy(acc[r][c], t, sizeof t);
             }
         }
@@ -91,8 +99,12 @@
             for (c = 0; c < NJ && j0 + c < {{NBLK}}; ++c) {
               float t[16];
               const int32_t j = (j0 + c) * 16;
+              if (j + 16 <= {{N}}) { /* a whole block as vectors */
+                for (v = 0; v < NV; ++v) MLIP_VSTORE_16(yb + (i0 + r) * {{N}} + j + v * VW, acc[r][c][v]);
+                continue;
+              }
               memcpy(t, acc[r][c], sizeof t);
-              memcpy(yb + (i0 + r) * {{N}} + j, t, ({{N}} - j < 16 ? {{N}} - j : 16) * sizeof(float));
+              memcpy(yb + (i0 + r) * {{N}} + j, t, ({{N}} - j) * sizeof(float));
             }
           continue;
         }

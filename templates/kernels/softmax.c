@@ -1,22 +1,23 @@
 /* {{#log}}Log{{/log}}Softmax over the middle axis of x viewed as [{{OUTER}}, {{N}}, {{INNER}}]:
  * o = outer index, i = inner index, k = index along the normalized axis.
- * Each (o, i) takes the max, then the sum of mlip_exp_f(x - max) in k's
- * order, as one element at a time would; Softmax then multiplies each
- * exponential by the sum's reciprocal (one division a row, as
- * ops/softmax.cpp: a division an element cost about a sixth of the
- * kernel). The exponentials (mlip/kmath_f.h's float-precision exp, as
- * mlip__exp_nonpos_f: x - max is never positive) in loops the compiler
- * vectorizes (the same bits: lanes never meet). For INNER == 1, rows in
- * blocks of RB: with vectors,
- * RB = MLIP_VW_16 rows summed side by side, one row per lane (each block of
- * MLIP_VW_16 columns transposed in registers, mlip/kvec.h, then added
- * column after column: every lane's sum in k's order); without, 8 rows'
- * sums as 8 scalar chains. Up to 64 inner indices for INNER > 1 (each
- * one's order unchanged). The max skips NaN as fmaxf does; it is the same value
- * in any order but for the sign of a zero max, which no output sees
- * (x - (+0) and x - (-0) differ only where x is a zero, whose exponential
- * is 1 either way, and where +0 and -0 are both the max the sum is >= 2, so
- * its log is no zero): the rows' max is taken over 16 lanes, the INNER > 1
+ * Each (o, i) takes the max, then the exponentials e_k of x - max
+ * (mlip/kmath_f.h's mlip__exp_nonpos_fma_f: fused multiply-adds) and
+ * their sum as 16 partial sums in k's order (lane k mod 16, the tail's
+ * n mod 16 terms the top lanes), folded by mlip__fold16_f, as
+ * ops/softmax.cpp; Softmax then
+ * multiplies each exponential by the sum's reciprocal (one division a row:
+ * a division an element cost about a sixth of the kernel). The
+ * exponentials in loops the compiler vectorizes (the same bits: lanes never
+ * meet). For INNER == 1, rows in blocks of RB (MLIP_VW_16 with vectors, 8
+ * without): each row's max and partial sums as its 16 lanes, vectors of
+ * consecutive columns; the block's rows whose max is finite and that hold
+ * no NaN (no x - max is then NaN) take the exponential without its NaN
+ * select. Up to 32 inner indices side by side for INNER > 1. The max skips
+ * NaN as fmaxf does; it is the same value in any order but for the sign of
+ * a zero max, which no output sees (x - (+0) and x - (-0) differ only
+ * where x is a zero, whose exponential is 1 either way, and where +0 and
+ * -0 are both the max the sum is >= 2, so its log is no zero): the rows'
+ * max is taken over 16 lanes, then across the block's rows, the INNER > 1
  * form's calls fmaxf between equal values only. */
 static void {{fn}}(const float* x, float* y) {
 {{#rows}}#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
@@ -30,77 +31,128 @@ static void {{fn}}(const float* x, float* y) {
     float* py = y + o0 * {{N}};
     float mx[RB], sum[RB];
     int32_t r, k;
+    int num = 1; /* every row's max finite, no NaN: no x - max is NaN */
+#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
+    {
+      /* Each row's 16 lanes as vectors: a compare and a blend of bits (no
+       * float select, which the vectorizer leaves scalar; not on Helium,
+       * whose vector masks GCC 12 miscompiles:
+       * templates/kernels/conv_tiled.c), folded into one vector a row; then
+       * the RB rows' vectors transposed in registers and folded again, so
+       * lane r holds row r's max (a row's lanes one after another, scalar,
+       * were about a fifth of the kernel). The rows past the end repeat the
+       * last (never stored). */
+      typedef MLIP_VT_16 vt;
+      typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+      enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
+      vt u[RB];
+      vm nan = (vm){0}; /* the block's rows' NaN lanes, tested once */
+      int32_t nb[VW], l;
+      for (r = 0; r < RB; ++r) {
+        const float* pr = px + (r < nr ? r : nr - 1) * {{N}};
+        vt mv[NV], c;
+        float m[16];
+        for (l = 0; l < NV; ++l) mv[l] = (vt){0} + -INFINITY;
+        for (k = 0; k < {{N}}; k += 16) {
+          /* the row's last 16 columns for its tail: a maximum and the NaN
+           * test are the same over terms seen twice */
+          const float* pk = pr + (k + 16 <= {{N}} ? k : {{N}} - 16);
+          if ({{N}} < 16) break;
+          for (l = 0; l < NV; ++l) {
+            const vt xv = MLIP_VLOAD_16(pk + l * VW);
+            const vm g = xv > mv[l];
+            mv[l] = (vt)(((vm)xv & g) | ((vm)mv[l] & ~g));
+            nan |= xv != xv;
+          }
+        }
+        if ({{N}} < 16) {
+          memcpy(m, mv, sizeof m);
+          for (l = 0; l < {{N}}; ++l) {
+            m[l] = pr[l] > m[l] ? pr[l] : m[l];
+            num &= pr[l] == pr[l];
+          }
+          memcpy(mv, m, sizeof m);
+        }
+        c = mv[0];
+        for (l = 1; l < NV; ++l) {
+          const vm g = mv[l] > c;
+          c = (vt)(((vm)mv[l] & g) | ((vm)c & ~g));
+        }
+        u[r] = c;
+      }
+      memcpy(nb, &nan, sizeof nb);
+      for (l = 0; l < VW; ++l) num &= nb[l] == 0;
+      MLIP_VTRANSPOSE_16(u);
+      for (r = 1; r < RB; ++r) {
+        const vm g = u[r] > u[0];
+        u[0] = (vt)(((vm)u[r] & g) | ((vm)u[0] & ~g));
+      }
+      memcpy(mx, u, sizeof mx);
+      for (r = 0; r < nr; ++r) {
+        num &= mx[r] - mx[r] == 0.0f;
+        sum[r] = 0.0f;
+      }
+    }
+#else
     for (r = 0; r < nr; ++r) {
       const float* pr = px + r * {{N}};
       float m[16];
       int32_t l;
-#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
-      {
-        /* The 16 lanes as vectors: a compare and a blend of bits (no float
-         * select, which the vectorizer leaves scalar; not on Helium, whose
-         * vector masks GCC 12 miscompiles: templates/kernels/conv_tiled.c). */
-        typedef MLIP_VT_16 vt;
-        typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
-        enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
-        vt mv[NV];
-        for (l = 0; l < NV; ++l) mv[l] = (vt){0} + -INFINITY;
-        for (k = 0; k + 16 <= {{N}}; k += 16)
-          for (l = 0; l < NV; ++l) {
-            const vt xv = MLIP_VLOAD_16(pr + k + l * VW);
-            const vm c = xv > mv[l];
-            mv[l] = (vt)(((vm)xv & c) | ((vm)mv[l] & ~c));
-          }
-        memcpy(m, mv, sizeof m);
-      }
-#else
       for (l = 0; l < 16; ++l) m[l] = -INFINITY;
       for (k = 0; k + 16 <= {{N}}; k += 16)
         for (l = 0; l < 16; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
-#endif
       for (l = 0; k + l < {{N}}; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
       mx[r] = m[0];
       for (l = 1; l < 16; ++l) mx[r] = m[l] > mx[r] ? m[l] : mx[r];
       sum[r] = 0.0f;
     }
-    for (r = 0; r < nr; ++r)
-      for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip__exp_nonpos_f(px[r * {{N}} + k] - mx[r]);
-#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
-    {
-      /* One row per lane (the rows past the end repeat the last: read, never
-       * stored): each block of RB columns transposed, then its columns added
-       * in k's order, so lane r's sum is row r's chain. */
-      typedef MLIP_VT_16 vt;
-      const float* rp[RB];
-      vt v[RB], sv = (vt){0};
-      for (r = 0; r < RB; ++r) rp[r] = py + (r < nr ? r : nr - 1) * {{N}};
-      for (k = 0; k + RB <= {{N}}; k += RB) {
-        MLIP_VUNROLL for (r = 0; r < RB; ++r) v[r] = MLIP_VLOAD_16(rp[r] + k);
-        MLIP_VTRANSPOSE_16(v);
-        MLIP_VUNROLL for (r = 0; r < RB; ++r) sv = sv + v[r];
-      }
-      memcpy(sum, &sv, sizeof sum);
-      for (; k < {{N}}; ++k)
-        for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
-    }
-#else
-    if (nr == 8) { /* the chains in registers */
-      float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f, s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
-      for (k = 0; k < {{N}}; ++k) {
-        s0 += py[k];
-        s1 += py[{{N}} + k];
-        s2 += py[2 * {{N}} + k];
-        s3 += py[3 * {{N}} + k];
-        s4 += py[4 * {{N}} + k];
-        s5 += py[5 * {{N}} + k];
-        s6 += py[6 * {{N}} + k];
-        s7 += py[7 * {{N}} + k];
-      }
-      sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3, sum[4] = s4, sum[5] = s5, sum[6] = s6, sum[7] = s7;
-    } else {
-      for (k = 0; k < {{N}}; ++k)
-        for (r = 0; r < nr; ++r) sum[r] += py[r * {{N}} + k];
-    }
+    num = 0; /* (the NaN test only where the max is vectors) */
 #endif
+    if (num)
+      for (r = 0; r < nr; ++r)
+        for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip__exp_nonpos_fma_num_f(px[r * {{N}} + k] - mx[r]);
+    else
+      for (r = 0; r < nr; ++r)
+        for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip__exp_nonpos_fma_f(px[r * {{N}} + k] - mx[r]);
+    {
+      /* Each row's sum as 16 partial sums, as mlip__fold16_f says: vectors
+       * of the row's own consecutive terms, no transpose (a row's 16 lanes
+       * as vectors, or floats without vectors); the tail's terms are the
+       * top lanes of the row's last 16 columns (the others masked to +0,
+       * which adds nothing: every partial sum is +0 or more), so no lane
+       * goes through memory. */
+      typedef MLIP_VT_16 vt;
+      enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
+#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
+      typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+      vm tm[NV];
+      {
+        int32_t t[16], l;
+        for (l = 0; l < 16; ++l) t[l] = l >= 16 - {{N}} % 16 ? -1 : 0;
+        memcpy(tm, t, sizeof tm);
+      }
+#endif
+      for (r = 0; r < nr; ++r) {
+        const float* pe = py + r * {{N}};
+        vt sv[NV];
+        float s[16];
+        int32_t l;
+        for (l = 0; l < NV; ++l) sv[l] = (vt){0};
+        for (k = 0; k + 16 <= {{N}}; k += 16)
+          for (l = 0; l < NV; ++l) sv[l] = sv[l] + MLIP_VLOAD_16(pe + k + l * VW);
+#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
+        if ({{N}} >= 16 && k < {{N}})
+          for (l = 0; l < NV; ++l) sv[l] = sv[l] + (vt)((vm)MLIP_VLOAD_16(pe + {{N}} - 16 + l * VW) & tm[l]);
+        memcpy(s, sv, sizeof s);
+        if ({{N}} < 16)
+          for (l = 0; l < {{N}}; ++l) s[16 - {{N}} + l] += pe[l];
+#else
+        memcpy(s, sv, sizeof s);
+        for (l = 0; k + l < {{N}}; ++l) s[16 - ({{N}} - k) + l] += pe[k + l];
+#endif
+        sum[r] = mlip__fold16_f(s);
+      }
+    }
 {{#log}}    for (r = 0; r < nr; ++r) {
       const float ls = mlip_logf(sum[r]);
       for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = px[r * {{N}} + k] - mx[r] - ls;
@@ -111,25 +163,29 @@ static void {{fn}}(const float* x, float* y) {
     }
 {{/log}}  }
 {{/rows}}{{^rows}}  for (int32_t o = 0; o < {{OUTER}}; ++o) {
-    for (int32_t i0 = 0; i0 < {{INNER}}; i0 += 64) {
-      const int32_t ni = {{INNER}} - i0 < 64 ? {{INNER}} - i0 : 64;
+    for (int32_t i0 = 0; i0 < {{INNER}}; i0 += 32) {
+      const int32_t ni = {{INNER}} - i0 < 32 ? {{INNER}} - i0 : 32;
       const float* px = x + o * {{BLOCK}} + i0;
       float* py = y + o * {{BLOCK}} + i0;
-      float mx[64], sum[64];
-      int32_t i, k;
-      for (i = 0; i < ni; ++i) {
-        mx[i] = -INFINITY;
-        sum[i] = 0.0f;
-      }
+      float mx[32], sum[32], ps[16][32], s[16];
+      int32_t i, k, l;
+      for (i = 0; i < ni; ++i) mx[i] = -INFINITY;
+      for (l = 0; l < 16; ++l)
+        for (i = 0; i < ni; ++i) ps[l][i] = 0.0f;
       for (k = 0; k < {{N}}; ++k)
         for (i = 0; i < ni; ++i) {
           const float v = px[k * {{INNER}} + i];
           mx[i] = v > mx[i] ? v : v == mx[i] ? fmaxf(mx[i], v) : mx[i];
         }
       for (k = 0; k < {{N}}; ++k) {
+        float* pk = ps[k < {{N}} - {{N}} % 16 ? k % 16 : k - {{N}} + 16];
         for (i = 0; i < ni; ++i) py[k * {{INNER}} + i] = px[k * {{INNER}} + i] - mx[i];
-        mlip__exp_nonpos_f_n(py + k * {{INNER}}, ni);
-        for (i = 0; i < ni; ++i) sum[i] += py[k * {{INNER}} + i];
+        mlip__exp_nonpos_fma_f_n(py + k * {{INNER}}, ni);
+        for (i = 0; i < ni; ++i) pk[i] += py[k * {{INNER}} + i];
+      }
+      for (i = 0; i < ni; ++i) {
+        for (l = 0; l < 16; ++l) s[l] = ps[l][i];
+        sum[i] = mlip__fold16_f(s);
       }
 {{#log}}      for (i = 0; i < ni; ++i) sum[i] = mlip_logf(sum[i]);
       for (k = 0; k < {{N}}; ++k)
