@@ -108,7 +108,8 @@
 #define MLIP_VKEEP(v) ((void)0)
 #endif
 /* MLIP_VNOSHARE16(i) on a tap's offset i (an int32_t lvalue) in a loop
- * over a window's taps: on x86 with 16 vector registers (AVX2, SSE) an
+ * over a window's taps (conv_tiled.c's where MLIP_VNOUNROLL16 is asked,
+ * codegen's many_taps): on x86 with 16 vector registers (AVX2, SSE) an
  * empty asm that makes i a value GCC cannot see through, so the loads of
  * one tap are never the same expression as another tap's. Where a tile's
  * windows overlap (stride smaller than the kernel), GCC otherwise loaded

@@ -89,7 +89,7 @@
         const int32_t t0 = ic * {{XC}} + (kd - (KD0)) * {{DD}} * {{XD}} + (kh - (KH0)) * {{DH}} * {{XH}};    \
         {{#many_taps}}MLIP_VNOUNROLL16 {{/many_taps}}for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
           int32_t t = t0 + kw * {{DW}} * {{XW}};                                                             \
-          MLIP_VNOSHARE16(t); /* no load shared with another tap (mlip/kvec.h) */                            \
+          {{#many_taps}}MLIP_VNOSHARE16(t); /* no load shared with another tap (mlip/kvec.h) */{{/many_taps}}              \
 {{^dw}}          vt wv[NJ];  /* the tap's weights: each x (a broadcast) feeds NJ_ FMAs in turn */                    \
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) wv[j] = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);\
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                       \
