@@ -107,6 +107,23 @@
 #else
 #define MLIP_VKEEP(v) ((void)0)
 #endif
+/* MLIP_VNOSHARE16(i) on a tap's offset i (an int32_t lvalue) in a loop
+ * over a window's taps (conv_tiled.c's where MLIP_VNOUNROLL16 is asked,
+ * codegen's many_taps): on x86 with 16 vector registers (AVX2, SSE) an
+ * empty asm that makes i a value GCC cannot see through, so the loads of
+ * one tap are never the same expression as another tap's. Where a tile's
+ * windows overlap (stride smaller than the kernel), GCC otherwise loaded
+ * the broadcasts that several taps share once and kept them live across the
+ * taps between, and with a tile's accumulators that spilled them through
+ * the stack even where MLIP_VNOUNROLL16 was asked (GCC 12 unrolled the
+ * three taps of a 3x3 window whole anyway): ResNet-18's 3x3/2 layer 1694 ->
+ * 1278 us, its 7x7/2 stem 3450 -> 2671 (docs/benchmarks.md, stop 49). No
+ * instruction, no value changed; nothing elsewhere. */
+#if MLIP_VREGS == 16 && MLIP_VL > 1 && (defined(__GNUC__) || defined(__clang__)) && defined(__SSE2__)
+#define MLIP_VNOSHARE16(i) __asm__("" : "+r"(i))
+#else
+#define MLIP_VNOSHARE16(i) ((void)0)
+#endif
 #if MLIP_VREGS == 16 && defined(__clang__)
 #define MLIP_VNOUNROLL16 _Pragma("nounroll")
 #elif MLIP_VREGS == 16 && defined(__GNUC__) && (__GNUC__ >= 8)

@@ -121,6 +121,7 @@ static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32
         vt xv;
         if (edge && (c < 0 || c >= {{IW}})) continue;
         xv = MLIP_VLOAD_{{MB}}(x + (xk + i * {{XW}}));
+        MLIP_VKEEP(xv); /* one load for the taps that read it (mlip/kvec.h) */
         MLIP__DWCL_UNROLL for (kw = 0; kw < {{KW}}; ++kw) {
           const int32_t q = i - kw * {{DW}};  /* position q / SW reads it at tap kw */
           if (q >= 0 && q % {{SW}} == 0 && q / {{SW}} < RW) acc[q / {{SW}}] = MLIP_VFMA_{{MB}}(xv, w[kw], acc[q / {{SW}}]);

@@ -79,7 +79,8 @@
                     for (int32_t kw = 0; kw < {{KW}}; ++kw) {
                       const float* xp = xr + ((kw * {{DW}}) % {{SW}}) * {{QW}} + (kw * {{DW}}) / {{SW}};
                       {{#unroll}}MLIP_VUNROLL {{/unroll}}for (i = 0; i < RB; ++i) {
-                        const vt xv = MLIP_VLOAD_16(xp + i * VW);
+                        vt xv = MLIP_VLOAD_16(xp + i * VW);
+                        MLIP_VKEEP(xv); /* one load for the MM channels (mlip/kvec.h) */
                         {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < MM; ++j) acc[j][i] = MLIP_VFMAS_16(wk[j][w0 + kw], xv, acc[j][i]);
                       }
                     }

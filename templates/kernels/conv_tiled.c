@@ -21,7 +21,9 @@
  * element of y is written) and applies the activation: the same bits at any
  * vector width (mlip/kvec.h).
  * With padx, the scratch holds a zero-padded channels-last copy of the
- * input channels (geometry and X* strides are the copy's, XR* the input's):
+ * input channels, PXS floats from pixel to pixel (the PCN channels and, at
+ * multiples of 1 KiB, one cache line more: codegen's conv.cpp; geometry and
+ * X* strides are the copy's, XR* the input's):
  * one rectangle, every tap inside (the weights are finite, so a padding tap
  * adds +-0, which changes no sum); a pool's rows follow it (POOL_AT).
  * With a fused MaxPool (pool), the convolution's rows go to a scratch of SR
@@ -88,7 +90,8 @@
         const int32_t w0 = (((ic * {{KD}} + kd) * {{KH}} + kh) * {{KW}} + (KW0)) * {{MB}};                   \
         const int32_t t0 = ic * {{XC}} + (kd - (KD0)) * {{DD}} * {{XD}} + (kh - (KH0)) * {{DH}} * {{XH}};    \
         {{#many_taps}}MLIP_VNOUNROLL16 {{/many_taps}}for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
-          const int32_t t = t0 + kw * {{DW}} * {{XW}};                                                       \
+          int32_t t = t0 + kw * {{DW}} * {{XW}};                                                             \
+          {{#many_taps}}MLIP_VNOSHARE16(t); /* no load shared with another tap (mlip/kvec.h) */{{/many_taps}}              \
 {{^dw}}          vt wv[NJ];  /* the tap's weights: each x (a broadcast) feeds NJ_ FMAs in turn */                    \
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) wv[j] = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);\
           {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                       \
@@ -151,7 +154,7 @@
           for (h = 0; h < {{RIH}}; ++h)
             for (w = 0; w < {{RIW}}; ++w)
               for (c = 0; c < {{PCN}}; ++c)
-                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PCN}} + c] =
+                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PXS}} + c] =
                     xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
       }
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};

@@ -212,6 +212,14 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     const int64_t padded_in = (geo.in[0] + geo.pad_begin[0] + geo.pad_end[0]) * (geo.in[1] + geo.pad_begin[1] + geo.pad_end[1]) *
                               (geo.in[2] + geo.pad_begin[2] + geo.pad_end[2]);
     const int64_t pad_channels = depthwise ? x[1] : icg;
+    // The copy's pixels one 64-byte line apart more than their channels
+    // where those are a multiple of 1 KiB: at 1 or 2 KiB apart every pixel of
+    // a tile's windows falls in 4 or 2 of the 64 sets of a 32 KiB 8-way L1
+    // (each way 4 KiB), more lines than their ways, so the broadcasts missed
+    // L1 on every channel (ResNet-18's 3x3 layers of 512 channels on 7x7:
+    // 4990 -> 2770 us, docs/benchmarks.md, stop 49). 512-byte pixels (128
+    // channels) took 3% longer with the line: not there.
+    const int64_t pixel_stride = pad_channels % 256 == 0 ? pad_channels + 16 : pad_channels;
     bool finite = true;
     for (int64_t i = 0; i < wpk->numel() && finite; ++i) finite = std::isfinite(wpk->data<float>()[i]);
     const bool has_pads = geo.pad_begin[0] + geo.pad_begin[1] + geo.pad_begin[2] + geo.pad_end[0] + geo.pad_end[1] +
@@ -277,9 +285,9 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // tiles of one or two positions), which the copy's one rectangle avoids.
     // The bytes offered are the whole scratch with the copy (the pool's rows
     // after it), so the backend's test counts both.
-    const int64_t rows_at = (padded_in * pad_channels + 15) / 16 * 16;  // at a whole 64-byte line
+    const int64_t rows_at = (padded_in * pixel_stride + 15) / 16 * 16;  // at a whole 64-byte line
     if (finite && has_pads && out_plane <= (pool ? 4096 : 400))
-      spec.pad_scratch_bytes = static_cast<size_t>(pool ? rows_at + pool_rows : padded_in * pad_channels) * sizeof(float);
+      spec.pad_scratch_bytes = static_cast<size_t>(pool ? rows_at + pool_rows : padded_in * pixel_stride) * sizeof(float);
     const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;
     spec.set_flag("padx", padx);
     spec.template_name = "conv_tiled.c";
@@ -292,6 +300,9 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // its 7x7/2 stem 16% faster). Fewer taps unroll whole (EfficientNet-B0's
     // 27-tap stem took 8 to 20% longer with the loop), and so do windows
     // side by side (ConvNeXt's 4x4/4 stem, 48 taps: 23 to 31% longer).
+    // The same layers give each tap's input offset to MLIP_VNOSHARE16: GCC
+    // unrolled 3 columns whole even so (ResNet-18's 3x3/2 layers -25%);
+    // the 27-tap stems measured moved -4 to +8%, so not there.
     const bool overlap_w = (geo.kernel[2] - 1) * geo.dilation[2] + 1 > geo.stride[2];
     spec.set_flag("many_taps", !depthwise && overlap_w && taps > 32);
     // The blocks inside the tile loop, so each pixel's channels are read and
@@ -324,10 +335,11 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       }
       set_window(spec, gp);
       set_strides(spec, "XR", x, x_cl);
-      Shape padded = {1, pad_channels, gp.in[0], gp.in[1], gp.in[2]};
+      Shape padded = {1, pixel_stride, gp.in[0], gp.in[1], gp.in[2]};  // XW: the pixel stride
       set_strides(spec, "X", padded, true);
       spec.set("PCN", pad_channels);
-      spec.set("PAD_ELEMS", padded_in * pad_channels);
+      spec.set("PXS", pixel_stride);
+      spec.set("PAD_ELEMS", padded_in * pixel_stride);
       set_rectangles(spec, gp);
       set_tile_positions(spec, gp, depthwise);
       spec.scratch_bytes = spec.pad_scratch_bytes;

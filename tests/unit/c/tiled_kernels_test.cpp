@@ -692,6 +692,39 @@ TEST(TiledKernels, ZeroPaddedCopiesWhereTheArenaHasRoom) {
   EXPECT_EQ(test::count_occurrences(lib1, "zero-padded and channels-last"), 5u);  // a, dw, gr, c1, c3; not the convolution with an infinite weight
 }
 
+// Zero-padded copies of inputs whose pixels are 1 or 2 KiB of channels
+// (256 and 512 per group): the copy puts one cache line more between its
+// pixels (conv.cpp's pixel_stride), for dense, grouped and depthwise
+// convolutions and one with a fused MaxPool (its rows after the copy),
+// strides, dilations and asymmetric pads, each against the reference bit
+// for bit.
+TEST(TiledKernels, ZeroPaddedCopiesOfWidePixelsMatchTheReferenceBitForBit) {
+  OnnxBuilder b;
+  b.input("big", DType::Float32, {1, 16, 56, 56});
+  b.node("Abs", {"big"}, {"bigt"});  // 200 KB in the arena: room for the copies
+  b.initializer("w0", random_tensor(DType::Float32, {512, 16, 3, 3}, 11));
+  b.node("Conv", {"bigt", "w0"}, {"s0"}, {{"strides", ints{8, 8}}});  // [1, 512, 7, 7], channels-last
+  auto conv = [&](const std::string& x, const Shape& w, const std::string& y, const Attrs_& attrs, uint32_t seed) {
+    b.initializer(y + "_w", random_tensor(DType::Float32, w, seed));
+    b.initializer(y + "_b", random_tensor(DType::Float32, {w[0]}, seed + 100));
+    b.node("Conv", {x, y + "_w", y + "_b"}, {y}, attrs);
+  };
+  conv("s0", {24, 512, 3, 3}, "dense", {{"pads", ints{1, 1, 1, 1}}}, 12);
+  conv("s0", {32, 256, 3, 3}, "grouped",
+       {{"pads", ints{1, 0, 2, 1}}, {"group", int64_t{2}}, {"strides", ints{2, 1}}}, 13);
+  conv("s0", {512, 1, 3, 3}, "depthwise", {{"pads", ints{1, 1, 1, 1}}, {"group", int64_t{512}}, {"dilations", ints{1, 2}}}, 14);
+  conv("s0", {20, 512, 3, 3}, "pooled", {{"pads", ints{1, 1, 1, 1}}}, 15);
+  b.node("Relu", {"pooled"}, {"pooled_relu"});
+  b.node("MaxPool", {"pooled_relu"}, {"pool"}, {{"kernel_shape", ints{2, 2}}, {"strides", ints{2, 2}}});
+  for (const char* y : {"dense", "grouped", "depthwise", "pool"}) b.output(y);
+  const fs::path p = b.save(test::scratch_dir(), "tiled_padded_wide.onnx");
+  test::expect_matches_reference(p, {{"big", random_tensor(DType::Float32, {1, 16, 56, 56}, 16)}}, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, ") * 528 + c] ="), 3u);  // dense, depthwise, pooled: 512 + 16
+  EXPECT_EQ(test::count_occurrences(lib1, ") * 272 + c] ="), 1u);  // grouped: 256 + 16
+}
+
 // Every form of the new templates in one model, built as strict C99 (cc's
 // default instruction set: the vector path of mlip/kvec.h).
 TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
