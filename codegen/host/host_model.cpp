@@ -100,10 +100,13 @@ HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options)
   m.metadata_ = std::move(checked.metadata);
   if (options.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", options.build_timeout);
   const Toolchain cc{options.cc.empty() ? compiler() : options.cc, options.flags.empty() ? host_flags() : options.flags};
-  std::string key_text = bytes + "\n" + cc.cc;
-  for (const std::string& f : cc.flags) key_text += " " + f;
-  key_text += std::string(resources::get("templates/host/main.c")) + std::string(resources::get("templates/host/model.c"));
-  const std::string key = sha256_hex(key_text).substr(0, 32);
+  // The tarball's bytes, the compiler and its flags and the driver's
+  // templates, hashed in parts (not copied into one string: 45 MB for
+  // ResNet-18, a quarter of `mlipc run`'s time).
+  std::string tail = "\n" + cc.cc;
+  for (const std::string& f : cc.flags) tail += " " + f;
+  const std::string key =
+      sha256_hex({bytes, tail, resources::get("templates/host/main.c"), resources::get("templates/host/model.c")}).substr(0, 32);
   const fs::path cache = resolve_cache_dir(options.cache_dir);
   m.dir_ = cache / key;
   m.exe_ = m.dir_ / "model_host";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -15,10 +16,15 @@ namespace fs = std::filesystem;
 
 namespace mlipc::host::steps {
 
-std::string sha256_hex(const std::string& bytes) {
+std::string sha256_hex(const std::string& bytes) { return sha256_hex({std::string_view(bytes)}); }
+
+std::string sha256_hex(std::initializer_list<std::string_view> parts) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1) fail("internal: SHA-256 failed");
+  bool ok = ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1;
+  for (std::string_view p : parts) ok = ok && EVP_DigestUpdate(ctx.get(), p.data(), p.size()) == 1;
+  if (!ok || EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) fail("internal: SHA-256 failed");
   std::string hex;
   for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
   return hex;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/toolchain.h"
@@ -12,6 +14,10 @@
 namespace mlipc::host::steps {
 
 std::string sha256_hex(const std::string& bytes);
+// The digest of the parts one after another (the same as of their
+// concatenation), without building it: a tarball's key hashes its bytes
+// with the compiler's name and flags.
+std::string sha256_hex(std::initializer_list<std::string_view> parts);
 // The .c files under dir/sub, relative to dir, sorted (none when it is absent).
 std::vector<std::filesystem::path> c_sources(const std::filesystem::path& dir, const std::filesystem::path& sub);
 // The compiler, its flags and the names and contents of the headers under

@@ -216,6 +216,11 @@ std::vector<Member> read_members(const std::string& bytes, const fs::path& path)
     if (archive_entry_size_is_set(e) && static_cast<uint64_t>(archive_entry_size(e)) > bytes.size())
       fail("{}: truncated or corrupt archive (entry '{}' claims {} bytes)", where, printable(raw),
            archive_entry_size(e));
+    // The member's bytes in one allocation (at most the archive's size, just
+    // checked): appended 64 KiB at a time, a 45 MB member was copied again at
+    // every doubling, most of `mlipc run`'s time on ResNet-18's tarball.
+    if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
+      m.data.reserve(static_cast<size_t>(archive_entry_size(e)));
     for (;;) {
       la_ssize_t n = archive_read_data(a.get(), buf.data(), buf.size());
       if (n < 0) corrupt();
