@@ -107,6 +107,23 @@
 #else
 #define MLIP_VKEEP(v) ((void)0)
 #endif
+/* The tile of the packed MatMul and Gemm kernels (matmul_packed.c,
+ * gemm_packed.c), one rule for both: MLIP_VTILE_ROWS rows (4 on 32
+ * registers, 3 on 16: on AVX2 3 rows x 2 blocks, 12 accumulators and 7
+ * loads per 12 FMAs); for PM rows of blocks of NV vectors,
+ * MLIP_VTILE_BLOCKS(PM, NV) blocks, what the registers hold beside PM
+ * broadcasts and the one vector of B (MLIP_VKEEP), 1 to 8; and
+ * MLIP_VTILE_EVEN(NJ1, NBLK) a tile's blocks when the NBLK blocks go in even
+ * groups of at most NJ1 (N = 64 on AVX2: 2 + 2, not 3 and a group of 3
+ * repeating its last block; docs/benchmarks.md, stop 49). Constant
+ * expressions, for the kernels' enums. */
+#define MLIP_VTILE_ROWS (MLIP_VREGS >= 32 ? 4 : MLIP_VREGS >= 16 ? 3 : 2)
+#define MLIP__VTILE_NJ0(PM, NV) ((MLIP_VREGS - (PM) - 1) / ((PM) * (NV)))
+#define MLIP_VTILE_BLOCKS(PM, NV) \
+  (MLIP__VTILE_NJ0(PM, NV) < 1 ? 1 : MLIP__VTILE_NJ0(PM, NV) > 8 ? 8 : MLIP__VTILE_NJ0(PM, NV))
+#define MLIP__VTILE_GROUPS(NJ1, NBLK) (((NBLK) + (NJ1) - 1) / (NJ1))
+#define MLIP_VTILE_EVEN(NJ1, NBLK) \
+  ((NBLK) < 1 ? 1 : ((NBLK) + MLIP__VTILE_GROUPS(NJ1, NBLK) - 1) / MLIP__VTILE_GROUPS(NJ1, NBLK))
 /* MLIP_VNOSHARE16(i) on a tap's offset i (an int32_t lvalue) in a loop
  * over a window's taps (conv_tiled.c's where MLIP_VNOUNROLL16 is asked,
  * codegen's many_taps): on x86 with 16 vector registers (AVX2, SSE) an

@@ -10,12 +10,9 @@
  * last one, so every tile is full; their results are not stored twice. */
 {{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#has_c}}const float* restrict c, {{/has_c}}const float* restrict bp, float* restrict y) {
   typedef MLIP_VT_16 vt;
-  /* matmul_packed.c's tile rule: PM rows, NJ blocks beside PM broadcasts
-   * and one vector of B, as even groups of the NBLK blocks */
-  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMX = MLIP_VREGS >= 32 ? 4 : MLIP_VREGS >= 16 ? 3 : 2,
-         PM = {{M}} < PMX ? {{M}} : PMX,
-         NJ0 = (MLIP_VREGS - PM - 1) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
-         NJG = ({{NBLK}} + NJ1 - 1) / NJ1, NJ = ({{NBLK}} + NJG - 1) / NJG };
+  /* The tile: mlip/kvec.h's MLIP_VTILE_* rule (matmul_packed.c's too) */
+  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PM = {{M}} < MLIP_VTILE_ROWS ? {{M}} : MLIP_VTILE_ROWS,
+         NJ1 = MLIP_VTILE_BLOCKS(PM, NV), NJ = MLIP_VTILE_EVEN(NJ1, {{NBLK}}) };
   for (int32_t j0 = 0; j0 < {{NBLK}}; j0 += NJ) {
     for (int32_t i0 = 0; i0 < {{M}}; i0 += PM) {
       const float* ar[PM];

@@ -25,18 +25,12 @@
  * residual connection), lane by lane: the unfused nodes' operations{{/residual}}. */
 {{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict a, {{#bias}}const float* restrict bias, {{/bias}}{{#scale}}const float* restrict scale, {{/scale}}{{#residual}}const float* restrict res, {{/residual}}const float* restrict b, float* restrict y{{#tail}}, void* scratch{{/tail}}) {
   typedef MLIP_VT_16 vt;
-  /* PM rows: 4 (3 with 16 registers), more where few blocks leave registers
-   * for them (up to 8: independent chains hide the multiply-add's latency);
-   * NJ blocks in what is left beside PM broadcasts and one vector of B
-   * (MLIP_VKEEP), as even groups of the NBLK blocks. On AVX2 3 rows x 2
-   * blocks: 12 accumulators, 4 loads of B and 3 broadcasts per 12 FMAs
-   * (2 x 3 took 8; docs/benchmarks.md, stop 49). */
-  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMB = MLIP_VREGS >= 32 ? 4 : MLIP_VREGS >= 16 ? 3 : 2,
+  /* The tile: mlip/kvec.h's MLIP_VTILE_* rule (gemm_packed.c's too), but
+   * more rows where few blocks leave registers for them (up to 8:
+   * independent chains hide the multiply-add's latency). */
+  enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16, PMB = MLIP_VTILE_ROWS,
          PMW0 = (MLIP_VREGS - 2) / ({{NBLK}} * NV + 1), PMW = PMW0 > 8 ? 8 : PMW0, PMX = PMW > PMB ? PMW : PMB,
-         PM = {{M}} < PMX ? {{M}} : PMX,
-         NJ0 = (MLIP_VREGS - PM - 1) / (PM * NV), NJ1 = NJ0 < 1 ? 1 : NJ0 > 8 ? 8 : NJ0,
-         NJG0 = ({{NBLK}} + NJ1 - 1) / NJ1, NJG = NJG0 < 1 ? 1 : NJG0, NJ2 = ({{NBLK}} + NJG - 1) / NJG,
-         NJ = NJ2 < 1 ? 1 : NJ2,
+         PM = {{M}} < PMX ? {{M}} : PMX, NJ1 = MLIP_VTILE_BLOCKS(PM, NV), NJ = MLIP_VTILE_EVEN(NJ1, {{NBLK}}),
          /* p in NKC chunks of about KC0 when a group's panel of B passes
           * 1.5 MLIP_VPANEL_BYTES (a panel up to that still fits L1 whole) */
          KC0 = MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)) < 8 ? 8 : MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)),
