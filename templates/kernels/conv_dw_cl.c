@@ -2,7 +2,15 @@
  * OD, OH, OW, C] with C contiguous; 1-D and 2-D as size-1 leading axes),
  * the weights packed at compile time as conv_tiled.c's depthwise ones:
  * channel c's tap k at wp[(c / MB) * K * MB + k * MB + c % MB], the bias
- * bp[c]; C a whole number of blocks of MB.
+ * bp[c]. Each pixel's channels are vectors of VW lanes (VW divides MB);
+ * where VW does not divide C (C >= MB: the code generator takes this
+ * kernel for a whole number of blocks of MB or C >= 16 = MB), the last
+ * vector ends with the channels, overlapping the one before, and stores
+ * only its lanes past that one's (their sums are the same either way; with
+ * a residual in y's own bytes the overlapped lanes read outputs already
+ * written, which those lanes then drop). Its weights, which may straddle
+ * two blocks, come from one more block after the NB = ceil(C / MB) others:
+ * channels C - MB to C - 1 in its lanes.
  *
  * An output row is NT register blocks of RW neighbouring positions (the
  * last one moved back to end with the row; its outputs before the previous
@@ -59,8 +67,9 @@ enum {
 #define MLIP_VSIG_FN mlip__ct_sigmoid_{{MB}}
 #include "mlip/kvec_sigmoid.h"
 #endif
-{{/act_lanes}}/* The output vector v of channels co at y: bias, residual, activation. */
-static inline void {{fn}}_put(MLIP_VT_{{MB}} v, {{#has_bias}}const float* b, {{/has_bias}}{{#has_res}}const float* r, {{/has_res}}float* y) {
+{{/act_lanes}}/* The output vector v of channels co at y: bias, residual, activation;
+ * its lanes from `keep` on stored (a constant at each call). */
+static inline void {{fn}}_put(MLIP_VT_{{MB}} v, {{#has_bias}}const float* b, {{/has_bias}}{{#has_res}}const float* r, {{/has_res}}float* y, int32_t keep) {
 {{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
   typedef MLIP_VT_{{MB}} vt;
   typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
@@ -70,17 +79,25 @@ static inline void {{fn}}_put(MLIP_VT_{{MB}} v, {{#has_bias}}const float* b, {{/
 {{/has_res}}{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
   {{act_vector}}
 #endif
-{{/has_act_vector}}  MLIP_VSTORE_{{MB}}(y, v);
+{{/has_act_vector}}  if (keep == 0) {
+    MLIP_VSTORE_{{MB}}(y, v);
+  } else {
+    float t[MLIP_VW_{{MB}}];
+    memcpy(t, &v, sizeof t);
+    memcpy(y + keep, t + keep, (size_t)(MLIP_VW_{{MB}} - keep) * sizeof(float));
+  }
 }
 {{#act_lanes}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
 /* A sigmoid or SiLU on a finished output row of OW * C floats, in place:
  * mlip__ct_sigmoid_{{MB}} on MLIP__CT_G vectors at a time, the last group
- * filled with zeros. On the row (in L1) rather than on each block's
+ * filled with zeros, and the row's last OW * C % VW floats through a
+ * vector of lanes (a function of each lane alone, so the zeros change no
+ * float stored). On the row (in L1) rather than on each block's
  * accumulators: the blocks then hold no sigmoid's registers and no padding
  * vectors, and only the row's last group pads (docs/benchmarks.md, stop 48). */
 static void {{fn}}_act_row(float* t) {
   typedef MLIP_VT_{{MB}} vt;
-  enum { VW = MLIP_VW_{{MB}}, NV = {{OW}} * {{C}} / MLIP_VW_{{MB}}, G = MLIP__CT_G };
+  enum { VW = MLIP_VW_{{MB}}, NV = {{OW}} * {{C}} / MLIP_VW_{{MB}}, G = MLIP__CT_G, REM = {{OW}} * {{C}} % MLIP_VW_{{MB}} };
   vt v[MLIP__CT_G];
   int32_t i, g;
   for (i = 0; i + G <= NV; i += G) {
@@ -94,15 +111,24 @@ static void {{fn}}_act_row(float* t) {
     mlip__ct_sigmoid_{{MB}}(v, {{act_silu}});
     for (g = 0; i + g < NV; ++g) MLIP_VSTORE_{{MB}}(t + (i + g) * VW, v[g]);
   }
+  if (REM > 0) {
+    float lane[MLIP_VW_{{MB}}] = {0};
+    for (g = 0; g < G; ++g) v[g] = (vt){0};
+    memcpy(lane, t + NV * VW, (size_t)REM * sizeof(float));
+    v[0] = MLIP_VLOAD_{{MB}}(lane);
+    mlip__ct_sigmoid_{{MB}}(v, {{act_silu}});
+    MLIP_VSTORE_{{MB}}(lane, v[0]);
+    memcpy(t + NV * VW, lane, (size_t)REM * sizeof(float));
+  }
 }
 #endif
 {{/act_lanes}}/* One block: the RW positions from s of the output row whose input at kd =
  * kh = 0, column 0 is at offset xo, for the channels of the vector whose
  * tap 0 is at wc; y and r the row's at those channels; the positions from
- * `from` on stored. With edge, the columns outside the input are skipped
+ * `from` on stored, each vector's lanes from `keep` on. With edge, the columns outside the input are skipped
  * (the reference's taps inside it only). */
 static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32_t xo, const float* restrict wc, int32_t kd0,
-                                                  int32_t kd1, int32_t kh0, int32_t kh1, int32_t s, int32_t from, int edge,
+                                                  int32_t kd1, int32_t kh0, int32_t kh1, int32_t s, int32_t from, int edge, int32_t keep,
                                                   {{#has_bias}}const float* b, {{/has_bias}}{{#has_res}}const float* r, {{/has_res}}float* y) {
   typedef MLIP_VT_{{MB}} vt;
   enum { RW = {{fn}}_RW };
@@ -131,11 +157,11 @@ static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32
   }
   for (p = 0; p < RW; ++p) {
     if (s + p < from) continue;  /* stored by the previous block */
-    {{fn}}_put(acc[p], {{#has_bias}}b, {{/has_bias}}{{#has_res}}r + (s + p) * {{YW}}, {{/has_res}}y + (s + p) * {{YW}});
+    {{fn}}_put(acc[p], {{#has_bias}}b, {{/has_bias}}{{#has_res}}r + (s + p) * {{YW}}, {{/has_res}}y + (s + p) * {{YW}}, keep);
   }
 }
 {{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y) {
-  enum { VW = MLIP_VW_{{MB}}, K = {{KD}} * {{KH}} * {{KW}}, NT = {{fn}}_NT, RW = {{fn}}_RW };
+  enum { VW = MLIP_VW_{{MB}}, K = {{KD}} * {{KH}} * {{KW}}, NB = ({{C}} + {{MB}} - 1) / {{MB}}, NT = {{fn}}_NT, RW = {{fn}}_RW };
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t od = 0; od < {{OD}}; ++od) {
       int32_t kd0 = 0, kd1 = 0, kd;
@@ -156,19 +182,25 @@ static inline MLIP__DWCL_INLINE void {{fn}}_block(const float* restrict x, int32
           }
         for (int32_t t = 0; t < NT; ++t) {
           const int32_t s = t * RW;
-          for (int32_t co = 0; co < {{C}}; co += VW) {
-            const float* const wc = wp + (co / {{MB}}) * K * {{MB}} + co % {{MB}};
-#define {{fn}}_BLOCK(S, EDGE) {{fn}}_block(x, xr + co, wc, kd0, kd1, kh0, kh1, S, s, EDGE, {{#has_bias}}bp + co, {{/has_bias}}{{#has_res}}r + yr + co, {{/has_res}}y + yr + co)
-            if (t == 0)
-              {{fn}}_BLOCK(0, 1);
-            else if (t == NT - 1)
-              {{fn}}_BLOCK({{OW}} - RW, 1);
-            else if (s >= {{OWA}} && s + RW <= {{OWB}})
-              {{fn}}_BLOCK(s, 0);
-            else
-              {{fn}}_BLOCK(s, 1);
-#undef {{fn}}_BLOCK
+          int32_t co;
+#define {{fn}}_BLOCK(S, EDGE, CO, KEEP) {{fn}}_block(x, xr + (CO), (KEEP) ? wp + NB * K * {{MB}} + {{MB}} - VW : wp + (CO) / {{MB}} * K * {{MB}} + (CO) % {{MB}}, kd0, kd1, kh0, kh1, S, s, EDGE, KEEP, {{#has_bias}}bp + (CO), {{/has_bias}}{{#has_res}}r + yr + (CO), {{/has_res}}y + yr + (CO))
+#define {{fn}}_VECTOR(CO, KEEP)                   \
+  if (t == 0)                                     \
+    {{fn}}_BLOCK(0, 1, CO, KEEP);                 \
+  else if (t == NT - 1)                           \
+    {{fn}}_BLOCK({{OW}} - RW, 1, CO, KEEP);       \
+  else if (s >= {{OWA}} && s + RW <= {{OWB}})     \
+    {{fn}}_BLOCK(s, 0, CO, KEEP);                 \
+  else                                            \
+    {{fn}}_BLOCK(s, 1, CO, KEEP);
+          for (co = 0; co + VW <= {{C}}; co += VW) {
+            {{fn}}_VECTOR(co, 0)
           }
+          if ({{C}} % VW != 0) { /* the last vector, ending with the channels */
+            {{fn}}_VECTOR({{C}} - VW, VW - {{C}} % VW)
+          }
+#undef {{fn}}_VECTOR
+#undef {{fn}}_BLOCK
         }
 {{#has_act_block}}{{#has_act_vector}}#if MLIP_VW_{{MB}} == 1 || defined(__ARM_FEATURE_MVE)
 {{/has_act_vector}}{{#act_lanes}}#if MLIP_VW_{{MB}} == 1 || defined(__ARM_FEATURE_MVE)

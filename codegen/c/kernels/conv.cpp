@@ -45,6 +45,22 @@ std::shared_ptr<const TensorData> pack_weights(const TensorData& w, int64_t grou
   return t;
 }
 
+// Depthwise weights for conv_dw_cl.c: pack_weights' blocks and, where MB
+// does not divide the C channels (C >= MB), one block more holding channels
+// C - MB to C - 1, from which the last vector of a pixel (ending with the
+// channels, maybe across two blocks) takes its weights.
+std::shared_ptr<const TensorData> pack_depthwise_cl(const TensorData& w, int64_t c, int64_t mb) {
+  std::shared_ptr<const TensorData> blocks = pack_weights(w, 1, c, mb);
+  if (c % mb == 0) return blocks;
+  const int64_t k = numel(w.shape()) / c, n = blocks->numel();
+  auto t = std::make_shared<TensorData>(DType::Float32, Shape{n + k * mb});
+  float* dst = t->data<float>();
+  std::copy(blocks->data<float>(), blocks->data<float>() + n, dst);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t q = 0; q < mb; ++q) dst[n + i * mb + q] = w.data<float>()[(c - mb + q) * k + i];
+  return t;
+}
+
 std::shared_ptr<const TensorData> pack_bias(const TensorData& b, int64_t groups, int64_t ocg, int64_t mb) {
   const int64_t nb = (ocg + mb - 1) / mb;
   auto t = std::make_shared<TensorData>(DType::Float32, Shape{groups * nb * mb});
@@ -244,24 +260,32 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // (conv_dw_rows.c) rather than across channels, which from row-major
     // planes are gathered lane by lane. Not for planes under one widest
     // vector (16) per row that the channels-last padded copy below takes.
-    // Between channels-last tensors of whole blocks: register blocks of a
-    // row's positions, each input vector loaded once for all the kernel's
-    // columns (conv_dw_cl.c).
+    // Between channels-last tensors: register blocks of a row's positions,
+    // each input vector loaded once for all the kernel's columns
+    // (conv_dw_cl.c), vectors of the widest block (16) from 16 channels on,
+    // the last one overlapping the one before where the vector's width does
+    // not divide them (ShuffleNetV2's 58 channels took conv_tiled.c's lane
+    // by lane loads, 42x the time; docs/benchmarks.md, stop 50), else of
+    // whole blocks of MB.
     const int64_t out_plane = geo.out[0] * geo.out[1] * geo.out[2];
+    const int64_t mb_cl = spec.cpu && spec.cpu->float_conv_block() ? mb : x[1] >= 16 ? 16 : mb;
     const bool dw_rows = depthwise && !x_cl && !y_cl && !pool && finite && (geo.out[2] >= 16 || out_plane > 400);
-    const bool dw_cl = depthwise && x_cl && y_cl && !pool && x[1] % mb == 0;
+    const bool dw_cl = depthwise && x_cl && y_cl && !pool && (x[1] % mb_cl == 0 || x[1] >= mb_cl);
     if (dw_rows || dw_cl) {
       spec.template_name = dw_rows ? "conv_dw_rows.c" : "conv_dw_cl.c";
       spec.includes.push_back("mlip/kvec.h");
       spec.set("C", x[1]);
-      spec.set("MB", mb);
+      spec.set("MB", dw_rows ? mb : mb_cl);
       set_strides(spec, "X", x, dw_cl);
       set_strides(spec, "Y", y, dw_cl);
-      if (dw_rows)
+      if (dw_rows) {
         set_phase_planes(spec, geo, 1);
-      else
+        set_packed_operands(spec, wpk, bias, has_res);
+      } else {
         prepare_depthwise_cl(spec, geo, activation_of(n.attrs));
-      set_packed_operands(spec, wpk, bias, has_res);
+        set_packed_operands(spec, pack_depthwise_cl(*wv.constant, x[1], mb_cl),
+                            has_bias ? pack_bias(*g.value(n.inputs[2]).constant, 1, x[1], mb_cl) : nullptr, has_res);
+      }
       return;
     }
     // Dense layers of two blocks or more: a tile of KB = 2 blocks where the

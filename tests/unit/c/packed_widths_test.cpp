@@ -173,6 +173,33 @@ fs::path model(io::NamedTensors& in) {
   b.initializer("lo_w", random_tensor(DType::Float32, {3, 24, 1, 1}, 50));
   b.node("Conv", {"l5s", "lo_w"}, {"silu_lout"});
   b.output("silu_lout");  // kmath_f.h's SiLU: across the widths only
+  // The same between channels-last tensors whose channels no vector width
+  // divides (37, and 20 where 8 and 16 lanes do not): the last vector of a
+  // pixel overlaps the one before and stores only its own lanes, here with
+  // a residual in the output's own bytes (an Add of a 1x1 Conv's output
+  // that dies there) read before each element is written, and a SiLU on
+  // rows of 19 x 20 floats (a tail of 4 or 12 past the whole vectors).
+  b.initializer("m1_w", random_tensor(DType::Float32, {37, 3, 1, 1}, 51));
+  b.node("Conv", {"limg", "m1_w"}, {"m1"});
+  b.initializer("m1r_w", random_tensor(DType::Float32, {37, 3, 1, 1}, 52));
+  b.node("Conv", {"limg", "m1r_w"}, {"m1r"});
+  b.initializer("m3_w", random_tensor(DType::Float32, {37, 1, 3, 3}, 53));
+  b.initializer("m3_b", random_tensor(DType::Float32, {37}, 54));
+  b.node("Conv", {"m1", "m3_w", "m3_b"}, {"m3"}, {{"group", int64_t{37}}, {"pads", ints{1, 1, 1, 1}}});
+  b.node("Add", {"m3", "m1r"}, {"m3a"});
+  b.node("HardSwish", {"m3a"}, {"m3h"});
+  b.initializer("mo_w", random_tensor(DType::Float32, {3, 37, 1, 1}, 55));
+  b.node("Conv", {"m3h", "mo_w"}, {"dw37"});
+  b.output("dw37");
+  b.initializer("m2_w", random_tensor(DType::Float32, {20, 3, 1, 1}, 56));
+  b.node("Conv", {"limg", "m2_w"}, {"m2"});
+  b.initializer("m5_w", random_tensor(DType::Float32, {20, 1, 3, 3}, 57));
+  b.node("Conv", {"m2", "m5_w"}, {"m5"}, {{"group", int64_t{20}}, {"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
+  b.node("Sigmoid", {"m5"}, {"m5g"});
+  b.node("Mul", {"m5", "m5g"}, {"m5s"});
+  b.initializer("mp_w", random_tensor(DType::Float32, {3, 20, 1, 1}, 58));
+  b.node("Conv", {"m5s", "mp_w"}, {"silu_dw20"});
+  b.output("silu_dw20");
   // Depthwise between row-major tensors (conv_dw_rows.c: vectors along the
   // rows, whole and partial): 7x7 with a residual and a HardSwish, 19
   // channels; 3x5 of stride 2 and dilation 2 with asymmetric pads (the
@@ -290,7 +317,7 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
   driver::write_tarball(r, tar);
   {
     const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
-    EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv between channels-last"), 3u);  // s2, l3 and l5: conv_dw_cl.c
+    EXPECT_EQ(test::count_occurrences(lib1, "Depthwise Conv between channels-last"), 5u);  // s2, l3, l5, m3, m5: conv_dw_cl.c
     EXPECT_EQ(test::count_occurrences(lib1, "over the channels of x [N, C, P]"), 2u);  // norm_cl, norm_cf: layer_norm_cf.c
   }
   std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
