@@ -1,5 +1,6 @@
 // The template values every sliding-window kernel (Conv, MaxPool,
 // AveragePool) shares: per-axis geometry and the plane sizes.
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -69,6 +70,7 @@ bool set_pool_cl(const Graph& g, const Node& n, KernelSpec& spec, const ops::Geo
   spec.set("op", n.op);
   spec.set("N", x[0]);
   spec.set("C", x[1]);
+  spec.set("CB", spec.input_cl(0) ? x[1] : std::min<int64_t>(x[1], 16));  // pool_cl.c's channels per pass
   set_window(spec, geo);
   set_strides(spec, "X", x, spec.input_cl(0));
   set_strides(spec, "Y", y, spec.output_cl(0));

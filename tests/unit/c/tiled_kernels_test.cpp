@@ -539,6 +539,54 @@ TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
   EXPECT_FALSE(cl("ap2"));  // read by Concat, which has no channels-last form
 }
 
+// Pools from row-major tensors (a graph input, a Concat's output) into
+// channels-last ones (read by a convolution): pool_cl.c then takes the
+// channels 16 at a time over the whole output, here 37 (two whole passes
+// and one of 5) and 7 (one short pass): max with NaNs (each spreading over
+// the windows that read it), ceil mode, dilations and pads; average with
+// and without the padding in the count.
+TEST(TiledKernels, PoolsFromRowMajorIntoChannelsLastMatchTheReferenceBitForBit) {
+  OnnxBuilder b;
+  const Shape in = {2, 37, 15, 12};
+  b.input("x", DType::Float32, in);
+  TensorData xt = random_tensor(DType::Float32, in, 31);
+  for (int64_t i : {5, 700, 4000, 9999}) xt.data<float>()[i] = std::nanf("");
+  auto pw = [&](const std::string& x, int64_t c, const std::string& y, uint32_t seed) {
+    b.initializer(y + "_w", random_tensor(DType::Float32, {3, c, 1, 1}, seed));
+    b.node("Conv", {x, y + "_w"}, {y});
+    b.output(y);
+  };
+  b.node("MaxPool", {"x"}, {"mp"},
+         {{"kernel_shape", ints{3, 2}}, {"strides", ints{2, 2}}, {"pads", ints{1, 0, 1, 1}}, {"dilations", ints{1, 2}},
+          {"ceil_mode", int64_t{1}}});
+  pw("mp", 37, "mp_out", 32);
+  b.node("AveragePool", {"x"}, {"ap"},
+         {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 1}}, {"pads", ints{1, 1, 1, 1}},
+          {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}}});
+  pw("ap", 37, "ap_out", 33);
+  b.input("z", DType::Float32, {2, 3, 15, 12});
+  b.node("Concat", {"z", "z", "x"}, {"cat"}, {{"axis", int64_t{1}}});  // 43 channels
+  b.node("Slice", {"cat", "s_start", "s_end", "s_axes"}, {"cat7"});
+  b.initializer("s_start", TensorData::from<int64_t>({1}, {2}));
+  b.initializer("s_end", TensorData::from<int64_t>({1}, {9}));
+  b.initializer("s_axes", TensorData::from<int64_t>({1}, {1}));
+  b.node("MaxPool", {"cat"}, {"mc"}, {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}});
+  pw("mc", 43, "mc_out", 34);
+  b.node("AveragePool", {"cat7"}, {"a7"}, {{"kernel_shape", ints{2, 3}}, {"pads", ints{0, 1, 1, 0}}});
+  pw("a7", 7, "a7_out", 35);
+  const fs::path p = b.save(test::scratch_dir(), "tiled_pools_rows.onnx");
+  const io::NamedTensors inputs = {{"x", xt}, {"z", random_tensor(DType::Float32, {2, 3, 15, 12}, 36)}};
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  driver::CompileResult r = driver::compile_model(p, {});
+  auto cl = [&](const std::string& name) {
+    const ValueId v = r.graph.find(name);
+    EXPECT_NE(v, kNoValue) << name;
+    return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
+  };
+  for (const char* v : {"mp", "ap", "mc", "a7"}) EXPECT_TRUE(cl(v)) << v;
+  for (const char* v : {"x", "cat", "cat7"}) EXPECT_FALSE(cl(v)) << v;
+}
+
 TEST(TiledKernels, RandomGemmsMatchTheReferenceBitForBit) {
   std::mt19937 rng(7);
   OnnxBuilder b;
