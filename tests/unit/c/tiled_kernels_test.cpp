@@ -587,6 +587,56 @@ TEST(TiledKernels, PoolsFromRowMajorIntoChannelsLastMatchTheReferenceBitForBit) 
   for (const char* v : {"x", "cat", "cat7"}) EXPECT_FALSE(cl(v)) << v;
 }
 
+// The output channels a dense tile's block holds (conv.cpp's
+// dense_block_width): 16 from 9 channels on, the last block padded, but
+// where 8 divides the channels and 16 would pad a larger share of the
+// lanes (under 64 channels) or the taps are few (under 64 per output).
+// Each layer against the reference bit for bit (padded blocks on both
+// sides of each threshold), and the block its code declares.
+TEST(TiledKernels, DenseBlockWidthsFollowChannelsAndTapsBitForBit) {
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  struct Layer {
+    int64_t in, out, k, mb;
+  };
+  const Layer layers[] = {
+      {5, 20, 3, 16},   // 4 divides 20: blocks of 16, not 4
+      {64, 116, 1, 16}, // 4 divides 116: 16
+      {8, 72, 3, 16},   // 8 divides 72; 72 taps, 72 channels: 16
+      {24, 72, 1, 8},   // 24 taps: 8
+      {64, 88, 1, 16},  // 64 taps: 16
+      {63, 88, 1, 8},   // 63 taps: 8
+      {16, 56, 3, 8},   // 56 channels, 16 would pad 8 of 64 lanes: 8
+      {7, 12, 3, 16},   // 12: 16 (4 would be one vector of 4)
+      {3, 8, 3, 8},     // 8: one block
+      {3, 6, 3, 8},     // 6: 8 padded
+  };
+  int i = 0;
+  for (const Layer& l : layers) {
+    const std::string x = fmt::format("bw{}", i), y = fmt::format("bw{}_y", i);
+    const Shape in = {1, l.in, 9, 11};
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 2100 + static_cast<uint32_t>(i)));
+    b.initializer(y + "_w", random_tensor(DType::Float32, {l.out, l.in, l.k, l.k}, 2200 + static_cast<uint32_t>(i)));
+    b.initializer(y + "_b", random_tensor(DType::Float32, {l.out}, 2300 + static_cast<uint32_t>(i)));
+    b.node("Conv", {x, y + "_w", y + "_b"}, {y}, {{"pads", ints(4, l.k / 2)}}, y);
+    b.output(y);
+    ++i;
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_block_widths.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  const std::string lib1 = driver::compile_model(p, {}).files.at("codegen/host/src/default_lib1.c");
+  i = 0;
+  for (const Layer& l : layers) {
+    const size_t at = lib1.find(fmt::format("/* Conv bw{}_y:", i));
+    ASSERT_NE(at, std::string::npos) << i;
+    const size_t nv = lib1.find("NV = ", at);
+    ASSERT_NE(nv, std::string::npos) << i;
+    EXPECT_EQ(lib1.substr(nv, lib1.find(',', nv) - nv), fmt::format("NV = {} / MLIP_VW_{}", l.mb, l.mb)) << "layer " << i;
+    ++i;
+  }
+}
+
 TEST(TiledKernels, RandomGemmsMatchTheReferenceBitForBit) {
   std::mt19937 rng(7);
   OnnxBuilder b;
