@@ -480,6 +480,13 @@ TEST(TiledKernels, ManyBlocksWithAFusedMaxPoolMatchTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
+// Whether the compiled model stores the value `name` channels-last.
+bool stored_channels_last(const driver::CompileResult& r, const std::string& name) {
+  const ValueId v = r.graph.find(name);
+  EXPECT_NE(v, kNoValue) << name;
+  return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
+}
+
 // Pools, global pools and elementwise operators between convolutions, so
 // that each reads and writes channels-last: max (ceil mode, dilations, pads)
 // and average (with and without the padding in the count), a residual Add,
@@ -525,11 +532,7 @@ TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 
   driver::CompileResult r = driver::compile_model(p, {});
-  auto cl = [&](const std::string& name) {
-    const ValueId v = r.graph.find(name);
-    EXPECT_NE(v, kNoValue) << name;
-    return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
-  };
+  auto cl = [&](const std::string& name) { return stored_channels_last(r, name); };
   // The Add took the later convolution (r) with it (passes/fuse_residual):
   // pw is its residual, r never exists.
   for (const char* v : {"mp", "dw", "ap", "pw", "sum", "scaled", "se"}) EXPECT_TRUE(cl(v)) << v;
@@ -578,11 +581,7 @@ TEST(TiledKernels, PoolsFromRowMajorIntoChannelsLastMatchTheReferenceBitForBit) 
   const io::NamedTensors inputs = {{"x", xt}, {"z", random_tensor(DType::Float32, {2, 3, 15, 12}, 36)}};
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
   driver::CompileResult r = driver::compile_model(p, {});
-  auto cl = [&](const std::string& name) {
-    const ValueId v = r.graph.find(name);
-    EXPECT_NE(v, kNoValue) << name;
-    return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
-  };
+  auto cl = [&](const std::string& name) { return stored_channels_last(r, name); };
   for (const char* v : {"mp", "ap", "mc", "a7"}) EXPECT_TRUE(cl(v)) << v;
   for (const char* v : {"x", "cat", "cat7"}) EXPECT_FALSE(cl(v)) << v;
 }
