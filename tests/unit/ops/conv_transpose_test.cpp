@@ -311,6 +311,38 @@ TEST(ConvTranspose, PhaseKernelMatchesReferenceRandomized) {
                     {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 1}}}});
 }
 
+// The stride-phase kernel on outputs larger than its band buffer (16 KiB:
+// bands of output rows, a multiple of the height stride, the last one
+// partial) and on inputs whose rectangles with every tap hold 3/4 of the
+// positions (weights packed input channel by input channel) or fewer (tap
+// by tap): long rows (the tiles' 3 positions, then 2 + 2 or 1, across the
+// rows of a rectangle within a band), strides 1 to 3 with odd output sizes
+// (output_padding), pads, dilations, groups, 1 to 7 blocks of 16 channels,
+// 1-D (one row of up to 300), 2-D and 3-D. Bit for bit.
+TEST(ConvTranspose, PhaseKernelBandsMatchReferenceRandomized) {
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(400 + seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int rank = seed % 5 == 0 ? 3 : seed % 5 == 1 ? 1 : 2;
+    const int64_t group = pick(1, 2);
+    const int64_t ocg = std::vector<int64_t>{8, 21, 32, 40, 100}[static_cast<size_t>(pick(0, 4))];
+    RandomGeometry g;
+    g.x = {pick(1, 2), group * pick(1, 6)};
+    g.w = {g.x[1], ocg};
+    for (int i = 0; i < rank; ++i) {
+      const int64_t len = rank == 1 ? pick(60, 150) : rank == 3 ? pick(3, 7) : i == 0 ? pick(5, 17) : pick(14, 35);
+      g.add_axis(rng, len, 5, 3, 2);
+    }
+    expect_c_matches(g.as_case("bands" + std::to_string(seed), seed % 2 == 1, group));
+  }
+  // DCGAN's middle layer at an odd size (k4 s2 p1, output_padding 1: 39 x
+  // 61 outputs, bands of 2 rows and a last of 1) and a U-Net upsampler (k2
+  // s2: one tap per output, every rectangle whole).
+  expect_c_matches({"dcgan", {1, 11, 19, 30}, {11, 40, 4, 4}, true,
+                    {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 1}}}});
+  expect_c_matches({"unet", {1, 10, 12, 33}, {10, 24, 2, 2}, false, {{"strides", ints{2, 2}}}});
+}
+
 // A non-finite weight: the packed kernel's zero border would add 0 * inf =
 // NaN where the reference adds nothing, so such weights take the reference
 // kernel, and the bits still match.
