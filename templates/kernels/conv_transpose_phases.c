@@ -26,11 +26,38 @@
  * goes out to y transposed, a vector of positions per channel (stores
  * straight from a tile, one per channel plane, all fell in one set of the
  * first-level cache where a plane is a multiple of 4 KiB). */
-#define {{fn}}_TILE(NAME, PQ_, NJ_, HOLDW)                                                                                  \
+/* One step of a tile: an input channel's tap, x at xt and the weights at
+ * wt in each block, into every position and block. */
+#define {{fn}}_STEP(xt, wt)                                                                                        \
+  do {                                                                                                             \
+    if (HOLDW) { /* the weights held, the positions broadcast one by one */                                        \
+      MLIP_VT_16 w[NJ][NV];                                                                                        \
+      for (j = 0; j < NJ; ++j)                                                                                     \
+        for (v = 0; v < NV; ++v) {                                                                                 \
+          w[j][v] = MLIP_VLOAD_16(wb[j] + wt + v * VW);                                                            \
+          MLIP_VKEEP(w[j][v]);                                                                                     \
+        }                                                                                                          \
+      for (r = 0; r < PQ; ++r) {                                                                                   \
+        const float xv = xt[po[r]];                                                                                \
+        for (j = 0; j < NJ; ++j)                                                                                   \
+          for (v = 0; v < NV; ++v) acc[r][j][v] = MLIP_VFMAS_16(xv, w[j][v], acc[r][j][v]);                        \
+      }                                                                                                            \
+    } else { /* the broadcasts held, each weight vector loaded once for them */                                    \
+      float xv[PQ];                                                                                                \
+      for (r = 0; r < PQ; ++r) xv[r] = xt[po[r]];                                                                  \
+      for (j = 0; j < NJ; ++j)                                                                                     \
+        for (v = 0; v < NV; ++v) {                                                                                 \
+          MLIP_VT_16 w = MLIP_VLOAD_16(wb[j] + wt + v * VW);                                                       \
+          MLIP_VKEEP(w); /* one load for the PQ positions (mlip/kvec.h) */                                         \
+          for (r = 0; r < PQ; ++r) acc[r][j][v] = MLIP_VFMAS_16(xv[r], w, acc[r][j][v]);                           \
+        }                                                                                                          \
+    }                                                                                                              \
+  } while (0)
+#define {{fn}}_TILE(NAME, PQ_, NJ_, HOLDW_)                                                                                 \
   static void NAME(const float* restrict xq, const float* restrict wq, int32_t wblock, int32_t wic,                 \
                    const int32_t* restrict tap, int32_t nt, const int32_t* restrict poff, const int32_t* restrict roff, \
                    int32_t np, int32_t mb, int32_t mend, float* restrict rq) {                                      \
-    enum { PQ = PQ_, NJ = NJ_, VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };                                            \
+    enum { PQ = PQ_, NJ = NJ_, HOLDW = HOLDW_, VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };                                \
     const float* wb[NJ];                                                                                           \
     intptr_t po[PQ];                                                                                               \
     MLIP_VT_16 acc[PQ][NJ][NV];                                                                                    \
@@ -41,36 +68,22 @@
     for (r = 0; r < PQ; ++r)                                                                                       \
       for (j = 0; j < NJ; ++j)                                                                                     \
         for (v = 0; v < NV; ++v) acc[r][j][v] = (MLIP_VT_16){0};                                                   \
-    for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                     \
-      const float* xc = xq + ic * {{ISIZE}};                                                                       \
-      const int32_t wi = ic * wic;                                                                                 \
-      for (int32_t t = 0; t < nt; ++t) {                                                                           \
-        const float* xt = xc + tap[2 * t];                                                                         \
-        const int32_t wt = wi + tap[2 * t + 1];                                                                    \
-        if (HOLDW) { /* the weights held, the positions broadcast one by one */                                    \
-          MLIP_VT_16 w[NJ][NV];                                                                                    \
-          for (j = 0; j < NJ; ++j)                                                                                 \
-            for (v = 0; v < NV; ++v) {                                                                             \
-              w[j][v] = MLIP_VLOAD_16(wb[j] + wt + v * VW);                                                        \
-              MLIP_VKEEP(w[j][v]);                                                                                 \
-            }                                                                                                      \
-          for (r = 0; r < PQ; ++r) {                                                                               \
-            const float xv = xt[po[r]];                                                                            \
-            for (j = 0; j < NJ; ++j)                                                                               \
-              for (v = 0; v < NV; ++v) acc[r][j][v] = MLIP_VFMAS_16(xv, w[j][v], acc[r][j][v]);                   \
-          }                                                                                                        \
-        } else { /* the broadcasts held, each weight vector loaded once for them */                                \
-          float xv[PQ];                                                                                            \
-          for (r = 0; r < PQ; ++r) xv[r] = xt[po[r]];                                                              \
-          for (j = 0; j < NJ; ++j)                                                                                 \
-            for (v = 0; v < NV; ++v) {                                                                             \
-              MLIP_VT_16 w = MLIP_VLOAD_16(wb[j] + wt + v * VW);                                                   \
-              MLIP_VKEEP(w); /* one load for the PQ positions (mlip/kvec.h) */                                     \
-              for (r = 0; r < PQ; ++r) acc[r][j][v] = MLIP_VFMAS_16(xv[r], w, acc[r][j][v]);                       \
-            }                                                                                                      \
+    if (PQ > 1 && nt == 1) /* one tap (kernel 2, stride 2): no loop over the taps */                                \
+      for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                   \
+        const float* xt = xq + ic * {{ISIZE}} + tap[0];                                                            \
+        const int32_t wt = ic * wic + tap[1];                                                                      \
+        {{fn}}_STEP(xt, wt);                                                                                       \
+      }                                                                                                            \
+    else                                                                                                           \
+      for (int32_t ic = 0; ic < {{ICG}}; ++ic) {                                                                   \
+        const float* xc = xq + ic * {{ISIZE}};                                                                     \
+        const int32_t wi = ic * wic;                                                                               \
+        for (int32_t t = 0; t < nt; ++t) {                                                                         \
+          const float* xt = xc + tap[2 * t];                                                                       \
+          const int32_t wt = wi + tap[2 * t + 1];                                                                  \
+          {{fn}}_STEP(xt, wt);                                                                                     \
         }                                                                                                          \
       }                                                                                                            \
-    }                                                                                                              \
     /* into the row buffer, channels last: whole vectors */                                                        \
     for (r = 0; r < np; ++r)                                                                                       \
       for (j = 0; j < NJ && mb + j < mend; ++j)                                                                    \
@@ -101,6 +114,7 @@ enum { {{fn}}_NV = 16 / MLIP_VW_16, {{fn}}_PQA = MLIP_VTILE_ROWS,
 {{fn}}_TILE({{fn}}_b, 2, {{fn}}_NJB, 0)
 {{fn}}_TILE({{fn}}_c, 1, {{fn}}_NJC, 0)
 #undef {{fn}}_TILE
+#undef {{fn}}_STEP
 
 static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b, {{/has_bias}}const float* restrict wp, float* restrict y, void* scratch) {
   /* per rectangle: the phase's weights (offset in a group's), floats
