@@ -34,20 +34,20 @@
       MLIP_VT_16 w[NJ][NV];                                                                                        \
       for (j = 0; j < NJ; ++j)                                                                                     \
         for (v = 0; v < NV; ++v) {                                                                                 \
-          w[j][v] = MLIP_VLOAD_16(wb[j] + wt + v * VW);                                                            \
+          w[j][v] = MLIP_VLOAD_16(wb[j] + (wt) + v * VW);                                                        \
           MLIP_VKEEP(w[j][v]);                                                                                     \
         }                                                                                                          \
       for (r = 0; r < PQ; ++r) {                                                                                   \
-        const float xv = xt[po[r]];                                                                                \
+        const float xv = (xt)[po[r]];                                                                              \
         for (j = 0; j < NJ; ++j)                                                                                   \
           for (v = 0; v < NV; ++v) acc[r][j][v] = MLIP_VFMAS_16(xv, w[j][v], acc[r][j][v]);                        \
       }                                                                                                            \
     } else { /* the broadcasts held, each weight vector loaded once for them */                                    \
       float xv[PQ];                                                                                                \
-      for (r = 0; r < PQ; ++r) xv[r] = xt[po[r]];                                                                  \
+      for (r = 0; r < PQ; ++r) xv[r] = (xt)[po[r]];                                                                \
       for (j = 0; j < NJ; ++j)                                                                                     \
         for (v = 0; v < NV; ++v) {                                                                                 \
-          MLIP_VT_16 w = MLIP_VLOAD_16(wb[j] + wt + v * VW);                                                       \
+          MLIP_VT_16 w = MLIP_VLOAD_16(wb[j] + (wt) + v * VW);                                                     \
           MLIP_VKEEP(w); /* one load for the PQ positions (mlip/kvec.h) */                                         \
           for (r = 0; r < PQ; ++r) acc[r][j][v] = MLIP_VFMAS_16(xv[r], w, acc[r][j][v]);                           \
         }                                                                                                          \
