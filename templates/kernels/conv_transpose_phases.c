@@ -95,12 +95,16 @@
  * and 1 positions by as many of the NG blocks for what is left of a row.
  * NG: the blocks of a pass over the rows, the tile's blocks evened over
  * NBLK; RB: floats per position in the row buffer. */
-enum { {{fn}}_NV = 16 / MLIP_VW_16, {{fn}}_PQA = MLIP_VTILE_ROWS,
-       {{fn}}_NG = MLIP_VTILE_EVEN(MLIP_VTILE_BLOCKS({{fn}}_PQA, {{fn}}_NV), {{NBLK}}),
+enum { {{fn}}_NV = 16 / MLIP_VW_16,
+       /* (one position where a block alone fills the registers: width 1) */
+       {{fn}}_PQA0 = (MLIP_VREGS - 2) / {{fn}}_NV < 1 ? 1 : (MLIP_VREGS - 2) / {{fn}}_NV,
+       {{fn}}_PQA = MLIP_VTILE_ROWS < {{fn}}_PQA0 ? MLIP_VTILE_ROWS : {{fn}}_PQA0,
+       {{fn}}_NG0 = MLIP_VTILE_EVEN(MLIP_VTILE_BLOCKS({{fn}}_PQA, {{fn}}_NV), {{NBLK}}),
+       {{fn}}_NG = {{fn}}_NG0 < {{NGMAX}} ? {{fn}}_NG0 : {{NGMAX}},
        {{fn}}_NJA = {{fn}}_NG, {{fn}}_RB = {{fn}}_NG * 16,
        /* output rows per band: a multiple of SH, the band's buffer within
-        * 16 KiB where SH rows fit, no more than the rows */
-       {{fn}}_BH0 = 4096 / ({{OW}} * {{fn}}_RB) / {{SH}} * {{SH}}, {{fn}}_BH1 = {{fn}}_BH0 < {{SH}} ? {{SH}} : {{fn}}_BH0,
+        * BANDF floats where SH rows fit, no more than the rows */
+       {{fn}}_BH0 = {{BANDF}} / ({{OW}} * {{fn}}_RB) / {{SH}} * {{SH}}, {{fn}}_BH1 = {{fn}}_BH0 < {{SH}} ? {{SH}} : {{fn}}_BH0,
        {{fn}}_BH = {{fn}}_BH1 < {{OHR}} ? {{fn}}_BH1 : {{OHR}},
        {{fn}}_NJB = MLIP_VTILE_BLOCKS(2, {{fn}}_NV) < {{fn}}_NG ? MLIP_VTILE_BLOCKS(2, {{fn}}_NV) : {{fn}}_NG,
        {{fn}}_NJC = MLIP_VTILE_BLOCKS(1, {{fn}}_NV) < {{fn}}_NG ? MLIP_VTILE_BLOCKS(1, {{fn}}_NV) : {{fn}}_NG,
@@ -108,7 +112,8 @@ enum { {{fn}}_NV = 16 / MLIP_VW_16, {{fn}}_PQA = MLIP_VTILE_ROWS,
         * (AVX2: 6 x 2 accumulators, not 3 x 2 whose chains the
         * multiply-add's latency would stall), where that is more than PQA */
        {{fn}}_PQW0 = (MLIP_VREGS - {{fn}}_NV - 1) / {{fn}}_NV, {{fn}}_PQW = {{fn}}_PQW0 > 14 ? 14 : {{fn}}_PQW0,
-       {{fn}}_W = {{fn}}_PQW > {{fn}}_PQA };
+       {{fn}}_W = {{fn}}_PQW > {{fn}}_PQA,
+       {{fn}}_PMAX = {{fn}}_PQW > {{fn}}_PQA && {{fn}}_PQW > 2 ? {{fn}}_PQW : {{fn}}_PQA > 2 ? {{fn}}_PQA : 2 };
 {{fn}}_TILE({{fn}}_a, {{fn}}_PQA, {{fn}}_NJA, 0)
 {{fn}}_TILE({{fn}}_w, {{fn}}_W ? {{fn}}_PQW : 1, 1, 1)
 {{fn}}_TILE({{fn}}_b, 2, {{fn}}_NJB, 0)
@@ -158,7 +163,7 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
                 const int32_t left = np - i0, pqa = one ? {{fn}}_PQW : {{fn}}_PQA;
                 const int32_t width = left == 4 && pqa == 3 ? 2 : left >= 3 ? pqa : left;
                 const int32_t pq = width < left ? width : left;
-                int32_t poff[{{fn}}_PQW > {{fn}}_PQA ? {{fn}}_PQW : {{fn}}_PQA], roff[{{fn}}_PQW > {{fn}}_PQA ? {{fn}}_PQW : {{fn}}_PQA];
+                int32_t poff[{{fn}}_PMAX], roff[{{fn}}_PMAX];
                 for (int32_t r = 0; r < width; ++r) {
                   const int32_t i = i0 + (r < pq ? r : pq - 1); /* positions past the end repeat the last one */
                   const int32_t qh = qh0 + i / nw, qw = rc[12] + i % nw;

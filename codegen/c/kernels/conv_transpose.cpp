@@ -188,11 +188,17 @@ void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t grou
   spec.set("taps", "{" + taps + "}");
   spec.packed.push_back(t);
   // The band buffer (conv_transpose_phases.c's BH): output rows of a pass's
-  // channels (at most 8 blocks), within 16 KiB where SH rows fit.
+  // channels (NGMAX blocks at most), within BANDF floats (16 KiB) where SH
+  // rows fit; on Cortex-M, where RAM is scarce and no cache is missed, one
+  // block and SH rows.
+  const bool small = spec.cpu && spec.cpu->family == CpuTarget::Family::CortexM;
+  const int64_t ngmax = small ? 1 : 8, bandf = small ? 0 : 4096;
   const int64_t sh = geo.stride[1], ohr = (geo.out[1] + sh - 1) / sh * sh;
-  const int64_t row = geo.out[2] * std::min<int64_t>(nblk, 8) * 16;
+  const int64_t row = geo.out[2] * std::min<int64_t>(nblk, ngmax) * 16;
   spec.set("OHR", ohr);
-  spec.scratch_bytes = static_cast<size_t>(std::min(std::max<int64_t>(4096, sh * row), ohr * row)) * sizeof(float);
+  spec.set("NGMAX", ngmax);
+  spec.set("BANDF", bandf);
+  spec.scratch_bytes = static_cast<size_t>(std::min(std::max(bandf, sh * row), ohr * row)) * sizeof(float);
 }
 
 }  // namespace
