@@ -206,9 +206,9 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
                     MLIP_VSTORE_16(yb + (j0 + c) * {{OSIZE}} + p, v[c]);
                   }
                 }
-              for (; p < np; ++p)
+              for (int32_t e = 0; e < VW - 1 && p + e < np; ++e) /* fewer than VW (a bound GCC sees) */
                 for (int32_t j = 0; j < nc; ++j)
-                  yb[j * {{OSIZE}} + p] = {{#has_bias}}rb[p * {{fn}}_RB + j] + bg[m0 + j]{{/has_bias}}{{^has_bias}}rb[p * {{fn}}_RB + j]{{/has_bias}};
+                  yb[j * {{OSIZE}} + p + e] = {{#has_bias}}rb[(p + e) * {{fn}}_RB + j] + bg[m0 + j]{{/has_bias}}{{^has_bias}}rb[(p + e) * {{fn}}_RB + j]{{/has_bias}};
             }
           }
       }
