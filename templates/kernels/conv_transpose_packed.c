@@ -25,7 +25,12 @@
 enum { {{fn}}_NV = 16 / MLIP_VW_16,
        /* 16-position groups per tile: each holds OCG accumulators and its
         * x vector, the registers less a broadcast weight and one spare */
-       {{fn}}_PER = (MLIP_VREGS - 2) / (({{OCG}} + 1) * {{fn}}_NV),
+       {{fn}}_PERX = (MLIP_VREGS - 2) / (({{OCG}} + 1) * {{fn}}_NV),
+       /* or, the OCG weights held (broadcast once per tap) and the x
+        * vectors loaded one at a time, where that leaves room for more:
+        * AVX2, 3 channels: 2 groups (12 accumulators), not 1 */
+       {{fn}}_PERW = (MLIP_VREGS - {{OCG}} - 1) / ({{OCG}} * {{fn}}_NV), {{fn}}_HOLDW = {{fn}}_PERW > {{fn}}_PERX,
+       {{fn}}_PER = {{fn}}_HOLDW ? {{fn}}_PERW : {{fn}}_PERX,
        {{fn}}_NQ0 = {{fn}}_PER < {{QV}} ? {{fn}}_PER : {{QV}}, {{fn}}_NQ = {{fn}}_NQ0 < 1 ? 1 : {{fn}}_NQ0,
        {{fn}}_NR0 = {{fn}}_PER / {{fn}}_NQ, {{fn}}_NR1 = {{fn}}_NR0 < 1 ? 1 : {{fn}}_NR0,
        {{fn}}_NR2 = {{fn}}_NR1 < {{ROWS}} ? {{fn}}_NR1 : {{ROWS}},
@@ -87,17 +92,30 @@ static void {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict b
                   const float* wc = wg + ic * {{KSIZE}} * {{OCG}};
                   for (int32_t t = 0; t < nt; ++t) {
                     const float* xt = xc + xoff[t];
-                    /* the tile's x vectors loaded once (most straddle two
-                     * cache lines), then each channel's weight over them */
-                    vt xv[NR][NQ][NV];
-                    for (r = 0; r < NR; ++r)
-                      for (e = 0; e < NQ; ++e)
-                        for (v = 0; v < NV; ++v) xv[r][e][v] = MLIP_VLOAD_16(xt + rr[r] + e * 16 + v * VW);
-                    for (j = 0; j < {{OCG}}; ++j) {
-                      const float w = wc[woff[t] + j];
+                    if ({{fn}}_HOLDW) {
+                      /* the weights held: w + (-0) is w, every bit (a splat) */
+                      vt wv[{{OCG}}];
+                      for (j = 0; j < {{OCG}}; ++j) wv[j] = -(vt){0} + wc[woff[t] + j];
                       for (r = 0; r < NR; ++r)
                         for (e = 0; e < NQ; ++e)
-                          for (v = 0; v < NV; ++v) acc[r][e][j][v] = MLIP_VFMAS_16(w, xv[r][e][v], acc[r][e][j][v]);
+                          for (v = 0; v < NV; ++v) {
+                            vt xv = MLIP_VLOAD_16(xt + rr[r] + e * 16 + v * VW);
+                            MLIP_VKEEP(xv); /* one load for the channels (mlip/kvec.h) */
+                            for (j = 0; j < {{OCG}}; ++j) acc[r][e][j][v] = MLIP_VFMA_16(wv[j], xv, acc[r][e][j][v]);
+                          }
+                    } else {
+                      /* the tile's x vectors loaded once (most straddle two
+                       * cache lines), then each channel's weight over them */
+                      vt xv[NR][NQ][NV];
+                      for (r = 0; r < NR; ++r)
+                        for (e = 0; e < NQ; ++e)
+                          for (v = 0; v < NV; ++v) xv[r][e][v] = MLIP_VLOAD_16(xt + rr[r] + e * 16 + v * VW);
+                      for (j = 0; j < {{OCG}}; ++j) {
+                        const float w = wc[woff[t] + j];
+                        for (r = 0; r < NR; ++r)
+                          for (e = 0; e < NQ; ++e)
+                            for (v = 0; v < NV; ++v) acc[r][e][j][v] = MLIP_VFMAS_16(w, xv[r][e][v], acc[r][e][j][v]);
+                      }
                     }
                   }
                 }

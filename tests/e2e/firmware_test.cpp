@@ -456,7 +456,8 @@ INSTANTIATE_TEST_SUITE_P(Models, QemuSweep,
 // Float convolutions (dense with strides, asymmetric pads and a dilation;
 // depthwise; pointwise; grouped; with a ReLU and a fused MaxPool), a Gemm of 2 rows and a MatMul, at channel
 // and column counts that are not multiples of 4 or 16, batch 2, a fused
-// SiLU, a Tanh and an LSTM (mlip/kmath_f.h's sigmoid and tanh), compiled
+// SiLU, a Tanh, an LSTM (mlip/kmath_f.h's sigmoid and tanh) and two
+// ConvTransposes, compiled
 // with --target-c-mcpu for the Cortex-M55 (Helium float vectors of 4 lanes,
 // the loops unrolled: mlip/kvec.h) and the Cortex-M4 (its scalar FPU) and
 // run on their boards at -O2: each gives the host's bytes, which are the
@@ -507,7 +508,17 @@ TEST(FloatKernelsOnCortexM, OddSizesGiveTheHostBits) {
   b.initializer("lw", random_tensor(DType::Float32, {2, 28, 19}, 11, -0.4, 0.4));
   b.initializer("lr", random_tensor(DType::Float32, {2, 28, 7}, 12, -0.4, 0.4));
   b.node("LSTM", {"ma", "lw", "lr"}, {"ly"}, {{"hidden_size", int64_t{7}}, {"direction", std::string("bidirectional")}});
-  b.output("c2").output("g").output("mm").output("mp").output("silu").output("gt").output("ly");
+  // ConvTranspose by stride phases (19 channels: conv_transpose_phases.c,
+  // one block a pass and bands of one row pair on Cortex-M) and to 3
+  // channels (conv_transpose_packed.c, the weights held).
+  b.initializer("tw", random_tensor(DType::Float32, {13, 19, 4, 4}, 13));
+  b.initializer("tb", random_tensor(DType::Float32, {19}, 14));
+  b.node("ConvTranspose", {"r0", "tw", "tb"}, {"ct"},
+         {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 0}}});  // [2, 19, 13, 14]
+  b.initializer("uw", random_tensor(DType::Float32, {13, 3, 3, 3}, 15));
+  b.node("ConvTranspose", {"r0", "uw"}, {"cu"}, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
+  b.output("c2").output("g").output("mm").output("mp").output("silu").output("gt").output("ly").output("ct").output(
+      "cu");
   const ModelCase m{"float_kernels", dir.path()};
   b.save(m.dir);
   for (const char* board : {"mps3-an547", "mps2-an386"}) {

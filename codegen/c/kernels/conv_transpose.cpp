@@ -100,8 +100,8 @@ std::vector<AxisPhase> axis_phases(const ops::Geometry3& geo, int a) {
 }
 
 // conv_transpose_phases.c: the weights per group and phase as [block of 16
-// output channels][tap of the phase][ic][16], and the rectangle and tap
-// tables.
+// output channels][ic][tap of the phase][16] or [block][tap][ic][16] (below),
+// the rectangle and tap tables, and the band buffer's size.
 void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t group, KernelSpec& spec) {
   const int64_t c = w.shape()[0], ocg = w.shape()[1], icg = c / group, nblk = (ocg + 15) / 16;
   const int64_t ksize = geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
@@ -121,6 +121,21 @@ void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t grou
         phases.push_back({&d, &h, &wp, gw, ntp});
         gw += nblk * icg * ntp * 16;
       }
+  // The weights of a block input channel by input channel, each its taps
+  // [ic][tap][16] (a rectangle with every tap of its phase reads them front
+  // to back), where such rectangles hold at least 3/4 of the positions;
+  // else tap by tap [tap][ic][16] (a rectangle with some of the taps reads
+  // runs of whole taps: a 1x1 input's rectangles have one tap each).
+  int64_t full = 0, all = 0;
+  for (const Phase& ph : phases)
+    for (const auto& rd : ph.d->runs)
+      for (const auto& rh : ph.h->runs)
+        for (const auto& rw : ph.w->runs) {
+          const int64_t np = (rd.q1 - rd.q0) * (rh.q1 - rh.q0) * (rw.q1 - rw.q0);
+          all += np;
+          if (static_cast<int64_t>(rd.taps.size() * rh.taps.size() * rw.taps.size()) == ph.ntp) full += np;
+        }
+  const bool ic_major = 4 * full >= 3 * all;
   auto t = std::make_shared<TensorData>(DType::Float32, Shape{std::max<int64_t>(1, group * gw)});
   const float* src = w.data<float>();
   float* dst = t->data<float>();
@@ -133,7 +148,8 @@ void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t grou
             const int64_t k = (kd * geo.kernel[1] + kh) * geo.kernel[2] + kw;
             for (int64_t ic = 0; ic < icg; ++ic)
               for (int64_t j = 0; j < ocg; ++j)
-                dst[g * gw + ph.woff + ((j / 16 * ph.ntp + tp) * icg + ic) * 16 + j % 16] =
+                dst[g * gw + ph.woff +
+                    (ic_major ? (j / 16 * icg + ic) * ph.ntp + tp : (j / 16 * ph.ntp + tp) * icg + ic) * 16 + j % 16] =
                     src[((g * icg + ic) * ocg + j) * ksize + k];
             ++tp;
           }
@@ -150,14 +166,14 @@ void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t grou
             for (size_t th : rh.taps)
               for (size_t tw : rw.taps) {
                 const int64_t xoff = (ph.d->c[td] * ih + ph.h->c[th]) * iw + ph.w->c[tw];
-                const int64_t place =
-                    static_cast<int64_t>((td * ph.h->k.size() + th) * ph.w->k.size() + tw) * icg * 16;
+                const int64_t tp = static_cast<int64_t>((td * ph.h->k.size() + th) * ph.w->k.size() + tw);
+                const int64_t place = ic_major ? tp * 16 : tp * icg * 16;
                 taps += fmt::format("{}{}, {}", nt ? ", " : "", xoff, place);
                 ++nt;
               }
-          rects += fmt::format("{}{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", nr ? ", " : "", ph.woff,
-                               ph.ntp * 16, nt - t0, t0, ph.d->p, ph.h->p, ph.w->p, rd.q0, rd.q1, rh.q0, rh.q1,
-                               rw.q0, rw.q1);
+          rects += fmt::format("{}{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", nr ? ", " : "",
+                               ph.woff, ic_major ? ph.ntp * 16 : 16, icg * ph.ntp * 16, nt - t0, t0, ph.d->p,
+                               ph.h->p, ph.w->p, rd.q0, rd.q1, rh.q0, rh.q1, rw.q0, rw.q1);
           ++nr;
         }
   if (nt == 0) taps = "0, 0";  // no rectangle has a tap: a table of one unused entry
@@ -171,6 +187,18 @@ void prepare_phases(const ops::Geometry3& geo, const TensorData& w, int64_t grou
   spec.set("rects", "{" + rects + "}");
   spec.set("taps", "{" + taps + "}");
   spec.packed.push_back(t);
+  // The band buffer (conv_transpose_phases.c's BH): output rows of a pass's
+  // channels (NGMAX blocks at most), within BANDF floats (16 KiB) where SH
+  // rows fit; on Cortex-M, where RAM is scarce and no cache is missed, one
+  // block and SH rows.
+  const bool small = spec.cpu && spec.cpu->family == CpuTarget::Family::CortexM;
+  const int64_t ngmax = small ? 1 : 8, bandf = small ? 0 : 4096;
+  const int64_t sh = geo.stride[1], ohr = (geo.out[1] + sh - 1) / sh * sh;
+  const int64_t row = geo.out[2] * std::min<int64_t>(nblk, ngmax) * 16;
+  spec.set("OHR", ohr);
+  spec.set("NGMAX", ngmax);
+  spec.set("BANDF", bandf);
+  spec.scratch_bytes = static_cast<size_t>(std::min(std::max(bandf, sh * row), ohr * row)) * sizeof(float);
 }
 
 }  // namespace

@@ -5,7 +5,11 @@
 #include <limits>
 #include <random>
 
+#include "driver/compile.h"
 #include "frontend/onnx_import.h"
+#include "mlf/archive.h"
+#include "support/file_util.h"
+#include "support/process.h"
 #include "support/error.h"
 #include "testlib/c_runner.h"
 #include "testlib/onnx_builder.h"
@@ -309,6 +313,62 @@ TEST(ConvTranspose, PhaseKernelMatchesReferenceRandomized) {
   expect_c_matches({"k2s2", {1, 13, 7, 5}, {13, 24, 2, 2}, true, {{"strides", ints{2, 2}}}});
   expect_c_matches({"k3s2", {1, 9, 6, 7}, {9, 33, 3, 3}, false,
                     {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 1}}}});
+}
+
+// The stride-phase kernel on outputs larger than its band buffer (16 KiB:
+// bands of output rows, a multiple of the height stride, the last one
+// partial) and on inputs whose rectangles with every tap hold 3/4 of the
+// positions (weights packed input channel by input channel) or fewer (tap
+// by tap): long rows (the tiles' 3 positions, then 2 + 2 or 1, across the
+// rows of a rectangle within a band), strides 1 to 3 with odd output sizes
+// (output_padding), pads, dilations, groups, 1 to 7 blocks of 16 channels,
+// 1-D (one row of up to 300), 2-D and 3-D. Bit for bit.
+TEST(ConvTranspose, PhaseKernelBandsMatchReferenceRandomized) {
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(400 + seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int rank = seed % 5 == 0 ? 3 : seed % 5 == 1 ? 1 : 2;
+    const int64_t group = pick(1, 2);
+    const int64_t ocg = std::vector<int64_t>{8, 21, 32, 40, 100}[static_cast<size_t>(pick(0, 4))];
+    RandomGeometry g;
+    g.x = {pick(1, 2), group * pick(1, 6)};
+    g.w = {g.x[1], ocg};
+    for (int i = 0; i < rank; ++i) {
+      const int64_t len = rank == 1 ? pick(60, 150) : rank == 3 ? pick(3, 7) : i == 0 ? pick(5, 17) : pick(14, 35);
+      g.add_axis(rng, len, 5, 3, 2);
+    }
+    expect_c_matches(g.as_case("bands" + std::to_string(seed), seed % 2 == 1, group));
+  }
+  // DCGAN's middle layer at an odd size (k4 s2 p1, output_padding 1: 39 x
+  // 61 outputs, bands of 2 rows and a last of 1) and a U-Net upsampler (k2
+  // s2: one tap per output, every rectangle whole).
+  expect_c_matches({"dcgan", {1, 11, 19, 30}, {11, 40, 4, 4}, true,
+                    {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"output_padding", ints{1, 1}}}});
+  expect_c_matches({"unet", {1, 10, 12, 33}, {10, 24, 2, 2}, false, {{"strides", ints{2, 2}}}});
+}
+
+// The phase kernel's C at -O2 with every warning an error, for the x86-64
+// baseline (SSE2: the band's copy to y has a tail of positions; GCC 12
+// warned that the tail loop, with no bound it could see, would overflow),
+// AVX2 and width 1.
+TEST(ConvTranspose, PhaseKernelCompilesWithoutWarningsAtO2) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "x86-64 flags";
+#endif
+  TensorData w = random_tensor(DType::Float32, {9, 40, 4, 4}, 2);
+  TensorData b = random_tensor(DType::Float32, {40}, 3);
+  const fs::path p = model("warn", {1, 9, 5, 7}, w, &b, {{"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}});
+  driver::CompileResult r = driver::compile_model(p, {});
+  TempDir dir("mlipc-ct-warn");
+  driver::write_tarball(r, dir.path() / "model.tar");
+  mlf::extract_tar(dir.path() / "model.tar", dir.path() / "x");
+  for (const char* arch : {"-march=x86-64", "-march=x86-64-v3", "-DMLIP_KVEC_SCALAR"}) {
+    ProcessResult cc = run_process({"cc", "-std=c99", "-O2", arch, "-Wall", "-Wextra", "-Werror", "-pedantic",
+                                    "-ffp-contract=off", "-Icodegen/host/include", "-Iruntime/include", "-c",
+                                    "codegen/host/src/default_lib1.c", "-o", "lib1.o"},
+                                   dir.path() / "x", 600);
+    EXPECT_EQ(cc.exit_code, 0) << arch << ": " << cc.err;
+  }
 }
 
 // A non-finite weight: the packed kernel's zero border would add 0 * inf =
