@@ -138,7 +138,7 @@
   const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};                                                             \
   const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};                           \
   {{#has_bias}}const float* bb = bp + (g * {{NB}} + blk) * {{MB}};{{/has_bias}}                                             \
-  float* yb = {{#stage}}(float*)scratch{{#bi}} + blk * {{MB}}{{/bi}}{{/stage}}{{^stage}}y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}}{{/stage}}; \
+  float* yb = {{#stage}}(float*)scratch + {{STAGE_AT}}{{#bi}} + blk * {{MB}}{{/bi}}{{/stage}}{{^stage}}y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}}{{/stage}}; \
   {{#has_res}}const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};{{/has_res}}
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
@@ -149,12 +149,17 @@
         float* sp = (float*)scratch;
         const float* xr = x + n * {{XRN}} + g * {{ICG}} * {{XRC}};
         int32_t d, h, w, c;
-        memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
-        for (d = 0; d < {{RID}}; ++d)
+        {{#copy_pads}}memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
+        {{/copy_pads}}for (d = 0; d < {{RID}}; ++d)
           for (h = 0; h < {{RIH}}; ++h)
-            for (w = 0; w < {{RIW}}; ++w)
+{{^copy_rows}}            for (w = 0; w < {{RIW}}; ++w)
               for (c = 0; c < {{PCN}}; ++c)
-                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PXS}} + c] =
+{{/copy_rows}}{{#copy_rows}}            /* Row-major input: a row of one channel at a time (read in
+             * order; channels one plane apart, at 4 KiB, fell in one L1
+             * set), the row's pixels of the copy staying in L1. */
+            for (c = 0; c < {{PCN}}; ++c)
+              for (w = 0; w < {{RIW}}; ++w)
+{{/copy_rows}}                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PXS}} + c] =
                     xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
       }
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
@@ -293,7 +298,7 @@
 {{#stage}}          {
             /* The band's outputs from the stage to y: one channel's rows,
              * contiguous in y, at a time, so each line is written whole. */
-            const float* sp = (const float*)scratch;
+            const float* sp = (const float*)scratch + {{STAGE_AT}};
             const int32_t c0 = {{#bi}}0{{/bi}}{{^bi}}blk * {{MB}}{{/bi}};
             const int32_t nc = {{#bi}}{{OCG}}{{/bi}}{{^bi}}{{OCG}} - c0 < kb * {{MB}} ? {{OCG}} - c0 : kb * {{MB}}{{/bi}};
             const int32_t np = (hi - lo) * {{OW}};

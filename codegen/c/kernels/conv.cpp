@@ -286,7 +286,18 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // The bytes offered are the whole scratch with the copy (the pool's rows
     // after it), so the backend's test counts both.
     const int64_t rows_at = (padded_in * pixel_stride + 15) / 16 * 16;  // at a whole 64-byte line
-    const bool pad_ok = finite && has_pads && out_plane <= (pool ? 4096 : 400);
+    const bool pad_small = finite && has_pads && out_plane <= (pool ? 4096 : 400);
+    // A row-major input of 16 channels a group or more whose planes are a
+    // multiple of 1 KiB (32x32, 16x16 ...) also gets the copy, unpadded or
+    // not, where granted: a tile reads every input channel, one plane apart,
+    // and at 1, 2 or 4 KiB apart those lines fall in 4, 2 or 1 of the L1's
+    // 64 sets, more than their ways, so they missed L1 from tile to tile.
+    // MobileViT's 32x32 layers: 1x1 96->64 282 -> 245 us, 3x3 64->64 and
+    // 128->64 5%; on 28x28 planes a 1x1 layer's copy cost 18% (no conflict
+    // to remove), docs/benchmarks.md, stop 50.
+    const int64_t in_plane = geo.in[0] * geo.in[1] * geo.in[2];
+    const bool cl_copy = finite && !x_cl && !depthwise && !pool && !pad_small && icg >= 16 && in_plane % 256 == 0;
+    const bool pad_ok = pad_small || cl_copy;
     // A row-major output (2-D or 1-D, no pool, no residual, not for a
     // Cortex-M; of more than one position, whose channels are contiguous
     // already; no padded copy offered: a small plane's stores weigh little)
@@ -300,14 +311,15 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // (the backend grants it where it keeps the step within the arena's
     // lower bound).
     const bool small_weights = wpk->numel() * static_cast<int64_t>(sizeof(float)) <= (64 << 10);
-    const bool stage_ok = !y_cl && !pool && !has_res && !pad_ok && geo.out[0] == 1 && out_plane > 1 &&
+    const bool stage_ok = !y_cl && !pool && !has_res && !pad_small && geo.out[0] == 1 && out_plane > 1 &&
                           (!spec.cpu || spec.cpu->family != CpuTarget::Family::CortexM);
     const int64_t stage_ch = ((depthwise ? x_cl : small_weights) ? nb : kb) * mb;  // "bi" below
     const int64_t row_floats = geo.out[2] * stage_ch;
     const int64_t stage_rows = std::min<int64_t>(geo.out[1], std::max<int64_t>(1, (8 << 10) / row_floats));
     if (pad_ok)
       spec.pad_scratch_bytes = static_cast<size_t>(pool ? rows_at + pool_rows : padded_in * pixel_stride) * sizeof(float);
-    if (stage_ok) spec.pad_scratch_bytes = static_cast<size_t>(stage_rows * row_floats) * sizeof(float);
+    const int64_t stage_at = cl_copy ? rows_at : 0;
+    if (stage_ok) spec.pad_scratch_bytes = static_cast<size_t>(stage_at + stage_rows * row_floats) * sizeof(float);
     const bool padx = spec.pad_input && pad_ok;
     const bool stage = spec.pad_input && stage_ok;
     spec.set_flag("padx", padx);
@@ -355,6 +367,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.set("SCH", stage_ch);
       spec.set("SBR", stage_rows);
       spec.set("NBAND", (geo.out[1] + stage_rows - 1) / stage_rows);
+      spec.set("STAGE_AT", stage_at);
       spec.scratch_bytes = spec.pad_scratch_bytes;
     }
     if (padx) {
@@ -375,6 +388,8 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.set("PCN", pad_channels);
       spec.set("PXS", pixel_stride);
       spec.set("PAD_ELEMS", padded_in * pixel_stride);
+      spec.set_flag("copy_pads", has_pads);  // else every float of the copy is written
+      spec.set_flag("copy_rows", !x_cl);
       set_rectangles(spec, gp);
       set_tile_positions(spec, gp, depthwise);
       spec.scratch_bytes = spec.pad_scratch_bytes;

@@ -818,6 +818,49 @@ TEST(TiledKernels, StagedRowMajorOutputsMatchTheReferenceBitForBit) {
   }
 }
 
+// Row-major inputs of 16 channels a group or more on planes of a multiple
+// of 1 KiB (256 floats: 16x16, 8x32, 4x8x8, 1-D 512), which get a
+// channels-last copy (conv.cpp's cl_copy) where the arena has room, padded
+// or not: dense and grouped, 1-D to 3-D, random strides, dilations and
+// pads, batch 2, bias, into a channels-last tensor (a second convolution's
+// input) or a row-major one (the stage after the copy in the scratch), bit
+// for bit.
+TEST(TiledKernels, ChannelsLastCopiesOfAlignedRowMajorPlanesMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261130);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  b.input("big", DType::Float32, {1, 32, 80, 80});
+  b.node("Abs", {"big"}, {"bigt"});  // 800 KB in the arena: room for every copy
+  b.node("Neg", {"bigt"}, {"bign"});
+  b.output("bign");
+  inputs.emplace_back("big", random_tensor(DType::Float32, {1, 32, 80, 80}, 5000));
+  const std::vector<Shape> planes = {{16, 16}, {8, 32}, {32, 16}, {4, 8, 8}, {512}, {24, 32}};
+  const int n = 12;
+  for (int c = 0; c < n; ++c) {
+    const Shape& sp = planes[static_cast<size_t>(c) % planes.size()];
+    const int64_t group = c % 3 == 2 ? 2 : 1;
+    Shape in = {pick(rng, 1, 2), group * pick(rng, 16, 40)};
+    in.insert(in.end(), sp.begin(), sp.end());
+    const std::string x = fmt::format("x{}", c), y = fmt::format("cc{}", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 5100 + static_cast<uint32_t>(c)));
+    const Shape s = add_conv(b, rng, x, in, group * pick(rng, 1, 40), group, y, 5200 + 10 * static_cast<uint32_t>(c), 3);
+    const std::string a = add_activation(b, rng, y);
+    if (c % 2) {  // into a channels-last tensor: a second convolution's input
+      add_conv(b, rng, a, s, pick(rng, 1, 20), 1, y + "_next", 5205 + 10 * static_cast<uint32_t>(c), 3);
+      b.output(y + "_next");
+    } else {
+      b.output(a);
+    }
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_cl_copies.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "Row-major input: a row of one channel"), static_cast<size_t>(n));
+  EXPECT_GE(test::count_occurrences(lib1, "The band's outputs from the stage"), 1u);
+}
+
 // Every form of the new templates in one model, built as strict C99 (cc's
 // default instruction set: the vector path of mlip/kvec.h).
 TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
