@@ -294,9 +294,12 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // 64 sets, more than their ways, so they missed L1 from tile to tile.
     // MobileViT's 32x32 layers: 1x1 96->64 282 -> 245 us, 3x3 64->64 and
     // 128->64 5%; on 28x28 planes a 1x1 layer's copy cost 18% (no conflict
-    // to remove), docs/benchmarks.md, stop 50.
+    // to remove), docs/benchmarks.md, stop 50. Not on a Cortex-M (no such
+    // cache to spare; the copy's pass and its arena would remain).
     const int64_t in_plane = geo.in[0] * geo.in[1] * geo.in[2];
-    const bool cl_copy = finite && !x_cl && !depthwise && !pool && !pad_small && icg >= 16 && in_plane % 256 == 0;
+    const bool cortex_m = spec.cpu && spec.cpu->family == CpuTarget::Family::CortexM;
+    const bool cl_copy =
+        finite && !x_cl && !depthwise && !pool && !pad_small && icg >= 16 && in_plane % 256 == 0 && !cortex_m;
     const bool pad_ok = pad_small || cl_copy;
     // A row-major output (2-D or 1-D, no pool, no residual, not for a
     // Cortex-M; of more than one position, whose channels are contiguous
@@ -311,8 +314,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // (the backend grants it where it keeps the step within the arena's
     // lower bound).
     const bool small_weights = wpk->numel() * static_cast<int64_t>(sizeof(float)) <= (64 << 10);
-    const bool stage_ok = !y_cl && !pool && !has_res && !pad_small && geo.out[0] == 1 && out_plane > 1 &&
-                          (!spec.cpu || spec.cpu->family != CpuTarget::Family::CortexM);
+    const bool stage_ok = !y_cl && !pool && !has_res && !pad_small && geo.out[0] == 1 && out_plane > 1 && !cortex_m;
     const int64_t stage_ch = ((depthwise ? x_cl : small_weights) ? nb : kb) * mb;  // "bi" below
     const int64_t row_floats = geo.out[2] * stage_ch;
     const int64_t stage_rows = std::min<int64_t>(geo.out[1], std::max<int64_t>(1, (8 << 10) / row_floats));
