@@ -815,6 +815,9 @@ TEST(TiledKernels, StagedRowMajorOutputsMatchTheReferenceBitForBit) {
     EXPECT_GE(staged, static_cast<size_t>(large));
     EXPECT_GE(large, n / 3);
     EXPECT_LE(staged, static_cast<size_t>(n));
+    if (!sigmoids) {
+      EXPECT_EQ(test::strict_c99_errors(p), "");
+    }
   }
 }
 
@@ -859,6 +862,7 @@ TEST(TiledKernels, ChannelsLastCopiesOfAlignedRowMajorPlanesMatchTheReferenceBit
   const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
   EXPECT_EQ(test::count_occurrences(lib1, "Row-major input: a row of one channel"), static_cast<size_t>(n));
   EXPECT_GE(test::count_occurrences(lib1, "The band's outputs from the stage"), 1u);
+  EXPECT_EQ(test::strict_c99_errors(p), "");
 }
 
 // Every form of the new templates in one model, built as strict C99 (cc's
