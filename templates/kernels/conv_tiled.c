@@ -138,7 +138,7 @@
   const float* xb = xg{{#dw}} + blk * {{MB}} * {{XC}}{{/dw}};                                                             \
   const int32_t nq = {{OCG}} - blk * {{MB}} < {{MB}} ? {{OCG}} - blk * {{MB}} : {{MB}};                           \
   {{#has_bias}}const float* bb = bp + (g * {{NB}} + blk) * {{MB}};{{/has_bias}}                                             \
-  float* yb = y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};                                            \
+  float* yb = {{#stage}}(float*)scratch + {{STAGE_AT}}{{#bi}} + blk * {{MB}}{{/bi}}{{/stage}}{{^stage}}y + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}}{{/stage}}; \
   {{#has_res}}const float* rb = r + n * {{YN}} + (g * {{OCG}} + blk * {{MB}}) * {{YC}};{{/has_res}}
   for (int32_t n = 0; n < {{N}}; ++n) {
     for (int32_t g = 0; g < {{G}}; ++g) {
@@ -149,12 +149,17 @@
         float* sp = (float*)scratch;
         const float* xr = x + n * {{XRN}} + g * {{ICG}} * {{XRC}};
         int32_t d, h, w, c;
-        memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
-        for (d = 0; d < {{RID}}; ++d)
+        {{#copy_pads}}memset(sp, 0, sizeof(float) * {{PAD_ELEMS}});
+        {{/copy_pads}}for (d = 0; d < {{RID}}; ++d)
           for (h = 0; h < {{RIH}}; ++h)
-            for (w = 0; w < {{RIW}}; ++w)
+{{^copy_rows}}            for (w = 0; w < {{RIW}}; ++w)
               for (c = 0; c < {{PCN}}; ++c)
-                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PXS}} + c] =
+{{/copy_rows}}{{#copy_rows}}            /* Row-major input: a row of one channel at a time (read in
+             * order; channels one plane apart, at 4 KiB, fell in one L1
+             * set), the row's pixels of the copy staying in L1. */
+            for (c = 0; c < {{PCN}}; ++c)
+              for (w = 0; w < {{RIW}}; ++w)
+{{/copy_rows}}                sp[(((d + {{RPD}}) * {{IH}} + h + {{RPH}}) * {{IW}} + w + {{RPW}}) * {{PXS}} + c] =
                     xr[c * {{XRC}} + d * {{XRD}} + h * {{XRH}} + w * {{XRW}}];
       }
 {{/padx}}{{^padx}}      const float* xg = x + n * {{XN}} + g * {{ICG}} * {{XC}};
@@ -171,7 +176,7 @@
 {{#pool}}          const int32_t first = band * {{PSH}} - {{PPH}}, last = first + ({{PKH}} - 1) * {{PDH}};
           const int32_t lo = (first > done + 1 ? first : done + 1) < 0 ? 0 : (first > done + 1 ? first : done + 1);
           const int32_t hi = last + 1 < {{OH}} ? last + 1 : {{OH}};
-{{/pool}}{{^pool}}          const int32_t lo = 0, hi = {{OH}};
+{{/pool}}{{^pool}}          const int32_t lo = band * {{SBR}}, hi = lo + {{SBR}} < {{OH}} ? lo + {{SBR}} : {{OH}};
 {{/pool}}          for (int32_t ri = 0; ri < {{NR}}; ++ri) {
             const int32_t* R = rect[ri];
             const int32_t rh0 = R[4] > lo ? R[4] : lo, rh1 = R[5] < hi ? R[5] : hi;  /* its rows in this band */
@@ -187,7 +192,7 @@
               {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {
                 {{^bi}}xs[p] = xb + {{/bi}}{{#bi}}xo[p] = {{/bi}}(od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} + (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} +
                         (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
-                yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + oh * {{YH}} + ow * {{YW}}{{/pool}};
+                yo[p] = {{#pool}}((oh % {{SR}}) * {{OW}} + ow) * {{MB}}{{/pool}}{{^pool}}od * {{YD}} + (oh - lo) * {{YH}} + ow * {{YW}}{{/pool}};
 {{^bi}}                {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NJ; ++j) acc[p][j] = (vt){0};
 {{/bi}}                if (p + 1 < m || p + 1 == PB) {  /* the next position (past the tile: the next tile's first) */
                   if (++ow == R[9]) {
@@ -290,7 +295,18 @@
               }
 {{/bi}}            }
           }
-{{#pool}}          if (hi > done + 1) done = hi - 1;
+{{#stage}}          {
+            /* The band's outputs from the stage to y: one channel's rows,
+             * contiguous in y, at a time, so each line is written whole. */
+            const float* sp = (const float*)scratch + {{STAGE_AT}};
+            const int32_t c0 = {{#bi}}0{{/bi}}{{^bi}}blk * {{MB}}{{/bi}};
+            const int32_t nc = {{#bi}}{{OCG}}{{/bi}}{{^bi}}{{OCG}} - c0 < kb * {{MB}} ? {{OCG}} - c0 : kb * {{MB}}{{/bi}};
+            const int32_t np = (hi - lo) * {{OW}};
+            float* yr = y + n * {{YRN}} + (g * {{OCG}} + c0) * {{YRC}} + lo * {{YRH}};
+            for (int32_t c = 0; c < nc; ++c)
+              for (int32_t q = 0; q < np; ++q) yr[c * {{YRC}} + q] = sp[q * {{SCH}} + c];
+          }
+{{/stage}}{{#pool}}          if (hi > done + 1) done = hi - 1;
           /* The pooled row: per position, the first tap inside, then every
            * later one that is greater or a NaN (ops::eval_MaxPool), all lanes
            * at once. */

@@ -328,10 +328,46 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // The bytes offered are the whole scratch with the copy (the pool's rows
     // after it), so the backend's test counts both.
     const int64_t rows_at = (padded_in * pixel_stride + 15) / 16 * 16;  // at a whole 64-byte line
-    if (finite && has_pads && out_plane <= (pool ? 4096 : 400))
+    const bool pad_small = finite && has_pads && out_plane <= (pool ? 4096 : 400);
+    // A row-major input of 16 channels a group or more whose planes are a
+    // multiple of 1 KiB (32x32, 16x16 ...) also gets the copy, unpadded or
+    // not, where granted: a tile reads every input channel, one plane apart,
+    // and at 1, 2 or 4 KiB apart those lines fall in 4, 2 or 1 of the L1's
+    // 64 sets, more than their ways, so they missed L1 from tile to tile.
+    // MobileViT's 32x32 layers: 1x1 96->64 282 -> 245 us, 3x3 64->64 and
+    // 128->64 5%; on 28x28 planes a 1x1 layer's copy cost 18% (no conflict
+    // to remove), docs/benchmarks.md, stop 50. Not on a Cortex-M (no such
+    // cache to spare; the copy's pass and its arena would remain).
+    const int64_t in_plane = geo.in[0] * geo.in[1] * geo.in[2];
+    const bool cortex_m = spec.cpu && spec.cpu->family == CpuTarget::Family::CortexM;
+    const bool cl_copy =
+        finite && !x_cl && !depthwise && !pool && !pad_small && icg >= 16 && in_plane % 256 == 0 && !cortex_m;
+    const bool pad_ok = pad_small || cl_copy;
+    // A row-major output (2-D or 1-D, no pool, no residual, not for a
+    // Cortex-M; of more than one position, whose channels are contiguous
+    // already; no padded copy offered: a small plane's stores weigh little)
+    // is staged: a band of output rows goes to the scratch channels-last, as
+    // whole vectors (a Sigmoid or SiLU on the tile's vectors, as for a
+    // channels-last output), then to y one channel's rows at a time. Stored
+    // at the plane's stride, a position's channels fell in one L1 set where
+    // planes are a multiple of 4 KiB apart (32x32), and every store missed:
+    // MobileViT's 1x1 layer to 96 channels 388 -> 157 us. The band: as many
+    // rows as 32 KiB of the stage hold, at least one. Offered as the copy is
+    // (the backend grants it where it keeps the step within the arena's
+    // lower bound).
+    const bool small_weights = wpk->numel() * static_cast<int64_t>(sizeof(float)) <= (64 << 10);
+    const bool stage_ok = !y_cl && !pool && !has_res && !pad_small && geo.out[0] == 1 && out_plane > 1 && !cortex_m;
+    const int64_t stage_ch = ((depthwise ? x_cl : small_weights) ? nb : kb) * mb;  // "bi" below
+    const int64_t row_floats = geo.out[2] * stage_ch;
+    const int64_t stage_rows = std::min<int64_t>(geo.out[1], std::max<int64_t>(1, (8 << 10) / row_floats));
+    if (pad_ok)
       spec.pad_scratch_bytes = static_cast<size_t>(pool ? rows_at + pool_rows : padded_in * pixel_stride) * sizeof(float);
-    const bool padx = spec.pad_input && spec.pad_scratch_bytes > 0;
+    const int64_t stage_at = cl_copy ? rows_at : 0;
+    if (stage_ok) spec.pad_scratch_bytes = static_cast<size_t>(stage_at + stage_rows * row_floats) * sizeof(float);
+    const bool padx = spec.pad_input && pad_ok;
+    const bool stage = spec.pad_input && stage_ok;
     spec.set_flag("padx", padx);
+    spec.set_flag("stage", stage);
     spec.template_name = "conv_tiled.c";
     spec.includes.push_back("mlip/kvec.h");
     // Depthwise: one group of C channels, each lane reading its own.
@@ -351,7 +387,6 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // written in order: depthwise on channels-last input, and dense layers
     // whose packed weights (all blocks) stay in L1/L2 from tile to tile
     // (MobileNetV2: -6% and -5%); the pool's bands need the blocks outside.
-    const bool small_weights = wpk->numel() * static_cast<int64_t>(sizeof(float)) <= (64 << 10);
     spec.set_flag("bi", !pool && (depthwise ? x_cl || padx : small_weights));
     spec.set("G", groups);
     spec.set("C", x[1]);
@@ -360,10 +395,25 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("MB", mb);
     spec.set("NB", nb);
     spec.set("WBLOCK", numel(w) / w[0] * mb);
-    spec.set_flag("padded", per_group % mb != 0);
+    spec.set_flag("padded", !stage && per_group % mb != 0);  // the stage holds whole blocks
     spec.set("KB", kb);
     spec.set_flag("vector_load", (x_cl || padx) && per_group % mb == 0);
     set_strides(spec, "Y", y, y_cl);
+    spec.set("SBR", geo.out[1]);
+    spec.set("NBAND", 1);
+    if (stage) {
+      // The kernel writes the stage (Y*: its strides), the band's flush y (YR*).
+      set_strides(spec, "YR", y, false);
+      spec.set("YC", 1);
+      spec.set("YW", stage_ch);
+      spec.set("YH", row_floats);
+      spec.set("YD", 0);
+      spec.set("SCH", stage_ch);
+      spec.set("SBR", stage_rows);
+      spec.set("NBAND", (geo.out[1] + stage_rows - 1) / stage_rows);
+      spec.set("STAGE_AT", stage_at);
+      spec.scratch_bytes = spec.pad_scratch_bytes;
+    }
     if (padx) {
       // The kernel reads the copy: the geometry of the padded input without
       // pads; the real input's strides and pads (XR*, RP*) for the copy.
@@ -382,6 +432,8 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.set("PCN", pad_channels);
       spec.set("PXS", pixel_stride);
       spec.set("PAD_ELEMS", padded_in * pixel_stride);
+      spec.set_flag("copy_pads", has_pads);  // else every float of the copy is written
+      spec.set_flag("copy_rows", !x_cl);
       set_rectangles(spec, gp);
       set_tile_positions(spec, gp, depthwise);
       spec.scratch_bytes = spec.pad_scratch_bytes;
@@ -391,7 +443,6 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
       set_tile_positions(spec, geo, depthwise);
     }
     spec.set_flag("pool", pool);
-    spec.set("NBAND", 1);
     if (pool) {
       spec.set("NBAND", pg.out[1]);
       spec.set("SR", sr);

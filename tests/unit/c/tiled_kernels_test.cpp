@@ -823,6 +823,146 @@ TEST(TiledKernels, ZeroPaddedCopiesOfWidePixelsMatchTheReferenceBitForBit) {
   EXPECT_EQ(test::count_occurrences(lib1, ") * 272 + c] ="), 1u);  // grouped: 256 + 16
 }
 
+// The model of the test below: `n` such convolutions into row-major
+// outputs, with a Sigmoid or SiLU (`sigmoids`) or a piecewise-linear
+// activation or none.
+// `large`: how many have output planes of over 400 positions or an infinite
+// weight, so no padded copy is offered in place of the stage.
+fs::path staged_model(io::NamedTensors& inputs, bool sigmoids, int n, uint32_t seed, int& large) {
+  std::mt19937 rng(seed);
+  OnnxBuilder b;
+  b.input("big", DType::Float32, {1, 32, 80, 80});
+  b.node("Abs", {"big"}, {"bigt"});  // 800 KB in the arena: room for every stage
+  b.node("Neg", {"bigt"}, {"bign"});
+  b.output("bign");
+  inputs.emplace_back("big", random_tensor(DType::Float32, {1, 32, 80, 80}, seed));
+  for (int c = 0; c < n; ++c) {
+    const uint32_t sc = seed + 10 * static_cast<uint32_t>(c + 1);
+    const size_t ns = c % 5 == 0 ? 1 : 2;
+    const int kind = c % 3;  // dense, grouped, depthwise
+    // 5 channels a group or more: conv_few_rows.c takes 1 to 4 from row-major input
+    Shape in = {pick(rng, 1, 2), (kind == 1 ? 2 : 1) * pick(rng, kind == 2 ? 1 : 5, c % 2 ? 40 : 12)};
+    for (size_t a = 0; a < ns; ++a) in.push_back(ns == 1 ? pick(rng, 1250, 2000) : pick(rng, 20, c % 4 ? 40 : 72));
+    const std::string x = fmt::format("x{}", c), y = fmt::format("st{}", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, sc));
+    std::string xin = x;
+    Shape s = in;
+    if (c % 4 == 1) {  // channels-last input: the output of a convolution
+      s = add_conv(b, rng, x, in, kind == 1 ? 2 * pick(rng, 5, 12) : pick(rng, 5, 24), 1, y + "_in", sc + 1, 3);
+      xin = y + "_in";
+    }
+    if (kind == 2) {  // depthwise with an infinite weight: conv_tiled.c, the padding taps skipped
+      Shape w = {s[1], 1};
+      for (size_t a = 0; a < ns; ++a) w.push_back(3);
+      TensorData wt = random_tensor(DType::Float32, w, sc + 2);
+      wt.data<float>()[0] = INFINITY;
+      b.initializer(y + "_w", wt);
+      b.node("Conv", {xin, y + "_w"}, {y},
+             {{"group", s[1]}, {"pads", ints(2 * ns, 1)}, {"strides", ints(ns, pick(rng, 1, 2))}});
+      ++large;
+    } else {
+      const int64_t g = kind == 1 && s[1] % 2 == 0 ? 2 : 1;
+      const Shape o = add_conv(b, rng, xin, s, g * pick(rng, 1, c % 2 ? 35 : 20), g, y, sc + 3, 4);
+      large += numel(o) / o[0] / o[1] > 400;
+    }
+    std::string out = y;
+    if (!sigmoids) {
+      out = add_activation(b, rng, y);
+    } else if (c % 2 || kind == 2) {  // not SiLU at the infinities (-0 fused, NaN in the reference)
+      b.node("Sigmoid", {y}, {y + "_sig"});
+      out = y + "_sig";
+    } else {
+      b.node("Sigmoid", {y}, {y + "_g"});
+      b.node("Mul", {y, y + "_g"}, {y + "_silu"});
+      out = y + "_silu";
+    }
+    b.output(out);
+  }
+  return b.save(test::scratch_dir(), sigmoids ? "tiled_staged_sig.onnx" : "tiled_staged.onnx");
+}
+
+// Convolutions into row-major tensors (a model's outputs) after a large
+// tensor that leaves the arena room: each band of output rows goes to the
+// scratch channels-last, then to y a channel's rows at a time (conv.cpp's
+// stage). Dense, grouped and depthwise (an infinite weight keeps it off
+// conv_dw_rows.c), 1-D and 2-D, random strides, dilations and pads, batch 2,
+// output channels not a whole number of blocks, packed weights small
+// (blocks inside the tile loop) and large, planes of one band and of many
+// (a band's last rows cut short), on row-major and channels-last inputs,
+// with a bias, a Sigmoid, a SiLU or a piecewise-linear activation: bit for
+// bit (the sigmoids within kmath_f.h's bound, compared exactly across the
+// widths by unit.PackedWidths).
+TEST(TiledKernels, StagedRowMajorOutputsMatchTheReferenceBitForBit) {
+  for (bool sigmoids : {false, true}) {
+    SCOPED_TRACE(sigmoids ? "Sigmoid and SiLU" : "piecewise-linear activations");
+    io::NamedTensors inputs;
+    const int n = 14;
+    int large = 0;
+    const fs::path p = staged_model(inputs, sigmoids, n, sigmoids ? 4100 : 4000, large);
+    // The sigmoids: kmath_f.h's functions against the reference's kmath.h
+    // (their bound as in FusedSigmoidTanhAndSiluWithinTheirBound below).
+    if (sigmoids)
+      test::expect_matches_reference(p, inputs, std::ldexp(1.0, -20), 1.65e-38);
+    else
+      test::expect_matches_reference(p, inputs, 0.0, 0.0);
+    const driver::CompileResult r = driver::compile_model(p, {});
+    const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+    // Every one but those of small padded planes (the copy offered there).
+    const size_t staged = test::count_occurrences(lib1, "The band's outputs from the stage");
+    EXPECT_GE(staged, static_cast<size_t>(large));
+    EXPECT_GE(large, n / 3);
+    EXPECT_LE(staged, static_cast<size_t>(n));
+    if (!sigmoids) {
+      EXPECT_EQ(test::strict_c99_errors(p), "");
+    }
+  }
+}
+
+// Row-major inputs of 16 channels a group or more on planes of a multiple
+// of 1 KiB (256 floats: 16x16, 8x32, 4x8x8, 1-D 512), which get a
+// channels-last copy (conv.cpp's cl_copy) where the arena has room, padded
+// or not: dense and grouped, 1-D to 3-D, random strides, dilations and
+// pads, batch 2, bias, into a channels-last tensor (a second convolution's
+// input) or a row-major one (the stage after the copy in the scratch), bit
+// for bit.
+TEST(TiledKernels, ChannelsLastCopiesOfAlignedRowMajorPlanesMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261130);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  b.input("big", DType::Float32, {1, 32, 80, 80});
+  b.node("Abs", {"big"}, {"bigt"});  // 800 KB in the arena: room for every copy
+  b.node("Neg", {"bigt"}, {"bign"});
+  b.output("bign");
+  inputs.emplace_back("big", random_tensor(DType::Float32, {1, 32, 80, 80}, 5000));
+  const std::vector<Shape> planes = {{16, 16}, {8, 32}, {32, 16}, {4, 8, 8}, {512}, {24, 32}};
+  const int n = 12;
+  for (int c = 0; c < n; ++c) {
+    const Shape& sp = planes[static_cast<size_t>(c) % planes.size()];
+    const int64_t group = c % 3 == 2 ? 2 : 1;
+    Shape in = {pick(rng, 1, 2), group * pick(rng, 16, 40)};
+    in.insert(in.end(), sp.begin(), sp.end());
+    const std::string x = fmt::format("x{}", c), y = fmt::format("cc{}", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 5100 + static_cast<uint32_t>(c)));
+    const Shape s = add_conv(b, rng, x, in, group * pick(rng, 1, 40), group, y, 5200 + 10 * static_cast<uint32_t>(c), 3);
+    const std::string a = add_activation(b, rng, y);
+    if (c % 2) {  // into a channels-last tensor: a second convolution's input
+      add_conv(b, rng, a, s, pick(rng, 1, 20), 1, y + "_next", 5205 + 10 * static_cast<uint32_t>(c), 3);
+      b.output(y + "_next");
+    } else {
+      b.output(a);
+    }
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_cl_copies.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "Row-major input: a row of one channel"), static_cast<size_t>(n));
+  EXPECT_GE(test::count_occurrences(lib1, "The band's outputs from the stage"), 1u);
+  EXPECT_EQ(test::strict_c99_errors(p), "");
+}
+
 // Every form of the new templates in one model, built as strict C99 (cc's
 // default instruction set: the vector path of mlip/kvec.h).
 TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
