@@ -173,7 +173,8 @@ fs::path model(io::NamedTensors& in) {
 // (the exponential's zero from -87.69, its subnormal results above); all
 // -inf; +inf in the tail; and x - max within [-88, -87]. Rows of 33 and 47
 // (one group and a tail at AVX2's width, two blocks at AVX-512's), the
-// specials at random places.
+// specials at random places; and attn v MatMuls whose B is read in place
+// (below).
 fs::path rows_model(io::NamedTensors& in) {
   OnnxBuilder b(17);
   auto input = [&](const std::string& name, const Shape& shape, TensorData t) {
@@ -205,6 +206,17 @@ fs::path rows_model(io::NamedTensors& in) {
     b.node("Softmax", {x}, {fmt::format("sm_{}", x)}, {{"axis", int64_t{-1}}});
     b.node("LogSoftmax", {x}, {fmt::format("lsm_{}", x)}, {{"axis", int64_t{-1}}});
     b.output(fmt::format("sm_{}", x)).output(fmt::format("lsm_{}", x));
+  }
+  // attn v with heads of 64 over 200 positions and 41 queries: B read in
+  // place, rows of 256 bytes on a quarter of the L1's sets, so its sums
+  // run in chunks of K (matmul_packed.c, codegen's l1_set_period); and
+  // heads of 48 (rows of 192 bytes, on every set: whole).
+  for (int n : {64, 48}) {
+    const std::string a = fmt::format("pa{}", n), v = fmt::format("pv{}", n);
+    input(a, {2, 41, 200}, random_tensor(DType::Float32, {2, 41, 200}, 50 + n, 0.0, 1.0));
+    input(v, {2, 200, n}, random_tensor(DType::Float32, {2, 200, n}, 51 + n, -2.0, 2.0));
+    b.node("MatMul", {a, v}, {fmt::format("pav{}", n)});
+    b.output(fmt::format("pav{}", n));
   }
   return b.save(test::scratch_dir(), "attention_rows.onnx");
 }
