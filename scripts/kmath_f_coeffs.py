@@ -5,7 +5,9 @@ by Lawson's iteration on the linearized weighted least-squares problem
 (near-minimax relative error), rounded to float; and the fit's relative error.
 Then mlip_sigmoid_f's and mlip_tanh_f's odd rationals x P(t) / Q(t), P and
 Q of degree 4: sigmoid(x) - 1/2 on [0, 17.5] for the absolute error, tanh(x)
-on [0, 9.02] with P(0) = Q(0) = 1 for the relative error.
+on [0, 9.02] with P(0) = Q(0) = 1 for the relative error. And Softmax's
+exponential (mlip__exp_nonpos_fma_num_f, since stop 50): e^r on
+|r| <= ln 2 / 2 as 1 + r + c2 r^2 + ... + c6 r^6, relative error.
 Needs numpy (Debian's python3-numpy); run with /usr/bin/python3."""
 from math import erf
 
@@ -71,6 +73,29 @@ def fit_odd_rational(f, top, n_p, n_q, relative, p0=None, points=40000, rounds=8
     return best
 
 
+def fit_exp(degree=6, points=40000, rounds=80):
+    """e^r ~ 1 + r + c2 r^2 + ... + c_degree r^degree on |r| <= ln 2 / 2 (a
+    hair wider: r comes from k ln 2 in two roundings), the relative error
+    near-minimax by Lawson's iteration."""
+    a = np.log(2.0) / 2.0 * 1.0001
+    r = np.linspace(-a, a, points)
+    f = np.exp(r)
+    lawson = np.ones_like(r)
+    best = (1.0, None)
+    for _ in range(rounds):
+        w = np.sqrt(lawson) / f
+        a_ = np.vstack([r**k for k in range(2, degree + 1)]).T
+        sol, *_ = np.linalg.lstsq(a_ * w[:, None], (f - 1.0 - r) * w, rcond=None)
+        c = np.concatenate([[1.0, 1.0], sol])
+        err = (np.polyval(c[::-1], r) - f) / f
+        m = np.abs(err).max()
+        if m < best[0]:
+            best = (m, c.copy())
+        lawson = lawson * np.abs(err) / np.abs(err).mean()
+        lawson /= lawson.sum()
+    return best
+
+
 def main():
     m, p, q = fit()
     print(f"erf: relative error of the fit: {m:.3g}")
@@ -86,6 +111,9 @@ def main():
     print(f"tanh: relative error of the fit: {m:.3g}")
     print("P (t^0 first):", ", ".join(repr(np.float32(c)) + "f" for c in p))
     print("Q (t^0 first):", ", ".join(repr(np.float32(c)) + "f" for c in q))
+    m, c = fit_exp()
+    print(f"exp (Softmax's): relative error of the fit: {m:.3g}")
+    print("c2..c6:", ", ".join(float.hex(float(np.float32(v))) + "f" for v in c[2:]))
 
 
 if __name__ == "__main__":

@@ -18,9 +18,10 @@
  *   x < -87 (the exact value is below 1.65e-38: an absolute error that small),
  *   +inf above 88.72283 (the first float whose exponential overflows), NaN
  *   for NaN.
- * - mlip__exp_nonpos_fma_f (Softmax's, x <= 0; fused multiply-adds): at
- *   most 2 ulp (measured 0.94 over every float of [-87, 0]), 0 below -87,
- *   NaN for NaN.
+ * - mlip__exp_nonpos_fma_f (Softmax's, x <= 0; fused multiply-adds, a
+ *   degree-6 polynomial): within 1 + |x| / 20 ulp where the result is a
+ *   normal float (measured 0.88 + 0.040 |x|), within 8.4e-39 absolute
+ *   below, 0 from -87.69 down, NaN for NaN.
  * - mlip_erf_f: at most 7 ulp (measured 5.56, near 2.5: the float
  *   rounding of the rational x P(x^2) / Q(x^2), whose fit on |x| < 4 has a
  *   relative error of 6.5e-8; then +-1); odd, NaN for NaN.
@@ -141,42 +142,50 @@ static inline float mlip__exp_nonpos_f(float x) {
   return mlip__nan_or(x, mlip__f_sel(x < -87.0f, 0.0f, y));
 }
 
-/* e^x for x <= 0, mlip__exp_nonpos_f's steps with fused multiply-adds
- * (mlip_fmaf, mlip/kfma.h: one rounding each, the same bits on every
- * target): k from fma(x, 1/ln 2, 1.5 * 2^23), r = x - k ln 2 as two fmas
- * (the first exact, as before), e^r by the same Taylor polynomial in
- * Horner's order, one fma a step, and the same exact scaling by 2^k and
- * clamps: ten fused operations for seventeen products and sums (on AVX2 the
- * exponential was three fifths of Softmax's time, mobilevit_block's
- * [4, 4, 256, 256]). At most 2 ulp where the result is a normal float
- * (measured 0.94 over every float of [-87, 0], mlip__exp_nonpos_f 1.22;
- * tests/unit/c/kmath_f_test.cpp), 0 below -87: Softmax's exponential since
- * stop 49 (not mlip_exp_f's bits). Nothing may call it with x > 0. Where
- * the target has no fused multiply-add instruction, mlip_fmaf is a portable
- * function: the same bits, slower. This form is for an x known not to be
- * NaN (a NaN gives a number): Softmax's rows whose max is finite and that
- * hold no NaN, where the NaN's compare and blend were about a tenth of the
- * kernel; mlip__exp_nonpos_fma_f below takes NaN too. */
+/* e^x for x <= 0, Softmax's exponential (since stop 50; fused
+ * multiply-adds, mlip_fmaf, mlip/kfma.h: one rounding each, the same bits
+ * on every target): x clamped at -88 (as -88 > x ? -88 : x, so a NaN stays
+ * NaN), k from fma(x, 1/ln 2, 1.5 * 2^23), r = fma(k, -ln 2, x) with ln 2
+ * rounded to float (one fused operation, not stop 49's two with ln 2 in
+ * two parts: r then carries k times ln 2's rounding, 1.9e-9, at most
+ * 0.046 |x| ulp of the result), e^r by a degree-6 polynomial 1 + r + c2 r^2
+ * + ... + c6 r^6 in Horner's order (MLIP__EXP6_C*: scripts/
+ * kmath_f_coeffs.py, a near-minimax relative fit on |r| <= ln 2 / 2,
+ * 3.1e-9), then times 2^k as a product by the float whose exponent field
+ * is k + 127 (z's bits shifted left by 23 plus 127 << 23; exact where the
+ * result is a normal float): for x below -87.683 (k = -127, the clamped
+ * lanes among them) that float is +0 and so is the result, with no select;
+ * between there and -87.34 the product is subnormal, correctly rounded.
+ * Fourteen operations with the caller's subtraction of the max (stop 49's
+ * were seventeen: a degree-7 polynomial, r in two steps, and the zero below
+ * -87 a compare and a blend after the exponent's integer addition). Within
+ * 1 + |x| / 20 ulp where the result is a normal float (measured 0.88 +
+ * 0.040 |x|, 4.5 at most near -87; stop 49's 0.94), within 8.4e-39
+ * absolute below (tests/unit/c/kmath_f_test.cpp). Nothing may call it with
+ * x > 0. Where the target has no fused multiply-add instruction, mlip_fmaf
+ * is a portable function: the same bits, slower. This form gives some NaN
+ * for a NaN (which one is not specified), what Softmax's vector rows take
+ * (a NaN term makes the row's sum NaN, and so every output of the row,
+ * either way); mlip__exp_nonpos_fma_f below gives x's own NaN, quieted. */
+#define MLIP__EXP6_C6 0x1.6a23e2p-10f
+#define MLIP__EXP6_C5 0x1.1239ccp-7f
+#define MLIP__EXP6_C4 0x1.5558f2p-5f
+#define MLIP__EXP6_C3 0x1.555492p-3f
+#define MLIP__EXP6_C2 0x1.fffffcp-2f
 static inline float mlip__exp_nonpos_fma_num_f(float x) {
   MLIP__STRICT
-  /* max(x, -87) as the unsigned minimum of the bits (x <= 0 and not NaN:
-   * a larger magnitude has larger bits, +0 the smallest): one integer
-   * operation for the compare and blend, which took the FMA pipes on Zen 3
-   * (about 5% of Softmax); the same value as the select for every such x */
-  const uint32_t bx = mlip__fbits(x);
-  const float xc = mlip__ffrom(bx < 0xc2ae0000u ? bx : 0xc2ae0000u);
+  const float xc = -88.0f > x ? -88.0f : x;
   const float z = mlip_fmaf(xc, 1.44269502f, 12582912.0f);
   const float k = z - 12582912.0f;
-  const float r = mlip_fmaf(k, 2.12194440e-4f, mlip_fmaf(k, -0.693359375f, xc));
-  float p = 1.98412698e-4f;
-  p = mlip_fmaf(p, r, 1.38888889e-3f);
-  p = mlip_fmaf(p, r, 8.33333377e-3f);
-  p = mlip_fmaf(p, r, 4.16666679e-2f);
-  p = mlip_fmaf(p, r, 0.166666672f);
-  p = mlip_fmaf(p, r, 0.5f);
+  const float r = mlip_fmaf(k, -0.693147182f, xc);
+  float p = MLIP__EXP6_C6;
+  p = mlip_fmaf(p, r, MLIP__EXP6_C5);
+  p = mlip_fmaf(p, r, MLIP__EXP6_C4);
+  p = mlip_fmaf(p, r, MLIP__EXP6_C3);
+  p = mlip_fmaf(p, r, MLIP__EXP6_C2);
   p = mlip_fmaf(p, r, 1.0f);
   p = mlip_fmaf(p, r, 1.0f);
-  return mlip__f_sel(x < -87.0f, 0.0f, mlip__ffrom(mlip__fbits(p) + (mlip__fbits(z) << 23)));
+  return p * mlip__ffrom((mlip__fbits(z) << 23) + 0x3f800000u);
 }
 /* The same, NaN for NaN. */
 static inline float mlip__exp_nonpos_fma_f(float x) {
@@ -184,8 +193,8 @@ static inline float mlip__exp_nonpos_fma_f(float x) {
   return mlip__nan_or(x, mlip__exp_nonpos_fma_num_f(x));
 }
 
-/* s[0] + ... + s[15] folded in halves: s[l] + s[l + 8], then + 4, + 2, + 1
- * (s is overwritten). Softmax's sum of a row's n exponentials is 16
+/* s[0] + ... + s[15] folded in halves: s[l] + s[l + 8], then + 4, + 2, + 1.
+ * Softmax's sum of a row's n exponentials is 16
  * partial sums in k's order, lane k mod 16 for the whole blocks of 16 from
  * the row's start and lane k - n + 16 for the tail's n mod 16 terms (the
  * top lanes, where a vector of the row's last 16 holds them), folded so (since
@@ -193,10 +202,12 @@ static inline float mlip__exp_nonpos_fma_f(float x) {
  * transpose and single chain of additions were a quarter of the kernel):
  * n / 16 + 4 roundings deep, not n - 1. */
 static inline float mlip__fold16_f(float* s) {
-  int32_t w, l;
-  for (w = 8; w >= 1; w /= 2)
-    for (l = 0; l < w; ++l) s[l] = s[l] + s[l + w];
-  return s[0];
+  /* written out: GCC kept the loop over the widths, about a tenth of
+   * Softmax's time on rows of 256 */
+  const float a0 = s[0] + s[8], a1 = s[1] + s[9], a2 = s[2] + s[10], a3 = s[3] + s[11];
+  const float a4 = s[4] + s[12], a5 = s[5] + s[13], a6 = s[6] + s[14], a7 = s[7] + s[15];
+  const float b0 = a0 + a4, b1 = a1 + a5, b2 = a2 + a6, b3 = a3 + a7;
+  return (b0 + b2) + (b1 + b3);
 }
 
 /* erf(x) = x P(x^2) / Q(x^2) on |x| <= 4 (x clamped there: erf(4) rounds

@@ -32,8 +32,12 @@
          PMW0 = (MLIP_VREGS - 2) / ({{NBLK}} * NV + 1), PMW = PMW0 > 8 ? 8 : PMW0, PMX = PMW > PMB ? PMW : PMB,
          PM = {{M}} < PMX ? {{M}} : PMX, NJ1 = MLIP_VTILE_BLOCKS(PM, NV), NJ = MLIP_VTILE_EVEN(NJ1, {{NBLK}}),
          /* p in NKC chunks of about KC0 when a group's panel of B passes
-          * 1.5 MLIP_VPANEL_BYTES (a panel up to that still fits L1 whole) */
-         KC0 = MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)) < 8 ? 8 : MLIP_VPANEL_BYTES / (NJ * 16 * (int)sizeof(float)),
+          * 1.5 MLIP_VPANEL_BYTES (a panel up to that still fits L1 whole);
+          * B read in place with rows of whole lines on few of the L1's sets
+          * counts as BSETG / min(NJ, BSETG) times its bytes (codegen's
+          * l1_set_period; 1 for a packed B) */
+         BSG = {{BSETG}}, PNB = NJ * 16 * (int)sizeof(float) * BSG / (NJ < BSG ? NJ : BSG),
+         KC0 = MLIP_VPANEL_BYTES / PNB < 8 ? 8 : MLIP_VPANEL_BYTES / PNB,
          NKC = MLIP_VPANEL_BYTES == 0 || 2 * {{K}} <= 3 * KC0 ? 1 : ({{K}} + KC0 - 1) / KC0, KC = ({{K}} + NKC - 1) / NKC,
          MB = NKC == 1 ? {{M}} : PM * ((256 + PM - 1) / PM) };
   float* yb = y;

@@ -1,7 +1,8 @@
 /* {{#log}}Log{{/log}}Softmax over the middle axis of x viewed as [{{OUTER}}, {{N}}, {{INNER}}]:
  * o = outer index, i = inner index, k = index along the normalized axis.
  * Each (o, i) takes the max, then the exponentials e_k of x - max
- * (mlip/kmath_f.h's mlip__exp_nonpos_fma_f: fused multiply-adds) and
+ * (mlip/kmath_f.h's mlip__exp_nonpos_fma_f: fused multiply-adds, a
+ * degree-6 polynomial) and
  * their sum as 16 partial sums in k's order (lane k mod 16, the tail's
  * n mod 16 terms the top lanes), folded by mlip__fold16_f, as
  * ops/softmax.cpp; Softmax then
@@ -10,9 +11,11 @@
  * exponentials in loops the compiler vectorizes (the same bits: lanes never
  * meet). For INNER == 1, rows in blocks of RB (MLIP_VW_16 with vectors, 8
  * without): each row's max and partial sums as its 16 lanes, vectors of
- * consecutive columns; the block's rows whose max is finite and that hold
- * no NaN (no x - max is then NaN) take the exponential without its NaN
- * select. Up to 32 inner indices side by side for INNER > 1. The max skips
+ * consecutive columns; with vectors, a row of 16 or more takes its
+ * exponentials and their sum in one pass (mlip/kvec_softmax.h), with the
+ * exponential's form that gives some NaN for a NaN (a row where some
+ * x - max is NaN has a NaN sum, so NaN outputs either way). Up to 32
+ * inner indices side by side for INNER > 1. The max skips
  * NaN as fmaxf does; it is the same value in any order but for the sign of
  * a zero max, which no output sees (x - (+0) and x - (-0) differ only
  * where x is a zero, whose exponential is 1 either way, and where +0 and
@@ -29,127 +32,83 @@ static void {{fn}}(const float* x, float* y) {
     const int32_t nr = {{OUTER}} - o0 < RB ? {{OUTER}} - o0 : RB;
     const float* px = x + o0 * {{N}};
     float* py = y + o0 * {{N}};
-    float mx[RB], sum[RB];
-    int32_t r, k;
-    int num = 1; /* every row's max finite, no NaN: no x - max is NaN */
+    float mx[RB], sum[RB], s[16];
+    int32_t r, k, l;
 #if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
     {
-      /* Each row's 16 lanes as vectors: a compare and a blend of bits (no
-       * float select, which the vectorizer leaves scalar; not on Helium,
-       * whose vector masks GCC 12 miscompiles:
-       * templates/kernels/conv_tiled.c), folded into one vector a row; then
-       * the RB rows' vectors transposed in registers and folded again, so
-       * lane r holds row r's max (a row's lanes one after another, scalar,
-       * were about a fifth of the kernel). The rows past the end repeat the
-       * last (never stored). */
+      /* Each row's 16 lanes as vectors, x > m ? x : m (maxps on x86, else a
+       * compare and a blend of bits: no float select, which the vectorizer
+       * leaves scalar; not on Helium, whose vector masks GCC 12
+       * miscompiles: templates/kernels/conv_tiled.c), folded into one
+       * vector a row; then the RB rows' vectors transposed in registers and
+       * folded again, so lane r holds row r's max (a row's lanes one after
+       * another, scalar, were about a fifth of the kernel). The rows past
+       * the end repeat the last (never stored). */
       typedef MLIP_VT_16 vt;
-      typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
       enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
       vt u[RB];
-      vm nan = (vm){0}; /* the block's rows' NaN lanes, tested once */
-      int32_t nb[VW], l;
       for (r = 0; r < RB; ++r) {
         const float* pr = px + (r < nr ? r : nr - 1) * {{N}};
         vt mv[NV], c;
-        float m[16];
         for (l = 0; l < NV; ++l) mv[l] = (vt){0} + -INFINITY;
         for (k = 0; k < {{N}}; k += 16) {
-          /* the row's last 16 columns for its tail: a maximum and the NaN
-           * test are the same over terms seen twice */
+          /* the row's last 16 columns for its tail: a maximum is the same
+           * over terms seen twice */
           const float* pk = pr + (k + 16 <= {{N}} ? k : {{N}} - 16);
           if ({{N}} < 16) break;
-          for (l = 0; l < NV; ++l) {
-            const vt xv = MLIP_VLOAD_16(pk + l * VW);
-            const vm g = xv > mv[l];
-            mv[l] = (vt)(((vm)xv & g) | ((vm)mv[l] & ~g));
-            nan |= xv != xv;
-          }
+          for (l = 0; l < NV; ++l) mv[l] = MLIP__SMX_MAX(MLIP_VLOAD_16(pk + l * VW), mv[l]);
         }
         if ({{N}} < 16) {
+          float m[16];
           memcpy(m, mv, sizeof m);
-          for (l = 0; l < {{N}}; ++l) {
-            m[l] = pr[l] > m[l] ? pr[l] : m[l];
-            num &= pr[l] == pr[l];
-          }
+          for (l = 0; l < {{N}}; ++l) m[l] = pr[l] > m[l] ? pr[l] : m[l];
           memcpy(mv, m, sizeof m);
         }
         c = mv[0];
-        for (l = 1; l < NV; ++l) {
-          const vm g = mv[l] > c;
-          c = (vt)(((vm)mv[l] & g) | ((vm)c & ~g));
-        }
+        for (l = 1; l < NV; ++l) c = MLIP__SMX_MAX(mv[l], c);
         u[r] = c;
       }
-      memcpy(nb, &nan, sizeof nb);
-      for (l = 0; l < VW; ++l) num &= nb[l] == 0;
       MLIP_VTRANSPOSE_16(u);
-      for (r = 1; r < RB; ++r) {
-        const vm g = u[r] > u[0];
-        u[0] = (vt)(((vm)u[r] & g) | ((vm)u[0] & ~g));
-      }
+      for (r = 1; r < RB; ++r) u[0] = MLIP__SMX_MAX(u[r], u[0]);
       memcpy(mx, u, sizeof mx);
-      for (r = 0; r < nr; ++r) {
-        num &= mx[r] - mx[r] == 0.0f;
-        sum[r] = 0.0f;
-      }
     }
+    if ({{N}} >= 16) {
+      /* The exponentials and their sum in one pass (mlip/kvec_softmax.h),
+       * without the exponential's NaN select: where some x - max is NaN (a
+       * NaN, an infinite max) the sum is NaN, so every output of the row
+       * is NaN either way (which NaN is not specified). */
+      for (r = 0; r < nr; ++r) {
+        MLIP_VT_16 sv[16 / MLIP_VW_16];
+        mlip__softmax_exps_vn(px + r * {{N}}, py + r * {{N}}, {{N}}, mx[r], sv);
+        memcpy(s, sv, sizeof s);
+        sum[r] = mlip__fold16_f(s);
+      }
+    } else
 #else
     for (r = 0; r < nr; ++r) {
       const float* pr = px + r * {{N}};
       float m[16];
-      int32_t l;
       for (l = 0; l < 16; ++l) m[l] = -INFINITY;
       for (k = 0; k + 16 <= {{N}}; k += 16)
         for (l = 0; l < 16; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
       for (l = 0; k + l < {{N}}; ++l) m[l] = pr[k + l] > m[l] ? pr[k + l] : m[l];
       mx[r] = m[0];
       for (l = 1; l < 16; ++l) mx[r] = m[l] > mx[r] ? m[l] : mx[r];
-      sum[r] = 0.0f;
     }
-    num = 0; /* (the NaN test only where the max is vectors) */
 #endif
-    if (num)
-      for (r = 0; r < nr; ++r)
-        for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip__exp_nonpos_fma_num_f(px[r * {{N}} + k] - mx[r]);
-    else
+    {
+      /* Without vectors, or rows shorter than 16: the exponentials in a
+       * loop the compiler vectorizes, then each row's 16 partial sums as
+       * mlip__fold16_f says: whole blocks of 16 from the row's start, the
+       * tail's n mod 16 terms the top lanes. */
       for (r = 0; r < nr; ++r)
         for (k = 0; k < {{N}}; ++k) py[r * {{N}} + k] = mlip__exp_nonpos_fma_f(px[r * {{N}} + k] - mx[r]);
-    {
-      /* Each row's sum as 16 partial sums, as mlip__fold16_f says: vectors
-       * of the row's own consecutive terms, no transpose (a row's 16 lanes
-       * as vectors, or floats without vectors); the tail's terms are the
-       * top lanes of the row's last 16 columns (the others masked to +0,
-       * which adds nothing: every partial sum is +0 or more), so no lane
-       * goes through memory. */
-      typedef MLIP_VT_16 vt;
-      enum { VW = MLIP_VW_16, NV = 16 / MLIP_VW_16 };
-#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
-      typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
-      vm tm[NV];
-      {
-        int32_t t[16], l;
-        for (l = 0; l < 16; ++l) t[l] = l >= 16 - {{N}} % 16 ? -1 : 0;
-        memcpy(tm, t, sizeof tm);
-      }
-#endif
       for (r = 0; r < nr; ++r) {
         const float* pe = py + r * {{N}};
-        vt sv[NV];
-        float s[16];
-        int32_t l;
-        for (l = 0; l < NV; ++l) sv[l] = (vt){0};
+        for (l = 0; l < 16; ++l) s[l] = 0.0f;
         for (k = 0; k + 16 <= {{N}}; k += 16)
-          for (l = 0; l < NV; ++l) sv[l] = sv[l] + MLIP_VLOAD_16(pe + k + l * VW);
-#if MLIP_VW_16 > 1 && !defined(__ARM_FEATURE_MVE)
-        if ({{N}} >= 16 && k < {{N}})
-          for (l = 0; l < NV; ++l) sv[l] = sv[l] + (vt)((vm)MLIP_VLOAD_16(pe + {{N}} - 16 + l * VW) & tm[l]);
-        memcpy(s, sv, sizeof s);
-        if ({{N}} < 16)
-          for (l = 0; l < {{N}}; ++l) s[16 - {{N}} + l] += pe[l];
-#else
-        memcpy(s, sv, sizeof s);
+          for (l = 0; l < 16; ++l) s[l] = s[l] + pe[k + l];
         for (l = 0; k + l < {{N}}; ++l) s[16 - ({{N}} - k) + l] += pe[k + l];
-#endif
         sum[r] = mlip__fold16_f(s);
       }
     }

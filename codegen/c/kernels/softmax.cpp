@@ -22,6 +22,7 @@ void softmax(const Graph& g, const Node& n, KernelSpec& spec, bool log) {
   spec.set_flag("rows", d.inner == 1);  // the normalized axis is contiguous
   spec.includes.push_back("mlip/kmath_f.h");
   spec.includes.push_back("mlip/kvec.h");
+  spec.includes.push_back("mlip/kvec_softmax.h");
   spec.args = {0};
 }
 }  // namespace

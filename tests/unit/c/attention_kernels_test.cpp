@@ -43,8 +43,8 @@ using test::random_tensor;
 // the rows form); and a row set of special values: a +0/-0 tie as the max,
 // NaN (skipped by the max, so the row's outputs are NaN), -inf, all -inf
 // (NaN), exponents that underflow, and +inf as the max (inf - inf: NaN),
-// beside rows with none of these (the block's exponentials then keep their
-// NaN select: softmax.c).
+// beside rows with none of these (a row whose sum is NaN is done again with
+// the exponential's NaN select: softmax.c).
 fs::path model(io::NamedTensors& in) {
   OnnxBuilder b(17);
   auto input = [&](const std::string& name, const Shape& shape, TensorData t) {
@@ -164,6 +164,63 @@ fs::path model(io::NamedTensors& in) {
   return b.save(test::scratch_dir(), "attention_kernels.onnx");
 }
 
+// A second model (the first has as many inputs and outputs as the runtime
+// takes, MLIP_MAX_IO_TENSORS): Softmax's and LogSoftmax's rows form on
+// long rows (4099: groups of vectors, blocks of 16, a tail of 3), whose
+// exponentials and sum take one pass without the NaN select and redo a row
+// whose sum is NaN (softmax.c, mlip/kvec_softmax.h): random; a NaN among
+// the groups; -inf at every 3rd column, the rest spread over [-100, 0]
+// (the exponential's zero from -87.69, its subnormal results above); all
+// -inf; +inf in the tail; and x - max within [-88, -87]. Rows of 33 and 47
+// (one group and a tail at AVX2's width, two blocks at AVX-512's), the
+// specials at random places; and attn v MatMuls whose B is read in place
+// (below).
+fs::path rows_model(io::NamedTensors& in) {
+  OnnxBuilder b(17);
+  auto input = [&](const std::string& name, const Shape& shape, TensorData t) {
+    b.input(name, t.dtype(), shape);
+    in.emplace_back(name, std::move(t));
+  };
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  {
+    const int64_t n = 4099;
+    TensorData lr = random_tensor(DType::Float32, {6, n}, 38, -20.0, 20.0);
+    float* v = lr.data<float>();
+    v[1 * n + 3000] = nan;
+    for (int64_t k = 0; k < n; ++k) {
+      v[2 * n + k] = k % 3 == 0 ? -inf : -100.0f * static_cast<float>(k) / static_cast<float>(n);
+      v[3 * n + k] = -inf;
+      v[5 * n + k] = k == 17 ? 0.0f : -87.0f - static_cast<float>(k % 1000) / 1000.0f;
+    }
+    v[4 * n + n - 2] = inf;
+    input("sl", {6, n}, std::move(lr));
+    for (int64_t w : {33, 47}) {
+      TensorData t = random_tensor(DType::Float32, {9, w}, 39 + static_cast<int>(w), -90.0, 10.0);
+      float* tv = t.data<float>();
+      const float special[] = {nan, -inf, inf};
+      for (int64_t r = 0; r < 6; ++r) tv[r * w + (r * 13 + 5) % w] = special[r % 3];
+      input(fmt::format("sw{}", w), {9, w}, std::move(t));
+    }
+  }
+  for (const char* x : {"sl", "sw33", "sw47"}) {
+    b.node("Softmax", {x}, {fmt::format("sm_{}", x)}, {{"axis", int64_t{-1}}});
+    b.node("LogSoftmax", {x}, {fmt::format("lsm_{}", x)}, {{"axis", int64_t{-1}}});
+    b.output(fmt::format("sm_{}", x)).output(fmt::format("lsm_{}", x));
+  }
+  // attn v with heads of 64 over 200 positions and 41 queries: B read in
+  // place, rows of 256 bytes on a quarter of the L1's sets, so its sums
+  // run in chunks of K (matmul_packed.c, codegen's l1_set_period); and
+  // heads of 48 (rows of 192 bytes, on every set: whole).
+  for (int n : {64, 48}) {
+    const std::string a = fmt::format("pa{}", n), v = fmt::format("pv{}", n);
+    input(a, {2, 41, 200}, random_tensor(DType::Float32, {2, 41, 200}, 50 + n, 0.0, 1.0));
+    input(v, {2, 200, n}, random_tensor(DType::Float32, {2, 200, n}, 51 + n, -2.0, 2.0));
+    b.node("MatMul", {a, v}, {fmt::format("pav{}", n)});
+    b.output(fmt::format("pav{}", n));
+  }
+  return b.save(test::scratch_dir(), "attention_rows.onnx");
+}
+
 // compare() with tolerance 0, and the bits too where neither is NaN (compare
 // takes -0 for +0).
 void expect_bits(const std::string& name, const TensorData& got, const TensorData& want) {
@@ -191,8 +248,9 @@ void expect_outputs(const io::NamedTensors& got, const io::NamedTensors& want) {
 }
 
 TEST(AttentionKernels, EveryWidthGivesTheReferenceBits) {
+  for (auto* make : {&model, &rows_model}) {
   io::NamedTensors in;
-  const fs::path onnx = model(in);
+  const fs::path onnx = make(in);
   const io::NamedTensors want = test::reference_run(onnx, in);
   driver::CompileResult r = driver::compile_model(onnx, {});
   const fs::path tar = test::scratch_dir() / "attention_kernels.tar";
@@ -209,6 +267,7 @@ TEST(AttentionKernels, EveryWidthGivesTheReferenceBits) {
     expect_outputs(host::HostModel::build(tar, bo).run(in).outputs, want);
   }
   EXPECT_EQ(test::strict_c99_errors(onnx), "");
+  }
 }
 
 bool have(const std::string& tool) {
@@ -220,10 +279,11 @@ bool have(const std::string& tool) {
 TEST(AttentionKernels, AArch64UnderQemuGivesTheReferenceBits) {
   for (const char* tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
     if (!have(tool)) GTEST_SKIP() << tool << " missing (scripts/setup.sh installs it)";
+  for (auto* make : {&model, &rows_model}) {
   io::NamedTensors in;
-  const fs::path onnx = model(in);
+  const fs::path onnx = make(in);
   const io::NamedTensors want = test::reference_run(onnx, in);
-  const fs::path dir = test::scratch_dir() / "attention_kernels_aarch64";
+  const fs::path dir = test::scratch_dir() / (make == &model ? "attention_kernels_aarch64" : "attention_rows_aarch64");
   fs::create_directories(dir);
   io::write_npz(dir / "in.npz", in);
   ProcessResult c = run_process({MLIPC_BINARY, "compile", onnx.string(), "--target", "c", "-o", "cross.tar",
@@ -234,6 +294,7 @@ TEST(AttentionKernels, AArch64UnderQemuGivesTheReferenceBits) {
   ProcessResult r = run_process({MLIPC_BINARY, "run", "cross.tar", "--inputs", "in.npz", "--outputs", "out.npz"}, dir, 1200);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   expect_outputs(io::read_npz(dir / "out.npz"), want);
+  }
 }
 
 }  // namespace
