@@ -338,10 +338,21 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // 128->64 5%; on 28x28 planes a 1x1 layer's copy cost 18% (no conflict
     // to remove), docs/benchmarks.md, stop 50. Not on a Cortex-M (no such
     // cache to spare; the copy's pass and its arena would remain).
+    // So do planes of 16 to 256 positions read by 12 blocks of output
+    // channels or more (a Concat's output read by a wide 1x1 layer): the
+    // copy costs one pass over the input, the strided reads of a row-major
+    // one cost as much again for every block (ShuffleNetV2's conv5 464 ->
+    // 1024 on 7x7 725-760 -> 550 us, GoogLeNet's 832 -> 384 on 7x7 505 ->
+    // 373, SqueezeNet's 512 -> 1000 on 13x13 2031 -> 1845; with 4 to 8
+    // blocks the copy lost 10 to 15%, docs/benchmarks.md, stop 50). Under
+    // 16 positions (64 bytes) a channel's plane shares its cache line with
+    // the next, so the reads are near contiguous already (MobileNetV3's
+    // squeeze-and-excitation 1x1 layers on 1x1 planes took 12% longer).
     const int64_t in_plane = geo.in[0] * geo.in[1] * geo.in[2];
     const bool cortex_m = spec.cpu && spec.cpu->family == CpuTarget::Family::CortexM;
+    const bool aligned_or_wide = in_plane % 256 == 0 || (in_plane >= 16 && in_plane <= 256 && nb >= 12);
     const bool cl_copy =
-        finite && !x_cl && !depthwise && !pool && !pad_small && icg >= 16 && in_plane % 256 == 0 && !cortex_m;
+        finite && !x_cl && !depthwise && !pool && !pad_small && icg >= 16 && aligned_or_wide && !cortex_m;
     const bool pad_ok = pad_small || cl_copy;
     // A row-major output (2-D or 1-D, no pool, no residual, not for a
     // Cortex-M; of more than one position, whose channels are contiguous

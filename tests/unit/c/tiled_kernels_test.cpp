@@ -963,6 +963,53 @@ TEST(TiledKernels, ChannelsLastCopiesOfAlignedRowMajorPlanesMatchTheReferenceBit
   EXPECT_EQ(test::strict_c99_errors(p), "");
 }
 
+// Row-major inputs of 16 channels or more on planes of 16 to 256 positions
+// that no multiple of 256 floats fills (7x7, 13x13, 5x9, 1-D 45), read by
+// 12 blocks of output channels or more (192 channels: the copy pays once
+// for every block's reads) and by 11 (176: no copy), and a plane of 15
+// (3x5: no copy): 1x1 and 3x3 without pads, a bias, batch 2, into
+// row-major and channels-last tensors, bit for bit.
+TEST(TiledKernels, ChannelsLastCopiesOfSmallPlanesReadByManyBlocksBitForBit) {
+  std::mt19937 rng(20261131);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  b.input("big", DType::Float32, {1, 64, 64, 64});
+  b.node("Abs", {"big"}, {"bigt"});  // 1 MB in the arena: room for every copy
+  b.node("Neg", {"bigt"}, {"bign"});
+  b.output("bign");
+  inputs.emplace_back("big", random_tensor(DType::Float32, {1, 64, 64, 64}, 6000));
+  const std::vector<Shape> planes = {{7, 7}, {13, 13}, {5, 9}, {45}, {3, 5}};
+  size_t copies = 0;
+  for (int c = 0; c < 10; ++c) {
+    const Shape& sp = planes[static_cast<size_t>(c) % planes.size()];
+    const int64_t m = c < 5 ? 192 : 176, k = c % 2 ? 3 : 1;
+    Shape in = {pick(rng, 1, 2), pick(rng, 16, 40)};
+    in.insert(in.end(), sp.begin(), sp.end());
+    const std::string x = fmt::format("sx{}", c), y = fmt::format("sc{}", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 6100 + static_cast<uint32_t>(c)));
+    Shape w = {m, in[1]};
+    w.insert(w.end(), sp.size(), k);
+    b.initializer(y + "_w", random_tensor(DType::Float32, w, 6200 + static_cast<uint32_t>(c)));
+    b.initializer(y + "_b", random_tensor(DType::Float32, {m}, 6300 + static_cast<uint32_t>(c)));
+    b.node("Conv", {x, y + "_w", y + "_b"}, {y});
+    copies += m == 192 && numel(sp) >= 16;
+    if (c % 4 < 2) {  // into a channels-last tensor: a second convolution's input
+      Shape w2 = {3, m};
+      w2.insert(w2.end(), sp.size(), 1);
+      b.initializer(y + "_w2", random_tensor(DType::Float32, w2, 6400 + static_cast<uint32_t>(c)));
+      b.node("Conv", {y, y + "_w2"}, {y + "_next"});
+      b.output(y + "_next");
+    } else {
+      b.output(y);
+    }
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_small_copies.onnx");
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
+  const std::string lib1 = driver::compile_model(p, {}).files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "Row-major input: a row of one channel"), copies);
+}
+
 // Every form of the new templates in one model, built as strict C99 (cc's
 // default instruction set: the vector path of mlip/kvec.h).
 TEST(TiledKernels, EveryFormCompilesAsStrictC99) {
