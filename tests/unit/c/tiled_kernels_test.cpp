@@ -919,6 +919,17 @@ TEST(TiledKernels, StagedRowMajorOutputsMatchTheReferenceBitForBit) {
   }
 }
 
+// A large tensor computed first and alive over two steps ("big", Abs, Neg
+// to an output), so that the arena's peak leaves room for the scratch the
+// layers after it are offered.
+void add_arena_room(OnnxBuilder& b, io::NamedTensors& inputs, const Shape& shape, uint32_t seed) {
+  b.input("big", DType::Float32, shape);
+  b.node("Abs", {"big"}, {"bigt"});
+  b.node("Neg", {"bigt"}, {"bign"});
+  b.output("bign");
+  inputs.emplace_back("big", random_tensor(DType::Float32, shape, seed));
+}
+
 // Row-major inputs of 16 channels a group or more on planes of a multiple
 // of 1 KiB (256 floats: 16x16, 8x32, 4x8x8, 1-D 512), which get a
 // channels-last copy (conv.cpp's cl_copy) where the arena has room, padded
@@ -930,11 +941,7 @@ TEST(TiledKernels, ChannelsLastCopiesOfAlignedRowMajorPlanesMatchTheReferenceBit
   std::mt19937 rng(20261130);
   OnnxBuilder b;
   io::NamedTensors inputs;
-  b.input("big", DType::Float32, {1, 32, 80, 80});
-  b.node("Abs", {"big"}, {"bigt"});  // 800 KB in the arena: room for every copy
-  b.node("Neg", {"bigt"}, {"bign"});
-  b.output("bign");
-  inputs.emplace_back("big", random_tensor(DType::Float32, {1, 32, 80, 80}, 5000));
+  add_arena_room(b, inputs, {1, 32, 80, 80}, 5000);  // 800 KB: room for every copy
   const std::vector<Shape> planes = {{16, 16}, {8, 32}, {32, 16}, {4, 8, 8}, {512}, {24, 32}};
   const int n = 12;
   for (int c = 0; c < n; ++c) {
@@ -973,11 +980,7 @@ TEST(TiledKernels, ChannelsLastCopiesOfSmallPlanesReadByManyBlocksBitForBit) {
   std::mt19937 rng(20261131);
   OnnxBuilder b;
   io::NamedTensors inputs;
-  b.input("big", DType::Float32, {1, 64, 64, 64});
-  b.node("Abs", {"big"}, {"bigt"});  // 1 MB in the arena: room for every copy
-  b.node("Neg", {"bigt"}, {"bign"});
-  b.output("bign");
-  inputs.emplace_back("big", random_tensor(DType::Float32, {1, 64, 64, 64}, 6000));
+  add_arena_room(b, inputs, {1, 64, 64, 64}, 6000);  // 1 MB: room for every copy
   const std::vector<Shape> planes = {{7, 7}, {13, 13}, {5, 9}, {45}, {3, 5}};
   size_t copies = 0;
   for (int c = 0; c < 10; ++c) {
