@@ -301,8 +301,8 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
         set_packed_operands(spec, wpk, bias, has_res);
       } else {
         prepare_depthwise_cl(spec, geo, activation_of(n.attrs));
-        set_packed_operands(spec, pack_depthwise_cl(*wv.constant, x[1], mb_cl),
-                            has_bias ? pack_bias(*g.value(n.inputs[2]).constant, 1, x[1], mb_cl) : nullptr, has_res);
+        // the bias as packed above: channel c at bp[c] whatever the block
+        set_packed_operands(spec, pack_depthwise_cl(*wv.constant, x[1], mb_cl), bias, has_res);
       }
       return;
     }

@@ -10,6 +10,7 @@
 // is stored, before the activation; a fused layer scale (input 3) and
 // residual (input 4, passes/fuse_matmul_epilogue) after it, in that order.
 #include <memory>
+#include <numeric>
 
 #include "c/kernels/kernels.h"
 #include "c/kernels/matmul_loops.h"
@@ -55,15 +56,7 @@ std::shared_ptr<TensorData> pack_b(const TensorData& b, int64_t k, int64_t n, in
 // against onnxruntime's 638 for the ViT-B block; 636 chunked so). 1 where
 // the rows are not whole lines (they spread over every set).
 int64_t l1_set_period(int64_t stride) {
-  if (stride % 64 != 0) return 1;
-  int64_t a = stride / 64 % 64, b = 64;
-  if (a == 0) return 64;
-  while (a != 0) {
-    const int64_t t = b % a;
-    b = a;
-    a = t;
-  }
-  return b;
+  return stride % 64 != 0 ? 1 : std::gcd(stride / 64 % 64, int64_t{64});  // gcd(0, 64) = 64
 }
 
 }  // namespace
