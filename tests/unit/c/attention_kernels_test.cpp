@@ -241,7 +241,8 @@ void expect_bits(const std::string& name, const TensorData& got, const TensorDat
 void expect_outputs(const io::NamedTensors& got, const io::NamedTensors& want) {
   ASSERT_EQ(got.size(), want.size());
   for (const auto& [name, t] : want) {
-    auto it = std::find_if(got.begin(), got.end(), [&](const auto& g) { return g.first == name; });
+    // name by an init-capture: C++17 lambdas cannot capture a structured binding (clang rejects it)
+    auto it = std::find_if(got.begin(), got.end(), [&n = name](const auto& g) { return g.first == n; });
     ASSERT_NE(it, got.end()) << name;
     expect_bits(name, it->second, t);
   }

@@ -385,7 +385,8 @@ TEST(PackedWidths, AArch64UnderQemuGivesTheHostBits) {
   const io::NamedTensors got = io::read_npz(dir / "out.npz");
   ASSERT_EQ(got.size(), want.size());
   for (const auto& [name, t] : want) {
-    auto it = std::find_if(got.begin(), got.end(), [&](const auto& g) { return g.first == name; });
+    // name by an init-capture: C++17 lambdas cannot capture a structured binding (clang rejects it)
+    auto it = std::find_if(got.begin(), got.end(), [&n = name](const auto& g) { return g.first == n; });
     ASSERT_NE(it, got.end()) << name;
     EXPECT_EQ(test::compare(it->second, t, 0.0, 0.0), "") << name;
   }
