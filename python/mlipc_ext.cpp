@@ -122,9 +122,9 @@ class Runner {
   Runner(const std::string& path, const std::string& name, const std::string& remote, const std::string& token_file)
       : name_(name) {
     py::gil_scoped_release unlocked;
-    const mlf::Metadata md = host::check_tarball(read_file(path), name).metadata;
+    const std::string bytes = read_file(path);
     model_ = std::make_unique<host::HostModel>(
-        cli::runner_for({path, remote, token_file, limits::kDefaultBuildSeconds}, md));
+        cli::runner_for({path, remote, token_file, limits::kDefaultBuildSeconds}, bytes, host::check_tarball(bytes, name)));
   }
 
   std::vector<Array> run(const std::vector<Array>& inputs, int timeout) const {

@@ -162,7 +162,11 @@ void run_run(const RunArgs& a) {
   if (a.fill_mode != "zeros" && a.fill_mode != "ones" && a.fill_mode != "random")
     fail("--fill-mode '{}' (allowed: zeros, ones, random)", a.fill_mode);
   if (!a.token_file.empty() && a.remote.empty()) fail("--remote-token-file needs --remote host:port");
-  if (is_mesh(mlf::read_tar(a.tarball))) {  // a pipeline across PEs (docs/mesh.md)
+  // The tarball is read and unpacked once (ResNet-18's is 180 MB); its
+  // members are kept until check_tarball below.
+  const std::string bytes = read_file(a.tarball);
+  std::optional<mlf::FileMap> files = mlf::read_tar_bytes(bytes, a.tarball);
+  if (is_mesh(*files)) {  // a pipeline across PEs (docs/mesh.md)
     if (!a.remote.empty()) fail("{}: --remote runs one model's runner, not a mesh's stages", a.tarball);
     if (a.profile || !a.report.empty() || a.print_top > 0 || a.print_time || a.number != 1 || a.repeat != 1)
       fail("{}: a mesh tarball takes --inputs, --outputs and the timeouts only (not --profile, --report, --print-top, "
@@ -181,7 +185,9 @@ void run_run(const RunArgs& a) {
     check_report_path(a.report, inputs, "--report");
   }
   // The inputs first: a bad .npz is refused before anything is built.
-  const mlf::Metadata md = host::check_tarball(read_file(a.tarball), a.tarball).metadata;
+  const host::CheckedTarball checked = host::check_tarball(*files, a.tarball);
+  files.reset();
+  const mlf::Metadata& md = checked.metadata;
   io::NamedTensors inputs;
   if (!a.inputs.empty()) {
     inputs = io::read_npz(a.inputs);
@@ -191,8 +197,8 @@ void run_run(const RunArgs& a) {
   // one fails before the model is built, not after it ran.
   if (a.profile) or_damaged(a.tarball, [&] { (void)profile_of(md, host::RunResult{}); });
   std::optional<InspectData> report_data;
-  if (!a.report.empty()) report_data = or_damaged(a.tarball, [&] { return inspect_data(read_file(a.tarball), a.tarball); });
-  host::HostModel model = runner_for({a.tarball, a.remote, a.token_file, a.build_timeout}, md);
+  if (!a.report.empty()) report_data = or_damaged(a.tarball, [&] { return inspect_data(bytes, a.tarball); });
+  host::HostModel model = runner_for({a.tarball, a.remote, a.token_file, a.build_timeout}, bytes, checked);
   if (a.inputs.empty()) inputs = fill_inputs(model.metadata(), a.fill_mode);
   // tvmc runs the model once before it measures; --number 0 leaves that run only.
   const int runs = a.number == 0 ? 1 : a.number * a.repeat + (a.print_time ? 1 : 0);

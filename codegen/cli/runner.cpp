@@ -22,12 +22,13 @@ namespace {
 // cache, never the file beside the tarball nor a compiler named by
 // metadata.json (docs/security.md): found by the same key, or refused with
 // a line ending in `otherwise`.
-host::HostModel cached_runner(const RunnerChoice& a, const driver::CrossTarget& cross, const std::string& otherwise) {
+host::HostModel cached_runner(const RunnerChoice& a, const std::string& bytes, const host::CheckedTarball& checked,
+                              const driver::CrossTarget& cross, const std::string& otherwise) {
   host::BuildOptions bo;
   bo.cc = cross.compiler;
   bo.flags = host::runner_flags(cross.compiler_flags());
   bo.only_cached = true;
-  host::HostModel model = host::HostModel::build(a.tarball, bo);
+  host::HostModel model = host::HostModel::build(a.tarball, bytes, checked, bo);
   if (model.executable().empty())
     fail("{} is built for {} and this machine's build cache has no runner for it: compile it again here with "
          "--cross-compiler{}",
@@ -37,7 +38,9 @@ host::HostModel cached_runner(const RunnerChoice& a, const driver::CrossTarget& 
 
 // --remote: the cross-built runner runs on `mlipc serve` at host:port
 // (docs/user-guide.md, "Remote run").
-host::HostModel remote_runner(const RunnerChoice& a, const mlf::Metadata& md, const driver::CrossTarget& cross) {
+host::HostModel remote_runner(const RunnerChoice& a, const std::string& bytes, const host::CheckedTarball& checked,
+                              const driver::CrossTarget& cross) {
+  const mlf::Metadata& md = checked.metadata;
   host::RemoteEndpoint at = host::parse_endpoint(a.remote);
   if (!a.token_file.empty()) at.token = host::read_token_file(a.token_file);
   if (cross.compiler.empty())
@@ -47,14 +50,16 @@ host::HostModel remote_runner(const RunnerChoice& a, const mlf::Metadata& md, co
   if (!cross.linux_triple())
     fail("{} is built for {}, which has no runner (not Linux): --remote runs a Linux target's runner", a.tarball,
          printable(cross.triple));
-  host::HostModel model = cached_runner(a, cross, fmt::format(" (the runner {} beside it is never sent)", beside.string()));
+  host::HostModel model =
+      cached_runner(a, bytes, checked, cross, fmt::format(" (the runner {} beside it is never sent)", beside.string()));
   model.run_on(std::move(at));
   return model;
 }
 
 }  // namespace
 
-host::HostModel runner_for(const RunnerChoice& a, const mlf::Metadata& md) {
+host::HostModel runner_for(const RunnerChoice& a, const std::string& bytes, const host::CheckedTarball& checked) {
+  const mlf::Metadata& md = checked.metadata;
   const nlohmann::json& mlipc = md.extra.value("mlipc", nlohmann::json::object());
   driver::CrossTarget cross;
   try {
@@ -62,12 +67,12 @@ host::HostModel runner_for(const RunnerChoice& a, const mlf::Metadata& md) {
   } catch (const nlohmann::json::exception& e) {
     fail("{}: metadata.json is damaged ({})", a.tarball, mlf::json_error_reason(e));
   }
-  if (!a.remote.empty()) return remote_runner(a, md, cross);
+  if (!a.remote.empty()) return remote_runner(a, bytes, checked, cross);
   const std::string arch = cross.arch();
   if (cross.compiler.empty() || arch.empty() || arch == driver::host_arch()) {
     host::BuildOptions bo;
     bo.build_timeout = a.build_timeout;
-    return host::HostModel::build(a.tarball, bo);
+    return host::HostModel::build(a.tarball, bytes, checked, bo);
   }
   const fs::path beside = host::cross_dir(a.tarball, cross.triple) / host::runner_name(md.module_name);
   if (!cross.linux_triple())
@@ -79,7 +84,7 @@ host::HostModel runner_for(const RunnerChoice& a, const mlf::Metadata& md) {
     fail("{} is built for {}: install qemu-user ({}) to run it here, or run {} on the device with the same arguments "
          "as mlipc run gives it",
          a.tarball, printable(cross.triple), qemu, beside.string());
-  host::HostModel model = cached_runner(a, cross, fmt::format(", or run {} on the device", beside.string()));
+  host::HostModel model = cached_runner(a, bytes, checked, cross, fmt::format(", or run {} on the device", beside.string()));
   std::vector<std::string> emulator = {qemu};
   // Debian's cross C library (libc6-<arch>-cross) for a dynamically linked runner.
   const fs::path sysroot = fs::path("/usr") / cross.triple;

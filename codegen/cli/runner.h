@@ -21,8 +21,9 @@ struct RunnerChoice {
   int build_timeout = limits::kDefaultBuildSeconds;
 };
 
-// The program for tarball c.tarball, whose metadata is md; throws Error
-// with one line (no cross build to send, no runner in the cache, no qemu).
-host::HostModel runner_for(const RunnerChoice& c, const mlf::Metadata& md);
+// The program for tarball c.tarball, whose bytes (read once by the caller)
+// host::check_tarball has checked; throws Error with one line (no cross
+// build to send, no runner in the cache, no qemu).
+host::HostModel runner_for(const RunnerChoice& c, const std::string& bytes, const host::CheckedTarball& checked);
 
 }  // namespace mlipc::cli

@@ -64,8 +64,11 @@ void build_into(const fs::path& dir, const std::string& tar_bytes, const fs::pat
 }  // namespace
 
 CheckedTarball check_tarball(const std::string& bytes, const fs::path& tarball) {
+  return check_tarball(mlf::read_tar_bytes(bytes, tarball), tarball);
+}
+
+CheckedTarball check_tarball(const mlf::FileMap& files, const fs::path& tarball) {
   CheckedTarball c;
-  mlf::FileMap files = mlf::read_tar_bytes(bytes, tarball);
   auto it = files.find("metadata.json");
   if (it == files.end()) fail("{}: not an mlipc model library (no metadata.json, no pipeline.json)", tarball.string());
   try {
@@ -94,10 +97,14 @@ CheckedTarball check_tarball(const std::string& bytes, const fs::path& tarball) 
 
 HostModel HostModel::build(const fs::path& tarball, const BuildOptions& options) {
   const std::string bytes = read_file(tarball);
+  return build(tarball, bytes, check_tarball(bytes, tarball), options);
+}
+
+HostModel HostModel::build(const fs::path& tarball, const std::string& bytes, const CheckedTarball& checked,
+                           const BuildOptions& options) {
   HostModel m;
   m.tarball_ = tarball;
-  CheckedTarball checked = check_tarball(bytes, tarball);
-  m.metadata_ = std::move(checked.metadata);
+  m.metadata_ = checked.metadata;
   if (options.build_timeout < 1) fail("--build-timeout {} must be at least 1 second", options.build_timeout);
   const Toolchain cc{options.cc.empty() ? compiler() : options.cc, options.flags.empty() ? host_flags() : options.flags};
   // The tarball's bytes, the compiler and its flags and the driver's

@@ -18,6 +18,7 @@
 
 #include "host/remote_client.h"
 #include "io/npz.h"
+#include "mlf/archive.h"
 #include "mlf/metadata.h"
 #include "support/limits.h"
 
@@ -75,11 +76,24 @@ struct RunResult {
   uint64_t remote_wall_ns = 0, remote_cpu_ns = 0;
 };
 
+// What build() checks before it compiles anything: the archive, its
+// metadata.json, that it holds only files mlipc compile writes, and the host
+// driver rendered from the metadata. Errors name `tarball`. (The fuzz
+// target's entry for what `run` reads.)
+struct CheckedTarball {
+  mlf::Metadata metadata;
+  std::string model_c;  // the host driver's model-specific half (templates/host/model.c)
+};
+
 class HostModel {
  public:
   // Extracts and builds `tarball` (or reuses the cached build). Only a
   // tarball holding nothing but the files mlipc compile writes is built.
   static HostModel build(const std::filesystem::path& tarball, const BuildOptions& options = {});
+  // The same for a tarball the caller has read (`bytes`, the build cache's
+  // key) and checked (check_tarball): a 180 MB tarball is read once.
+  static HostModel build(const std::filesystem::path& tarball, const std::string& bytes,
+                         const CheckedTarball& checked, const BuildOptions& options = {});
 
   // Runs the program through `emulator` (for example qemu-aarch64 -L
   // /usr/aarch64-linux-gnu): a cross build's runner.
@@ -119,15 +133,9 @@ class HostModel {
   std::optional<RemoteEndpoint> remote_;  // run exe_ there
 };
 
-// What build() checks before it compiles anything: the archive, its
-// metadata.json, that it holds only files mlipc compile writes, and the host
-// driver rendered from the metadata. Errors name `tarball`. (The fuzz
-// target's entry for what `run` reads.)
-struct CheckedTarball {
-  mlf::Metadata metadata;
-  std::string model_c;  // the host driver's model-specific half (templates/host/model.c)
-};
 CheckedTarball check_tarball(const std::string& bytes, const std::filesystem::path& tarball);
+// The same on the members the caller has read (mlf::read_tar_bytes).
+CheckedTarball check_tarball(const mlf::FileMap& files, const std::filesystem::path& tarball);
 
 // The folder builds are cached in.
 std::filesystem::path default_cache_dir();
