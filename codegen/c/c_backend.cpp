@@ -89,6 +89,12 @@ class Generator {
     std::vector<KernelSpec> specs(g_.nodes.size());
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (!is_view(g_.nodes[i])) specs[i] = prepare(g_.nodes[i], {}, {});
+    // A Concat whose inputs are written straight into its output (liveness
+    // below) stays row-major: its inputs are then contiguous slices of it.
+    if (opt_.arena_reuse) {
+      std::vector<memory::Slice> slices;
+      for (int i : memory::concat_slices(g_, slices)) specs[static_cast<size_t>(i)].layouts = {};
+    }
     // Then the layouts the kernels allow (c/layout.h), and the kernels that
     // touch a channels-last tensor prepared again for it.
     m_.channels_last = plan_layouts(g_, specs);

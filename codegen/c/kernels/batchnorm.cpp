@@ -1,7 +1,8 @@
 // BatchNormalization (inference) that could not be folded into a Conv or
 // Gemm: y = x * scale[c] + shift[c], then the fused activation. With
 // constant parameters the per-channel factors are computed here and baked
-// into .rodata; otherwise the kernel computes them from the four pointers.
+// into .rodata (either layout); otherwise the kernel computes them from the
+// four pointers (row-major).
 #include "c/kernels/kernels.h"
 #include "ops/batchnorm.h"
 
@@ -29,6 +30,10 @@ void prepare_BatchNormalization(const Graph& g, const Node& n, KernelSpec& spec)
     auto param = [&](int i) { return g.value(n.inputs[static_cast<size_t>(i)]).constant->data<float>(); };
     ops::BatchNormFactors f = ops::batchnorm_factors(param(1), param(2), param(3), param(4), channels, eps);
     spec.template_name = "batchnorm_const.c";
+    // Either layout, the output's (c/layout.h): a Concat's channels-last
+    // output goes on channels-last to the convolution after it.
+    spec.layouts = {{}, {0}, true};
+    spec.set_flag("cl", spec.output_cl(0));
     spec.set("scale_values", c_floats(f.scale));
     spec.set("shift_values", c_floats(f.shift));
     spec.args = {0};

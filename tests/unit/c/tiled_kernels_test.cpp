@@ -491,7 +491,7 @@ bool stored_channels_last(const driver::CompileResult& r, const std::string& nam
 // that each reads and writes channels-last: max (ceil mode, dilations, pads)
 // and average (with and without the padding in the count), a residual Add,
 // a channel-wise Mul by a constant and by a global pool's result (the
-// squeeze-and-excitation pattern), and a Concat, whose inputs stay row-major.
+// squeeze-and-excitation pattern), and a Concat (c/kernels/concat.cpp).
 TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
   OnnxBuilder b;
   const Shape in = {2, 3, 13, 11};
@@ -539,7 +539,8 @@ TEST(TiledKernels, PoolsAndElementwiseBetweenConvsMatchTheReference) {
   for (const Node& n : r.graph.nodes) EXPECT_NE(n.op, "Add");
   EXPECT_FALSE(cl("x"));    // a graph input
   EXPECT_FALSE(cl("out"));  // a graph output
-  EXPECT_FALSE(cl("ap2"));  // read by Concat, which has no channels-last form
+  EXPECT_TRUE(cl("ap2"));  // read twice by a Concat, which copies it channels-last
+  EXPECT_TRUE(cl("cat"));
 }
 
 // Pools from row-major tensors (a graph input, a Concat's output) into
