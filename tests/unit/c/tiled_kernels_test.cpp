@@ -960,7 +960,9 @@ fs::path staged_model(io::NamedTensors& inputs, bool sigmoids, int n, uint32_t s
 // Convolutions into row-major tensors (a model's outputs) after a large
 // tensor that leaves the arena room: each band of output rows goes to the
 // scratch channels-last, then to y a channel's rows at a time (conv.cpp's
-// stage). Dense, grouped and depthwise (an infinite weight keeps it off
+// stage), VW positions by VW channels transposed as vectors, the channels
+// past the stage's last whole vector and the positions past a multiple of
+// VW one by one. Dense, grouped and depthwise (an infinite weight keeps it off
 // conv_dw_rows.c), 1-D and 2-D, random strides, dilations and pads, batch 2,
 // output channels not a whole number of blocks, packed weights small
 // (blocks inside the tile loop) and large, planes of one band and of many
@@ -988,6 +990,7 @@ TEST(TiledKernels, StagedRowMajorOutputsMatchTheReferenceBitForBit) {
     EXPECT_GE(staged, static_cast<size_t>(large));
     EXPECT_GE(large, n / 3);
     EXPECT_LE(staged, static_cast<size_t>(n));
+    EXPECT_EQ(test::count_occurrences(lib1, "enum { SVW = MLIP_VW_16 };"), staged);  // the band out transposed
     if (!sigmoids) {
       EXPECT_EQ(test::strict_c99_errors(p), "");
     }
@@ -1003,6 +1006,31 @@ void add_arena_room(OnnxBuilder& b, io::NamedTensors& inputs, const Shape& shape
   b.node("Neg", {"bigt"}, {"bign"});
   b.output("bign");
   inputs.emplace_back("big", random_tensor(DType::Float32, shape, seed));
+}
+
+// The stage's flush on output planes a multiple of 4 KiB apart (32 x 32,
+// 16 x 64: one channel's rows at a time) and not (33 x 31, 8 x 36: VW
+// channels transposed at a time), 40 channels (the last vector of the
+// stage's third block partial) and 16: bit for bit.
+TEST(TiledKernels, StagedOutputsOfAlignedAndUnalignedPlanesMatchTheReferenceBitForBit) {
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  add_arena_room(b, inputs, {1, 64, 64, 64}, 5100);
+  const std::vector<std::pair<int64_t, int64_t>> planes = {{32, 32}, {33, 31}, {16, 64}, {8, 36}};
+  for (size_t i = 0; i < planes.size(); ++i) {
+    const std::string x = fmt::format("sx{}", i), y = fmt::format("sy{}", i);
+    const int64_t m = i % 2 ? 16 : 40;
+    const Shape in = {1, 24, planes[i].first, planes[i].second};
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 5200 + static_cast<uint32_t>(i)));
+    b.initializer(y + "_w", random_tensor(DType::Float32, {m, 24, 1, 1}, 5300 + static_cast<uint32_t>(i)));
+    b.node("Conv", {x, y + "_w"}, {y});
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_stage_planes.onnx");
+  const std::string lib1 = driver::compile_model(p, {}).files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "enum { SVW = MLIP_VW_16 };"), planes.size());  // every one staged
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
 // Row-major inputs of 16 channels a group or more on planes of a multiple
