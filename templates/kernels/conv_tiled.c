@@ -37,8 +37,11 @@
  * KB FMAs, so 12 positions x 2 blocks (24 accumulators) take 2 + 12 loads
  * per 24 FMAs against 1 + 8 per 8. (With the blocks as the outer loop of a
  * tap GCC kept every position's broadcast live across them and spilled the
- * accumulators.) The last block of an odd count runs alone. Elsewhere (a
- * block of several vectors: AVX2, NEON, Helium, scalar) KB is 1. PB fits
+ * accumulators.) The last block of an odd count runs alone. On 16
+ * registers where codegen offers it (tile3) and mlip/kvec.h's MLIP_VTILE_*
+ * rule takes KB blocks at its rows (AVX2's blocks of two vectors), KB is 2
+ * at 3 positions (HX, {{fn}}_hx above). Elsewhere (a block of several
+ * vectors: NEON, Helium, scalar, SSE) KB is 1. PB fits
  * the accumulators in the vector registers beside the tap's weights and a
  * broadcast, and on 16 registers (x86 without AVX-512) beside twice the
  * weights where that leaves 2 positions or more: AVX2's 6 positions of two
@@ -70,17 +73,25 @@
 #define MLIP_VSIG_FN mlip__ct_sigmoid_{{MB}}
 #include "mlip/kvec_sigmoid.h"
 #endif
-{{/act_lanes}}{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
-  typedef MLIP_VT_{{MB}} vt;
-{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
-  typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+{{/act_lanes}}/* HX: on 16 vector registers where mlip/kvec.h's MLIP_VTILE_* rule takes
+ * KB blocks at its rows (AVX2: 3 positions x 2 blocks of 2 vectors, 12
+ * accumulators, 3 broadcasts and one weight vector at a time), for the
+ * layers codegen's conv.cpp offers it (tile3), a dense tile of KB = 2 blocks
+ * runs its taps in a function of its own, {{fn}}_hx, where nothing else
+ * competes for the registers. */
+{{#tile3}}#if {{KB}} > 1 && MLIP_VREGS == 16 && MLIP_VW_{{MB}} > 1 && MLIP_VTILE_BLOCKS(MLIP_VTILE_ROWS, {{MB}} / MLIP_VW_{{MB}}) == {{KB}}
+#define {{fn}}_HX 1
+#else
+#define {{fn}}_HX 0
 #endif
-{{/has_act_vector}}  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},
-         KB = {{KB}} > 1 && NV == 1 && VW > 1 && MLIP_VREGS >= 32 ? {{KB}} : 1, NJ = KB * NV,
-         PB1 = (MLIP_VREGS - 2 * NJ - 1) / NJ,
-         PB0 = {{#dw}}PB1{{/dw}}{{^dw}}MLIP_VREGS == 16 && PB1 >= 2 ? PB1 : (MLIP_VREGS - NJ - 1) / NJ{{/dw}}, PBM = KB > 1 ? {{PBX2}} : {{PBX}},
-         PB = PB0 < 1 ? 1 : PB0 > PBM ? PBM : PB0 };
-  static const int32_t rect[{{NR}}][12] = {{rects}};
+{{/tile3}}{{^tile3}}#define {{fn}}_HX 0
+{{/tile3}}#define {{fn}}_ENUM                                                                                                                                                       \
+  enum { VW = MLIP_VW_{{MB}}, NV = {{MB}} / MLIP_VW_{{MB}},                                                                                                               \
+         HX = {{fn}}_HX,                                                                                                                                                  \
+         KB = {{KB}} > 1 && ((NV == 1 && VW > 1 && MLIP_VREGS >= 32) || HX) ? {{KB}} : 1, NJ = KB * NV,                                                                   \
+         PB1 = (MLIP_VREGS - 2 * NJ - 1) / NJ,                                                                                                                            \
+         PB0 = HX ? MLIP_VTILE_ROWS : {{#dw}}PB1{{/dw}}{{^dw}}MLIP_VREGS == 16 && PB1 >= 2 ? PB1 : (MLIP_VREGS - NJ - 1) / NJ{{/dw}}, PBM = KB > 1 ? {{PBX2}} : {{PBX}},  \
+         PB = PB0 < 1 ? 1 : PB0 > PBM ? PBM : PB0 }
   /* The taps of kd in [KD0, KD1), kh in [KH0, KH1), kw in [KW0, KW1), for
    * every input channel, in the reference's order. */
 #define {{fn}}_TAPS(NJ_, XP, KD0, KD1, KH0, KH1, KW0, KW1)                                                      \
@@ -92,10 +103,20 @@
         {{#many_taps}}MLIP_VNOUNROLL16 {{/many_taps}}for (int32_t kw = 0; kw < (KW1) - (KW0); ++kw) {                                                     \
           int32_t t = t0 + kw * {{DW}} * {{XW}};                                                             \
           {{#many_taps}}MLIP_VNOSHARE16(t); /* no load shared with another tap (mlip/kvec.h) */{{/many_taps}}              \
-{{^dw}}          vt wv[NJ];  /* the tap's weights: each x (a broadcast) feeds NJ_ FMAs in turn */                    \
-          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) wv[j] = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);\
-          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                       \
-            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) acc[p][j] = MLIP_VFMAS_{{MB}}(XP(p)[t], wv[j], acc[p][j]);\
+{{^dw}}          if (HX) { /* the tap's PB x held (broadcasts), each weight vector loaded once for them */           \
+            float xv[PB];                                                                                     \
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) xv[p] = XP(p)[t];                     \
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) {                                  \
+              vt w = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);            \
+              MLIP_VKEEP(w); /* one load for the PB positions (mlip/kvec.h) */                                \
+              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) acc[p][j] = MLIP_VFMAS_{{MB}}(xv[p], w, acc[p][j]);\
+            }                                                                                                 \
+          } else { /* the tap's weights held: each x (a broadcast) feeds NJ_ FMAs in turn */                  \
+            vt wv[NJ];                                                                                        \
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) wv[j] = MLIP_VLOAD_{{MB}}(wb + j / NV * {{WBLOCK}} + w0 + kw * {{MB}} + j % NV * VW);\
+            {{#unroll}}MLIP_VUNROLL {{/unroll}}for (p = 0; p < PB; ++p) {                                     \
+              {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < (NJ_); ++j) acc[p][j] = MLIP_VFMAS_{{MB}}(XP(p)[t], wv[j], acc[p][j]);\
+            }                                                                                                 \
           }                                                                                                   \
 {{/dw}}{{#dw}}          {{#unroll}}MLIP_VUNROLL {{/unroll}}for (j = 0; j < NV; ++j) {                                       \
             const vt w = MLIP_VLOAD_{{MB}}(wb + w0 + kw * {{MB}} + j * VW);                                   \
@@ -131,6 +152,35 @@
   } else {                                                                                                \
     {{fn}}_TAPS(NJ_, {{fn}}_XG, R[2], R[3], R[6], R[7], R[10], R[11])                                       \
   }
+#if {{fn}}_HX
+/* The taps of one tile (RUN) into out, as the kernel's acc: inlined in the
+ * kernel, GCC 12 kept other values in vector registers across the tap loop
+ * and spilled three of the 16 accumulators and broadcasts to the stack in
+ * some layers' kernels (ResNet-50's 3x3 layers and 7x7 stems took twice as
+ * long). */
+static __attribute__((noinline)) void {{fn}}_hx(const float* const* xs, const float* restrict wb, const int32_t* R,
+                                              int32_t ri, int32_t row1, int32_t whole, MLIP_VT_{{MB}}* out) {
+  typedef MLIP_VT_{{MB}} vt;
+  {{fn}}_ENUM;
+  vt acc[PB][NJ];
+  int32_t p, j;
+  for (p = 0; p < PB; ++p)
+    for (j = 0; j < NJ; ++j) acc[p][j] = (vt){0};
+  if (whole) {
+    {{fn}}_RUN(NJ)
+  } else {
+    {{fn}}_RUN(NV)
+  }
+  memcpy(out, acc, sizeof acc);
+}
+#endif
+{{#noinline}}MLIP_VNOINLINE {{/noinline}}static void {{fn}}(const float* restrict x, {{#has_res}}const float* r, {{/has_res}}const float* restrict wp, {{#has_bias}}const float* restrict bp, {{/has_bias}}float* {{y_restrict}}y{{#has_scratch}}, void* scratch{{/has_scratch}}) {
+  typedef MLIP_VT_{{MB}} vt;
+{{#has_act_vector}}#if MLIP_VW_{{MB}} > 1 && !defined(__ARM_FEATURE_MVE)
+  typedef int32_t vm __attribute__((vector_size(sizeof(vt))));
+#endif
+{{/has_act_vector}}  {{fn}}_ENUM;
+  static const int32_t rect[{{NR}}][12] = {{rects}};
   /* The block of MB output channels blk: its weights, input (depthwise),
    * bias, output and residual. */
 #define {{fn}}_BLOCK                                                                                       \
@@ -215,11 +265,15 @@
                 }
 {{/bi}}              /* KB blocks at once (their weights one WBLOCK apart), or the
                * last one alone. */
+#if {{fn}}_HX
+              {{fn}}_hx(xs, wb, R, ri, row1, kb == KB, &acc[0][0]);
+#else
               if (kb == KB) {
                 {{fn}}_RUN(NJ)
               } else {
                 {{fn}}_RUN(NV)
               }
+#endif
               for (int32_t kk = 0; kk < kb; ++kk) {
                 /* Block blk + kk: its channels, bias, outputs and residual;
                  * its sums are acc[p][kk * NV + j]. */
@@ -296,14 +350,36 @@
 {{/bi}}            }
           }
 {{#stage}}          {
-            /* The band's outputs from the stage to y: one channel's rows,
-             * contiguous in y, at a time, so each line is written whole. */
+            /* The band's outputs from the stage to y, VW channels at a time:
+             * VW positions by VW channels transposed (values moved,
+             * mlip/kvec.h), each channel's VW positions one vector of its
+             * rows, contiguous in y; the positions past a multiple of VW and
+             * the channels past the stage's last whole vector one by one.
+             * (One float at a time, the strided reads took 40% of
+             * SqueezeNet's 16 -> 64 1x1 layers on 55 x 55.) Where the planes
+             * are a multiple of 4 KiB apart, VW channels' lines fall in one
+             * L1 set (MobileViT's 1x1 layer on 32 x 32 took 13% longer), so
+             * there one channel's rows, contiguous in y, at a time, each line
+             * written whole. */
+            enum { SVW = MLIP_VW_16 };
             const float* sp = (const float*)scratch + {{STAGE_AT}};
             const int32_t c0 = {{#bi}}0{{/bi}}{{^bi}}blk * {{MB}}{{/bi}};
             const int32_t nc = {{#bi}}{{OCG}}{{/bi}}{{^bi}}{{OCG}} - c0 < kb * {{MB}} ? {{OCG}} - c0 : kb * {{MB}}{{/bi}};
             const int32_t np = (hi - lo) * {{OW}};
             float* yr = y + n * {{YRN}} + (g * {{OCG}} + c0) * {{YRC}} + lo * {{YRH}};
-            for (int32_t c = 0; c < nc; ++c)
+            int32_t c = 0;
+            for (; {{YRC}} % 1024 != 0 && c < nc && c + SVW <= {{SCH}}; c += SVW) { /* a whole vector of each position's row */
+              int32_t q = 0, e;
+              for (; q + SVW <= np; q += SVW) {
+                MLIP_VT_16 v[SVW];
+                for (e = 0; e < SVW; ++e) v[e] = MLIP_VLOAD_16(sp + (q + e) * {{SCH}} + c);
+                MLIP_VTRANSPOSE_16(v);
+                for (e = 0; e < SVW && c + e < nc; ++e) MLIP_VSTORE_16(yr + (c + e) * {{YRC}} + q, v[e]);
+              }
+              for (; q < np; ++q)
+                for (e = 0; e < SVW && c + e < nc; ++e) yr[(c + e) * {{YRC}} + q] = sp[q * {{SCH}} + c + e];
+            }
+            for (; c < nc; ++c)
               for (int32_t q = 0; q < np; ++q) yr[c * {{YRC}} + q] = sp[q * {{SCH}} + c];
           }
 {{/stage}}{{#pool}}          if (hi > done + 1) done = hi - 1;
@@ -388,4 +464,6 @@
 #undef {{fn}}_XR
 #undef {{fn}}_RUN
 #undef {{fn}}_BLOCK
+#undef {{fn}}_ENUM
+#undef {{fn}}_HX
 }

@@ -394,6 +394,16 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // the 27-tap stems measured moved -4 to +8%, so not there.
     const bool overlap_w = (geo.kernel[2] - 1) * geo.dilation[2] + 1 > geo.stride[2];
     spec.set_flag("many_taps", !depthwise && overlap_w && taps > 32);
+    // The same layers, where the two blocks' packed weights take at most
+    // 384 KiB (three quarters of Zen 3's L2), may take conv_tiled.c's tile
+    // of 3 positions x 2 blocks on 16 registers (HX; AVX2): ResNet-18's 3x3
+    // layers 2 to 6% and crnn_bilstm's pooled ones 2 to 13% faster. Not 1x1
+    // layers (ResNet-50's 64 -> 256 on 56 x 56 took 12 to 16% longer), 3x3
+    // stems of one channel (crnn_bilstm's, 9 taps: 22%), nor 512-channel
+    // 3x3 layers, whose 590 KiB of two blocks' weights leave the L2 at every
+    // tile (ResNet's 7 x 7 layers 3 to 14%). docs/benchmarks.md, stop 51.
+    const int64_t wpair_bytes = 2 * (numel(w) / w[0]) * mb * static_cast<int64_t>(sizeof(float));
+    spec.set_flag("tile3", !depthwise && overlap_w && taps > 32 && wpair_bytes <= (384 << 10));
     // The blocks inside the tile loop, so each pixel's channels are read and
     // written in order: depthwise on channels-last input, and dense layers
     // whose packed weights (all blocks) stay in L1/L2 from tile to tile

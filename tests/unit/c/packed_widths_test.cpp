@@ -137,6 +137,25 @@ fs::path model(io::NamedTensors& in) {
   b.node("MaxPool", {"pcr"}, {"pool"},
          {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"pads", ints{1, 1, 1, 1}}, {"ceil_mode", int64_t{1}}});
   b.output("pool");
+  // conv_tiled.c's tile of 3 positions x 2 blocks on 16 registers (HX: AVX2,
+  // tiled_kernels_test.cpp): 37 output channels (3 blocks: an odd last one
+  // that runs alone, a partial one), 3x3 on 7 channels (63 taps), into a
+  // fused ReLU + MaxPool, and of stride 2 into a 3x3 layer on the
+  // channels-last tensor plus a residual.
+  b.input("himg", DType::Float32, {2, 7, 10, 9});
+  in.emplace_back("himg", random_tensor(DType::Float32, {2, 7, 10, 9}, 60));
+  b.initializer("hx_w", random_tensor(DType::Float32, {37, 7, 3, 3}, 61));
+  b.initializer("hx_b", random_tensor(DType::Float32, {37}, 62));
+  b.node("Conv", {"himg", "hx_w", "hx_b"}, {"hx_c"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.node("Relu", {"hx_c"}, {"hx_r"});
+  b.node("MaxPool", {"hx_r"}, {"hx_pool"}, {{"kernel_shape", ints{2, 2}}, {"strides", ints{2, 2}}});
+  b.initializer("hx_w2", random_tensor(DType::Float32, {37, 7, 3, 3}, 63));
+  b.node("Conv", {"himg", "hx_w2"}, {"hx_s"}, {{"pads", ints{1, 1, 1, 1}}, {"strides", ints{2, 2}}});
+  b.node("HardSwish", {"hx_s"}, {"hx_a"});
+  b.initializer("hx_w3", random_tensor(DType::Float32, {37, 37, 3, 3}, 64));
+  b.node("Conv", {"hx_a", "hx_w3"}, {"hx_t"}, {{"pads", ints{1, 1, 1, 1}}});
+  b.node("Add", {"hx_t", "hx_a"}, {"hx_res"});
+  b.output("hx_pool").output("hx_res");
   // Conv + Clip into a Conv: the Clip on a channels-last tensor, as vectors.
   b.initializer("cc_w", random_tensor(DType::Float32, {21, 5, 3, 3}, 17));
   b.initializer("cc_b", random_tensor(DType::Float32, {21}, 18));
@@ -321,6 +340,8 @@ TEST(PackedWidths, EveryWidthGivesTheHostBuildsBits) {
     EXPECT_EQ(test::count_occurrences(lib1, "over the channels of x [N, C, P]"), 2u);  // norm_cl, norm_cf: layer_norm_cf.c
     // conv_tiled.c's stage: the unpadded layers into row-major outputs (silu_chain, silu_inf, dw37, silu_dw20 ...)
     EXPECT_EQ(test::count_occurrences(lib1, "The band's outputs from the stage"), 8u);
+    // conv_tiled.c's HX tile offered (tile3): hx_c, hx_s, hx_t and five of the other convolutions
+    EXPECT_EQ(test::count_occurrences(lib1, "_HX 1\n"), 8u);
   }
   std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
   // The convolutions' fused multiply-adds (mlip/kfma.h) in portable C, lane

@@ -433,6 +433,81 @@ TEST(TiledKernels, RandomConvsWithAFusedMaxPoolMatchTheReferenceBitForBit) {
   test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
+// conv_tiled.c's tile of 3 positions x 2 blocks on 16 vector registers (HX,
+// AVX2), which codegen offers (tile3) to dense kernels of over 32 taps whose
+// windows overlap along W and whose two blocks' packed weights take at most
+// 384 KiB: random 2-D geometries (3 to 5 taps per axis, strides, dilations,
+// pads, batch 2) onto 17 to 90 output channels in blocks of 16 (1 to 6
+// blocks: an odd last one runs alone, partial ones), the input row-major or
+// channels-last, the output row-major, channels-last, through a fused
+// MaxPool or plus a residual, bit for bit (at every vector width: the
+// PackedWidths test's hx layers); and which layers are offered the tile.
+TEST(TiledKernels, ThreePositionTilesOfTwoBlocksMatchTheReferenceBitForBit) {
+  std::mt19937 rng(20261201);
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  for (int c = 0; c < 12; ++c) {
+    Shape in = {pick(rng, 1, 2), pick(rng, 4, 40), pick(rng, 4, 24), pick(rng, 4, 24)};
+    const std::string x = fmt::format("h{}", c), mid = fmt::format("h{}a", c), y = fmt::format("h{}b", c);
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 3100 + static_cast<uint32_t>(c)));
+    int64_t m = pick(rng, 17, 90);
+    if (m % 8 == 0) ++m;  // blocks of 16 (conv.cpp's dense_block_width)
+    ints kernel, strides, dilations, pads(4);
+    Shape s1 = {in[0], m};
+    for (size_t a = 0; a < 2; ++a) {
+      int64_t k = pick(rng, 3, 5);
+      const int64_t s = pick(rng, 1, 2), d = pick(rng, 1, 2), p0 = pick(rng, 0, k - 1), p1 = pick(rng, 0, k - 1);
+      while (d * (k - 1) + 1 > in[2 + a] + p0 + p1) --k;  // the window fits the padded input
+      kernel.push_back(k);
+      strides.push_back(s);
+      dilations.push_back(d);
+      pads[a] = p0;
+      pads[2 + a] = p1;
+      s1.push_back((in[2 + a] + p0 + p1 - d * (k - 1) - 1) / s + 1);
+    }
+    b.initializer(mid + "_w", random_tensor(DType::Float32, {m, in[1], kernel[0], kernel[1]}, 3200 + static_cast<uint32_t>(c)));
+    std::vector<std::string> ins = {x, mid + "_w"};
+    if (c % 2) {
+      b.initializer(mid + "_b", random_tensor(DType::Float32, {m}, 3300 + static_cast<uint32_t>(c)));
+      ins.push_back(mid + "_b");
+    }
+    b.node("Conv", ins, {mid},
+           {{"kernel_shape", kernel}, {"strides", strides}, {"dilations", dilations}, {"pads", pads}});
+    const std::string a = add_activation(b, rng, mid);
+    if (c % 3 == 0) {  // a fused MaxPool: the scratch holds both blocks' rows
+      add_random_maxpool(b, rng, a, s1, y, 3, 2);
+    } else if (c % 3 == 1) {  // a 3x3 layer on the channels-last tensor, plus it
+      b.initializer(y + "_w", random_tensor(DType::Float32, {m, m, 3, 3}, 3400 + static_cast<uint32_t>(c)));
+      b.node("Conv", {a, y + "_w"}, {y + "_c"}, {{"kernel_shape", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}});
+      b.node("Add", {y + "_c", a}, {y});
+    } else {
+      b.node("Identity", {a}, {y});
+    }
+    b.output(y);
+  }
+  test::expect_matches_reference(b.save(test::scratch_dir(), "tiled_hx.onnx"), inputs, 0.0, 0.0);
+
+  // Offered to a 3x3 layer of 64 channels, not to a 1x1 one, a one-channel
+  // 3x3 stem (9 taps) or a 3x3 layer of 512 input channels (590 KiB of
+  // weights in two blocks).
+  OnnxBuilder o;
+  o.input("x", DType::Float32, {1, 16, 12, 12}).input("s", DType::Float32, {1, 1, 12, 12});
+  o.input("w", DType::Float32, {1, 512, 6, 6});
+  o.initializer("k3", random_tensor(DType::Float32, {64, 16, 3, 3}, 1));
+  o.initializer("k1", random_tensor(DType::Float32, {64, 16, 1, 1}, 2));
+  o.initializer("ks", random_tensor(DType::Float32, {64, 1, 3, 3}, 3));
+  o.initializer("kw", random_tensor(DType::Float32, {64, 512, 3, 3}, 4));
+  o.node("Conv", {"x", "k3"}, {"y3"}, {{"pads", ints{1, 1, 1, 1}}});
+  o.node("Conv", {"x", "k1"}, {"y1"});
+  o.node("Conv", {"s", "ks"}, {"ys"}, {{"pads", ints{1, 1, 1, 1}}});
+  o.node("Conv", {"w", "kw"}, {"yw"}, {{"pads", ints{1, 1, 1, 1}}});
+  o.output("y3").output("y1").output("ys").output("yw");
+  const std::string lib1 =
+      driver::compile_model(o.save(test::scratch_dir(), "tiled_hx_offer.onnx"), {}).files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "_HX 1\n"), 1u);
+}
+
 // Dense convolutions of 1 to 4 input channels (the stems) and more, 17 to
 // 100 output channels (tiles of two blocks, an odd last block, a partial
 // one) and a fused MaxPool of random window, stride, pads, dilations and
@@ -886,7 +961,9 @@ fs::path staged_model(io::NamedTensors& inputs, bool sigmoids, int n, uint32_t s
 // Convolutions into row-major tensors (a model's outputs) after a large
 // tensor that leaves the arena room: each band of output rows goes to the
 // scratch channels-last, then to y a channel's rows at a time (conv.cpp's
-// stage). Dense, grouped and depthwise (an infinite weight keeps it off
+// stage), VW positions by VW channels transposed as vectors, the channels
+// past the stage's last whole vector and the positions past a multiple of
+// VW one by one. Dense, grouped and depthwise (an infinite weight keeps it off
 // conv_dw_rows.c), 1-D and 2-D, random strides, dilations and pads, batch 2,
 // output channels not a whole number of blocks, packed weights small
 // (blocks inside the tile loop) and large, planes of one band and of many
@@ -914,6 +991,7 @@ TEST(TiledKernels, StagedRowMajorOutputsMatchTheReferenceBitForBit) {
     EXPECT_GE(staged, static_cast<size_t>(large));
     EXPECT_GE(large, n / 3);
     EXPECT_LE(staged, static_cast<size_t>(n));
+    EXPECT_EQ(test::count_occurrences(lib1, "enum { SVW = MLIP_VW_16 };"), staged);  // the band out transposed
     if (!sigmoids) {
       EXPECT_EQ(test::strict_c99_errors(p), "");
     }
@@ -929,6 +1007,31 @@ void add_arena_room(OnnxBuilder& b, io::NamedTensors& inputs, const Shape& shape
   b.node("Neg", {"bigt"}, {"bign"});
   b.output("bign");
   inputs.emplace_back("big", random_tensor(DType::Float32, shape, seed));
+}
+
+// The stage's flush on output planes a multiple of 4 KiB apart (32 x 32,
+// 16 x 64: one channel's rows at a time) and not (33 x 31, 8 x 36: VW
+// channels transposed at a time), 40 channels (the last vector of the
+// stage's third block partial) and 16: bit for bit.
+TEST(TiledKernels, StagedOutputsOfAlignedAndUnalignedPlanesMatchTheReferenceBitForBit) {
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  add_arena_room(b, inputs, {1, 64, 64, 64}, 5100);
+  const std::vector<std::pair<int64_t, int64_t>> planes = {{32, 32}, {33, 31}, {16, 64}, {8, 36}};
+  for (size_t i = 0; i < planes.size(); ++i) {
+    const std::string x = fmt::format("sx{}", i), y = fmt::format("sy{}", i);
+    const int64_t m = i % 2 ? 16 : 40;
+    const Shape in = {1, 24, planes[i].first, planes[i].second};
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, random_tensor(DType::Float32, in, 5200 + static_cast<uint32_t>(i)));
+    b.initializer(y + "_w", random_tensor(DType::Float32, {m, 24, 1, 1}, 5300 + static_cast<uint32_t>(i)));
+    b.node("Conv", {x, y + "_w"}, {y});
+    b.output(y);
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_stage_planes.onnx");
+  const std::string lib1 = driver::compile_model(p, {}).files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "enum { SVW = MLIP_VW_16 };"), planes.size());  // every one staged
+  test::expect_matches_reference(p, inputs, 0.0, 0.0);
 }
 
 // Row-major inputs of 16 channels a group or more on planes of a multiple
