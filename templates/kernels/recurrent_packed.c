@@ -1,6 +1,6 @@
 /* {{#rnn}}RNN{{/rnn}}{{#gru}}GRU{{/gru}}{{#lstm}}LSTM{{/lstm}} with constant W and R, packed at compile time per direction and gate as
  * [HP / 16 blocks][I or H][16] (HP: H rounded up to 16, the padding lanes 0).
- * R's blocks are grouped by 8 ({{fn}}_gemv). The same chains of fused
+ * R's blocks are grouped by 4 ({{fn}}_gemv). The same chains of fused
  * multiply-adds as the reference kernel (recurrent.c, ops/recurrent.cpp),
  * in the same order, so the same bits (MLIP_VFMAS: mlip_fmaf per lane):
  *   s = Wb_j + Rb_j, then fma over x in index order: for every step at
@@ -115,17 +115,27 @@ static void {{fn}}_proj(const float* restrict x, const float* restrict wp, const
 
 /* out[g * HP + j] = the chain over h and R row j of gate g from
  * init[g * HP + j], for the gates [0, ng) of rp. A gate's HP / 16 blocks
- * are stored in groups of up to 8 as [H][blocks of the group][16], so that
- * each k reads one run of memory. */
+ * are stored in groups of up to 4 as [H][blocks of the group][16], and a
+ * pass takes at most one group's blocks, so that a pass of a whole group
+ * (NJ = 4: AVX2, NEON) reads one run of memory in order, each cache line
+ * once. With rev the passes go in the reverse order (the gates last to
+ * first, and so the groups and the passes of a group): the kernel turns
+ * it every step, so that a step starts on the rows the one before read
+ * last, still in the second-level cache where R is larger than it (each
+ * output's chain over h keeps its order: the same bits). */
 static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t ng, const float* restrict init,
-                        float* restrict out) {
-  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 8, NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ,
-         NJ = NJ0 > NBG ? NBG : NJ0 };
-  for (int32_t g = 0; g < ng; ++g)
-    for (int32_t g0 = 0; g0 < NBG; g0 += GB) {
+                        float* restrict out, int32_t rev) {
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 4, NGR = (NBG + GB - 1) / GB,
+         NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ, NJ = NJ0 > NBG ? NBG : NJ0 };
+  for (int32_t gi = 0; gi < ng; ++gi) {
+    const int32_t g = rev ? ng - 1 - gi : gi;
+    for (int32_t ri = 0; ri < NGR; ++ri) {
+      const int32_t g0 = (rev ? NGR - 1 - ri : ri) * GB;
       const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
+      const int32_t npass = (nbk + NJ - 1) / NJ;
       const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
-      for (int32_t j0 = 0; j0 < nbk; j0 += NJ) {
+      for (int32_t pi = 0; pi < npass; ++pi) {
+        const int32_t j0 = (rev ? npass - 1 - pi : pi) * NJ;
         {{fn}}_vt acc[NJ][NV];
         int32_t col[NJ], b, v;
         /* blocks past the group's end repeat its last one; stored once */
@@ -142,6 +152,7 @@ static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32
           for (v = 0; v < NV; ++v) MLIP_VSTORE_16(out + g * {{HP}} + (g0 + j0 + b) * 16 + v * VW, acc[b][v]);
       }
     }
+  }
 }
 
 static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict bias, {{/has_bias}}{{#has_lens}}const int32_t* restrict lens, {{/has_lens}}{{#has_h0}}const float* restrict h0, {{/has_h0}}{{#has_c0}}const float* restrict c0, {{/has_c0}}{{#has_p}}const float* restrict p, {{/has_p}}const float* restrict wpk, const float* restrict rpk, float* restrict y, {{#has_yh}}float* restrict yh, {{/has_yh}}{{#has_yc}}float* restrict yc, {{/has_yc}}void* scratch) {
@@ -201,7 +212,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
         float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
         int32_t j;
 {{#rnn}}
-        {{fn}}_gemv(h, rd, 1, xt, sr);
+        {{fn}}_gemv(h, rd, 1, xt, sr, s & 1);
         for (j = 0; j < {{H}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
         {{fn}}_act_n(act, sr, {{H}});
         for (j = 0; j < {{H}}; ++j) h[j] = sr[j];
@@ -211,9 +222,9 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* z = sr;
           float* rg = sr + {{HP}};
           float* hg = sr + 2 * {{HP}};
-          {{fn}}_gemv(h, rd, 2, xt, sr);
+          {{fn}}_gemv(h, rd, 2, xt, sr, s & 1);
 {{#lbr}}
-          {{fn}}_gemv(h, rd + 2 * {{HP}} * {{H}}, 1, hb, hg);
+          {{fn}}_gemv(h, rd + 2 * {{HP}} * {{H}}, 1, hb, hg, s & 1);
 {{/lbr}}
           for (j = 0; j < 2 * {{HP}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
           {{fn}}_act_n(act, z, {{H}});
@@ -223,7 +234,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{/lbr}}
 {{^lbr}}
           for (j = 0; j < {{HP}}; ++j) rh[j] = rg[j] * h[j];
-          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, xt + 2 * {{HP}}, hg);
+          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, xt + 2 * {{HP}}, hg, s & 1);
           for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(hg[j]);
 {{/lbr}}
           {{fn}}_act_n(act + 1, hg, {{H}});
@@ -237,7 +248,7 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* og = sr + {{HP}};
           float* fg = sr + 2 * {{HP}};
           float* cg = sr + 3 * {{HP}};
-          {{fn}}_gemv(h, rd, {{G}}, xt, sr);
+          {{fn}}_gemv(h, rd, {{G}}, xt, sr, s & 1);
 {{#has_p}}
           for (j = 0; j < {{H}}; ++j) ig[j] = ig[j] + pd[j] * c[j];
 {{/has_p}}

@@ -50,7 +50,8 @@ std::string activation_body(const Act& a) {
 // (the last one of a gate may be shorter), a group stored [K][its
 // blocks][16]: the rows of a group side by side for each k. W goes as
 // groups of one block ([block][K][16], what the projection GEMM reads), R
-// as groups of 8 (one run of memory per k for the GEMV).
+// as groups of 4 (a GEMV pass of a group reads one run of memory in order:
+// recurrent_packed.c).
 std::shared_ptr<const TensorData> pack_rows(const TensorData& w, int64_t dirs, int64_t gates, int64_t h, int64_t k,
                                             int64_t group) {
   const int64_t hp = (h + 15) / 16 * 16, nb = hp / 16;
@@ -145,7 +146,7 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
   spec.includes.push_back("mlip/kmath_f.h");
   if (packed) {
     spec.packed.push_back(pack_rows(*wv.constant, c.dirs, c.gates, H, c.input, 1));
-    spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 8));
+    spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 4));
     spec.includes.push_back("mlip/kvec.h");
     // One direction's projections [T * BATCH][G * HP], the gate sums
     // [G * HP], h and c (or GRU's r * h) [HP], the projections' starting

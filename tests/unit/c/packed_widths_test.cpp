@@ -36,7 +36,7 @@ using test::OnnxBuilder;
 using test::random_tensor;
 
 // LSTM (bidirectional, initial states, peepholes, 33 units: three blocks),
-// GRU (linear_before_reset 0, 145 units: R's groups of 8 and 2), RNN, and
+// GRU (linear_before_reset 0, 145 units: R's groups of 4, 4 and 2), RNN, and
 // ConvTranspose with channels in lanes by stride phases (19 per group; 70
 // from a 1x1 input) and positions in lanes (3 per group), and two MatMuls
 // (constant and activation B).
