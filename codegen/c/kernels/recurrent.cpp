@@ -149,11 +149,13 @@ void prepare_recurrent(const Graph& g, const Node& n, KernelSpec& spec, ops::Rec
     spec.packed.push_back(pack_rows(*rv.constant, c.dirs, c.gates, H, H, 4));
     spec.includes.push_back("mlip/kvec.h");
     // One direction's projections [T * BATCH][G * HP], the gate sums
-    // [G * HP], h and c (or GRU's r * h) [HP], the projections' starting
-    // values [G * HP] and linear_before_reset's third gate's [HP].
-    spec.scratch_bytes =
-        static_cast<size_t>((c.seq * c.batch + 2) * c.gates * hp + (c.linear_before_reset ? 3 : 2) * hp) *
-        sizeof(float);
+    // [BATCH][G * HP], h and c (or GRU's r * h) [BATCH][HP] (the batch's
+    // sequences go side by side, one GEMV over R per step), the
+    // projections' starting values [G * HP] and linear_before_reset's
+    // third gate's [HP].
+    spec.scratch_bytes = static_cast<size_t>((c.seq * c.batch + c.batch + 1) * c.gates * hp + 2 * c.batch * hp +
+                                             (c.linear_before_reset ? 1 : 0) * hp) *
+                         sizeof(float);
   } else {
     spec.includes.push_back("mlip/kfma.h");
     // h, c, the next h, and GRU's z, r and r * h: six rows of H floats.

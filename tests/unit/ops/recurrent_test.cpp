@@ -505,6 +505,11 @@ TEST(Recurrent, PackedKernelMatchesReferenceLargeRandomized) {
       nodes.push_back(n);
     }
     nodes[static_cast<size_t>(seed % 5)].hidden = 145;  // one in every model
+    // And one of three sequences with their lengths: the batch's rows go
+    // side by side through the step's GEMV, each leaving it at its length.
+    Node& nb = nodes[static_cast<size_t>((seed + 2) % 5)];
+    nb.batch = 3;
+    if (std::find(nb.present.begin(), nb.present.end(), "lens") == nb.present.end()) nb.present.push_back("lens");
     const io::NamedTensors packed = expect_c_matches("large" + std::to_string(seed), nodes, 1000 * seed);
     for (Node& n : nodes) n.weights_input = true;
     const io::NamedTensors portable = expect_c_matches("large_runtime_w" + std::to_string(seed), nodes, 1000 * seed);
@@ -595,8 +600,9 @@ TEST(Recurrent, ScratchIsAnArenaBufferOfItsStep) {
   ASSERT_NE(it, bufs.end());
   // The packed kernel's: the projections of one direction [seq * batch][4
   // gates * 16 rows] (5 rounded up to a 16-row block), the gate sums
-  // [4 * 16], h and c [16], the projections' starting values [4 * 16].
-  EXPECT_EQ(it->size, ((3u * 2u + 2u) * 4u * 16u + 2u * 16u) * sizeof(float));
+  // [batch][4 * 16], h and c [batch][16], the projections' starting values
+  // [4 * 16].
+  EXPECT_EQ(it->size, ((3u * 2u + 2u + 1u) * 4u * 16u + 2u * 2u * 16u) * sizeof(float));
   EXPECT_EQ(it->first, it->last);
   const size_t k = static_cast<size_t>(it - bufs.begin());
   for (size_t j = 0; j < bufs.size(); ++j) {
