@@ -281,7 +281,9 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
       {{fn}}_gemv(hr, rd, 1, xr, sr_, nr, s & 1);
 {{/rnn}}
 {{#gru}}
+{{^lbr}}
       {{fn}}_gemv(hr, rd, 2, xr, sr_, nr, s & 1);
+{{/lbr}}
       {
         const float* ir3[{{BATCH}}];
         float* or3[{{BATCH}}];
@@ -295,7 +297,16 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{/lbr}}
         }
 {{#lbr}}
-        {{fn}}_gemv(hr, rd + 2 * {{HP}} * {{H}}, 1, ir3, or3, nr, s & 1);
+        /* The third gate's chains over h need no r: on the steps in
+         * reverse order its R goes first, so that every step starts on
+         * the rows the one before read last. */
+        if (s & 1) {
+          {{fn}}_gemv(hr, rd + 2 * {{HP}} * {{H}}, 1, ir3, or3, nr, 1);
+          {{fn}}_gemv(hr, rd, 2, xr, sr_, nr, 1);
+        } else {
+          {{fn}}_gemv(hr, rd, 2, xr, sr_, nr, 0);
+          {{fn}}_gemv(hr, rd + 2 * {{HP}} * {{H}}, 1, ir3, or3, nr, 0);
+        }
 {{/lbr}}
 {{^lbr}}
         {
