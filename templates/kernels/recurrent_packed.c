@@ -1,6 +1,6 @@
 /* {{#rnn}}RNN{{/rnn}}{{#gru}}GRU{{/gru}}{{#lstm}}LSTM{{/lstm}} with constant W and R, packed at compile time per direction and gate as
  * [HP / 16 blocks][I or H][16] (HP: H rounded up to 16, the padding lanes 0).
- * R's blocks are grouped by 4 ({{fn}}_gemv). The same chains of fused
+ * R's blocks are grouped by 4, or 2 for a batch ({{fn}}_gemv). The same chains of fused
  * multiply-adds as the reference kernel (recurrent.c, ops/recurrent.cpp),
  * in the same order, so the same bits (MLIP_VFMAS: mlip_fmaf per lane):
  *   s = Wb_j + Rb_j, then fma over x in index order: for every step at
@@ -118,91 +118,114 @@ static void {{fn}}_proj(const float* restrict x, const float* restrict wp, const
 /* out[r][g * HP + j] = the chain over h[r] and R row j of gate g from
  * init[r][g * HP + j], for the gates [0, ng) of rp and the nr rows r (the
  * batch's sequences still running at the step). A gate's HP / 16 blocks
- * are stored in groups of up to 4 as [H][blocks of the group][16], and a
- * pass takes at most one group's blocks, so that a pass of a whole group
- * (NJ = 4: AVX2, NEON) reads one run of memory in order, each cache line
- * once. The rows go through a group together before the next group: two
- * or more as tiles of rows by blocks (each vector of R loaded once for a
- * tile's rows), a row alone by passes of NJ blocks. With rev the passes go in the
- * reverse order (the gates last to first, and so the groups and the passes
- * of a group): the kernel turns it every step, so that a step starts on
- * the rows the one before read last, still in the second-level cache where
- * R is larger than it (each output's chain over h keeps its order: the
- * same bits). */
+ * are stored in groups of up to GB as [H][blocks of the group][16] (GB 4
+ * for one sequence, 2 for a batch: recurrent.cpp): a
+ * pass reads each of its groups as one run of memory in order, each cache
+ * line once. The rows go through a span of NS groups (a one-row pass's
+ * NJ blocks) together before the next span: two rows or more as tiles of
+ * RM rows by the blocks of one group (the MatMul's register rule,
+ * mlip/kvec.h), each vector of R loaded once for the tile's rows (the
+ * last tile repeats its last row, stored once); a row alone by passes of
+ * NJ blocks, NS groups side by side (NJ = 4 on AVX2: one run of a group of 4, or two of 2). With rev
+ * the spans go in the reverse order (the gates last to first, and so the
+ * groups and the passes): the kernel turns it every step, so that a step
+ * starts on the rows the one before read last, still in the second-level
+ * cache where R is larger than it (each output's chain over h keeps its
+ * order: the same bits). */
 static void {{fn}}_gemv(const float* const* h, const float* restrict rp, int32_t ng, const float* const* init,
                         float* const* out, int32_t nr, int32_t rev) {
-  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 4, NGR = (NBG + GB - 1) / GB,
-         NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ, NJ = NJ0 > NBG ? NBG : NJ0,
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = {{RG}}, NGR = (NBG + GB - 1) / GB,
+         NJ0 = {{fn}}_NJ > NBG ? NBG : {{fn}}_NJ, NJG = NJ0 > GB ? GB : NJ0, /* a pass's blocks per group */
+         NS0 = NJ0 / NJG, NS = NS0 > NGR ? NGR : NS0, /* a pass's groups */
+         NSP = (NGR + NS - 1) / NS, /* spans */
          RM = MLIP_VTILE_ROWS, MJ0 = MLIP_VTILE_BLOCKS(RM, NV) > GB ? GB : MLIP_VTILE_BLOCKS(RM, NV),
          MJ = MJ0 > NBG ? NBG : MJ0 };
   for (int32_t gi = 0; gi < ng; ++gi) {
     const int32_t g = rev ? ng - 1 - gi : gi;
-    for (int32_t ri = 0; ri < NGR; ++ri) {
-      const int32_t g0 = (rev ? NGR - 1 - ri : ri) * GB;
-      const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
-      const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
+    for (int32_t si = 0; si < NSP; ++si) {
+      const int32_t s0 = (rev ? NSP - 1 - si : si) * NS; /* the span's first group */
+      const int32_t ns = NGR - s0 < NS ? NGR - s0 : NS;  /* its groups */
       int32_t r = 0;
-      /* Two rows or more: tiles of RM rows by MJ blocks (the MatMul's
-       * register rule, mlip/kvec.h), each vector of R loaded once for the
-       * tile's rows; the last tile repeats its last row, stored once. */
-      for (; r + 1 < nr; r += RM) {
-        const float* hq[RM];
-        const float* iq[RM];
-        float* oq[RM];
-        const int32_t npass = (nbk + MJ - 1) / MJ;
-        int32_t q;
-        for (q = 0; q < RM; ++q) {
-          const int32_t rr = r + q < nr ? r + q : nr - 1;
-          hq[q] = h[rr];
-          iq[q] = init[rr] + g * {{HP}} + g0 * 16;
-          oq[q] = out[rr] + g * {{HP}} + g0 * 16;
-        }
-        for (int32_t pi = 0; pi < npass; ++pi) {
-          const int32_t j0 = (rev ? npass - 1 - pi : pi) * MJ;
-          {{fn}}_vt acc[RM][MJ][NV];
-          int32_t col[MJ], b, v;
-          for (b = 0; b < MJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
-          for (q = 0; q < RM; ++q)
-            for (b = 0; b < MJ; ++b)
-              for (v = 0; v < NV; ++v) acc[q][b][v] = MLIP_VLOAD_16(iq[q] + col[b] + v * VW);
-          for (int32_t k = 0; k < {{H}}; ++k) {
-            const float* rk = rg + k * nbk * 16;
-            float hk[RM];
-            for (q = 0; q < RM; ++q) hk[q] = hq[q][k];
-            for (b = 0; b < MJ; ++b)
-              for (v = 0; v < NV; ++v) {
-                {{fn}}_vt w = MLIP_VLOAD_16(rk + col[b] + v * VW);
-                MLIP_VKEEP(w); /* one load for the RM rows (mlip/kvec.h) */
-                for (q = 0; q < RM; ++q) acc[q][b][v] = MLIP_VFMAS_16(hk[q], w, acc[q][b][v]);
+      if (nr > 1)
+        for (int32_t pj = 0; pj < ns; ++pj) {
+          const int32_t g0 = (s0 + (rev ? ns - 1 - pj : pj)) * GB;
+          const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
+          const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
+          for (r = 0; r + 1 < nr; r += RM) {
+            const float* hq[RM];
+            const float* iq[RM];
+            float* oq[RM];
+            const int32_t npass = (nbk + MJ - 1) / MJ;
+            int32_t q;
+            for (q = 0; q < RM; ++q) {
+              const int32_t rr = r + q < nr ? r + q : nr - 1;
+              hq[q] = h[rr];
+              iq[q] = init[rr] + g * {{HP}} + g0 * 16;
+              oq[q] = out[rr] + g * {{HP}} + g0 * 16;
+            }
+            for (int32_t pi = 0; pi < npass; ++pi) {
+              const int32_t j0 = (rev ? npass - 1 - pi : pi) * MJ;
+              {{fn}}_vt acc[RM][MJ][NV];
+              int32_t col[MJ], b, v;
+              for (b = 0; b < MJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
+              for (q = 0; q < RM; ++q)
+                for (b = 0; b < MJ; ++b)
+                  for (v = 0; v < NV; ++v) acc[q][b][v] = MLIP_VLOAD_16(iq[q] + col[b] + v * VW);
+              for (int32_t k = 0; k < {{H}}; ++k) {
+                const float* rk = rg + k * nbk * 16;
+                float hk[RM];
+                for (q = 0; q < RM; ++q) hk[q] = hq[q][k];
+                for (b = 0; b < MJ; ++b)
+                  for (v = 0; v < NV; ++v) {
+                    {{fn}}_vt w = MLIP_VLOAD_16(rk + col[b] + v * VW);
+                    MLIP_VKEEP(w); /* one load for the RM rows (mlip/kvec.h) */
+                    for (q = 0; q < RM; ++q) acc[q][b][v] = MLIP_VFMAS_16(hk[q], w, acc[q][b][v]);
+                  }
               }
+              for (q = 0; q < RM && r + q < nr; ++q)
+                for (b = 0; b < MJ && j0 + b < nbk; ++b)
+                  for (v = 0; v < NV; ++v) MLIP_VSTORE_16(oq[q] + (j0 + b) * 16 + v * VW, acc[q][b][v]);
+            }
           }
-          for (q = 0; q < RM && r + q < nr; ++q)
-            for (b = 0; b < MJ && j0 + b < nbk; ++b)
-              for (v = 0; v < NV; ++v) MLIP_VSTORE_16(oq[q] + (j0 + b) * 16 + v * VW, acc[q][b][v]);
         }
-      }
-      /* A row alone: passes of NJ blocks. */
+      /* A row alone (the first, or the one the tiles left): passes of NS
+       * groups by NJG blocks of each; groups past the span's end repeat
+       * its last one, and blocks past a group's end its last block, stored
+       * once. */
       for (; r < nr; ++r) {
         const float* restrict hr = h[r];
-        const float* restrict ir = init[r] + g * {{HP}} + g0 * 16;
-        float* restrict orow = out[r] + g * {{HP}} + g0 * 16;
-        const int32_t npass = (nbk + NJ - 1) / NJ;
+        const float* restrict ir = init[r] + g * {{HP}};
+        float* restrict orow = out[r] + g * {{HP}};
+        const float* rg[NS];
+        int32_t gb[NS], nb[NS], p;
+        for (p = 0; p < NS; ++p) {
+          gb[p] = (s0 + (p < ns ? p : ns - 1)) * GB;
+          nb[p] = NBG - gb[p] < GB ? NBG - gb[p] : GB;
+          rg[p] = rp + (g * NBG + gb[p]) * {{H}} * 16;
+        }
+        /* NS > 1 only where NJG = GB: one pass; else the group's blocks by NJG */
+        const int32_t npass = (nb[0] + NJG - 1) / NJG;
         for (int32_t pi = 0; pi < npass; ++pi) {
-          const int32_t j0 = (rev ? npass - 1 - pi : pi) * NJ;
-          {{fn}}_vt acc[NJ][NV];
-          int32_t col[NJ], b, v;
-          /* blocks past the group's end repeat its last one; stored once */
-          for (b = 0; b < NJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
-          for (b = 0; b < NJ; ++b)
-            for (v = 0; v < NV; ++v) acc[b][v] = MLIP_VLOAD_16(ir + col[b] + v * VW);
+          const int32_t j0 = (rev ? npass - 1 - pi : pi) * NJG;
+          {{fn}}_vt acc[NS][NJG][NV];
+          int32_t col[NS][NJG], b, v;
+          for (p = 0; p < NS; ++p)
+            for (b = 0; b < NJG; ++b) col[p][b] = (j0 + b < nb[p] ? j0 + b : nb[p] - 1) * 16;
+          for (p = 0; p < NS; ++p)
+            for (b = 0; b < NJG; ++b)
+              for (v = 0; v < NV; ++v) acc[p][b][v] = MLIP_VLOAD_16(ir + gb[p] * 16 + col[p][b] + v * VW);
           for (int32_t k = 0; k < {{H}}; ++k) {
             const float hk = hr[k];
-            const float* rk = rg + k * nbk * 16;
-            for (b = 0; b < NJ; ++b)
-              for (v = 0; v < NV; ++v) acc[b][v] = MLIP_VFMAS_16(hk, MLIP_VLOAD_16(rk + col[b] + v * VW), acc[b][v]);
+            for (p = 0; p < NS; ++p) {
+              const float* rk = rg[p] + k * nb[p] * 16;
+              for (b = 0; b < NJG; ++b)
+                for (v = 0; v < NV; ++v)
+                  acc[p][b][v] = MLIP_VFMAS_16(hk, MLIP_VLOAD_16(rk + col[p][b] + v * VW), acc[p][b][v]);
+            }
           }
-          for (b = 0; b < NJ && j0 + b < nbk; ++b)
-            for (v = 0; v < NV; ++v) MLIP_VSTORE_16(orow + (j0 + b) * 16 + v * VW, acc[b][v]);
+          for (p = 0; p < ns; ++p)
+            for (b = 0; b < NJG && j0 + b < nb[p]; ++b)
+              for (v = 0; v < NV; ++v) MLIP_VSTORE_16(orow + gb[p] * 16 + (j0 + b) * 16 + v * VW, acc[p][b][v]);
         }
       }
     }

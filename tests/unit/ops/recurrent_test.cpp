@@ -470,8 +470,8 @@ TEST(Recurrent, GeneratedCMatchesReferenceRandomized) {
 
 // The packed kernel (recurrent_packed.c: constant W and R) at sizes the
 // small cases above do not reach: hidden sizes around and across the
-// 16-row blocks and R's groups of 4 blocks (the GEMV's passes, in the
-// reverse order every other step), odd input sizes, long sequences, bidirectional layers with
+// 16-row blocks and R's groups of 2 blocks (a GEMV pass's spans of
+// groups, in the reverse order every other step), odd input sizes, long sequences, bidirectional layers with
 // initial states and sequence lengths, every torch layout; and the same
 // nodes with W and R computed at run time (the portable kernel,
 // recurrent.c). Both sum in the reference's order, with the same float
@@ -489,8 +489,8 @@ TEST(Recurrent, PackedKernelMatchesReferenceLargeRandomized) {
       n.seq = pick(20, 48);
       n.batch = pick(1, 3);
       n.input = 2 * pick(1, 12) + 1;
-      // 145: ten 16-row blocks, R's GEMV groups of 4, 4 and 2; 65 and 97:
-      // a group of 4 and one of 1, two and one of 2.
+      // 145: ten 16-row blocks, five groups of 2 (spans of two groups and
+      // one); 65 and 97: five and seven blocks, a last group of one.
       n.hidden = std::vector<int64_t>{1, 15, 16, 17, 31, 33, 40, 65, 97, 145}[static_cast<size_t>(pick(0, 9))];
       n.dirs = 2;
       n.batch_major = pick(0, 1) == 1;
