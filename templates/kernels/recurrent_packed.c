@@ -1,13 +1,14 @@
 /* {{#rnn}}RNN{{/rnn}}{{#gru}}GRU{{/gru}}{{#lstm}}LSTM{{/lstm}} with constant W and R, packed at compile time per direction and gate as
  * [HP / 16 blocks][I or H][16] (HP: H rounded up to 16, the padding lanes 0).
- * R's blocks are grouped by 8 ({{fn}}_gemv). The same chains of fused
+ * R's blocks are grouped by 4, or 2 for a batch ({{fn}}_gemv). The same chains of fused
  * multiply-adds as the reference kernel (recurrent.c, ops/recurrent.cpp),
  * in the same order, so the same bits (MLIP_VFMAS: mlip_fmaf per lane):
  *   s = Wb_j + Rb_j, then fma over x in index order: for every step at
  *                        once before the recurrence, a GEMM over the rows
  *                        (t, b) whose accumulators start at the bias sums;
  *   then fma over h in index order: per step, a GEMV over the gate rows
- *                        whose accumulators start at the step's
+ *                        for the batch's sequences still running, side by
+ *                        side, whose accumulators start at the step's
  *                        projections (GRU's linear_before_reset gate: its
  *                        own chain from Rb_j, the projection from Wb_j);
  *   [+ P_j * c], clip, activation, state update: one pass per gate over
@@ -15,9 +16,9 @@
  *                        array forms (loops the compiler vectorizes; the
  *                        bits of mlip_sigmoid_f and mlip_tanh_f).
  * The scratch holds the projections of one direction ([T * BATCH][G * HP]),
- * the gate sums [G * HP], the state h, the cell state c or GRU's r * h,
- * the projections' starting values [G * HP] and the linear_before_reset
- * gate's [HP]. */
+ * the gate sums [BATCH][G * HP], the states h, the cell states c or GRU's
+ * r * h [BATCH][HP], the projections' starting values [G * HP] and the
+ * linear_before_reset gate's [HP]. */
 static float {{fn}}_act(int32_t k, float v) {
   switch (k) {
 {{#acts}}
@@ -101,7 +102,8 @@ static void {{fn}}_proj(const float* restrict x, const float* restrict wp, const
           for (r = 0; r < PM; ++r) av[r] = ar[r][p];
           for (b = 0; b < NJ; ++b)
             for (v = 0; v < NV; ++v) {
-              const {{fn}}_vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
+              {{fn}}_vt w = MLIP_VLOAD_16(bq[b] + p * 16 + v * VW);
+              MLIP_VKEEP(w); /* one load for the PM rows (mlip/kvec.h) */
               for (r = 0; r < PM; ++r) acc[r][b][v] = MLIP_VFMAS_16(av[r], w, acc[r][b][v]);
             }
         }
@@ -113,48 +115,134 @@ static void {{fn}}_proj(const float* restrict x, const float* restrict wp, const
   }
 }
 
-/* out[g * HP + j] = the chain over h and R row j of gate g from
- * init[g * HP + j], for the gates [0, ng) of rp. A gate's HP / 16 blocks
- * are stored in groups of up to 8 as [H][blocks of the group][16], so that
- * each k reads one run of memory. */
-static void {{fn}}_gemv(const float* restrict h, const float* restrict rp, int32_t ng, const float* restrict init,
-                        float* restrict out) {
-  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = 8, NJ0 = {{fn}}_NJ > GB ? GB : {{fn}}_NJ,
-         NJ = NJ0 > NBG ? NBG : NJ0 };
-  for (int32_t g = 0; g < ng; ++g)
-    for (int32_t g0 = 0; g0 < NBG; g0 += GB) {
-      const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
-      const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
-      for (int32_t j0 = 0; j0 < nbk; j0 += NJ) {
-        {{fn}}_vt acc[NJ][NV];
-        int32_t col[NJ], b, v;
-        /* blocks past the group's end repeat its last one; stored once */
-        for (b = 0; b < NJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
-        for (b = 0; b < NJ; ++b)
-          for (v = 0; v < NV; ++v) acc[b][v] = MLIP_VLOAD_16(init + g * {{HP}} + g0 * 16 + col[b] + v * VW);
-        for (int32_t k = 0; k < {{H}}; ++k) {
-          const float hk = h[k];
-          const float* rk = rg + k * nbk * 16;
-          for (b = 0; b < NJ; ++b)
-            for (v = 0; v < NV; ++v) acc[b][v] = MLIP_VFMAS_16(hk, MLIP_VLOAD_16(rk + col[b] + v * VW), acc[b][v]);
+/* out[r][g * HP + j] = the chain over h[r] and R row j of gate g from
+ * init[r][g * HP + j], for the gates [0, ng) of rp and the nr rows r (the
+ * batch's sequences still running at the step). A gate's HP / 16 blocks
+ * are stored in groups of up to GB as [H][blocks of the group][16] (GB 4
+ * for one sequence, 2 for a batch: recurrent.cpp): a
+ * pass reads each of its groups as one run of memory in order, each cache
+ * line once. The rows go through a span of NS groups (a one-row pass's
+ * NJ blocks) together before the next span: two rows or more as tiles of
+ * RM rows by the blocks of one group (the MatMul's register rule,
+ * mlip/kvec.h), each vector of R loaded once for the tile's rows (the
+ * last tile repeats its last row, stored once); a row alone by passes of
+ * NJ blocks, NS groups side by side (NJ = 4 on AVX2: one run of a group of 4, or two of 2). With rev
+ * the spans go in the reverse order (the gates last to first, and so the
+ * groups and the passes): the kernel turns it every step, so that a step
+ * starts on the rows the one before read last, still in the second-level
+ * cache where R is larger than it (each output's chain over h keeps its
+ * order: the same bits). */
+static void {{fn}}_gemv(const float* const* h, const float* restrict rp, int32_t ng, const float* const* init,
+                        float* const* out, int32_t nr, int32_t rev) {
+  enum { VW = {{fn}}_VW, NV = {{fn}}_NV, NBG = {{HP}} / 16, GB = {{RG}}, NGR = (NBG + GB - 1) / GB,
+         NJ0 = {{fn}}_NJ > NBG ? NBG : {{fn}}_NJ, NJG = NJ0 > GB ? GB : NJ0, /* a pass's blocks per group */
+         NS0 = NJ0 / NJG, NS = NS0 > NGR ? NGR : NS0, /* a pass's groups */
+         NSP = (NGR + NS - 1) / NS, /* spans */
+         RM = MLIP_VTILE_ROWS, MJ0 = MLIP_VTILE_BLOCKS(RM, NV) > GB ? GB : MLIP_VTILE_BLOCKS(RM, NV),
+         MJ = MJ0 > NBG ? NBG : MJ0 };
+  for (int32_t gi = 0; gi < ng; ++gi) {
+    const int32_t g = rev ? ng - 1 - gi : gi;
+    for (int32_t si = 0; si < NSP; ++si) {
+      const int32_t s0 = (rev ? NSP - 1 - si : si) * NS; /* the span's first group */
+      const int32_t ns = NGR - s0 < NS ? NGR - s0 : NS;  /* its groups */
+      int32_t r = 0;
+      if (nr > 1)
+        for (int32_t pj = 0; pj < ns; ++pj) {
+          const int32_t g0 = (s0 + (rev ? ns - 1 - pj : pj)) * GB;
+          const int32_t nbk = NBG - g0 < GB ? NBG - g0 : GB; /* blocks in this group */
+          const float* rg = rp + (g * NBG + g0) * {{H}} * 16;
+          for (r = 0; r + 1 < nr; r += RM) {
+            const float* hq[RM];
+            const float* iq[RM];
+            float* oq[RM];
+            const int32_t npass = (nbk + MJ - 1) / MJ;
+            int32_t q;
+            for (q = 0; q < RM; ++q) {
+              const int32_t rr = r + q < nr ? r + q : nr - 1;
+              hq[q] = h[rr];
+              iq[q] = init[rr] + g * {{HP}} + g0 * 16;
+              oq[q] = out[rr] + g * {{HP}} + g0 * 16;
+            }
+            for (int32_t pi = 0; pi < npass; ++pi) {
+              const int32_t j0 = (rev ? npass - 1 - pi : pi) * MJ;
+              {{fn}}_vt acc[RM][MJ][NV];
+              int32_t col[MJ], b, v;
+              for (b = 0; b < MJ; ++b) col[b] = (j0 + b < nbk ? j0 + b : nbk - 1) * 16;
+              for (q = 0; q < RM; ++q)
+                for (b = 0; b < MJ; ++b)
+                  for (v = 0; v < NV; ++v) acc[q][b][v] = MLIP_VLOAD_16(iq[q] + col[b] + v * VW);
+              for (int32_t k = 0; k < {{H}}; ++k) {
+                const float* rk = rg + k * nbk * 16;
+                float hk[RM];
+                for (q = 0; q < RM; ++q) hk[q] = hq[q][k];
+                for (b = 0; b < MJ; ++b)
+                  for (v = 0; v < NV; ++v) {
+                    {{fn}}_vt w = MLIP_VLOAD_16(rk + col[b] + v * VW);
+                    MLIP_VKEEP(w); /* one load for the RM rows (mlip/kvec.h) */
+                    for (q = 0; q < RM; ++q) acc[q][b][v] = MLIP_VFMAS_16(hk[q], w, acc[q][b][v]);
+                  }
+              }
+              for (q = 0; q < RM && r + q < nr; ++q)
+                for (b = 0; b < MJ && j0 + b < nbk; ++b)
+                  for (v = 0; v < NV; ++v) MLIP_VSTORE_16(oq[q] + (j0 + b) * 16 + v * VW, acc[q][b][v]);
+            }
+          }
         }
-        for (b = 0; b < NJ && j0 + b < nbk; ++b)
-          for (v = 0; v < NV; ++v) MLIP_VSTORE_16(out + g * {{HP}} + (g0 + j0 + b) * 16 + v * VW, acc[b][v]);
+      /* A row alone (the first, or the one the tiles left): passes of NS
+       * groups by NJG blocks of each; groups past the span's end repeat
+       * its last one, and blocks past a group's end its last block, stored
+       * once. */
+      for (; r < nr; ++r) {
+        const float* restrict hr = h[r];
+        const float* restrict ir = init[r] + g * {{HP}};
+        float* restrict orow = out[r] + g * {{HP}};
+        const float* rg[NS];
+        int32_t gb[NS], nb[NS], p;
+        for (p = 0; p < NS; ++p) {
+          gb[p] = (s0 + (p < ns ? p : ns - 1)) * GB;
+          nb[p] = NBG - gb[p] < GB ? NBG - gb[p] : GB;
+          rg[p] = rp + (g * NBG + gb[p]) * {{H}} * 16;
+        }
+        /* NS > 1 only where NJG = GB: one pass; else the group's blocks by NJG */
+        const int32_t npass = (nb[0] + NJG - 1) / NJG;
+        for (int32_t pi = 0; pi < npass; ++pi) {
+          const int32_t j0 = (rev ? npass - 1 - pi : pi) * NJG;
+          {{fn}}_vt acc[NS][NJG][NV];
+          int32_t col[NS][NJG], b, v;
+          for (p = 0; p < NS; ++p)
+            for (b = 0; b < NJG; ++b) col[p][b] = (j0 + b < nb[p] ? j0 + b : nb[p] - 1) * 16;
+          for (p = 0; p < NS; ++p)
+            for (b = 0; b < NJG; ++b)
+              for (v = 0; v < NV; ++v) acc[p][b][v] = MLIP_VLOAD_16(ir + gb[p] * 16 + col[p][b] + v * VW);
+          for (int32_t k = 0; k < {{H}}; ++k) {
+            const float hk = hr[k];
+            for (p = 0; p < NS; ++p) {
+              const float* rk = rg[p] + k * nb[p] * 16;
+              for (b = 0; b < NJG; ++b)
+                for (v = 0; v < NV; ++v)
+                  acc[p][b][v] = MLIP_VFMAS_16(hk, MLIP_VLOAD_16(rk + col[p][b] + v * VW), acc[p][b][v]);
+            }
+          }
+          for (p = 0; p < ns; ++p)
+            for (b = 0; b < NJG && j0 + b < nb[p]; ++b)
+              for (v = 0; v < NV; ++v) MLIP_VSTORE_16(orow + gb[p] * 16 + (j0 + b) * 16 + v * VW, acc[p][b][v]);
+        }
       }
     }
+  }
 }
 
 static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(const float* restrict x, {{#has_bias}}const float* restrict bias, {{/has_bias}}{{#has_lens}}const int32_t* restrict lens, {{/has_lens}}{{#has_h0}}const float* restrict h0, {{/has_h0}}{{#has_c0}}const float* restrict c0, {{/has_c0}}{{#has_p}}const float* restrict p, {{/has_p}}const float* restrict wpk, const float* restrict rpk, float* restrict y, {{#has_yh}}float* restrict yh, {{/has_yh}}{{#has_yc}}float* restrict yc, {{/has_yc}}void* scratch) {
-  float* xw = (float*)scratch;                 /* [T * BATCH][G * HP] */
-  float* sr = xw + {{T}} * {{BATCH}} * {{GHP}}; /* [G * HP] */
-  float* h = sr + {{GHP}};                     /* [HP] */
+  float* xw = (float*)scratch;                   /* [T * BATCH][G * HP] */
+  float* srs = xw + {{T}} * {{BATCH}} * {{GHP}}; /* [BATCH][G * HP] */
+  float* hs = srs + {{BATCH}} * {{GHP}};         /* [BATCH][HP] */
 {{#lstm}}
-  float* c = h + {{HP}};
+  float* cs = hs + {{BATCH}} * {{HP}};           /* [BATCH][HP] */
 {{/lstm}}
 {{#gru}}{{^lbr}}
-  float* rh = h + {{HP}}; /* r * h: only without linear_before_reset */
+  float* rhs = hs + {{BATCH}} * {{HP}}; /* [BATCH][HP] r * h: only without linear_before_reset */
 {{/lbr}}{{/gru}}
-  float* xb = h + 2 * {{HP}}; /* [G * HP]: where the projections start */
+  float* xb = hs + 2 * {{BATCH}} * {{HP}}; /* [G * HP]: where the projections start */
 {{#lbr}}
   float* hb = xb + {{GHP}};  /* [HP]: where the third gate's chain over h starts */
 {{/lbr}}
@@ -187,21 +275,97 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
     for (int32_t j = 0; j < {{HP}}; ++j) hb[j] = j < {{H}} ? {{#has_bias}}rb[2 * {{H}} + j]{{/has_bias}}{{^has_bias}}0.0f{{/has_bias}} : 0.0f;
 {{/lbr}}
     {{fn}}_proj(x, wpk + d * {{GHP}} * {{I}}, xb, xw);
-    for (int32_t b = 0; b < {{BATCH}}; ++b) {
-      const int32_t len = {{#has_lens}}lens[b]{{/has_lens}}{{^has_lens}}{{T}}{{/has_lens}};
+    for (int32_t b = 0; b < {{BATCH}}; ++b)
       for (int32_t j = 0; j < {{HP}}; ++j) {
-        h[j] = j < {{H}} ? {{#has_h0}}h0[d * {{SD}} + b * {{SB}} + j]{{/has_h0}}{{^has_h0}}0.0f{{/has_h0}} : 0.0f;
+        hs[b * {{HP}} + j] = j < {{H}} ? {{#has_h0}}h0[d * {{SD}} + b * {{SB}} + j]{{/has_h0}}{{^has_h0}}0.0f{{/has_h0}} : 0.0f;
 {{#lstm}}
-        c[j] = j < {{H}} ? {{#has_c0}}c0[d * {{SD}} + b * {{SB}} + j]{{/has_c0}}{{^has_c0}}0.0f{{/has_c0}} : 0.0f;
+        cs[b * {{HP}} + j] = j < {{H}} ? {{#has_c0}}c0[d * {{SD}} + b * {{SB}} + j]{{/has_c0}}{{^has_c0}}0.0f{{/has_c0}} : 0.0f;
 {{/lstm}}
       }
-      for (int32_t s = 0; s < len; ++s) {
-        const int32_t t = reversed ? len - 1 - s : s;
-        const float* xt = xw + (t * {{BATCH}} + b) * {{GHP}};
-        float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
+    /* The batch's sequences side by side, step by step: one GEMV over R
+     * for the rows still running (each row's own chains, as before). */
+    for (int32_t s = 0; s < {{T}}; ++s) {
+      const float* hr[{{BATCH}}];
+      const float* xr[{{BATCH}}];
+      float* sr_[{{BATCH}}];
+      int32_t br[{{BATCH}}], tr[{{BATCH}}], nr = 0, i;
+      for (int32_t b = 0; b < {{BATCH}}; ++b) {
+        const int32_t len = {{#has_lens}}lens[b]{{/has_lens}}{{^has_lens}}{{T}}{{/has_lens}};
+        if (s >= len) continue;
+        br[nr] = b;
+        tr[nr] = reversed ? len - 1 - s : s;
+        hr[nr] = hs + b * {{HP}};
+        xr[nr] = xw + (tr[nr] * {{BATCH}} + b) * {{GHP}};
+        sr_[nr] = srs + b * {{GHP}};
+        ++nr;
+      }
+      if (nr == 0) break; /* no sequence runs past this step */
+{{#rnn}}
+      {{fn}}_gemv(hr, rd, 1, xr, sr_, nr, s & 1);
+{{/rnn}}
+{{#gru}}
+{{^lbr}}
+      {{fn}}_gemv(hr, rd, 2, xr, sr_, nr, s & 1);
+{{/lbr}}
+      {
+        const float* ir3[{{BATCH}}];
+        float* or3[{{BATCH}}];
+        for (i = 0; i < nr; ++i) {
+          or3[i] = sr_[i] + 2 * {{HP}};
+{{#lbr}}
+          ir3[i] = hb;
+{{/lbr}}
+{{^lbr}}
+          ir3[i] = xr[i] + 2 * {{HP}};
+{{/lbr}}
+        }
+{{#lbr}}
+        /* The third gate's chains over h need no r: on the steps in
+         * reverse order its R goes first, so that every step starts on
+         * the rows the one before read last. */
+        if (s & 1) {
+          {{fn}}_gemv(hr, rd + 2 * {{HP}} * {{H}}, 1, ir3, or3, nr, 1);
+          {{fn}}_gemv(hr, rd, 2, xr, sr_, nr, 1);
+        } else {
+          {{fn}}_gemv(hr, rd, 2, xr, sr_, nr, 0);
+          {{fn}}_gemv(hr, rd + 2 * {{HP}} * {{H}}, 1, ir3, or3, nr, 0);
+        }
+{{/lbr}}
+{{^lbr}}
+        {
+          const float* rr[{{BATCH}}];
+          for (i = 0; i < nr; ++i) {
+            float* sr = sr_[i];
+            float* rg = sr + {{HP}};
+            float* rh = rhs + br[i] * {{HP}};
+            const float* h = hr[i];
+            int32_t j;
+            for (j = 0; j < {{HP}}; ++j) rg[j] = {{fn}}_clip(rg[j]);
+            {{fn}}_act_n(act, rg, {{H}});
+            for (j = 0; j < {{HP}}; ++j) rh[j] = rg[j] * h[j];
+            rr[i] = rh;
+          }
+          {{fn}}_gemv(rr, rd + 2 * {{HP}} * {{H}}, 1, ir3, or3, nr, s & 1);
+        }
+{{/lbr}}
+      }
+{{/gru}}
+{{#lstm}}
+      {{fn}}_gemv(hr, rd, {{G}}, xr, sr_, nr, s & 1);
+{{/lstm}}
+      for (i = 0; i < nr; ++i) {
+        const int32_t b = br[i];
+        float* sr = sr_[i];
+        float* h = hs + b * {{HP}};
+{{#lstm}}
+        float* c = cs + b * {{HP}};
+{{/lstm}}
+{{#lbr}}
+        const float* xt = xr[i];
+{{/lbr}}
+        float* yt = y + tr[i] * {{YT}} + d * {{YD}} + b * {{YB}};
         int32_t j;
 {{#rnn}}
-        {{fn}}_gemv(h, rd, 1, xt, sr);
         for (j = 0; j < {{H}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
         {{fn}}_act_n(act, sr, {{H}});
         for (j = 0; j < {{H}}; ++j) h[j] = sr[j];
@@ -209,21 +373,17 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{#gru}}
         {
           float* z = sr;
-          float* rg = sr + {{HP}};
           float* hg = sr + 2 * {{HP}};
-          {{fn}}_gemv(h, rd, 2, xt, sr);
 {{#lbr}}
-          {{fn}}_gemv(h, rd + 2 * {{HP}} * {{H}}, 1, hb, hg);
-{{/lbr}}
+          float* rg = sr + {{HP}};
           for (j = 0; j < 2 * {{HP}}; ++j) sr[j] = {{fn}}_clip(sr[j]);
           {{fn}}_act_n(act, z, {{H}});
           {{fn}}_act_n(act, rg, {{H}});
-{{#lbr}}
           for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(xt[2 * {{HP}} + j] + rg[j] * hg[j]);
 {{/lbr}}
 {{^lbr}}
-          for (j = 0; j < {{HP}}; ++j) rh[j] = rg[j] * h[j];
-          {{fn}}_gemv(rh, rd + 2 * {{HP}} * {{H}}, 1, xt + 2 * {{HP}}, hg);
+          for (j = 0; j < {{HP}}; ++j) z[j] = {{fn}}_clip(z[j]);
+          {{fn}}_act_n(act, z, {{H}});
           for (j = 0; j < {{H}}; ++j) hg[j] = {{fn}}_clip(hg[j]);
 {{/lbr}}
           {{fn}}_act_n(act + 1, hg, {{H}});
@@ -237,7 +397,6 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
           float* og = sr + {{HP}};
           float* fg = sr + 2 * {{HP}};
           float* cg = sr + 3 * {{HP}};
-          {{fn}}_gemv(h, rd, {{G}}, xt, sr);
 {{#has_p}}
           for (j = 0; j < {{H}}; ++j) ig[j] = ig[j] + pd[j] * c[j];
 {{/has_p}}
@@ -268,15 +427,18 @@ static {{#has_lens}}int32_t{{/has_lens}}{{^has_lens}}void{{/has_lens}} {{fn}}(co
 {{/lstm}}
         for (j = 0; j < {{H}}; ++j) yt[j] = h[j];
       }
+    }
+    for (int32_t b = 0; b < {{BATCH}}; ++b) {
+      const int32_t len = {{#has_lens}}lens[b]{{/has_lens}}{{^has_lens}}{{T}}{{/has_lens}};
       for (int32_t t = len; t < {{T}}; ++t) {
         float* yt = y + t * {{YT}} + d * {{YD}} + b * {{YB}};
         for (int32_t j = 0; j < {{H}}; ++j) yt[j] = 0.0f;
       }
 {{#has_yh}}
-      for (int32_t j = 0; j < {{H}}; ++j) yh[d * {{SD}} + b * {{SB}} + j] = h[j];
+      for (int32_t j = 0; j < {{H}}; ++j) yh[d * {{SD}} + b * {{SB}} + j] = hs[b * {{HP}} + j];
 {{/has_yh}}
 {{#has_yc}}
-      for (int32_t j = 0; j < {{H}}; ++j) yc[d * {{SD}} + b * {{SB}} + j] = c[j];
+      for (int32_t j = 0; j < {{H}}; ++j) yc[d * {{SD}} + b * {{SB}} + j] = cs[b * {{HP}} + j];
 {{/has_yc}}
     }
   }

@@ -36,7 +36,8 @@ using test::OnnxBuilder;
 using test::random_tensor;
 
 // LSTM (bidirectional, initial states, peepholes, 33 units: three blocks),
-// GRU (linear_before_reset 0, 145 units: R's groups of 8 and 2), RNN, and
+// GRU (linear_before_reset 0, 145 units: R's five groups of 2), an LSTM of
+// one sequence (81 units: R's groups of 4 and 2), RNN, and
 // ConvTranspose with channels in lanes by stride phases (19 per group; 70
 // from a 1x1 input) and positions in lanes (3 per group), and two MatMuls
 // (constant and activation B).
@@ -78,6 +79,14 @@ fs::path model(io::NamedTensors& in) {
     b.node("GRU", {"xw", "wide_w", "wide_r", "wide_b"}, {"gru_wide"},
            {{"hidden_size", int64_t{17}}, {"linear_before_reset", int64_t{1}}});
     b.output("gru_wide");
+    // One sequence (R in groups of 4 blocks, where a batch's go by 2):
+    // 81 units, six blocks, a group of 4 and one of 2, both directions.
+    const double k81 = 1.0 / 9.0;
+    b.initializer("seq1_w", random_tensor(DType::Float32, {2, 324, 389}, 12, -k81, k81));
+    b.initializer("seq1_r", random_tensor(DType::Float32, {2, 324, 81}, 13, -k81, k81));
+    b.node("LSTM", {"xw", "seq1_w", "seq1_r"}, {"lstm_seq1"},
+           {{"hidden_size", int64_t{81}}, {"direction", std::string("bidirectional")}});
+    b.output("lstm_seq1");
   }
   b.input("img", DType::Float32, {1, 6, 5, 7});
   in.emplace_back("img", random_tensor(DType::Float32, {1, 6, 5, 7}, 8));

@@ -470,7 +470,8 @@ TEST(Recurrent, GeneratedCMatchesReferenceRandomized) {
 
 // The packed kernel (recurrent_packed.c: constant W and R) at sizes the
 // small cases above do not reach: hidden sizes around and across the
-// 16-row blocks and R's groups of 8 blocks, odd input sizes, long sequences, bidirectional layers with
+// 16-row blocks and R's groups of 2 blocks (a GEMV pass's spans of
+// groups, in the reverse order every other step), odd input sizes, long sequences, bidirectional layers with
 // initial states and sequence lengths, every torch layout; and the same
 // nodes with W and R computed at run time (the portable kernel,
 // recurrent.c). Both sum in the reference's order, with the same float
@@ -488,8 +489,9 @@ TEST(Recurrent, PackedKernelMatchesReferenceLargeRandomized) {
       n.seq = pick(20, 48);
       n.batch = pick(1, 3);
       n.input = 2 * pick(1, 12) + 1;
-      // 145: ten 16-row blocks, R's GEMV groups of 8 and a last group of 2.
-      n.hidden = std::vector<int64_t>{1, 15, 16, 17, 31, 33, 40, 145}[static_cast<size_t>(pick(0, 7))];
+      // 145: ten 16-row blocks, five groups of 2 (spans of two groups and
+      // one); 65 and 97: five and seven blocks, a last group of one.
+      n.hidden = std::vector<int64_t>{1, 15, 16, 17, 31, 33, 40, 65, 97, 145}[static_cast<size_t>(pick(0, 9))];
       n.dirs = 2;
       n.batch_major = pick(0, 1) == 1;
       n.present = {"b", "h0", "c0"};
@@ -503,6 +505,11 @@ TEST(Recurrent, PackedKernelMatchesReferenceLargeRandomized) {
       nodes.push_back(n);
     }
     nodes[static_cast<size_t>(seed % 5)].hidden = 145;  // one in every model
+    // And one of three sequences with their lengths: the batch's rows go
+    // side by side through the step's GEMV, each leaving it at its length.
+    Node& nb = nodes[static_cast<size_t>((seed + 2) % 5)];
+    nb.batch = 3;
+    if (std::find(nb.present.begin(), nb.present.end(), "lens") == nb.present.end()) nb.present.push_back("lens");
     const io::NamedTensors packed = expect_c_matches("large" + std::to_string(seed), nodes, 1000 * seed);
     for (Node& n : nodes) n.weights_input = true;
     const io::NamedTensors portable = expect_c_matches("large_runtime_w" + std::to_string(seed), nodes, 1000 * seed);
@@ -593,8 +600,9 @@ TEST(Recurrent, ScratchIsAnArenaBufferOfItsStep) {
   ASSERT_NE(it, bufs.end());
   // The packed kernel's: the projections of one direction [seq * batch][4
   // gates * 16 rows] (5 rounded up to a 16-row block), the gate sums
-  // [4 * 16], h and c [16], the projections' starting values [4 * 16].
-  EXPECT_EQ(it->size, ((3u * 2u + 2u) * 4u * 16u + 2u * 16u) * sizeof(float));
+  // [batch][4 * 16], h and c [batch][16], the projections' starting values
+  // [4 * 16].
+  EXPECT_EQ(it->size, ((3u * 2u + 2u + 1u) * 4u * 16u + 2u * 2u * 16u) * sizeof(float));
   EXPECT_EQ(it->first, it->last);
   const size_t k = static_cast<size_t>(it - bufs.begin());
   for (size_t j = 0; j < bufs.size(); ++j) {
