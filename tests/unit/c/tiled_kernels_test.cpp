@@ -588,13 +588,14 @@ TEST(TiledKernels, PoolsFromRowMajorIntoChannelsLastMatchTheReferenceBitForBit) 
   for (const char* v : {"x", "cat", "cat7"}) EXPECT_FALSE(cl(v)) << v;
 }
 
-// MaxPools of floats from row-major tensors into channels-last ones
-// (maxpool_rows_cl.c: rows transposed into the scratch, maxima along W,
-// then across a window's rows): 37 channels (whole blocks and an
-// overlapping last one at widths 4, 8 and 16), 5 (fewer than a vector) and
-// 19 on a plane 6 wide (rows lane by lane); ceil mode, pads, a dilated
-// window spanning 5 rows read at stride 3, a stride above the window (rows
-// skipped). Few distinct values, zeros of both signs and NaNs with their
+// MaxPools of floats into channels-last tensors (maxpool_rows_cl.c: maxima
+// along W, then across a window's rows): from row-major ones (rows
+// transposed into the scratch) of 37 channels (whole blocks of 16 and an
+// overlapping last one; vectors of 4, 8 and 16), 5 (fewer than a block) and
+// 19 on a plane 6 wide (rows lane by lane); from channels-last ones of 37
+// and 20 channels (a 3x3 at stride 1, a dilated window); ceil mode, pads, a
+// dilated window spanning 5 rows read at stride 3, a stride above the
+// window (rows skipped). Few distinct values, zeros of both signs and NaNs with their
 // own payloads, so that ties, a zero's sign and which NaN wins all show:
 // each pool through a 1x1 MaxPool (which keeps both) to an output, compared
 // byte for byte with the reference (columns first, or any other order of
@@ -606,14 +607,21 @@ TEST(TiledKernels, MaxPoolRowsIntoChannelsLastKeepTheReferenceBytes) {
   struct Pool {
     int64_t c, h, w;
     Attrs_ attrs;
+    bool cl_in;  // x through a 1x1 MaxPool first, which stores it channels-last
   };
   const Pool pools[] = {
-      {37, 15, 19, {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"ceil_mode", int64_t{1}}}},
-      {5, 9, 11, {{"kernel_shape", ints{2, 3}}, {"strides", ints{1, 2}}, {"pads", ints{1, 1, 0, 1}}}},
+      {37, 15, 19, {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"ceil_mode", int64_t{1}}}, false},
+      {5, 9, 11, {{"kernel_shape", ints{2, 3}}, {"strides", ints{1, 2}}, {"pads", ints{1, 1, 0, 1}}}, false},
       {19, 14, 6,
        {{"kernel_shape", ints{3, 2}}, {"strides", ints{3, 1}}, {"dilations", ints{2, 1}}, {"pads", ints{2, 0, 1, 1}},
-        {"ceil_mode", int64_t{1}}}},
-      {16, 11, 17, {{"kernel_shape", ints{2, 2}}, {"strides", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}}},
+        {"ceil_mode", int64_t{1}}},
+       false},
+      {16, 11, 17, {{"kernel_shape", ints{2, 2}}, {"strides", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}}, false},
+      {37, 13, 15, {{"kernel_shape", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}}, true},
+      {20, 12, 9,
+       {{"kernel_shape", ints{3, 2}}, {"strides", ints{2, 1}}, {"dilations", ints{2, 1}}, {"pads", ints{2, 0, 1, 1}},
+        {"ceil_mode", int64_t{1}}},
+       true},
   };
   std::mt19937 rng(51);
   int i = 0;
@@ -633,7 +641,8 @@ TEST(TiledKernels, MaxPoolRowsIntoChannelsLastKeepTheReferenceBytes) {
     }
     b.input(x, DType::Float32, in);
     inputs.emplace_back(x, xt);
-    b.node("MaxPool", {x}, {y}, pl.attrs, y);
+    if (pl.cl_in) b.node("MaxPool", {x}, {x + "_id"}, {{"kernel_shape", ints{1, 1}}}, x + "_id");
+    b.node("MaxPool", {pl.cl_in ? x + "_id" : x}, {y}, pl.attrs, y);
     b.node("MaxPool", {y}, {y + "_1"}, {{"kernel_shape", ints{1, 1}}});
     b.initializer(y + "_w", random_tensor(DType::Float32, {3, pl.c, 1, 1}, 2400 + static_cast<uint32_t>(i)));
     b.node("Conv", {y, y + "_w"}, {y + "_c"});
@@ -665,11 +674,15 @@ TEST(TiledKernels, MaxPoolRowsIntoChannelsLastKeepTheReferenceBytes) {
     }
   }
   const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
-  for (i = 0; i < 4; ++i) {
+  for (i = 0; i < 6; ++i) {
     EXPECT_TRUE(stored_channels_last(r, fmt::format("mr{}_p", i))) << i;
     EXPECT_NE(lib1.find(fmt::format("/* MaxPool mr{}_p:", i)), std::string::npos) << i;
   }
-  EXPECT_EQ(test::count_occurrences(lib1, "MaxPool of floats from a row-major x"), 4u);
+  for (i = 4; i < 6; ++i) EXPECT_TRUE(stored_channels_last(r, fmt::format("mr{}_id", i))) << i;
+  // The six pools and the two 1x1 ones into channels-last tensors; those from
+  // channels-last ones without the transpose.
+  EXPECT_EQ(test::count_occurrences(lib1, "MaxPool of floats from a row-major x"), 8u);
+  EXPECT_EQ(test::count_occurrences(lib1, "x channels-last too"), 2u);
 }
 
 // The output channels a dense tile's block holds (conv.cpp's
