@@ -36,9 +36,11 @@ void prepare_MaxPool(const Graph& g, const Node& n, KernelSpec& spec) {
       spec.set("YN", x[1] * geo.out[1] * geo.out[2]);
       spec.set("RS", rs);
       // The ring of RS rows of maxima, all the channels (xcl) or as wide as
-      // the widest vector (MLIP_VW_16 <= 16) beside a row channels-last.
+      // the widest vector (MLIP_VW_16 <= 16) beside a row channels-last;
+      // 64 bytes more to start on a cache line.
       spec.scratch_bytes = static_cast<size_t>(xcl ? rs * geo.out[2] * x[1] : (geo.in[2] + rs * geo.out[2]) * 16) *
-                           sizeof(float);
+                               sizeof(float) +
+                           64;
       spec.set_flag("has_scratch", true);
       spec.includes.push_back("mlip/kvec.h");
     }
