@@ -9,7 +9,9 @@
  * over the whole output, so each tap reads 16 planes near where the last
  * position read them and each position writes 64 contiguous bytes (all
  * channels at once read a cache line per channel and tap: SqueezeNet's
- * 3x3/2 pool of 128 channels on 55 x 55 took 437 us). Per channel that is the
+ * 3x3/2 pool of 128 channels on 55 x 55 took 437 us). A position's values
+ * build up in t and go to y once (into a row-major y, one store per
+ * channel plane, not one per tap). Per channel that is the
  * reference's arithmetic: {{#max}}the first tap, then every later one that is
  * greater{{#nan}} or a NaN (a NaN wins over any number){{/nan}}{{/max}}{{^max}}the taps summed in order from 0, then divided
  * by their count{{#include_pad}} within the padded extent{{/include_pad}}{{/max}}. */
@@ -26,22 +28,23 @@ static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
             const {{in0_t}}* xp = x + n * {{XN}} + (od * {{SD}} - {{PD}} + R[2] * {{DD}}) * {{XD}} +
                                  (oh * {{SH}} - {{PH}} + R[6] * {{DH}}) * {{XH}} + (ow * {{SW}} - {{PW}} + R[10] * {{DW}}) * {{XW}};
             {{out0_t}}* yp = y + n * {{YN}} + od * {{YD}} + oh * {{YH}} + ow * {{YW}};
+            {{out0_t}} t[{{CB}}]; /* the position's values, stored once */
             int32_t c, first = 1;
-{{#max}}            for (c = c0; c < c1; ++c) yp[c * {{YC}}] = {{lowest}};
-{{/max}}{{^max}}            for (c = c0; c < c1; ++c) yp[c * {{YC}}] = 0.0f;
+{{#max}}            for (c = c0; c < c1; ++c) t[c - c0] = {{lowest}};
+{{/max}}{{^max}}            for (c = c0; c < c1; ++c) t[c - c0] = 0.0f;
 {{/max}}            for (int32_t kd = R[2]; kd < R[3]; ++kd) {
               for (int32_t kh = R[6]; kh < R[7]; ++kh) {
                 for (int32_t kw = R[10]; kw < R[11]; ++kw) {
                   const {{in0_t}}* xt = xp + (kd - R[2]) * {{DD}} * {{XD}} + (kh - R[6]) * {{DH}} * {{XH}} + (kw - R[10]) * {{DW}} * {{XW}};
 {{#max}}                  if (first) {
-                    for (c = c0; c < c1; ++c) yp[c * {{YC}}] = xt[c * {{XC}}];
+                    for (c = c0; c < c1; ++c) t[c - c0] = xt[c * {{XC}}];
                   } else {
                     for (c = c0; c < c1; ++c) {
                       const {{in0_t}} v = xt[c * {{XC}}];
-                      yp[c * {{YC}}] = v > yp[c * {{YC}}]{{#nan}} || v != v{{/nan}} ? v : yp[c * {{YC}}];
+                      t[c - c0] = v > t[c - c0]{{#nan}} || v != v{{/nan}} ? v : t[c - c0];
                     }
                   }
-{{/max}}{{^max}}                  for (c = c0; c < c1; ++c) yp[c * {{YC}}] += xt[c * {{XC}}];
+{{/max}}{{^max}}                  for (c = c0; c < c1; ++c) t[c - c0] += xt[c * {{XC}}];
 {{/max}}                  first = 0;
                 }
               }
@@ -57,9 +60,10 @@ static void {{fn}}(const {{in0_t}}* restrict x, {{out0_t}}* restrict y) {
               for (k = 0, in_padded = 0; k < {{KW}}; ++k) in_padded += ow * {{SW}} - {{PW}} + k * {{DW}} < {{EW}};
               count *= in_padded;
 {{/include_pad}}{{^include_pad}}              const int32_t count = (R[3] - R[2]) * (R[7] - R[6]) * (R[11] - R[10]);
-{{/include_pad}}              for (c = c0; c < c1; ++c) yp[c * {{YC}}] = yp[c * {{YC}}] / (float)count;
+{{/include_pad}}              for (c = c0; c < c1; ++c) t[c - c0] = t[c - c0] / (float)count;
             }
-{{/max}}            (void)first;
+{{/max}}            for (c = c0; c < c1; ++c) yp[c * {{YC}}] = t[c - c0];
+            (void)first;
           }
         }
       }

@@ -7,6 +7,8 @@
 // input get extrapolation_value (per-axis flag tables). When no axis is
 // resized at all, the kernel is a plain copy. Sizes computed at run time (the
 // output is then the declared one) are checked before anything is written.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "c/kernels/kernels.h"
@@ -19,6 +21,45 @@ namespace mlipc::c::kernels {
 namespace {
 
 TemplateData flag(bool on) { return TemplateData(on ? TemplateData::type::bool_true : TemplateData::type::bool_false); }
+
+// Linear or cubic over exactly the last two axes of floats, each output
+// index's taps within as many consecutive input indices (so a ring of that
+// many rows holds an output row's): resize_rows.c, the W sums once per
+// input row. False where it does not apply.
+bool set_resize_rows(const Value& x, const Value& y, const ops::ResizePlan& p, KernelSpec& spec) {
+  const int rank = static_cast<int>(x.shape.size());
+  if (rank < 2 || x.dtype != DType::Float32 || y.dtype != DType::Float32) return false;
+  for (int d = 0; d < rank; ++d)
+    if (p.axes[d].resized != (d >= rank - 2)) return false;
+  const ops::ResizeAxis& h = p.axes[rank - 2];
+  const ops::ResizeAxis& w = p.axes[rank - 1];
+  const int64_t taps = p.taps;
+  for (size_t o = 0; o < h.index.size(); o += static_cast<size_t>(taps)) {
+    const auto [lo, hi] = std::minmax_element(h.index.begin() + static_cast<std::ptrdiff_t>(o),
+                                              h.index.begin() + static_cast<std::ptrdiff_t>(o) + taps);
+    if (*hi - *lo >= taps) return false;
+  }
+  int64_t planes = 1;
+  for (int d = 0; d < rank - 2; ++d) planes *= x.shape[d];
+  spec.template_name = "resize_rows.c";
+  spec.set("mode", p.mode == ops::ResizeMode::Linear ? "linear" : "cubic");
+  spec.set("taps", taps);
+  spec.set("P", planes);
+  spec.set("IH", h.in);
+  spec.set("IW", w.in);
+  spec.set("OH", h.out);
+  spec.set("OW", w.out);
+  spec.set("NH", static_cast<int64_t>(h.index.size()));
+  spec.set("NW", static_cast<int64_t>(w.index.size()));
+  spec.set("th", c_initializer(h.index, [](int64_t v) { return c_int(v); }));
+  spec.set("ch", c_initializer(h.coeff, [](float v) { return c_float(v); }));
+  spec.set("tw", c_initializer(w.index, [](int64_t v) { return c_int(v); }));
+  spec.set("cw", c_initializer(w.coeff, [](float v) { return c_float(v); }));
+  spec.scratch_bytes = static_cast<size_t>(taps * w.out) * sizeof(float);
+  spec.set_flag("has_scratch", true);
+  spec.args = {0};
+  return true;
+}
 
 void prepare_resize(const Graph& g, const Node& n, KernelSpec& spec) {
   const Value& x = g.value(n.inputs[0]);
@@ -44,6 +85,7 @@ void prepare_resize(const Graph& g, const Node& n, KernelSpec& spec) {
     return;
   }
   const bool nearest = p.mode == ops::ResizeMode::Nearest;
+  if (!nearest && checks.empty() && !p.extrapolates && set_resize_rows(x, y, p, spec)) return;
   std::vector<TemplateData> loops, tables, open, close;
   std::vector<int> resized;
   for (int d = 0; d < rank; ++d) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "support/process.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
 #include "testlib/tensors.h"
 #include "testlib/text_query.h"
 
@@ -660,6 +662,103 @@ TEST(TiledKernels, PoolsFromRowMajorIntoChannelsLastMatchTheReferenceBitForBit) 
   auto cl = [&](const std::string& name) { return stored_channels_last(r, name); };
   for (const char* v : {"mp", "ap", "mc", "a7"}) EXPECT_TRUE(cl(v)) << v;
   for (const char* v : {"x", "cat", "cat7"}) EXPECT_FALSE(cl(v)) << v;
+}
+
+// MaxPools of floats into channels-last tensors (maxpool_rows_cl.c: maxima
+// along W, then across a window's rows): from row-major ones (rows
+// transposed into the scratch) of 37 channels (whole blocks of 16 and an
+// overlapping last one; vectors of 4, 8 and 16), 5 (fewer than a block) and
+// 19 on a plane 6 wide (rows lane by lane); from channels-last ones of 37
+// and 20 channels (a 3x3 at stride 1, a dilated window); ceil mode, pads, a
+// dilated window spanning 5 rows read at stride 3, a stride above the
+// window (rows skipped). Few distinct values, zeros of both signs and NaNs with their
+// own payloads, so that ties, a zero's sign and which NaN wins all show:
+// each pool through a 1x1 MaxPool (which keeps both) to an output, compared
+// byte for byte with the reference (columns first, or any other order of
+// the taps, gives other bytes), and through a 1x1 convolution, which makes
+// the pool's output channels-last.
+TEST(TiledKernels, MaxPoolRowsIntoChannelsLastKeepTheReferenceBytes) {
+  OnnxBuilder b;
+  io::NamedTensors inputs;
+  struct Pool {
+    int64_t c, h, w;
+    Attrs_ attrs;
+    bool cl_in;  // x through a 1x1 MaxPool first, which stores it channels-last
+  };
+  const Pool pools[] = {
+      {37, 15, 19, {{"kernel_shape", ints{3, 3}}, {"strides", ints{2, 2}}, {"ceil_mode", int64_t{1}}}, false},
+      {5, 9, 11, {{"kernel_shape", ints{2, 3}}, {"strides", ints{1, 2}}, {"pads", ints{1, 1, 0, 1}}}, false},
+      {19, 14, 6,
+       {{"kernel_shape", ints{3, 2}}, {"strides", ints{3, 1}}, {"dilations", ints{2, 1}}, {"pads", ints{2, 0, 1, 1}},
+        {"ceil_mode", int64_t{1}}},
+       false},
+      {16, 11, 17, {{"kernel_shape", ints{2, 2}}, {"strides", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}}, false},
+      {37, 13, 15, {{"kernel_shape", ints{3, 3}}, {"pads", ints{1, 1, 1, 1}}}, true},
+      {20, 12, 9,
+       {{"kernel_shape", ints{3, 2}}, {"strides", ints{2, 1}}, {"dilations", ints{2, 1}}, {"pads", ints{2, 0, 1, 1}},
+        {"ceil_mode", int64_t{1}}},
+       true},
+  };
+  std::mt19937 rng(51);
+  int i = 0;
+  for (const Pool& pl : pools) {
+    const std::string x = fmt::format("mr{}", i), y = x + "_p";
+    const Shape in = {2, pl.c, pl.h, pl.w};
+    TensorData xt(DType::Float32, in);
+    float* xd = xt.data<float>();
+    for (int64_t k = 0; k < numel(in); ++k) {
+      const uint32_t r = rng() % 16;
+      if (r == 0) {
+        const uint32_t nan = 0x7fc00000u | (rng() & 0xffffu);  // a quiet NaN, its own payload
+        std::memcpy(&xd[k], &nan, sizeof nan);
+      } else {
+        xd[k] = r < 6 ? 0.0f : r < 11 ? -0.0f : static_cast<float>(static_cast<int>(r) - 13);
+      }
+    }
+    b.input(x, DType::Float32, in);
+    inputs.emplace_back(x, xt);
+    if (pl.cl_in) b.node("MaxPool", {x}, {x + "_id"}, {{"kernel_shape", ints{1, 1}}}, x + "_id");
+    b.node("MaxPool", {pl.cl_in ? x + "_id" : x}, {y}, pl.attrs, y);
+    b.node("MaxPool", {y}, {y + "_1"}, {{"kernel_shape", ints{1, 1}}});
+    b.initializer(y + "_w", random_tensor(DType::Float32, {3, pl.c, 1, 1}, 2400 + static_cast<uint32_t>(i)));
+    b.node("Conv", {y, y + "_w"}, {y + "_c"});
+    b.output(y + "_1").output(y + "_c");
+    ++i;
+  }
+  const fs::path p = b.save(test::scratch_dir(), "tiled_maxpool_rows.onnx");
+  const io::NamedTensors want = test::reference_run(p, inputs);
+  const driver::CompileResult r = driver::compile_model(p, {});
+  const fs::path tar = test::scratch_dir() / "tiled_maxpool_rows.tar";
+  driver::write_tarball(r, tar);
+  // mlipc run's build, then widths 1 and (on x86-64) 8 and 4.
+  std::vector<std::vector<std::string>> widths = {{}, {"-DMLIP_KVEC_SCALAR"}};
+#if defined(__x86_64__)
+  widths.push_back({"-mno-avx512f"});
+  widths.push_back({"-mno-avx512f", "-mno-avx", "-mno-avx2"});
+#endif
+  for (const auto& extra : widths) {
+    SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
+    host::BuildOptions bo = test::test_build_options();
+    bo.flags = extra.empty() ? host::host_flags() : test::width_variant_flags(extra);
+    const io::NamedTensors got = host::HostModel::build(tar, bo).run(inputs).outputs;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(test::compare(got[k].second, want[k].second, 0.0, 0.0), "") << want[k].first;
+      if (k % 2 == 0) {  // the pool's own values: byte for byte
+        EXPECT_EQ(std::memcmp(got[k].second.raw(), want[k].second.raw(), want[k].second.nbytes()), 0) << want[k].first;
+      }
+    }
+  }
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  for (i = 0; i < 6; ++i) {
+    EXPECT_TRUE(stored_channels_last(r, fmt::format("mr{}_p", i))) << i;
+    EXPECT_NE(lib1.find(fmt::format("/* MaxPool mr{}_p:", i)), std::string::npos) << i;
+  }
+  for (i = 4; i < 6; ++i) EXPECT_TRUE(stored_channels_last(r, fmt::format("mr{}_id", i))) << i;
+  // The six pools and the two 1x1 ones into channels-last tensors; those from
+  // channels-last ones without the transpose.
+  EXPECT_EQ(test::count_occurrences(lib1, "MaxPool of floats from a row-major x"), 8u);
+  EXPECT_EQ(test::count_occurrences(lib1, "x channels-last too"), 2u);
 }
 
 // The output channels a dense tile's block holds (conv.cpp's

@@ -1,5 +1,6 @@
 // Resize (opset 10, 11-13 and 18 forms) and Upsample.
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 #include <gmock/gmock.h>
@@ -10,6 +11,9 @@
 #include "support/error.h"
 #include "testlib/model_runner.h"
 #include "testlib/onnx_builder.h"
+#include "testlib/reference.h"
+#include "testlib/tensors.h"
+#include "testlib/text_query.h"
 
 namespace mlipc::unit_ops_resize {
 namespace {
@@ -154,6 +158,45 @@ TEST(Resize, LinearAndCubicEveryCoordinateModeMatchesReference) {
   }
   test::expect_matches_reference(model(DType::Float32, {1, 1, 5, 4}, nodes, "rs_interp.onnx"),
                                  {{"x", test::random_tensor(DType::Float32, {1, 1, 5, 4}, 3, -10, 10)}}, 0, 0);
+}
+
+// Linear and cubic resizes of the last two axes of floats run
+// resize_rows.c (each input row's W sums once, into a ring of rows):
+// several planes, odd sizes up and down, align_corners, half_pixel and
+// asymmetric, cubic with exclude_outside; byte for byte against the
+// reference (x with zeros of both signs and a NaN). Not taken: three
+// resized axes, nearest, tf_crop_and_resize's extrapolation.
+TEST(Resize, LastTwoAxesByRowsKeepTheReferenceBytes) {
+  const std::vector<Node1> nodes = {
+      {attrs("linear", "half_pixel"), floats{1, 1, 2.9f, 1.6f}, std::nullopt, std::nullopt},
+      {attrs("linear", "align_corners"), std::nullopt, ints{2, 3, 4, 13}, std::nullopt},
+      {attrs("linear", "asymmetric"), floats{1, 1, 0.6f, 0.5f}, std::nullopt, std::nullopt},
+      {attrs("cubic", "half_pixel", {{"exclude_outside", int64_t{1}}}), floats{1, 1, 1.7f, 2.2f}, std::nullopt,
+       std::nullopt},
+      {attrs("cubic", "asymmetric"), std::nullopt, ints{2, 3, 5, 3}, std::nullopt},
+      {attrs("linear", "half_pixel"), floats{1, 2, 1.5f, 2}, std::nullopt, std::nullopt},  // three axes
+      {attrs("nearest", "half_pixel"), floats{1, 1, 2, 2}, std::nullopt, std::nullopt},
+      {attrs("linear", "tf_crop_and_resize", {{"extrapolation_value", 0.5f}}), std::nullopt, ints{2, 3, 9, 5},
+       floats{0, 0, -0.2f, 0.1f, 1, 1, 1.3f, 0.8f}},
+  };
+  const Shape in = {2, 3, 7, 9};
+  const auto m = model(DType::Float32, in, nodes, "rs_rows.onnx");
+  TensorData x = test::random_tensor(DType::Float32, in, 5, -10, 10);
+  float* xd = x.data<float>();
+  for (int64_t i = 0; i < numel(in); i += 7) xd[i] = (i / 7) % 2 ? 0.0f : -0.0f;
+  xd[100] = std::nanf("");
+  const io::NamedTensors inputs = {{"x", x}};
+  const io::NamedTensors want = test::reference_run(m, inputs);
+  driver::CompileResult r;
+  const io::NamedTensors got = test::compile_and_run(m, inputs, {}, &r);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(test::compare(got[k].second, want[k].second, 0.0, 0.0), "") << want[k].first;
+    ASSERT_EQ(got[k].second.nbytes(), want[k].second.nbytes()) << want[k].first;
+    EXPECT_EQ(std::memcmp(got[k].second.raw(), want[k].second.raw(), want[k].second.nbytes()), 0) << want[k].first;
+  }
+  const std::string& lib1 = r.files.at("codegen/host/src/default_lib1.c");
+  EXPECT_EQ(test::count_occurrences(lib1, "resize of the last two axes"), 5u);
 }
 
 TEST(Resize, TrilinearNdAxesAndAspectPolicies) {
