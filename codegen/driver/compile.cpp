@@ -63,7 +63,6 @@ void compile_graph(CompileResult& r, const CompileOptions& options) {
   passes::fuse_gelu(r.graph);
   passes::fuse_layer_norm(r.graph);
   passes::fuse_transpose_norm(r.graph);
-  if (options.codegen.arena_reuse && !r.target.mlip) passes::split_concat_norm(r.graph);
   if (options.codegen.arena_reuse) passes::fuse_matmul_bias(r.graph);  // before fuse_activation: bias, then activation
   passes::fuse_activation(r.graph, options.codegen.arena_reuse);
   if (options.codegen.arena_reuse) {

@@ -110,13 +110,6 @@ void fuse_matmul_bias(Graph& g);
 // intermediate tensors never exist.
 void fuse_matmul_epilogue(Graph& g);
 
-// Before fuse_activation: a BatchNormalization of constant parameters (and
-// a Relu that alone reads it) that alone reads a channel Concat of batch 1
-// becomes one per Concat input on its channels, concatenated after: the
-// same values, and the Concat, whose inputs are now produced for it alone,
-// is elided (DenseNet's dense layers).
-void split_concat_norm(Graph& g);
-
 // Fuses Relu, LeakyRelu, Clip, Sigmoid and Tanh into the producing Conv,
 // Gemm, MatMul, Add/Sub/Mul/Div or BatchNormalization; with `epilogues`
 // (--arena-reuse on) also HardSigmoid, HardSwish and the products
