@@ -376,8 +376,16 @@ static __attribute__((noinline)) void {{fn}}_hx(const float* const* xs, const fl
                 MLIP_VTRANSPOSE_16(v);
                 for (e = 0; e < SVW && c + e < nc; ++e) MLIP_VSTORE_16(yr + (c + e) * {{YRC}} + q, v[e]);
               }
-              for (; q < np; ++q)
-                for (e = 0; e < SVW && c + e < nc; ++e) yr[(c + e) * {{YRC}} + q] = sp[q * {{SCH}} + c + e];
+              /* By pointers stepped per position: with q * SCH in the index,
+               * GCC 12 (AArch64, -O2) took the loop for one that could run
+               * until the product overflowed and warned of it
+               * (-Waggressive-loop-optimizations, an error with -Werror). */
+              {
+                const float* sq = sp + q * {{SCH}} + c;
+                float* yq = yr + c * {{YRC}} + q;
+                for (; q < np; ++q, sq += {{SCH}}, ++yq)
+                  for (e = 0; e < SVW && c + e < nc; ++e) yq[e * {{YRC}}] = sq[e];
+              }
             }
             for (; c < nc; ++c)
               for (int32_t q = 0; q < np; ++q) yr[c * {{YRC}} + q] = sp[q * {{SCH}} + c];
