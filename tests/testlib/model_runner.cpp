@@ -103,4 +103,10 @@ std::vector<std::string> layer_kinds(const driver::CompileResult& r, size_t regi
   return kinds;
 }
 
+bool stored_channels_last(const driver::CompileResult& r, const std::string& name) {
+  const ValueId v = r.graph.find(name);
+  EXPECT_NE(v, kNoValue) << name;
+  return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
+}
+
 }  // namespace mlipc::test

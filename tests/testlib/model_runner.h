@@ -83,4 +83,8 @@ driver::CompileOptions mrvl_options(int tiles = 8, bool pin = false, const std::
 // The layer kinds of MLIP region `region` of a compiled model, in order.
 std::vector<std::string> layer_kinds(const driver::CompileResult& r, size_t region = 0);
 
+// Whether the C backend stores value `name` of a compiled model
+// channels-last (c/layout.h); a name the graph lacks fails the test.
+bool stored_channels_last(const driver::CompileResult& r, const std::string& name);
+
 }  // namespace mlipc::test

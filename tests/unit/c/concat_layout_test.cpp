@@ -21,12 +21,7 @@ namespace fs = std::filesystem;
 using test::ints;
 using test::OnnxBuilder;
 using test::random_tensor;
-
-bool stored_channels_last(const driver::CompileResult& r, const std::string& name) {
-  const ValueId v = r.graph.find(name);
-  EXPECT_NE(v, kNoValue) << name;
-  return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
-}
+using test::stored_channels_last;
 
 void conv(OnnxBuilder& b, const std::string& x, int64_t c, int64_t m, int64_t k, const std::string& y, uint32_t seed) {
   b.initializer(y + "_w", random_tensor(DType::Float32, {m, c, k, k}, seed));

@@ -30,6 +30,7 @@ using test::ints;
 using test::OnnxBuilder;
 using test::pick;
 using test::random_tensor;
+using test::stored_channels_last;
 using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
 
 // A random Conv on `in` ([N, C, spatial...]) with `m` output channels and
@@ -558,12 +559,6 @@ TEST(TiledKernels, ManyBlocksWithAFusedMaxPoolMatchTheReferenceBitForBit) {
 }
 
 // Whether the compiled model stores the value `name` channels-last.
-bool stored_channels_last(const driver::CompileResult& r, const std::string& name) {
-  const ValueId v = r.graph.find(name);
-  EXPECT_NE(v, kNoValue) << name;
-  return v != kNoValue && r.module.channels_last[static_cast<size_t>(v)];
-}
-
 // Pools, global pools and elementwise operators between convolutions, so
 // that each reads and writes channels-last: max (ceil mode, dilations, pads)
 // and average (with and without the padding in the count), a residual Add,
