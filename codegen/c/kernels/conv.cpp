@@ -393,7 +393,8 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // unrolled 3 columns whole even so (ResNet-18's 3x3/2 layers -25%);
     // the 27-tap stems measured moved -4 to +8%, so not there.
     const bool overlap_w = (geo.kernel[2] - 1) * geo.dilation[2] + 1 > geo.stride[2];
-    spec.set_flag("many_taps", !depthwise && overlap_w && taps > 32);
+    const bool many_taps = !depthwise && overlap_w && taps > 32;
+    spec.set_flag("many_taps", many_taps);
     // The same layers, where the two blocks' packed weights take at most
     // 384 KiB (three quarters of Zen 3's L2), may take conv_tiled.c's tile
     // of 3 positions x 2 blocks on 16 registers (HX; AVX2): ResNet-18's 3x3
@@ -402,8 +403,8 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     // stems of one channel (crnn_bilstm's, 9 taps: 22%), nor 512-channel
     // 3x3 layers, whose 590 KiB of two blocks' weights leave the L2 at every
     // tile (ResNet's 7 x 7 layers 3 to 14%). docs/benchmarks.md, stop 51.
-    const int64_t wpair_bytes = 2 * (numel(w) / w[0]) * mb * static_cast<int64_t>(sizeof(float));
-    spec.set_flag("tile3", !depthwise && overlap_w && taps > 32 && wpair_bytes <= (384 << 10));
+    const int64_t wblock = taps * mb;  // one block's packed weights (floats)
+    spec.set_flag("tile3", many_taps && 2 * wblock * static_cast<int64_t>(sizeof(float)) <= (384 << 10));
     // The blocks inside the tile loop, so each pixel's channels are read and
     // written in order: depthwise on channels-last input, and dense layers
     // whose packed weights (all blocks) stay in L1/L2 from tile to tile
@@ -415,7 +416,7 @@ void prepare_Conv(const Graph& g, const Node& n, KernelSpec& spec) {
     spec.set("OCG", per_group);
     spec.set("MB", mb);
     spec.set("NB", nb);
-    spec.set("WBLOCK", numel(w) / w[0] * mb);
+    spec.set("WBLOCK", wblock);
     spec.set_flag("padded", !stage && per_group % mb != 0);  // the stage holds whole blocks
     spec.set("KB", kb);
     spec.set_flag("vector_load", (x_cl || padx) && per_group % mb == 0);
