@@ -69,6 +69,13 @@ std::vector<std::string> width_variant_flags(const std::vector<std::string>& ext
   return flags;
 }
 
+io::NamedTensors run_width_variant(const fs::path& tar, const io::NamedTensors& inputs,
+                                   const std::vector<std::string>& extra) {
+  host::BuildOptions bo = test_build_options();
+  bo.flags = extra.empty() ? host::host_flags() : width_variant_flags(extra);
+  return host::HostModel::build(tar, bo).run(inputs).outputs;
+}
+
 io::NamedTensors compile_and_run(const fs::path& onnx, const io::NamedTensors& inputs) {
   return compile_and_run(onnx, inputs, driver::CompileOptions{});
 }

@@ -71,6 +71,11 @@ host::BuildOptions test_build_options();
 // -O0 against 25 at -O1, and the conformance cases cost the same at both.
 std::vector<std::string> width_variant_flags(const std::vector<std::string>& extra);
 
+// Builds the tarball `tar` and runs it on `inputs`: with no `extra` flags,
+// mlipc run's own build (host::host_flags()); else width_variant_flags(extra).
+io::NamedTensors run_width_variant(const std::filesystem::path& tar, const io::NamedTensors& inputs,
+                                   const std::vector<std::string>& extra);
+
 // Compiles with `options` and runs `onnx` on `inputs`, and checks each
 // output against the reference evaluator with the given tolerance.
 void expect_matches_reference(const std::filesystem::path& onnx, const io::NamedTensors& inputs, double rtol,

@@ -263,9 +263,7 @@ TEST(AttentionKernels, EveryWidthGivesTheReferenceBits) {
 #endif
   for (const auto& extra : widths) {
     SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
-    host::BuildOptions bo = test::test_build_options();
-    bo.flags = extra.empty() ? host::host_flags() : test::width_variant_flags(extra);  // mlipc run's, then the widths
-    expect_outputs(host::HostModel::build(tar, bo).run(in).outputs, want);
+    expect_outputs(test::run_width_variant(tar, in, extra), want);
   }
   EXPECT_EQ(test::strict_c99_errors(onnx), "");
   }

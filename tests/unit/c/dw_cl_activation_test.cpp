@@ -106,9 +106,7 @@ TEST(DwClActivation, RowSigmoidMatchesTheReferenceAtEveryWidth) {
   io::NamedTensors first;  // mlipc run's own build's
   for (const auto& extra : widths) {
     SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
-    host::BuildOptions bo = test::test_build_options();
-    bo.flags = extra.empty() ? host::host_flags() : test::width_variant_flags(extra);
-    const io::NamedTensors got = host::HostModel::build(tar, bo).run(in).outputs;
+    const io::NamedTensors got = test::run_width_variant(tar, in, extra);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_EQ(got[i].first, want[i].first);

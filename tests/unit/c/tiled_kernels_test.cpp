@@ -733,9 +733,7 @@ TEST(TiledKernels, MaxPoolRowsIntoChannelsLastKeepTheReferenceBytes) {
 #endif
   for (const auto& extra : widths) {
     SCOPED_TRACE(fmt::format("extra flags: {}", fmt::join(extra, " ")));
-    host::BuildOptions bo = test::test_build_options();
-    bo.flags = extra.empty() ? host::host_flags() : test::width_variant_flags(extra);
-    const io::NamedTensors got = host::HostModel::build(tar, bo).run(inputs).outputs;
+    const io::NamedTensors got = test::run_width_variant(tar, inputs, extra);
     ASSERT_EQ(got.size(), want.size());
     for (size_t k = 0; k < got.size(); ++k) {
       EXPECT_EQ(test::compare(got[k].second, want[k].second, 0.0, 0.0), "") << want[k].first;
